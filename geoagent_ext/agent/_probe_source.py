@@ -1,0 +1,173 @@
+"""Kernel-side source for the agent's data probes (sent as text, never imported there).
+
+It runs inside ``exec`` with a throw-away globals dict, so it leaves no name in
+the user's namespace; it reaches user variables through IPython's ``user_ns``.
+It must work in any kernel environment: every optional library is imported
+lazily and every failure becomes text, never an exception.
+"""
+
+import json as _json
+import os as _os
+
+VECTOR_EXT = {".geojson", ".gpkg", ".shp", ".kml", ".fgb", ".gml", ".json", ".parquet", ".geoparquet", ".topojson"}
+RASTER_EXT = {".tif", ".tiff", ".vrt", ".img", ".jp2", ".asc"}
+TABLE_EXT = {".csv", ".tsv", ".txt", ".xlsx"}
+ARRAY_EXT = {".nc", ".zarr", ".grib"}
+
+
+def _user_ns():
+    try:
+        return get_ipython().user_ns  # noqa: F821 - defined inside IPython
+    except NameError:
+        return {}
+
+
+def _vector(path):
+    import pyogrio
+    layers = [row[0] for row in pyogrio.list_layers(path)]
+    out = []
+    for layer in layers[:5]:
+        info = pyogrio.read_info(path, layer=layer)
+        crs = info.get("crs") or "none"
+        fields = ", ".join(f"{n}:{t}" for n, t in zip(info["fields"], info["dtypes"]))
+        name = f" layer '{layer}'" if len(layers) > 1 else ""
+        out.append(f"{name} {info.get('features')} features, {info.get('geometry_type')}, CRS {crs}; fields: {fields[:600]}")
+    return "vector:" + ";".join(out)
+
+
+def _parquet(path):
+    try:
+        return _vector(path)
+    except Exception:
+        import pandas as pd
+        frame = pd.read_parquet(path)
+        return f"table: {len(frame)} rows; columns: {dict(frame.dtypes.astype(str))}"
+
+
+def _table(path):
+    import pandas as pd
+    frame = pd.read_csv(path, nrows=200, sep=None, engine="python")
+    total = sum(1 for _ in open(path, "rb")) - 1
+    cols = ", ".join(f"{c}:{t}" for c, t in frame.dtypes.astype(str).items())
+    text = f"table: {total} rows; columns: {cols[:600]}"
+    for col in frame.columns:
+        sample = frame[col].dropna().astype(str).head(1).tolist()
+        if sample and sample[0].strip().upper().startswith(("POINT", "LINESTRING", "POLYGON", "MULTI")):
+            text += f"; column '{col}' holds WKT geometry, e.g. {sample[0][:60]}"
+    lower = {c.lower(): c for c in frame.columns}
+    for lon, lat in (("lon", "lat"), ("longitude", "latitude"), ("x", "y"), ("lng", "lat")):
+        if lon in lower and lat in lower:
+            text += f"; coordinates in columns '{lower[lon]}'/'{lower[lat]}'"
+    text += f"; first row: {frame.head(1).to_dict('records')[0] if len(frame) else {}}"
+    return text[:900]
+
+
+def _raster(path):
+    import rasterio
+    with rasterio.open(path) as src:
+        return (f"raster: {src.count} band(s) {src.width}x{src.height}, dtype {src.dtypes[0]}, CRS {src.crs}, "
+                f"nodata {src.nodata}, resolution {tuple(round(r, 6) for r in src.res)}, bounds {tuple(round(b, 4) for b in src.bounds)}")
+
+
+def _array(path):
+    import xarray as xr
+    with xr.open_dataset(path) as ds:
+        return f"dataset: dims {dict(ds.sizes)}; variables {list(ds.data_vars)[:10]}; coords {list(ds.coords)[:10]}"
+
+
+def profile_file(path):
+    ext = _os.path.splitext(path)[1].lower()
+    try:
+        if ext in (".parquet", ".geoparquet"):
+            return _parquet(path)
+        if ext in VECTOR_EXT:
+            return _vector(path)
+        if ext in RASTER_EXT:
+            return _raster(path)
+        if ext in TABLE_EXT:
+            return _table(path)
+        if ext in ARRAY_EXT:
+            return _array(path)
+    except Exception as exc:
+        return f"could not read: {type(exc).__name__}: {str(exc)[:150]}"
+    return None
+
+
+def profile_files(root=".", limit=40):
+    """Data files under the working directory with a one-line profile each."""
+    found = []
+    for dirpath, dirnames, filenames in _os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in ("__pycache__", "node_modules"))
+        for name in sorted(filenames):
+            if name.startswith(".") or name.endswith(".ipynb"):
+                continue
+            path = _os.path.relpath(_os.path.join(dirpath, name), root)
+            ext = _os.path.splitext(name)[1].lower()
+            if ext in VECTOR_EXT | RASTER_EXT | TABLE_EXT | ARRAY_EXT:
+                found.append(path)
+        if len(found) >= limit or dirpath.count(_os.sep) - root.count(_os.sep) >= 2:
+            break
+    return {"cwd": _os.getcwd(), "files": {p: profile_file(p) for p in found[:limit]}}
+
+
+def _frame_warnings(name, value):
+    warnings = []
+    try:
+        import pandas as pd
+    except ImportError:
+        return warnings
+    if isinstance(value, pd.DataFrame):
+        if len(value) == 0:
+            warnings.append(f"`{name}` is empty (0 rows)")
+            return warnings
+        nulls = [str(c) for c in value.columns if value[c].isna().all()]
+        if nulls:
+            warnings.append(f"`{name}` has all-null column(s): {', '.join(nulls[:8])}")
+        geom = getattr(value, "geometry", None) if hasattr(value, "crs") else None
+        if geom is not None:
+            try:
+                if geom.is_empty.all():
+                    warnings.append(f"`{name}` has only empty geometries")
+            except Exception:
+                pass
+    elif isinstance(value, pd.Series) and len(value) and value.isna().all():
+        warnings.append(f"`{name}` is all null")
+    return warnings
+
+
+def _file_warnings(path):
+    if not _os.path.exists(path):
+        return [f"the code writes `{path}` but the file does not exist"]
+    if _os.path.getsize(path) == 0:
+        return [f"`{path}` is empty"]
+    ext = _os.path.splitext(path)[1].lower()
+    try:
+        if ext == ".json":
+            with open(path) as fh:
+                _json.load(fh)
+        elif ext in VECTOR_EXT | {".parquet", ".geoparquet"}:
+            import pyogrio
+            if pyogrio.read_info(path).get("features", 1) == 0:
+                return [f"`{path}` holds no features"]
+        elif ext in RASTER_EXT:
+            import rasterio
+            with rasterio.open(path):
+                pass
+        elif ext == ".csv":
+            import pandas as pd
+            pd.read_csv(path, nrows=5)
+    except Exception as exc:
+        return [f"`{path}` does not open: {type(exc).__name__}: {str(exc)[:150]}"]
+    return []
+
+
+def check_result(names, files):
+    """Semantic checks after a step: empty/all-null results, claimed files that are missing or broken."""
+    ns = _user_ns()
+    warnings = []
+    for name in names:
+        if name in ns:
+            warnings.extend(_frame_warnings(name, ns[name]))
+    for path in files:
+        warnings.extend(_file_warnings(path))
+    return {"warnings": warnings}

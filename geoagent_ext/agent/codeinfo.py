@@ -1,0 +1,155 @@
+"""Static facts about a code block, from its AST: no execution.
+
+Used by the repair step (which expression had the wrong attribute, which
+call got the wrong arguments), by the checks (which files the code claims to
+write, which names it assigns) and by the benchmark's function-call metrics.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+WRITE_METHODS = {
+    "to_file", "to_parquet", "to_csv", "to_json", "to_feather", "to_netcdf", "to_raster",
+    "to_excel", "savefig", "save", "write_text", "write_bytes", "to_zarr", "to_html",
+}
+
+
+@dataclass
+class CodeInfo:
+    ok: bool
+    syntax_error: str | None = None
+    assigned: list[str] = field(default_factory=list)
+    written_files: list[str] = field(default_factory=list)
+    calls: list[str] = field(default_factory=list)
+
+
+def parse(code: str) -> ast.Module | None:
+    try:
+        return ast.parse(code)
+    except SyntaxError:
+        return None
+
+
+def analyse(code: str) -> CodeInfo:
+    try:
+        tree = ast.parse(code)
+    except SyntaxError as exc:
+        return CodeInfo(ok=False, syntax_error=f"SyntaxError: {exc.msg} (line {exc.lineno})")
+    assigned: list[str] = []
+    written: list[str] = []
+    calls: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for sub in ast.walk(target):
+                    if isinstance(sub, ast.Name) and sub.id not in assigned:
+                        assigned.append(sub.id)
+        elif isinstance(node, ast.Call):
+            name = call_name(node.func)
+            if name:
+                calls.append(name)
+            path = _written_path(node)
+            if path and path not in written:
+                written.append(path)
+    return CodeInfo(ok=True, assigned=assigned, written_files=written, calls=calls)
+
+
+def call_name(func: ast.AST) -> str | None:
+    """Dotted name of a call target as written (``gpd.read_file``, ``gdf.to_crs``)."""
+    parts: list[str] = []
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if isinstance(func, ast.Name):
+        parts.append(func.id)
+    elif isinstance(func, ast.Call):
+        inner = call_name(func.func)
+        parts.append(f"{inner}()" if inner else "()")
+    else:
+        return ".".join(reversed(parts)) if parts else None
+    return ".".join(reversed(parts))
+
+
+def _string_arg(node: ast.Call, keywords: tuple[str, ...]) -> str | None:
+    for kw in node.keywords:
+        if kw.arg in keywords and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
+            return kw.value.value
+    if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+        return node.args[0].value
+    return None
+
+
+def _written_path(node: ast.Call) -> str | None:
+    func = node.func
+    path_keywords = ("path", "filename", "fp", "path_or_buf", "fname", "dst_path", "outfile")
+    if isinstance(func, ast.Attribute) and func.attr in WRITE_METHODS:
+        return _string_arg(node, path_keywords)
+    name = call_name(func) or ""
+    if name in {"open", "rasterio.open", "rio.open"} and len(node.args) >= 2:
+        mode = node.args[1]
+        if isinstance(mode, ast.Constant) and isinstance(mode.value, str) and ("w" in mode.value or "a" in mode.value):
+            return _string_arg(node, path_keywords)
+    for kw in node.keywords:
+        if kw.arg == "mode" and isinstance(kw.value, ast.Constant) and kw.value.value in ("w", "wb", "a") and name.endswith("open"):
+            return _string_arg(node, path_keywords)
+    return None
+
+
+def line_of(code: str, lineno: int | None) -> str:
+    if not lineno:
+        return ""
+    lines = code.splitlines()
+    return lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""
+
+
+def attribute_owner(code: str, attr: str, lineno: int | None = None) -> str | None:
+    """Source of the expression whose ``.attr`` failed (prefers the failing line)."""
+    tree = parse(code)
+    if tree is None:
+        return None
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == attr:
+            found.append((getattr(node, "lineno", 0), ast.unparse(node.value)))
+    if not found:
+        return None
+    for line, expr in found:
+        if lineno and line == lineno:
+            return expr
+    return found[0][1]
+
+
+def callee_of(code: str, func_name: str, lineno: int | None = None) -> str | None:
+    """Source of the called expression named ``func_name`` (``gdf.sjoin`` for ``sjoin()``)."""
+    tree = parse(code)
+    if tree is None:
+        return None
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = call_name(node.func) or ""
+            if name.split(".")[-1] == func_name:
+                found.append((getattr(node, "lineno", 0), ast.unparse(node.func)))
+    for line, expr in found:
+        if lineno and line == lineno:
+            return expr
+    return found[0][1] if found else None
+
+
+def names_in_line(code: str, lineno: int | None) -> list[str]:
+    """Plain names read on a line (candidates for a data profile after a KeyError)."""
+    line = line_of(code, lineno)
+    if not line:
+        return []
+    try:
+        tree = ast.parse(line.rstrip(":") if line.endswith(":") else line)
+    except SyntaxError:
+        return []
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id not in names:
+            names.append(node.id)
+    return names

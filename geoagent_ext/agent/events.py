@@ -1,0 +1,234 @@
+"""Typed run events: the one stream the panel, chat, CLI, bench and run log read.
+
+Every event carries ``run_id``, a per-run monotonic ``seq`` and a UTC timestamp;
+``type`` is the discriminator so ``parse_event`` can rebuild any event from its
+JSON (the run log is these events, one JSON object per line). Events describe
+what happened; they never carry secrets (see ``llm.redact``), and code/output
+sizes are capped at the source so a log stays readable.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, Field, TypeAdapter
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+class SubtaskSpec(BaseModel):
+    """A plan step: what to do, never how (parameters are bound after looking at data)."""
+
+    id: str
+    description: str
+    artifacts: list[str] = Field(default_factory=list)
+    inserted_for: str | None = None  # set when a repair inserted this step to define a name
+
+
+class ExecutionSummary(BaseModel):
+    """The part of a kernel ExecutionResult that faces need (outputs as nbformat dicts)."""
+
+    status: str
+    stdout: str = ""
+    stderr: str = ""
+    outputs: list[dict[str, Any]] = Field(default_factory=list)
+    error: str | None = None  # shortened, ANSI-free message
+    ename: str | None = None
+    duration_s: float = 0.0
+    warnings: list[str] = Field(default_factory=list)  # semantic checks (empty result, all-null column, missing file)
+
+
+class RunStats(BaseModel):
+    subtasks: int = 0
+    solved: int = 0
+    attempts: int = 0
+    llm_calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    llm_seconds: float = 0.0
+    seconds: float = 0.0
+
+
+class _Event(BaseModel):
+    run_id: str
+    seq: int = 0
+    ts: str = Field(default_factory=_now)
+
+
+class RunStarted(_Event):
+    type: Literal["run_started"] = "run_started"
+    request: str
+    model: str
+    notebook: str | None = None
+    kernel_id: str | None = None
+    strategy: str = "loop"
+    approval_mode: bool = False
+
+
+class Progress(_Event):
+    """Free-form progress for slow phases (local model thinking, profiling data)."""
+
+    type: Literal["progress"] = "progress"
+    message: str
+    subtask_id: str | None = None
+
+
+class Planned(_Event):
+    type: Literal["planned"] = "planned"
+    subtasks: list[SubtaskSpec]
+    libraries: list[str] = Field(default_factory=list)
+
+
+class Replanned(_Event):
+    type: Literal["replanned"] = "replanned"
+    reason: str
+    subtasks: list[SubtaskSpec]  # the whole plan after the change
+
+
+class Declined(_Event):
+    type: Literal["declined"] = "declined"
+    reason: str
+
+
+class SubtaskStarted(_Event):
+    type: Literal["subtask_started"] = "subtask_started"
+    subtask_id: str
+    index: int
+    description: str
+
+
+class CodeProposed(_Event):
+    type: Literal["code_proposed"] = "code_proposed"
+    subtask_id: str
+    attempt: int
+    code: str
+    node_id: str | None = None
+    parent_id: str | None = None
+
+
+class Executed(_Event):
+    type: Literal["executed"] = "executed"
+    subtask_id: str
+    attempt: int
+    code: str
+    result: ExecutionSummary
+    trial: bool = False  # True when run in the sandbox, not the live kernel
+    node_id: str | None = None
+
+
+class Repaired(_Event):
+    type: Literal["repaired"] = "repaired"
+    subtask_id: str
+    attempt: int
+    strategy: Literal["add_import", "insert_subtask", "members", "data_profile", "analyse", "no_code", "semantic", "hint"]
+    diagnosis: str
+    diff: str = ""  # unified diff between the failed attempt and the next one
+
+
+class SubtaskInserted(_Event):
+    type: Literal["subtask_inserted"] = "subtask_inserted"
+    subtask: SubtaskSpec
+    before: str
+    reason: str
+
+
+class ApprovalRequested(_Event):
+    type: Literal["approval_requested"] = "approval_requested"
+    subtask_id: str
+    code: str
+
+
+class ApprovalGiven(_Event):
+    type: Literal["approval_given"] = "approval_given"
+    subtask_id: str
+    approved: bool
+    feedback: str = ""
+
+
+class Solved(_Event):
+    type: Literal["solved"] = "solved"
+    subtask_id: str
+    code: str
+    attempts: int
+    result: ExecutionSummary
+    by: Literal["agent", "human"] = "agent"
+
+
+class NeedsHuman(_Event):
+    type: Literal["needs_human"] = "needs_human"
+    subtask_id: str
+    code: str
+    error: str
+    attempts: int
+
+
+class HumanEditApplied(_Event):
+    type: Literal["human_edit_applied"] = "human_edit_applied"
+    subtask_id: str
+    code: str
+    result: ExecutionSummary
+    accepted: bool
+
+
+class HintGiven(_Event):
+    type: Literal["hint_given"] = "hint_given"
+    subtask_id: str
+    hint: str
+
+
+class Skipped(_Event):
+    type: Literal["skipped"] = "skipped"
+    subtask_id: str
+    reason: str = ""
+
+
+class SearchNode(_Event):
+    """One node of the MCTS tree (emitted on creation and on every update)."""
+
+    type: Literal["search_node"] = "search_node"
+    subtask_id: str
+    node_id: str
+    parent_id: str | None
+    code: str
+    visits: int = 0
+    q: float = 0.0
+    prior: float = 0.0
+    reward: float | None = None
+    status: Literal["new", "running", "ok", "failed", "chosen", "pruned"] = "new"
+    error: str | None = None
+
+
+class Finished(_Event):
+    type: Literal["finished"] = "finished"
+    status: Literal["succeeded", "partial", "failed", "cancelled", "declined", "interrupted"]
+    message: str = ""
+    stats: RunStats = Field(default_factory=RunStats)
+
+
+Event = Annotated[
+    Union[
+        RunStarted, Progress, Planned, Replanned, Declined, SubtaskStarted, CodeProposed,
+        Executed, Repaired, SubtaskInserted, ApprovalRequested, ApprovalGiven, Solved,
+        NeedsHuman, HumanEditApplied, HintGiven, Skipped, SearchNode, Finished,
+    ],
+    Field(discriminator="type"),
+]
+
+_EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+
+TERMINAL_TYPES = {"finished"}
+
+
+def parse_event(data: dict[str, Any] | str) -> Event:
+    """Rebuild a typed event from a dict or a JSON line (raises pydantic.ValidationError)."""
+    if isinstance(data, str):
+        return _EVENT_ADAPTER.validate_json(data)
+    return _EVENT_ADAPTER.validate_python(data)
+
+
+def event_json_schema() -> dict[str, Any]:
+    """JSON schema of the event union (for the frontend and the OpenAPI document)."""
+    return _EVENT_ADAPTER.json_schema()

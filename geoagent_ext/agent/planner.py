@@ -1,0 +1,91 @@
+"""Plan a request into subtasks, and review the plan as results come in.
+
+The plan says *what* to do, never parameter values: small models that fix a
+CRS or a column name up front (before seeing the data) fail downstream
+(GeoAgentBench, seed 003), so binding happens in the coder prompt, which sees
+the data profile and the live variables.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass
+
+from .events import SubtaskSpec
+from .prompts import planner_messages, reviewer_messages
+
+_STEP_RE = re.compile(r"^\s*(?:step\s*)?(\d+)\s*[.):\-]\s+(.+?)\s*$", re.IGNORECASE)
+_DECLINE_RE = re.compile(r"^\s*DECLINE\s*:\s*(.+)$", re.IGNORECASE | re.MULTILINE)
+_FILE_RE = re.compile(r"[`'\"]?([\w\-./]+\.(?:geojson|gpkg|shp|parquet|geoparquet|csv|json|kml|tif|tiff|png|html|nc|fgb|txt))[`'\"]?", re.IGNORECASE)
+
+MAX_STEPS = 10
+
+
+class PlanError(Exception):
+    """The model's answer held neither steps nor a decline."""
+
+
+@dataclass
+class PlanResult:
+    subtasks: list[SubtaskSpec]
+    declined: str | None = None
+
+
+def new_subtask(description: str, inserted_for: str | None = None) -> SubtaskSpec:
+    artifacts = list(dict.fromkeys(m.group(1) for m in _FILE_RE.finditer(description)))
+    return SubtaskSpec(id=uuid.uuid4().hex[:8], description=description, artifacts=artifacts, inserted_for=inserted_for)
+
+
+def parse_steps(text: str) -> list[str]:
+    """Numbered lines in order; tolerant of markdown bold, bullets and code fences."""
+    steps: list[str] = []
+    for raw in text.splitlines():
+        line = raw.replace("**", "").strip()
+        match = _STEP_RE.match(line)
+        if match:
+            step = match.group(2).strip()
+            if step and step not in steps:
+                steps.append(step)
+    return steps[:MAX_STEPS]
+
+
+def parse_plan(text: str) -> PlanResult:
+    steps = parse_steps(text)
+    decline = _DECLINE_RE.search(text)
+    if decline and not steps:
+        return PlanResult(subtasks=[], declined=decline.group(1).strip())
+    if not steps:
+        raise PlanError(f"the model's plan had no numbered steps: {text.strip()[:200]!r}")
+    return PlanResult(subtasks=[new_subtask(step) for step in steps])
+
+
+class Planner:
+    def __init__(self, llm, max_tries: int = 2):
+        self.llm = llm
+        self.max_tries = max_tries
+
+    async def plan(self, request: str, data_overview: str, intros: str) -> PlanResult:
+        messages = planner_messages(request, data_overview, intros)
+        last_error: PlanError | None = None
+        for _ in range(self.max_tries):
+            generation = await self.llm.complete(messages, temperature=0.1, max_tokens=400)
+            try:
+                return parse_plan(generation.text)
+            except PlanError as exc:
+                last_error = exc
+        assert last_error is not None
+        raise last_error
+
+    async def review(self, request: str, done: list[tuple[str, str]], remaining: list[str]) -> list[str] | None:
+        """New remaining steps when the reviewer says the plan no longer fits, else None."""
+        if not remaining:
+            return None
+        generation = await self.llm.complete(reviewer_messages(request, done, remaining), temperature=0.0, max_tokens=300)
+        text = generation.text.strip()
+        if re.match(r"^\W*OK\b", text, re.IGNORECASE):
+            return None
+        steps = parse_steps(text)
+        if not steps or steps == remaining:
+            return None
+        return steps

@@ -1,0 +1,52 @@
+"""Run the agent's data probes in the live kernel without touching its namespace.
+
+The probe source (``_probe_source.py``) is executed in a fresh globals dict via
+``exec`` inside one silent request; the answer comes back as one marked JSON
+line on stdout. Silent requests keep the probes out of the user's history and
+execution count.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+MARKER = "__GEOAGENT_PROBE__"
+
+
+def _source() -> str:
+    return resources.files("geoagent_ext.agent").joinpath("_probe_source.py").read_text()
+
+
+def probe_code(function: str, *args: Any) -> str:
+    call = f"{function}(*__import__('json').loads({json.dumps(json.dumps(args))}))"
+    return (
+        "exec(compile("
+        f"{_source()!r} + '\\nprint({MARKER!r} + _json.dumps({call}, default=str))', "
+        "'<geoagent-probe>', 'exec'), {'__name__': '__geoagent_probe__'})"
+    )
+
+
+def parse_probe_output(stdout: str) -> Any:
+    for line in reversed(stdout.splitlines()):
+        if line.startswith(MARKER):
+            return json.loads(line[len(MARKER):])
+    return None
+
+
+async def run_probe(kernel, function: str, *args: Any, timeout: float = 60) -> Any:
+    """Call a probe function in the kernel; None when the probe could not answer."""
+    result = await kernel.execute(probe_code(function, *args), timeout=timeout, silent=True)
+    if result.status != "ok":
+        return None
+    return parse_probe_output(result.stdout)
+
+
+def format_files(profile: dict[str, Any] | None) -> str:
+    if not profile:
+        return ""
+    lines = [f"Working directory: {profile.get('cwd')}"]
+    for path, text in (profile.get("files") or {}).items():
+        lines.append(f"- {path}: {text or 'unrecognised format'}")
+    return "\n".join(lines)

@@ -1,0 +1,151 @@
+"""Prompt texts and builders for the planner, the coder, the repairer and the reviewer.
+
+Ordering rule: what stays the same during a run (system text, request, data
+found at the start, plan) comes first and what changes per call (variables
+now, retrieved docs, the failed attempt) comes last, so a local llama.cpp
+model reuses its KV cache for the shared prefix instead of re-reading it.
+Small models follow short, concrete rules better than long prose.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+
+PLANNER_SYSTEM = """You are GeoAgent, a senior GIS analyst who plans Python analyses.
+Split the user's request into 2 to 7 steps that a Python programmer will code one by one
+in a Jupyter kernel that already holds the data listed below.
+Rules:
+- Each step says WHAT to do, in one sentence. Do not fix parameter values you have not
+  seen in the data (CRS codes, column names, thresholds come later, after looking at the data).
+- The first step loads or inspects the data the request needs.
+- Name every file the request asks to write, in the step that writes it.
+- Distances, buffers and areas need a projected (metric) CRS.
+- The last step produces what the user asked for (a file, a number, a table or a map).
+Answer with a numbered list only, one step per line, like:
+1. Load the parcels file into a GeoDataFrame and look at its CRS and columns.
+2. ...
+If the data or tools available cannot answer the request, answer with one line:
+DECLINE: <the reason>"""
+
+CODER_SYSTEM = """You are GeoAgent, an expert geospatial Python programmer working in a live
+Jupyter kernel. You write the code for ONE step of a plan at a time.
+Rules:
+- Answer with exactly one ```python code block and nothing else.
+- The code of earlier steps has already run: its variables exist. Reuse them; do not reload data
+  that is already loaded.
+- Import every module you use at the top of the block.
+- Use geopandas, shapely, pyproj, rasterio, rioxarray, xarray, pandas, numpy, matplotlib, leafmap
+  as needed. Check the CRS before measuring: reproject to a suitable projected CRS for lengths,
+  areas and buffers; keep EPSG:4326 (lon, lat order) for output unless asked otherwise.
+- Use only column names, layers and CRSs that appear in the data description or variables.
+- Write files exactly where and how the request says (file name, format, keys, columns).
+- End the block by printing a short summary of the result (shape, CRS, a few values).
+- Never ask for input, never install packages, never use network services."""
+
+REVIEWER_SYSTEM = """You are GeoAgent, reviewing a geospatial analysis while it runs.
+Given the request, the steps done with their printed results, and the remaining steps,
+decide if the remaining steps still lead to what the user asked for.
+Answer with the single word OK if they do.
+Otherwise answer with a new numbered list of the remaining steps only (one per line)."""
+
+MAX_CODE_CONTEXT = 6000
+MAX_SECTION = 2500
+
+
+def _clip(text: str, limit: int) -> str:
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return text[:half] + "\n...[cut]...\n" + text[-half:]
+
+
+@dataclass
+class StepContext:
+    """Everything the coder sees for one step; built by the loop, rendered here."""
+
+    request: str
+    data_overview: str
+    plan: list[str]
+    step_index: int
+    accepted_code: list[str] = field(default_factory=list)
+    human_fixes: list[str] = field(default_factory=list)
+    hints: list[str] = field(default_factory=list)
+    variables: str = ""
+    api_docs: str = ""
+    failed_code: str | None = None
+    failure: str | None = None
+    repair_context: str = ""
+    lookahead: bool = False
+
+
+def planner_messages(request: str, data_overview: str, intros: str) -> list[BaseMessage]:
+    parts = [f"## Request\n{request.strip()}", f"## Data in the working directory and kernel\n{_clip(data_overview, MAX_SECTION) or '(none found)'}"]
+    if intros:
+        parts.append(f"## Libraries available\n{_clip(intros, MAX_SECTION)}")
+    parts.append("Write the numbered plan now.")
+    return [SystemMessage(PLANNER_SYSTEM), HumanMessage("\n\n".join(parts))]
+
+
+def _plan_text(plan: list[str], current: int | None) -> str:
+    lines = []
+    for i, step in enumerate(plan):
+        marker = "  <- current step" if i == current else ""
+        lines.append(f"{i + 1}. {step}{marker}")
+    return "\n".join(lines)
+
+
+def coder_messages(ctx: StepContext) -> list[BaseMessage]:
+    """Stable prefix (request, data, plan, code so far) then the step and its feedback."""
+    parts = [
+        f"## Request\n{ctx.request.strip()}",
+        f"## Data found at the start\n{_clip(ctx.data_overview, MAX_SECTION) or '(none)'}",
+        f"## Plan\n{_plan_text(ctx.plan, None)}",
+    ]
+    if ctx.accepted_code:
+        code = _clip("\n\n".join(ctx.accepted_code), MAX_CODE_CONTEXT)
+        parts.append(f"## Code already run in the kernel (its variables exist)\n```python\n{code}\n```")
+    if ctx.human_fixes:
+        fixes = "\n\n".join(f"```python\n{fix.strip()}\n```" for fix in ctx.human_fixes)
+        parts.append(f"## Fixes written by the user (they are correct: follow them)\n{_clip(fixes, MAX_SECTION)}")
+    if ctx.variables:
+        parts.append(f"## Variables in the kernel now\n{_clip(ctx.variables, MAX_SECTION)}")
+    if ctx.api_docs:
+        parts.append(f"## API documentation of the installed libraries\n{_clip(ctx.api_docs, MAX_SECTION)}")
+    step = ctx.plan[ctx.step_index]
+    if ctx.lookahead:
+        remaining = _plan_text(ctx.plan[ctx.step_index:], None)
+        parts.append(f"## Your task\nWrite the code for ALL the remaining steps, in order, in one block:\n{remaining}")
+    else:
+        parts.append(f"## Your step ({ctx.step_index + 1} of {len(ctx.plan)})\n{step}")
+    for hint in ctx.hints:
+        parts.append(f"## Hint from the user\n{hint}")
+    if ctx.failed_code is not None:
+        parts.append(
+            f"## Your previous attempt failed\n```python\n{_clip(ctx.failed_code, MAX_SECTION)}\n```\n"
+            f"Error: {ctx.failure}"
+        )
+        if ctx.repair_context:
+            parts.append(ctx.repair_context)
+        parts.append(
+            "First write one line that starts with 'Cause:' and explains the error, "
+            "then the corrected ```python code block for this step."
+        )
+    else:
+        parts.append("Write the ```python code block for this step.")
+    return [SystemMessage(CODER_SYSTEM), HumanMessage("\n\n".join(parts))]
+
+
+def reviewer_messages(request: str, done: list[tuple[str, str]], remaining: list[str]) -> list[BaseMessage]:
+    done_text = "\n".join(f"- {step}\n  result: {_clip(out, 400) or '(no output)'}" for step, out in done)
+    remaining_text = _plan_text(remaining, None)
+    body = (
+        f"## Request\n{request.strip()}\n\n## Done\n{done_text}\n\n## Remaining steps\n{remaining_text}\n\n"
+        "Answer OK or a new numbered list of the remaining steps."
+    )
+    return [SystemMessage(REVIEWER_SYSTEM), HumanMessage(body)]
+
+
+NO_CODE_REMINDER = "Your answer had no ```python code block. Answer again with exactly one ```python code block."

@@ -1,0 +1,158 @@
+"""Turn a failed attempt into the next attempt's context (seed 000, section 3.3).
+
+Strategies, by error class:
+- ``add_import``: a well-known alias (``np``, ``gpd``...) is undefined; the fix is
+  certain, so it is applied without asking the model.
+- ``insert_subtask``: any other undefined name; a new subtask that defines it
+  is inserted before the current one (the paper's "cut and append").
+- ``members``: wrong attribute, wrong call or a bad import; the real members and
+  signatures of the live object (jedi in the kernel) go into the prompt.
+- ``data_profile``: a column/key the data does not have; the profile of the
+  frames on the failing line (their real columns) goes into the prompt.
+- ``analyse``: anything else; the model reads the shortened traceback, states
+  the cause and regenerates.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from . import codeinfo
+
+KNOWN_IMPORTS = {
+    "np": "import numpy as np",
+    "pd": "import pandas as pd",
+    "gpd": "import geopandas as gpd",
+    "plt": "import matplotlib.pyplot as plt",
+    "xr": "import xarray as xr",
+    "rasterio": "import rasterio",
+    "rioxarray": "import rioxarray",
+    "shapely": "import shapely",
+    "pyproj": "import pyproj",
+    "json": "import json",
+    "os": "import os",
+    "math": "import math",
+    "Path": "from pathlib import Path",
+    "Point": "from shapely.geometry import Point",
+    "Polygon": "from shapely.geometry import Polygon",
+    "LineString": "from shapely.geometry import LineString",
+    "MultiPolygon": "from shapely.geometry import MultiPolygon",
+    "box": "from shapely.geometry import box",
+    "mapping": "from shapely.geometry import mapping",
+    "shape": "from shapely.geometry import shape",
+    "wkt": "from shapely import wkt",
+    "make_valid": "from shapely.validation import make_valid",
+    "unary_union": "from shapely.ops import unary_union",
+    "CRS": "from pyproj import CRS",
+    "Transformer": "from pyproj import Transformer",
+    "leafmap": "import leafmap",
+    "geemap": "import geemap",
+    "mask": "from rasterio.mask import mask",
+    "features": "from rasterio import features",
+    "reproject": "from rasterio.warp import reproject",
+    "Resampling": "from rasterio.enums import Resampling",
+    "from_origin": "from rasterio.transform import from_origin",
+}
+
+_NAME_ERROR = re.compile(r"name '([^']+)' is not defined")
+_ATTR_ERROR = re.compile(r"'?([\w.]+)'? (?:object|module) has no attribute '([^']+)'")
+_MODULE_ATTR = re.compile(r"module '([\w.]+)' has no attribute '([^']+)'")
+_CALL_ERROR = re.compile(r"(\w+)\(\) (?:got an unexpected keyword argument|missing \d+ required|takes \d+|got multiple values)")
+_IMPORT_NAME = re.compile(r"cannot import name '([^']+)' from '([\w.]+)'")
+
+
+@dataclass
+class Diagnosis:
+    strategy: str
+    message: str
+    name: str | None = None
+    expression: str | None = None
+    fixed_code: str | None = None  # set when the fix is certain (add_import)
+
+
+def classify(code: str, ename: str, evalue: str, message: str, lineno: int | None, defined_before: set[str] | None = None) -> Diagnosis:
+    """Pick the repair strategy from the error; no I/O here (see ``enrich``)."""
+    defined_before = defined_before or set()
+    if ename in ("NameError", "UnboundLocalError"):
+        match = _NAME_ERROR.search(evalue)
+        if match:
+            name = match.group(1)
+            if name in KNOWN_IMPORTS:
+                return Diagnosis("add_import", message, name=name, fixed_code=f"{KNOWN_IMPORTS[name]}\n{code}")
+            if name not in defined_before:
+                return Diagnosis("insert_subtask", message, name=name)
+    if ename == "AttributeError":
+        match = _MODULE_ATTR.search(evalue)
+        if match:
+            return Diagnosis("members", message, name=match.group(2), expression=match.group(1))
+        match = _ATTR_ERROR.search(evalue)
+        if match:
+            attr = match.group(2)
+            owner = codeinfo.attribute_owner(code, attr, lineno)
+            return Diagnosis("members", message, name=attr, expression=owner)
+    if ename == "TypeError":
+        match = _CALL_ERROR.search(evalue)
+        if match:
+            func = match.group(1)
+            callee = codeinfo.callee_of(code, func, lineno)
+            if callee:
+                return Diagnosis("members", message, name=func, expression=callee)
+    if ename == "ImportError":
+        match = _IMPORT_NAME.search(evalue)
+        if match:
+            return Diagnosis("members", message, name=match.group(1), expression=match.group(2))
+    if ename == "KeyError" or "not in index" in evalue or "columns" in evalue.lower():
+        return Diagnosis("data_profile", message)
+    return Diagnosis("analyse", message)
+
+
+async def enrich(diagnosis: Diagnosis, code: str, lineno: int | None, kernel) -> str:
+    """Facts from the live kernel for the next prompt (empty when there are none)."""
+    if diagnosis.strategy == "members" and diagnosis.expression:
+        parts = []
+        if diagnosis.expression and "(" not in diagnosis.expression.split(".")[-1]:
+            try:
+                close = await kernel.closest_names(diagnosis.expression, diagnosis.name or "")
+            except Exception:  # introspection is advice; never let it break the repair
+                close = []
+            if close:
+                parts.append(f"Closest real names to `{diagnosis.name}` on `{diagnosis.expression}`: " + ", ".join(close[:5]))
+        target = diagnosis.expression
+        try:
+            members = await kernel.members(target)
+        except Exception:
+            members = []
+        if not members and "." in target:
+            # A wrong call like gdf.sjoin(...): the signature lives on the owner.
+            try:
+                members = await kernel.members(target.rsplit(".", 1)[0])
+            except Exception:
+                members = []
+        if members:
+            lines = [_member_line(m) for m in members[:60]]
+            parts.append(f"Real members of `{target}` in the kernel:\n" + "\n".join(lines))
+        return "\n".join(parts)
+    if diagnosis.strategy == "data_profile":
+        profiles = []
+        for name in codeinfo.names_in_line(code, lineno)[:4]:
+            try:
+                profile = await kernel.profile(name)
+            except Exception:
+                profile = ""
+            if profile:
+                profiles.append(profile)
+        return ("The data on the failing line really looks like this:\n" + "\n".join(profiles)) if profiles else ""
+    return ""
+
+
+def _member_line(member) -> str:
+    if isinstance(member, dict):
+        name, signature = member.get("name", ""), member.get("signature") or ""
+    else:
+        name, signature = getattr(member, "name", ""), getattr(member, "signature", "") or ""
+    return f"- {signature or name}"
+
+
+def define_subtask_text(name: str, current_step: str) -> str:
+    return f"Create the variable `{name}` that the next step needs ({current_step.rstrip('.')})."

@@ -1,0 +1,356 @@
+"""One agent run: a state machine that turns a request into accepted code, as events.
+
+``Run.start()`` launches the task; faces read ``run.bus`` (live + history) or the
+JSONL log; humans act through ``submit()`` (edit / hint / skip / approve /
+reject) and ``cancel()``. Everything a face needs to show is an event: there is
+no second channel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Awaitable, Callable, Literal
+
+from pydantic import BaseModel
+
+from ..llm.client import LLMError
+from ..llm.redact import redact
+from . import codeinfo
+from .bus import EventBus
+from .events import (
+    ApprovalGiven, ApprovalRequested, Declined, Event, Finished, HintGiven, HumanEditApplied,
+    NeedsHuman, Planned, Progress, Replanned, RunStarted, RunStats, Skipped, Solved,
+    SubtaskInserted, SubtaskSpec, SubtaskStarted,
+)
+from .kernel_handle import KernelHandle, format_variables, summarize
+from .loop import SequentialSolver
+from .planner import Planner, new_subtask
+from .probes import format_files, run_probe
+from .repair import define_subtask_text
+from .runlog import RunLog
+
+MAX_INSERTS_PER_SUBTASK = 2
+
+
+class RunOptions(BaseModel):
+    strategy: Literal["loop", "mcts"] = "loop"
+    max_attempts: int = 5
+    approval_mode: bool = False
+    use_sandbox: bool = True
+    retrieval: Literal["auto", "always", "never"] = "auto"
+    review: Literal["auto", "always", "never"] = "auto"
+    max_tokens: int = 1024
+    trial_timeout: float = 120
+    execute_timeout: float = 300
+    on_stuck: Literal["wait", "stop", "skip"] = "wait"  # "wait" for a human (panel/chat); CLI batch uses stop/skip
+    mcts: dict[str, Any] = {}
+
+
+class HumanAction(BaseModel):
+    kind: Literal["edit", "hint", "skip", "approve", "reject"]
+    subtask_id: str
+    code: str = ""
+    text: str = ""
+
+
+@dataclass
+class _Waiter:
+    kind: str  # "stuck" | "approval"
+    subtask_id: str
+    future: asyncio.Future = field(default_factory=lambda: asyncio.get_event_loop().create_future())
+
+
+class Run:
+    def __init__(
+        self,
+        request: str,
+        *,
+        kernel: KernelHandle,
+        llm,
+        model_name: str,
+        index=None,
+        options: RunOptions | None = None,
+        log_dir: str | Path | None = None,
+        notebook: str | None = None,
+        kernel_id: str | None = None,
+        run_id: str | None = None,
+    ):
+        if not request or not request.strip():
+            raise ValueError("the request is empty: say what analysis you want")
+        self.id = run_id or uuid.uuid4().hex[:12]
+        self.request = request.strip()
+        self.kernel = kernel
+        self.llm = llm
+        self.model_name = model_name
+        self.index = index
+        self.options = options or RunOptions()
+        self.notebook = notebook
+        self.kernel_id = kernel_id
+        self.bus = EventBus()
+        self.log = RunLog(Path(log_dir) / f"{self.id}.jsonl") if log_dir else None
+        if self.log:
+            self.bus.add_listener(self.log.append)
+        self.subtasks: list[SubtaskSpec] = []
+        self.accepted: list[tuple[str, str]] = []  # (subtask_id, code) committed to the kernel
+        self.results: dict[str, Any] = {}
+        self.human_fixes: list[str] = []
+        self.hints: dict[str, list[str]] = {}
+        self.data_overview = ""
+        self.stats = RunStats()
+        self.last_rejection = ""
+        self._seq = 0
+        self._inserts: dict[str, list[str]] = {}
+        self._waiter: _Waiter | None = None
+        self._task: asyncio.Task | None = None
+        self._started = 0.0
+
+    # ----- events -------------------------------------------------------------------
+    def emit(self, event: Event) -> Event:
+        self._seq += 1
+        event.seq = self._seq
+        event.run_id = self.id
+        # Safety net: nothing secret-looking may leave the process inside an event.
+        clean = type(event).model_validate_json(redact(event.model_dump_json()))
+        self.bus.publish(clean)
+        return clean
+
+    def progress(self, message: str, subtask_id: str | None = None) -> None:
+        self.emit(Progress(run_id=self.id, message=message, subtask_id=subtask_id))
+
+    # ----- lifecycle ----------------------------------------------------------------
+    def start(self) -> asyncio.Task:
+        if self._task is None:
+            self._task = asyncio.ensure_future(self._main())
+        return self._task
+
+    async def wait(self) -> Finished:
+        await self.start()
+        return self.bus.history[-1]  # type: ignore[return-value]
+
+    def cancel(self) -> None:
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+
+    @property
+    def done(self) -> bool:
+        return self.bus.finished
+
+    @property
+    def waiting_for(self) -> dict[str, str] | None:
+        return {"kind": self._waiter.kind, "subtask_id": self._waiter.subtask_id} if self._waiter else None
+
+    def submit(self, action: HumanAction) -> None:
+        """Deliver a human decision; raises ValueError when nothing waits for it."""
+        waiter = self._waiter
+        if waiter is None or waiter.future.done():
+            raise ValueError("the run is not waiting for you right now")
+        if waiter.subtask_id != action.subtask_id:
+            raise ValueError(f"the run waits on subtask {waiter.subtask_id}, not {action.subtask_id}")
+        expected = {"approval": {"approve", "reject"}, "stuck": {"edit", "hint", "skip"}}[waiter.kind]
+        if action.kind not in expected:
+            raise ValueError(f"the run waits for one of {sorted(expected)}, not {action.kind!r}")
+        waiter.future.set_result(action)
+
+    async def _wait_human(self, kind: str, subtask_id: str) -> HumanAction:
+        self._waiter = _Waiter(kind, subtask_id)
+        try:
+            return await self._waiter.future
+        finally:
+            self._waiter = None
+
+    async def approve(self, subtask_id: str, code: str) -> bool:
+        """In approval mode, wait for the user before code touches the live kernel."""
+        if not self.options.approval_mode:
+            return True
+        self.emit(ApprovalRequested(run_id=self.id, subtask_id=subtask_id, code=code))
+        action = await self._wait_human("approval", subtask_id)
+        approved = action.kind == "approve"
+        self.last_rejection = "" if approved else action.text
+        self.emit(ApprovalGiven(run_id=self.id, subtask_id=subtask_id, approved=approved, feedback=action.text))
+        return approved
+
+    # ----- helpers for solvers -----------------------------------------------------
+    def defined_names(self) -> set[str]:
+        names: set[str] = set()
+        for _, code in self.accepted:
+            names.update(codeinfo.analyse(code).assigned)
+        return names
+
+    def may_insert(self, subtask_id: str, name: str | None) -> bool:
+        done = self._inserts.setdefault(subtask_id, [])
+        return bool(name) and name not in done and len(done) < MAX_INSERTS_PER_SUBTASK
+
+    async def variable_summary(self) -> str:
+        try:
+            return format_variables(await self.kernel.variables())
+        except Exception:
+            return ""
+
+    # ----- the run ------------------------------------------------------------------
+    async def _main(self) -> None:
+        self._started = time.monotonic()
+        self.emit(RunStarted(run_id=self.id, request=self.request, model=self.model_name, notebook=self.notebook,
+                             kernel_id=self.kernel_id, strategy=self.options.strategy, approval_mode=self.options.approval_mode))
+        try:
+            status, message = await self._plan_and_solve()
+        except asyncio.CancelledError:
+            await self._interrupt_quietly()
+            status, message = "cancelled", "cancelled by the user"
+        except LLMError as exc:
+            status, message = "failed", str(exc)
+        except Exception as exc:  # a bug or a dead kernel: say so, keep the log
+            status, message = "failed", f"{type(exc).__name__}: {exc}"
+        self._finish(status, message)
+
+    def _finish(self, status: str, message: str) -> None:
+        stats = self.stats
+        llm_stats = getattr(self.llm, "stats", None)
+        if llm_stats is not None:
+            stats.llm_calls, stats.tokens_in, stats.tokens_out = llm_stats.calls, llm_stats.tokens_in, llm_stats.tokens_out
+            stats.llm_seconds = round(llm_stats.seconds, 2)
+        stats.subtasks = len(self.subtasks)
+        stats.seconds = round(time.monotonic() - self._started, 2)
+        self.emit(Finished(run_id=self.id, status=status, message=redact(message), stats=stats))
+        if self.log:
+            self.log.close()
+
+    async def _interrupt_quietly(self) -> None:
+        try:
+            await asyncio.shield(self.kernel.interrupt())
+        except Exception:
+            pass
+
+    async def _gather_overview(self) -> str:
+        self.progress("looking at the data in the working directory and the kernel")
+        files = format_files(await run_probe(self.kernel, "profile_files", "."))
+        variables = await self.variable_summary()
+        parts = [files] if files else []
+        if variables:
+            parts.append("Variables already in the kernel:\n" + variables)
+        return "\n".join(parts)
+
+    def _intros(self) -> str:
+        if self.index is None:
+            return ""
+        try:
+            intros = self.index.intros()
+        except Exception:
+            return ""
+        return "\n".join(f"- {lib}: {text.splitlines()[0] if text else ''}" for lib, text in intros.items())
+
+    def _solver(self):
+        if self.options.strategy == "mcts":
+            from .search import MctsSolver
+
+            return MctsSolver(self, **self.options.mcts)
+        return SequentialSolver(self)
+
+    async def _plan_and_solve(self) -> tuple[str, str]:
+        self.data_overview = await self._gather_overview()
+        self.progress("planning")
+        plan = await Planner(self.llm).plan(self.request, self.data_overview, self._intros())
+        if plan.declined:
+            self.emit(Declined(run_id=self.id, reason=plan.declined))
+            return "declined", plan.declined
+        self.subtasks = plan.subtasks
+        self.emit(Planned(run_id=self.id, subtasks=self.subtasks))
+        solver = self._solver()
+        i = 0
+        skipped = 0
+        done_outputs: list[tuple[str, str]] = []
+        while i < len(self.subtasks):
+            subtask = self.subtasks[i]
+            self.emit(SubtaskStarted(run_id=self.id, subtask_id=subtask.id, index=i, description=subtask.description))
+            outcome = await solver.solve(i)
+            if outcome.kind == "insert":
+                self._inserts[subtask.id].append(outcome.name)
+                new = new_subtask(define_subtask_text(outcome.name, subtask.description), inserted_for=subtask.id)
+                self.subtasks.insert(i, new)
+                self.emit(SubtaskInserted(run_id=self.id, subtask=new, before=subtask.id,
+                                          reason=f"`{outcome.name}` is not defined: {outcome.error}"))
+                continue
+            if outcome.kind == "solved":
+                self._accept(subtask, outcome.code, outcome.result, outcome.attempts, outcome.warnings, by="agent")
+            else:
+                resolution = await self._needs_human(subtask, outcome)
+                if resolution == "stop":
+                    return "partial", f"stopped at step {i + 1}: {outcome.error}"
+                if resolution == "retry":
+                    continue
+                if resolution == "skipped":
+                    skipped += 1
+            done_outputs.append((subtask.description, self._output_text(subtask.id)))
+            i += 1
+            await self._maybe_replan(i, done_outputs, outcome)
+        if skipped:
+            return "partial", f"{skipped} step(s) skipped"
+        return "succeeded", f"{len(self.subtasks)} step(s) done"
+
+    def _accept(self, subtask: SubtaskSpec, code: str, result: Any, attempts: int, warnings: list[str], by: str) -> None:
+        self.accepted.append((subtask.id, code))
+        self.results[subtask.id] = result
+        self.stats.solved += 1
+        self.emit(Solved(run_id=self.id, subtask_id=subtask.id, code=code, attempts=attempts,
+                         result=summarize(result, warnings), by=by))
+
+    def _output_text(self, subtask_id: str) -> str:
+        result = self.results.get(subtask_id)
+        return (getattr(result, "stdout", "") or "")[-600:] if result is not None else "(skipped)"
+
+    async def _needs_human(self, subtask: SubtaskSpec, outcome) -> str:
+        """'solved' | 'retry' | 'skipped' | 'stop' — waits for the human when allowed."""
+        self.emit(NeedsHuman(run_id=self.id, subtask_id=subtask.id, code=outcome.code, error=outcome.error, attempts=outcome.attempts))
+        if self.options.on_stuck == "stop":
+            return "stop"
+        if self.options.on_stuck == "skip":
+            self.emit(Skipped(run_id=self.id, subtask_id=subtask.id, reason="no human available (batch run)"))
+            return "skipped"
+        while True:
+            action = await self._wait_human("stuck", subtask.id)
+            if action.kind == "skip":
+                self.emit(Skipped(run_id=self.id, subtask_id=subtask.id, reason=action.text or "skipped by the user"))
+                return "skipped"
+            if action.kind == "hint":
+                self.hints.setdefault(subtask.id, []).append(action.text)
+                self.emit(HintGiven(run_id=self.id, subtask_id=subtask.id, hint=action.text))
+                return "retry"
+            result = await self.kernel.execute(action.code, timeout=self.options.execute_timeout)
+            accepted = result.status == "ok"
+            self.emit(HumanEditApplied(run_id=self.id, subtask_id=subtask.id, code=action.code, result=summarize(result), accepted=accepted))
+            if accepted:
+                self.human_fixes.append(action.code)
+                self._accept(subtask, action.code, result, outcome.attempts, [], by="human")
+                return "solved"
+            self.emit(NeedsHuman(run_id=self.id, subtask_id=subtask.id, code=action.code,
+                                 error=getattr(result.error, "message", result.status), attempts=outcome.attempts))
+
+    async def _maybe_replan(self, next_index: int, done: list[tuple[str, str]], outcome) -> None:
+        """Review the remaining plan when a step's result suggests the plan may be wrong."""
+        remaining = self.subtasks[next_index:]
+        if not remaining or self.options.review == "never":
+            return
+        signal = bool(outcome.warnings) or outcome.kind != "solved" or outcome.attempts > 2
+        if self.options.review == "auto" and not signal:
+            return
+        self.progress("reviewing the rest of the plan")
+        steps = await Planner(self.llm).review(self.request, done, [s.description for s in remaining])
+        if not steps:
+            return
+        self.subtasks = self.subtasks[:next_index] + [new_subtask(s) for s in steps]
+        self.emit(Replanned(run_id=self.id, reason="a step's result showed the plan no longer fits", subtasks=self.subtasks))
+
+
+async def drive(run: Run, on_event: Callable[[Event], Awaitable[None] | None] | None = None) -> Finished:
+    """Start a run and feed its events to ``on_event`` until it finishes (CLI, bench, tests)."""
+    run.start()
+    async for event in run.bus.subscribe(replay=True):
+        if on_event is not None:
+            maybe = on_event(event)
+            if asyncio.iscoroutine(maybe):
+                await maybe
+    await run.wait()
+    return run.bus.history[-1]  # type: ignore[return-value]

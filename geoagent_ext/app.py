@@ -1,0 +1,27 @@
+"""The Jupyter server extension: wires settings, services and HTTP handlers."""
+
+from __future__ import annotations
+
+from jupyter_server.extension.application import ExtensionApp
+
+from . import __version__
+from .config import GeoAgentSettings
+from .handlers import make_handlers
+
+
+class GeoAgentApp(ExtensionApp):
+    """Hosts GeoAgent inside jupyter_server (enabled on install)."""
+
+    name = "geoagent_ext"
+    description = "GeoAgent: plain-words geospatial analysis in your own kernel."
+    version = __version__
+    load_other_extensions = True
+    classes = [GeoAgentSettings]
+
+    def initialize_settings(self) -> None:
+        self.geoagent_settings = GeoAgentSettings(parent=self)
+        self.settings["geoagent"] = self
+        self.log.info("GeoAgent %s: model %s", __version__, self.geoagent_settings.model)
+
+    def initialize_handlers(self) -> None:
+        self.handlers.extend(make_handlers())

@@ -1,0 +1,1 @@
+"""The ``geoagent`` command line: batch runs, index builds, benchmarks."""

@@ -1,0 +1,80 @@
+"""Settings shared by the server extension and the ``geoagent`` CLI.
+
+One traitlets ``Configurable`` so that ``jupyter_server_config.py``
+(``c.GeoAgentSettings.model = "openai:gpt-4o"``), the command line
+(``--GeoAgentSettings.model=...``) and environment defaults all meet in one
+place. Secrets are never settings: API keys are read by the provider libraries
+from the server's environment and never copied anywhere else.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from jupyter_core.paths import jupyter_data_dir
+from traitlets import Bool, Int, Unicode, default
+from traitlets.config import Configurable
+
+DEFAULT_MODEL = "local:qwen2.5-coder-1.5b"
+
+
+class GeoAgentSettings(Configurable):
+    """Everything a deployment may want to change, with offline defaults."""
+
+    model = Unicode(
+        DEFAULT_MODEL,
+        help=(
+            "Chat model as 'provider:model' (openai:gpt-4o, anthropic:claude-sonnet-4-5, "
+            "ollama:qwen2.5-coder, local:qwen2.5-coder-0.5b, local:qwen2.5-coder-1.5b)."
+        ),
+    ).tag(config=True)
+
+    data_dir = Unicode(help="Where GeoAgent keeps its index, model weights and caches.").tag(
+        config=True
+    )
+
+    @default("data_dir")
+    def _default_data_dir(self) -> str:
+        return os.environ.get("GEOAGENT_DATA_DIR") or str(Path(jupyter_data_dir()) / "geoagent")
+
+    index_dir = Unicode(help="chromadb PersistentClient directory (default: <data_dir>/index).").tag(
+        config=True
+    )
+
+    @default("index_dir")
+    def _default_index_dir(self) -> str:
+        return os.environ.get("GEOAGENT_INDEX_DIR") or str(Path(self.data_dir) / "index")
+
+    model_cache_dir = Unicode(help="Where joined local model weights are cached.").tag(config=True)
+
+    @default("model_cache_dir")
+    def _default_model_cache_dir(self) -> str:
+        return os.environ.get("GEOAGENT_MODEL_DIR") or str(
+            Path.home() / ".cache" / "geoagent" / "models"
+        )
+
+    chroma_host = Unicode(
+        "", help="Host of a shared chroma server; empty uses the local PersistentClient."
+    ).tag(config=True)
+    chroma_port = Int(8000, help="Port of the shared chroma server.").tag(config=True)
+
+    runs_dir = Unicode(
+        "", help="Where run event logs (JSONL) go; empty means '.geoagent/runs' beside the notebook."
+    ).tag(config=True)
+
+    approval_mode = Bool(
+        False, help="Wait for the user's approval before any step's code touches the live kernel."
+    ).tag(config=True)
+
+    max_attempts = Int(5, help="Attempts per subtask before it is handed to the human.").tag(
+        config=True
+    )
+
+    llm_timeout = Int(600, help="Seconds one LLM call may take before it is retried.").tag(
+        config=True
+    )
+
+    execute_timeout = Int(
+        300, help="Seconds one agent execution may take before the kernel is interrupted."
+    ).tag(config=True)

@@ -1,0 +1,19 @@
+"""``GET /geoagent/status``: what the panel shows first."""
+
+from __future__ import annotations
+
+from jupyter_server.auth.decorator import authorized
+from tornado import web
+
+from .. import __version__
+from ..status import collect_status
+from .base import GeoAgentHandler
+
+
+class StatusHandler(GeoAgentHandler):
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        status = collect_status(self.geoagent.geoagent_settings)
+        status["version"] = __version__
+        self.write_json(status)
