@@ -117,7 +117,10 @@ def coder_messages(ctx: StepContext) -> list[BaseMessage]:
     step = ctx.plan[ctx.step_index]
     if ctx.lookahead:
         remaining = _plan_text(ctx.plan[ctx.step_index:], None)
-        parts.append(f"## Your task\nWrite the code for ALL the remaining steps, in order, in one block:\n{remaining}")
+        parts.append(
+            "## Your task\nWrite the code for ALL the remaining steps, in order, in one block. "
+            f"Start each step with a comment line '# Step <number>'.\n{remaining}"
+        )
     else:
         parts.append(f"## Your step ({ctx.step_index + 1} of {len(ctx.plan)})\n{step}")
     for hint in ctx.hints:

@@ -17,6 +17,7 @@ from .. import __version__
 
 COMMAND_MODULES = [
     "geoagent_ext.cli.status_cmd",
+    "geoagent_ext.cli.run_cmd",
 ]
 
 

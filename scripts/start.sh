@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# One command for a fresh machine: set everything up, then start JupyterLab with
+# GeoAgent on its embedded defaults (local model, local index). Extra arguments
+# go to `jupyter lab` (e.g. --port 8890 --no-browser).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bash "$ROOT/scripts/setup.sh"
+cd "${GEOAGENT_NOTEBOOK_DIR:-$ROOT/examples}"
+exec "$ROOT/.venv/bin/jupyter" lab "$@"

@@ -1,0 +1,72 @@
+"""Shared pieces for agent tests: a real kernel in a temp dir and a step-aware script."""
+
+from __future__ import annotations
+
+import re
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from jupyter_client.multikernelmanager import AsyncMultiKernelManager
+
+from geoagent_ext.agent.kernel_handle import BoundKernel
+from geoagent_ext.agent.run import Run, RunOptions
+from geoagent_ext.kernel import KernelService
+from geoagent_ext.llm.client import LLMClient
+from geoagent_ext.llm.scripted import ScriptedChatModel
+
+_STEP = re.compile(r"## Your step \((\d+) of (\d+)\)")
+
+
+def fenced(code: str) -> str:
+    return f"```python\n{code.strip()}\n```"
+
+
+class StepScript:
+    """Answers the planner with ``plan`` and each step from a queue of replies.
+
+    ``steps`` maps a substring of the step description to the list of code
+    replies for its successive attempts (the last one repeats).
+    """
+
+    def __init__(self, plan: list[str], steps: dict[str, list[str]], review: str = "OK"):
+        self.plan = plan
+        self.steps = {key: list(replies) for key, replies in steps.items()}
+        self.review = review
+        self.calls: dict[str, int] = {}
+
+    def __call__(self, messages) -> str:
+        system, user = messages[0].text, messages[-1].text
+        if "plans Python analyses" in system:
+            return "\n".join(f"{i}. {step}" for i, step in enumerate(self.plan, 1))
+        if "reviewing a geospatial analysis" in system:
+            return self.review
+        section = user.split("## Your step", 1)[1] if "## Your step" in user else user
+        for key, replies in self.steps.items():
+            if key in section.split("\n## ", 1)[0]:
+                n = self.calls.get(key, 0)
+                self.calls[key] = n + 1
+                reply = replies[min(n, len(replies) - 1)]
+                return reply if reply.startswith(("```", "Cause", "no code")) else fenced(reply)
+        raise AssertionError(f"no scripted reply for step: {section[:200]}")
+
+
+@asynccontextmanager
+async def real_kernel(cwd: Path):
+    manager = AsyncMultiKernelManager()
+    kernel_id = await manager.start_kernel(kernel_name="python3", cwd=str(cwd))
+    service = KernelService(manager)
+    try:
+        yield BoundKernel(service, kernel_id)
+    finally:
+        await service.close()
+        await manager.shutdown_all(now=True)
+
+
+def make_run(request: str, kernel, model: ScriptedChatModel, tmp_path: Path, *, timeout: float = 30, **options) -> Run:
+    llm = LLMClient(model, timeout=timeout, retries=1)
+    return Run(request, kernel=kernel, llm=llm, model_name="scripted:test", options=RunOptions(**options),
+               log_dir=tmp_path / "runs")
+
+
+def types(run: Run) -> list[str]:
+    return [e.type for e in run.bus.history]

@@ -1,0 +1,98 @@
+"""Pure pieces of the agent: plan parsing, static code facts, repair classes, p-UCB."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from geoagent_ext.agent import codeinfo, repair
+from geoagent_ext.agent.events import Solved, ExecutionSummary, parse_event
+from geoagent_ext.agent.planner import PlanError, parse_plan
+from geoagent_ext.agent.search import Node, beta, instrument, p_ucb, priors, split_rollout
+
+
+def test_parse_plan_tolerates_markdown_and_finds_artifacts():
+    plan = parse_plan("Sure!\n**1.** Load `parcels.gpkg`.\n2) Compute areas\n- note\n3. Write areas.csv\n")
+    assert [s.description for s in plan.subtasks] == ["Load `parcels.gpkg`.", "Compute areas", "Write areas.csv"]
+    assert plan.subtasks[2].artifacts == ["areas.csv"] and plan.subtasks[0].artifacts == ["parcels.gpkg"]
+
+
+def test_parse_plan_decline_and_garbage():
+    assert parse_plan("DECLINE: no raster here").declined == "no raster here"
+    with pytest.raises(PlanError):
+        parse_plan("I cannot help with that")
+
+
+def test_codeinfo_finds_assignments_writes_and_calls():
+    info = codeinfo.analyse("import geopandas as gpd\ngdf = gpd.read_file('a.gpkg')\ngdf.to_file('out.geojson')\nwith open('x.json', 'w') as f:\n    pass\nfig.savefig(fname='m.png')")
+    assert info.assigned == ["gdf"]
+    assert sorted(info.written_files) == ["m.png", "out.geojson", "x.json"]
+    assert "gpd.read_file" in info.calls and "gdf.to_file" in info.calls
+    assert codeinfo.analyse("x = (").syntax_error.startswith("SyntaxError")
+
+
+def test_attribute_owner_prefers_failing_line():
+    code = "a = gdf.area\nb = parcels.to_crss(3035)\n"
+    assert codeinfo.attribute_owner(code, "to_crss", 2) == "parcels"
+    assert codeinfo.callee_of("x = gpd.sjoin(a, b, how='left', op='within')", "sjoin", 1) == "gpd.sjoin"
+
+
+@pytest.mark.parametrize(
+    "ename,evalue,strategy,expr",
+    [
+        ("NameError", "name 'np' is not defined", "add_import", None),
+        ("NameError", "name 'districts' is not defined", "insert_subtask", None),
+        ("AttributeError", "'GeoDataFrame' object has no attribute 'to_crss'", "members", "parcels"),
+        ("AttributeError", "module 'geopandas' has no attribute 'read_files'", "members", "geopandas"),
+        ("TypeError", "sjoin() got an unexpected keyword argument 'op'", "members", "gpd.sjoin"),
+        ("ImportError", "cannot import name 'foo' from 'shapely.ops'", "members", "shapely.ops"),
+        ("KeyError", "'population'", "data_profile", None),
+        ("ValueError", "something odd", "analyse", None),
+    ],
+)
+def test_classify(ename, evalue, strategy, expr):
+    code = "x = parcels.to_crss(3035)\ny = gpd.sjoin(a, b, op='within')"
+    d = repair.classify(code, ename, evalue, f"{ename}: {evalue}", 1)
+    assert d.strategy == strategy
+    if expr:
+        assert d.expression == expr
+    if strategy == "add_import":
+        assert d.fixed_code.startswith("import numpy as np\n")
+
+
+def test_defined_name_is_not_inserted_again():
+    d = repair.classify("print(pts)", "NameError", "name 'pts' is not defined", "", 1, defined_before={"pts"})
+    assert d.strategy == "analyse"
+
+
+def test_beta_and_p_ucb_follow_the_paper():
+    assert beta(0, 1.0, 10.0) == pytest.approx(math.log(11 / 10) + 1.0)
+    parent = Node("p", "", visits=4)
+    a = Node("a", "", parent=parent, prior=0.7)
+    b = Node("b", "", parent=parent, prior=0.3)
+    assert p_ucb(parent, a, 1.0, 10.0) > p_ucb(parent, b, 1.0, 10.0)  # higher prior first
+    a.visits, a.value = 3, 0.3
+    b.visits, b.value = 1, 1.0
+    assert p_ucb(parent, b, 1.0, 10.0) > p_ucb(parent, a, 1.0, 10.0)  # better Q and fewer visits win
+    failed = Node("f", "", parent=parent, prior=1.0, status="failed")
+    assert failed.q == -1.0
+
+
+def test_priors_softmax_and_uniform():
+    ps = priors([-2.0, -10.0], [10, 10])
+    assert sum(ps) == pytest.approx(1.0) and ps[0] > ps[1]
+    assert priors([None, -1.0], [5, 5]) == [0.5, 0.5]
+
+
+def test_rollout_split_and_instrumentation():
+    chunks = split_rollout("import x\n# Step 2\na = 1\n# Step 3: write\nb = 2\n")
+    assert len(chunks) == 2 and chunks[0].startswith("import x") and "b = 2" in chunks[1]
+    program = instrument("n = 0", chunks)
+    assert program.count("__GEOAGENT_STEP_DONE__") == 3
+
+
+def test_events_roundtrip_through_json():
+    event = Solved(run_id="r", seq=3, subtask_id="s", code="x=1", attempts=1, result=ExecutionSummary(status="ok", stdout="1"))
+    again = parse_event(event.model_dump_json())
+    assert again == event and again.type == "solved"

@@ -1,0 +1,246 @@
+"""The agent loop end to end: scripted model, real ipykernel, real files."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from geoagent_ext.agent.run import HumanAction
+from geoagent_ext.agent.runlog import read_events
+from geoagent_ext.llm.scripted import ScriptedChatModel
+
+from .helpers import StepScript, fenced, make_run, real_kernel, types
+
+POINTS = """
+import geopandas as gpd
+from shapely.geometry import Point
+pts = gpd.GeoDataFrame({'name': ['a', 'b', 'c']}, geometry=[Point(0, 0), Point(1, 1), Point(2, 2)], crs='EPSG:4326')
+print(len(pts))
+"""
+
+
+@pytest.fixture
+def workdir(tmp_path):
+    d = tmp_path / "work"
+    d.mkdir()
+    (d / "cities.csv").write_text("name,lon,lat\nA,10.0,50.0\nB,11.0,51.0\n")
+    return d
+
+
+async def test_plan_solve_and_replayable_log(workdir, tmp_path):
+    script = StepScript(
+        ["Load the cities table into a GeoDataFrame.", "Write the cities to cities.geojson."],
+        {
+            "Load the cities": ["import pandas as pd, geopandas as gpd\ndf = pd.read_csv('cities.csv')\ncities = gpd.GeoDataFrame(df, geometry=gpd.points_from_xy(df.lon, df.lat), crs=4326)\nprint(len(cities))"],
+            "Write the cities": ["cities.to_file('cities.geojson')\nprint('ok')"],
+        },
+    )
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("Turn cities.csv into cities.geojson", kernel, model, tmp_path)
+        finished = await run.wait()
+    assert finished.status == "succeeded", finished.message
+    assert (workdir / "cities.geojson").exists()
+    assert types(run)[:3] == ["run_started", "progress", "progress"]
+    assert types(run).count("solved") == 2
+    # The planner saw the file profile gathered from the kernel.
+    assert "cities.csv" in model.prompt_texts[0] and "lon" in model.prompt_texts[0]
+    # The second step's prompt carries the first step's accepted code.
+    assert "read_csv('cities.csv')" in model.prompt_texts[2]
+    logged = list(read_events(run.log.path))
+    assert [e.model_dump() for e in logged] == [e.model_dump() for e in run.bus.history]
+    solved = [e for e in logged if e.type == "solved"]
+    assert solved[0].result.stdout.strip() == "2"
+    assert finished.stats.llm_calls == 3 and finished.stats.solved == 2
+
+
+async def test_undefined_name_inserts_a_defining_subtask(workdir, tmp_path):
+    script = StepScript(
+        ["Count the points."],
+        {
+            "Count the points": ["print(len(pts))"],
+            "Create the variable `pts`": [POINTS],
+        },
+    )
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("count points", kernel, model, tmp_path)
+        finished = await run.wait()
+    assert finished.status == "succeeded", finished.message
+    inserted = [e for e in run.bus.history if e.type == "subtask_inserted"]
+    assert len(inserted) == 1 and "`pts`" in inserted[0].subtask.description
+    assert [s.description for s in run.subtasks][0].startswith("Create the variable `pts`")
+    last_solved = [e for e in run.bus.history if e.type == "solved"][-1]
+    assert last_solved.result.stdout.strip() == "3"
+
+
+async def test_attribute_error_prompt_carries_real_members(workdir, tmp_path):
+    script = StepScript(
+        ["Make the points.", "Reproject the points to EPSG:3857."],
+        {
+            "Make the points": [POINTS],
+            "Reproject": ["pts_m = pts.to_crss(3857)", "pts_m = pts.to_crs(3857)\nprint(pts_m.crs.to_epsg())"],
+        },
+    )
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("points in web mercator", kernel, model, tmp_path)
+        finished = await run.wait()
+    assert finished.status == "succeeded", finished.message
+    repair_prompt = next(p for p in model.prompt_texts if "to_crss" in p and "previous attempt failed" in p)
+    assert "Closest real names to `to_crss`" in repair_prompt and "to_crs" in repair_prompt.split("Closest real names")[1]
+    assert "Real members of `pts`" in repair_prompt and "to_crs(" in repair_prompt
+    repaired = [e for e in run.bus.history if e.type == "repaired"]
+    assert repaired and repaired[0].strategy == "members" and "+pts_m = pts.to_crs(3857)" in repaired[0].diff
+    # The failing attempt never touched the live kernel: it failed in the trial sandbox.
+    failed = [e for e in run.bus.history if e.type == "executed" and e.result.status != "ok"]
+    assert failed and all(e.trial for e in failed)
+
+
+async def test_missing_import_is_fixed_without_the_model(workdir, tmp_path):
+    script = StepScript(["Compute a mean."], {"Compute a mean": ["print(np.mean([1, 2, 3]))"]})
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("mean", kernel, model, tmp_path)
+        finished = await run.wait()
+    assert finished.status == "succeeded"
+    solved = [e for e in run.bus.history if e.type == "solved"][0]
+    assert solved.code.startswith("import numpy as np") and solved.result.stdout.strip() == "2.0"
+    assert script.calls["Compute a mean"] == 1  # the fix needed no second model call
+
+
+async def test_key_error_prompt_carries_the_real_columns(workdir, tmp_path):
+    script = StepScript(
+        ["Load the cities.", "Print the population column."],
+        {
+            "Load the cities": ["import pandas as pd\ndf = pd.read_csv('cities.csv')"],
+            "population": ["print(df['population'].sum())", "print(df['name'].tolist())"],
+        },
+    )
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("population", kernel, model, tmp_path)
+        finished = await run.wait()
+    assert finished.status == "succeeded"
+    prompt = next(p for p in model.prompt_texts if "previous attempt failed" in p)
+    assert "KeyError" in prompt and "lon" in prompt.split("really looks like this")[1]
+
+
+async def test_budget_exhausted_then_human_fix_becomes_context(workdir, tmp_path):
+    script = StepScript(
+        ["Load the cities.", "Sum the population.", "Report the result."],
+        {
+            "Load the cities": ["import pandas as pd\ndf = pd.read_csv('cities.csv')"],
+            "Sum the population": ["total = df['pop'].sum()"],
+            "Report": ["print('total', total)"],
+        },
+    )
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("population total", kernel, model, tmp_path, max_attempts=2)
+        run.start()
+        async for event in run.bus.subscribe():
+            if event.type == "needs_human":
+                break
+        assert event.attempts == 2 and "KeyError" in event.error
+        with pytest.raises(ValueError):
+            run.submit(HumanAction(kind="edit", subtask_id="nope", code="x"))
+        run.submit(HumanAction(kind="edit", subtask_id=event.subtask_id, code="total = len(df) * 1000  # my fix"))
+        finished = await run.wait()
+    assert finished.status == "succeeded", finished.message
+    applied = [e for e in run.bus.history if e.type == "human_edit_applied"]
+    assert applied and applied[0].accepted
+    report_prompt = [p for p in model.prompt_texts if "Your step (3 of 3)" in p][-1]
+    assert "Fixes written by the user" in report_prompt and "my fix" in report_prompt
+    assert [e for e in run.bus.history if e.type == "solved"][-1].result.stdout.strip() == "total 2000"
+
+
+async def test_skip_and_hint_actions(workdir, tmp_path):
+    script = StepScript(["Do the impossible.", "Say hi."], {"impossible": ["raise RuntimeError('nope')", "print('hinted')"], "Say hi": ["print('hi')"]})
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("x", kernel, model, tmp_path, max_attempts=1)
+        run.start()
+        async for event in run.bus.subscribe():
+            if event.type == "needs_human":
+                break
+        run.submit(HumanAction(kind="hint", subtask_id=event.subtask_id, text="just print hinted"))
+        finished = await run.wait()
+    assert finished.status == "succeeded"
+    assert "Hint from the user\njust print hinted" in [p for p in model.prompt_texts if "impossible" in p][-1]
+
+
+async def test_cancel_mid_run(workdir, tmp_path):
+    script = StepScript(["Sleep a while."], {"Sleep": ["import time\ntime.sleep(60)"]})
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("sleep", kernel, model, tmp_path, use_sandbox=False)
+        run.start()
+        async for event in run.bus.subscribe():
+            if event.type == "code_proposed":
+                break
+        await asyncio.sleep(1.0)
+        run.cancel()
+        finished = await asyncio.wait_for(run.wait(), 30)
+        assert finished.status == "cancelled"
+        after = await kernel.execute("print('alive')", timeout=30)
+    assert after.status == "ok" and after.stdout.strip() == "alive"
+
+
+async def test_model_timeout_is_a_clear_failure(workdir, tmp_path):
+    model = ScriptedChatModel(replies=[{"text": "1. x", "delay": 5}], cycle=True)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("anything", kernel, model, tmp_path, timeout=0.3)
+        finished = await run.wait()
+    assert finished.status == "failed" and "no answer within 0.3 s" in finished.message
+    assert len(model.prompts) == 2  # one retry
+
+
+async def test_reply_without_code_retries_then_fails_clearly(workdir, tmp_path):
+    script = StepScript(["Say hi."], {"Say hi": ["no code here, sorry"]})
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("hi", kernel, model, tmp_path)
+        finished = await run.wait()
+    assert finished.status == "failed" and "no code" in finished.message
+    assert script.calls["Say hi"] == 2
+
+
+async def test_decline(workdir, tmp_path):
+    model = ScriptedChatModel(replies=["DECLINE: there is no elevation data here."])
+    async with real_kernel(workdir) as kernel:
+        run = make_run("slope of the terrain", kernel, model, tmp_path)
+        finished = await run.wait()
+    assert finished.status == "declined" and "elevation" in finished.message
+    assert "declined" in types(run)
+
+
+async def test_approval_mode_waits_and_rejection_regenerates(workdir, tmp_path):
+    script = StepScript(["Set x."], {"Set x": ["x = 1", "x = 2"]})
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("x", kernel, model, tmp_path, approval_mode=True)
+        run.start()
+        seen = 0
+        async for event in run.bus.subscribe():
+            if event.type == "approval_requested":
+                seen += 1
+                kind = "reject" if seen == 1 else "approve"
+                run.submit(HumanAction(kind=kind, subtask_id=event.subtask_id, text="use 2"))
+        finished = await run.wait()
+        value = await kernel.execute("print(x)")
+    assert finished.status == "succeeded" and value.stdout.strip() == "2"
+    assert "rejected this code: use 2" in model.prompt_texts[-1]
+
+
+async def test_semantic_check_flags_missing_output_file(workdir, tmp_path):
+    script = StepScript(["Save the result."], {"Save": ["import os\nif False:\n    open('out.json', 'w').write('{}')", "open('out.json', 'w').write('{}')"]})
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("save", kernel, model, tmp_path)
+        finished = await run.wait()
+    assert finished.status == "succeeded"
+    warned = [e for e in run.bus.history if e.type == "executed" and e.result.warnings]
+    assert warned and "out.json" in warned[0].result.warnings[0]
+    assert (workdir / "out.json").exists()

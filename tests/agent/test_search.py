@@ -1,0 +1,60 @@
+"""MCTS on a real kernel with scripted candidates: the tree, its rewards, and the commit."""
+
+from __future__ import annotations
+
+from geoagent_ext.llm.scripted import ScriptedChatModel
+
+from .helpers import fenced, make_run, real_kernel
+
+
+def responder_factory():
+    """Planner: 2 steps. Step 1 samples three candidates (two fail); look-ahead writes step 2."""
+    state = {"step1": 0}
+    candidates = [
+        "marker = 'bad-1'\nraise ValueError('candidate one is wrong')",
+        "marker = 'good'\nvalue = 21 * 2\nprint(value)",
+        "marker = 'bad-2'\nvalue = undefined_thing + 1",
+    ]
+
+    def reply(messages):
+        system, user = messages[0].text, messages[-1].text
+        if "plans Python analyses" in system:
+            return "1. Compute the value.\n2. Print double the value."
+        if "Write the code for ALL the remaining steps" in user:
+            return fenced("# Step 1\nprint(value * 2)")
+        if "Your step (1 of 2)" in user:
+            if "previous attempt failed" in user:
+                return fenced("marker = 'repaired'\nvalue = 42\nprint(value)")
+            code = candidates[state["step1"] % 3]
+            state["step1"] += 1
+            return fenced(code)
+        if "Your step (2 of 2)" in user:
+            return fenced("print(value * 2)")
+        raise AssertionError(user[-300:])
+
+    return reply
+
+
+async def test_mcts_explores_candidates_and_commits_only_the_chosen(tmp_path):
+    model = ScriptedChatModel(responder=responder_factory())
+    async with real_kernel(tmp_path) as kernel:
+        run = make_run("double of 42", kernel, model, tmp_path, strategy="mcts",
+                       mcts={"n_samples": 3, "k": 3, "max_nodes": 6})
+        finished = await run.wait()
+        marker = await kernel.execute("print(marker)")
+    assert finished.status == "succeeded", finished.message
+    nodes = [e for e in run.bus.history if e.type == "search_node"]
+    step1 = [e for e in nodes if e.subtask_id == run.subtasks[0].id]
+    assert len({e.node_id for e in step1}) >= 2
+    final = {}
+    for e in step1:
+        final[e.node_id] = e
+    chosen = [e for e in final.values() if e.status == "chosen"]
+    assert len(chosen) == 1 and "value = 21 * 2" in chosen[0].code or "value = 42" in chosen[0].code
+    assert chosen[0].reward == 1.0  # the look-ahead rollout (step 2) ran
+    # Failed candidates only ran in the sandbox: the live kernel holds the chosen code's state.
+    assert marker.stdout.strip() in ("good", "repaired")
+    live = [e for e in run.bus.history if e.type == "executed" and not e.trial]
+    assert all(e.result.status == "ok" for e in live)
+    solved = [e for e in run.bus.history if e.type == "solved"]
+    assert solved[-1].result.stdout.strip() == "84"
