@@ -49,7 +49,14 @@ class BoundKernel:
         return await self.service.variables(self.kernel_id)
 
     async def interrupt(self):
-        await self.service.interrupt(self.kernel_id)
+        """Stop what the kernel runs (our cancelled request), through the kernel manager."""
+        interrupt = getattr(self.service, "interrupt", None)
+        if interrupt is not None:
+            await interrupt(self.kernel_id)
+            return
+        result = self.service.kernel_manager.interrupt_kernel(self.kernel_id)
+        if hasattr(result, "__await__"):
+            await result
 
 
 def summarize(result: Any, warnings: list[str] | None = None, limit: int = 4000) -> ExecutionSummary:

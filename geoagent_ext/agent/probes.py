@@ -20,12 +20,9 @@ def _source() -> str:
 
 
 def probe_code(function: str, *args: Any) -> str:
-    call = f"{function}(*__import__('json').loads({json.dumps(json.dumps(args))}))"
-    return (
-        "exec(compile("
-        f"{_source()!r} + '\\nprint({MARKER!r} + _json.dumps({call}, default=str))', "
-        "'<geoagent-probe>', 'exec'), {'__name__': '__geoagent_probe__'})"
-    )
+    call = f"{function}(*_json.loads({json.dumps(args)!r}))"
+    program = f"{_source()}\nprint({MARKER!r} + _json.dumps({call}, default=str))\n"
+    return f"exec(compile({program!r}, '<geoagent-probe>', 'exec'), {{'__name__': '__geoagent_probe__'}})"
 
 
 def parse_probe_output(stdout: str) -> Any:

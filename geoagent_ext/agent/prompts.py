@@ -152,3 +152,12 @@ def reviewer_messages(request: str, done: list[tuple[str, str]], remaining: list
 
 
 NO_CODE_REMINDER = "Your answer had no ```python code block. Answer again with exactly one ```python code block."
+
+
+def single_messages(request: str, data_overview: str) -> list[BaseMessage]:
+    """The baseline: the whole request answered by one block, no plan, no feedback."""
+    body = (
+        f"## Request\n{request.strip()}\n\n## Data found at the start\n{_clip(data_overview, MAX_SECTION) or '(none)'}\n\n"
+        "Write ONE ```python code block that does the whole request."
+    )
+    return [SystemMessage(CODER_SYSTEM.replace("ONE step of a plan at a time", "the whole analysis")), HumanMessage(body)]

@@ -110,29 +110,7 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
 async def enrich(diagnosis: Diagnosis, code: str, lineno: int | None, kernel) -> str:
     """Facts from the live kernel for the next prompt (empty when there are none)."""
     if diagnosis.strategy == "members" and diagnosis.expression:
-        parts = []
-        if diagnosis.expression and "(" not in diagnosis.expression.split(".")[-1]:
-            try:
-                close = await kernel.closest_names(diagnosis.expression, diagnosis.name or "")
-            except Exception:  # introspection is advice; never let it break the repair
-                close = []
-            if close:
-                parts.append(f"Closest real names to `{diagnosis.name}` on `{diagnosis.expression}`: " + ", ".join(close[:5]))
-        target = diagnosis.expression
-        try:
-            members = await kernel.members(target)
-        except Exception:
-            members = []
-        if not members and "." in target:
-            # A wrong call like gdf.sjoin(...): the signature lives on the owner.
-            try:
-                members = await kernel.members(target.rsplit(".", 1)[0])
-            except Exception:
-                members = []
-        if members:
-            lines = [_member_line(m) for m in members[:60]]
-            parts.append(f"Real members of `{target}` in the kernel:\n" + "\n".join(lines))
-        return "\n".join(parts)
+        return await _members_context(diagnosis, kernel)
     if diagnosis.strategy == "data_profile":
         profiles = []
         for name in codeinfo.names_in_line(code, lineno)[:4]:
@@ -146,12 +124,44 @@ async def enrich(diagnosis: Diagnosis, code: str, lineno: int | None, kernel) ->
     return ""
 
 
-def _member_line(member) -> str:
-    if isinstance(member, dict):
-        name, signature = member.get("name", ""), member.get("signature") or ""
-    else:
-        name, signature = getattr(member, "name", ""), getattr(member, "signature", "") or ""
-    return f"- {signature or name}"
+def _member_field(member, field: str) -> str:
+    return (member.get(field) if isinstance(member, dict) else getattr(member, field, "")) or ""
+
+
+async def _members_context(diagnosis: Diagnosis, kernel) -> str:
+    """The closest real names with their signatures, then every public name, compactly.
+
+    A GeoDataFrame has 300+ members: listing every signature would drown a small
+    model, so signatures are given only for the likely intended names.
+    """
+    target = diagnosis.expression or ""
+    members: list = []
+    for expression in (target, target.rsplit(".", 1)[0] if "." in target else None):
+        if not expression:
+            continue
+        try:
+            members = await kernel.members(expression)
+        except Exception:  # introspection is advice; never let it break the repair
+            members = []
+        if members:
+            target = expression
+            break
+    try:
+        close = await kernel.closest_names(target, diagnosis.name or "") if diagnosis.name else []
+    except Exception:
+        close = []
+    by_name = {_member_field(m, "name"): m for m in members}
+    parts = []
+    if close:
+        lines = [f"- {_member_field(by_name[n], 'signature') or n}" if n in by_name else f"- {n}" for n in close[:5]]
+        parts.append(f"Closest real names to `{diagnosis.name}` on `{target}`:\n" + "\n".join(lines))
+    called = diagnosis.name in by_name and _member_field(by_name[diagnosis.name], "signature")
+    if called:
+        parts.append(f"Real signature: {target}.{called}")
+    if members:
+        names = ", ".join(n for n in by_name if not n.startswith("_"))
+        parts.append(f"Real members of `{target}` in the kernel: {names[:3000]}")
+    return "\n".join(parts)
 
 
 def define_subtask_text(name: str, current_step: str) -> str:

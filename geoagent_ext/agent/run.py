@@ -34,6 +34,7 @@ from .repair import define_subtask_text
 from .runlog import RunLog
 
 MAX_INSERTS_PER_SUBTASK = 2
+MAX_INSERTS_PER_RUN = 6
 
 
 class RunOptions(BaseModel):
@@ -104,6 +105,7 @@ class Run:
         self.last_rejection = ""
         self._seq = 0
         self._inserts: dict[str, list[str]] = {}
+        self._inserted_names: set[str] = set()
         self._waiter: _Waiter | None = None
         self._task: asyncio.Task | None = None
         self._started = 0.0
@@ -181,8 +183,15 @@ class Run:
         return names
 
     def may_insert(self, subtask_id: str, name: str | None) -> bool:
+        """A name gets one defining subtask per run; a subtask gets at most two inserted before it.
+
+        Without the run-wide rule, a defining step that itself fails on the same
+        name would insert another defining step, forever.
+        """
+        if not name or name in self._inserted_names:
+            return False
         done = self._inserts.setdefault(subtask_id, [])
-        return bool(name) and name not in done and len(done) < MAX_INSERTS_PER_SUBTASK
+        return len(done) < MAX_INSERTS_PER_SUBTASK and len(self._inserted_names) < MAX_INSERTS_PER_RUN
 
     async def variable_summary(self) -> str:
         try:
@@ -268,6 +277,7 @@ class Run:
             outcome = await solver.solve(i)
             if outcome.kind == "insert":
                 self._inserts[subtask.id].append(outcome.name)
+                self._inserted_names.add(outcome.name)
                 new = new_subtask(define_subtask_text(outcome.name, subtask.description), inserted_for=subtask.id)
                 self.subtasks.insert(i, new)
                 self.emit(SubtaskInserted(run_id=self.id, subtask=new, before=subtask.id,

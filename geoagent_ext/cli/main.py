@@ -17,7 +17,9 @@ from .. import __version__
 
 COMMAND_MODULES = [
     "geoagent_ext.cli.status_cmd",
+    "geoagent_ext.cli.index_cmd",
     "geoagent_ext.cli.run_cmd",
+    "geoagent_ext.cli.bench_cmd",
 ]
 
 

@@ -41,8 +41,10 @@ class StepScript:
         if "reviewing a geospatial analysis" in system:
             return self.review
         section = user.split("## Your step", 1)[1] if "## Your step" in user else user
-        for key, replies in self.steps.items():
-            if key in section.split("\n## ", 1)[0]:
+        step_text = section.split("\n## ", 1)[0]
+        # The most specific key wins: an inserted step's text quotes the step it serves.
+        for key, replies in sorted(self.steps.items(), key=lambda kv: -len(kv[0])):
+            if key in step_text:
                 n = self.calls.get(key, 0)
                 self.calls[key] = n + 1
                 reply = replies[min(n, len(replies) - 1)]

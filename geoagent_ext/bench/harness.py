@@ -1,0 +1,129 @@
+"""Run a suite in one mode and keep per-task results on disk (resumable).
+
+Modes share everything but the strategy, so their scores compare the method:
+- ``single``: one model answer for the whole request, executed as is;
+- ``loop``: the sequential agent (plan, generate, trial, repair);
+- ``mcts``: the agent with the tree search per subtask.
+Each task runs in a fresh kernel whose working dir is a copy of its inputs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from pydantic import BaseModel, Field
+
+from ..agent.probes import format_files, run_probe
+from ..agent.prompts import single_messages
+from ..agent.run import Run, RunOptions
+from ..cli.session import open_session
+from ..config import GeoAgentSettings
+from ..llm.parsing import extract_code
+from .suite import Task
+
+MODES = ("single", "loop", "mcts")
+
+
+class TaskResult(BaseModel):
+    task_id: str
+    mode: str
+    model: str
+    score: float = 0.0
+    passed: bool = False
+    subchecks: list[dict[str, Any]] = Field(default_factory=list)
+    status: str = ""
+    message: str = ""
+    llm_calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    wall_s: float = 0.0
+    code: str = ""
+    call_metrics: dict[str, float] | None = None
+
+
+def result_path(out_dir: Path, mode: str, task_id: str) -> Path:
+    return Path(out_dir) / "tasks" / mode / f"{task_id}.json"
+
+
+def load_results(out_dir: Path) -> list[TaskResult]:
+    return [TaskResult.model_validate_json(p.read_text()) for p in sorted(Path(out_dir).glob("tasks/*/*.json"))]
+
+
+async def _single(session, task: Task, settings: GeoAgentSettings) -> tuple[str, str, str]:
+    overview = format_files(await run_probe(session.kernel, "profile_files", "."))
+    gen = await session.llm.complete(single_messages(task.instruction, overview), temperature=0.2, max_tokens=1536)
+    code = extract_code(gen.text) or ""
+    if not code:
+        return "failed", "the model gave no code", ""
+    result = await session.kernel.execute(code, timeout=settings.execute_timeout)
+    message = result.error.message if result.error else ""
+    return ("succeeded" if result.status == "ok" else "failed"), message, code
+
+
+async def _agent(session, task: Task, mode: str, settings: GeoAgentSettings, log_dir: Path) -> tuple[str, str, str]:
+    options = RunOptions(strategy=mode, max_attempts=settings.max_attempts, on_stuck="skip",
+                         execute_timeout=settings.execute_timeout)
+    run = Run(task.instruction, kernel=session.kernel, llm=session.llm, model_name=session.model_name,
+              index=session.index, options=options, log_dir=log_dir)
+    finished = await run.wait()
+    code = "\n\n".join(code for _, code in run.accepted)
+    return finished.status, finished.message, code
+
+
+async def run_task(task: Task, mode: str, settings: GeoAgentSettings, out_dir: Path, *, model: str | None = None,
+                   use_index: bool = True, task_timeout: float = 1800, reference_dir: Path | None = None) -> TaskResult:
+    from .callmetrics import call_metrics, called_functions
+    from .grading import grade_task
+
+    workdir = task.prepare_workdir(Path(out_dir) / "work" / mode / task.id)
+    started = time.monotonic()
+    result = TaskResult(task_id=task.id, mode=mode, model=model or settings.model)
+    async with open_session(settings, cwd=workdir, model=model, use_index=use_index) as session:
+        try:
+            if mode == "single":
+                coro = _single(session, task, settings)
+            else:
+                coro = _agent(session, task, mode, settings, Path(out_dir) / "logs" / mode)
+            result.status, result.message, result.code = await asyncio.wait_for(coro, task_timeout)
+        except asyncio.TimeoutError:
+            result.status, result.message = "timeout", f"task exceeded {task_timeout:.0f} s"
+        except Exception as exc:  # one task's failure must not end the suite
+            result.status, result.message = "error", f"{type(exc).__name__}: {exc}"
+        stats = session.llm.stats
+        result.llm_calls, result.tokens_in, result.tokens_out = stats.calls, stats.tokens_in, stats.tokens_out
+    result.wall_s = round(time.monotonic() - started, 1)
+    report = grade_task(task.dir, workdir)
+    result.score, result.passed = round(report.score, 4), report.passed
+    result.subchecks = [s.model_dump() for s in report.subchecks]
+    reference = (reference_dir / f"{task.id}.py") if reference_dir else None
+    if reference is not None and reference.exists():
+        result.call_metrics = call_metrics(called_functions(result.code), called_functions(reference.read_text()))
+    return result
+
+
+async def run_suite(tasks: list[Task], modes: list[str], settings: GeoAgentSettings, out_dir: Path, *,
+                    model: str | None = None, force: bool = False, use_index: bool = True, task_timeout: float = 1800,
+                    reference_dir: Path | None = None, on_result: Callable[[TaskResult, bool], None] | None = None) -> list[TaskResult]:
+    """Run every (mode, task) not already on disk; finished ones are kept and skipped."""
+    results = []
+    for mode in modes:
+        for task in tasks:
+            path = result_path(out_dir, mode, task.id)
+            if path.exists() and not force:
+                cached = TaskResult.model_validate_json(path.read_text())
+                results.append(cached)
+                if on_result:
+                    on_result(cached, True)
+                continue
+            result = await run_task(task, mode, settings, out_dir, model=model, use_index=use_index,
+                                    task_timeout=task_timeout, reference_dir=reference_dir)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(result.model_dump_json(indent=1))
+            results.append(result)
+            if on_result:
+                on_result(result, False)
+    return results
