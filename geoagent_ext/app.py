@@ -7,6 +7,7 @@ from jupyter_server.extension.application import ExtensionApp
 from . import __version__
 from .config import GeoAgentSettings
 from .handlers import make_handlers
+from .runs import RunManager
 
 
 class GeoAgentApp(ExtensionApp):
@@ -20,8 +21,18 @@ class GeoAgentApp(ExtensionApp):
 
     def initialize_settings(self) -> None:
         self.geoagent_settings = GeoAgentSettings(parent=self)
+        self.run_manager = RunManager(
+            self.geoagent_settings,
+            self.serverapp.kernel_manager,
+            self.serverapp.session_manager,
+            root_dir=self.serverapp.root_dir,
+        )
         self.settings["geoagent"] = self
         self.log.info("GeoAgent %s: model %s", __version__, self.geoagent_settings.model)
 
     def initialize_handlers(self) -> None:
         self.handlers.extend(make_handlers())
+
+    async def stop_extension(self) -> None:
+        """Cancel live runs (their logs stay) and disconnect from kernels."""
+        await self.run_manager.shutdown()

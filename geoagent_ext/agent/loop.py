@@ -8,6 +8,7 @@ same pieces (``StepWork``) with a tree instead of a straight line.
 
 from __future__ import annotations
 
+import asyncio
 import difflib
 import re
 from dataclasses import dataclass, field
@@ -101,7 +102,8 @@ class StepWork:
             return ""
         query = self.subtask.description if failure is None else f"{self.subtask.description}\n{failure}"
         try:
-            records = index.retrieve(query, libraries=libraries or None, k=4)
+            # Off the event loop: the first call loads chromadb and the embedding model.
+            records = await asyncio.to_thread(index.retrieve, query, libraries=libraries or None, k=4)
         except Exception as exc:  # a broken index degrades answers, it must not stop the run
             self.run.progress(f"API retrieval failed: {exc}")
             return ""

@@ -126,6 +126,10 @@ class Run:
     # ----- lifecycle ----------------------------------------------------------------
     def start(self) -> asyncio.Task:
         if self._task is None:
+            # Emitted before the task runs, so whoever started the run can show it at once.
+            self._started = time.monotonic()
+            self.emit(RunStarted(run_id=self.id, request=self.request, model=self.model_name, notebook=self.notebook,
+                                 kernel_id=self.kernel_id, strategy=self.options.strategy, approval_mode=self.options.approval_mode))
             self._task = asyncio.ensure_future(self._main())
         return self._task
 
@@ -201,9 +205,6 @@ class Run:
 
     # ----- the run ------------------------------------------------------------------
     async def _main(self) -> None:
-        self._started = time.monotonic()
-        self.emit(RunStarted(run_id=self.id, request=self.request, model=self.model_name, notebook=self.notebook,
-                             kernel_id=self.kernel_id, strategy=self.options.strategy, approval_mode=self.options.approval_mode))
         try:
             status, message = await self._plan_and_solve()
         except asyncio.CancelledError:
@@ -242,11 +243,11 @@ class Run:
             parts.append("Variables already in the kernel:\n" + variables)
         return "\n".join(parts)
 
-    def _intros(self) -> str:
+    async def _intros(self) -> str:
         if self.index is None:
             return ""
         try:
-            intros = self.index.intros()
+            intros = await asyncio.to_thread(self.index.intros)
         except Exception:
             return ""
         return "\n".join(f"- {lib}: {text.splitlines()[0] if text else ''}" for lib, text in intros.items())
@@ -261,7 +262,7 @@ class Run:
     async def _plan_and_solve(self) -> tuple[str, str]:
         self.data_overview = await self._gather_overview()
         self.progress("planning")
-        plan = await Planner(self.llm).plan(self.request, self.data_overview, self._intros())
+        plan = await Planner(self.llm).plan(self.request, self.data_overview, await self._intros())
         if plan.declined:
             self.emit(Declined(run_id=self.id, reason=plan.declined))
             return "declined", plan.declined

@@ -77,7 +77,7 @@ async def _agent(session, task: Task, mode: str, settings: GeoAgentSettings, log
 async def run_task(task: Task, mode: str, settings: GeoAgentSettings, out_dir: Path, *, model: str | None = None,
                    use_index: bool = True, task_timeout: float = 1800, reference_dir: Path | None = None) -> TaskResult:
     from .callmetrics import call_metrics, called_functions
-    from .grading import grade_task
+    from .grading import GradingError, grade_task
 
     workdir = task.prepare_workdir(Path(out_dir) / "work" / mode / task.id)
     started = time.monotonic()
@@ -96,7 +96,11 @@ async def run_task(task: Task, mode: str, settings: GeoAgentSettings, out_dir: P
         stats = session.llm.stats
         result.llm_calls, result.tokens_in, result.tokens_out = stats.calls, stats.tokens_in, stats.tokens_out
     result.wall_s = round(time.monotonic() - started, 1)
-    report = grade_task(task.dir, workdir)
+    try:
+        report = grade_task(task.dir, workdir)
+    except GradingError as exc:  # the suite itself is broken: say so, keep going
+        result.status, result.message = "grading_error", str(exc)
+        return result
     result.score, result.passed = round(report.score, 4), report.passed
     result.subchecks = [s.model_dump() for s in report.subchecks]
     reference = (reference_dir / f"{task.id}.py") if reference_dir else None

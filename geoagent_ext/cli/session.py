@@ -11,11 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, AsyncIterator
 
-from jupyter_client.multikernelmanager import AsyncMultiKernelManager
-
 from ..agent.kernel_handle import BoundKernel
 from ..config import GeoAgentSettings
-from ..kernel import KernelService
+from ..kernel import KernelService, start_kernel
+from ..kernel.launch import local_kernel_manager
 from ..llm.client import LLMClient
 from ..llm.factory import make_chat_model
 
@@ -50,8 +49,8 @@ async def open_session(settings: GeoAgentSettings, *, cwd: Path, model: str | No
     chat_model = make_chat_model(model_name, settings)
     llm = LLMClient(chat_model, timeout=settings.llm_timeout)
     index = open_index(settings, console) if use_index else None
-    manager = AsyncMultiKernelManager()
-    kernel_id = await manager.start_kernel(kernel_name=kernel_name, cwd=str(cwd))
+    manager = local_kernel_manager()
+    kernel_id = await start_kernel(manager, cwd=str(cwd), kernel_name=kernel_name)
     service = KernelService(manager)
     try:
         yield Session(kernel=BoundKernel(service, kernel_id), llm=llm, model_name=model_name, index=index, kernel_id=kernel_id)

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+from .openapi import OpenAPIHandler
+from .runs import RUN_ID, RunActionHandler, RunCancelHandler, RunEventsHandler, RunHandler, RunsHandler
 from .status import StatusHandler
+from .stream import RunStreamHandler
 
 
 def make_handlers() -> list[tuple[str, type]]:
     """Routes relative to the server's base_url (ExtensionApp joins them)."""
     return [
         (r"/geoagent/status", StatusHandler),
+        (r"/geoagent/openapi.json", OpenAPIHandler),
+        (r"/geoagent/runs", RunsHandler),
+        (rf"/geoagent/runs/{RUN_ID}", RunHandler),
+        (rf"/geoagent/runs/{RUN_ID}/events", RunEventsHandler),
+        (rf"/geoagent/runs/{RUN_ID}/actions", RunActionHandler),
+        (rf"/geoagent/runs/{RUN_ID}/cancel", RunCancelHandler),
+        (rf"/geoagent/runs/{RUN_ID}/stream", RunStreamHandler),
     ]

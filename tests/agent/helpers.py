@@ -6,11 +6,10 @@ import re
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from jupyter_client.multikernelmanager import AsyncMultiKernelManager
-
 from geoagent_ext.agent.kernel_handle import BoundKernel
 from geoagent_ext.agent.run import Run, RunOptions
-from geoagent_ext.kernel import KernelService
+from geoagent_ext.kernel import KernelService, start_kernel
+from geoagent_ext.kernel.launch import local_kernel_manager
 from geoagent_ext.llm.client import LLMClient
 from geoagent_ext.llm.scripted import ScriptedChatModel
 
@@ -54,8 +53,8 @@ class StepScript:
 
 @asynccontextmanager
 async def real_kernel(cwd: Path):
-    manager = AsyncMultiKernelManager()
-    kernel_id = await manager.start_kernel(kernel_name="python3", cwd=str(cwd))
+    manager = local_kernel_manager()
+    kernel_id = await start_kernel(manager, cwd=str(cwd), kernel_name="python3")
     service = KernelService(manager)
     try:
         yield BoundKernel(service, kernel_id)

@@ -1,0 +1,90 @@
+"""Fold a run's events into its current state (for lists, reopened panels, the chat).
+
+The events are the truth; this is a pure function over them, so a live run and
+a log read back after a server restart give the same picture. A log without a
+``finished`` event whose run is not live anymore was cut off: "interrupted".
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from .events import Event
+
+
+def fold(events: Iterable[Event], live: bool = False) -> dict[str, Any]:
+    state: dict[str, Any] = {
+        "run_id": None, "request": "", "model": "", "notebook": None, "kernel_id": None, "strategy": "loop",
+        "status": "running" if live else "interrupted", "message": "", "started": None, "updated": None,
+        "subtasks": [], "stats": None, "waiting_for": None, "last_seq": 0,
+    }
+    subtasks: dict[str, dict[str, Any]] = {}
+
+    def ensure(spec) -> dict[str, Any]:
+        entry = subtasks.get(spec.id)
+        if entry is None:
+            entry = {"id": spec.id, "description": spec.description, "status": "pending", "attempts": 0,
+                     "code": "", "error": "", "by": None, "inserted_for": spec.inserted_for}
+            subtasks[spec.id] = entry
+        return entry
+
+    order: list[str] = []
+    for event in events:
+        state["run_id"] = event.run_id
+        state["last_seq"] = event.seq
+        state["updated"] = event.ts
+        t = event.type
+        if t == "run_started":
+            state.update(request=event.request, model=event.model, notebook=event.notebook,
+                         kernel_id=event.kernel_id, strategy=event.strategy, started=event.ts)
+        elif t in ("planned", "replanned"):
+            order = [s.id for s in event.subtasks]
+            for spec in event.subtasks:
+                ensure(spec)
+        elif t == "subtask_inserted":
+            ensure(event.subtask)
+            order.insert(order.index(event.before) if event.before in order else len(order), event.subtask.id)
+        elif t == "subtask_started":
+            entry = subtasks.get(event.subtask_id)
+            if entry:
+                entry["status"] = "running"
+            state["waiting_for"] = None
+        elif t == "code_proposed":
+            entry = subtasks.get(event.subtask_id)
+            if entry:
+                entry["attempts"] = max(entry["attempts"], event.attempt)
+                entry["code"] = event.code
+        elif t == "executed" and event.result.status != "ok":
+            entry = subtasks.get(event.subtask_id)
+            if entry:
+                entry["error"] = event.result.error or event.result.status
+        elif t == "solved":
+            entry = subtasks.get(event.subtask_id)
+            if entry:
+                entry.update(status="solved", code=event.code, error="", by=event.by)
+            state["waiting_for"] = None
+        elif t == "needs_human":
+            entry = subtasks.get(event.subtask_id)
+            if entry:
+                entry.update(status="needs_human", code=event.code, error=event.error)
+            state["waiting_for"] = {"kind": "stuck", "subtask_id": event.subtask_id}
+        elif t == "approval_requested":
+            state["waiting_for"] = {"kind": "approval", "subtask_id": event.subtask_id}
+            entry = subtasks.get(event.subtask_id)
+            if entry:
+                entry["code"] = event.code
+        elif t in ("approval_given", "hint_given"):
+            state["waiting_for"] = None
+        elif t == "skipped":
+            entry = subtasks.get(event.subtask_id)
+            if entry:
+                entry["status"] = "skipped"
+            state["waiting_for"] = None
+        elif t == "declined":
+            state["message"] = event.reason
+        elif t == "finished":
+            state.update(status=event.status, message=event.message, stats=event.stats.model_dump(), waiting_for=None)
+    state["subtasks"] = [subtasks[i] for i in order if i in subtasks]
+    if state["waiting_for"] and state["status"] == "running":
+        state["status"] = "needs_human" if state["waiting_for"]["kind"] == "stuck" else "awaiting_approval"
+    return state

@@ -1,0 +1,48 @@
+"""Live-kernel execution service: isolated client, trial sandbox, in-kernel introspection.
+
+Every line of agent code reaches the user's kernel through :class:`KernelService`.
+Module map (one concern each):
+
+``connection``  private client per kernel (own session id, IOPub routing, restarts)
+``execute``     one execute_request -> :class:`ExecutionResult` (timeouts, dead kernels)
+``probe``       silent calls into the in-kernel helper ``__geoagent__``
+``inkernel``    the helper's source (runs *in* the kernel): introspection, profiles, fork trials
+``trial``       fork trials: the service's Unix socket, time limits, kills
+``replay``      fallback trials: history replayed in a fresh kernel
+``errors``      short error messages and GIS hints (reused by the agent's repair)
+``launch``      start a kernel with a cwd; find a notebook's kernel; a headless manager
+"""
+
+from .errors import gis_hints, shorten_error, strip_ansi
+from .exceptions import (
+    KernelBusyError,
+    KernelDeadError,
+    KernelNotFoundError,
+    KernelProtocolError,
+    KernelServiceError,
+)
+from .launch import kernel_for_notebook, local_kernel_manager, start_kernel
+from .probe import ProbeError
+from .results import ExecutionError, ExecutionResult, Member, TrialResult, VariableSummary
+from .service import KernelService
+
+__all__ = [
+    "ExecutionError",
+    "ExecutionResult",
+    "KernelBusyError",
+    "KernelDeadError",
+    "KernelNotFoundError",
+    "KernelProtocolError",
+    "KernelService",
+    "KernelServiceError",
+    "Member",
+    "ProbeError",
+    "TrialResult",
+    "VariableSummary",
+    "gis_hints",
+    "kernel_for_notebook",
+    "local_kernel_manager",
+    "shorten_error",
+    "start_kernel",
+    "strip_ansi",
+]

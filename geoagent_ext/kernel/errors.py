@@ -1,0 +1,138 @@
+"""Shorten a traceback into one clear line, plus GIS hints.
+
+LLMs repair better from ``NameError: name 'x' is not defined (line 3: y = x + 1)``
+than from 60 lines of ANSI-coloured frames inside pandas, and the common GIS
+failures (CRS mismatch, invalid geometries, geographic CRS used for areas, files
+that are missing or already exist) each have a known fix worth stating. The
+agent's repair step imports :func:`gis_hints` directly.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .results import ExecutionError
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
+# IPython >= 8 names the submitted cell "Cell In[7], line 3"; older ones use the
+# ipykernel temp file. The first such frame is the submitted code itself.
+_CELL_FRAME = re.compile(r"(?:Cell In\s*\[\s*\d*\s*\]|ipykernel_\d+[/\\]\d+\.py|<geoagent-trial>)[^\n]*?line (\d+)")
+_SYNTAX_LINE = re.compile(r"\(.*?, line (\d+)\)\s*$")
+
+
+def strip_ansi(text: str) -> str:
+    return _ANSI.sub("", text)
+
+
+# (pattern searched in "ename: evalue\n<traceback>\n<stderr>", hint). Order = priority.
+GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
+    (
+        re.compile(r"CRS mismatch|crs mismatch|different CRS|CRS of .* do(es)? not match", re.I),
+        "The two layers have different CRS: reproject one with .to_crs(other.crs) before "
+        "joining, overlaying or comparing them.",
+    ),
+    (
+        re.compile(r"naive geometr|has no CRS|crs is None|Cannot transform naive", re.I),
+        "The data has no CRS: declare the one it is really in with .set_crs(epsg=...) "
+        "(not .to_crs), then reproject.",
+    ),
+    (
+        re.compile(r"geographic CRS\. Results from '(area|length|buffer|distance|centroid)'", re.I),
+        "Areas, lengths, buffers and distances in a geographic CRS (degrees) are wrong: "
+        "reproject to a projected CRS first, e.g. gdf.to_crs(gdf.estimate_utm_crs()).",
+    ),
+    (
+        re.compile(r"TopologyException|Self-intersection|IllegalArgumentException|"
+                   r"invalid geometr|not a valid geometry|Ring Self-intersection|"
+                   r"LinearRing.*closed", re.I),
+        "Some geometries are invalid: repair them with .make_valid() (or .buffer(0)) "
+        "and drop empty ones before overlay/dissolve.",
+    ),
+    (
+        re.compile(r"already exists|File exists|FileExistsError", re.I),
+        "The output already exists: choose a new name or overwrite explicitly "
+        "(mode='w' for to_file, overwrite=True where supported, or remove it first).",
+    ),
+    (
+        re.compile(r"No such file or directory|FileNotFoundError|does not exist in the file system|"
+                   r"not recognized as (a|being in a) supported file format|DataSourceError", re.I),
+        "The file was not found or not readable: paths are relative to the kernel's working "
+        "directory; check os.getcwd() and os.listdir() and the file's format.",
+    ),
+    (
+        re.compile(r"CRSError|Invalid projection|Invalid EPSG|crs input", re.I),
+        "The CRS could not be parsed: pass an EPSG code (epsg=3857) or 'EPSG:3857'.",
+    ),
+    (
+        re.compile(r"^ModuleNotFoundError|^ImportError", re.M),
+        "The package is not installed in the kernel's environment; use what is installed "
+        "or install it with %pip install <package> and restart.",
+    ),
+    (
+        re.compile(r"^KeyError: ['\"]", re.M),
+        "A column or key does not exist: check the real names with df.columns.",
+    ),
+    (
+        re.compile(r"^AttributeError: .* has no attribute", re.M),
+        "That attribute does not exist on the object: use one of its real members.",
+    ),
+]
+
+
+def gis_hints(ename: str, evalue: str, traceback: list[str] | str = "", stderr: str = "") -> list[str]:
+    """Hints for a failure; ``stderr`` carries warnings such as the geographic-CRS one."""
+    tb = traceback if isinstance(traceback, str) else "\n".join(traceback)
+    text = f"{ename}: {evalue}\n{strip_ansi(tb)}\n{strip_ansi(stderr)}"
+    return [hint for pattern, hint in GIS_HINTS if pattern.search(text)]
+
+
+def failing_line(ename: str, evalue: str, traceback: list[str], code: str | None) -> int | None:
+    """Line number, in the submitted code, of the statement that failed."""
+    text = strip_ansi("\n".join(traceback))
+    m = _CELL_FRAME.search(text)
+    if m:
+        return int(m.group(1))
+    if ename in ("SyntaxError", "IndentationError", "TabError"):
+        m = _SYNTAX_LINE.search(evalue)
+        if m:
+            return int(m.group(1))
+    return None
+
+
+def shorten_error(
+    ename: str,
+    evalue: str,
+    traceback: list[str] | None = None,
+    code: str | None = None,
+    *,
+    lineno: int | None = None,
+    stderr: str = "",
+) -> ExecutionError:
+    """Build an :class:`ExecutionError` with the short message and hints."""
+    traceback = list(traceback or [])
+    evalue_clean = strip_ansi(evalue).strip()
+    if lineno is None:
+        lineno = failing_line(ename, evalue_clean, traceback, code)
+    # SyntaxErrors name the temp file: "(2845466573.py, line 2)" is noise once we give the line.
+    evalue_short = _SYNTAX_LINE.sub("", evalue_clean).strip() if ename.endswith("Error") else evalue_clean
+    first = evalue_short.splitlines()[0] if evalue_short else ""
+    if len(first) > 300:
+        first = first[:297] + "..."
+    message = f"{ename}: {first}" if first else ename
+    if lineno is not None and code:
+        lines = code.splitlines()
+        if 1 <= lineno <= len(lines):
+            src = lines[lineno - 1].strip()
+            if len(src) > 120:
+                src = src[:117] + "..."
+            message += f" (line {lineno}: {src})"
+        else:
+            message += f" (line {lineno})"
+    return ExecutionError(
+        ename=ename,
+        evalue=evalue,
+        traceback=traceback,
+        message=message,
+        lineno=lineno,
+        hints=gis_hints(ename, evalue_clean, traceback, stderr),
+    )

@@ -1,0 +1,316 @@
+"""Members, closest names, profiles and variable summaries of live objects."""
+
+# Part of the in-kernel helper: the parts are executed IN ORDER in one module
+# namespace (see inkernel/__init__.py), so names of earlier parts are globals here.
+import builtins
+import difflib
+import inspect
+import sys
+import types as _types
+# ---------------------------------------------------------------- members
+
+
+def _plain_signature(func, name):
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):
+        return ""
+    params = [p.replace(annotation=inspect.Parameter.empty) for p in sig.parameters.values()]
+    sig = sig.replace(parameters=params, return_annotation=inspect.Signature.empty)
+    return name + str(sig)
+
+
+def _first_doc_line(obj):
+    doc = getattr(obj, "__doc__", None)
+    if not isinstance(doc, str):
+        return ""
+    for line in doc.strip().splitlines():
+        line = line.strip()
+        if line:
+            return line[:160]
+    return ""
+
+
+# properties, C getset descriptors and slots: never evaluated by members()
+_PROPERTY_TYPES = (property, _types.GetSetDescriptorType, _types.MemberDescriptorType)
+
+
+def _member(obj, name):
+    try:
+        static = inspect.getattr_static(obj, name)
+    except AttributeError:
+        static = None
+    if isinstance(static, (staticmethod, classmethod)):
+        static = static.__func__
+    if isinstance(static, _PROPERTY_TYPES):
+        # never run a property's getter: it may read a whole raster band
+        return {"name": name, "kind": "property", "signature": "", "doc": _first_doc_line(static)}
+    try:
+        value = getattr(obj, name)
+    except Exception:
+        return {"name": name, "kind": "attribute", "signature": "", "doc": ""}
+    if inspect.ismodule(value):
+        kind = "module"
+    elif inspect.isclass(value):
+        kind = "class"
+    elif callable(value):
+        kind = "function" if inspect.ismodule(obj) or inspect.isclass(obj) else "method"
+    else:
+        kind = "attribute"
+    sig = _plain_signature(value, name) if kind in ("function", "method", "class") else ""
+    doc = _first_doc_line(value) if kind != "attribute" else type(value).__name__
+    return {"name": name, "kind": kind, "signature": sig, "doc": doc}
+
+
+def members(expression, include_private=False):
+    """Real members of the expression's live object, with call signatures."""
+    try:
+        obj = _resolve(expression)
+    except _NeedsJedi:
+        return _jedi_members(expression, include_private)
+    names = sorted(set(dir(obj)))
+    return [_member(obj, n) for n in names if include_private or not n.startswith("_")]
+
+
+def _jedi_members(expression, include_private):
+    import jedi
+
+    comps = jedi.Interpreter(expression.strip() + ".", [_ns()]).complete()
+    out = []
+    for c in comps:
+        if c.name.startswith("_") and not include_private:
+            continue
+        sig = ""
+        if c.type in ("function", "class"):
+            try:
+                sigs = c.get_signatures()
+                sig = sigs[0].to_string() if sigs else ""
+            except Exception:
+                sig = ""
+        kind = {"function": "method", "statement": "attribute", "instance": "attribute"}.get(c.type, c.type)
+        out.append({"name": c.name, "kind": kind, "signature": sig, "doc": ""})
+    return out
+
+
+def closest_names(expression, wrong_name, n=5):
+    """Names closest to a wrong one: members of ``expression`` or, if empty, variables."""
+    if expression.strip():
+        try:
+            obj = _resolve(expression)
+            candidates = list(dir(obj))
+        except _NeedsJedi:
+            candidates = [m["name"] for m in _jedi_members(expression, True)]
+    else:
+        candidates = list(_ns()) + dir(builtins)
+    candidates = [c for c in set(candidates) if not (c.startswith("__") and c.endswith("__"))]
+    lower = wrong_name.lower()
+    exact_ci = [c for c in candidates if c.lower() == lower and c != wrong_name]
+    close = difflib.get_close_matches(wrong_name, candidates, n=n, cutoff=0.6)
+    close_ci = difflib.get_close_matches(lower, candidates, n=n, cutoff=0.6)
+    out = []
+    for c in exact_ci + close + close_ci:
+        if c not in out and c != wrong_name:
+            out.append(c)
+    return out[:n]
+
+
+# ---------------------------------------------------------------- profiles
+
+
+def _qualname(obj):
+    t = type(obj)
+    mod = t.__module__.split(".")[0]
+    return t.__name__ if mod == "builtins" else "%s.%s" % (mod, t.__name__)
+
+
+def _crs_text(crs):
+    if crs is None:
+        return "no CRS"
+    try:
+        from pyproj import CRS
+
+        c = crs if isinstance(crs, CRS) else CRS.from_user_input(getattr(crs, "to_wkt", lambda: crs)())
+        code = c.to_epsg(min_confidence=70)
+        label = "EPSG:%s" % code if code else c.name
+        units = c.axis_info[0].unit_name if c.axis_info else "?"
+        kind = "geographic" if c.is_geographic else "projected"
+        return "%s (%s, %s, units: %s)" % (label, c.name, kind, units)
+    except Exception:
+        return str(crs)[:120]
+
+
+def _short(value, width=40):
+    if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:  # numpy scalar -> 3, not np.int64(3)
+        try:
+            value = value.item()
+        except Exception:
+            pass
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _is_pandas(obj, cls):
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(obj, getattr(pd, cls))
+
+
+def _is_geo(obj):
+    gpd = sys.modules.get("geopandas")
+    return gpd is not None and isinstance(obj, (gpd.GeoDataFrame, gpd.GeoSeries))
+
+
+def _columns_text(df, limit=40):
+    lines = []
+    for i, col in enumerate(df.columns):
+        if i >= limit:
+            lines.append("  ... %d more columns" % (len(df.columns) - limit))
+            break
+        s = df[col]
+        if _is_geo(s):
+            lines.append("  %s: geometry" % col)
+            continue
+        nulls = int(s.isna().sum())
+        example = ""
+        nonnull = s.dropna()
+        if len(nonnull):
+            example = ", e.g. %s" % _short(nonnull.iloc[0])
+            if str(s.dtype).startswith(("int", "float", "uint")):
+                example = ", range %s..%s" % (_short(nonnull.min(), 16), _short(nonnull.max(), 16))
+        lines.append("  %s: %s, %d nulls%s" % (col, s.dtype, nulls, example))
+    return lines
+
+
+def _geometry_text(geo):
+    types = geo.geom_type.value_counts(dropna=False)
+    kinds = ", ".join("%s %d" % (k, v) for k, v in types.items())
+    missing = int(geo.isna().sum())
+    empty = int(geo.is_empty.sum())
+    line = "geometry: %s; %d missing, %d empty" % (kinds or "none", missing, empty)
+    if len(geo) <= 200_000:
+        invalid = int((~geo.is_valid).sum())
+        line += ", %d invalid" % invalid
+    return line
+
+
+def _bounds(b):
+    return None if b is None else tuple(round(float(v), 6) for v in b)
+
+
+def _profile_obj(obj, name):
+    if _is_pandas(obj, "DataFrame") and _is_geo(obj):
+        b = obj.total_bounds if len(obj) else None
+        lines = [
+            "%s: GeoDataFrame, %d rows x %d columns" % (name, len(obj), obj.shape[1]),
+            "CRS: %s" % _crs_text(obj.crs),
+            "bounds (xmin, ymin, xmax, ymax): %s" % (_bounds(b),),
+            "active " + _geometry_text(obj.geometry) + " (column %r)" % obj.geometry.name,
+            "columns:",
+        ]
+        return "\n".join(lines + _columns_text(obj))
+    if _is_geo(obj):  # GeoSeries
+        return "\n".join([
+            "%s: GeoSeries, %d rows" % (name, len(obj)),
+            "CRS: %s" % _crs_text(obj.crs),
+            "bounds: %s" % (_bounds(obj.total_bounds if len(obj) else None),),
+            _geometry_text(obj),
+        ])
+    if _is_pandas(obj, "DataFrame"):
+        lines = ["%s: DataFrame, %d rows x %d columns" % (name, len(obj), obj.shape[1]), "columns:"]
+        return "\n".join(lines + _columns_text(obj))
+    if _is_pandas(obj, "Series"):
+        nulls = int(obj.isna().sum())
+        return "%s: Series %r, %d rows, dtype %s, %d nulls" % (name, obj.name, len(obj), obj.dtype, nulls)
+    mod = type(obj).__module__
+    if mod.startswith("rasterio") and hasattr(obj, "profile") and hasattr(obj, "count"):
+        if getattr(obj, "closed", False):
+            return "%s: rasterio dataset %r (closed)" % (name, getattr(obj, "name", ""))
+        return "\n".join([
+            "%s: rasterio %s %r, %d bands x %d rows x %d cols, dtype %s"
+            % (name, type(obj).__name__, obj.name, obj.count, obj.height, obj.width, obj.dtypes[0]),
+            "CRS: %s" % _crs_text(obj.crs),
+            "nodata: %s, resolution: %s, bounds: %s" % (obj.nodata, obj.res, _bounds(obj.bounds)),
+        ])
+    if mod.startswith("xarray"):
+        return _xarray_text(obj, name)
+    np = sys.modules.get("numpy")
+    if np is not None and isinstance(obj, np.ndarray):
+        text = "%s: ndarray shape %s, dtype %s" % (name, obj.shape, obj.dtype)
+        if obj.size and obj.size <= 10_000_000 and obj.dtype.kind in "iufb":
+            text += ", min %s, max %s, nan %d" % (
+                obj.min(), obj.max(), int(np.isnan(obj).sum()) if obj.dtype.kind == "f" else 0)
+        return text
+    return "%s: %s = %s" % (name, _qualname(obj), _short(obj, 300))
+
+
+def _xarray_text(obj, name):
+    kind = type(obj).__name__
+    lines = ["%s: xarray %s, dims %s" % (name, kind, dict(obj.sizes))]
+    if kind == "DataArray":
+        lines[0] += ", dtype %s, name %r" % (obj.dtype, obj.name)
+    else:
+        for var, da in list(obj.data_vars.items())[:20]:
+            lines.append("  %s: %s %s" % (var, da.dims, da.dtype))
+    rio = None
+    try:
+        rio = obj.rio  # rioxarray accessor, when installed
+    except Exception:
+        rio = None
+    if rio is not None:
+        try:
+            lines.append("CRS: %s" % _crs_text(rio.crs))
+            nodata = rio.nodata if kind == "DataArray" else None
+            lines.append("nodata: %s, resolution: %s" % (nodata, rio.resolution()))
+        except Exception:
+            pass
+    if kind == "DataArray" and "_FillValue" in obj.attrs:
+        lines.append("_FillValue: %s" % obj.attrs["_FillValue"])
+    return "\n".join(lines)
+
+
+def profile(name):
+    """Compact text profile of a variable (or expression) for the LLM."""
+    try:
+        obj = _resolve(name)
+    except _NeedsJedi:
+        raise ValueError("profile() needs a variable or attribute, not %r" % name)
+    return _profile_obj(obj, name)
+
+
+def _summary(obj):
+    if inspect.ismodule(obj):
+        version = getattr(obj, "__version__", "")
+        return "module %s %s" % (obj.__name__, version)
+    if _is_pandas(obj, "DataFrame"):
+        head = "%s %d rows x %d cols" % (type(obj).__name__, len(obj), obj.shape[1])
+        if _is_geo(obj):
+            types = ",".join(map(str, obj.geom_type.dropna().unique()[:3]))
+            return "%s, %s, %s" % (head, _crs_text(obj.crs).split(" (")[0], types)
+        cols = ", ".join(map(str, list(obj.columns)[:8]))
+        return "%s: %s%s" % (head, cols, ", ..." if obj.shape[1] > 8 else "")
+    if _is_geo(obj) or _is_pandas(obj, "Series"):
+        return "%s %d rows, dtype %s" % (type(obj).__name__, len(obj), obj.dtype)
+    if inspect.isfunction(obj) or inspect.isbuiltin(obj):
+        return "function " + (_plain_signature(obj, obj.__name__) or obj.__name__)
+    if inspect.isclass(obj):
+        return "class %s" % obj.__name__
+    if isinstance(obj, (list, tuple, set, frozenset, dict)):
+        return "%s of %d items: %s" % (type(obj).__name__, len(obj), _short(obj, 60))
+    try:
+        first = _profile_obj(obj, "x").splitlines()[0]
+        return first[3:] if first.startswith("x: ") else first
+    except Exception:
+        return _short(obj, 80)
+
+
+def variables():
+    """The user's variables (modules included: aliases matter) with one-line summaries."""
+    ns = _ns()
+    out = []
+    for name in sorted(_user_names(ns, private=False)):
+        obj = ns[name]
+        try:
+            summary = _summary(obj)
+        except Exception as e:
+            summary = "%s (summary failed: %s)" % (_qualname(obj), e)
+        out.append({"name": name, "type": _qualname(obj), "summary": summary[:200]})
+    return out

@@ -1,0 +1,21 @@
+"""The functions :func:`call` may run (everything else is private)."""
+
+# Part of the in-kernel helper: the parts are executed IN ORDER in one module
+# namespace (see inkernel/__init__.py), so names of earlier parts are globals here.
+
+_API = {
+    "members": members,
+    "closest_names": closest_names,
+    "profile": profile,
+    "variables": variables,
+    "snapshot": snapshot,
+    "diff": diff,
+    "history": history,
+    "cwd": cwd,
+    "limit_memory": limit_memory,
+    "enter_sandbox": enter_sandbox,
+    "sandbox_changes": sandbox_changes,
+    "trial_start": trial_start,
+    "trial_kill": trial_kill,
+    "cleanup": cleanup,
+}

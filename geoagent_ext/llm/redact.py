@@ -1,0 +1,91 @@
+"""Remove secret-looking strings before text becomes an error, an event or a log line.
+
+Provider libraries sometimes echo a request (headers, the key's prefix) in their
+exceptions; those messages flow into events that reach the browser and the run log
+on disk. Redaction happens at that boundary, by two rules: known key shapes
+(``sk-...``, ``Bearer ...`` and a few vendor prefixes) and the literal values of
+environment variables whose names say they are secrets (KEY, TOKEN, SECRET,
+PASSWORD), so an unknown key format is still caught when it came from the env.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+REDACTED = "[REDACTED]"
+
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+_MIN_ENV_SECRET = 8  # shorter values ("1", "true") would shred ordinary text
+
+_PATTERNS = [
+    re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"),  # OpenAI, Anthropic (sk-ant-...), many proxies
+    re.compile(r"\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=\-]{8,}", re.IGNORECASE),
+    re.compile(r"\b(ghp|gho|ghs|github_pat|hf|xox[abprs]|glpat)[_-][A-Za-z0-9_\-]{10,}"),
+    re.compile(r"\bAIza[0-9A-Za-z_\-]{20,}"),  # Google API keys
+    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),  # AWS access key ids
+    # key=value / "api_key": "value" shapes, whatever the value looks like
+    re.compile(
+        r"""(?P<name>["']?[\w\-]*(?:api[_\-]?key|token|secret|password)["']?\s*[:=]\s*)"""
+        r"""(?P<q>["']?)(?P<value>[^\s"',}]{6,})""",
+        re.IGNORECASE,
+    ),
+]
+
+
+def env_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
+    """Values of secret-named environment variables, longest first (so overlaps redact whole)."""
+    env = os.environ if environ is None else environ
+    values = {v for k, v in env.items() if _SECRET_NAME.search(k) and len(v) >= _MIN_ENV_SECRET}
+    return sorted(values, key=len, reverse=True)
+
+
+def redact(text: str, extra: Iterable[str] = ()) -> str:
+    """Return text with every secret-looking substring replaced by ``[REDACTED]``."""
+    if not text:
+        return text
+    for value in [*env_secrets(), *(e for e in extra if e and len(e) >= _MIN_ENV_SECRET)]:
+        if value in text:
+            text = text.replace(value, REDACTED)
+    for pattern in _PATTERNS:
+        if "value" in pattern.groupindex:
+            text = pattern.sub(
+                lambda m: (
+                    m.group(0)
+                    if m.group("value") == REDACTED
+                    else f"{m.group('name')}{m.group('q')}{REDACTED}"
+                ),
+                text,
+            )
+        else:
+            text = pattern.sub(REDACTED, text)
+    return text
+
+
+def redact_obj(obj: Any) -> Any:
+    """Redact every string inside nested dicts/lists/tuples (for event payloads)."""
+    if isinstance(obj, str):
+        return redact(obj)
+    if isinstance(obj, Mapping):
+        return {k: redact_obj(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(redact_obj(v) for v in obj)
+    return obj
+
+
+class RedactingFilter(logging.Filter):
+    """A logging filter that redacts the formatted message (attach to handlers)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        cleaned = redact(message)
+        if cleaned != message or record.args:
+            record.msg, record.args = cleaned, None
+        if record.exc_info and record.exc_info[1] is not None:
+            # Tracebacks repeat the exception message; format it now, redacted.
+            record.exc_text = redact(logging.Formatter().formatException(record.exc_info))
+            record.exc_info = None
+        return True

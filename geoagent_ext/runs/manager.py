@@ -1,0 +1,196 @@
+"""Owns the server's agent runs: starts them on users' kernels, finds them, persists them.
+
+Runs outlive browser tabs (they live here, not in the page) and their logs outlive
+the server: a registry file in the data dir maps run ids to their JSONL logs, so
+after a restart every run is still listed and a run cut off mid-way shows as
+"interrupted" with its log intact.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from ..agent.events import Event
+from ..agent.kernel_handle import BoundKernel
+from ..agent.run import HumanAction, Run, RunOptions
+from ..agent.runlog import read_events
+from ..agent.state import fold
+from ..config import GeoAgentSettings
+from ..kernel import KernelNotFoundError, KernelService, kernel_for_notebook
+from ..llm.client import LLMClient
+from ..llm.factory import make_chat_model
+from .schemas import ActionRequest, StartRunRequest
+
+log = logging.getLogger(__name__)
+
+
+class RunManagerError(Exception):
+    """A request the manager cannot honour; ``status`` is the HTTP status to answer with."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+class RunManager:
+    def __init__(self, settings: GeoAgentSettings, kernel_manager: Any, session_manager: Any = None,
+                 root_dir: str | os.PathLike | None = None):
+        self.settings = settings
+        self.kernel_manager = kernel_manager
+        self.session_manager = session_manager
+        self.root_dir = Path(root_dir or os.getcwd())
+        self.kernels = KernelService(kernel_manager)
+        self.runs: dict[str, Run] = {}
+        self._models: dict[str, Any] = {}
+        self._index: Any = None
+        self._index_tried = False
+        self.registry = Path(settings.data_dir) / "runs" / "registry.jsonl"
+
+    # ----- building blocks ----------------------------------------------------------
+    async def _chat_model(self, spec: str):
+        """Chat models are cached per spec; creating one may join weights, so off the loop."""
+        if spec not in self._models:
+            try:
+                self._models[spec] = await asyncio.to_thread(make_chat_model, spec, self.settings)
+            except Exception as exc:  # unknown provider, missing package or weights
+                raise RunManagerError(400, str(exc)) from None
+        return self._models[spec]
+
+    async def index(self):
+        """The knowledge index, opened once and never built here (a request must not wait
+        minutes); None when missing, and runs continue without retrieval."""
+        if not self._index_tried:
+            self._index_tried = True
+            try:
+                from ..rag import KnowledgeIndex
+
+                self._index = await asyncio.to_thread(KnowledgeIndex.open, self.settings, auto_build=False)
+            except Exception as exc:
+                log.warning("GeoAgent: API index unavailable (%s); runs continue without retrieval. "
+                            "Build it with `geoagent index build`.", exc)
+        return self._index
+
+    async def _resolve_kernel(self, body: StartRunRequest) -> str:
+        if body.kernel_id:
+            if body.kernel_id not in self.kernel_manager:
+                raise RunManagerError(404, f"no running kernel {body.kernel_id!r}")
+            return body.kernel_id
+        if body.notebook_path:
+            if self.session_manager is None:
+                raise RunManagerError(400, "this server has no session manager; pass kernel_id")
+            try:
+                return await kernel_for_notebook(body.notebook_path, self.session_manager)
+            except KernelNotFoundError as exc:
+                raise RunManagerError(409, str(exc)) from None
+        raise RunManagerError(400, "give notebook_path (an open notebook) or kernel_id")
+
+    def _log_dir(self, notebook_path: str | None) -> Path:
+        if self.settings.runs_dir:
+            return Path(self.settings.runs_dir)
+        if notebook_path:
+            folder = (self.root_dir / notebook_path).parent
+            if folder.resolve().is_relative_to(self.root_dir.resolve()):
+                return folder / ".geoagent" / "runs"
+        return Path(self.settings.data_dir) / "runs" / "logs"
+
+    def _register(self, run: Run) -> None:
+        self.registry.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.registry, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"run_id": run.id, "log": str(run.log.path) if run.log else None}) + "\n")
+
+    def _registered(self) -> dict[str, Path]:
+        found: dict[str, Path] = {}
+        if self.registry.exists():
+            for line in self.registry.read_text(encoding="utf-8").splitlines():
+                try:
+                    entry = json.loads(line)
+                except ValueError:
+                    continue
+                if entry.get("log"):
+                    found[entry["run_id"]] = Path(entry["log"])
+        return found
+
+    # ----- API --------------------------------------------------------------------------
+    async def start(self, body: StartRunRequest) -> Run:
+        kernel_id = await self._resolve_kernel(body)
+        for other in self.runs.values():
+            if other.kernel_id == kernel_id and not other.done:
+                raise RunManagerError(409, f"run {other.id} is still working on this kernel; cancel it or wait")
+        spec = body.model or self.settings.model
+        llm = LLMClient(await self._chat_model(spec), timeout=self.settings.llm_timeout)
+        index = await self.index()
+        options = RunOptions(
+            strategy=body.strategy,
+            max_attempts=body.max_attempts or self.settings.max_attempts,
+            approval_mode=self.settings.approval_mode if body.approval_mode is None else body.approval_mode,
+            execute_timeout=self.settings.execute_timeout,
+        )
+        try:
+            run = Run(body.request, kernel=BoundKernel(self.kernels, kernel_id), llm=llm, model_name=spec,
+                      index=index, options=options, log_dir=self._log_dir(body.notebook_path),
+                      notebook=body.notebook_path, kernel_id=kernel_id)
+        except ValueError as exc:
+            raise RunManagerError(400, str(exc)) from None
+        self.runs[run.id] = run
+        self._register(run)
+        run.start()
+        return run
+
+    def get(self, run_id: str) -> Run | None:
+        return self.runs.get(run_id)
+
+    def events(self, run_id: str, after: int = 0) -> list[Event]:
+        run = self.runs.get(run_id)
+        if run is not None:
+            return [e for e in run.bus.history if e.seq > after]
+        path = self._registered().get(run_id)
+        if path is None:
+            raise RunManagerError(404, f"no run {run_id!r}")
+        return [e for e in read_events(path) if e.seq > after]
+
+    def state(self, run_id: str) -> dict[str, Any]:
+        run = self.runs.get(run_id)
+        if run is not None:
+            return fold(run.bus.history, live=not run.done)
+        return fold(self.events(run_id), live=False)
+
+    def list(self) -> list[dict[str, Any]]:
+        states = {rid: fold(run.bus.history, live=not run.done) for rid, run in self.runs.items()}
+        for rid, path in self._registered().items():
+            if rid not in states and path.exists():
+                states[rid] = fold(read_events(path), live=False)
+        rows = [s for s in states.values() if s["run_id"]]
+        return sorted(rows, key=lambda s: s["started"] or "", reverse=True)
+
+    def act(self, run_id: str, body: ActionRequest) -> None:
+        run = self._live(run_id)
+        try:
+            run.submit(HumanAction(**body.model_dump()))
+        except ValueError as exc:
+            raise RunManagerError(409, str(exc)) from None
+
+    def cancel(self, run_id: str) -> None:
+        self._live(run_id).cancel()
+
+    def _live(self, run_id: str) -> Run:
+        run = self.runs.get(run_id)
+        if run is None:
+            if run_id in self._registered():
+                raise RunManagerError(409, f"run {run_id} is not running anymore")
+            raise RunManagerError(404, f"no run {run_id!r}")
+        if run.done:
+            raise RunManagerError(409, f"run {run_id} has finished")
+        return run
+
+    async def shutdown(self) -> None:
+        for run in self.runs.values():
+            run.cancel()
+        pending = [run._task for run in self.runs.values() if run._task is not None]
+        if pending:
+            await asyncio.wait(pending, timeout=10)
+        await self.kernels.close()

@@ -1,0 +1,32 @@
+"""Request bodies of the runs API (pydantic: validation errors become clear 400s)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class StartRunRequest(BaseModel):
+    """Start a run on the kernel of an open notebook (or a kernel id)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    request: str = Field(min_length=1, max_length=20_000, description="What the user wants, in plain words.")
+    notebook_path: str | None = Field(None, max_length=4096, description="Notebook path relative to the server root; its session's kernel is used.")
+    kernel_id: str | None = Field(None, max_length=200, description="A running kernel id (instead of notebook_path).")
+    model: str | None = Field(None, max_length=200, description="provider:model; default: the configured model.")
+    strategy: Literal["loop", "mcts"] = "loop"
+    approval_mode: bool | None = None
+    max_attempts: int | None = Field(None, ge=1, le=20)
+
+
+class ActionRequest(BaseModel):
+    """A human decision for a waiting run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["edit", "hint", "skip", "approve", "reject"]
+    subtask_id: str = Field(min_length=1, max_length=100)
+    code: str = Field("", max_length=200_000)
+    text: str = Field("", max_length=20_000)

@@ -1,0 +1,48 @@
+"""Shortened error messages and GIS hints (pure functions, no kernel)."""
+
+from __future__ import annotations
+
+from geoagent_ext.kernel import gis_hints, shorten_error, strip_ansi
+
+IPY_TB = [
+    "\x1b[31m---------------------------------------------------------------------------\x1b[39m",
+    "\x1b[31mKeyError\x1b[39m                                  Traceback (most recent call last)",
+    "\x1b[36mCell\x1b[39m\x1b[36m \x1b[39m\x1b[32mIn[7]\x1b[39m\x1b[32m, line 2\x1b[39m\n"
+    "\x1b[32m      1\x1b[39m a = 1\n\x1b[32m----> \x1b[39m\x1b[32m2\x1b[39m f()\n",
+    "\x1b[36mCell\x1b[39m\x1b[36m \x1b[39m\x1b[32mIn[3]\x1b[39m\x1b[32m, line 5\x1b[39m, in f()\n",
+    "\x1b[31mKeyError\x1b[39m: 'populaton'",
+]
+
+
+def test_message_uses_the_outermost_cell_frame():
+    err = shorten_error("KeyError", "'populaton'", IPY_TB, "a = 1\nf()")
+    assert err.lineno == 2  # the submitted cell's line, not line 5 of an earlier cell
+    assert err.message == "KeyError: 'populaton' (line 2: f())"
+    assert any("df.columns" in h for h in err.hints)
+
+
+def test_strip_ansi():
+    assert strip_ansi("\x1b[31mKeyError\x1b[39m: x") == "KeyError: x"
+
+
+def test_long_values_are_cut():
+    err = shorten_error("ValueError", "x" * 1000 + "\nsecond line", [], "boom()")
+    assert len(err.message) < 320 and "second line" not in err.message
+
+
+def test_gis_hints():
+    crs = gis_hints("ValueError", "Cannot transform naive geometries.  Please set a crs on the object first.")
+    assert crs and "set_crs" in crs[0]
+    mismatch = gis_hints("", "", stderr="UserWarning: CRS mismatch between the CRS of left geometries "
+                                        "and the CRS of right geometries.")
+    assert "to_crs(other.crs)" in mismatch[0]
+    geographic = gis_hints("", "", stderr="UserWarning: Geometry is in a geographic CRS. Results from "
+                                          "'area' are likely incorrect.")
+    assert "projected CRS" in geographic[0]
+    invalid = gis_hints("GEOSException", "TopologyException: Input geom 1 is invalid: Self-intersection")
+    assert "make_valid" in invalid[0]
+    exists = gis_hints("DataSourceError", "out.tif already exists")
+    assert "already exists" in exists[0]
+    missing = gis_hints("DataSourceError", "parcels.gpkg: No such file or directory")
+    assert "not found" in missing[0]
+    assert gis_hints("ZeroDivisionError", "division by zero") == []

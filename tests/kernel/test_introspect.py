@@ -1,0 +1,111 @@
+"""Introspection inside the live kernel: real members, closest names, profiles, variables."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from geoagent_ext.kernel import ProbeError
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+NAMES = "print(sorted(globals()))"
+
+
+async def namespace(service, kid):
+    res = await service.execute(kid, NAMES, silent=True, store_history=False)
+    return set(eval(res.stdout))
+
+
+async def test_members_of_a_geodataframe_are_the_real_ones(service, geo_kernel):
+    members = await service.members(geo_kernel, "gdf")
+    by_name = {m.name: m for m in members}
+    assert len(members) > 150
+    assert by_name["to_crs"].kind == "method"
+    assert by_name["to_crs"].signature == "to_crs(crs=None, epsg=None, inplace=False)"
+    assert by_name["to_crs"].doc.startswith("Transform geometries")
+    assert by_name["crs"].kind == "property"
+    assert by_name["sjoin"].kind == "method" and by_name["explore"].kind == "method"
+    assert "pop" in by_name and by_name["pop"].kind in ("attribute", "method")  # column vs DataFrame.pop
+    assert not [m for m in members if m.name.startswith("_")]
+    private = await service.members(geo_kernel, "gdf", include_private=True)
+    assert any(m.name == "__getitem__" for m in private)
+
+
+async def test_members_of_module_and_subscript(service, geo_kernel):
+    mod = {m.name: m for m in await service.members(geo_kernel, "gpd")}
+    assert mod["read_file"].kind == "function" and mod["read_file"].signature.startswith("read_file(filename")
+    assert mod["GeoDataFrame"].kind == "class"
+    series = {m.name for m in await service.members(geo_kernel, "gdf['name']")}
+    assert "str" in series and "to_crs" not in series
+
+
+async def test_closest_names(service, geo_kernel):
+    assert (await service.closest_names(geo_kernel, "gdf", "to_crss"))[0] == "to_crs"
+    assert (await service.closest_names(geo_kernel, "", "gdff"))[0] == "gdf"
+    assert "read_file" in await service.closest_names(geo_kernel, "gpd", "readfile")
+
+
+async def test_profile_of_a_geodataframe(service, geo_kernel):
+    text = await service.profile(geo_kernel, "gdf")
+    lines = text.splitlines()
+    assert lines[0] == "gdf: GeoDataFrame, 3 rows x 3 columns"
+    assert lines[1] == "CRS: EPSG:4326 (WGS 84, geographic, units: degree)"
+    assert lines[2] == "bounds (xmin, ymin, xmax, ymax): (0.0, 0.0, 1.0, 1.0)"
+    assert "Point 2, Polygon 1" in lines[3] and "0 invalid" in lines[3]
+    str_dtype = str(pd.Series(["a", None]).dtype)  # object in pandas 2, str in pandas 3
+    assert f"  name: {str_dtype}, 1 nulls, e.g. 'a'" in lines
+    assert "  pop: int64, 0 nulls, range 10..30" in lines
+
+
+async def test_profile_of_raster_and_xarray_and_dataframe(service, geo_kernel):
+    setup = (
+        "import numpy as np, rasterio, xarray as xr, pandas as pd\n"
+        "from rasterio.transform import from_origin\n"
+        "with rasterio.open('r.tif', 'w', driver='GTiff', width=5, height=4, count=1, dtype='uint8',\n"
+        "                   crs='EPSG:32631', transform=from_origin(500000, 5000000, 10, 10), nodata=0) as dst:\n"
+        "    dst.write(np.ones((1, 4, 5), dtype='uint8'))\n"
+        "src = rasterio.open('r.tif')\n"
+        "da = xr.DataArray(np.zeros((2, 3)), dims=('y', 'x'), name='elev')\n"
+        "df = pd.DataFrame({'k': [1.5, None]})\n"
+    )
+    assert (await service.execute(geo_kernel, setup)).status == "ok"
+    raster = await service.profile(geo_kernel, "src")
+    assert "1 bands x 4 rows x 5 cols, dtype uint8" in raster
+    assert "CRS: EPSG:32631" in raster and "units: metre" in raster
+    assert "nodata: 0.0, resolution: (10.0, 10.0)" in raster
+    xarr = await service.profile(geo_kernel, "da")
+    assert xarr.startswith("da: xarray DataArray, dims {'y': 2, 'x': 3}, dtype float64")
+    frame = await service.profile(geo_kernel, "df")
+    assert frame.splitlines() == ["df: DataFrame, 2 rows x 1 columns", "columns:", "  k: float64, 1 nulls, range 1.5..1.5"]
+
+
+async def test_variables_summaries(service, geo_kernel):
+    rows = {v.name: v for v in await service.variables(geo_kernel)}
+    assert rows["gdf"].type == "geopandas.GeoDataFrame"
+    assert rows["gdf"].summary.startswith("GeoDataFrame 3 rows x 3 cols, EPSG:4326")
+    assert rows["gpd"].summary.startswith("module geopandas")
+    assert rows["x"].summary == "int = 41"
+    assert rows["items"].summary.startswith("list of 3 items")
+    assert not [n for n in rows if n.startswith("_") or n in ("In", "Out", "get_ipython")]
+
+
+async def test_unknown_name_is_a_clear_error(service, geo_kernel):
+    with pytest.raises(ProbeError, match="name 'nope' is not defined"):
+        await service.profile(geo_kernel, "nope")
+
+
+async def test_only_one_private_name_is_left_and_helper_comes_back(service, geo_kernel):
+    await service.execute(geo_kernel, "del __geoagent__", silent=True, store_history=False)
+    before = await namespace(service, geo_kernel)
+    await service.members(geo_kernel, "gdf")
+    await service.profile(geo_kernel, "gdf")
+    await service.variables(geo_kernel)
+    await service.closest_names(geo_kernel, "gdf", "to_crss")
+    await service.trial(geo_kernel, "zz = 1")
+    after = await namespace(service, geo_kernel)
+    assert after - before == {"__geoagent__"}
+    assert before - after == set()
+    # a stale helper (older service version) is replaced, not trusted
+    await service.execute(geo_kernel, "__geoagent__.VERSION = 'old'", silent=True, store_history=False)
+    assert (await service.closest_names(geo_kernel, "gdf", "to_crss"))[0] == "to_crs"

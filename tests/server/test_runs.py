@@ -1,0 +1,161 @@
+"""The runs API on a real jupyter_server with a real kernel and a scripted model."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import textwrap
+
+import pytest
+from tornado.httpclient import HTTPClientError
+
+from geoagent_ext.agent.events import Finished
+from geoagent_ext.agent.runlog import RunLog
+from geoagent_ext.agent.events import RunStarted, Planned, SubtaskSpec
+from geoagent_ext.runs import RunManager
+
+SCRIPT = textwrap.dedent('''
+    def reply(messages):
+        system, user = messages[0].text, messages[-1].text
+        if "plans Python analyses" in system:
+            return "1. Set x to forty.\\n2. Print x plus two."
+        if "Your step (1 of 2)" in user:
+            return "```python\\nx = 40\\n```"
+        if "previous attempt failed" in user:
+            return "Cause: wrong name\\n```python\\nprint(x + 2)\\n```"
+        return "```python\\nraise ValueError('the scripted step 2 always fails')\\n```"
+''')
+
+
+@pytest.fixture
+def jp_server_config(geoagent_data_dir, tmp_path):
+    script = tmp_path / "script.py"
+    script.write_text(SCRIPT)
+    return {
+        "ServerApp": {"jpserver_extensions": {"geoagent_ext": True}},
+        "GeoAgentSettings": {"model": f"scripted:{script}", "max_attempts": 1},
+    }
+
+
+async def _kernel(jp_serverapp):
+    return await jp_serverapp.kernel_manager.start_kernel(kernel_name="python3")
+
+
+async def _post(jp_fetch, *path, body, **kw):
+    return await jp_fetch("geoagent", *path, method="POST", body=json.dumps(body) if not isinstance(body, str) else body, **kw)
+
+
+async def _wait_state(jp_fetch, run_id, statuses, timeout=90):
+    for _ in range(int(timeout * 5)):
+        state = json.loads((await jp_fetch("geoagent", "runs", run_id)).body)
+        if state["status"] in statuses:
+            return state
+        await asyncio.sleep(0.2)
+    raise AssertionError(f"run stayed {state['status']}: {state}")
+
+
+async def test_run_needs_human_then_edit_finishes(jp_fetch, jp_serverapp):
+    kernel_id = await _kernel(jp_serverapp)
+    created = json.loads((await _post(jp_fetch, "runs", body={"request": "forty-two", "kernel_id": kernel_id})).body)
+    run_id = created["run_id"]
+    state = await _wait_state(jp_fetch, run_id, {"needs_human", "failed", "succeeded"})
+    assert state["status"] == "needs_human", state
+    stuck = state["waiting_for"]["subtask_id"]
+    assert [s["status"] for s in state["subtasks"]] == ["solved", "needs_human"]
+    # A wrong action kind is refused with 409, a malformed one with 400.
+    with pytest.raises(HTTPClientError) as bad:
+        await _post(jp_fetch, "runs", run_id, "actions", body={"kind": "approve", "subtask_id": stuck})
+    assert bad.value.code == 409
+    with pytest.raises(HTTPClientError) as bad:
+        await _post(jp_fetch, "runs", run_id, "actions", body={"kind": "dance", "subtask_id": stuck})
+    assert bad.value.code == 400 and b"kind" in bad.value.response.body
+    await _post(jp_fetch, "runs", run_id, "actions", body={"kind": "edit", "subtask_id": stuck, "code": "print(x + 2)"})
+    state = await _wait_state(jp_fetch, run_id, {"succeeded", "failed"})
+    assert state["status"] == "succeeded" and state["subtasks"][1]["by"] == "human"
+    events = json.loads((await jp_fetch("geoagent", "runs", run_id, "events", params={"after": 0})).body)["events"]
+    human = [e for e in events if e["type"] == "human_edit_applied"][0]
+    assert human["accepted"] and human["result"]["stdout"].strip() == "42"
+    listed = json.loads((await jp_fetch("geoagent", "runs")).body)["runs"]
+    assert run_id in [r["run_id"] for r in listed]
+
+
+async def test_stream_replays_history_then_closes(jp_fetch, jp_ws_fetch, jp_serverapp):
+    kernel_id = await _kernel(jp_serverapp)
+    run_id = json.loads((await _post(jp_fetch, "runs", body={"request": "x", "kernel_id": kernel_id})).body)["run_id"]
+    await _wait_state(jp_fetch, run_id, {"needs_human"})
+    ws = await jp_ws_fetch("geoagent", "runs", run_id, "stream", params={"after": 2})
+    first = json.loads(await ws.read_message())
+    assert first["seq"] == 3 and first["run_id"] == run_id
+    await _post(jp_fetch, "runs", run_id, "cancel", body={})
+    seen = [first]
+    while True:
+        msg = await ws.read_message()
+        if msg is None:
+            break
+        seen.append(json.loads(msg))
+    ws.close()
+    assert seen[-1]["type"] == "finished" and seen[-1]["status"] == "cancelled"
+    assert [e["seq"] for e in seen] == list(range(3, 3 + len(seen)))
+
+
+@pytest.mark.parametrize(
+    "body,fragment",
+    [
+        ("{not json", b"not valid JSON"),
+        ("[1, 2]", b"JSON object"),
+        ({"kernel_id": "k"}, b"request"),
+        ({"request": "x", "kernel_id": "k", "colour": "red"}, b"colour"),
+        ({"request": "x"}, b"notebook_path"),
+        ({"request": "x", "kernel_id": "nope"}, b"no running kernel"),
+        ({"request": "x", "notebook_path": "closed.ipynb"}, b"No running kernel session"),
+        ({"request": "x", "kernel_id": "nope", "max_attempts": 0}, b"max_attempts"),
+    ],
+)
+async def test_bad_requests_get_clear_4xx(jp_fetch, body, fragment):
+    with pytest.raises(HTTPClientError) as err:
+        await _post(jp_fetch, "runs", body=body)
+    assert 400 <= err.value.code < 500
+    assert fragment in err.value.response.body
+
+
+async def test_unknown_run_is_404_and_auth_is_required(jp_fetch):
+    with pytest.raises(HTTPClientError) as err:
+        await jp_fetch("geoagent", "runs", "doesnotexist")
+    assert err.value.code == 404
+    for path in (("runs",), ("openapi.json",), ("runs", "abc", "events")):
+        with pytest.raises(HTTPClientError) as err:
+            await jp_fetch("geoagent", *path, headers={"Authorization": ""})
+        assert err.value.code == 403
+
+
+async def test_run_on_a_notebook_session(jp_fetch, jp_serverapp, jp_root_dir):
+    session = await jp_serverapp.session_manager.create_session(path="work/nb.ipynb", kernel_name="python3", type="notebook")
+    created = json.loads((await _post(jp_fetch, "runs", body={"request": "x", "notebook_path": "work/nb.ipynb"})).body)
+    assert created["kernel_id"] == session["kernel"]["id"]
+    await _wait_state(jp_fetch, created["run_id"], {"needs_human"})
+    logs = list((jp_root_dir / "work" / ".geoagent" / "runs").glob("*.jsonl"))
+    assert [p.stem for p in logs] == [created["run_id"]]
+    await _post(jp_fetch, "runs", created["run_id"], "cancel", body={})
+
+
+async def test_runs_survive_a_restart_and_cut_runs_show_interrupted(geoagent_data_dir, tmp_path):
+    from geoagent_ext.config import GeoAgentSettings
+
+    settings = GeoAgentSettings()
+    first = RunManager(settings, kernel_manager={}, root_dir=tmp_path)
+    log = RunLog(tmp_path / "logs" / "r1.jsonl")
+    log.append(RunStarted(run_id="r1", seq=1, request="cut off", model="m"))
+    log.append(Planned(run_id="r1", seq=2, subtasks=[SubtaskSpec(id="s1", description="step")]))
+    log.close()
+    first.registry.parent.mkdir(parents=True, exist_ok=True)
+    first.registry.write_text(json.dumps({"run_id": "r1", "log": str(log.path)}) + "\n")
+    second = RunManager(settings, kernel_manager={}, root_dir=tmp_path)  # the "restarted" server
+    [row] = second.list()
+    assert row["run_id"] == "r1" and row["status"] == "interrupted" and row["subtasks"][0]["description"] == "step"
+    assert [e.type for e in second.events("r1")] == ["run_started", "planned"]
+
+
+async def test_openapi_document_lists_the_runs_api(jp_fetch):
+    doc = json.loads((await jp_fetch("geoagent", "openapi.json")).body)
+    assert doc["openapi"].startswith("3.") and "/geoagent/runs/{run_id}/actions" in doc["paths"]
+    assert "StartRunRequest" in doc["components"]["schemas"]
