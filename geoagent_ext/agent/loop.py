@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import codeinfo, repair
 from .events import CodeProposed, Executed, Repaired
+from ..llm.client import LLMNoAnswer
 from .kernel_handle import summarize
 from .probes import run_probe
 from .prompts import StepContext, coder_messages
@@ -205,7 +206,14 @@ class SequentialSolver:
                     repair_context=repair_context,
                 )
                 run.progress(f"writing code for step {index + 1} (attempt {attempt_no})", subtask.id)
-                code, cause, _ = await work.generate(ctx, temperature=0.2 if attempt_no == 1 else 0.5)
+                try:
+                    code, cause, _ = await work.generate(ctx, temperature=0.2 if attempt_no == 1 else 0.5)
+                except LLMNoAnswer as exc:
+                    # A reply without Python is a failed attempt, not a failed run: the
+                    # budget and the human hand-over still apply.
+                    failed = Attempt(code=failed.code if failed else "", error=str(exc), ename="NoCode")
+                    last_strategy, repair_context, diagnosis_text = "no_code", "", str(exc)
+                    continue
                 if failed is not None:
                     diagnosis_text = cause or diagnosis_text
             run.emit(CodeProposed(run_id=run.id, subtask_id=subtask.id, attempt=attempt_no, code=code))

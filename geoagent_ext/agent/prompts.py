@@ -23,9 +23,9 @@ Rules:
 - Name every file the request asks to write, in the step that writes it.
 - Distances, buffers and areas need a projected (metric) CRS.
 - The last step produces what the user asked for (a file, a number, a table or a map).
-Answer with a numbered list only, one step per line, like:
-1. Load the parcels file into a GeoDataFrame and look at its CRS and columns.
-2. ...
+Answer with a numbered list only, one step per line:
+1. <first step>
+2. <next step>
 If the data or tools available cannot answer the request, answer with one line:
 DECLINE: <the reason>"""
 
@@ -35,9 +35,9 @@ Rules:
 - Answer with exactly one ```python code block and nothing else.
 - The code of earlier steps has already run: its variables exist. Reuse them; do not reload data
   that is already loaded.
-- Import every module you use at the top of the block.
-- Use geopandas, shapely, pyproj, rasterio, rioxarray, xarray, pandas, numpy, matplotlib, leafmap
-  as needed. Check the CRS before measuring: reproject to a suitable projected CRS for lengths,
+- Import every module you use at the top of the block, each on its own line
+  (for example `import geopandas as gpd`). Everything needed is already installed.
+- Check the CRS before measuring: reproject to a suitable projected CRS for lengths,
   areas and buffers; keep EPSG:4326 (lon, lat order) for output unless asked otherwise.
 - Use only column names, layers and CRSs that appear in the data description or variables.
 - Write files exactly where and how the request says (file name, format, keys, columns).

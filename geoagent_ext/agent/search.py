@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..llm.client import LLMNoAnswer
 from . import repair
 from .events import SearchNode
 from .loop import Attempt, Outcome, StepWork
@@ -134,8 +135,13 @@ class MctsSolver:
     async def _sample_children(self, work: StepWork, parent: Node, ctx) -> list[Node]:
         from ..llm.parsing import extract_code
 
-        gens = await self.run.llm.sample(coder_messages(ctx), self.n_samples, temperature=self.temperature,
-                                         max_tokens=self.run.options.max_tokens, expect="code")
+        gens = []
+        for _ in range(self.n_samples):  # one by one: a code-less sample is dropped, not fatal
+            try:
+                gens.append(await self.run.llm.complete(coder_messages(ctx), temperature=self.temperature,
+                                                        max_tokens=self.run.options.max_tokens, expect="code"))
+            except LLMNoAnswer:
+                continue
         seen: dict[str, Any] = {}
         for gen in gens:
             code = extract_code(gen.text) or ""

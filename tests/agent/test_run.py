@@ -197,14 +197,16 @@ async def test_model_timeout_is_a_clear_failure(workdir, tmp_path):
     assert len(model.prompts) == 2  # one retry
 
 
-async def test_reply_without_code_retries_then_fails_clearly(workdir, tmp_path):
+async def test_reply_without_code_is_a_failed_attempt_then_a_clear_hand_over(workdir, tmp_path):
     script = StepScript(["Say hi."], {"Say hi": ["no code here, sorry"]})
     model = ScriptedChatModel(responder=script)
     async with real_kernel(workdir) as kernel:
-        run = make_run("hi", kernel, model, tmp_path)
+        run = make_run("hi", kernel, model, tmp_path, max_attempts=2, on_stuck="stop")
         finished = await run.wait()
-    assert finished.status == "failed" and "no code" in finished.message
-    assert script.calls["Say hi"] == 2
+    stuck = [e for e in run.bus.history if e.type == "needs_human"]
+    assert stuck and "no code" in stuck[0].error and stuck[0].attempts == 2
+    assert finished.status == "partial" and "no code" in finished.message
+    assert script.calls["Say hi"] == 4  # each attempt asked twice (the client's retry)
 
 
 async def test_decline(workdir, tmp_path):
