@@ -159,7 +159,8 @@ def _with_error(attempt: Attempt, result: Any) -> Attempt:
     error = getattr(result, "error", None)
     attempt.result = result
     if error is not None:
-        attempt.error = error.message
+        hints = list(getattr(error, "hints", []) or [])
+        attempt.error = error.message + ("\nHint: " + " ".join(hints) if hints else "")
         attempt.ename, attempt.evalue, attempt.lineno = error.ename, error.evalue, getattr(error, "lineno", None)
     else:
         attempt.error = f"execution {result.status}"

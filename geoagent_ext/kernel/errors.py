@@ -64,13 +64,27 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
         "The CRS could not be parsed: pass an EPSG code (epsg=3857) or 'EPSG:3857'.",
     ),
     (
-        re.compile(r"^ModuleNotFoundError|^ImportError", re.M),
+        re.compile(r"^ImportError: cannot import name", re.M),
+        "That name does not exist in the module: import it from where it really lives "
+        "(the real members of the module are listed below when known).",
+    ),
+    (
+        re.compile(r"^ModuleNotFoundError|^ImportError: (?!cannot import name)", re.M),
         "The package is not installed in the kernel's environment; use what is installed "
         "or install it with %pip install <package> and restart.",
     ),
     (
         re.compile(r"^KeyError: ['\"]", re.M),
         "A column or key does not exist: check the real names with df.columns.",
+    ),
+    (
+        re.compile(r"^AttributeError: '(DataFrame|Series)' object has no attribute "
+                   r"'(total_bounds|bounds|crs|to_crs|set_crs|geometry|area|length|buffer|centroid|"
+                   r"sjoin|sjoin_nearest|dissolve|overlay|clip|explode|is_valid|make_valid|"
+                   r"to_file|estimate_utm_crs|within|contains|intersects|distance)'", re.M),
+        "This is a plain pandas object, not a GeoDataFrame/GeoSeries: build one first, e.g. "
+        "gpd.GeoDataFrame(df, geometry=gpd.GeoSeries.from_wkt(df['wkt_column']), crs='EPSG:4326') "
+        "or geometry=gpd.points_from_xy(df.lon, df.lat).",
     ),
     (
         re.compile(r"^AttributeError: .* has no attribute", re.M),

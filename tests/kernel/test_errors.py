@@ -46,3 +46,14 @@ def test_gis_hints():
     missing = gis_hints("DataSourceError", "parcels.gpkg: No such file or directory")
     assert "not found" in missing[0]
     assert gis_hints("ZeroDivisionError", "division by zero") == []
+
+
+def test_plain_pandas_and_missing_import_names_get_their_own_hints():
+    from geoagent_ext.kernel.errors import gis_hints
+
+    hints = gis_hints("AttributeError", "'Series' object has no attribute 'total_bounds'",
+                      "AttributeError: 'Series' object has no attribute 'total_bounds'")
+    assert "not a GeoDataFrame/GeoSeries" in hints[0]
+    hints = gis_hints("ImportError", "cannot import name 'rioxarray' from 'rasterio'",
+                      "ImportError: cannot import name 'rioxarray' from 'rasterio'")
+    assert len(hints) == 1 and "does not exist in the module" in hints[0]
