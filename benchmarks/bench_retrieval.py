@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import statistics
 import sys
 import tempfile
@@ -37,6 +39,12 @@ from geoagent_ext.rag import KnowledgeIndex  # noqa: E402
 
 QUERIES = ROOT / "benchmarks" / "data" / "retrieval_queries.jsonl"
 API_KINDS = ("function", "class", "method")
+
+
+def _cpu_seconds() -> float:
+    """User + system CPU of this process and its finished children (the harvesters)."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def load_queries(path: Path = QUERIES) -> list[dict]:
@@ -95,11 +103,15 @@ def main(argv=None) -> int:
     settings = GeoAgentSettings(index_dir=index_dir)
     index = KnowledgeIndex.open(settings)
 
+    cpu_before = _cpu_seconds()
     started = time.perf_counter()
     report = index.build(rebuild=not args.reuse)
     build_s = time.perf_counter() - started
+    build_cpu_s = _cpu_seconds() - cpu_before
     print(f"built {report.records} records from {len(report.libraries)} libraries "
-          f"in {build_s:.1f} s; failed: {report.failed or 'none'}")
+          f"in {build_s:.1f} s ({build_cpu_s:.0f} CPU s incl. harvest processes, "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores); "
+          f"failed: {report.failed or 'none'}")
 
     queries = load_queries()
     names = set(index.names())
@@ -134,6 +146,8 @@ def main(argv=None) -> int:
     print(f"mrr_lexical={results['lexical']['mrr']:.3f}")
     print(f"query_p95_ms={statistics.quantiles(latencies, n=20)[18]:.1f}")
     print(f"records={report.records}")
+    print(f"build_cpu_s={build_cpu_s:.0f}")
+    print(f"load_average={os.getloadavg()[0]:.1f}")
     # The figures, last, one per line.
     print(f"recall3_hybrid={results['hybrid']['recall3']:.3f}")
     print(f"recall3_embedding={results['embedding']['recall3']:.3f}")

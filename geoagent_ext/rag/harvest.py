@@ -175,10 +175,9 @@ class _Walker:
         module = getattr(obj, "__module__", None)
         return isinstance(module, str) and (module == self.root or module.startswith(self.root + "."))
 
-    def add(self, kind: str, qualified_name: str, obj: Any, signature: str,
-            doc_owner: Any = None) -> None:
+    def add(self, kind: str, qualified_name: str, obj: Any, signature: str) -> None:
         try:
-            doc = inspect.getdoc(doc_owner if doc_owner is not None else obj) or ""
+            doc = inspect.getdoc(obj) or ""
         except Exception:
             doc = ""
         info = parse_docstring(doc)
@@ -197,24 +196,28 @@ class _Walker:
 
     # -- modules
     def modules(self) -> list[str]:
-        root = _import(self.root)
-        names = {self.root}
-        path = getattr(root, "__path__", None)
-        if path:
-            for info in pkgutil.walk_packages(path, prefix=self.root + ".", onerror=lambda n: None):
-                names.add(info.name)
-        keep = []
-        for name in names:
-            parts = name.split(".")[1:]
-            if any(common_excluded(p) for p in parts):
-                continue
-            if any(name == e or name.startswith(e + ".") for e in self.spec.exclude):
-                continue
-            if self.spec.include and name != self.root and not any(
-                name == i or name.startswith(i + ".") for i in self.spec.include
-            ):
-                continue
-            keep.append(name)
+        # The package itself may take long on a busy machine (geemap: 13 s idle); only
+        # the parent's deadline bounds it. Optional submodules get MODULE_IMPORT_TIMEOUT_S.
+        root = importlib.import_module(self.root)
+        keep = [self.root]
+        # Listed from the file system (pkgutil.iter_modules), never by importing, so an
+        # excluded subpackage is not even loaded.
+        pending = [(list(getattr(root, "__path__", [])), self.root)]
+        while pending:
+            paths, prefix = pending.pop()
+            for info in pkgutil.iter_modules(paths, prefix=prefix + "."):
+                name = info.name
+                if common_excluded(name.rsplit(".", 1)[-1]):
+                    continue
+                if any(name == e or name.startswith(e + ".") for e in self.spec.exclude):
+                    continue
+                if info.ispkg:
+                    pending.append(([os.path.join(info.module_finder.path,
+                                                  name.rsplit(".", 1)[-1])], name))
+                if self.spec.include and not any(name == i or name.startswith(i + ".")
+                                                 for i in self.spec.include):
+                    continue  # walked into (packages are listed, not imported), not recorded
+                keep.append(name)
         return sorted(keep, key=lambda n: (n.count("."), n))
 
     def walk_module(self, name: str) -> None:

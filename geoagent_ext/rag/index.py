@@ -60,7 +60,7 @@ class KnowledgeIndex:
                  corpus_root: Path | None = None, auto_build: bool = True,
                  harvest_timeout: float = 300.0) -> None:
         self.store = store
-        self.libraries = [s.name for s in resolve(list(libraries))] if libraries else None
+        self.libraries = [s.name for s in resolve(libraries)] if libraries else None
         self.corpus_root = corpus_root
         self.auto_build = auto_build
         self.harvest_timeout = harvest_timeout
@@ -74,6 +74,7 @@ class KnowledgeIndex:
         self._by_name: dict[str, list[ApiRecord]] = {}
         self._lexical: LexicalIndex | None = None
         self._vectors = None  # (records, 384) float32, rows as in self._records
+        self._refresh_failed: set[str] = set()
 
     @classmethod
     def open(cls, settings, libraries: Iterable[str] | None = None, auto_build: bool = True,
@@ -138,19 +139,22 @@ class KnowledgeIndex:
         with self._lock:
             if not self._loaded:
                 self._load()
-            if self.state == "ready" and not (self.auto_build and self.stale()):
+            stale = {n: v for n, v in self.stale().items() if n not in self._refresh_failed}
+            if self.state == "ready" and not (self.auto_build and stale):
                 return
             if not self.auto_build:
                 raise IndexUnavailable(self.message or f"knowledge index at {self.store.location} "
                                        "is not ready (run `geoagent index build`)")
             if self.state == "ready":
                 log.warning("knowledge index: installed versions changed (%s); refreshing",
-                            ", ".join(f"{n} {a}->{b}" for n, (a, b) in self.stale().items()))
-                libraries = list(self.stale())
+                            ", ".join(f"{n} {a}->{b}" for n, (a, b) in stale.items()))
+                libraries = list(stale)
             else:
                 log.warning("knowledge index: %s; rebuilding now", self.message)
                 libraries = self.libraries or None
             report = self.build(libraries=libraries, rebuild=False, progress=progress)
+            # Do not retry a failing refresh on every query of this process.
+            self._refresh_failed.update(report.failed)
             if self.state != "ready":
                 raise IndexUnavailable(
                     f"knowledge index at {self.store.location} could not be built: "
@@ -166,7 +170,7 @@ class KnowledgeIndex:
         progress = progress or _noop
         started = time.monotonic()
         with self._lock:
-            specs = resolve(list(libraries) if libraries else (self.libraries or None))
+            specs = resolve(libraries if libraries else (self.libraries or None))
             report = BuildReport(index_dir=self.store.location)
             manifest = self._manifest_for_build(rebuild, report)
             sources: dict[str, dict] = manifest.setdefault("sources", {})
@@ -176,6 +180,9 @@ class KnowledgeIndex:
                 version = installed_version(spec)
                 if version is None:
                     report.failed[spec.name] = f"{spec.dist} is not installed"
+                    if spec.name in sources:  # uninstalled since: its API is gone too
+                        self.store.collection(create=True)
+                        report.removed += self._drop_source(spec.name, manifest)
                     continue
                 if sources.get(spec.name, {}).get("version") == version:
                     report.unchanged.append(spec.name)
@@ -241,14 +248,17 @@ class KnowledgeIndex:
                 progress("harvest", spec.name, done, total)
                 yield result
 
+    def _drop_source(self, source: str, manifest: dict) -> int:
+        manifest["sources"].pop(source, None)
+        manifest["libraries"].pop(source, None)
+        self._write_manifest(manifest)
+        return self.store.delete_source(source)
+
     def _replace_source(self, source: str, records: list[ApiRecord], manifest: dict,
                         progress: Progress) -> tuple[int, int]:
         # Forget the source in the manifest first: a crash mid-way then reads as
         # "not indexed" and the next build redoes it.
-        manifest["sources"].pop(source, None)
-        manifest["libraries"].pop(source, None)
-        self._write_manifest(manifest)
-        removed = self.store.delete_source(source)
+        removed = self._drop_source(source, manifest)
         total = len(records)
         for start in range(0, total, EMBED_BATCH):
             chunk = records[start : start + EMBED_BATCH]
@@ -294,8 +304,7 @@ class KnowledgeIndex:
     def _libraries_arg(self, libraries) -> list[str] | None:
         if libraries is None:
             return None
-        return [s.name for s in resolve(list(libraries) if not isinstance(libraries, str)
-                                        else libraries)]
+        return [s.name for s in resolve(libraries)]
 
     def embedding_ranking(self, query: str, n: int, libraries=None, kinds=SEARCH_KINDS) -> list[str]:
         """Record ids nearest to the query embedding, best first.

@@ -111,6 +111,7 @@ def resolve(names) -> list[LibrarySpec]:
         return [LIBRARIES[n] for n in DEFAULT_LIBRARIES]
     if isinstance(names, str):
         names = [n for n in names.split(",") if n.strip()]
+    names = list(names)
     by_module = {spec.module: spec for spec in LIBRARIES.values()}
     specs = []
     for raw in names:

@@ -54,9 +54,16 @@ class Store:
         return f"chroma server {self.host}:{self.port}" if self.remote else str(self.index_dir)
 
     # ------------------------------------------------------------------ client
+    def _settings(self) -> ChromaSettings:
+        settings = ChromaSettings(anonymized_telemetry=False, allow_reset=True)
+        if not self.remote:  # what PersistentClient() sets, so the cache key matches
+            settings.persist_directory = str(self.index_dir)
+            settings.is_persistent = True
+        return settings
+
     def client(self):
         if self._client is None:
-            settings = ChromaSettings(anonymized_telemetry=False, allow_reset=True)
+            settings = self._settings()
             try:
                 if self.remote:
                     self._client = chromadb.HttpClient(host=self.host, port=self.port,
@@ -66,8 +73,27 @@ class Store:
                     self._client = chromadb.PersistentClient(path=str(self.index_dir),
                                                              settings=settings)
             except Exception as exc:
+                self._forget_cached_system()
                 raise IndexUnavailable(self._describe(exc)) from exc
         return self._client
+
+    def _forget_cached_system(self) -> None:
+        """chromadb caches one System per path, even one whose start failed; a broken
+        cached System would make every later open of this path fail, so drop ours."""
+        try:
+            from chromadb.api.shared_system_client import SharedSystemClient as shared
+
+            ident = shared._get_identifier_from_settings(self._settings())
+            with shared._refcount_lock:
+                system = shared._identifier_to_system.pop(ident, None)
+                shared._identifier_to_refcount.pop(ident, None)
+            if system is not None:
+                try:
+                    system.stop()
+                except Exception:
+                    pass
+        except Exception:  # private API moved: worst case a restart is needed
+            pass
 
     def _describe(self, exc: BaseException) -> str:
         if self.remote:
@@ -128,6 +154,7 @@ class Store:
             self._collection = None
             return
         self.close()
+        self._forget_cached_system()
         if self.index_dir.exists():
             for child in self.index_dir.iterdir():
                 if child.is_dir():

@@ -110,3 +110,16 @@ def test_cli_reports_a_missing_index(tmp_path, capsys):
     config = ["--config", f"index_dir={tmp_path / 'empty'}"]
     assert cli_main([*config, "index", "query", "anything"]) == 1
     assert "geoagent index build" in capsys.readouterr().err
+
+
+def test_uninstalled_library_is_dropped_and_not_retried(small_index_dir, monkeypatch):
+    import geoagent_ext.rag.index as index_module
+
+    monkeypatch.setattr(index_module, "installed_version", lambda spec: None)
+    index = KnowledgeIndex.open(settings_for(small_index_dir), libraries=SMALL_LIBRARIES)
+    report = index.build()
+    assert report.failed == {"pystac-client": "pystac-client is not installed"}
+    assert report.removed > 50 and _manifest(small_index_dir)["libraries"] == {}
+    assert index.lookup("pystac_client.Client.open") is None
+    # the corpus follows the indexed libraries: nothing indexed, no recipes
+    assert index.lookup("recipe/stac-search-load") is None

@@ -62,7 +62,7 @@ def test_identifier_words_and_tokens():
 
 
 def test_rrf_prefers_items_both_rankings_like():
-    fused = [item for item, _ in reciprocal_rank_fusion([["a", "b", "c"], ["c", "b", "d"]])]
+    fused = [item for item, _ in reciprocal_rank_fusion([["a", "b"], ["c", "b", "d"]])]
     assert fused[0] == "b"  # 2nd in both beats 1st in one
     assert set(fused) == {"a", "b", "c", "d"}
     with pytest.raises(ValueError):
