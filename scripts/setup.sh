@@ -20,6 +20,8 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
 VPY="$ROOT/.venv/bin/python"
+# Tools the build calls by name (jlpm, jupyter-builder, node helpers) live in the venv.
+export PATH="$ROOT/.venv/bin:$PATH"
 "$VPY" -m pip install -q --upgrade pip wheel
 
 step "installing geoagent_ext (builds the labextension with jlpm)"
