@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 import pytest
-from lab_driver import (
+from .lab_driver import (
     ARTIFACTS_DIR,
     LAB_READY_TIMEOUT_MS,
     CHROMIUM_ARGS,

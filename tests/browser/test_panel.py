@@ -12,7 +12,7 @@ import re
 import urllib.request
 
 import pytest
-from lab_driver import ARTIFACTS_DIR, run_palette_command
+from .lab_driver import ARTIFACTS_DIR, run_palette_command
 
 pytestmark = pytest.mark.browser
 
