@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 from jupyter_core.paths import jupyter_data_dir
-from traitlets import Bool, Int, Unicode, default
+from traitlets import Bool, Int, List, Unicode, default
 from traitlets.config import Configurable
 
 DEFAULT_MODEL = "local:qwen2.5-coder-1.5b"
@@ -77,4 +77,21 @@ class GeoAgentSettings(Configurable):
 
     execute_timeout = Int(
         300, help="Seconds one agent execution may take before the kernel is interrupted."
+    ).tag(config=True)
+
+    strip_kernel_secrets = Bool(
+        False,
+        help=(
+            "Start this server's kernels without the environment variables named by "
+            "kernel_secret_patterns, so model-written code cannot read API keys. Off by default: "
+            "it applies to every kernel whose kernelspec names no provisioner of its own (not only "
+            "GeoAgent's), and notebook code often needs tokens (leafmap's MAPBOX_TOKEN, HF_TOKEN, "
+            "JUPYTERHUB_API_TOKEN for dask-gateway)."
+        ),
+    ).tag(config=True)
+
+    kernel_secret_patterns = List(
+        Unicode(),
+        default_value=["*_API_KEY", "*_TOKEN", "*_SECRET"],
+        help="fnmatch patterns (case-insensitive) of variable names that strip_kernel_secrets removes.",
     ).tag(config=True)

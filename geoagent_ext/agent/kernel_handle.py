@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from ..llm.redact import redact
 from .events import ExecutionSummary
 
 
@@ -60,12 +61,15 @@ class BoundKernel:
 
 
 def summarize(result: Any, warnings: list[str] | None = None, limit: int = 4000) -> ExecutionSummary:
-    """Kernel result -> the compact form events carry (text capped, outputs kept)."""
+    """Kernel result -> the compact form events carry (text capped, outputs kept).
+
+    Redacted before the cap: a cut through a secret would leave a piece no rule recognises.
+    """
     error = getattr(result, "error", None)
     return ExecutionSummary(
         status=result.status,
-        stdout=(result.stdout or "")[-limit:],
-        stderr=(result.stderr or "")[-limit:],
+        stdout=redact(result.stdout or "")[-limit:],
+        stderr=redact(result.stderr or "")[-limit:],
         outputs=list(getattr(result, "outputs", []) or []),
         error=getattr(error, "message", None) if error else None,
         ename=getattr(error, "ename", None) if error else None,

@@ -9,6 +9,7 @@ no second channel.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -18,7 +19,7 @@ from typing import Any, Awaitable, Callable, Literal
 from pydantic import BaseModel
 
 from ..llm.client import LLMError
-from ..llm.redact import redact
+from ..llm.redact import redact, redact_obj
 from . import codeinfo
 from .bus import EventBus
 from .events import (
@@ -115,8 +116,11 @@ class Run:
         self._seq += 1
         event.seq = self._seq
         event.run_id = self.id
-        # Safety net: nothing secret-looking may leave the process inside an event.
-        clean = type(event).model_validate_json(redact(event.model_dump_json()))
+        # Safety net: nothing secret-looking may leave the process inside an event. Each string
+        # first, as itself (in JSON text a value with a quote or backslash is escaped and no longer
+        # matches), then the JSON text, for key/value shapes split across a dict ("api_key": "...").
+        data = redact_obj(event.model_dump())
+        clean = type(event).model_validate_json(redact(json.dumps(data)))
         self.bus.publish(clean)
         return clean
 

@@ -50,6 +50,11 @@ class RunManager:
         self._index: Any = None
         self._index_tried = False
         self.registry = Path(settings.data_dir) / "runs" / "registry.jsonl"
+        self.active_notebook: str | None = None  # reported by the frontend (POST /geoagent/active-notebook)
+        if settings.strip_kernel_secrets:
+            from .kernel_env import use_secretless_kernels
+
+            use_secretless_kernels(kernel_manager, settings.kernel_secret_patterns)
 
     # ----- building blocks ----------------------------------------------------------
     async def _chat_model(self, spec: str):

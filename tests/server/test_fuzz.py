@@ -1,0 +1,191 @@
+"""Schemathesis against the live OpenAPI document: no request, valid or not, may get a 5xx.
+
+A real jupyter_server runs in a subprocess (schemathesis' HTTP calls are blocking,
+so it cannot share pytest-jupyter's loop) with only geoagent_ext loaded and a
+scripted model. It holds a live run stuck on a real kernel, and half of the
+generated cases aim at that run and kernel, so the fuzzer reaches the code
+behind the 404s (actions on a waiting run, starting runs on a busy kernel).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import secrets
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import hypothesis
+import pytest
+import requests
+import schemathesis
+from hypothesis import HealthCheck, given
+from schemathesis import GenerationMode
+
+from geoagent_ext.handlers.active import OPENAPI_PATHS
+
+MAX_EXAMPLES = 50  # per operation and generation mode
+
+SCRIPT = textwrap.dedent('''
+    def reply(messages):
+        if "plans Python analyses" in messages[0].text:
+            return "1. Fail on purpose."
+        return "```python\\nraise ValueError('stuck on purpose')\\n```"
+''')
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """(base_url, auth headers, live ids, log path) of a fresh server; stopped after the module."""
+    tmp = tmp_path_factory.mktemp("fuzz")
+    (tmp / "root").mkdir()
+    (tmp / "script.py").write_text(SCRIPT)
+    port, token = _free_port(), secrets.token_hex(16)
+    config = {
+        "ServerApp": {"jpserver_extensions": {"geoagent_ext": True}, "port": port, "ip": "127.0.0.1", "allow_root": True,
+                      "open_browser": False, "root_dir": str(tmp / "root"), "port_retries": 0},
+        "IdentityProvider": {"token": token},
+        "GeoAgentSettings": {"model": f"scripted:{tmp / 'script.py'}", "max_attempts": 1},
+    }
+    (tmp / "config.json").write_text(json.dumps(config))
+    env = {**os.environ, "JUPYTER_NO_CONFIG": "1", "GEOAGENT_DATA_DIR": str(tmp / "data"),
+           "JUPYTER_DATA_DIR": str(tmp / "jdata"), "JUPYTER_RUNTIME_DIR": str(tmp / "runtime")}
+    log = open(tmp / "server.log", "w")
+    proc = subprocess.Popen([sys.executable, "-m", "jupyter_server", f"--config={tmp / 'config.json'}"],
+                            env=env, stdout=log, stderr=subprocess.STDOUT)
+    base, auth = f"http://127.0.0.1:{port}", {"Authorization": f"token {token}"}
+    try:
+        _wait_up(f"{base}/geoagent/status", auth, proc, tmp / "server.log")
+        busy, free = (requests.post(f"{base}/api/kernels", headers=auth, json={"name": "python3"}, timeout=60).json()["id"]
+                      for _ in range(2))
+        run = requests.post(f"{base}/geoagent/runs", headers=auth, json={"request": "fuzz me", "kernel_id": busy}, timeout=60)
+        assert run.status_code == 201, run.text
+        run_id = run.json()["run_id"]
+        for _ in range(300):  # until it waits for a human: actions are then accepted
+            state = requests.get(f"{base}/geoagent/runs/{run_id}", headers=auth, timeout=10).json()
+            if state["status"] != "running":
+                break
+            time.sleep(0.2)
+        assert state["status"] == "needs_human", state
+        live = {"run_id": run_id, "kernel_id": free, "subtask_id": state["waiting_for"]["subtask_id"]}
+        yield base, auth, live, tmp / "server.log"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def _wait_up(url, headers, proc, log_path, timeout=120):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"server exited:\n{Path(log_path).read_text()[-3000:]}")
+        try:
+            if requests.get(url, headers=headers, timeout=5).status_code == 200:
+                return
+        except requests.ConnectionError:
+            pass
+        time.sleep(0.5)
+    raise AssertionError(f"server did not come up:\n{Path(log_path).read_text()[-3000:]}")
+
+
+def _aim(case, live, rnd: random.Random):
+    """Half the time, point the case at the live run, its stuck step or a free kernel instead
+    of ids that do not exist."""
+    if rnd.random() < 0.5:
+        if case.path_parameters and "run_id" in case.path_parameters:
+            case.path_parameters["run_id"] = live["run_id"]
+        if isinstance(case.body, dict):
+            for field in ("kernel_id", "subtask_id"):
+                if field in case.body:
+                    case.body[field] = live[field]
+            if "kernel_id" in case.body:
+                case.body.pop("model", None)  # the configured model, so a run really starts
+    return case
+
+
+def _fuzz(schema, server_info, label):
+    base, auth, live, log_path = server_info
+    failures: list[str] = []
+    counts: dict[str, int] = {}
+    statuses: dict[int, int] = {}
+
+    def fuzz_one(operation, mode):
+        key, rnd = f"{operation.label} [{mode.value}]", random.Random(f"{operation.label}{mode}")
+
+        @hypothesis.settings(max_examples=MAX_EXAMPLES, deadline=None, database=None, derandomize=True,
+                             suppress_health_check=list(HealthCheck), phases=[hypothesis.Phase.generate])
+        @given(case=operation.as_strategy(generation_mode=mode))
+        def check(case):
+            counts[key] = counts.get(key, 0) + 1
+            _aim(case, live, rnd)
+            response = case.call(base_url=base, headers=dict(auth), timeout=30)
+            statuses[response.status_code] = statuses.get(response.status_code, 0) + 1
+            if response.status_code >= 500:
+                failures.append(f"{key}: {response.status_code} for {case.as_curl_command()}\n{response.text[:300]}")
+
+        try:
+            check()
+        except hypothesis.errors.Unsatisfiable:
+            pass  # nothing left to generate for this operation and mode
+
+    # Negative cases would otherwise mostly drop the token (403, already tested in test_runs.py)
+    # instead of breaking bodies and parameters.
+    schema.config.generation.update(with_security_parameters=False)
+    for result in schema.get_all_operations():
+        for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
+            fuzz_one(result.ok(), mode)
+    server_log = Path(log_path).read_text()
+    assert not failures, f"{label}: server errors\n" + "\n".join(failures[:10]) + f"\n--- server log tail ---\n{server_log[-4000:]}"
+    assert "Traceback" not in server_log, server_log[-4000:]
+    print(label, "responses by status:", dict(sorted(statuses.items())))
+    return counts
+
+
+def test_fuzz_the_live_openapi_document_finds_no_5xx(server):
+    base, auth = server[0], server[1]
+    schema = schemathesis.openapi.from_url(f"{base}/geoagent/openapi.json", headers=dict(auth))
+    counts = _fuzz(schema, server, "openapi.json")
+    documented = {result.ok().label for result in schema.get_all_operations()}
+    assert len(documented) >= 7 and {k.split(" [")[0] for k in counts} == documented, counts  # all exercised
+    assert sum(counts.values()) >= 300, counts
+    print("fuzzed:", json.dumps(counts, indent=1))
+
+
+def test_fuzz_the_active_notebook_endpoint_finds_no_5xx(server):
+    """Not in openapi.json yet (handlers/openapi.py is not ours to edit); its fragment lives in handlers/active.py."""
+    base, auth = server[0], server[1]
+    doc = requests.get(f"{base}/geoagent/openapi.json", headers=auth, timeout=10).json()
+    doc["paths"] = {path: spec for path, spec in OPENAPI_PATHS.items() if path not in doc["paths"]}
+    if not doc["paths"]:
+        pytest.skip("already part of the live document (fuzzed above)")
+    counts = _fuzz(schemathesis.openapi.from_dict(doc), server, "active-notebook")
+    assert sum(counts.values()) >= 50, counts
+
+
+@pytest.mark.parametrize("path,body", [
+    ("runs", '{"request": "map \\ud800 it", "kernel_id": "%(kernel_id)s"}'),
+    ("runs/%(run_id)s/actions", '{"kind": "hint", "subtask_id": "%(subtask_id)s", "text": "\\udfff"}'),
+    ("active-notebook", '{"path": "nb\\ud800.ipynb"}'),
+])
+def test_lone_surrogates_are_refused_with_400(server, path, body):
+    """Valid JSON that is no UTF-8 string, which hypothesis never generates: it would break the
+    run log and the kernel protocol if it got past validation."""
+    base, auth, live, _ = server
+    response = requests.post(f"{base}/geoagent/{path % live}", headers=auth, data=body % live, timeout=30)
+    assert response.status_code == 400, response.text
+    assert "unicode" in response.json()["message"].lower()
