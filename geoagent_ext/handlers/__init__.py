@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from .complete import CompleteHandler, CompleteStreamHandler
+from .models import ModelsHandler
+from .active import ActiveNotebookHandler
 from .openapi import OpenAPIHandler
 from .runs import RUN_ID, RunActionHandler, RunCancelHandler, RunEventsHandler, RunHandler, RunsHandler
 from .status import StatusHandler
@@ -19,4 +22,8 @@ def make_handlers() -> list[tuple[str, type]]:
         (rf"/geoagent/runs/{RUN_ID}/actions", RunActionHandler),
         (rf"/geoagent/runs/{RUN_ID}/cancel", RunCancelHandler),
         (rf"/geoagent/runs/{RUN_ID}/stream", RunStreamHandler),
+        (r"/geoagent/active-notebook", ActiveNotebookHandler),
+        (r"/geoagent/models", ModelsHandler),
+        (r"/geoagent/complete", CompleteHandler),
+        (r"/geoagent/complete/stream", CompleteStreamHandler),
     ]

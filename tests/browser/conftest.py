@@ -25,6 +25,7 @@ from typing import Any, Iterator
 import pytest
 from .lab_driver import (
     ARTIFACTS_DIR,
+    SCRIPTED_MODEL,
     LAB_READY_TIMEOUT_MS,
     CHROMIUM_ARGS,
     LabServer,
@@ -36,7 +37,12 @@ from .lab_driver import (
 
 @pytest.fixture(scope="session")
 def jupyterlab(tmp_path_factory) -> Iterator[LabServer]:
-    server = start_jupyterlab(tmp_path_factory.mktemp("jupyterlab"))
+    # A scripted model (tests/browser/scripted_model.py) so runs and inline
+    # suggestions are real but deterministic; 2 attempts per step keep failures quick.
+    server = start_jupyterlab(tmp_path_factory.mktemp("jupyterlab"), extra_args=[
+        f"--GeoAgentSettings.model=scripted:{SCRIPTED_MODEL}",
+        "--GeoAgentSettings.max_attempts=2",
+    ])
     try:
         yield server
     finally:

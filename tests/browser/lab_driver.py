@@ -26,6 +26,7 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS_DIR = REPO_ROOT / "test-artifacts"
+SCRIPTED_MODEL = Path(__file__).resolve().parent / "scripted_model.py"
 
 CHROMIUM_ARGS = [
     "--headless",

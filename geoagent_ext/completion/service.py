@@ -1,0 +1,136 @@
+"""``Completer``: one suggestion per request, streamed as it is generated.
+
+The chat model comes from the run manager's cache (``_chat_model``), so the
+local model is loaded once for runs and suggestions alike. Each suggestion is
+a short, low-temperature call without retries: a late suggestion is worthless,
+the user has typed on. Cancelling the task that iterates ``stream`` stops the
+generation (``LLMClient`` closes the model's stream, which frees the local
+model for the next request).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import time
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..kernel import KernelNotFoundError
+from ..llm.client import LLMClient
+from .context import ContextGatherer, CursorContext
+from .prompt import clean_completion, completion_messages
+
+MAX_TOKENS = 96
+TIMEOUT_S = 60.0
+MAX_PREVIOUS_CELLS = 8
+
+
+class CompletionRequest(BaseModel):
+    """The cell at the cursor and where it lives (notebook path or kernel id)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    cell_text_before: str = Field(max_length=100_000, description="Cell text before the cursor.")
+    cell_text_after: str = Field("", max_length=100_000, description="Cell text after the cursor.")
+    previous_cells: list[str] = Field(default_factory=list, max_length=200,
+                                      description="Sources of the code cells above, oldest first.")
+    notebook_path: str | None = Field(None, max_length=4096)
+    kernel_id: str | None = Field(None, max_length=200)
+    model: str | None = Field(None, max_length=200, description="provider:model; default: the configured model.")
+
+
+@dataclass
+class Suggestion:
+    text: str = ""
+    seconds: float = 0.0
+    first_text_s: float | None = None  # latency until the first visible text
+    context: CursorContext = field(default_factory=CursorContext)
+
+
+class Completer:
+    """Completions over the run manager's models, kernels and index."""
+
+    def __init__(self, run_manager: Any, *, budget: float = 1.5):
+        self.run_manager = run_manager
+        self.context = ContextGatherer(run_manager.kernels, self._index, budget=budget)
+
+    async def _index(self) -> Any:
+        # `RunManager.index()` imports geoagent_ext.rag (chromadb: ~20 s on a busy
+        # 2-core box) on the event loop, which would freeze the server; importing
+        # it in a thread first makes that import a no-op.
+        await asyncio.to_thread(importlib.import_module, "geoagent_ext.rag")
+        return await self.run_manager.index()
+
+    async def _kernel_id(self, request: CompletionRequest) -> str | None:
+        """The kernel to ask about variables; suggestions work without one."""
+        if request.kernel_id:
+            return request.kernel_id if request.kernel_id in self.run_manager.kernel_manager else None
+        if request.notebook_path and self.run_manager.session_manager is not None:
+            from ..kernel import kernel_for_notebook
+
+            try:
+                return await kernel_for_notebook(request.notebook_path, self.run_manager.session_manager)
+            except KernelNotFoundError:
+                return None
+        return None
+
+    async def stream(self, request: CompletionRequest, suggestion: Suggestion | None = None) -> AsyncIterator[str]:
+        """Yield the whole suggestion so far each time it grows (not deltas: cleaning
+        may still change its start, e.g. when a fence turns out to be one)."""
+        suggestion = suggestion if suggestion is not None else Suggestion()
+        started = time.perf_counter()
+        spec = request.model or self.run_manager.settings.model
+        chat_model = await self.run_manager._chat_model(spec)  # RunManagerError(400) on a bad spec
+        kernel_id = await self._kernel_id(request)
+        ctx = await self.context.gather(kernel_id, request.cell_text_before)
+        suggestion.context = ctx
+        messages = completion_messages(
+            request.cell_text_before, request.cell_text_after,
+            request.previous_cells[-MAX_PREVIOUS_CELLS:],
+            variables=ctx.variables, expression=ctx.expression, members=ctx.members, docs=ctx.docs,
+        )
+        client = LLMClient(chat_model, timeout=TIMEOUT_S, retries=0)
+        queue: asyncio.Queue[str | None] = asyncio.Queue()
+        raw: list[str] = []
+
+        def on_text(piece: str) -> None:
+            raw.append(piece)
+            queue.put_nowait("".join(raw))
+
+        async def generate() -> None:
+            try:
+                await client.complete(messages, temperature=0.1, max_tokens=MAX_TOKENS, on_text=on_text)
+            finally:
+                queue.put_nowait(None)
+
+        task = asyncio.ensure_future(generate())
+        shown = ""
+        try:
+            while True:
+                so_far = await queue.get()
+                if so_far is None:
+                    break
+                text = clean_completion(so_far, request.cell_text_before, request.cell_text_after)
+                if text and text != shown:
+                    if suggestion.first_text_s is None:
+                        suggestion.first_text_s = round(time.perf_counter() - started, 3)
+                    shown = text
+                    yield text
+            await task  # raises the model's error, if any
+            final = clean_completion("".join(raw), request.cell_text_before, request.cell_text_after, final=True)
+            suggestion.text = final
+            suggestion.seconds = round(time.perf_counter() - started, 3)
+            if final != shown:
+                yield final
+        finally:
+            if not task.done():
+                task.cancel()  # the consumer went away: stop generating now
+
+    async def complete(self, request: CompletionRequest) -> Suggestion:
+        suggestion = Suggestion()
+        async for _ in self.stream(request, suggestion):
+            pass
+        return suggestion

@@ -1,0 +1,119 @@
+/**
+ * A run: its request and status, cancel, the live plan and the selected
+ * step's details. Pure: the panel owns the run state and the connection.
+ */
+import * as React from 'react';
+
+import { formatSeconds, isFinished, IRunView, IStepView } from '../runs/model';
+import { StreamState } from '../runs/client';
+import { IAction } from '../runs/types';
+import { PlanList } from './PlanList';
+import { StatusBadge } from './StatusBadge';
+import { StepDetail } from './StepDetail';
+
+export interface IRunViewProps {
+  run: IRunView;
+  /** The step the user picked; null follows the run. */
+  selected: string | null;
+  onSelect: (subtaskId: string) => void;
+  onAction: (action: IAction) => Promise<void>;
+  onCancel: () => void;
+  connection: StreamState | null;
+  /** Cells the run has put into the notebook. */
+  cellsWritten: number;
+  now: number;
+}
+
+/** The step to show when the user has not picked one: what needs them, else what runs. */
+export function focusStep(run: IRunView): IStepView | undefined {
+  const by = (id: string | undefined) => run.steps.find(s => s.id === id);
+  return (
+    by(run.waitingFor?.subtaskId) ??
+    run.steps.find(s => s.status === 'running') ??
+    [...run.steps].reverse().find(s => s.status !== 'pending') ??
+    run.steps[0]
+  );
+}
+
+export function RunView(props: IRunViewProps): JSX.Element {
+  const { run } = props;
+  const finished = isFinished(run.status);
+  const step = (props.selected && run.steps.find(s => s.id === props.selected)) || focusStep(run);
+  const index = step ? run.steps.indexOf(step) : -1;
+  const elapsed =
+    run.startedAt !== undefined
+      ? ((run.finishedAt ?? props.now) - run.startedAt) / 1000
+      : null;
+  const solved = run.steps.filter(s => s.status === 'solved').length;
+
+  return (
+    <div className="jp-GeoAgent-run" data-testid="geoagent-run-view" data-status={run.status}>
+      <div className="jp-GeoAgent-run-header">
+        <StatusBadge status={run.status} testid="geoagent-run-status" />
+        <span className="jp-GeoAgent-run-meta">
+          {run.steps.length > 0 && `${solved}/${run.steps.length} steps`}
+          {elapsed !== null && ` · ${formatSeconds(elapsed)}`}
+        </span>
+        {!finished && (
+          <button
+            type="button"
+            className="jp-Button jp-mod-styled jp-mod-reject jp-GeoAgent-cancel"
+            data-testid="geoagent-cancel"
+            onClick={props.onCancel}
+          >
+            Cancel
+          </button>
+        )}
+      </div>
+      <p className="jp-GeoAgent-run-request" data-testid="geoagent-run-request" title={run.model}>
+        {run.request}
+      </p>
+      {props.connection === 'reconnecting' && (
+        <p className="jp-GeoAgent-warn" role="status">
+          Connection lost, reconnecting…
+        </p>
+      )}
+      {props.connection === 'lost' && (
+        <p className="jp-GeoAgent-error" role="alert">
+          Lost the connection to this run. It goes on on the server: reopen the panel to follow it.
+        </p>
+      )}
+      {!finished && run.progress && (
+        <p className="jp-GeoAgent-progress" role="status" data-testid="geoagent-progress">
+          {run.progress}…
+        </p>
+      )}
+      {finished && (
+        <p
+          className={`jp-GeoAgent-run-message jp-GeoAgent-tone-${
+            run.status === 'succeeded' ? 'ok' : run.status === 'cancelled' ? 'idle' : 'warn'
+          }`}
+          data-testid="geoagent-run-message"
+          role="status"
+        >
+          {run.message || run.status}
+          {run.stats &&
+            ` · ${run.stats.llm_calls} model calls, ${run.stats.attempts} attempts`}
+          {props.cellsWritten > 0 && ` · ${props.cellsWritten} cells added to the notebook`}
+        </p>
+      )}
+      <PlanList
+        steps={run.steps}
+        selected={step?.id ?? null}
+        onSelect={props.onSelect}
+        now={props.now}
+      />
+      {step && (
+        <StepDetail
+          key={step.id}
+          step={step}
+          index={index}
+          waiting={
+            !finished && run.waitingFor?.subtaskId === step.id ? run.waitingFor.kind : null
+          }
+          onAction={props.onAction}
+        />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,423 @@
+/**
+ * Fold a run's events into what the panel shows: the plan with each step's
+ * status, attempts (for diffs), time and search tree.
+ *
+ * Richer than the server's `fold` (agent/state.py), which keeps only the last
+ * code and error per step: diffs need every attempt and the tree every node.
+ * A pure function, so a reconnect that replays events, a reopened panel and
+ * the tests all get the same picture. Returns a new object per event (React
+ * compares by identity) but shares untouched steps.
+ */
+import {
+  FinishedStatus,
+  IExecutionSummary,
+  IRunStats,
+  ISubtaskSpec,
+  RunEvent,
+  SearchNodeStatus
+} from './types';
+
+export type StepStatus =
+  | 'pending'
+  | 'running'
+  | 'awaiting_approval'
+  | 'solved'
+  | 'needs_human'
+  | 'skipped';
+
+export type RunStatus =
+  | 'starting'
+  | 'running'
+  | 'needs_human'
+  | 'awaiting_approval'
+  | FinishedStatus;
+
+/** One piece of code tried for a step: an agent attempt or a human edit. */
+export interface IAttempt {
+  /** Position in the step's list, from 1. */
+  n: number;
+  code: string;
+  by: 'agent' | 'human';
+  /** Search node id (MCTS) when the attempt is a node. */
+  nodeId?: string;
+  parentId?: string | null;
+  /** Sandbox run, then the live run (either may be missing). */
+  trial?: IExecutionSummary;
+  result?: IExecutionSummary;
+  /** Short error when the attempt failed. */
+  error?: string;
+  /** How the agent repaired the attempt before this one into this one. */
+  repair?: { strategy: string; diagnosis: string };
+}
+
+export interface ISearchNode {
+  id: string;
+  parentId: string | null;
+  code: string;
+  visits: number;
+  q: number;
+  prior: number;
+  reward: number | null;
+  status: SearchNodeStatus;
+  error: string | null;
+}
+
+export interface IStepView {
+  id: string;
+  description: string;
+  status: StepStatus;
+  attempts: IAttempt[];
+  /** Milliseconds since the epoch (event timestamps). */
+  startedAt?: number;
+  endedAt?: number;
+  by?: 'agent' | 'human';
+  /** The latest code: proposed, waiting for approval, or accepted. */
+  code: string;
+  error: string;
+  insertedFor?: string | null;
+  /** The accepted code and its outputs (what goes into the notebook). */
+  solved?: { code: string; result: IExecutionSummary; by: 'agent' | 'human' };
+  nodes: Record<string, ISearchNode>;
+  /** Node ids in creation order. */
+  nodeOrder: string[];
+  hints: string[];
+}
+
+export interface IRunView {
+  runId: string;
+  request: string;
+  model: string;
+  notebook: string | null;
+  strategy: string;
+  approvalMode: boolean;
+  status: RunStatus;
+  message: string;
+  progress: string;
+  steps: IStepView[];
+  waitingFor: { kind: 'stuck' | 'approval'; subtaskId: string } | null;
+  lastSeq: number;
+  startedAt?: number;
+  finishedAt?: number;
+  stats?: IRunStats;
+}
+
+export function emptyRun(runId: string, request = ''): IRunView {
+  return {
+    runId,
+    request,
+    model: '',
+    notebook: null,
+    strategy: 'loop',
+    approvalMode: false,
+    status: 'starting',
+    message: '',
+    progress: '',
+    steps: [],
+    waitingFor: null,
+    lastSeq: 0
+  };
+}
+
+function newStep(spec: ISubtaskSpec): IStepView {
+  return {
+    id: spec.id,
+    description: spec.description,
+    status: 'pending',
+    attempts: [],
+    code: '',
+    error: '',
+    insertedFor: spec.inserted_for ?? null,
+    nodes: {},
+    nodeOrder: [],
+    hints: []
+  };
+}
+
+function time(ts: string): number | undefined {
+  const t = Date.parse(ts);
+  return Number.isNaN(t) ? undefined : t;
+}
+
+/** The run's status while it has not finished. */
+function liveStatus(run: IRunView): RunStatus {
+  if (run.waitingFor) {
+    return run.waitingFor.kind === 'stuck' ? 'needs_human' : 'awaiting_approval';
+  }
+  return 'running';
+}
+
+const FINISHED: ReadonlySet<string> = new Set([
+  'succeeded',
+  'partial',
+  'failed',
+  'cancelled',
+  'declined',
+  'interrupted'
+]);
+
+export function isFinished(status: RunStatus): boolean {
+  return FINISHED.has(status);
+}
+
+/** Apply one event; events at or below `lastSeq` are already in (replays). */
+export function applyEvent(run: IRunView, event: RunEvent): IRunView {
+  if (event.seq <= run.lastSeq) {
+    return run;
+  }
+  const next: IRunView = { ...run, lastSeq: event.seq };
+  const at = time(event.ts);
+  const update = (id: string, change: (step: IStepView) => IStepView) => {
+    next.steps = next.steps.map(s => (s.id === id ? change(s) : s));
+  };
+  const withAttempt = (
+    step: IStepView,
+    n: number,
+    change: (a: IAttempt) => IAttempt
+  ): IStepView => ({
+    ...step,
+    attempts: step.attempts.map(a => (a.n === n ? change(a) : a))
+  });
+
+  switch (event.type) {
+    case 'run_started':
+      Object.assign(next, {
+        request: event.request,
+        model: event.model,
+        notebook: event.notebook,
+        strategy: event.strategy,
+        approvalMode: event.approval_mode,
+        status: 'running',
+        startedAt: at
+      });
+      break;
+    case 'progress':
+      next.progress = event.message;
+      break;
+    case 'planned':
+    case 'replanned': {
+      const known = new Map(next.steps.map(s => [s.id, s]));
+      next.steps = event.subtasks.map(spec => known.get(spec.id) ?? newStep(spec));
+      next.progress = '';
+      break;
+    }
+    case 'subtask_inserted': {
+      const steps = [...next.steps];
+      const before = steps.findIndex(s => s.id === event.before);
+      steps.splice(before < 0 ? steps.length : before, 0, newStep(event.subtask));
+      next.steps = steps;
+      break;
+    }
+    case 'declined':
+      next.message = event.reason;
+      break;
+    case 'subtask_started':
+      next.waitingFor = null;
+      update(event.subtask_id, s => ({
+        ...s,
+        status: 'running',
+        startedAt: s.startedAt ?? at,
+        endedAt: undefined
+      }));
+      break;
+    case 'code_proposed':
+      update(event.subtask_id, s => ({
+        ...s,
+        code: event.code,
+        attempts: [
+          ...s.attempts,
+          { n: s.attempts.length + 1, code: event.code, by: 'agent' }
+        ]
+      }));
+      break;
+    case 'repaired':
+      update(event.subtask_id, s => {
+        const last = s.attempts[s.attempts.length - 1];
+        return last
+          ? withAttempt(s, last.n, a => ({
+              ...a,
+              repair: { strategy: event.strategy, diagnosis: event.diagnosis }
+            }))
+          : s;
+      });
+      break;
+    case 'executed':
+      update(event.subtask_id, s => {
+        // Loop attempts come from code_proposed; a search commits a node.
+        let attempt =
+          (event.node_id &&
+            s.attempts.find(a => a.nodeId === event.node_id)) ||
+          [...s.attempts].reverse().find(a => a.code === event.code);
+        let step = s;
+        if (!attempt) {
+          attempt = { n: s.attempts.length + 1, code: event.code, by: 'agent' };
+          step = { ...s, attempts: [...s.attempts, attempt] };
+        }
+        const failed = event.result.status !== 'ok';
+        return withAttempt(step, attempt.n, a => ({
+          ...a,
+          ...(event.trial ? { trial: event.result } : { result: event.result }),
+          error: failed ? event.result.error || event.result.status : a.error
+        }));
+      });
+      break;
+    case 'search_node':
+      update(event.subtask_id, s => {
+        const node: ISearchNode = {
+          id: event.node_id,
+          parentId: event.parent_id,
+          code: event.code,
+          visits: event.visits,
+          q: event.q,
+          prior: event.prior,
+          reward: event.reward,
+          status: event.status,
+          error: event.error
+        };
+        const isNew = !(event.node_id in s.nodes);
+        let step: IStepView = {
+          ...s,
+          nodes: { ...s.nodes, [node.id]: node },
+          nodeOrder: isNew ? [...s.nodeOrder, node.id] : s.nodeOrder
+        };
+        // Every node with code is an attempt (the root has none).
+        if (isNew && node.code) {
+          step = {
+            ...step,
+            code: node.code,
+            attempts: [
+              ...step.attempts,
+              {
+                n: step.attempts.length + 1,
+                code: node.code,
+                by: 'agent',
+                nodeId: node.id,
+                parentId: node.parentId
+              }
+            ]
+          };
+        } else if (node.error) {
+          step = withAttempt(
+            step,
+            step.attempts.find(a => a.nodeId === node.id)?.n ?? -1,
+            a => ({ ...a, error: node.error ?? a.error })
+          );
+        }
+        return step;
+      });
+      break;
+    case 'approval_requested':
+      next.waitingFor = { kind: 'approval', subtaskId: event.subtask_id };
+      update(event.subtask_id, s => ({
+        ...s,
+        status: 'awaiting_approval',
+        code: event.code
+      }));
+      break;
+    case 'approval_given':
+      next.waitingFor = null;
+      update(event.subtask_id, s => ({ ...s, status: 'running' }));
+      break;
+    case 'solved':
+      next.waitingFor = null;
+      update(event.subtask_id, s => ({
+        ...s,
+        status: 'solved',
+        code: event.code,
+        error: '',
+        by: event.by,
+        endedAt: at,
+        solved: { code: event.code, result: event.result, by: event.by }
+      }));
+      break;
+    case 'needs_human':
+      next.waitingFor = { kind: 'stuck', subtaskId: event.subtask_id };
+      update(event.subtask_id, s => ({
+        ...s,
+        status: 'needs_human',
+        code: event.code,
+        error: event.error,
+        endedAt: at
+      }));
+      break;
+    case 'human_edit_applied':
+      update(event.subtask_id, s => ({
+        ...s,
+        attempts: [
+          ...s.attempts,
+          {
+            n: s.attempts.length + 1,
+            code: event.code,
+            by: 'human',
+            result: event.result,
+            error: event.accepted
+              ? undefined
+              : event.result.error || event.result.status
+          }
+        ]
+      }));
+      break;
+    case 'hint_given':
+      next.waitingFor = null;
+      update(event.subtask_id, s => ({
+        ...s,
+        status: 'running',
+        hints: [...s.hints, event.hint]
+      }));
+      break;
+    case 'skipped':
+      next.waitingFor = null;
+      update(event.subtask_id, s => ({
+        ...s,
+        status: 'skipped',
+        endedAt: at
+      }));
+      break;
+    case 'finished':
+      Object.assign(next, {
+        status: event.status,
+        message: event.message,
+        stats: event.stats,
+        waitingFor: null,
+        progress: '',
+        finishedAt: at
+      });
+      // A step cut off by a cancel or failure is not "running" anymore.
+      next.steps = next.steps.map(s =>
+        s.status === 'running' || s.status === 'awaiting_approval'
+          ? { ...s, status: 'pending', endedAt: s.endedAt ?? at }
+          : s
+      );
+      return next;
+    default:
+      return next;
+  }
+  if (!isFinished(next.status)) {
+    next.status = liveStatus(next);
+  }
+  return next;
+}
+
+/** Seconds a step has taken (so far, when it still runs). */
+export function stepSeconds(step: IStepView, now: number): number | null {
+  if (step.startedAt === undefined) {
+    return null;
+  }
+  const end = step.endedAt ?? (step.status === 'running' ? now : undefined);
+  return end === undefined ? null : Math.max(0, (end - step.startedAt) / 1000);
+}
+
+/** "0.4 s", "12 s", "2 min 05 s". */
+export function formatSeconds(seconds: number | null): string {
+  if (seconds === null) {
+    return '';
+  }
+  if (seconds < 10) {
+    return `${seconds.toFixed(1)} s`;
+  }
+  if (seconds < 60) {
+    return `${Math.round(seconds)} s`;
+  }
+  const minutes = Math.floor(seconds / 60);
+  const rest = Math.round(seconds - minutes * 60);
+  return `${minutes} min ${String(rest).padStart(2, '0')} s`;
+}

@@ -1,0 +1,88 @@
+"""The model behind the browser tests' JupyterLab (``scripted:<this file>``).
+
+It answers like a real model would for three scripted journeys, keyed on what
+the prompts contain, so the whole agent (planner, loop, search, repair,
+completion) runs for real against a real kernel:
+
+- "parcel areas": 3 steps; step 2 always fails (a column that does not exist),
+  so the user must fix it in the panel; step 3 makes an ipyleaflet map.
+- "search demo": 1 step solved by tree search: three candidates fail with
+  different errors, a repair of the first one works.
+- inline completion: ``parcels.to_`` -> ``to_crs(epsg=3035)`` when the prompt
+  shows that ``parcels`` is a GeoDataFrame whose members include ``to_crs``.
+"""
+
+import itertools
+
+_calls = itertools.count()
+
+PLAN_AREAS = """1. Make a table of the parcels with their areas in square metres.
+2. Add up the parcel areas in hectares.
+3. Show the parcels on a map."""
+
+STEP1 = """```python
+import pandas as pd
+parcels = pd.DataFrame({"parcel": ["A", "B", "C"], "area_m2": [12000.0, 34000.0, 5600.0]})
+print(parcels)
+```"""
+
+# Both attempts use a column the table does not have: the step needs the user.
+STEP2_FIRST = """```python
+total_ha = parcels["area_ha"].sum()
+print(f"total: {total_ha:.2f} ha")
+```"""
+
+STEP2_REPAIR = """Cause: the column is not called area_ha.
+```python
+total_ha = parcels["area"].sum() / 10_000
+print(f"total: {total_ha:.2f} ha")
+```"""
+
+STEP3 = """```python
+from ipyleaflet import Map, Marker
+m = Map(center=(52.52, 13.40), zoom=11)
+for lat, lon in [(52.52, 13.40), (52.50, 13.45), (52.54, 13.36)]:
+    m.add(Marker(location=(lat, lon)))
+m
+```"""
+
+SEARCH_FAILING = [
+    'total = parcels["area_m2"].sum() / 10_000\nprint(total.in_hectares())',  # AttributeError -> repaired below
+    'total = parcels.area_sqm.sum()\nprint(total)',  # AttributeError on the table
+    'total = parcels["size"].sum()\nprint(total)',  # KeyError
+]
+SEARCH_REPAIR = 'total = parcels["area_m2"].sum() / 10_000\nprint(f"{total:.2f} ha")'
+
+
+def _code(code: str) -> str:
+    return f"```python\n{code}\n```"
+
+
+def reply(messages):
+    system, user = messages[0].text, messages[-1].text
+    n = next(_calls)
+    if "code completion" in system:
+        if "parcels: " in user and "GeoDataFrame" in user and "to_crs(" in user:
+            return "```python\nparcels.to_crs(epsg=3035)\n```"
+        return ""  # nothing to suggest: no ghost text
+    if "plans Python analyses" in system:
+        if "search demo" in user:
+            return "1. Compute the total parcel area in hectares."
+        return PLAN_AREAS
+    if "reviewing a geospatial analysis" in system:
+        return "OK"
+    if "search demo" in user:
+        if "previous attempt failed" in user:
+            if "in_hectares" in user:
+                return "Cause: floats have no in_hectares method.\n" + _code(SEARCH_REPAIR)
+            # Other repairs stay broken, each differently (no duplicates in the tree).
+            broken = 'total = parcels["col_%d"].sum()' % n
+            return "Cause: unknown.\n" + _code(broken)
+        return _code(SEARCH_FAILING[n % 3])
+    if "Your step (1 of 3)" in user:
+        return STEP1
+    if "Your step (2 of 3)" in user:
+        return STEP2_REPAIR if "previous attempt failed" in user else STEP2_FIRST
+    if "Your step (3 of 3)" in user:
+        return STEP3
+    return _code("print('scripted model: no reply for this prompt')")
