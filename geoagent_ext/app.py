@@ -7,6 +7,7 @@ from jupyter_server.extension.application import ExtensionApp
 from . import __version__
 from .config import GeoAgentSettings
 from .handlers import make_handlers
+from .llm.redact import redact_log_handlers
 from .runs import RunManager
 
 
@@ -28,6 +29,8 @@ class GeoAgentApp(ExtensionApp):
             root_dir=self.serverapp.root_dir,
         )
         self.settings["geoagent"] = self
+        # No key from the environment in the server's log, whoever logs it (kernels, providers, us).
+        redact_log_handlers(self.log, self.serverapp.log)
         self.log.info("GeoAgent %s: model %s", __version__, self.geoagent_settings.model)
 
     def initialize_handlers(self) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from .results import ExecutionError
+from ..llm.redact import redact
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 # IPython >= 8 names the submitted cell "Cell In[7], line 3"; older ones use the
@@ -129,14 +130,15 @@ def shorten_error(
         lineno = failing_line(ename, evalue_clean, traceback, code)
     # SyntaxErrors name the temp file: "(2845466573.py, line 2)" is noise once we give the line.
     evalue_short = _SYNTAX_LINE.sub("", evalue_clean).strip() if ename.endswith("Error") else evalue_clean
-    first = evalue_short.splitlines()[0] if evalue_short else ""
+    # Redacted before the cut: a cut through a secret leaves a piece no rule recognises.
+    first = redact(evalue_short.splitlines()[0]) if evalue_short else ""
     if len(first) > 300:
         first = first[:297] + "..."
     message = f"{ename}: {first}" if first else ename
     if lineno is not None and code:
         lines = code.splitlines()
         if 1 <= lineno <= len(lines):
-            src = lines[lineno - 1].strip()
+            src = redact(lines[lineno - 1].strip())
             if len(src) > 120:
                 src = src[:117] + "..."
             message += f" (line {lineno}: {src})"

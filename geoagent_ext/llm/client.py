@@ -72,7 +72,17 @@ def _as_messages(messages: MessagesLike) -> list[BaseMessage]:
             role, HumanMessage
         )
         out.append(cls(content))
-    return out
+    return [_redacted(m) for m in out]
+
+
+def _redacted(message: BaseMessage) -> BaseMessage:
+    """The message with secrets masked: prompts carry kernel output and tracebacks,
+    and no key from this server's environment may reach a model provider."""
+    if isinstance(message.content, str):
+        clean = redact(message.content)
+        if clean != message.content:
+            return message.model_copy(update={"content": clean})
+    return message
 
 
 def _check(expect: Expect) -> Callable[[str], bool] | None:

@@ -89,3 +89,15 @@ class RedactingFilter(logging.Filter):
             record.exc_text = redact(logging.Formatter().formatException(record.exc_info))
             record.exc_info = None
         return True
+
+
+def redact_log_handlers(*loggers: logging.Logger) -> None:
+    """Put a RedactingFilter on every handler of ``loggers`` and of the root logger.
+
+    Filters on a logger see only records created on it, so the handlers (the
+    server's console, files) are where a record from any module passes through.
+    """
+    for logger in (*loggers, logging.getLogger()):
+        for handler in logger.handlers:
+            if not any(isinstance(f, RedactingFilter) for f in handler.filters):
+                handler.addFilter(RedactingFilter())

@@ -57,3 +57,14 @@ def test_plain_pandas_and_missing_import_names_get_their_own_hints():
     hints = gis_hints("ImportError", "cannot import name 'rioxarray' from 'rasterio'",
                       "ImportError: cannot import name 'rioxarray' from 'rasterio'")
     assert len(hints) == 1 and "does not exist in the module" in hints[0]
+
+
+def test_a_secret_in_a_long_error_is_masked_before_the_message_is_cut(monkeypatch):
+    from geoagent_ext.kernel.errors import shorten_error
+
+    secret = "sk-live-" + "s" * 40
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    # the secret straddles the 300-character cut of the message
+    err = shorten_error("ValueError", "x" * 280 + secret, [], "token = '" + secret + "'\nraise ValueError", lineno=1)
+    assert "sk-live" not in err.message and "ssssss" not in err.message
+    assert "[REDACTED]" in err.message

@@ -158,3 +158,16 @@ async def test_ollama_gets_sampling_options_in_its_options_dict():
     kwargs = model.call_kwargs[0]
     assert kwargs["options"] == {"temperature": 0.3, "num_predict": 50, "stop": ["END"], "seed": 3}
     assert "temperature" not in kwargs and "max_tokens" not in kwargs and kwargs["stop"] is None
+
+
+async def test_secrets_in_prompts_never_reach_the_provider(monkeypatch):
+    # Kernel output and tracebacks go into prompts; a printed key must be masked first.
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-secretvalue0123456789")
+    model = ScriptedChatModel(replies=[CODE])
+    client = LLMClient(model)
+    await client.complete(
+        [("system", "fix it"), ("user", "stdout: sk-ant-secretvalue0123456789\nKeyError: 'x'")]
+    )
+    sent = model.prompts[0][1].content
+    assert "sk-ant-secretvalue" not in sent
+    assert "[REDACTED]" in sent and "KeyError: 'x'" in sent

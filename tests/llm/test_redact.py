@@ -2,7 +2,14 @@
 
 import logging
 
-from geoagent_ext.llm.redact import REDACTED, RedactingFilter, env_secrets, redact, redact_obj
+from geoagent_ext.llm.redact import (
+    REDACTED,
+    RedactingFilter,
+    env_secrets,
+    redact,
+    redact_log_handlers,
+    redact_obj,
+)
 
 
 def test_key_shapes():
@@ -66,3 +73,22 @@ def test_logging_filter(monkeypatch, caplog):
         assert "calling with" in caplog.text and "boom" in caplog.text
     finally:
         logger.removeFilter(handler_filter)
+
+
+def test_handlers_of_the_server_log_redact_records_from_any_module(monkeypatch):
+    import io
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-proj-handlerlevel-0123456789")
+    stream = io.StringIO()
+    server_log = logging.getLogger("test.ServerApp")
+    handler = logging.StreamHandler(stream)
+    server_log.addHandler(handler)
+    try:
+        redact_log_handlers(server_log)
+        redact_log_handlers(server_log)  # idempotent: one filter per handler
+        assert sum(isinstance(f, RedactingFilter) for f in handler.filters) == 1
+        # a record from a child logger (another module) passes through the same handler
+        logging.getLogger("test.ServerApp.kernels").warning("env has %s", "sk-proj-handlerlevel-0123456789")
+        assert "env has [REDACTED]" in stream.getvalue() and "handlerlevel" not in stream.getvalue()
+    finally:
+        server_log.removeHandler(handler)

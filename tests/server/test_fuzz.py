@@ -27,8 +27,6 @@ import schemathesis
 from hypothesis import HealthCheck, given
 from schemathesis import GenerationMode
 
-from geoagent_ext.handlers.active import OPENAPI_PATHS
-
 MAX_EXAMPLES = 50  # per operation and generation mode
 
 SCRIPT = textwrap.dedent('''
@@ -161,20 +159,11 @@ def test_fuzz_the_live_openapi_document_finds_no_5xx(server):
     schema = schemathesis.openapi.from_url(f"{base}/geoagent/openapi.json", headers=dict(auth))
     counts = _fuzz(schema, server, "openapi.json")
     documented = {result.ok().label for result in schema.get_all_operations()}
-    assert len(documented) >= 7 and {k.split(" [")[0] for k in counts} == documented, counts  # all exercised
+    assert {k.split(" [")[0] for k in counts} == documented, counts  # all exercised
+    for operation in ("POST /geoagent/runs", "POST /geoagent/active-notebook", "POST /geoagent/complete"):
+        assert operation in documented, documented
     assert sum(counts.values()) >= 300, counts
     print("fuzzed:", json.dumps(counts, indent=1))
-
-
-def test_fuzz_the_active_notebook_endpoint_finds_no_5xx(server):
-    """Not in openapi.json yet (handlers/openapi.py is not ours to edit); its fragment lives in handlers/active.py."""
-    base, auth = server[0], server[1]
-    doc = requests.get(f"{base}/geoagent/openapi.json", headers=auth, timeout=10).json()
-    doc["paths"] = {path: spec for path, spec in OPENAPI_PATHS.items() if path not in doc["paths"]}
-    if not doc["paths"]:
-        pytest.skip("already part of the live document (fuzzed above)")
-    counts = _fuzz(schemathesis.openapi.from_dict(doc), server, "active-notebook")
-    assert sum(counts.values()) >= 50, counts
 
 
 @pytest.mark.parametrize("path,body", [
