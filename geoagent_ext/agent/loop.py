@@ -235,7 +235,7 @@ class SequentialSolver:
             diagnosis_text = diagnosis.message
             if diagnosis.strategy == "add_import":
                 pending_code = diagnosis.fixed_code
-                diagnosis_text = f"added `{repair.KNOWN_IMPORTS[diagnosis.name]}`"
+                diagnosis_text = f"added `{diagnosis.fixed_code.splitlines()[0]}`"
             elif diagnosis.strategy == "insert_subtask" and run.may_insert(subtask.id, diagnosis.name):
                 return Outcome("insert", code=code, error=attempt.error, attempts=attempt_no, name=diagnosis.name)
             elif diagnosis.strategy == "insert_subtask":

@@ -1,8 +1,9 @@
 """Turn a failed attempt into the next attempt's context (seed 000, section 3.3).
 
 Strategies, by error class:
-- ``add_import``: a well-known alias (``np``, ``gpd``...) is undefined; the fix is
-  certain, so it is applied without asking the model.
+- ``add_import``: a well-known alias (``np``, ``gpd``...) is undefined, or a
+  submodule was used without importing it (``shapely.wkt`` after ``import
+  shapely``); the fix is certain, so it is applied without asking the model.
 - ``insert_subtask``: any other undefined name; a new subtask that defines it
   is inserted before the current one (the paper's "cut and append").
 - ``members``: wrong attribute, wrong call or a bad import; the real members and
@@ -55,6 +56,17 @@ KNOWN_IMPORTS = {
     "from_origin": "from rasterio.transform import from_origin",
 }
 
+# Submodules that `import package` does not load: `package.sub` then fails with
+# "module 'package' has no attribute 'sub'" and the fix is `import package.sub`.
+KNOWN_SUBMODULES = {
+    "shapely.wkt", "shapely.wkb", "shapely.ops", "shapely.affinity", "shapely.validation",
+    "shapely.geometry", "shapely.strtree", "shapely.plotting",
+    "rasterio.features", "rasterio.mask", "rasterio.warp", "rasterio.transform", "rasterio.enums",
+    "rasterio.plot", "rasterio.merge", "rasterio.windows", "rasterio.crs", "rasterio.io",
+    "pyproj.crs", "pyproj.transformer", "matplotlib.pyplot", "matplotlib.colors",
+    "xarray.plot", "scipy.ndimage", "scipy.spatial", "scipy.stats", "os.path", "urllib.request",
+}
+
 _NAME_ERROR = re.compile(r"name '([^']+)' is not defined")
 _ATTR_ERROR = re.compile(r"'?([\w.]+)'? (?:object|module) has no attribute '([^']+)'")
 _MODULE_ATTR = re.compile(r"module '([\w.]+)' has no attribute '([^']+)'")
@@ -85,7 +97,11 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
     if ename == "AttributeError":
         match = _MODULE_ATTR.search(evalue)
         if match:
-            return Diagnosis("members", message, name=match.group(2), expression=match.group(1))
+            module, attr = match.group(1), match.group(2)
+            if f"{module}.{attr}" in KNOWN_SUBMODULES:
+                return Diagnosis("add_import", message, name=f"{module}.{attr}",
+                                 fixed_code=f"import {module}.{attr}\n{code}")
+            return Diagnosis("members", message, name=attr, expression=module)
         match = _ATTR_ERROR.search(evalue)
         if match:
             attr = match.group(2)

@@ -96,3 +96,14 @@ def test_events_roundtrip_through_json():
     event = Solved(run_id="r", seq=3, subtask_id="s", code="x=1", attempts=1, result=ExecutionSummary(status="ok", stdout="1"))
     again = parse_event(event.model_dump_json())
     assert again == event and again.type == "solved"
+
+
+def test_a_submodule_used_without_its_import_is_imported():
+    code = "import shapely\ngeoms = df['wkt'].apply(shapely.wkt.loads)"
+    d = repair.classify(code, "AttributeError", "module 'shapely' has no attribute 'wkt'",
+                        "AttributeError: module 'shapely' has no attribute 'wkt'", 2)
+    assert d.strategy == "add_import"
+    assert d.fixed_code == "import shapely.wkt\n" + code
+    # a misspelt function of the module is not a submodule: the members go to the model
+    d = repair.classify(code, "AttributeError", "module 'shapely' has no attribute 'loads_wkt'", "", 2)
+    assert d.strategy == "members" and d.expression == "shapely"
