@@ -241,8 +241,12 @@ class KernelConnection:
                 elif state == "idle":
                     self._busy.pop(parent, None)
                 elif state in ("starting", "restarting", "dead") and self._ready:
-                    # "starting" comes before any reply of a new process; after our
-                    # ready-ping it can only mean the kernel was restarted.
+                    if state == "starting" and self._identity is not None and self.identity() == self._identity:
+                        # The process we connected to announcing its own start: ipykernel 7
+                        # answers our control ping from its control thread, which can beat
+                        # the main thread's "starting" on a loaded machine. A restart is a
+                        # new process (new provisioner and pid).
+                        continue
                     self.mark_lost()
                     continue
             req = self._pending.get(parent)
