@@ -135,39 +135,53 @@ def _frame_warnings(name, value):
     return warnings
 
 
-def _file_warnings(path):
+def _file_warnings(path, fields=()):
     if not _os.path.exists(path):
         return [f"the code writes `{path}` but the file does not exist"]
     if _os.path.getsize(path) == 0:
         return [f"`{path}` is empty"]
     ext = _os.path.splitext(path)[1].lower()
+    have = None  # the file's keys or columns, for the fields the request asks for
     try:
         if ext == ".json":
             with open(path) as fh:
-                _json.load(fh)
+                doc = _json.load(fh)
+            if fields and not isinstance(doc, dict):
+                return [f"`{path}` holds a JSON {type(doc).__name__}, but the request asks for an object "
+                        f"with keys {', '.join(fields)}"]
+            have = set(doc) if isinstance(doc, dict) else set()
         elif ext in VECTOR_EXT | {".parquet", ".geoparquet"}:
             import pyogrio
-            if pyogrio.read_info(path).get("features", 1) == 0:
+            info = pyogrio.read_info(path)
+            if info.get("features", 1) == 0:
                 return [f"`{path}` holds no features"]
+            have = set(info["fields"]) if info.get("fields") is not None else set()
+            if info.get("geometry_type"):
+                have.add("geometry")
         elif ext in RASTER_EXT:
             import rasterio
             with rasterio.open(path):
                 pass
         elif ext == ".csv":
             import pandas as pd
-            pd.read_csv(path, nrows=5)
+            have = set(pd.read_csv(path, nrows=5).columns)
     except Exception as exc:
         return [f"`{path}` does not open: {type(exc).__name__}: {str(exc)[:150]}"]
+    missing = [f for f in fields if have is not None and f not in have]
+    if missing:
+        return [f"`{path}` lacks {', '.join(missing)} that the request asks for (it has: "
+                f"{', '.join(sorted(map(str, have))[:12]) or 'nothing'})"]
     return []
 
 
-def check_result(names, files):
-    """Semantic checks after a step: empty/all-null results, claimed files that are missing or broken."""
+def check_result(names, files, fields=None):
+    """Semantic checks after a step: empty/all-null results, claimed files that are missing or
+    broken or lack the keys/columns the request names (``fields``: path -> names)."""
     ns = _user_ns()
     warnings = []
     for name in names:
         if name in ns:
             warnings.extend(_frame_warnings(name, ns[name]))
     for path in files:
-        warnings.extend(_file_warnings(path))
+        warnings.extend(_file_warnings(path, (fields or {}).get(path, ())))
     return {"warnings": warnings}

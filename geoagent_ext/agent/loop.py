@@ -20,6 +20,7 @@ from ..llm.client import LLMNoAnswer
 from .kernel_handle import summarize
 from .probes import run_probe
 from .prompts import StepContext, coder_messages
+from .requested import fields_for
 
 if TYPE_CHECKING:
     from .run import Run
@@ -121,6 +122,13 @@ class StepWork:
         cause = _CAUSE_RE.search(generation.text)
         return code, (cause.group(1).strip() if cause else ""), generation
 
+    async def check(self, info: codeinfo.CodeInfo) -> list[str]:
+        """Warnings about a step that ran: empty or all-null results, written files that
+        are missing, broken, or lack the keys/columns the request names."""
+        fields = fields_for(info.written_files, self.run.request)
+        checks = await run_probe(self.run.kernel, "check_result", info.assigned, info.written_files, fields)
+        return list((checks or {}).get("warnings", []))
+
     async def evaluate(self, code: str, attempt_no: int, node_id: str | None = None) -> Attempt:
         """Trial-run, then commit to the live kernel; returns what happened."""
         info = codeinfo.analyse(code)
@@ -143,8 +151,7 @@ class StepWork:
         if result.status != "ok":
             self.run.emit(Executed(run_id=self.run.id, subtask_id=self.subtask.id, attempt=attempt_no, code=code, node_id=node_id, result=summarize(result)))
             return _with_error(attempt, result)
-        checks = await run_probe(self.run.kernel, "check_result", info.assigned, info.written_files)
-        attempt.warnings = list((checks or {}).get("warnings", []))
+        attempt.warnings = await self.check(info)
         self.run.emit(Executed(run_id=self.run.id, subtask_id=self.subtask.id, attempt=attempt_no, code=code, node_id=node_id, result=summarize(result, attempt.warnings)))
         return attempt
 

@@ -285,7 +285,6 @@ class MctsSolver:
         run = self.run
         from .events import Executed
         from .kernel_handle import summarize
-        from .probes import run_probe
         from . import codeinfo
 
         if not await run.approve(work.subtask.id, node.code):
@@ -296,8 +295,7 @@ class MctsSolver:
         warnings: list[str] = []
         if result.status == "ok":
             info = codeinfo.analyse(node.code)
-            checks = await run_probe(run.kernel, "check_result", info.assigned, info.written_files)
-            warnings = list((checks or {}).get("warnings", []))
+            warnings = await work.check(info)
         run.emit(Executed(run_id=run.id, subtask_id=work.subtask.id, attempt=nodes, code=node.code, node_id=node.id,
                           result=summarize(result, warnings)))
         if result.status != "ok":

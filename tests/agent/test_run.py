@@ -246,3 +246,25 @@ async def test_semantic_check_flags_missing_output_file(workdir, tmp_path):
     warned = [e for e in run.bus.history if e.type == "executed" and e.result.warnings]
     assert warned and "out.json" in warned[0].result.warnings[0]
     assert (workdir / "out.json").exists()
+
+
+async def test_a_written_file_without_the_requested_keys_is_repaired(workdir, tmp_path):
+    # The step runs without error but writes a list where the request names an
+    # object's keys: the check says so and the next attempt's prompt carries it.
+    request = "Count the cities. Write `summary.json` with keys `count` and `names`."
+    script = StepScript(["Write the summary."], {"Write the summary": [
+        "import json\njson.dump([{'name': 'A'}, {'name': 'B'}], open('summary.json', 'w'))",
+        "import json\njson.dump({'count': 2, 'names': ['A', 'B']}, open('summary.json', 'w'))",
+    ]})
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run(request, kernel, model, tmp_path)
+        finished = await run.wait()
+    assert finished.status == "succeeded", finished.message
+    warned = [e for e in run.bus.history if e.type == "executed" and e.result.warnings]
+    assert len(warned) == 1
+    assert "summary.json" in warned[0].result.warnings[0] and "count, names" in warned[0].result.warnings[0]
+    assert "request asks for an object with keys count, names" in model.prompt_texts[-1]
+    import json
+
+    assert json.loads((workdir / "summary.json").read_text()) == {"count": 2, "names": ["A", "B"]}

@@ -1,0 +1,47 @@
+"""What the request says its output files must hold, for the after-step checks.
+
+"write it to `clinic_inventory.json` with keys `count`, `bbox`, and
+`count_per_subdistrict`" names a file and the keys it needs. A step that
+writes that file with other keys ran fine but did not do what was asked, and
+only a check can tell (the small local models often drift from the request's
+schema). We read the request only: no task-specific knowledge.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+_FILE = re.compile(r"`?([\w./-]+\.(?:json|geojson|csv|gpkg|parquet|geoparquet|shp|fgb))`?", re.IGNORECASE)
+_FIELD_WORDS = re.compile(r"\b(keys?|columns?|fields?|properties|attributes)\b", re.IGNORECASE)
+_TICKED = re.compile(r"`([A-Za-z_][\w ]{0,63})`")
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+
+
+def requested_fields(request: str) -> dict[str, list[str]]:
+    """``{file basename: [required keys or columns]}`` for the files the request names.
+
+    Names count when they are in backticks after a word like "keys" or
+    "columns"; they belong to the files of their sentence or, when it names
+    none ("Use three columns with these exact names: ..."), of the last
+    sentence that did. Input files get entries too; only written files are checked.
+    """
+    out: dict[str, list[str]] = {}
+    files: list[str] = []
+    for sentence in _SENTENCE.split(request):
+        named = [posixpath.basename(m.group(1)) for m in _FILE.finditer(sentence)]
+        files = named or files
+        words = _FIELD_WORDS.search(sentence)
+        if not files or not words:
+            continue
+        names = [n for n in _TICKED.findall(sentence[words.end():]) if not _FILE.fullmatch(n)]
+        for name in files if names else ():
+            out.setdefault(name, [])
+            out[name] += [n for n in names if n not in out[name]]
+    return out
+
+
+def fields_for(written_files: list[str], request: str) -> dict[str, list[str]]:
+    """The requested fields of the files a step writes (by path as the code wrote it)."""
+    wanted = requested_fields(request)
+    return {path: wanted[posixpath.basename(path)] for path in written_files if posixpath.basename(path) in wanted}

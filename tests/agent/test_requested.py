@@ -1,0 +1,41 @@
+"""Which keys/columns a request asks of its output files (read from the request only)."""
+
+from geoagent_ext.agent.requested import fields_for, requested_fields
+
+
+def test_keys_in_the_sentence_that_names_the_file():
+    request = ("Can you produce a small JSON file with the total count? Please write it to "
+               "`clinic_inventory.json` with keys `count`, `bbox`, and `count_per_subdistrict`.")
+    assert requested_fields(request) == {"clinic_inventory.json": ["count", "bbox", "count_per_subdistrict"]}
+
+
+def test_columns_in_a_later_sentence_belong_to_the_last_files_named():
+    request = ("Take `stations.geojson` and write `out/stations_per_district.csv` with the counts.\n\n"
+               "Use three columns with these exact names: `district_code`, `district_name` and `station_count`.")
+    fields = requested_fields(request)
+    assert fields["stations_per_district.csv"] == ["district_code", "district_name", "station_count"]
+    # only the files a step writes are checked, matched by their base name
+    assert fields_for(["out/stations_per_district.csv"], request) == {
+        "out/stations_per_district.csv": ["district_code", "district_name", "station_count"]}
+    assert fields_for(["other.csv"], request) == {}
+
+
+def test_names_before_the_field_word_or_without_one_do_not_count():
+    assert requested_fields("Use the `id` field of `london.geojson` and write areas.csv.") == {}
+    assert requested_fields("Write `a.csv` sorted by `name`.") == {}
+
+
+async def test_the_kernel_check_reads_the_columns_of_written_tables_and_layers(tmp_path):
+    from geoagent_ext.agent.probes import run_probe
+
+    from .helpers import real_kernel
+
+    async with real_kernel(tmp_path) as kernel:
+        await kernel.execute(
+            "import geopandas as gpd, pandas as pd\nfrom shapely.geometry import Point\n"
+            "pd.DataFrame({'code': [1], 'n': [2]}).to_csv('t.csv', index=False)\n"
+            "gpd.GeoDataFrame({'code': [1]}, geometry=[Point(0, 0)], crs=4326).to_file('l.gpkg')"
+        )
+        asked = {"t.csv": ["code", "count"], "l.gpkg": ["code", "geometry"]}
+        checks = await run_probe(kernel, "check_result", [], ["t.csv", "l.gpkg"], asked)
+    assert checks == {"warnings": ["`t.csv` lacks count that the request asks for (it has: code, n)"]}
