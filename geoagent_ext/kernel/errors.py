@@ -82,10 +82,13 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
         re.compile(r"^AttributeError: '(DataFrame|Series)' object has no attribute "
                    r"'(total_bounds|bounds|crs|to_crs|set_crs|geometry|area|length|buffer|centroid|"
                    r"sjoin|sjoin_nearest|dissolve|overlay|clip|explode|is_valid|make_valid|"
-                   r"to_file|estimate_utm_crs|within|contains|intersects|distance)'", re.M),
-        "This is a plain pandas object, not a GeoDataFrame/GeoSeries: build one first, e.g. "
-        "gpd.GeoDataFrame(df, geometry=gpd.GeoSeries.from_wkt(df['wkt_column']), crs='EPSG:4326') "
-        "or geometry=gpd.points_from_xy(df.lon, df.lat).",
+                   r"to_file|estimate_utm_crs|within|contains|intersects|distance|unary_union|union_all|"
+                   r"envelope|convex_hull|geom_type|is_empty|simplify|representative_point|cx|x|y)'", re.M),
+        "This is a plain pandas object, not a GeoDataFrame/GeoSeries (a column of shapely "
+        "geometries in a DataFrame is still a plain Series): build one first, e.g. "
+        "gdf = gpd.GeoDataFrame(df, geometry='geometry', crs='EPSG:4326') when a column already "
+        "holds geometries, or geometry=gpd.GeoSeries.from_wkt(df['wkt_column']) or "
+        "gpd.points_from_xy(df.lon, df.lat); then use gdf.total_bounds, gdf.to_crs(...).",
     ),
     (
         re.compile(r"^AttributeError: .* has no attribute", re.M),

@@ -68,3 +68,12 @@ def test_a_secret_in_a_long_error_is_masked_before_the_message_is_cut(monkeypatc
     err = shorten_error("ValueError", "x" * 280 + secret, [], "token = '" + secret + "'\nraise ValueError", lineno=1)
     assert "sk-live" not in err.message and "ssssss" not in err.message
     assert "[REDACTED]" in err.message
+
+
+def test_geometry_members_on_a_plain_pandas_column_get_the_geodataframe_hint():
+    from geoagent_ext.kernel.errors import gis_hints
+
+    for attr in ("unary_union", "union_all", "x"):
+        hints = gis_hints("AttributeError", f"'Series' object has no attribute '{attr}'")
+        assert any("plain pandas object" in h for h in hints), attr
+    assert not any("plain pandas" in h for h in gis_hints("AttributeError", "'Series' object has no attribute 'foo'"))
