@@ -19,7 +19,8 @@ in a Jupyter kernel that already holds the data listed below.
 Rules:
 - Each step says WHAT to do, in one sentence. Do not fix parameter values you have not
   seen in the data (CRS codes, column names, thresholds come later, after looking at the data).
-- The first step loads or inspects the data the request needs.
+- The first step loads or inspects the data the request needs. A table with a WKT column or
+  longitude/latitude columns is loaded straight into a GeoDataFrame with its CRS.
 - Name every file the request asks to write, in the step that writes it.
 - Distances, buffers and areas need a projected (metric) CRS.
 - The last step produces what the user asked for (a file, a number, a table or a map).
@@ -40,6 +41,9 @@ Rules:
 - Check the CRS before measuring: reproject to a suitable projected CRS for lengths,
   areas and buffers; keep EPSG:4326 (lon, lat order) for output unless asked otherwise.
 - Use only column names, layers and CRSs that appear in the data description or variables.
+- Spatial methods (total_bounds, to_crs, sjoin, area...) need a GeoDataFrame, not a pandas
+  DataFrame: gpd.GeoDataFrame(df, geometry=gpd.GeoSeries.from_wkt(df[wkt_column]), crs="EPSG:4326")
+  or geometry=gpd.points_from_xy(df[lon], df[lat]).
 - Write files exactly where and how the request says (file name, format, keys, columns).
 - End the block by printing a short summary of the result (shape, CRS, a few values).
 - Never ask for input, never install packages, never use network services."""
