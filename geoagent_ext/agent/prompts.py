@@ -41,9 +41,6 @@ Rules:
 - Check the CRS before measuring: reproject to a suitable projected CRS for lengths,
   areas and buffers; keep EPSG:4326 (lon, lat order) for output unless asked otherwise.
 - Use only column names, layers and CRSs that appear in the data description or variables.
-- Spatial methods (total_bounds, to_crs, sjoin, area...) need a GeoDataFrame, not a pandas
-  DataFrame: gpd.GeoDataFrame(df, geometry=gpd.GeoSeries.from_wkt(df[wkt_column]), crs="EPSG:4326")
-  or geometry=gpd.points_from_xy(df[lon], df[lat]).
 - Write files exactly where and how the request says (file name, format, keys, columns).
 - End the block by printing a short summary of the result (shape, CRS, a few values).
 - Never ask for input, never install packages, never use network services."""
