@@ -36,12 +36,31 @@ def _vector(path):
 
 
 def _parquet(path):
+    # pyarrow, not GDAL: GDAL's (Geo)Parquet driver is optional and, in some builds,
+    # needs libduckdb at run time.
     try:
-        return _vector(path)
+        import geopandas as gpd
+        frame = gpd.read_parquet(path)
+        geom = frame.geometry
+        kinds = ", ".join(sorted(geom.geom_type.dropna().unique())[:4])
+        cols = ", ".join(f"{c}:{t}" for c, t in frame.dtypes.astype(str).items() if c != geom.name)
+        crs = frame.crs.to_string() if frame.crs is not None else "none"
+        return f"vector (GeoParquet): {len(frame)} features, {kinds}, CRS {crs}; fields: {cols[:600]}"
     except Exception:
         import pandas as pd
         frame = pd.read_parquet(path)
         return f"table: {len(frame)} rows; columns: {dict(frame.dtypes.astype(str))}"
+
+
+def _parquet_columns(path):
+    """(rows, column names) of a (Geo)Parquet file from its metadata; "geometry" stands for
+    the primary geometry column, whatever its name."""
+    import pyarrow.parquet as pq
+    pf = pq.ParquetFile(path)
+    names = set(pf.schema_arrow.names)
+    if b"geo" in (pf.schema_arrow.metadata or {}):
+        names.add("geometry")
+    return pf.metadata.num_rows, names
 
 
 def _table(path):
@@ -150,7 +169,11 @@ def _file_warnings(path, fields=()):
                 return [f"`{path}` holds a JSON {type(doc).__name__}, but the request asks for an object "
                         f"with keys {', '.join(fields)}"]
             have = set(doc) if isinstance(doc, dict) else set()
-        elif ext in VECTOR_EXT | {".parquet", ".geoparquet"}:
+        elif ext in (".parquet", ".geoparquet"):
+            rows, have = _parquet_columns(path)
+            if rows == 0:
+                return [f"`{path}` holds no rows"]
+        elif ext in VECTOR_EXT:
             import pyogrio
             info = pyogrio.read_info(path)
             if info.get("features", 1) == 0:

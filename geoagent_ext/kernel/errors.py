@@ -50,6 +50,11 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
         "and drop empty ones before overlay/dissolve.",
     ),
     (
+        re.compile(r"to_file\([^\n]*\.(geo)?parquet|driver=['\"](Geo)?Parquet['\"]", re.I),
+        "Write GeoParquet with gdf.to_parquet('name.geoparquet') (pyarrow), not to_file: "
+        "reproject first with gdf.to_crs(...) if another CRS is wanted.",
+    ),
+    (
         re.compile(r"already exists|File exists|FileExistsError", re.I),
         "The output already exists: choose a new name or overwrite explicitly "
         "(mode='w' for to_file, overwrite=True where supported, or remove it first).",

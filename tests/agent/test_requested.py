@@ -34,8 +34,16 @@ async def test_the_kernel_check_reads_the_columns_of_written_tables_and_layers(t
         await kernel.execute(
             "import geopandas as gpd, pandas as pd\nfrom shapely.geometry import Point\n"
             "pd.DataFrame({'code': [1], 'n': [2]}).to_csv('t.csv', index=False)\n"
-            "gpd.GeoDataFrame({'code': [1]}, geometry=[Point(0, 0)], crs=4326).to_file('l.gpkg')"
+            "g = gpd.GeoDataFrame({'code': [1]}, geometry=[Point(0, 0)], crs=4326)\n"
+            "g.to_file('l.gpkg')\n"
+            "g.rename_geometry('geom').to_parquet('p.geoparquet')\n"
+            "g.iloc[:0].to_parquet('empty.parquet')"
         )
-        asked = {"t.csv": ["code", "count"], "l.gpkg": ["code", "geometry"]}
-        checks = await run_probe(kernel, "check_result", [], ["t.csv", "l.gpkg"], asked)
-    assert checks == {"warnings": ["`t.csv` lacks count that the request asks for (it has: code, n)"]}
+        asked = {"t.csv": ["code", "count"], "l.gpkg": ["code", "geometry"], "p.geoparquet": ["code", "geometry"]}
+        files = ["t.csv", "l.gpkg", "p.geoparquet", "empty.parquet"]
+        checks = await run_probe(kernel, "check_result", [], files, asked)
+        # GeoParquet is read with pyarrow (GDAL's driver may be missing): its profile too
+        profile = await run_probe(kernel, "profile_files", ".")
+    assert checks == {"warnings": ["`t.csv` lacks count that the request asks for (it has: code, n)",
+                                   "`empty.parquet` holds no rows"]}
+    assert "GeoParquet): 1 features, Point, CRS EPSG:4326" in profile["files"]["p.geoparquet"]

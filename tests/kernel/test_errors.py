@@ -77,3 +77,12 @@ def test_geometry_members_on_a_plain_pandas_column_get_the_geodataframe_hint():
         hints = gis_hints("AttributeError", f"'Series' object has no attribute '{attr}'")
         assert any("plain pandas object" in h for h in hints), attr
     assert not any("plain pandas" in h for h in gis_hints("AttributeError", "'Series' object has no attribute 'foo'"))
+
+
+def test_geoparquet_through_to_file_gets_the_to_parquet_hint():
+    from geoagent_ext.kernel.errors import gis_hints
+
+    tb = ["Cell In[3], line 2\n----> 2 gdf.to_file('out.geoparquet', driver='GeoParquet', crs='EPSG:4326')"]
+    hints = gis_hints("ValueError", "Passing 'crs' is not supported with the 'pyogrio' engine.", tb)
+    assert any("to_parquet" in h for h in hints)
+    assert not any("to_parquet" in h for h in gis_hints("ValueError", "bad", ["gdf.to_file('out.gpkg')"]))
