@@ -96,6 +96,13 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
         "gpd.points_from_xy(df.lon, df.lat); then use gdf.total_bounds, gdf.to_crs(...).",
     ),
     (
+        re.compile(r"^AttributeError: 'GeoSeries' object has no attribute "
+                   r"'(to_parquet|to_feather|columns|merge|drop|rename|sort_values|set_geometry|loc\w*)'", re.M),
+        "A GeoSeries is only the geometry column: keep the other columns by replacing the "
+        "geometry of the GeoDataFrame instead, e.g. out = gdf.copy(); "
+        "out['geometry'] = gdf.geometry.buffer(400); then out.to_parquet(...).",
+    ),
+    (
         re.compile(r"^AttributeError: .* has no attribute", re.M),
         "That attribute does not exist on the object: use one of its real members.",
     ),

@@ -86,3 +86,10 @@ def test_geoparquet_through_to_file_gets_the_to_parquet_hint():
     hints = gis_hints("ValueError", "Passing 'crs' is not supported with the 'pyogrio' engine.", tb)
     assert any("to_parquet" in h for h in hints)
     assert not any("to_parquet" in h for h in gis_hints("ValueError", "bad", ["gdf.to_file('out.gpkg')"]))
+
+
+def test_a_geoseries_used_as_a_table_gets_the_keep_the_columns_hint():
+    from geoagent_ext.kernel.errors import gis_hints
+
+    hints = gis_hints("AttributeError", "'GeoSeries' object has no attribute 'to_parquet'")
+    assert any("out['geometry'] =" in h for h in hints)
