@@ -100,7 +100,7 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
                    r"'(to_parquet|to_feather|columns|merge|drop|rename|sort_values|set_geometry|loc\w*)'", re.M),
         "A GeoSeries is only the geometry column: keep the other columns by replacing the "
         "geometry of the GeoDataFrame instead, e.g. out = gdf.copy(); "
-        "out['geometry'] = gdf.geometry.buffer(400); then out.to_parquet(...).",
+        "out['geometry'] = gdf.geometry.buffer(distance_m); then out.to_parquet(...).",
     ),
     (
         re.compile(r"^AttributeError: .* has no attribute", re.M),
