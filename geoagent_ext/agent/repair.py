@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 
 from . import codeinfo
+from ..kernel.errors import GEO_MEMBERS
 
 KNOWN_IMPORTS = {
     "np": "import numpy as np",
@@ -103,6 +104,10 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
                                  fixed_code=f"import {module}.{attr}\n{code}")
             return Diagnosis("members", message, name=attr, expression=module)
         match = _ATTR_ERROR.search(evalue)
+        if match and match.group(1) in ("DataFrame", "Series") and match.group(2) in GEO_MEMBERS:
+            # A plain pandas object where a GeoDataFrame was meant: the data's profile
+            # names its geometry column and the exact call that builds the GeoDataFrame.
+            return Diagnosis("data_profile", message, name=match.group(2))
         if match:
             attr = match.group(2)
             owner = codeinfo.attribute_owner(code, attr, lineno)

@@ -25,6 +25,16 @@ def strip_ansi(text: str) -> str:
     return _ANSI.sub("", text)
 
 
+# GeoDataFrame/GeoSeries members that plain pandas objects lack.
+GEO_MEMBERS = {
+    "total_bounds", "bounds", "crs", "to_crs", "set_crs", "geometry", "area", "length", "buffer",
+    "centroid", "sjoin", "sjoin_nearest", "dissolve", "overlay", "clip", "explode", "is_valid",
+    "make_valid", "to_file", "estimate_utm_crs", "within", "contains", "intersects", "distance",
+    "unary_union", "union_all", "envelope", "convex_hull", "geom_type", "is_empty", "simplify",
+    "representative_point", "cx", "x", "y",
+}
+
+
 # (pattern searched in "ename: evalue\n<traceback>\n<stderr>", hint). Order = priority.
 GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
     (
@@ -85,15 +95,11 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
     ),
     (
         re.compile(r"^AttributeError: '(DataFrame|Series)' object has no attribute "
-                   r"'(total_bounds|bounds|crs|to_crs|set_crs|geometry|area|length|buffer|centroid|"
-                   r"sjoin|sjoin_nearest|dissolve|overlay|clip|explode|is_valid|make_valid|"
-                   r"to_file|estimate_utm_crs|within|contains|intersects|distance|unary_union|union_all|"
-                   r"envelope|convex_hull|geom_type|is_empty|simplify|representative_point|cx|x|y)'", re.M),
-        "This is a plain pandas object, not a GeoDataFrame/GeoSeries (a column of shapely "
-        "geometries in a DataFrame is still a plain Series): build one first, e.g. "
-        "gdf = gpd.GeoDataFrame(df, geometry='geometry', crs='EPSG:4326') when a column already "
-        "holds geometries, or geometry=gpd.GeoSeries.from_wkt(df['wkt_column']) or "
-        "gpd.points_from_xy(df.lon, df.lat); then use gdf.total_bounds, gdf.to_crs(...).",
+                   r"'(%s)'" % "|".join(sorted(GEO_MEMBERS)), re.M),
+        "This is a plain pandas object, not a GeoDataFrame/GeoSeries (a column of geometries in "
+        "a DataFrame is still a plain Series): first make the DataFrame a GeoDataFrame with "
+        "gpd.GeoDataFrame(frame, geometry=..., crs=...) from its real geometry, WKT or coordinate "
+        "columns, then call the method on the GeoDataFrame.",
     ),
     (
         re.compile(r"^AttributeError: 'GeoSeries' object has no attribute "

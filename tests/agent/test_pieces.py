@@ -107,3 +107,11 @@ def test_a_submodule_used_without_its_import_is_imported():
     # a misspelt function of the module is not a submodule: the members go to the model
     d = repair.classify(code, "AttributeError", "module 'shapely' has no attribute 'loads_wkt'", "", 2)
     assert d.strategy == "members" and d.expression == "shapely"
+
+
+def test_a_geo_method_on_a_plain_frame_is_repaired_from_the_data_profile():
+    code = "bbox = clinics.total_bounds"
+    d = repair.classify(code, "AttributeError", "'DataFrame' object has no attribute 'total_bounds'", "", 1)
+    assert d.strategy == "data_profile"
+    d = repair.classify(code, "AttributeError", "'DataFrame' object has no attribute 'foo'", "", 1)
+    assert d.strategy == "members"

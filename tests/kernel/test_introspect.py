@@ -109,3 +109,21 @@ async def test_only_one_private_name_is_left_and_helper_comes_back(service, geo_
     # a stale helper (older service version) is replaced, not trusted
     await service.execute(geo_kernel, "__geoagent__.VERSION = 'old'", silent=True, store_history=False)
     assert (await service.closest_names(geo_kernel, "gdf", "to_crss"))[0] == "to_crs"
+
+
+async def test_profile_of_a_plain_frame_with_geometries_says_how_to_make_it_a_geodataframe(service, geo_kernel):
+    setup = (
+        "import pandas as pd, geopandas as gpd\n"
+        "clinics = pd.DataFrame({'name': ['a'], 'wkt_geom': ['POINT (18.4 -33.9)']})\n"
+        "parsed = clinics.assign(geometry=gpd.GeoSeries.from_wkt(clinics['wkt_geom']))\n"
+        "stations = pd.DataFrame({'Longitude': [16.3], 'Latitude': [48.2]})\n"
+    )
+    assert (await service.execute(geo_kernel, setup)).status == "ok"
+    wkt = await service.profile(geo_kernel, "clinics")
+    assert ("clinics = gpd.GeoDataFrame(clinics, geometry=gpd.GeoSeries.from_wkt(clinics['wkt_geom']), "
+            "crs='EPSG:4326')") in wkt
+    assert "parsed = gpd.GeoDataFrame(parsed, geometry='geometry'" in await service.profile(geo_kernel, "parsed")
+    coords = await service.profile(geo_kernel, "stations")
+    assert "geometry=gpd.points_from_xy(stations['Longitude'], stations['Latitude'])" in coords
+    # a frame without geometry gets no such line
+    assert "GeoDataFrame" not in await service.profile(geo_kernel, "df")

@@ -159,6 +159,43 @@ def _is_geo(obj):
     return gpd is not None and isinstance(obj, (gpd.GeoDataFrame, gpd.GeoSeries))
 
 
+_WKT_PREFIXES = ("POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON", "GEOMETRYCOLLECTION")
+_LON_LAT = (("lon", "lat"), ("longitude", "latitude"), ("lng", "lat"), ("x", "y"))
+
+
+def _geodataframe_hint(df, name):
+    """For a plain DataFrame holding geometries, the exact call that makes it a GeoDataFrame.
+
+    Small models keep calling GeoDataFrame methods on plain frames; a call built from
+    the real column names is the fix they can copy.
+    """
+    geometry = None
+    firsts = {}
+    for col in list(df.columns)[:60]:
+        nonnull = df[col].dropna()
+        if len(nonnull):
+            firsts[col] = nonnull.iloc[0]
+    for col, first in firsts.items():  # real geometries first, then WKT text
+        if _is_geo(df[col]) or hasattr(first, "geom_type"):
+            geometry = "%r" % col
+            break
+    for col, first in firsts.items() if geometry is None else ():
+        if isinstance(first, str) and first.lstrip().upper().startswith(_WKT_PREFIXES):
+            geometry = "gpd.GeoSeries.from_wkt(%s[%r])" % (name, col)
+            break
+    if geometry is None:
+        lower = {str(c).lower(): c for c in df.columns}
+        for lon, lat in _LON_LAT:
+            if lon in lower and lat in lower:
+                geometry = "gpd.points_from_xy(%s[%r], %s[%r])" % (name, lower[lon], name, lower[lat])
+                break
+    if geometry is None:
+        return ""
+    return ("this is a plain pandas DataFrame, not a GeoDataFrame; for spatial methods: "
+            "%s = gpd.GeoDataFrame(%s, geometry=%s, crs='EPSG:4326') "
+            "(the crs the coordinates are in; EPSG:4326 for longitude/latitude)" % (name, name, geometry))
+
+
 def _columns_text(df, limit=40):
     lines = []
     for i, col in enumerate(df.columns):
@@ -216,7 +253,8 @@ def _profile_obj(obj, name):
         ])
     if _is_pandas(obj, "DataFrame"):
         lines = ["%s: DataFrame, %d rows x %d columns" % (name, len(obj), obj.shape[1]), "columns:"]
-        return "\n".join(lines + _columns_text(obj))
+        hint = _geodataframe_hint(obj, name)
+        return "\n".join(lines + _columns_text(obj) + ([hint] if hint else []))
     if _is_pandas(obj, "Series"):
         nulls = int(obj.isna().sum())
         return "%s: Series %r, %d rows, dtype %s, %d nulls" % (name, obj.name, len(obj), obj.dtype, nulls)
