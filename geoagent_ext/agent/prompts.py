@@ -19,8 +19,7 @@ in a Jupyter kernel that already holds the data listed below.
 Rules:
 - Each step says WHAT to do, in one sentence. Do not fix parameter values you have not
   seen in the data (CRS codes, column names, thresholds come later, after looking at the data).
-- The first step loads or inspects the data the request needs. A table with a WKT column or
-  longitude/latitude columns is loaded straight into a GeoDataFrame with its CRS.
+- The first step loads or inspects the data the request needs.
 - Name every file the request asks to write, in the step that writes it.
 - Distances, buffers and areas need a projected (metric) CRS.
 - The last step produces what the user asked for (a file, a number, a table or a map).

@@ -47,3 +47,17 @@ async def test_the_kernel_check_reads_the_columns_of_written_tables_and_layers(t
     assert checks == {"warnings": ["`t.csv` lacks count that the request asks for (it has: code, n)",
                                    "`empty.parquet` holds no rows"]}
     assert "GeoParquet): 1 features, Point, CRS EPSG:4326" in profile["files"]["p.geoparquet"]
+
+
+async def test_the_file_profile_of_a_wkt_table_gives_the_loading_call(tmp_path):
+    from geoagent_ext.agent.probes import run_probe
+
+    from .helpers import real_kernel
+
+    (tmp_path / "sites.csv").write_text("id,wkt\n1,POINT(18.4 -33.9)\n")
+    (tmp_path / "obs.csv").write_text("id,Lon,Lat\n1,16.3,48.2\n")
+    async with real_kernel(tmp_path) as kernel:
+        profile = await run_probe(kernel, "profile_files", ".")
+    assert ("df = pd.read_csv('sites.csv'); gdf = gpd.GeoDataFrame(df, geometry=gpd.GeoSeries.from_wkt(df['wkt']), "
+            "crs='EPSG:4326')") in profile["files"]["sites.csv"]
+    assert "geometry=gpd.points_from_xy(df['Lon'], df['Lat'])" in profile["files"]["obs.csv"]
