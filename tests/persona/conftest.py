@@ -7,6 +7,7 @@ import textwrap
 import pytest
 
 from .helpers import EXTENSIONS, close_chat, open_chat, open_notebook
+from tests.scripted_server import scripted_server_config
 
 # Step 1 works, step 2 fails until the user's hint names the right code; "slowly" makes
 # planning take a minute (to cancel a working run).
@@ -32,12 +33,7 @@ def approval_mode(request):
 
 @pytest.fixture
 def jp_server_config(geoagent_data_dir, tmp_path, approval_mode):
-    script = tmp_path / "script.py"
-    script.write_text(SCRIPT)
-    return {
-        "ServerApp": {"jpserver_extensions": EXTENSIONS},
-        "GeoAgentSettings": {"model": f"scripted:{script}", "max_attempts": 1, "approval_mode": approval_mode},
-    }
+    return scripted_server_config(tmp_path, SCRIPT, extensions=EXTENSIONS, max_attempts=1, approval_mode=approval_mode)
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from tornado.httpclient import HTTPClientError
 from geoagent_ext.completion import ContextGatherer, clean_completion, completion_messages
 from geoagent_ext.completion.context import attribute_at_cursor
 from geoagent_ext.handlers.complete import completer_for
+from tests.scripted_server import scripted_server_config
 
 # Answers like a chat model would: fenced, repeating the line being typed; it names
 # `to_csv` only if the prompt showed the DataFrame's real members.
@@ -34,12 +35,7 @@ SLOW_SCRIPT = 'DELAY = 2.0\ndef reply(messages):\n    return "late_value = 1"\n'
 
 @pytest.fixture
 def jp_server_config(geoagent_data_dir, tmp_path):
-    script = tmp_path / "script.py"
-    script.write_text(SCRIPT)
-    return {
-        "ServerApp": {"jpserver_extensions": {"geoagent_ext": True}},
-        "GeoAgentSettings": {"model": f"scripted:{script}"},
-    }
+    return scripted_server_config(tmp_path, SCRIPT)
 
 
 def _app(jp_serverapp):

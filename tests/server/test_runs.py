@@ -13,6 +13,7 @@ from geoagent_ext.agent.events import Finished
 from geoagent_ext.agent.runlog import RunLog
 from geoagent_ext.agent.events import RunStarted, Planned, SubtaskSpec
 from geoagent_ext.runs import RunManager
+from tests.scripted_server import scripted_server_config
 
 SCRIPT = textwrap.dedent('''
     def reply(messages):
@@ -29,12 +30,7 @@ SCRIPT = textwrap.dedent('''
 
 @pytest.fixture
 def jp_server_config(geoagent_data_dir, tmp_path):
-    script = tmp_path / "script.py"
-    script.write_text(SCRIPT)
-    return {
-        "ServerApp": {"jpserver_extensions": {"geoagent_ext": True}},
-        "GeoAgentSettings": {"model": f"scripted:{script}", "max_attempts": 1},
-    }
+    return scripted_server_config(tmp_path, SCRIPT, max_attempts=1)
 
 
 async def _kernel(jp_serverapp):

@@ -17,6 +17,7 @@ from geoagent_ext.runs.kernel_env import (
     PROVISIONER_NAME, restore_default_provisioner, secret_names, use_secretless_kernels,
 )
 from tests.persona.helpers import EXTENSIONS, close_chat, open_chat, open_notebook
+from tests.scripted_server import scripted_server_config
 
 # Step 1 prints both secrets, then so much that the events' 4000-character stdout cap cuts
 # through the token; step 2 puts them in an exception (error paths are events too).
@@ -53,12 +54,7 @@ def strip(request):
 
 @pytest.fixture
 def jp_server_config(geoagent_data_dir, tmp_path, secrets, strip):
-    script = tmp_path / "script.py"
-    script.write_text(SCRIPT)
-    yield {
-        "ServerApp": {"jpserver_extensions": EXTENSIONS},
-        "GeoAgentSettings": {"model": f"scripted:{script}", "max_attempts": 1, "strip_kernel_secrets": strip},
-    }
+    yield scripted_server_config(tmp_path, SCRIPT, extensions=EXTENSIONS, max_attempts=1, strip_kernel_secrets=strip)
     restore_default_provisioner()  # the provisioner factory is a process-wide singleton
 
 
