@@ -36,20 +36,25 @@ def _vector(path):
 
 
 def _parquet(path):
-    # pyarrow, not GDAL: GDAL's (Geo)Parquet driver is optional and, in some builds,
-    # needs libduckdb at run time.
-    try:
-        import geopandas as gpd
-        frame = gpd.read_parquet(path)
-        geom = frame.geometry
-        kinds = ", ".join(sorted(geom.geom_type.dropna().unique())[:4])
-        cols = ", ".join(f"{c}:{t}" for c, t in frame.dtypes.astype(str).items() if c != geom.name)
-        crs = frame.crs.to_string() if frame.crs is not None else "none"
-        return f"vector (GeoParquet): {len(frame)} features, {kinds}, CRS {crs}; fields: {cols[:600]}"
-    except Exception:
-        import pandas as pd
-        frame = pd.read_parquet(path)
-        return f"table: {len(frame)} rows; columns: {dict(frame.dtypes.astype(str))}"
+    # From the file's metadata (no data read; files can be large) with pyarrow, not GDAL:
+    # GDAL's (Geo)Parquet driver is optional and, in some builds, needs libduckdb.
+    import pyarrow.parquet as pq
+    pf = pq.ParquetFile(path)
+    schema = pf.schema_arrow
+    geo = _json.loads((schema.metadata or {}).get(b"geo", b"null"))
+    rows = pf.metadata.num_rows
+    if not geo:
+        cols = ", ".join(f"{f.name}:{f.type}" for f in schema)
+        return f"table: {rows} rows; columns: {cols[:600]}"
+    primary = geo.get("primary_column", "geometry")
+    column = geo.get("columns", {}).get(primary, {})
+    crs = column.get("crs", "OGC:CRS84")  # GeoParquet: no "crs" key means OGC:CRS84
+    if isinstance(crs, dict):
+        import pyproj
+        crs = pyproj.CRS.from_json_dict(crs).to_string()
+    kinds = ", ".join(column.get("geometry_types") or []) or "unknown geometry"
+    cols = ", ".join(f"{f.name}:{f.type}" for f in schema if f.name != primary)
+    return f"vector (GeoParquet): {rows} features, {kinds}, CRS {crs}; fields: {cols[:600]}"
 
 
 def _parquet_columns(path):
