@@ -20,6 +20,7 @@ COMMAND_MODULES = [
     "geoagent_ext.cli.index_cmd",
     "geoagent_ext.cli.run_cmd",
     "geoagent_ext.cli.bench_cmd",
+    "geoagent_ext.cli.replay_cmd",
 ]
 
 

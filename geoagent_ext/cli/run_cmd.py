@@ -17,17 +17,13 @@ import tempfile
 from pathlib import Path
 
 import nbformat
-from rich.console import Console
-from rich.table import Table
 
 from ..agent import notebook as nbwriter
 from ..agent.events import Event
 from ..agent.run import HumanAction, Run, RunOptions
 from .common import settings_from_args
+from .display import console, describe, summary
 from .session import open_session
-
-console = Console(stderr=True, highlight=False)
-
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser("run", help="Run the agent on a request, headless, into a notebook.")
@@ -41,40 +37,6 @@ def register(subparsers) -> None:
     parser.add_argument("--no-index", action="store_true", help="Run without the API knowledge index.")
     parser.add_argument("--approve", action="store_true", help="Ask before each step's code runs.")
     parser.set_defaults(func=run)
-
-
-def _describe(event: Event, run: Run) -> None:
-    t = event.type
-    if t == "progress":
-        console.print(f"[dim]… {event.message}[/]")
-    elif t == "planned":
-        console.print("[bold]Plan[/]")
-        for i, s in enumerate(event.subtasks, 1):
-            console.print(f"  {i}. {s.description}")
-    elif t == "replanned":
-        console.print(f"[yellow]Re-planned[/] ({event.reason})")
-    elif t == "subtask_inserted":
-        console.print(f"[yellow]+ inserted step[/] {event.subtask.description}")
-    elif t == "declined":
-        console.print(f"[red]Declined:[/] {event.reason}")
-    elif t == "subtask_started":
-        console.print(f"[bold cyan]▶ Step {event.index + 1}[/] {event.description}")
-    elif t == "executed" and event.result.status != "ok":
-        where = "trial" if event.trial else "kernel"
-        console.print(f"  [red]✗ attempt {event.attempt} ({where}):[/] {event.result.error}")
-    elif t == "executed" and event.result.warnings:
-        console.print(f"  [yellow]! {'; '.join(event.result.warnings)}[/]")
-    elif t == "repaired":
-        console.print(f"  [magenta]↻ {event.strategy}[/]: {event.diagnosis[:160]}")
-    elif t == "solved":
-        who = "by you" if event.by == "human" else f"{event.attempts} attempt(s)"
-        console.print(f"  [green]✓ done[/] ({who}, {event.result.duration_s:.1f} s)")
-        if event.result.stdout.strip():
-            console.print("    " + event.result.stdout.strip()[-400:].replace("\n", "\n    "), markup=False)
-    elif t == "needs_human":
-        console.print(f"  [red bold]needs you:[/] {event.error}")
-    elif t == "skipped":
-        console.print(f"  [yellow]skipped[/] {event.reason}")
 
 
 def _edit_in_editor(code: str) -> str:
@@ -117,23 +79,6 @@ async def _ask_human(run: Run, event: Event) -> None:
         return
 
 
-def _summary(run: Run, finished) -> None:
-    stats = finished.stats
-    table = Table(title=f"GeoAgent run {run.id}: {finished.status}", show_header=False)
-    for label, value in [
-        ("request", run.request),
-        ("subtasks", f"{stats.solved}/{stats.subtasks} solved"),
-        ("attempts", str(stats.attempts)),
-        ("LLM calls", str(stats.llm_calls)),
-        ("tokens in / out", f"{stats.tokens_in} / {stats.tokens_out}"),
-        ("LLM time", f"{stats.llm_seconds:.1f} s"),
-        ("total time", f"{stats.seconds:.1f} s"),
-        ("message", finished.message),
-    ]:
-        table.add_row(label, value)
-    console.print(table)
-
-
 async def run(args) -> int:
     settings = settings_from_args(args)
     notebook = Path(args.notebook).resolve()
@@ -165,7 +110,7 @@ async def run(args) -> int:
         pending: set[asyncio.Task] = set()
 
         def on_event(event: Event) -> None:
-            _describe(event, run_obj)
+            describe(event)
             if interactive and event.type in ("needs_human", "approval_requested") and run_obj.options.on_stuck == "wait" or event.type == "approval_requested":
                 task = asyncio.ensure_future(_ask_human(run_obj, event))
                 pending.add(task)
@@ -176,5 +121,5 @@ async def run(args) -> int:
     added = nbwriter.append_run(nb, run_obj.request, run_obj.subtasks, run_obj.bus.history)
     nbwriter.write(nb, notebook)
     console.print(f"wrote {added} code cell(s) to {notebook}")
-    _summary(run_obj, finished)
+    summary(run_obj.id, run_obj.request, finished)
     return 0 if finished.status == "succeeded" else 1

@@ -8,6 +8,7 @@ import pytest
 
 from geoagent_ext.agent.run import HumanAction
 from geoagent_ext.agent.runlog import read_events
+from geoagent_ext.cli.main import main as cli_main
 from geoagent_ext.llm.scripted import ScriptedChatModel
 
 from .helpers import StepScript, fenced, make_run, real_kernel, types
@@ -28,7 +29,7 @@ def workdir(tmp_path):
     return d
 
 
-async def test_plan_solve_and_replayable_log(workdir, tmp_path):
+async def test_plan_solve_and_replayable_log(workdir, tmp_path, capsys):
     script = StepScript(
         ["Load the cities table into a GeoDataFrame.", "Write the cities to cities.geojson."],
         {
@@ -53,6 +54,15 @@ async def test_plan_solve_and_replayable_log(workdir, tmp_path):
     solved = [e for e in logged if e.type == "solved"]
     assert solved[0].result.stdout.strip() == "2"
     assert finished.stats.llm_calls == 3 and finished.stats.solved == 2
+    # `geoagent replay` shows the run again from the log alone.
+    assert cli_main(["replay", str(run.log.path)]) == 0
+    shown = capsys.readouterr().err
+    assert "Load the cities table" in shown and "succeeded" in shown and "2/2 solved" in shown
+    torn = tmp_path / "torn.jsonl"
+    torn.write_text("\n".join(run.log.path.read_text().splitlines()[:4]) + "\n")
+    assert cli_main(["replay", str(torn)]) == 1
+    assert "ends before the run finished" in capsys.readouterr().err
+    assert cli_main(["replay", str(tmp_path / "missing.jsonl")]) == 2
 
 
 async def test_undefined_name_inserts_a_defining_subtask(workdir, tmp_path):
