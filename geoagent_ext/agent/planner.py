@@ -13,7 +13,7 @@ import uuid
 from dataclasses import dataclass
 
 from .events import SubtaskSpec
-from .prompts import planner_messages, reviewer_messages
+from .prompts import PLANNER_SYSTEM, planner_messages, reviewer_messages
 
 _STEP_RE = re.compile(r"^\s*(?:step\s*)?(\d+)\s*[.):\-]\s+(.+?)\s*$", re.IGNORECASE)
 _DECLINE_RE = re.compile(r"^\s*DECLINE\s*:\s*(.+)$", re.IGNORECASE | re.MULTILINE)
@@ -37,15 +37,35 @@ def new_subtask(description: str, inserted_for: str | None = None) -> SubtaskSpe
     return SubtaskSpec(id=uuid.uuid4().hex[:8], description=description, artifacts=artifacts, inserted_for=inserted_for)
 
 
+def _bigrams(text: str) -> set[tuple[str, str]]:
+    words = re.sub(r"[^\w\s]", " ", text.lower()).split()
+    return set(zip(words, words[1:]))
+
+
+_RULE_BIGRAMS = _bigrams(PLANNER_SYSTEM)
+
+
+def _echoes_a_rule(step: str) -> bool:
+    """Small models sometimes answer with the prompt's own rules as 'steps' (most word pairs shared)."""
+    pairs = _bigrams(step)
+    return len(pairs) >= 2 and len(pairs & _RULE_BIGRAMS) / len(pairs) >= 0.6
+
+
 def parse_steps(text: str) -> list[str]:
-    """Numbered lines in order; tolerant of markdown bold, bullets and code fences."""
+    """Numbered lines in order; tolerant of markdown bold, bullets, code blocks and echoed rules."""
     steps: list[str] = []
+    in_fence = False
     for raw in text.splitlines():
+        if raw.strip().startswith(("```", "~~~")):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue  # code under a step is the model coding early, not a step
         line = raw.replace("**", "").strip()
         match = _STEP_RE.match(line)
         if match:
-            step = match.group(2).strip()
-            if step and step not in steps:
+            step = match.group(2).strip().rstrip(":").strip()
+            if step and step not in steps and not _echoes_a_rule(step):
                 steps.append(step)
     return steps[:MAX_STEPS]
 

@@ -13,6 +13,12 @@ by the loop's strategies. A node whose code runs is a solution candidate.
   node gets -1
 - backpropagation: rewards add to the node and its ancestors
 Only the chosen node's code is committed to the live kernel.
+
+When the chosen node's rollout ran to the end, its chunks are kept as seeds:
+the next subtask's search first tries its chunk (with the rest of that rollout
+as its look-ahead, so no model call), and samples new candidates only if the
+seed does not run to the end. A small model writes one coherent script more
+reliably than it writes the same script step by step, and this keeps it.
 """
 
 from __future__ import annotations
@@ -50,6 +56,7 @@ class Node:
     reward: float | None = None
     attempt: Attempt | None = None
     expanded: bool = False
+    rollout: list[str] | None = None  # the remaining steps' code, when its look-ahead ran to the end
 
     @property
     def q(self) -> float:
@@ -112,6 +119,7 @@ class MctsSolver:
         self.lookahead = lookahead
         self.temperature = temperature
         self._ids = itertools.count(1)
+        self._seeds: dict[str, tuple[str, list[str]]] = {}  # subtask id -> (code, look-ahead after it)
 
     # ----- budget and events ----------------------------------------------------------
     def _budget_left(self, nodes: int, calls_at_start: int, started: float) -> bool:
@@ -198,8 +206,11 @@ class MctsSolver:
             walker.value += reward
             walker = walker.parent
 
-    async def _evaluate(self, work: StepWork, node: Node) -> float:
-        """Trial the node; if it runs, trial node + look-ahead rollout; returns the reward."""
+    async def _evaluate(self, work: StepWork, node: Node, rollout: list[str] | None = None) -> float:
+        """Trial the node; if it runs, trial node + look-ahead rollout; returns the reward.
+
+        ``rollout``: the look-ahead to use instead of asking the model (a seed's).
+        """
         run = self.run
         run.stats.attempts += 1
         node.status = "running"
@@ -217,26 +228,48 @@ class MctsSolver:
         reward = 1.0
         remaining = len(run.subtasks) - work.index - 1
         if self.lookahead and remaining > 0:
-            reward = await self._rollout_reward(work, node, remaining)
+            reward = await self._rollout_reward(work, node, remaining, rollout)
         node.reward = reward
         self._publish(work, node)
         return reward
 
-    async def _rollout_reward(self, work: StepWork, node: Node, remaining: int) -> float:
+    async def _rollout_reward(self, work: StepWork, node: Node, remaining: int, chunks: list[str] | None = None) -> float:
         from ..llm.parsing import extract_code
 
-        ctx = work.context(lookahead=True, step_index=work.index + 1)
-        ctx.accepted_code = ctx.accepted_code + [node.code]
-        try:
-            gen = await self.run.llm.complete(coder_messages(ctx), temperature=0.2, max_tokens=self.run.options.max_tokens * 2, expect="code")
-        except Exception:
-            return 1.0 / (remaining + 1)  # the node itself ran; no rollout to credit
-        chunks = split_rollout(extract_code(gen.text) or "")[:remaining]
+        if chunks is None:
+            ctx = work.context(lookahead=True, step_index=work.index + 1)
+            ctx.accepted_code = ctx.accepted_code + [node.code]
+            try:
+                gen = await self.run.llm.complete(coder_messages(ctx), temperature=0.2, max_tokens=self.run.options.max_tokens * 2, expect="code")
+            except Exception:
+                return 1.0 / (remaining + 1)  # the node itself ran; no rollout to credit
+            chunks = split_rollout(extract_code(gen.text) or "")[:remaining]
         if not chunks:
             return 1.0 / (remaining + 1)
         trial = await self.run.kernel.trial(instrument(node.code, chunks), timeout=self.run.options.trial_timeout)
-        done = (trial.stdout or "").count(STEP_MARK)  # the node's own marker counts as its step
-        return min(done, len(chunks) + 1) / (len(chunks) + 1)
+        done = min((trial.stdout or "").count(STEP_MARK), len(chunks) + 1)  # the node's own marker counts as its step
+        if done == len(chunks) + 1 and len(chunks) == remaining:
+            node.rollout = chunks  # one runnable chunk per remaining step: a seed if this node is chosen
+        return done / (len(chunks) + 1)
+
+    def _keep_seeds(self, work: StepWork, node: Node) -> None:
+        """Map the chosen node's completed rollout onto the next subtasks (by id, so a re-plan drops them)."""
+        self._seeds.clear()
+        following = self.run.subtasks[work.index + 1:]
+        if not node.rollout or len(following) != len(node.rollout):
+            return
+        for i, (subtask, chunk) in enumerate(zip(following, node.rollout)):
+            self._seeds[subtask.id] = (chunk, node.rollout[i + 1:])
+
+    async def _try_seed(self, work: StepWork, root: Node) -> Node | None:
+        """Evaluate this subtask's seed, if any, as root's first child; returns it."""
+        seed = self._seeds.pop(work.subtask.id, None)
+        if seed is None or not seed[0].strip():
+            return None
+        node = self._new_node(work, seed[0].strip("\n"), root, 1.0)
+        reward = await self._evaluate(work, node, rollout=seed[1] or None)
+        self._backpropagate(node, reward)
+        return node
 
     # ----- the search ---------------------------------------------------------------------
     async def solve(self, index: int) -> Outcome:
@@ -246,6 +279,13 @@ class MctsSolver:
         started, calls_at_start = time.monotonic(), run.llm.stats.calls
         nodes = 0
         best: Node | None = None
+        seeded = await self._try_seed(work, root)
+        if seeded is not None:
+            nodes += 1
+            if seeded.status == "ok":
+                best = seeded
+                if (seeded.reward or 0) >= 1.0:
+                    return await self._commit(work, seeded, nodes)
         while True:
             if not root.expanded:
                 await self._expand_root(work, root)
@@ -304,6 +344,7 @@ class MctsSolver:
             return Outcome("needs_human", code=node.code, error=result.error.message if result.error else result.status, attempts=nodes)
         node.status = "chosen"
         self._publish(work, node)
+        self._keep_seeds(work, node)
         return Outcome("solved", code=node.code, result=result, warnings=warnings, attempts=nodes)
 
 

@@ -35,7 +35,7 @@ def _parses(code: str) -> bool:
 
 
 def extract_code(text: str) -> str | None:
-    """Python code from ```python fences (several are joined), else None.
+    """Python code from ```python fences (several are joined), else unfenced code, else None.
 
     An untagged fence counts only when it parses as Python and is not a bare
     literal (a JSON object is valid Python too, but it is not code to run).
@@ -49,8 +49,31 @@ def extract_code(text: str) -> str | None:
             if not tag and body.strip() and _parses(body) and not _is_literal(body)
         ]
     if not tagged:
-        return None
+        return None if blocks else _unfenced_code(text or "")
     return "\n\n".join(b.strip("\n") for b in tagged)
+
+
+_CODE_START = re.compile(r"^(?:import\s|from\s+[\w.]+\s+import\s|[A-Za-z_][\w.]*(?:\[[^\]]*\])?\s*(?:=|\())")
+_ACTIONS = (ast.Import, ast.ImportFrom, ast.Assign, ast.AugAssign, ast.Call, ast.With, ast.For)
+
+
+def _unfenced_code(text: str) -> str | None:
+    """Code a small model wrote without a fence (typically after a 'Cause:' line).
+
+    The longest run of lines that starts like a statement, parses, and does
+    something (imports, assigns or calls); prose never parses as such.
+    """
+    lines = text.splitlines()
+    for start, line in enumerate(lines):
+        if not _CODE_START.match(line):
+            continue
+        for end in range(len(lines), start, -1):
+            body = "\n".join(lines[start:end]).strip()
+            if not body or not _parses(body) or _is_literal(body):
+                continue
+            if any(isinstance(node, _ACTIONS) for node in ast.walk(ast.parse(body))):
+                return body
+    return None
 
 
 def _is_literal(code: str) -> bool:

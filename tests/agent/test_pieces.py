@@ -18,6 +18,15 @@ def test_parse_plan_tolerates_markdown_and_finds_artifacts():
     assert plan.subtasks[2].artifacts == ["areas.csv"] and plan.subtasks[0].artifacts == ["parcels.gpkg"]
 
 
+def test_parse_plan_skips_code_under_steps_and_echoed_rules():
+    reply = ("1. **Load the data**:\n   ```python\n   # 2. not a step\n   gdf = gpd.read_file('a.geojson')\n   ```\n"
+             "2. **Compute the area of each unit**:\n"
+             "3. Every value the user asks for is computed in some step.\n"
+             "4. Write the result to `areas.csv`.")
+    assert [s.description for s in parse_plan(reply).subtasks] == [
+        "Load the data", "Compute the area of each unit", "Write the result to `areas.csv`."]
+
+
 def test_parse_plan_decline_and_garbage():
     assert parse_plan("DECLINE: no raster here").declined == "no raster here"
     with pytest.raises(PlanError):

@@ -58,3 +58,40 @@ async def test_mcts_explores_candidates_and_commits_only_the_chosen(tmp_path):
     assert all(e.result.status == "ok" for e in live)
     solved = [e for e in run.bus.history if e.type == "solved"]
     assert solved[-1].result.stdout.strip() == "84"
+    # Step 2 came from the chosen node's completed rollout: tried first, no model call for it.
+    assert not any("Your step (2 of 2)" in text for text in model.prompt_texts)
+    step2 = [e for e in nodes if e.subtask_id == run.subtasks[1].id]
+    assert step2 and step2[-1].status == "chosen" and step2[-1].code.strip() == "# Step 1\nprint(value * 2)"
+
+
+def broken_rollout_responder():
+    """The look-ahead's step 2 runs in its trial (one process) but not as a seed (the trial's fork is another process)."""
+    def reply(messages):
+        system, user = messages[0].text, messages[-1].text
+        if "plans Python analyses" in system:
+            return "1. Make the value.\n2. Print it.\n3. Print it again."
+        if "Write the code for ALL the remaining steps" in user:
+            return fenced("# Step 2\nimport os\nassert os.getpid() == first_pid, 'another process'\nprint(value)\n# Step 3\nprint(value)")
+        if "Your step (1 of 3)" in user:
+            return fenced("import os\nvalue = 7\nfirst_pid = os.getpid()")
+        if "Your step (2 of 3)" in user:
+            return fenced("print(value + 0)")
+        if "Your step (3 of 3)" in user:
+            return fenced("print(value)")
+        raise AssertionError(user[-300:])
+
+    return reply
+
+
+async def test_a_seed_that_fails_falls_back_to_sampling(tmp_path):
+    model = ScriptedChatModel(responder=broken_rollout_responder())
+    async with real_kernel(tmp_path) as kernel:
+        run = make_run("print seven", kernel, model, tmp_path, strategy="mcts",
+                       mcts={"n_samples": 1, "k": 1, "max_nodes": 4})
+        finished = await run.wait()
+    assert finished.status == "succeeded", finished.message
+    nodes = [e for e in run.bus.history if e.type == "search_node" and e.subtask_id == run.subtasks[1].id]
+    assert any(e.status == "failed" and "first_pid" in e.code for e in nodes)  # the seed, tried first
+    assert any("Your step (2 of 3)" in text for text in model.prompt_texts)  # then a sampled candidate
+    chosen = [e for e in nodes if e.status == "chosen"]
+    assert chosen and chosen[-1].code.strip() == "print(value + 0)"

@@ -64,3 +64,16 @@ def test_json_none_when_absent():
     assert extract_json("no json here") is None
     assert extract_json("") is None
     assert extract_json("{broken") is None
+
+
+def test_unfenced_code_after_a_cause_line_is_found_and_prose_is_not():
+    reply = ("Cause: The column 'county' does not exist in the data.\n"
+             "units = london_admin[london_admin['subtype'] == 'county']\nprint(len(units))\n"
+             "This selects the borough features.")
+    assert extract_code(reply) == "units = london_admin[london_admin['subtype'] == 'county']\nprint(len(units))"
+    assert extract_code("import geopandas as gpd\ngdf = gpd.read_file('a.gpkg')") == "import geopandas as gpd\ngdf = gpd.read_file('a.gpkg')"
+    assert extract_code("Cause: the file is missing. Check the path (it is relative).") is None
+    assert extract_code("Note (important): use a projected CRS for areas.") is None
+    assert extract_code("x") is None and extract_code("[1, 2, 3]") is None
+    # A fenced reply in another language still means no Python code.
+    assert extract_code("```bash\npip install geopandas\n```\nimport os") is None
