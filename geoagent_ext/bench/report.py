@@ -27,7 +27,14 @@ def summarize(results: list[TaskResult]) -> dict:
             "mean_call_f1": round(statistics.fmean(f1s), 4) if f1s else None,
             "model": rows[0].model,
         }
-    return {"modes": modes, "tasks": [r.model_dump(exclude={"code", "subchecks"}) for r in results]}
+    return {"modes": modes, "ratios": _ratios(modes), "tasks": [r.model_dump(exclude={"code", "subchecks"}) for r in results]}
+
+
+def _ratios(modes: dict[str, dict]) -> dict[str, float | None]:
+    """Mean score of loop and mcts relative to single (None when single scored 0 or is missing)."""
+    base = modes.get("single", {}).get("mean_score")
+    return {f"{mode}/single": (round(modes[mode]["mean_score"] / base, 3) if base else None)
+            for mode in ("loop", "mcts") if mode in modes}
 
 
 def markdown(summary: dict) -> str:
@@ -36,6 +43,10 @@ def markdown(summary: dict) -> str:
     for mode, m in summary["modes"].items():
         lines.append(f"| {mode} | {m['model']} | {m['tasks']} | {m['mean_score']:.3f} | {m['pass_rate']:.2f} | {m['llm_calls']} | "
                      f"{m['tokens_in']}/{m['tokens_out']} | {m['wall_s']} | {m['mean_call_f1'] if m['mean_call_f1'] is not None else '-'} |")
+    ratios = summary.get("ratios") or {}
+    if ratios:
+        lines += ["", "Mean score relative to single: " + ", ".join(
+            f"{name} = {value if value is not None else 'n/a'}" for name, value in ratios.items())]
     lines += ["", "## Per task", "", "| task | mode | score | pass | status | LLM calls | wall s |", "|---|---|---|---|---|---|---|"]
     for t in sorted(summary["tasks"], key=lambda t: (t["task_id"], t["mode"])):
         lines.append(f"| {t['task_id']} | {t['mode']} | {t['score']:.3f} | {'yes' if t['passed'] else 'no'} | {t['status']} | {t['llm_calls']} | {t['wall_s']} |")

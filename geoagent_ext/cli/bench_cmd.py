@@ -30,7 +30,11 @@ def register(subparsers) -> None:
 
 async def run(args) -> int:
     settings = settings_from_args(args)
-    tasks = load_suite(Path(args.suite), args.task)
+    try:
+        tasks = load_suite(Path(args.suite), args.task)
+    except (OSError, ValueError) as exc:
+        console.print(f"[red]Cannot run the suite:[/] {exc}")
+        return 2
     modes = args.mode or list(MODES)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
