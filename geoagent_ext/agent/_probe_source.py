@@ -211,6 +211,11 @@ def _file_warnings(path, fields=()):
     return []
 
 
+def missing_files(paths):
+    """The paths (relative to the kernel's working directory) that do not exist."""
+    return [p for p in paths if not _os.path.exists(p)]
+
+
 def check_result(names, files, fields=None):
     """Semantic checks after a step: empty/all-null results, claimed files that are missing or
     broken or lack the keys/columns the request names (``fields``: path -> names)."""

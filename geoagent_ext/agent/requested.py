@@ -12,7 +12,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-_FILE = re.compile(r"`?([\w./-]+\.(?:json|geojson|csv|gpkg|parquet|geoparquet|shp|fgb))`?", re.IGNORECASE)
+_FILE = re.compile(r"`?([\w./-]+\.(?:json|geojson|csv|gpkg|parquet|geoparquet|shp|fgb|tif|tiff|png|html))\b`?", re.IGNORECASE)
 _FIELD_WORDS = re.compile(r"\b(keys?|columns?|fields?|properties|attributes)\b", re.IGNORECASE)
 _TICKED = re.compile(r"`([A-Za-z_][\w ]{0,63})`")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
@@ -45,3 +45,13 @@ def fields_for(written_files: list[str], request: str) -> dict[str, list[str]]:
     """The requested fields of the files a step writes (by path as the code wrote it)."""
     wanted = requested_fields(request)
     return {path: wanted[posixpath.basename(path)] for path in written_files if posixpath.basename(path) in wanted}
+
+
+def requested_files(request: str) -> list[str]:
+    """Every file path the request names, in order (inputs and outputs alike)."""
+    return list(dict.fromkeys(m.group(1) for m in _FILE.finditer(request)))
+
+
+def output_step(path: str) -> str:
+    """The step added when a plan ran out without writing a file the request names."""
+    return f"Write the result to `{path}` as the request asks."

@@ -32,6 +32,7 @@ from .loop import SequentialSolver
 from .planner import Planner, new_subtask
 from .probes import format_files, run_probe
 from .repair import define_subtask_text
+from .requested import output_step, requested_files
 from .runlog import RunLog
 
 MAX_INSERTS_PER_SUBTASK = 2
@@ -270,13 +271,22 @@ class Run:
         if plan.declined:
             self.emit(Declined(run_id=self.id, reason=plan.declined))
             return "declined", plan.declined
+        outputs = await self._absent(requested_files(self.request))  # named in the request, not there yet
         self.subtasks = plan.subtasks
         self.emit(Planned(run_id=self.id, subtasks=self.subtasks))
         solver = self._solver()
         i = 0
         skipped = 0
         done_outputs: list[tuple[str, str]] = []
-        while i < len(self.subtasks):
+        while True:
+            if i == len(self.subtasks):
+                missing = await self._absent(outputs)
+                if not missing or any(s.description == output_step(missing[0]) for s in self.subtasks[-len(missing):]):
+                    break
+                # The plan ran out without writing what the request asked for: one more step per file.
+                self.subtasks += [new_subtask(output_step(p)) for p in missing]
+                self.emit(Replanned(run_id=self.id, reason=f"the request's output {', '.join(missing)} is not written yet",
+                                    subtasks=self.subtasks))
             subtask = self.subtasks[i]
             self.emit(SubtaskStarted(run_id=self.id, subtask_id=subtask.id, index=i, description=subtask.description))
             outcome = await solver.solve(i)
@@ -301,9 +311,19 @@ class Run:
             done_outputs.append((subtask.description, self._output_text(subtask.id)))
             i += 1
             await self._maybe_replan(i, done_outputs, outcome)
+        missing = await self._absent(outputs)
+        if missing:
+            return "partial", f"{', '.join(missing)} not written" + (f"; {skipped} step(s) skipped" if skipped else "")
         if skipped:
             return "partial", f"{skipped} step(s) skipped"
         return "succeeded", f"{len(self.subtasks)} step(s) done"
+
+    async def _absent(self, paths: list[str]) -> list[str]:
+        """Which of these paths do not exist in the kernel's working directory."""
+        if not paths:
+            return []
+        missing = await run_probe(self.kernel, "missing_files", paths)
+        return list(missing) if isinstance(missing, list) else []
 
     def _accept(self, subtask: SubtaskSpec, code: str, result: Any, attempts: int, warnings: list[str], by: str) -> None:
         self.accepted.append((subtask.id, code))
