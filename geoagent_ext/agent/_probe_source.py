@@ -75,21 +75,9 @@ def _table(path):
     cols = ", ".join(f"{c}:{t}" for c, t in frame.dtypes.astype(str).items())
     text = f"table: {total} rows; columns: {cols[:600]}"
     # The exact loading call: small models copy it rather than guess column names.
-    load = None
-    for col in frame.columns:
-        sample = frame[col].dropna().astype(str).head(1).tolist()
-        if sample and sample[0].strip().upper().startswith(("POINT", "LINESTRING", "POLYGON", "MULTI")):
-            text += f"; column '{col}' holds WKT geometry, e.g. {sample[0][:60]}"
-            load = f"gpd.GeoSeries.from_wkt(df[{col!r}])"
-            break
-    lower = {c.lower(): c for c in frame.columns}
-    for lon, lat in (("lon", "lat"), ("longitude", "latitude"), ("x", "y"), ("lng", "lat")):
-        if lon in lower and lat in lower:
-            text += f"; coordinates in columns '{lower[lon]}'/'{lower[lat]}'"
-            load = load or f"gpd.points_from_xy(df[{lower[lon]!r}], df[{lower[lat]!r}])"
-            break
+    load, found = geometry_source(frame, "df")  # from kernel/inkernel/_15_geocolumns.py, prepended
     if load:
-        text += (f"; as a GeoDataFrame: df = pd.read_csv({path!r}); "
+        text += (f"; {found}; as a GeoDataFrame: df = pd.read_csv({path!r}); "
                  f"gdf = gpd.GeoDataFrame(df, geometry={load}, crs='EPSG:4326') (if longitude/latitude)")
     text += f"; first row: {frame.head(1).to_dict('records')[0] if len(frame) else {}}"
     return text[:900]

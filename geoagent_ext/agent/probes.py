@@ -16,7 +16,9 @@ MARKER = "__GEOAGENT_PROBE__"
 
 
 def _source() -> str:
-    return resources.files("geoagent_ext.agent").joinpath("_probe_source.py").read_text()
+    """The probes, after the in-kernel helper's geometry-column rule they share."""
+    shared = resources.files("geoagent_ext.kernel.inkernel").joinpath("_15_geocolumns.py").read_text()
+    return shared + "\n\n" + resources.files("geoagent_ext.agent").joinpath("_probe_source.py").read_text()
 
 
 def probe_code(function: str, *args: Any) -> str:

@@ -159,36 +159,15 @@ def _is_geo(obj):
     return gpd is not None and isinstance(obj, (gpd.GeoDataFrame, gpd.GeoSeries))
 
 
-_WKT_PREFIXES = ("POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON", "GEOMETRYCOLLECTION")
-_LON_LAT = (("lon", "lat"), ("longitude", "latitude"), ("lng", "lat"), ("x", "y"))
 
 
 def _geodataframe_hint(df, name):
     """For a plain DataFrame holding geometries, the exact call that makes it a GeoDataFrame.
 
     Small models keep calling GeoDataFrame methods on plain frames; a call built from
-    the real column names is the fix they can copy.
+    the real column names is the fix they can copy (``geometry_source``, in _15_geocolumns).
     """
-    geometry = None
-    firsts = {}
-    for col in list(df.columns)[:60]:
-        nonnull = df[col].dropna()
-        if len(nonnull):
-            firsts[col] = nonnull.iloc[0]
-    for col, first in firsts.items():  # real geometries first, then WKT text
-        if _is_geo(df[col]) or hasattr(first, "geom_type"):
-            geometry = "%r" % col
-            break
-    for col, first in firsts.items() if geometry is None else ():
-        if isinstance(first, str) and first.lstrip().upper().startswith(_WKT_PREFIXES):
-            geometry = "gpd.GeoSeries.from_wkt(%s[%r])" % (name, col)
-            break
-    if geometry is None:
-        lower = {str(c).lower(): c for c in df.columns}
-        for lon, lat in _LON_LAT:
-            if lon in lower and lat in lower:
-                geometry = "gpd.points_from_xy(%s[%r], %s[%r])" % (name, lower[lon], name, lower[lat])
-                break
+    geometry, _ = geometry_source(df, name)
     if geometry is None:
         return ""
     return ("this is a plain pandas DataFrame, not a GeoDataFrame; for spatial methods: "

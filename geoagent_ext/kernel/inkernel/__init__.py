@@ -11,6 +11,7 @@ same module namespace (later parts use names of earlier ones):
 
 ``_00_core``        the JSON entry point :func:`call`, the user namespace
 ``_10_introspect``  members, closest names, profiles, variable summaries
+``_15_geocolumns``  where a plain table keeps its geometry (also prepended to the agent's probes)
 ``_20_state``       namespace fingerprints, history, memory limits
 ``_30_sandbox``     overlay / mirror sandboxes for the files trials write
 ``_40_trial``       fork trials: isolation of the child, running the cell

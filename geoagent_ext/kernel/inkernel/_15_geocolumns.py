@@ -1,0 +1,34 @@
+# Where a plain table keeps its geometry, and the expression that builds it.
+# Shared: the helper uses it for variable hints, and the agent's file probes
+# (agent/probes.py) prepend this file's source, so there is one rule for both.
+# Small models copy an exact call built from the real column names instead of
+# guessing one.
+
+GEO_WKT_PREFIXES = ("POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON",
+                    "GEOMETRYCOLLECTION")
+GEO_LON_LAT = (("lon", "lat"), ("longitude", "latitude"), ("lng", "lat"), ("x", "y"))
+
+
+def geometry_source(df, name):
+    """(``geometry=`` expression over frame ``name``, what was found) or (None, "").
+
+    Real geometry columns first, then WKT text, then longitude/latitude columns.
+    """
+    firsts = {}
+    for col in list(df.columns)[:60]:
+        nonnull = df[col].dropna()
+        if len(nonnull):
+            firsts[col] = nonnull.iloc[0]
+    for col, first in firsts.items():
+        if str(getattr(df[col], "dtype", "")) == "geometry" or hasattr(first, "geom_type"):
+            return "%r" % (col,), "column %r holds geometries" % (col,)
+    for col, first in firsts.items():
+        if isinstance(first, str) and first.lstrip().upper().startswith(GEO_WKT_PREFIXES):
+            return ("gpd.GeoSeries.from_wkt(%s[%r])" % (name, col),
+                    "column %r holds WKT geometry, e.g. %s" % (col, first.strip()[:60]))
+    lower = {str(c).lower(): c for c in df.columns}
+    for lon, lat in GEO_LON_LAT:
+        if lon in lower and lat in lower:
+            return ("gpd.points_from_xy(%s[%r], %s[%r])" % (name, lower[lon], name, lower[lat]),
+                    "coordinates in columns %r/%r" % (lower[lon], lower[lat]))
+    return None, ""
