@@ -25,7 +25,7 @@ from .requested import fields_for
 if TYPE_CHECKING:
     from .run import Run
 
-_CAUSE_RE = re.compile(r"^\s*Cause\s*:\s*(.+)$", re.IGNORECASE | re.MULTILINE)
+_CAUSE_RE = re.compile(r"^\s*(?:#\s*)?Cause\s*:\s*(.+)$", re.IGNORECASE | re.MULTILINE)  # a line or a comment
 LIBRARY_WORDS = {
     "geopandas": "geopandas", "shapely": "shapely", "pyproj": "pyproj", "rasterio": "rasterio",
     "rioxarray": "rioxarray", "xarray": "xarray", "leafmap": "leafmap", "geemap": "geemap",

@@ -139,8 +139,8 @@ def coder_messages(ctx: StepContext) -> list[BaseMessage]:
         if ctx.repair_context:
             parts.append(ctx.repair_context)
         parts.append(
-            "First write one line that starts with 'Cause:' and explains the error, "
-            "then the corrected ```python code block for this step."
+            "Write the corrected ```python code block for this step. Its first line is a comment "
+            "'# Cause: <why the previous attempt failed>'."
         )
     else:
         parts.append("Write the ```python code block for this step.")

@@ -16,7 +16,7 @@ from .display import console, describe, summary
 def register(subparsers) -> None:
     parser = subparsers.add_parser("replay", help="Show a run again from its event log (.jsonl).")
     parser.add_argument("log", help="A run's event log, e.g. .geoagent/runs/<run id>.jsonl")
-    parser.add_argument("--code", action="store_true", help="Also print the code of every attempt.")
+    parser.add_argument("--code", action="store_true", help="Also print the code of every attempt (and of each chosen search node).")
     parser.set_defaults(func=run)
 
 
@@ -35,9 +35,9 @@ def run(args) -> int:
             console.print(f"[bold]Request[/] {event.request}\n[dim]model {event.model}, strategy {event.strategy}[/]")
         elif isinstance(event, Finished):
             finished = event
-        if args.code and event.type == "executed":
-            console.print(event.code, markup=False)
         describe(event)
+        if args.code and (event.type == "code_proposed" or (event.type == "search_node" and event.status == "chosen")):
+            console.print(event.code, markup=False, style="dim")
     if count == 0:
         console.print(f"[red]{path} holds no GeoAgent events[/]")
         return 2

@@ -90,7 +90,7 @@ async def test_attribute_error_prompt_carries_real_members(workdir, tmp_path):
         ["Make the points.", "Reproject the points to EPSG:3857."],
         {
             "Make the points": [POINTS],
-            "Reproject": ["pts_m = pts.to_crss(3857)", "pts_m = pts.to_crs(3857)\nprint(pts_m.crs.to_epsg())"],
+            "Reproject": ["pts_m = pts.to_crss(3857)", "# Cause: the method is to_crs\npts_m = pts.to_crs(3857)\nprint(pts_m.crs.to_epsg())"],
         },
     )
     model = ScriptedChatModel(responder=script)
@@ -103,6 +103,9 @@ async def test_attribute_error_prompt_carries_real_members(workdir, tmp_path):
     assert "Real members of `pts`" in repair_prompt and "- to_crs(crs=None, epsg=None" in repair_prompt
     repaired = [e for e in run.bus.history if e.type == "repaired"]
     assert repaired and repaired[0].strategy == "members" and "+pts_m = pts.to_crs(3857)" in repaired[0].diff
+    # The repair prompt asks for code first, its cause as a leading comment, which becomes the diagnosis.
+    assert "Its first line is a comment '# Cause:" in repair_prompt
+    assert repaired[0].diagnosis == "the method is to_crs"
     # The failing attempt never touched the live kernel: it failed in the trial sandbox.
     failed = [e for e in run.bus.history if e.type == "executed" and e.result.status != "ok"]
     assert failed and all(e.trial for e in failed)
