@@ -54,4 +54,4 @@ def requested_files(request: str) -> list[str]:
 
 def output_step(path: str) -> str:
     """The step added when a plan ran out without writing a file the request names."""
-    return f"Write the result to `{path}` as the request asks."
+    return f"Compute everything the request asks for that is not done yet and write it to `{path}`."

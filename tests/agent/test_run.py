@@ -288,7 +288,7 @@ async def test_a_plan_that_never_writes_the_requested_file_gets_a_step_that_does
     request = "Read cities.csv and write `cities_out.csv` with the names."
     script = StepScript(["Load the data."], {
         "Load the data": ["import pandas as pd\ncities = pd.read_csv('cities.csv')\nprint(len(cities))"],
-        "Write the result to `cities_out.csv`": ["cities[['name']].to_csv('cities_out.csv', index=False)\nprint('ok')"],
+        "Compute everything the request asks for": ["cities[['name']].to_csv('cities_out.csv', index=False)\nprint('ok')"],
     })
     model = ScriptedChatModel(responder=script)
     async with real_kernel(workdir) as kernel:
@@ -297,7 +297,7 @@ async def test_a_plan_that_never_writes_the_requested_file_gets_a_step_that_does
     assert finished.status == "succeeded", finished.message
     replanned = [e for e in run.bus.history if e.type == "replanned"]
     assert len(replanned) == 1 and "cities_out.csv" in replanned[0].reason
-    assert [s.description for s in run.subtasks][-1] == "Write the result to `cities_out.csv` as the request asks."
+    assert [s.description for s in run.subtasks][-1] == "Compute everything the request asks for that is not done yet and write it to `cities_out.csv`."
     assert (workdir / "cities_out.csv").read_text().splitlines() == ["name", "A", "B"]
 
 
@@ -305,7 +305,7 @@ async def test_a_requested_file_still_missing_at_the_end_is_partial_not_success(
     request = "Read cities.csv and write `cities_out.csv` with the names."
     script = StepScript(["Load the data."], {
         "Load the data": ["import pandas as pd\ncities = pd.read_csv('cities.csv')"],
-        "Write the result to `cities_out.csv`": ["print('forgot to write it')"],
+        "Compute everything the request asks for": ["print('forgot to write it')"],
     })
     model = ScriptedChatModel(responder=script)
     async with real_kernel(workdir) as kernel:
@@ -313,4 +313,4 @@ async def test_a_requested_file_still_missing_at_the_end_is_partial_not_success(
         finished = await run.wait()
     assert finished.status == "partial" and "cities_out.csv not written" in finished.message
     # One added step, not a loop of them; the input file named in the request is not an output.
-    assert sum(s.description.startswith("Write the result to") for s in run.subtasks) == 1
+    assert sum(s.description.startswith("Compute everything the request") for s in run.subtasks) == 1
