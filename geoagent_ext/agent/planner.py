@@ -89,7 +89,7 @@ class Planner:
         messages = planner_messages(request, data_overview, intros)
         last_error: PlanError | None = None
         for _ in range(self.max_tries):
-            generation = await self.llm.complete(messages, temperature=0.1, max_tokens=400)
+            generation = await self.llm.complete(messages, temperature=0.1, max_tokens=640)  # room for models that code under each step
             try:
                 return parse_plan(generation.text)
             except PlanError as exc:
