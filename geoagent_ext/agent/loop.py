@@ -20,7 +20,7 @@ from ..llm.client import LLMNoAnswer
 from .kernel_handle import summarize
 from .probes import run_probe
 from .prompts import StepContext, coder_messages
-from .requested import fields_for
+from .requested import fields_for, output_guard, step_outputs
 
 if TYPE_CHECKING:
     from .run import Run
@@ -122,6 +122,11 @@ class StepWork:
         cause = _CAUSE_RE.search(generation.text)
         return code, (cause.group(1).strip() if cause else ""), generation
 
+    def output_guard(self, index: int | None = None) -> str:
+        """Trial suffix that fails when subtask ``index`` (default: this one) left out a file it must write."""
+        subtask = self.subtask if index is None else self.run.subtasks[index]
+        return output_guard(step_outputs(subtask.artifacts, self.run.outputs))
+
     async def check(self, info: codeinfo.CodeInfo) -> list[str]:
         """Warnings about a step that ran: empty or all-null results, written files that
         are missing, broken, or lack the keys/columns the request names."""
@@ -139,7 +144,7 @@ class StepWork:
                                    result=summarize(_SyntaxResult(info.syntax_error))))
             return attempt
         if self.run.options.use_sandbox:
-            trial = await self.run.kernel.trial(code, timeout=self.run.options.trial_timeout)
+            trial = await self.run.kernel.trial(code + self.output_guard(), timeout=self.run.options.trial_timeout)
             self.run.emit(Executed(run_id=self.run.id, subtask_id=self.subtask.id, attempt=attempt_no, code=code, trial=True, node_id=node_id, result=summarize(trial)))
             if trial.status != "ok":
                 return _with_error(attempt, trial)

@@ -55,3 +55,23 @@ def requested_files(request: str) -> list[str]:
 def output_step(path: str) -> str:
     """The step added when a plan ran out without writing a file the request names."""
     return f"Compute everything the request asks for that is not done yet and write it to `{path}`."
+
+
+def step_outputs(artifacts: list[str], outputs: list[str]) -> list[str]:
+    """The request's output files a step names (a step saying it writes them must)."""
+    wanted = {posixpath.basename(p) for p in outputs}
+    return [a for a in artifacts if posixpath.basename(a) in wanted]
+
+
+def output_guard(paths: list[str]) -> str:
+    """Code appended to a trial: fail it when the step did not write the files it must.
+
+    The trial's sandbox sees the files the trial wrote, so this is the real check,
+    not a guess from the code's text.
+    """
+    if not paths:
+        return ""
+    return (f"\nfor _geoagent_path in {list(paths)!r}:\n"
+            "    if not __import__('os').path.exists(_geoagent_path):\n"
+            "        raise FileNotFoundError(f'this step must write {_geoagent_path} (the request asks for it), "
+            "but the code did not write it')")

@@ -103,6 +103,7 @@ class Run:
         self.human_fixes: list[str] = []
         self.hints: dict[str, list[str]] = {}
         self.data_overview = ""
+        self.outputs: list[str] = []  # files the request names that did not exist at the start
         self.stats = RunStats()
         self.last_rejection = ""
         self._seq = 0
@@ -271,7 +272,7 @@ class Run:
         if plan.declined:
             self.emit(Declined(run_id=self.id, reason=plan.declined))
             return "declined", plan.declined
-        outputs = await self._absent(requested_files(self.request))  # named in the request, not there yet
+        self.outputs = outputs = await self._absent(requested_files(self.request))
         self.subtasks = plan.subtasks
         self.emit(Planned(run_id=self.id, subtasks=self.subtasks))
         solver = self._solver()

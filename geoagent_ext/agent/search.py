@@ -98,11 +98,13 @@ def split_rollout(code: str) -> list[str]:
     return [c for c in chunks if c.strip()]
 
 
-def instrument(node_code: str, rollout_chunks: list[str]) -> str:
-    """One trial program: the node, then each rollout step followed by a marker print."""
-    parts = [node_code, f"print({STEP_MARK!r})"]
-    for chunk in rollout_chunks:
-        parts += [chunk, f"print({STEP_MARK!r})"]
+def instrument(node_code: str, rollout_chunks: list[str], guards: list[str] | None = None) -> str:
+    """One trial program: the node, then each rollout step, each followed by its guard
+    (the files that step must write) and a marker print."""
+    guards = list(guards or []) + [""] * (len(rollout_chunks) + 1)
+    parts = [node_code + guards[0], f"print({STEP_MARK!r})"]
+    for chunk, guard in zip(rollout_chunks, guards[1:]):
+        parts += [chunk + guard, f"print({STEP_MARK!r})"]
     return "\n".join(parts)
 
 
@@ -214,7 +216,7 @@ class MctsSolver:
         run = self.run
         run.stats.attempts += 1
         node.status = "running"
-        trial = await run.kernel.trial(node.code, timeout=run.options.trial_timeout)
+        trial = await run.kernel.trial(node.code + work.output_guard(), timeout=run.options.trial_timeout)
         attempt = Attempt(code=node.code, result=trial)
         if trial.status != "ok":
             err = trial.error
@@ -246,7 +248,8 @@ class MctsSolver:
             chunks = split_rollout(extract_code(gen.text) or "")[:remaining]
         if not chunks:
             return 1.0 / (remaining + 1)
-        trial = await self.run.kernel.trial(instrument(node.code, chunks), timeout=self.run.options.trial_timeout)
+        guards = [work.output_guard(work.index + i) for i in range(len(chunks) + 1)]
+        trial = await self.run.kernel.trial(instrument(node.code, chunks, guards), timeout=self.run.options.trial_timeout)
         done = min((trial.stdout or "").count(STEP_MARK), len(chunks) + 1)  # the node's own marker counts as its step
         if done == len(chunks) + 1 and len(chunks) == remaining:
             node.rollout = chunks  # one runnable chunk per remaining step: a seed if this node is chosen

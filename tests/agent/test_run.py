@@ -314,3 +314,21 @@ async def test_a_requested_file_still_missing_at_the_end_is_partial_not_success(
     assert finished.status == "partial" and "cities_out.csv not written" in finished.message
     # One added step, not a loop of them; the input file named in the request is not an output.
     assert sum(s.description.startswith("Compute everything the request") for s in run.subtasks) == 1
+
+
+async def test_a_step_that_must_write_the_requested_file_fails_its_trial_when_it_does_not(workdir, tmp_path):
+    request = "Read cities.csv and write `names.csv` with the names."
+    script = StepScript(["Load the cities.", "Write the names to `names.csv`."], {
+        "Load the cities": ["import pandas as pd\ncities = pd.read_csv('cities.csv')"],
+        "Write the names": ["print(cities['name'].tolist())",
+                            "cities[['name']].to_csv('names.csv', index=False)\nprint('ok')"],
+    })
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run(request, kernel, model, tmp_path)
+        finished = await run.wait()
+    assert finished.status == "succeeded", finished.message
+    failed = [e for e in run.bus.history if e.type == "executed" and e.result.status != "ok"]
+    assert failed and failed[0].trial and "must write names.csv" in failed[0].result.error
+    assert "must write names.csv" in model.prompt_texts[-1]  # the repair prompt says why
+    assert (workdir / "names.csv").exists()

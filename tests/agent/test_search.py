@@ -95,3 +95,34 @@ async def test_a_seed_that_fails_falls_back_to_sampling(tmp_path):
     assert any("Your step (2 of 3)" in text for text in model.prompt_texts)  # then a sampled candidate
     chosen = [e for e in nodes if e.status == "chosen"]
     assert chosen and chosen[-1].code.strip() == "print(value + 0)"
+
+
+def forgetful_rollout_responder():
+    """The look-ahead runs but never writes the requested file; step 2's own candidate does."""
+    def reply(messages):
+        system, user = messages[0].text, messages[-1].text
+        if "plans Python analyses" in system:
+            return "1. Make the value.\n2. Write the value to `value.json`."
+        if "Write the code for ALL the remaining steps" in user:
+            return fenced("# Step 2\nprint(value)")
+        if "Your step (1 of 2)" in user:
+            return fenced("value = 7")
+        if "Your step (2 of 2)" in user:
+            return fenced("open('value.json', 'w').write(str(value))")
+        raise AssertionError(user[-300:])
+
+    return reply
+
+
+async def test_a_rollout_that_skips_a_required_file_is_not_complete_and_seeds_nothing(tmp_path):
+    model = ScriptedChatModel(responder=forgetful_rollout_responder())
+    async with real_kernel(tmp_path) as kernel:
+        run = make_run("write seven to `value.json`", kernel, model, tmp_path, strategy="mcts",
+                       mcts={"n_samples": 1, "k": 1, "max_nodes": 4})
+        finished = await run.wait()
+    assert finished.status == "succeeded", finished.message
+    nodes = [e for e in run.bus.history if e.type == "search_node"]
+    step1 = [e for e in nodes if e.subtask_id == run.subtasks[0].id and e.status == "chosen"]
+    assert step1 and step1[-1].reward == 0.5  # the node ran; its rollout did not write value.json
+    assert any("Your step (2 of 2)" in text for text in model.prompt_texts)  # no seed: step 2 was generated
+    assert (tmp_path / "value.json").read_text() == "7"
