@@ -109,6 +109,11 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
         "out['geometry'] = gdf.geometry.buffer(distance_m); then out.to_parquet(...).",
     ),
     (
+        re.compile(r"is not JSON serializable", re.I),
+        "json cannot write numpy or pandas objects: convert them first, e.g. a Series with "
+        ".to_dict(), an array (such as total_bounds) with .tolist(), a numpy number with int() or float().",
+    ),
+    (
         re.compile(r"^AttributeError: .* has no attribute", re.M),
         "That attribute does not exist on the object: use one of its real members.",
     ),

@@ -93,3 +93,9 @@ def test_a_geoseries_used_as_a_table_gets_the_keep_the_columns_hint():
 
     hints = gis_hints("AttributeError", "'GeoSeries' object has no attribute 'to_parquet'")
     assert any("out['geometry'] =" in h for h in hints)
+
+
+def test_json_of_pandas_or_numpy_gets_the_convert_first_hint():
+    [hint] = gis_hints("TypeError", "Object of type Series is not JSON serializable")
+    assert ".to_dict()" in hint and ".tolist()" in hint
+    assert gis_hints("TypeError", "unsupported operand type(s)") == []
