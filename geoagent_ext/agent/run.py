@@ -279,12 +279,14 @@ class Run:
         i = 0
         skipped = 0
         done_outputs: list[tuple[str, str]] = []
+        output_steps_added = False
         while True:
             if i == len(self.subtasks):
                 missing = await self._absent(outputs)
-                if not missing or any(s.description == output_step(missing[0]) for s in self.subtasks[-len(missing):]):
+                if not missing or output_steps_added:
                     break
-                # The plan ran out without writing what the request asked for: one more step per file.
+                # The plan ran out without writing what the request asked for: one more step per file, once.
+                output_steps_added = True
                 self.subtasks += [new_subtask(output_step(p)) for p in missing]
                 self.emit(Replanned(run_id=self.id, reason=f"the request's output {', '.join(missing)} is not written yet",
                                     subtasks=self.subtasks))
@@ -312,8 +314,7 @@ class Run:
             done_outputs.append((subtask.description, self._output_text(subtask.id)))
             i += 1
             await self._maybe_replan(i, done_outputs, outcome)
-        missing = await self._absent(outputs)
-        if missing:
+        if missing:  # as checked when the plan ran out
             return "partial", f"{', '.join(missing)} not written" + (f"; {skipped} step(s) skipped" if skipped else "")
         if skipped:
             return "partial", f"{skipped} step(s) skipped"
