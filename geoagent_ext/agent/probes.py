@@ -8,6 +8,7 @@ execution count.
 
 from __future__ import annotations
 
+import functools
 import json
 from importlib import resources
 from typing import Any
@@ -15,8 +16,9 @@ from typing import Any
 MARKER = "__GEOAGENT_PROBE__"
 
 
+@functools.cache
 def _source() -> str:
-    """The probes, after the in-kernel helper's geometry-column rule they share."""
+    """The probes, after the in-kernel helper's geometry-column rule they share (read once)."""
     shared = resources.files("geoagent_ext.kernel.inkernel").joinpath("_15_geocolumns.py").read_text()
     return shared + "\n\n" + resources.files("geoagent_ext.agent").joinpath("_probe_source.py").read_text()
 
