@@ -283,17 +283,24 @@ async def test_a_written_file_without_the_requested_keys_is_repaired(workdir, tm
     assert json.loads((workdir / "summary.json").read_text()) == {"count": 2, "names": ["A", "B"]}
 
 
-async def test_a_plan_that_never_writes_the_requested_file_gets_a_step_that_does(workdir, tmp_path):
-    # Small models sometimes plan only "Load the data": the run must not call that a success.
+async def _load_only_plan(workdir, tmp_path, added_step_code: str, **options):
+    """A plan of one step that only loads (as small models plan); ``added_step_code`` answers the
+    step the run adds for the request's output `cities_out.csv`."""
     request = "Read cities.csv and write `cities_out.csv` with the names."
     script = StepScript(["Load the data."], {
         "Load the data": ["import pandas as pd\ncities = pd.read_csv('cities.csv')\nprint(len(cities))"],
-        "Compute everything the request asks for": ["cities[['name']].to_csv('cities_out.csv', index=False)\nprint('ok')"],
+        "Compute everything the request asks for": [added_step_code],
     })
-    model = ScriptedChatModel(responder=script)
     async with real_kernel(workdir) as kernel:
-        run = make_run(request, kernel, model, tmp_path)
+        run = make_run(request, kernel, ScriptedChatModel(responder=script), tmp_path, **options)
         finished = await run.wait()
+    return run, finished
+
+
+async def test_a_plan_that_never_writes_the_requested_file_gets_a_step_that_does(workdir, tmp_path):
+    # Small models sometimes plan only "Load the data": the run must not call that a success.
+    run, finished = await _load_only_plan(
+        workdir, tmp_path, "cities[['name']].to_csv('cities_out.csv', index=False)\nprint('ok')")
     assert finished.status == "succeeded", finished.message
     replanned = [e for e in run.bus.history if e.type == "replanned"]
     assert len(replanned) == 1 and "cities_out.csv" in replanned[0].reason
@@ -302,15 +309,7 @@ async def test_a_plan_that_never_writes_the_requested_file_gets_a_step_that_does
 
 
 async def test_a_requested_file_still_missing_at_the_end_is_partial_not_success(workdir, tmp_path):
-    request = "Read cities.csv and write `cities_out.csv` with the names."
-    script = StepScript(["Load the data."], {
-        "Load the data": ["import pandas as pd\ncities = pd.read_csv('cities.csv')"],
-        "Compute everything the request asks for": ["print('forgot to write it')"],
-    })
-    model = ScriptedChatModel(responder=script)
-    async with real_kernel(workdir) as kernel:
-        run = make_run(request, kernel, model, tmp_path, on_stuck="skip")
-        finished = await run.wait()
+    run, finished = await _load_only_plan(workdir, tmp_path, "print('forgot to write it')", on_stuck="skip")
     assert finished.status == "partial" and "cities_out.csv not written" in finished.message
     # One added step, not a loop of them; the input file named in the request is not an output.
     assert sum(s.description.startswith("Compute everything the request") for s in run.subtasks) == 1

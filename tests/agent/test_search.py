@@ -64,23 +64,32 @@ async def test_mcts_explores_candidates_and_commits_only_the_chosen(tmp_path):
     assert step2 and step2[-1].status == "chosen" and step2[-1].code.strip() == "# Step 1\nprint(value * 2)"
 
 
-def broken_rollout_responder():
-    """The look-ahead's step 2 runs in its trial (one process) but not as a seed (the trial's fork is another process)."""
+def plan_responder(plan: str, lookahead: str, steps: dict[str, str]):
+    """Planner answers ``plan``; the look-ahead answers ``lookahead``; a step prompt containing
+    a key of ``steps`` (e.g. "Your step (2 of 3)") answers its code."""
     def reply(messages):
         system, user = messages[0].text, messages[-1].text
         if "plans Python analyses" in system:
-            return "1. Make the value.\n2. Print it.\n3. Print it again."
+            return plan
         if "Write the code for ALL the remaining steps" in user:
-            return fenced("# Step 2\nimport os\nassert os.getpid() == first_pid, 'another process'\nprint(value)\n# Step 3\nprint(value)")
-        if "Your step (1 of 3)" in user:
-            return fenced("import os\nvalue = 7\nfirst_pid = os.getpid()")
-        if "Your step (2 of 3)" in user:
-            return fenced("print(value + 0)")
-        if "Your step (3 of 3)" in user:
-            return fenced("print(value)")
+            return fenced(lookahead)
+        for marker, code in steps.items():
+            if marker in user:
+                return fenced(code)
         raise AssertionError(user[-300:])
 
     return reply
+
+
+def broken_rollout_responder():
+    """The look-ahead's step 2 runs in its trial (one process) but not as a seed (the trial's fork is another process)."""
+    return plan_responder(
+        "1. Make the value.\n2. Print it.\n3. Print it again.",
+        "# Step 2\nimport os\nassert os.getpid() == first_pid, 'another process'\nprint(value)\n# Step 3\nprint(value)",
+        {"Your step (1 of 3)": "import os\nvalue = 7\nfirst_pid = os.getpid()",
+         "Your step (2 of 3)": "print(value + 0)",
+         "Your step (3 of 3)": "print(value)"},
+    )
 
 
 async def test_a_seed_that_fails_falls_back_to_sampling(tmp_path):
@@ -99,19 +108,12 @@ async def test_a_seed_that_fails_falls_back_to_sampling(tmp_path):
 
 def forgetful_rollout_responder():
     """The look-ahead runs but never writes the requested file; step 2's own candidate does."""
-    def reply(messages):
-        system, user = messages[0].text, messages[-1].text
-        if "plans Python analyses" in system:
-            return "1. Make the value.\n2. Write the value to `value.json`."
-        if "Write the code for ALL the remaining steps" in user:
-            return fenced("# Step 2\nprint(value)")
-        if "Your step (1 of 2)" in user:
-            return fenced("value = 7")
-        if "Your step (2 of 2)" in user:
-            return fenced("open('value.json', 'w').write(str(value))")
-        raise AssertionError(user[-300:])
-
-    return reply
+    return plan_responder(
+        "1. Make the value.\n2. Write the value to `value.json`.",
+        "# Step 2\nprint(value)",
+        {"Your step (1 of 2)": "value = 7",
+         "Your step (2 of 2)": "open('value.json', 'w').write(str(value))"},
+    )
 
 
 async def test_a_rollout_that_skips_a_required_file_is_not_complete_and_seeds_nothing(tmp_path):
