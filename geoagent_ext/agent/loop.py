@@ -147,7 +147,7 @@ class StepWork:
             trial = await self.run.kernel.trial(code + self.output_guard(), timeout=self.run.options.trial_timeout)
             self.run.emit(Executed(run_id=self.run.id, subtask_id=self.subtask.id, attempt=attempt_no, code=code, trial=True, node_id=node_id, result=summarize(trial)))
             if trial.status != "ok":
-                return _with_error(attempt, trial)
+                return record_failure(attempt, trial)
         if not await self.run.approve(self.subtask.id, code):
             attempt.error, attempt.ename = f"The user rejected this code: {self.run.last_rejection or 'no reason given'}", "Rejected"
             return attempt
@@ -155,7 +155,7 @@ class StepWork:
         attempt.result = result
         if result.status != "ok":
             self.run.emit(Executed(run_id=self.run.id, subtask_id=self.subtask.id, attempt=attempt_no, code=code, node_id=node_id, result=summarize(result)))
-            return _with_error(attempt, result)
+            return record_failure(attempt, result)
         attempt.warnings = await self.check(info)
         self.run.emit(Executed(run_id=self.run.id, subtask_id=self.subtask.id, attempt=attempt_no, code=code, node_id=node_id, result=summarize(result, attempt.warnings)))
         return attempt
@@ -167,7 +167,8 @@ class _SyntaxResult:
         self.error = type("E", (), {"message": message, "ename": "SyntaxError"})()
 
 
-def _with_error(attempt: Attempt, result: Any) -> Attempt:
+def record_failure(attempt: Attempt, result: Any) -> Attempt:
+    """Copy a failed result's error (with its GIS hints) onto the attempt the repair reads."""
     error = getattr(result, "error", None)
     attempt.result = result
     if error is not None:

@@ -32,6 +32,7 @@ from .loop import SequentialSolver
 from .planner import Planner, new_subtask
 from .probes import format_files, run_probe
 from .repair import define_subtask_text
+from .search import MctsOptions, MctsSolver
 from .requested import output_step, requested_files
 from .runlog import RunLog
 
@@ -50,7 +51,7 @@ class RunOptions(BaseModel):
     trial_timeout: float = 120
     execute_timeout: float = 300
     on_stuck: Literal["wait", "stop", "skip"] = "wait"  # "wait" for a human (panel/chat); CLI batch uses stop/skip
-    mcts: dict[str, Any] = {}
+    mcts: MctsOptions = MctsOptions()
 
 
 class HumanAction(BaseModel):
@@ -260,9 +261,7 @@ class Run:
 
     def _solver(self):
         if self.options.strategy == "mcts":
-            from .search import MctsSolver
-
-            return MctsSolver(self, **self.options.mcts)
+            return MctsSolver(self, self.options.mcts)
         return SequentialSolver(self)
 
     async def _plan_and_solve(self) -> tuple[str, str]:

@@ -1,10 +1,17 @@
 """Monte Carlo Tree Search over code candidates for one subtask (seed 000, section 3.3).
 
-Tree: the root is the state after the accepted code; its children are the k
-best of n sampled candidates for the subtask (ranked by the model's sequence
-score, which is also their prior p); a failed node's children are repairs made
-by the loop's strategies. A node whose code runs is a solution candidate.
+Tree: the root is the state after the accepted code; its children are sampled
+candidates for the subtask (their prior p is the model's sequence score); a
+failed node's children are repairs made by the loop's strategies (same prompt,
+traceback, hints and jedi context as the loop). A node whose code runs is a
+solution candidate.
 
+- expansion, progressive (default): the root gets one candidate at a time, the
+  first at the loop's low temperature; a further one only when p-UCB's visits
+  allow it (children <= ceil(sqrt(visits)), at most k of n samples) or every
+  branch is dead. An easy subtask so costs what the loop costs, and the samples
+  go where the first answer failed. ``widening="full"`` is the paper's
+  expansion: n samples at once, the k best by sequence score kept.
 - selection: p-UCB, argmax Q + beta(s) * p * sqrt(log v) / (1 + v_i), with
   beta(s) = log((v + c_base + 1) / c_base) + c
 - evaluation: trial-run the node (never the live kernel); if it runs, look ahead:
@@ -12,13 +19,19 @@ by the loop's strategies. A node whose code runs is a solution candidate.
   reward = executable steps / all steps (1 when the rollout completes); a failed
   node gets -1
 - backpropagation: rewards add to the node and its ancestors
-Only the chosen node's code is committed to the live kernel.
+- stop: a node with reward 1, ``patience`` more nodes after the first runnable
+  one, an executable node chosen three times, or the budget.
+Only the chosen node's code is committed to the live kernel. The loop's
+after-step check (empty results, written files without the requested keys)
+runs on the committed node; a warning turns it into a failed node whose repair
+the search tries next (at most ``MAX_SEMANTIC_RETRIES`` times, as the loop).
 
-When the chosen node's rollout ran to the end, its chunks are kept as seeds:
-the next subtask's search first tries its chunk (with the rest of that rollout
-as its look-ahead, so no model call), and samples new candidates only if the
-seed does not run to the end. A small model writes one coherent script more
-reliably than it writes the same script step by step, and this keeps it.
+The steps of the chosen node's look-ahead that ran are kept as seeds: the next
+subtask's search first tries its chunk (with the rest of those chunks as its
+look-ahead, so no model call) and takes it when all of it runs again; it
+samples only if the seed does not hold. A small model writes one coherent
+script more reliably than it writes the same script step by step, and this
+keeps it.
 """
 
 from __future__ import annotations
@@ -28,12 +41,14 @@ import math
 import re
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..llm.client import LLMNoAnswer
 from . import repair
 from .events import SearchNode
-from .loop import Attempt, Outcome, StepWork
+from .loop import MAX_SEMANTIC_RETRIES, Attempt, Outcome, StepWork, record_failure
 from .prompts import coder_messages
 
 if TYPE_CHECKING:
@@ -56,7 +71,7 @@ class Node:
     reward: float | None = None
     attempt: Attempt | None = None
     expanded: bool = False
-    rollout: list[str] | None = None  # the remaining steps' code, when its look-ahead ran to the end
+    rollout: list[str] | None = None  # the look-ahead steps that ran after this node, in order
 
     @property
     def q(self) -> float:
@@ -108,25 +123,63 @@ def instrument(node_code: str, rollout_chunks: list[str], guards: list[str] | No
     return "\n".join(parts)
 
 
+class MctsOptions(BaseModel):
+    """The search's knobs (``RunOptions.mcts``); budgets are per subtask."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    n_samples: int = Field(4, ge=1, description="candidates drawn at most for a subtask's root")
+    k: int = Field(3, ge=1, description="root children kept at most")
+    c: float = 1.0
+    c_base: float = Field(10.0, gt=0)
+    max_nodes: int = Field(12, ge=1, description="evaluated nodes")
+    max_llm_calls: int = Field(16, ge=1)
+    max_seconds: float = Field(900, gt=0)
+    lookahead: bool = True
+    temperature: float = Field(0.8, ge=0, description="for samples after the first")
+    widening: Literal["progressive", "full"] = "progressive"
+    patience: int = Field(1, ge=0, description="nodes tried after the first runnable one before committing the best")
+
+
+@dataclass
+class _SubtaskSearch:
+    """The tree of one subtask and what it has spent."""
+
+    root: Node
+    started: float
+    calls_at_start: int
+    nodes: int = 0  # evaluated nodes
+    samples: int = 0  # candidates drawn for the root
+    sampled: int = 0  # root children made from them (a seed is not one)
+    best: Node | None = None
+    since_best: int = 0  # nodes evaluated after the first runnable one
+
+
+def _dead(node: Node) -> bool:
+    """A failed node whose repairs (if any) all failed for good: nothing left to try below it."""
+    return node.status == "failed" and node.expanded and all(_dead(c) for c in node.children)
+
+
 class MctsSolver:
     name = "mcts"
 
-    def __init__(self, run: "Run", *, n_samples: int = 4, k: int = 3, c: float = 1.0, c_base: float = 10.0,
-                 max_nodes: int = 12, max_llm_calls: int = 16, max_seconds: float = 900, lookahead: bool = True,
-                 temperature: float = 0.8):
+    def __init__(self, run: "Run", options: MctsOptions | None = None):
+        opts = options or MctsOptions()
         self.run = run
-        self.n_samples, self.k = max(n_samples, k), k
-        self.c, self.c_base = c, c_base
-        self.max_nodes, self.max_llm_calls, self.max_seconds = max_nodes, max_llm_calls, max_seconds
-        self.lookahead = lookahead
-        self.temperature = temperature
+        self.n_samples, self.k = max(opts.n_samples, opts.k), opts.k
+        self.c, self.c_base = opts.c, opts.c_base
+        self.max_nodes, self.max_llm_calls, self.max_seconds = opts.max_nodes, opts.max_llm_calls, opts.max_seconds
+        self.lookahead = opts.lookahead
+        self.temperature = opts.temperature
+        self.widening, self.patience = opts.widening, opts.patience
         self._ids = itertools.count(1)
         self._seeds: dict[str, tuple[str, list[str]]] = {}  # subtask id -> (code, look-ahead after it)
 
     # ----- budget and events ----------------------------------------------------------
-    def _budget_left(self, nodes: int, calls_at_start: int, started: float) -> bool:
-        calls = self.run.llm.stats.calls - calls_at_start
-        return nodes < self.max_nodes and calls < self.max_llm_calls and time.monotonic() - started < self.max_seconds
+    def _budget_left(self, state: _SubtaskSearch) -> bool:
+        calls = self.run.llm.stats.calls - state.calls_at_start
+        return (state.nodes < self.max_nodes and calls < self.max_llm_calls
+                and time.monotonic() - state.started < self.max_seconds)
 
     def _publish(self, work: StepWork, node: Node, error: str | None = None) -> None:
         self.run.emit(SearchNode(
@@ -142,37 +195,58 @@ class MctsSolver:
         return node
 
     # ----- tree operations --------------------------------------------------------------
-    async def _sample_children(self, work: StepWork, parent: Node, ctx) -> list[Node]:
+    async def _sample_children(self, work: StepWork, state: _SubtaskSearch, parent: Node, ctx, count: int, keep: int,
+                               temperature: float) -> list[Node]:
+        """Draw ``count`` candidates, keep the ``keep`` best by sequence score among those not yet in the tree."""
         from ..llm.parsing import extract_code
 
         gens = []
-        for _ in range(self.n_samples):  # one by one: a code-less sample is dropped, not fatal
+        for _ in range(count):  # one by one: a code-less sample is dropped, not fatal
             try:
-                gens.append(await self.run.llm.complete(coder_messages(ctx), temperature=self.temperature,
+                gens.append(await self.run.llm.complete(coder_messages(ctx), temperature=temperature,
                                                         max_tokens=self.run.options.max_tokens, expect="code"))
             except LLMNoAnswer:
                 continue
+        known = {n.code for n in _walk(state.root)}
         seen: dict[str, Any] = {}
         for gen in gens:
             code = extract_code(gen.text) or ""
-            if code.strip() and code not in seen:
+            if code.strip() and code not in seen and code not in known:
                 seen[code] = gen
-        ranked = sorted(seen.items(), key=lambda kv: (kv[1].logprob or 0.0) / max(kv[1].tokens_out, 1), reverse=True)[: self.k]
+        ranked = sorted(seen.items(), key=lambda kv: (kv[1].logprob or 0.0) / max(kv[1].tokens_out, 1), reverse=True)[:keep]
         ps = priors([g.logprob for _, g in ranked], [g.tokens_out for _, g in ranked])
         return [self._new_node(work, code, parent, p) for (code, _), p in zip(ranked, ps)]
 
-    async def _expand_root(self, work: StepWork, root: Node) -> None:
-        ctx = work.context(variables=await self.run.variable_summary(), api_docs=await work.api_docs(None))
-        await self._sample_children(work, root, ctx)
-        root.expanded = True
+    def _may_widen(self, state: _SubtaskSearch) -> bool:
+        root = state.root
+        if state.samples >= self.n_samples or state.sampled >= self.k:
+            return False
+        if self.widening == "full":
+            return state.samples == 0
+        if all(_dead(c) for c in root.children):
+            return True
+        return len(root.children) < max(1, math.ceil(math.sqrt(root.visits)))
 
-    async def _expand_failed(self, work: StepWork, node: Node) -> Outcome | None:
-        """Children of a failed node by repair strategy; an Outcome when a subtask must be inserted."""
+    async def _widen(self, work: StepWork, state: _SubtaskSearch) -> list[Node]:
+        """New root candidates: one (progressive) or the k best of n (full)."""
+        ctx = work.context(variables=await self.run.variable_summary(), api_docs=await work.api_docs(None))
+        if self.widening == "full":
+            count, keep, temperature = self.n_samples, self.k, self.temperature
+        else:  # the loop's first answer, then variety
+            count, keep, temperature = 1, 1, 0.2 if state.samples == 0 else self.temperature
+        state.samples += count
+        children = await self._sample_children(work, state, state.root, ctx, count, keep, temperature)
+        state.sampled += len(children)
+        state.root.expanded = True
+        return children
+
+    async def _expand_failed(self, work: StepWork, state: _SubtaskSearch, node: Node) -> Outcome | None:
+        """A repair child of a failed node by the loop's strategy; an Outcome when a subtask must be inserted."""
         node.expanded = True
         attempt = node.attempt
         assert attempt is not None
         diagnosis = repair.classify(attempt.code, attempt.ename, attempt.evalue, attempt.error or "", attempt.lineno, self.run.defined_names())
-        if diagnosis.strategy == "add_import" and diagnosis.fixed_code:
+        if diagnosis.strategy == "add_import" and diagnosis.fixed_code and diagnosis.fixed_code not in {n.code for n in _walk(state.root)}:
             self._new_node(work, diagnosis.fixed_code, node, 1.0)
             return None
         if diagnosis.strategy == "insert_subtask" and self.run.may_insert(work.subtask.id, diagnosis.name):
@@ -182,24 +256,23 @@ class MctsSolver:
             variables=await self.run.variable_summary(), api_docs=await work.api_docs(attempt.error),
             failed_code=attempt.code, failure=attempt.error, repair_context=context,
         )
-        saved = self.n_samples
-        self.n_samples = max(1, self.k - 1)  # repairs are focused: fewer samples than a fresh step
-        try:
-            await self._sample_children(work, node, ctx)
-        finally:
-            self.n_samples = saved
+        await self._sample_children(work, state, node, ctx, count=1, keep=1, temperature=0.5)  # the loop's repair
         return None
 
-    def _select(self, root: Node) -> Node:
-        node = root
-        while node.expanded and node.children:
-            open_children = [c for c in node.children if not (c.status == "failed" and c.expanded and not c.children)]
+    def _select(self, state: _SubtaskSearch) -> Node | None:
+        """The root (to widen it), a new node, a failed node to repair or a runnable node to revisit;
+        None when nothing is left to try."""
+        node = state.root
+        while True:
+            if node is state.root and self._may_widen(state):
+                return node
+            open_children = [c for c in node.children if not _dead(c)]
             if not open_children:
+                return None
+            parent = node
+            node = max(open_children, key=lambda c: p_ucb(parent, c, self.c, self.c_base))
+            if node.status in ("new", "ok") or not node.expanded:
                 return node
-            node = max(open_children, key=lambda c: p_ucb(node, c, self.c, self.c_base))
-            if node.status in ("new", "ok"):
-                return node
-        return node
 
     def _backpropagate(self, node: Node, reward: float) -> None:
         walker: Node | None = node
@@ -219,10 +292,7 @@ class MctsSolver:
         trial = await run.kernel.trial(node.code + work.output_guard(), timeout=run.options.trial_timeout)
         attempt = Attempt(code=node.code, result=trial)
         if trial.status != "ok":
-            err = trial.error
-            attempt.error = err.message if err else f"trial {trial.status}"
-            attempt.ename, attempt.evalue = (err.ename, err.evalue) if err else (trial.status, "")
-            attempt.lineno = getattr(err, "lineno", None) if err else None
+            record_failure(attempt, trial)
             node.attempt, node.status, node.reward = attempt, "failed", -1.0
             self._publish(work, node, attempt.error)
             return -1.0
@@ -251,77 +321,123 @@ class MctsSolver:
         guards = [work.output_guard(work.index + i) for i in range(len(chunks) + 1)]
         trial = await self.run.kernel.trial(instrument(node.code, chunks, guards), timeout=self.run.options.trial_timeout)
         done = min((trial.stdout or "").count(STEP_MARK), len(chunks) + 1)  # the node's own marker counts as its step
-        if done == len(chunks) + 1 and len(chunks) == remaining:
-            node.rollout = chunks  # one runnable chunk per remaining step: a seed if this node is chosen
-        return done / (len(chunks) + 1)
+        node.rollout = chunks[: max(done - 1, 0)]  # the steps that ran after it: seeds if it is chosen
+        return done / (remaining + 1)
 
     def _keep_seeds(self, work: StepWork, node: Node) -> None:
-        """Map the chosen node's completed rollout onto the next subtasks (by id, so a re-plan drops them)."""
+        """Map the chosen node's look-ahead steps that ran onto the next subtasks (by id, so a re-plan drops them)."""
         self._seeds.clear()
         following = self.run.subtasks[work.index + 1:]
-        if not node.rollout or len(following) != len(node.rollout):
-            return
-        for i, (subtask, chunk) in enumerate(zip(following, node.rollout)):
-            self._seeds[subtask.id] = (chunk, node.rollout[i + 1:])
+        ran = (node.rollout or [])[: len(following)]
+        for i, (subtask, chunk) in enumerate(zip(following, ran)):
+            self._seeds[subtask.id] = (chunk, ran[i + 1:])
 
-    async def _try_seed(self, work: StepWork, root: Node) -> Node | None:
-        """Evaluate this subtask's seed, if any, as root's first child; returns it."""
+    async def _try_seed(self, work: StepWork, state: _SubtaskSearch) -> Node | None:
+        """Evaluate this subtask's seed, if any, as root's first child; returns it when it holds
+        (it runs, and so does the rest of the look-ahead it came with)."""
         seed = self._seeds.pop(work.subtask.id, None)
         if seed is None or not seed[0].strip():
             return None
-        node = self._new_node(work, seed[0].strip("\n"), root, 1.0)
-        reward = await self._evaluate(work, node, rollout=seed[1] or None)
+        code, rest = seed
+        node = self._new_node(work, code.strip("\n"), state.root, 1.0)
+        state.nodes += 1
+        reward = await self._evaluate(work, node, rollout=rest or None)
         self._backpropagate(node, reward)
-        return node
+        if node.status != "ok":
+            return None
+        self._consider(state, node)
+        remaining = len(self.run.subtasks) - work.index - 1
+        held = not rest or reward >= (1 + len(rest)) / (remaining + 1)
+        return node if held else None
+
+    def _consider(self, state: _SubtaskSearch, node: Node) -> None:
+        """Count the node against the patience and keep the best runnable node."""
+        if state.best is not None:
+            state.since_best += 1
+        if node.status == "ok" and (state.best is None or (node.reward or 0) > (state.best.reward or 0)):
+            state.best = node
 
     # ----- the search ---------------------------------------------------------------------
-    async def solve(self, index: int) -> Outcome:
-        run = self.run
-        work = StepWork(run, index)
-        root = Node(id=f"{work.subtask.id}-root", code="")
-        started, calls_at_start = time.monotonic(), run.llm.stats.calls
-        nodes = 0
-        best: Node | None = None
-        seeded = await self._try_seed(work, root)
-        if seeded is not None:
-            nodes += 1
-            if seeded.status == "ok":
-                best = seeded
-                if (seeded.reward or 0) >= 1.0:
-                    return await self._commit(work, seeded, nodes)
-        while True:
-            if not root.expanded:
-                await self._expand_root(work, root)
-                if not root.children:
-                    break
-            node = self._select(root)
-            if node is root or not self._budget_left(nodes, calls_at_start, started):
+    async def _search(self, work: StepWork, state: _SubtaskSearch) -> Node | Outcome | None:
+        """Grow the tree until a node is good enough to commit (returned), or the budget ends
+        (the best runnable node, or None)."""
+        while self._budget_left(state):
+            if state.best is not None and ((state.best.reward or 0) >= 1.0 or state.since_best >= self.patience):
                 break
+            node = self._select(state)
+            if node is None:
+                break
+            if node is state.root:
+                children = await self._widen(work, state)
+                for child in children if self.widening == "progressive" else []:
+                    await self._evaluate_new(work, state, child)  # the point of a new sample: try it now
+                continue
             if node.status == "new":
-                nodes += 1
-                reward = await self._evaluate(work, node)
-                self._backpropagate(node, reward)
-                if node.status == "ok" and (best is None or (node.reward or 0) > (best.reward or 0)):
-                    best = node
-                if best is not None and (best.reward or 0) >= 1.0:
-                    break
+                await self._evaluate_new(work, state, node)
             elif node.status == "ok":
                 # Re-selecting an executable node repeats its reward (the paper's repeated-executable case).
                 self._backpropagate(node, node.reward or 0.0)
                 if node.visits >= 3:
                     break
-            elif node.status == "failed" and not node.expanded:
-                outcome = await self._expand_failed(work, node)
+            else:
+                outcome = await self._expand_failed(work, state, node)
                 if outcome is not None:
                     return outcome
-            else:
+        return state.best
+
+    async def _evaluate_new(self, work: StepWork, state: _SubtaskSearch, node: Node) -> None:
+        state.nodes += 1
+        reward = await self._evaluate(work, node)
+        self._backpropagate(node, reward)
+        self._consider(state, node)
+
+    async def solve(self, index: int) -> Outcome:
+        run = self.run
+        work = StepWork(run, index)
+        state = _SubtaskSearch(root=Node(id=f"{work.subtask.id}-root", code=""), started=time.monotonic(),
+                               calls_at_start=run.llm.stats.calls)
+        chosen: Node | Outcome | None = await self._try_seed(work, state)
+        accepted: tuple[Node, Outcome] | None = None  # committed, but its result looked wrong
+        semantic_failures = 0
+        while True:
+            if chosen is None:
+                chosen = await self._search(work, state)
+            if isinstance(chosen, Outcome):
+                return chosen
+            if chosen is None:
                 break
-        if best is None:
-            failed = [n for n in _walk(root) if n.attempt is not None]
-            last = failed[-1].attempt if failed else None
-            return Outcome("needs_human", code=last.code if last else "", error=(last.error or "") if last else "no candidate code",
-                           attempts=nodes)
-        return await self._commit(work, best, nodes)
+            outcome = await self._commit(work, chosen, state.nodes)
+            if outcome.kind != "solved" or not outcome.warnings or semantic_failures >= MAX_SEMANTIC_RETRIES \
+                    or not self._budget_left(state):
+                return self._accept(work, chosen, outcome)
+            semantic_failures += 1
+            accepted = (chosen, outcome)
+            self._reject(work, state, chosen, outcome.warnings)
+            chosen = None
+        if accepted is not None:  # nothing better than the committed node whose result looked wrong
+            return self._accept(work, *accepted)
+        failed = [n for n in _walk(state.root) if n.attempt is not None]
+        last = failed[-1].attempt if failed else None
+        return Outcome("needs_human", code=last.code if last else "", error=(last.error or "") if last else "no candidate code",
+                       attempts=state.nodes)
+
+    def _accept(self, work: StepWork, node: Node, outcome: Outcome) -> Outcome:
+        if outcome.kind == "solved":
+            node.status = "chosen"
+            self._publish(work, node)
+            self._keep_seeds(work, node)
+        return outcome
+
+    def _reject(self, work: StepWork, state: _SubtaskSearch, node: Node, warnings: list[str]) -> None:
+        """The after-step check found the committed node's result wrong: it becomes a failed node to repair."""
+        assert node.attempt is not None
+        node.attempt.error = "The code ran but the result looks wrong: " + "; ".join(warnings)
+        node.attempt.ename, node.attempt.evalue, node.attempt.lineno = "ResultCheck", "; ".join(warnings), None
+        node.status, node.reward, node.expanded = "failed", -1.0, False
+        runnable = [n for n in _walk(state.root) if n.status == "ok"]
+        state.best = max(runnable, key=lambda n: n.reward or 0) if runnable else None
+        state.since_best = 0
+        self._publish(work, node, node.attempt.error)
 
     async def _commit(self, work: StepWork, node: Node, nodes: int) -> Outcome:
         """Run the chosen code in the live kernel (the only code that touches the user's state)."""
@@ -345,9 +461,6 @@ class MctsSolver:
             node.status = "failed"
             self._publish(work, node, result.error.message if result.error else result.status)
             return Outcome("needs_human", code=node.code, error=result.error.message if result.error else result.status, attempts=nodes)
-        node.status = "chosen"
-        self._publish(work, node)
-        self._keep_seeds(work, node)
         return Outcome("solved", code=node.code, result=result, warnings=warnings, attempts=nodes)
 
 

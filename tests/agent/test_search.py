@@ -128,3 +128,124 @@ async def test_a_rollout_that_skips_a_required_file_is_not_complete_and_seeds_no
     assert step1 and step1[-1].reward == 0.5  # the node ran; its rollout did not write value.json
     assert any("Your step (2 of 2)" in text for text in model.prompt_texts)  # no seed: step 2 was generated
     assert (tmp_path / "value.json").read_text() == "7"
+
+
+def _step_calls(model: ScriptedChatModel, marker: str) -> list[tuple[str, float]]:
+    """(kind, temperature) of each code call for the step ``marker``: "fresh" or "repair"."""
+    calls = []
+    for text, kwargs in zip(model.prompt_texts, model.call_kwargs):
+        if marker in text and "Write the code for ALL the remaining steps" not in text:
+            calls.append(("repair" if "previous attempt failed" in text else "fresh", kwargs.get("temperature")))
+    return calls
+
+
+async def test_a_candidate_that_runs_costs_one_sample(tmp_path):
+    # Progressive widening: the first candidate runs and its look-ahead completes, so the
+    # search draws no second candidate for step 1 and none at all for step 2 (its seed runs).
+    model = ScriptedChatModel(responder=plan_responder(
+        "1. Make the value.\n2. Print it.", "# Step 2\nprint(value)",
+        {"Your step (1 of 2)": "value = 7", "Your step (2 of 2)": "print(value)"}))
+    async with real_kernel(tmp_path) as kernel:
+        run = make_run("print seven", kernel, model, tmp_path, strategy="mcts")
+        finished = await run.wait()
+    assert finished.status == "succeeded", finished.message
+    assert _step_calls(model, "Your step (1 of 2)") == [("fresh", 0.2)]
+    assert _step_calls(model, "Your step (2 of 2)") == []
+    assert run.stats.attempts == 2  # one node per step
+
+
+def fail_then_widen_responder():
+    """Step 1: the first answer fails, its repair fails too, a second fresh sample runs."""
+    fresh = iter(["value = 1 / 0", "value = 42\nprint(value)"])
+
+    def reply(messages):
+        system, user = messages[0].text, messages[-1].text
+        if "plans Python analyses" in system:
+            return "1. Compute the value."
+        if "previous attempt failed" in user:
+            return fenced("value = int('forty-two')")
+        return fenced(next(fresh))
+
+    return reply
+
+
+async def test_the_root_widens_after_a_failed_candidate_and_its_repair(tmp_path):
+    model = ScriptedChatModel(responder=fail_then_widen_responder())
+    async with real_kernel(tmp_path) as kernel:
+        run = make_run("the value", kernel, model, tmp_path, strategy="mcts")
+        finished = await run.wait()
+        value = await kernel.execute("print(value)")
+    assert finished.status == "succeeded", finished.message
+    assert value.stdout.strip() == "42"
+    # Repair first (the traceback is the best lead), then a new root sample with more variety.
+    assert _step_calls(model, "Your step (1 of 1)") == [("fresh", 0.2), ("repair", 0.5), ("fresh", 0.8)]
+    final = {e.node_id: e for e in run.bus.history if e.type == "search_node"}
+    root_id = f"{run.subtasks[0].id}-root"
+    chosen = [e for e in final.values() if e.status == "chosen"]
+    assert len(chosen) == 1 and chosen[0].parent_id == root_id
+    repair_node = [e for e in final.values() if "forty-two" in e.code]
+    assert repair_node and repair_node[0].parent_id != root_id and repair_node[0].status == "failed"
+
+
+async def test_a_committed_result_without_the_requested_keys_is_repaired_by_the_search(tmp_path):
+    # The after-step check runs on the committed node: a list where the request names an
+    # object's keys makes that node a failed one, and its repair (which reads the warning) wins.
+    request = "Count the cities. Write `summary.json` with keys `count` and `names`."
+
+    def reply(messages):
+        system, user = messages[0].text, messages[-1].text
+        if "plans Python analyses" in system:
+            return "1. Write the summary."
+        if "previous attempt failed" in user:
+            assert "request asks for an object with keys count, names" in user
+            return fenced("import json\njson.dump({'count': 2, 'names': ['A', 'B']}, open('summary.json', 'w'))")
+        return fenced("import json\njson.dump([{'name': 'A'}, {'name': 'B'}], open('summary.json', 'w'))")
+
+    model = ScriptedChatModel(responder=reply)
+    async with real_kernel(tmp_path) as kernel:
+        run = make_run(request, kernel, model, tmp_path, strategy="mcts")
+        finished = await run.wait()
+    assert finished.status == "succeeded", finished.message
+    import json
+
+    assert json.loads((tmp_path / "summary.json").read_text()) == {"count": 2, "names": ["A", "B"]}
+    nodes = [e for e in run.bus.history if e.type == "search_node"]
+    rejected = [e for e in nodes if e.status == "failed" and "result looks wrong" in (e.error or "")]
+    assert rejected and "[{'name'" in rejected[0].code
+    chosen = [e for e in nodes if e.status == "chosen"]
+    assert len(chosen) == 1 and chosen[0].parent_id == rejected[0].node_id
+    solved = [e for e in run.bus.history if e.type == "solved"]
+    assert len(solved) == 1 and not solved[0].result.warnings
+
+
+async def test_full_widening_samples_n_and_keeps_the_k_best(tmp_path):
+    # The paper's expansion, kept as an option: n candidates at once, the k best kept as children.
+    counter = iter(range(100))
+
+    def reply(messages):
+        if "plans Python analyses" in messages[0].text:
+            return "1. Compute the value."
+        return fenced(f"value = {next(counter)}")
+
+    model = ScriptedChatModel(responder=reply)
+    async with real_kernel(tmp_path) as kernel:
+        run = make_run("the value", kernel, model, tmp_path, strategy="mcts",
+                       mcts={"widening": "full", "n_samples": 3, "k": 2})
+        finished = await run.wait()
+    assert finished.status == "succeeded", finished.message
+    assert _step_calls(model, "Your step (1 of 1)") == [("fresh", 0.8)] * 3
+    children = {e.node_id for e in run.bus.history if e.type == "search_node"}
+    assert len(children) == 2
+
+
+def test_search_options_are_checked_when_the_run_is_made():
+    import pydantic
+    import pytest
+
+    from geoagent_ext.agent.run import RunOptions
+
+    assert RunOptions(mcts={"n_samples": 2}).mcts.n_samples == 2
+    with pytest.raises(pydantic.ValidationError, match="widening"):
+        RunOptions(mcts={"widening": "sideways"})
+    with pytest.raises(pydantic.ValidationError, match="n_sample"):
+        RunOptions(mcts={"n_sample": 2})

@@ -6,8 +6,9 @@ completion) runs for real against a real kernel:
 
 - "parcel areas": 3 steps; step 2 always fails (a column that does not exist),
   so the user must fix it in the panel; step 3 makes an ipyleaflet map.
-- "search demo": 1 step solved by tree search: three candidates fail with
-  different errors, a repair of the first one works.
+- "search demo": 1 step solved by tree search: the first answer fails and so
+  does its repair, the second answer fails too and its repair works (three
+  failed nodes, the chosen one under the second).
 - inline completion: ``parcels.to_`` -> ``to_crs(epsg=3035)`` when the prompt
   shows that ``parcels`` is a GeoDataFrame whose members include ``to_crs``.
 """
@@ -15,6 +16,7 @@ completion) runs for real against a real kernel:
 import itertools
 
 _calls = itertools.count()
+_search_answers = itertools.count()  # fresh (non-repair) answers of the search demo, in order
 
 PLAN_AREAS = """1. Make a table of the parcels with their areas in square metres.
 2. Add up the parcel areas in hectares.
@@ -47,8 +49,8 @@ m
 ```"""
 
 SEARCH_FAILING = [
-    'total = parcels["area_m2"].sum() / 10_000\nprint(total.in_hectares())',  # AttributeError -> repaired below
     'total = parcels.area_sqm.sum()\nprint(total)',  # AttributeError on the table
+    'total = parcels["area_m2"].sum() / 10_000\nprint(total.in_hectares())',  # AttributeError -> repaired below
     'total = parcels["size"].sum()\nprint(total)',  # KeyError
 ]
 SEARCH_REPAIR = 'total = parcels["area_m2"].sum() / 10_000\nprint(f"{total:.2f} ha")'
@@ -78,7 +80,7 @@ def reply(messages):
             # Other repairs stay broken, each differently (no duplicates in the tree).
             broken = 'total = parcels["col_%d"].sum()' % n
             return "Cause: unknown.\n" + _code(broken)
-        return _code(SEARCH_FAILING[n % 3])
+        return _code(SEARCH_FAILING[next(_search_answers) % len(SEARCH_FAILING)])
     if "Your step (1 of 3)" in user:
         return STEP1
     if "Your step (2 of 3)" in user:

@@ -170,7 +170,7 @@ def test_run_fix_and_cells_then_tree_search(lab_page):
     leaflet.scroll_into_view_if_needed()
     shot(page, "notebook-cells.png")
 
-    # A second run, by tree search: three candidates fail, a repair of one works.
+    # A second run, by tree search: an answer and its repair fail, a second answer fails, its repair works.
     start_run(page, "search demo: total parcel area in hectares", strategy="mcts")
     expect(run_view).to_have_attribute("data-status", "succeeded", timeout=RUN_TIMEOUT_MS)
     panel.get_by_test_id("geoagent-tab-tree").click()
@@ -178,7 +178,7 @@ def test_run_fix_and_cells_then_tree_search(lab_page):
     nodes = tree.get_by_test_id("geoagent-tree-node")
     expect(nodes.filter(has=page.locator(".jp-GeoAgent-tree-icon", has_text="✗"))).to_have_count(3)
     expect(tree.locator("[data-status='chosen']")).to_have_count(1)
-    # The chosen node and the failed candidate it repairs are the highlighted path.
+    # The chosen node and the failed second answer it repairs are the highlighted path.
     expect(tree.locator(".jp-GeoAgent-tree-onPath")).to_have_count(2)
     expect(tree.locator(".jp-GeoAgent-tree-onPath").first).to_have_attribute("data-status", "failed")
     failed = tree.locator("[data-status='failed']").first
