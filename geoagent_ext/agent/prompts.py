@@ -27,6 +27,7 @@ Rules:
   else (bounding boxes, counts, joins, format changes) unless the user names a CRS.
 - Every value the user asks for is computed in some step.
 - The last step produces what the user asked for (a file, a number, a table or a map).
+  Make a map or a plot only when the user asks for one.
 Answer with a numbered list only, one step per line:
 1. <first step>
 2. <next step>

@@ -109,6 +109,12 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
         "out['geometry'] = gdf.geometry.buffer(distance_m); then out.to_parquet(...).",
     ),
     (
+        re.compile(r"^EOFError: EOF when reading a line", re.M),
+        "The code asked for keyboard input, which a kernel run cannot answer (geemap.Map() "
+        "asks to sign in to Earth Engine): use geemap.Map(ee_initialize=False) or leafmap.Map(), "
+        "and never call input().",
+    ),
+    (
         re.compile(r"is not JSON serializable", re.I),
         "json cannot write numpy or pandas objects: convert them first, e.g. a Series with "
         ".to_dict(), an array (such as total_bounds) with .tolist(), a numpy number with int() or float().",

@@ -27,6 +27,16 @@ def test_parse_plan_skips_code_under_steps_and_echoed_rules():
         "Load the data", "Compute the area of each unit", "Write the result to `areas.csv`."]
 
 
+def test_the_planner_adds_no_unrequested_map_and_keeps_a_requested_one():
+    # A 1.5B plan for "area of every unit, write a CSV" ended with "Use geemap to visualize the
+    # areas", which failed for minutes (Earth Engine sign-in): maps only when asked.
+    from geoagent_ext.agent.prompts import PLANNER_SYSTEM
+
+    assert "Make a map or a plot only when the user asks for one." in " ".join(PLANNER_SYSTEM.split())
+    reply = "1. Load the parcels.\n2. Show the parcels on a map.\n3. Make a map or a plot only when the user asks for one."
+    assert [s.description for s in parse_plan(reply).subtasks] == ["Load the parcels.", "Show the parcels on a map."]
+
+
 def test_parse_plan_decline_and_garbage():
     assert parse_plan("DECLINE: no raster here").declined == "no raster here"
     with pytest.raises(PlanError):

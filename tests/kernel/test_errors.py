@@ -99,3 +99,9 @@ def test_json_of_pandas_or_numpy_gets_the_convert_first_hint():
     [hint] = gis_hints("TypeError", "Object of type Series is not JSON serializable")
     assert ".to_dict()" in hint and ".tolist()" in hint
     assert gis_hints("TypeError", "unsupported operand type(s)") == []
+
+
+def test_a_prompt_for_input_gets_the_no_keyboard_hint():
+    # geemap.Map() asks for an Earth Engine sign-in; in a kernel run that is an EOFError.
+    [hint] = gis_hints("EOFError", "EOF when reading a line")
+    assert "ee_initialize=False" in hint and "input()" in hint
