@@ -32,6 +32,8 @@ LIBRARY_WORDS = {
     "matplotlib": "matplotlib", "pystac": "pystac-client", "xarray-spatial": "xarray-spatial", "xrspatial": "xarray-spatial",
 }
 MAX_SEMANTIC_RETRIES = 2
+FIRST_TEMPERATURE = 0.2  # a step's first answer: the model's most likely code
+REPAIR_TEMPERATURE = 0.5  # a repair: some room to leave the failed code's path
 
 
 @dataclass
@@ -111,7 +113,7 @@ class StepWork:
             return ""
         return "\n".join(_format_record(r) for r in records)
 
-    async def generate(self, ctx: StepContext, *, temperature: float = 0.2) -> tuple[str, str, Any]:
+    async def generate(self, ctx: StepContext, *, temperature: float = FIRST_TEMPERATURE) -> tuple[str, str, Any]:
         """(code, diagnosis line, generation). Raises llm errors after the client's retries."""
         generation = await self.run.llm.complete(
             coder_messages(ctx), temperature=temperature, max_tokens=self.run.options.max_tokens, expect="code"
@@ -221,7 +223,7 @@ class SequentialSolver:
                 )
                 run.progress(f"writing code for step {index + 1} (attempt {attempt_no})", subtask.id)
                 try:
-                    code, cause, _ = await work.generate(ctx, temperature=0.2 if attempt_no == 1 else 0.5)
+                    code, cause, _ = await work.generate(ctx, temperature=FIRST_TEMPERATURE if attempt_no == 1 else REPAIR_TEMPERATURE)
                 except LLMNoAnswer as exc:
                     # A reply without Python is a failed attempt, not a failed run: the
                     # budget and the human hand-over still apply.

@@ -48,7 +48,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..llm.client import LLMNoAnswer
 from . import repair
 from .events import SearchNode
-from .loop import MAX_SEMANTIC_RETRIES, Attempt, Outcome, StepWork, record_failure
+from .loop import (
+    FIRST_TEMPERATURE, MAX_SEMANTIC_RETRIES, REPAIR_TEMPERATURE, Attempt, Outcome, StepWork, record_failure,
+)
 from .prompts import coder_messages
 
 if TYPE_CHECKING:
@@ -233,7 +235,7 @@ class MctsSolver:
         if self.widening == "full":
             count, keep, temperature = self.n_samples, self.k, self.temperature
         else:  # the loop's first answer, then variety
-            count, keep, temperature = 1, 1, 0.2 if state.samples == 0 else self.temperature
+            count, keep, temperature = 1, 1, FIRST_TEMPERATURE if state.samples == 0 else self.temperature
         state.samples += count
         children = await self._sample_children(work, state, state.root, ctx, count, keep, temperature)
         state.sampled += len(children)
@@ -256,7 +258,7 @@ class MctsSolver:
             variables=await self.run.variable_summary(), api_docs=await work.api_docs(attempt.error),
             failed_code=attempt.code, failure=attempt.error, repair_context=context,
         )
-        await self._sample_children(work, state, node, ctx, count=1, keep=1, temperature=0.5)  # the loop's repair
+        await self._sample_children(work, state, node, ctx, count=1, keep=1, temperature=REPAIR_TEMPERATURE)
         return None
 
     def _select(self, state: _SubtaskSearch) -> Node | None:

@@ -154,23 +154,26 @@ async def test_a_candidate_that_runs_costs_one_sample(tmp_path):
     assert run.stats.attempts == 2  # one node per step
 
 
-def fail_then_widen_responder():
-    """Step 1: the first answer fails, its repair fails too, a second fresh sample runs."""
-    fresh = iter(["value = 1 / 0", "value = 42\nprint(value)"])
+def fresh_and_repair_responder(plan: str, fresh: list[str], repair: str):
+    """Planner answers ``plan``; a step's fresh prompts get ``fresh`` in order (the last one
+    repeats); a repair prompt gets ``repair``."""
+    answers = iter(fresh)
 
     def reply(messages):
         system, user = messages[0].text, messages[-1].text
         if "plans Python analyses" in system:
-            return "1. Compute the value."
+            return plan
         if "previous attempt failed" in user:
-            return fenced("value = int('forty-two')")
-        return fenced(next(fresh))
+            return fenced(repair)
+        return fenced(next(answers, fresh[-1]))
 
     return reply
 
 
 async def test_the_root_widens_after_a_failed_candidate_and_its_repair(tmp_path):
-    model = ScriptedChatModel(responder=fail_then_widen_responder())
+    # Step 1: the first answer fails, its repair fails too, a second fresh sample runs.
+    model = ScriptedChatModel(responder=fresh_and_repair_responder(
+        "1. Compute the value.", ["value = 1 / 0", "value = 42\nprint(value)"], "value = int('forty-two')"))
     async with real_kernel(tmp_path) as kernel:
         run = make_run("the value", kernel, model, tmp_path, strategy="mcts")
         finished = await run.wait()
@@ -191,20 +194,15 @@ async def test_a_committed_result_without_the_requested_keys_is_repaired_by_the_
     # The after-step check runs on the committed node: a list where the request names an
     # object's keys makes that node a failed one, and its repair (which reads the warning) wins.
     request = "Count the cities. Write `summary.json` with keys `count` and `names`."
-
-    def reply(messages):
-        system, user = messages[0].text, messages[-1].text
-        if "plans Python analyses" in system:
-            return "1. Write the summary."
-        if "previous attempt failed" in user:
-            assert "request asks for an object with keys count, names" in user
-            return fenced("import json\njson.dump({'count': 2, 'names': ['A', 'B']}, open('summary.json', 'w'))")
-        return fenced("import json\njson.dump([{'name': 'A'}, {'name': 'B'}], open('summary.json', 'w'))")
-
-    model = ScriptedChatModel(responder=reply)
+    model = ScriptedChatModel(responder=fresh_and_repair_responder(
+        "1. Write the summary.",
+        ["import json\njson.dump([{'name': 'A'}, {'name': 'B'}], open('summary.json', 'w'))"],
+        "import json\njson.dump({'count': 2, 'names': ['A', 'B']}, open('summary.json', 'w'))"))
     async with real_kernel(tmp_path) as kernel:
         run = make_run(request, kernel, model, tmp_path, strategy="mcts")
         finished = await run.wait()
+    repairs = [t for t in model.prompt_texts if "previous attempt failed" in t]
+    assert repairs and all("request asks for an object with keys count, names" in t for t in repairs)
     assert finished.status == "succeeded", finished.message
     import json
 
@@ -220,14 +218,8 @@ async def test_a_committed_result_without_the_requested_keys_is_repaired_by_the_
 
 async def test_full_widening_samples_n_and_keeps_the_k_best(tmp_path):
     # The paper's expansion, kept as an option: n candidates at once, the k best kept as children.
-    counter = iter(range(100))
-
-    def reply(messages):
-        if "plans Python analyses" in messages[0].text:
-            return "1. Compute the value."
-        return fenced(f"value = {next(counter)}")
-
-    model = ScriptedChatModel(responder=reply)
+    model = ScriptedChatModel(responder=fresh_and_repair_responder(
+        "1. Compute the value.", [f"value = {i}" for i in range(3)], "value = -1"))
     async with real_kernel(tmp_path) as kernel:
         run = make_run("the value", kernel, model, tmp_path, strategy="mcts",
                        mcts={"widening": "full", "n_samples": 3, "k": 2})
