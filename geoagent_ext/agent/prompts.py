@@ -25,6 +25,9 @@ Rules:
 - Name every file the request asks to write, in the step that writes it.
 - Distances, buffers and areas need a projected (metric) CRS. Do not reproject for anything
   else (bounding boxes, counts, joins, format changes) unless the user names a CRS.
+- Layers that share no column are related by location: a spatial join (sjoin) for
+  containment, sjoin_nearest for the nearest feature. Merge on a column only when both
+  layers have it.
 - Every value the user asks for is computed in some step.
 - The last step produces what the user asked for (a file, a number, a table or a map).
   Make a map or a plot only when the user asks for one.

@@ -28,8 +28,9 @@ the search tries next (at most ``MAX_SEMANTIC_RETRIES`` times, as the loop).
 
 The steps of the chosen node's look-ahead that ran are kept as seeds: the next
 subtask's search first tries its chunk (with the rest of those chunks as its
-look-ahead, so no model call) and takes it when all of it runs again; it
-samples only if the seed does not hold. A small model writes one coherent
+look-ahead, so no model call) and takes it when all of it runs again (a seed
+with no look-ahead left gets a fresh one, and holds when its next step runs);
+it samples only if the seed does not hold. A small model writes one coherent
 script more reliably than it writes the same script step by step, and this
 keeps it.
 """
@@ -349,7 +350,11 @@ class MctsSolver:
             return None
         self._consider(state, node)
         remaining = len(self.run.subtasks) - work.index - 1
-        held = not rest or reward >= (1 + len(rest)) / (remaining + 1)
+        # It holds when the look-ahead it came with runs again; a seed with none must get its
+        # fresh look-ahead's next step to run (a seed that leaves the next step no way on, e.g.
+        # a buffer that drops the id column, is only a candidate: the search samples against it).
+        promised = len(rest) if rest else min(remaining, 1 if self.lookahead else 0)
+        held = reward >= (1 + promised) / (remaining + 1)
         return node if held else None
 
     def _consider(self, state: _SubtaskSearch, node: Node) -> None:

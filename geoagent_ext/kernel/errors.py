@@ -90,6 +90,12 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
         "or install it with %pip install <package> and restart.",
     ),
     (
+        re.compile(r"^KeyError: [\s\S]*\.merge\(", re.M),
+        "merge needs a column both tables have: to relate two layers by location use "
+        "gpd.sjoin(points, polygons, predicate='within') or gpd.sjoin_nearest(left, right, distance_col='distance'), "
+        "both in the same projected CRS for distances.",
+    ),
+    (
         re.compile(r"^KeyError: ['\"]", re.M),
         "A column or key does not exist: check the real names with df.columns.",
     ),

@@ -37,6 +37,19 @@ def test_the_planner_adds_no_unrequested_map_and_keeps_a_requested_one():
     assert [s.description for s in parse_plan(reply).subtasks] == ["Load the parcels.", "Show the parcels on a map."]
 
 
+def test_the_planner_relates_layers_by_location_and_keeps_spatial_join_steps():
+    # 1.5B plans for "stations per district" and "nearest hospital per address" merged on a
+    # column one layer lacks; every attempt of that step was a KeyError until the time ran out.
+    from geoagent_ext.agent.prompts import PLANNER_SYSTEM
+
+    rules = " ".join(PLANNER_SYSTEM.split())
+    assert "related by location: a spatial join (sjoin)" in rules and "Merge on a column only when both" in rules
+    reply = ("1. Load the districts and the stations.\n2. Count the points in polygons with a spatial join.\n"
+             "3. Merge on a column only when both layers have it.")
+    assert [s.description for s in parse_plan(reply).subtasks] == [
+        "Load the districts and the stations.", "Count the points in polygons with a spatial join."]
+
+
 def test_parse_plan_decline_and_garbage():
     assert parse_plan("DECLINE: no raster here").declined == "no raster here"
     with pytest.raises(PlanError):

@@ -130,6 +130,46 @@ async def test_a_rollout_that_skips_a_required_file_is_not_complete_and_seeds_no
     assert (tmp_path / "value.json").read_text() == "7"
 
 
+def dead_end_seed_responder():
+    """Step 1's look-ahead writes a step 2 that runs but leaves step 3 no way on (tokyo's buffer
+    without the id column); the look-ahead from step 2 writes step 3, which needs a real half."""
+    def reply(messages):
+        system, user = messages[0].text, messages[-1].text
+        if "plans Python analyses" in system:
+            return "1. Make the value.\n2. Halve the value.\n3. Print the half plus one."
+        if "Write the code for ALL the remaining steps" in user:
+            task = user.split("## Your task", 1)[1]
+            if "Halve the value" in task:
+                return fenced("# Step 2\nhalf = None\n# Step 3\nprint(half + 1)")
+            return fenced("# Step 3\nprint(half + 1)")
+        if "Your step (1 of 3)" in user:
+            return fenced("value = 7")
+        if "Your step (2 of 3)" in user:
+            return fenced("half = value / 2")
+        raise AssertionError(user[-300:])
+
+    return reply
+
+
+async def test_a_seed_whose_next_step_cannot_run_is_only_a_candidate(tmp_path):
+    model = ScriptedChatModel(responder=dead_end_seed_responder())
+    async with real_kernel(tmp_path) as kernel:
+        run = make_run("half of seven plus one", kernel, model, tmp_path, strategy="mcts", on_stuck="stop")
+        finished = await run.wait()
+        half = await kernel.execute("print(half)")
+    assert finished.status == "succeeded", finished.message
+    step2 = {}
+    for e in run.bus.history:
+        if e.type == "search_node" and e.subtask_id == run.subtasks[1].id:
+            step2[e.node_id] = e
+    seed, sampled = [step2[k] for k in sorted(step2, key=lambda k: int(k.rsplit("-", 1)[1]))]
+    assert seed.code == "# Step 2\nhalf = None" and seed.status == "ok" and seed.reward == 0.5  # ran; step 3 did not
+    assert sampled.code == "half = value / 2" and sampled.status == "chosen" and sampled.reward == 1.0
+    assert half.stdout.strip() == "3.5"
+    solved = [e for e in run.bus.history if e.type == "solved"]
+    assert solved[-1].result.stdout.strip() == "4.5"
+
+
 def _step_calls(model: ScriptedChatModel, marker: str) -> list[tuple[str, float]]:
     """(kind, temperature) of each code call for the step ``marker``: "fresh" or "repair"."""
     calls = []

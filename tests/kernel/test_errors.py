@@ -105,3 +105,11 @@ def test_a_prompt_for_input_gets_the_no_keyboard_hint():
     # geemap.Map() asks for an Earth Engine sign-in; in a kernel run that is an EOFError.
     [hint] = gis_hints("EOFError", "EOF when reading a line")
     assert "ee_initialize=False" in hint and "input()" in hint
+
+
+def test_a_merge_on_a_missing_column_gets_the_spatial_join_hint():
+    tb = ["Cell In[3], line 2\n----> 2 merged = districts.merge(stations, on='district_code')"]
+    hints = gis_hints("KeyError", "'district_code'", tb)
+    assert any("gpd.sjoin(" in h and "sjoin_nearest" in h for h in hints)
+    assert any("df.columns" in h for h in hints)  # the general one stays
+    assert not any("sjoin" in h for h in gis_hints("KeyError", "'district_code'", ["----> 2 x = df['district_code']"]))
