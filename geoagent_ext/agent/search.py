@@ -143,6 +143,11 @@ class MctsOptions(BaseModel):
     widening: Literal["progressive", "full"] = "progressive"
     patience: int = Field(1, ge=0, description="nodes tried after the first runnable one before committing the best")
 
+    @property
+    def draws(self) -> int:
+        """Candidates drawn at most for a root: ``n_samples``, never fewer than the k kept."""
+        return max(self.n_samples, self.k)
+
 
 @dataclass
 class _SubtaskSearch:
@@ -167,22 +172,16 @@ class MctsSolver:
     name = "mcts"
 
     def __init__(self, run: "Run", options: MctsOptions | None = None):
-        opts = options or MctsOptions()
         self.run = run
-        self.n_samples, self.k = max(opts.n_samples, opts.k), opts.k
-        self.c, self.c_base = opts.c, opts.c_base
-        self.max_nodes, self.max_llm_calls, self.max_seconds = opts.max_nodes, opts.max_llm_calls, opts.max_seconds
-        self.lookahead = opts.lookahead
-        self.temperature = opts.temperature
-        self.widening, self.patience = opts.widening, opts.patience
+        self.options = options or MctsOptions()
         self._ids = itertools.count(1)
         self._seeds: dict[str, tuple[str, list[str]]] = {}  # subtask id -> (code, look-ahead after it)
 
     # ----- budget and events ----------------------------------------------------------
     def _budget_left(self, state: _SubtaskSearch) -> bool:
         calls = self.run.llm.stats.calls - state.calls_at_start
-        return (state.nodes < self.max_nodes and calls < self.max_llm_calls
-                and time.monotonic() - state.started < self.max_seconds)
+        return (state.nodes < self.options.max_nodes and calls < self.options.max_llm_calls
+                and time.monotonic() - state.started < self.options.max_seconds)
 
     def _publish(self, work: StepWork, node: Node, error: str | None = None) -> None:
         self.run.emit(SearchNode(
@@ -222,9 +221,9 @@ class MctsSolver:
 
     def _may_widen(self, state: _SubtaskSearch) -> bool:
         root = state.root
-        if state.samples >= self.n_samples or state.sampled >= self.k:
+        if state.samples >= self.options.draws or state.sampled >= self.options.k:
             return False
-        if self.widening == "full":
+        if self.options.widening == "full":
             return state.samples == 0
         if all(_dead(c) for c in root.children):
             return True
@@ -233,10 +232,10 @@ class MctsSolver:
     async def _widen(self, work: StepWork, state: _SubtaskSearch) -> list[Node]:
         """New root candidates: one (progressive) or the k best of n (full)."""
         ctx = work.context(variables=await self.run.variable_summary(), api_docs=await work.api_docs(None))
-        if self.widening == "full":
-            count, keep, temperature = self.n_samples, self.k, self.temperature
+        if self.options.widening == "full":
+            count, keep, temperature = self.options.draws, self.options.k, self.options.temperature
         else:  # the loop's first answer, then variety
-            count, keep, temperature = 1, 1, FIRST_TEMPERATURE if state.samples == 0 else self.temperature
+            count, keep, temperature = 1, 1, FIRST_TEMPERATURE if state.samples == 0 else self.options.temperature
         state.samples += count
         children = await self._sample_children(work, state, state.root, ctx, count, keep, temperature)
         state.sampled += len(children)
@@ -273,7 +272,7 @@ class MctsSolver:
             if not open_children:
                 return None
             parent = node
-            node = max(open_children, key=lambda c: p_ucb(parent, c, self.c, self.c_base))
+            node = max(open_children, key=lambda c: p_ucb(parent, c, self.options.c, self.options.c_base))
             if node.status in ("new", "ok") or not node.expanded:
                 return node
 
@@ -302,7 +301,7 @@ class MctsSolver:
         node.attempt, node.status = attempt, "ok"
         reward = 1.0
         remaining = len(run.subtasks) - work.index - 1
-        if self.lookahead and remaining > 0:
+        if self.options.lookahead and remaining > 0:
             reward = await self._rollout_reward(work, node, remaining, rollout)
         node.reward = reward
         self._publish(work, node)
@@ -353,7 +352,7 @@ class MctsSolver:
         # It holds when the look-ahead it came with runs again; a seed with none must get its
         # fresh look-ahead's next step to run (a seed that leaves the next step no way on, e.g.
         # a buffer that drops the id column, is only a candidate: the search samples against it).
-        promised = len(rest) if rest else min(remaining, 1 if self.lookahead else 0)
+        promised = len(rest) if rest else min(remaining, 1 if self.options.lookahead else 0)
         held = reward >= (1 + promised) / (remaining + 1)
         return node if held else None
 
@@ -369,14 +368,14 @@ class MctsSolver:
         """Grow the tree until a node is good enough to commit (returned), or the budget ends
         (the best runnable node, or None)."""
         while self._budget_left(state):
-            if state.best is not None and ((state.best.reward or 0) >= 1.0 or state.since_best >= self.patience):
+            if state.best is not None and ((state.best.reward or 0) >= 1.0 or state.since_best >= self.options.patience):
                 break
             node = self._select(state)
             if node is None:
                 break
             if node is state.root:
                 children = await self._widen(work, state)
-                for child in children if self.widening == "progressive" else []:
+                for child in children if self.options.widening == "progressive" else []:
                     await self._evaluate_new(work, state, child)  # the point of a new sample: try it now
                 continue
             if node.status == "new":
