@@ -58,14 +58,24 @@ def _parquet(path):
 
 
 def _parquet_columns(path):
-    """(rows, column names) of a (Geo)Parquet file from its metadata; "geometry" stands for
-    the primary geometry column, whatever its name."""
+    """(rows, column names, problem) of a (Geo)Parquet file from its metadata; "geometry"
+    stands for the primary geometry column, whatever its name. ``problem``: why readers of
+    GeoParquet (gpd.read_parquet) cannot load it, or None."""
     import pyarrow.parquet as pq
     pf = pq.ParquetFile(path)
     names = set(pf.schema_arrow.names)
-    if b"geo" in (pf.schema_arrow.metadata or {}):
-        names.add("geometry")
-    return pf.metadata.num_rows, names
+    geo = _json.loads((pf.schema_arrow.metadata or {}).get(b"geo", b"null"))
+    problem = None
+    if geo:
+        primary = geo.get("primary_column", "geometry")
+        if primary in names:
+            names.add("geometry")
+        else:  # a GeoDataFrame written without its active geometry column
+            problem = (f"its GeoParquet metadata names the geometry column '{primary}', which the file lacks "
+                       f"(make the wanted geometry active with gdf.set_geometry(...) before writing)")
+    elif path.lower().endswith(".geoparquet"):
+        problem = "it is plain Parquet, not GeoParquet: write it from a GeoDataFrame with gdf.to_parquet(...)"
+    return pf.metadata.num_rows, names, problem
 
 
 def _table(path):
@@ -172,7 +182,9 @@ def _file_warnings(path, fields=()):
                         f"with keys {', '.join(fields)}"]
             have = set(doc) if isinstance(doc, dict) else set()
         elif ext in (".parquet", ".geoparquet"):
-            rows, have = _parquet_columns(path)
+            rows, have, problem = _parquet_columns(path)
+            if problem:
+                return [f"`{path}` does not load as GeoParquet: {problem}"]
             if rows == 0:
                 return [f"`{path}` holds no rows"]
         elif ext in VECTOR_EXT:

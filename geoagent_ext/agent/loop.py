@@ -18,6 +18,7 @@ from . import codeinfo, repair
 from .events import CodeProposed, Executed, Repaired
 from ..llm.client import LLMNoAnswer
 from .kernel_handle import summarize
+from ..kernel.errors import measured_in_degrees
 from .probes import run_probe
 from .prompts import StepContext, coder_messages
 from .requested import fields_for, output_guard, step_outputs
@@ -129,12 +130,15 @@ class StepWork:
         subtask = self.subtask if index is None else self.run.subtasks[index]
         return output_guard(step_outputs(subtask.artifacts, self.run.outputs))
 
-    async def check(self, info: codeinfo.CodeInfo) -> list[str]:
+    async def check(self, info: codeinfo.CodeInfo, stderr: str = "") -> list[str]:
         """Warnings about a step that ran: empty or all-null results, written files that
-        are missing, broken, or lack the keys/columns the request names."""
+        are missing, broken, or lack the keys/columns the request names, and measurements
+        made in degrees (geopandas' warning on ``stderr``)."""
         fields = fields_for(info.written_files, self.run.request)
         checks = await run_probe(self.run.kernel, "check_result", info.assigned, info.written_files, fields)
-        return list((checks or {}).get("warnings", []))
+        warnings = list((checks or {}).get("warnings", []))
+        degrees = measured_in_degrees(stderr)
+        return warnings + [degrees] if degrees else warnings
 
     async def evaluate(self, code: str, attempt_no: int, node_id: str | None = None) -> Attempt:
         """Trial-run, then commit to the live kernel; returns what happened."""
@@ -158,7 +162,7 @@ class StepWork:
         if result.status != "ok":
             self.run.emit(Executed(run_id=self.run.id, subtask_id=self.subtask.id, attempt=attempt_no, code=code, node_id=node_id, result=summarize(result)))
             return record_failure(attempt, result)
-        attempt.warnings = await self.check(info)
+        attempt.warnings = await self.check(info, result.stderr)
         self.run.emit(Executed(run_id=self.run.id, subtask_id=self.subtask.id, attempt=attempt_no, code=code, node_id=node_id, result=summarize(result, attempt.warnings)))
         return attempt
 

@@ -460,7 +460,7 @@ class MctsSolver:
         warnings: list[str] = []
         if result.status == "ok":
             info = codeinfo.analyse(node.code)
-            warnings = await work.check(info)
+            warnings = await work.check(info, result.stderr)
         run.emit(Executed(run_id=run.id, subtask_id=work.subtask.id, attempt=nodes, code=node.code, node_id=node.id,
                           result=summarize(result, warnings)))
         if result.status != "ok":

@@ -35,6 +35,21 @@ GEO_MEMBERS = {
 }
 
 
+DEGREES_HINT = ("Areas, lengths, buffers and distances in a geographic CRS (degrees) are wrong: "
+                "reproject to a projected CRS first, e.g. gdf.to_crs(gdf.estimate_utm_crs()).")
+_MEASURED_IN_DEGREES = re.compile(
+    r"geographic CRS\. Results from '(area|length|buffer|distance|sjoin_nearest|dwithin)' are likely incorrect")
+
+
+def measured_in_degrees(stderr: str) -> str | None:
+    """A warning for a step that ran but measured in degrees (geopandas says so on stderr; the
+    code runs, the numbers are wrong, so only this tells), or None."""
+    match = _MEASURED_IN_DEGREES.search(strip_ansi(stderr or ""))
+    if match is None:
+        return None
+    return f"geopandas warned that '{match.group(1)}' ran in a geographic CRS, so its result is in degrees. {DEGREES_HINT}"
+
+
 # (pattern searched in "ename: evalue\n<traceback>\n<stderr>", hint). Order = priority.
 GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
     (
@@ -49,8 +64,7 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
     ),
     (
         re.compile(r"geographic CRS\. Results from '(area|length|buffer|distance|centroid)'", re.I),
-        "Areas, lengths, buffers and distances in a geographic CRS (degrees) are wrong: "
-        "reproject to a projected CRS first, e.g. gdf.to_crs(gdf.estimate_utm_crs()).",
+        DEGREES_HINT,
     ),
     (
         re.compile(r"TopologyException|Self-intersection|IllegalArgumentException|"

@@ -37,15 +37,22 @@ async def test_the_kernel_check_reads_the_columns_of_written_tables_and_layers(t
             "g = gpd.GeoDataFrame({'code': [1]}, geometry=[Point(0, 0)], crs=4326)\n"
             "g.to_file('l.gpkg')\n"
             "g.rename_geometry('geom').to_parquet('p.geoparquet')\n"
-            "g.iloc[:0].to_parquet('empty.parquet')"
+            "g.iloc[:0].to_parquet('empty.parquet')\n"
+            "g['ring'] = g.buffer(1)\n"
+            "g[['code', 'ring']].to_parquet('inactive.geoparquet')\n"
+            "pd.DataFrame({'code': [1], 'wkb': [g.geometry.iloc[0].wkb]}).to_parquet('plain.geoparquet')"
         )
         asked = {"t.csv": ["code", "count"], "l.gpkg": ["code", "geometry"], "p.geoparquet": ["code", "geometry"]}
-        files = ["t.csv", "l.gpkg", "p.geoparquet", "empty.parquet"]
+        files = ["t.csv", "l.gpkg", "p.geoparquet", "empty.parquet", "inactive.geoparquet", "plain.geoparquet"]
         checks = await run_probe(kernel, "check_result", [], files, asked)
         # GeoParquet is read with pyarrow (GDAL's driver may be missing): its profile too
         profile = await run_probe(kernel, "profile_files", ".")
-    assert checks == {"warnings": ["`t.csv` lacks count that the request asks for (it has: code, n)",
-                                   "`empty.parquet` holds no rows"]}
+    assert checks["warnings"][:2] == ["`t.csv` lacks count that the request asks for (it has: code, n)",
+                                      "`empty.parquet` holds no rows"]
+    # written without the active geometry (tokyo: gdf[['connector_id', 'buffered']]), or not from a GeoDataFrame
+    inactive, plain = checks["warnings"][2:]
+    assert inactive.startswith("`inactive.geoparquet` does not load as GeoParquet") and "'geometry'" in inactive
+    assert plain.startswith("`plain.geoparquet` does not load as GeoParquet: it is plain Parquet")
     assert "GeoParquet): 1 features, Point, CRS EPSG:4326" in profile["files"]["p.geoparquet"]
 
 

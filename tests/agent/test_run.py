@@ -283,6 +283,25 @@ async def test_a_written_file_without_the_requested_keys_is_repaired(workdir, tm
     assert json.loads((workdir / "summary.json").read_text()) == {"count": 2, "names": ["A", "B"]}
 
 
+async def test_a_buffer_in_degrees_runs_but_is_repaired(workdir, tmp_path):
+    # geopandas only warns on stderr; the code runs and the rings are 100 degrees wide. The
+    # after-step check turns the warning into a failure whose repair prompt says why.
+    degrees = ("import geopandas as gpd\nfrom shapely.geometry import Point\n"
+               "pts = gpd.GeoDataFrame(geometry=[Point(10, 50)], crs=4326)\nrings = pts.buffer(100)")
+    metres = degrees.replace("rings = pts.buffer(100)", "rings = pts.to_crs(pts.estimate_utm_crs()).buffer(100)")
+    script = StepScript(["Buffer the point by 100 m."], {"Buffer the point": [degrees, metres]})
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("100 m around the point", kernel, model, tmp_path)
+        finished = await run.wait()
+        crs = await kernel.execute("print(rings.crs.is_projected, rings.crs.axis_info[0].unit_name)")
+    assert finished.status == "succeeded", finished.message
+    warned = [e for e in run.bus.history if e.type == "executed" and e.result.warnings]
+    assert len(warned) == 1 and "'buffer' ran in a geographic CRS" in warned[0].result.warnings[0]
+    assert "estimate_utm_crs" in model.prompt_texts[-1]  # the repair prompt carries the warning and the hint
+    assert crs.stdout.strip() == "True metre"  # the committed rings are 100 m, not 100 degrees
+
+
 async def _load_only_plan(workdir, tmp_path, added_step_code: str, **options):
     """A plan of one step that only loads (as small models plan); ``added_step_code`` answers the
     step the run adds for the request's output `cities_out.csv`."""

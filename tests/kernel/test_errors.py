@@ -113,3 +113,14 @@ def test_a_merge_on_a_missing_column_gets_the_spatial_join_hint():
     assert any("gpd.sjoin(" in h and "sjoin_nearest" in h for h in hints)
     assert any("df.columns" in h for h in hints)  # the general one stays
     assert not any("sjoin" in h for h in gis_hints("KeyError", "'district_code'", ["----> 2 x = df['district_code']"]))
+
+
+def test_a_measurement_in_degrees_is_named_but_a_centroid_is_not():
+    from geoagent_ext.kernel import measured_in_degrees
+
+    stderr = ("/tmp/ipykernel_1/4.py:2: UserWarning: Geometry is in a geographic CRS. Results from 'buffer' "
+              "are likely incorrect. Use 'GeoSeries.to_crs()' to re-project geometries to a projected CRS")
+    warning = measured_in_degrees(stderr)
+    assert warning is not None and "'buffer' ran in a geographic CRS" in warning and "estimate_utm_crs" in warning
+    assert measured_in_degrees(stderr.replace("'buffer'", "'centroid'")) is None
+    assert measured_in_degrees("") is None
