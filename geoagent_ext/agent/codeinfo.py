@@ -37,6 +37,10 @@ def analyse(code: str) -> CodeInfo:
         tree = ast.parse(code)
     except SyntaxError as exc:
         return CodeInfo(ok=False, syntax_error=f"SyntaxError: {exc.msg} (line {exc.lineno})")
+    if all(isinstance(stmt, ast.Pass) or _is_text(stmt) for stmt in tree.body):
+        # Small models sometimes answer a repair with only their "# Cause: ..." comment: it
+        # "runs", and accepting it would skip the step.
+        return CodeInfo(ok=False, syntax_error="No code: the answer holds only comments or text, not a statement that does the step")
     assigned: list[str] = []
     written: list[str] = []
     calls: list[str] = []
@@ -55,6 +59,10 @@ def analyse(code: str) -> CodeInfo:
             if path and path not in written:
                 written.append(path)
     return CodeInfo(ok=True, assigned=assigned, written_files=written, calls=calls)
+
+
+def _is_text(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
 
 
 def call_name(func: ast.AST) -> str | None:

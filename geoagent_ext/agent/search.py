@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..llm.client import LLMNoAnswer
-from . import repair
+from . import codeinfo, repair
 from .events import SearchNode
 from .loop import (
     FIRST_TEMPERATURE, MAX_SEMANTIC_RETRIES, REPAIR_TEMPERATURE, Attempt, Outcome, StepWork, record_failure,
@@ -291,6 +291,12 @@ class MctsSolver:
         run = self.run
         run.stats.attempts += 1
         node.status = "running"
+        info = codeinfo.analyse(node.code)
+        if not info.ok:  # no trial for code that cannot run (or does nothing)
+            attempt = Attempt(code=node.code, error=info.syntax_error, ename="SyntaxError")
+            node.attempt, node.status, node.reward = attempt, "failed", -1.0
+            self._publish(work, node, attempt.error)
+            return -1.0
         trial = await run.kernel.trial(node.code + work.output_guard(), timeout=run.options.trial_timeout)
         attempt = Attempt(code=node.code, result=trial)
         if trial.status != "ok":
@@ -450,7 +456,6 @@ class MctsSolver:
         run = self.run
         from .events import Executed
         from .kernel_handle import summarize
-        from . import codeinfo
 
         if not await run.approve(work.subtask.id, node.code):
             node.status = "failed"

@@ -56,6 +56,15 @@ def test_parse_plan_decline_and_garbage():
         parse_plan("I cannot help with that")
 
 
+def test_codeinfo_a_comment_or_text_only_answer_is_no_code():
+    # A 1.5B repair answered "# Cause: the `how` parameter ... not 'nearest'." and nothing else;
+    # it ran, and the search committed it as the step.
+    for answer in ["# Cause: `how` should be 'left', 'right' or 'inner'.", "pass", "'Just text.'", ""]:
+        info = codeinfo.analyse(answer)
+        assert not info.ok and info.syntax_error.startswith("No code"), answer
+    assert codeinfo.analyse("# Cause: typo\nx = 1").ok
+
+
 def test_codeinfo_finds_assignments_writes_and_calls():
     info = codeinfo.analyse("import geopandas as gpd\ngdf = gpd.read_file('a.gpkg')\ngdf.to_file('out.geojson')\nwith open('x.json', 'w') as f:\n    pass\nfig.savefig(fname='m.png')")
     assert info.assigned == ["gdf"]

@@ -302,6 +302,19 @@ async def test_a_buffer_in_degrees_runs_but_is_repaired(workdir, tmp_path):
     assert crs.stdout.strip() == "True metre"  # the committed rings are 100 m, not 100 degrees
 
 
+async def test_an_answer_of_only_comments_is_a_failed_attempt(workdir, tmp_path):
+    script = StepScript(["Set x."], {"Set x": ["# Cause: x was never set.", "x = 3"]})
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("x", kernel, model, tmp_path)
+        finished = await run.wait()
+        value = await kernel.execute("print(x)")
+    assert finished.status == "succeeded" and value.stdout.strip() == "3"
+    first = [e for e in run.bus.history if e.type == "executed"][0]
+    assert first.result.status == "error" and "only comments" in first.result.error
+    assert [e.attempts for e in run.bus.history if e.type == "solved"] == [2]
+
+
 async def _load_only_plan(workdir, tmp_path, added_step_code: str, **options):
     """A plan of one step that only loads (as small models plan); ``added_step_code`` answers the
     step the run adds for the request's output `cities_out.csv`."""

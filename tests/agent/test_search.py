@@ -210,6 +210,19 @@ def fresh_and_repair_responder(plan: str, fresh: list[str], repair: str):
     return reply
 
 
+async def test_a_candidate_of_only_comments_fails_and_is_repaired(tmp_path):
+    model = ScriptedChatModel(responder=fresh_and_repair_responder(
+        "1. Set x.", ["# Cause: x was never set."], "x = 3"))
+    async with real_kernel(tmp_path) as kernel:
+        run = make_run("x", kernel, model, tmp_path, strategy="mcts", on_stuck="stop")
+        finished = await run.wait()
+        value = await kernel.execute("print(x)")
+    assert finished.status == "succeeded", finished.message
+    nodes = [e for e in run.bus.history if e.type == "search_node" and e.status in ("failed", "chosen")]
+    assert [(e.status, e.code) for e in nodes] == [("failed", "# Cause: x was never set."), ("chosen", "x = 3")]
+    assert "only comments" in nodes[0].error and value.stdout.strip() == "3"
+
+
 async def test_the_root_widens_after_a_failed_candidate_and_its_repair(tmp_path):
     # Step 1: the first answer fails, its repair fails too, a second fresh sample runs.
     model = ScriptedChatModel(responder=fresh_and_repair_responder(
