@@ -19,7 +19,8 @@ WRITE_METHODS = {
 @dataclass
 class CodeInfo:
     ok: bool
-    syntax_error: str | None = None
+    problem: str | None = None  # why the code cannot be a step: a syntax error, or no statement at all
+    problem_kind: str = ""  # "SyntaxError" | "NoCode"
     assigned: list[str] = field(default_factory=list)
     written_files: list[str] = field(default_factory=list)
     calls: list[str] = field(default_factory=list)
@@ -36,11 +37,12 @@ def analyse(code: str) -> CodeInfo:
     try:
         tree = ast.parse(code)
     except SyntaxError as exc:
-        return CodeInfo(ok=False, syntax_error=f"SyntaxError: {exc.msg} (line {exc.lineno})")
+        return CodeInfo(ok=False, problem=f"SyntaxError: {exc.msg} (line {exc.lineno})", problem_kind="SyntaxError")
     if all(isinstance(stmt, ast.Pass) or _is_text(stmt) for stmt in tree.body):
         # Small models sometimes answer a repair with only their "# Cause: ..." comment: it
         # "runs", and accepting it would skip the step.
-        return CodeInfo(ok=False, syntax_error="No code: the answer holds only comments or text, not a statement that does the step")
+        return CodeInfo(ok=False, problem="No code: the answer holds only comments or text, not a statement that does the step",
+                        problem_kind="NoCode")
     assigned: list[str] = []
     written: list[str] = []
     calls: list[str] = []

@@ -145,9 +145,9 @@ class StepWork:
         info = codeinfo.analyse(code)
         attempt = Attempt(code=code)
         if not info.ok:
-            attempt.error, attempt.ename = info.syntax_error, "SyntaxError"
+            attempt.error, attempt.ename = info.problem, info.problem_kind
             self.run.emit(Executed(run_id=self.run.id, subtask_id=self.subtask.id, attempt=attempt_no, code=code, trial=True, node_id=node_id,
-                                   result=summarize(_SyntaxResult(info.syntax_error))))
+                                   result=summarize(_NotRunResult(info.problem, info.problem_kind))))
             return attempt
         if self.run.options.use_sandbox:
             trial = await self.run.kernel.trial(code + self.output_guard(), timeout=self.run.options.trial_timeout)
@@ -167,10 +167,12 @@ class StepWork:
         return attempt
 
 
-class _SyntaxResult:
-    def __init__(self, message: str):
+class _NotRunResult:
+    """The result shown for code that was not run (it cannot be: see ``CodeInfo.problem``)."""
+
+    def __init__(self, message: str, ename: str):
         self.status, self.stdout, self.stderr, self.outputs, self.duration_s = "error", "", "", [], 0.0
-        self.error = type("E", (), {"message": message, "ename": "SyntaxError"})()
+        self.error = type("E", (), {"message": message, "ename": ename})()
 
 
 def record_failure(attempt: Attempt, result: Any) -> Attempt:

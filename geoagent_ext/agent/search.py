@@ -293,7 +293,7 @@ class MctsSolver:
         node.status = "running"
         info = codeinfo.analyse(node.code)
         if not info.ok:  # no trial for code that cannot run (or does nothing)
-            attempt = Attempt(code=node.code, error=info.syntax_error, ename="SyntaxError")
+            attempt = Attempt(code=node.code, error=info.problem, ename=info.problem_kind)
             node.attempt, node.status, node.reward = attempt, "failed", -1.0
             self._publish(work, node, attempt.error)
             return -1.0

@@ -61,7 +61,7 @@ def test_codeinfo_a_comment_or_text_only_answer_is_no_code():
     # it ran, and the search committed it as the step.
     for answer in ["# Cause: `how` should be 'left', 'right' or 'inner'.", "pass", "'Just text.'", ""]:
         info = codeinfo.analyse(answer)
-        assert not info.ok and info.syntax_error.startswith("No code"), answer
+        assert not info.ok and info.problem_kind == "NoCode" and info.problem.startswith("No code"), answer
     assert codeinfo.analyse("# Cause: typo\nx = 1").ok
 
 
@@ -70,7 +70,7 @@ def test_codeinfo_finds_assignments_writes_and_calls():
     assert info.assigned == ["gdf"]
     assert sorted(info.written_files) == ["m.png", "out.geojson", "x.json"]
     assert "gpd.read_file" in info.calls and "gdf.to_file" in info.calls
-    assert codeinfo.analyse("x = (").syntax_error.startswith("SyntaxError")
+    assert codeinfo.analyse("x = (").problem.startswith("SyntaxError")
 
 
 def test_attribute_owner_prefers_failing_line():
