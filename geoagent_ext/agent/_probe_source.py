@@ -138,10 +138,35 @@ def profile_files(root=".", limit=40):
                 found.append(path)
         if len(found) >= limit or dirpath.count(_os.sep) - root.count(_os.sep) >= 2:
             break
-    return {"cwd": _os.getcwd(), "files": {p: profile_file(p) for p in found[:limit]}}
+    empty = sorted({c for p in found[:limit] for c in _empty_columns(p)})
+    return {"cwd": _os.getcwd(), "files": {p: profile_file(p) for p in found[:limit]}, "empty_columns": empty}
 
 
-def _frame_warnings(name, value):
+def _empty_columns(path, max_bytes=100_000_000):
+    """Columns of a table or layer that are null in every row (skipped above ``max_bytes``):
+    empty in the input, so a step that keeps them did nothing wrong."""
+    ext = _os.path.splitext(path)[1].lower()
+    try:
+        if _os.path.getsize(path) > max_bytes:
+            return []
+        if ext in (".parquet", ".geoparquet"):
+            import pyarrow.parquet as pq
+            table = pq.read_table(path)
+            return [n for n, col in zip(table.column_names, table.columns) if len(col) and col.null_count == len(col)]
+        if ext in (".csv", ".tsv"):
+            import pandas as pd
+            frame = pd.read_csv(path, sep=None, engine="python")
+        elif ext in VECTOR_EXT:
+            import pyogrio
+            frame = pyogrio.read_dataframe(path, read_geometry=False)
+        else:
+            return []
+        return [str(c) for c in frame.columns if len(frame) and frame[c].isna().all()]
+    except Exception:
+        return []
+
+
+def _frame_warnings(name, value, empty_in_input=()):
     warnings = []
     try:
         import pandas as pd
@@ -151,7 +176,7 @@ def _frame_warnings(name, value):
         if len(value) == 0:
             warnings.append(f"`{name}` is empty (0 rows)")
             return warnings
-        nulls = [str(c) for c in value.columns if value[c].isna().all()]
+        nulls = [str(c) for c in value.columns if str(c) not in empty_in_input and value[c].isna().all()]
         if nulls:
             warnings.append(f"`{name}` has all-null column(s): {', '.join(nulls[:8])}")
         geom = getattr(value, "geometry", None) if hasattr(value, "crs") else None
@@ -216,14 +241,15 @@ def missing_files(paths):
     return [p for p in paths if not _os.path.exists(p)]
 
 
-def check_result(names, files, fields=None):
+def check_result(names, files, fields=None, empty_in_input=()):
     """Semantic checks after a step: empty/all-null results, claimed files that are missing or
-    broken or lack the keys/columns the request names (``fields``: path -> names)."""
+    broken or lack the keys/columns the request names (``fields``: path -> names).
+    ``empty_in_input``: columns already null in every row of the input files (not the step's doing)."""
     ns = _user_ns()
     warnings = []
     for name in names:
         if name in ns:
-            warnings.extend(_frame_warnings(name, ns[name]))
+            warnings.extend(_frame_warnings(name, ns[name], set(empty_in_input)))
     for path in files:
         warnings.extend(_file_warnings(path, (fields or {}).get(path, ())))
     return {"warnings": warnings}

@@ -135,7 +135,8 @@ class StepWork:
         are missing, broken, or lack the keys/columns the request names, and measurements
         made in degrees (geopandas' warning on ``stderr``)."""
         fields = fields_for(info.written_files, self.run.request)
-        checks = await run_probe(self.run.kernel, "check_result", info.assigned, info.written_files, fields)
+        checks = await run_probe(self.run.kernel, "check_result", info.assigned, info.written_files, fields,
+                                 self.run.empty_input_columns)
         warnings = list((checks or {}).get("warnings", []))
         degrees = measured_in_degrees(stderr)
         return warnings + [degrees] if degrees else warnings

@@ -50,4 +50,6 @@ def format_files(profile: dict[str, Any] | None) -> str:
     lines = [f"Working directory: {profile.get('cwd')}"]
     for path, text in (profile.get("files") or {}).items():
         lines.append(f"- {path}: {text or 'unrecognised format'}")
+    if profile.get("empty_columns"):
+        lines.append(f"Columns empty in every row of these files (keep them as they are): {', '.join(profile['empty_columns'])}")
     return "\n".join(lines)

@@ -105,6 +105,7 @@ class Run:
         self.hints: dict[str, list[str]] = {}
         self.data_overview = ""
         self.outputs: list[str] = []  # files the request names that did not exist at the start
+        self.empty_input_columns: list[str] = []  # null in every row of an input file: no step's fault
         self.stats = RunStats()
         self.last_rejection = ""
         self._seq = 0
@@ -243,7 +244,9 @@ class Run:
 
     async def _gather_overview(self) -> str:
         self.progress("looking at the data in the working directory and the kernel")
-        files = format_files(await run_probe(self.kernel, "profile_files", "."))
+        profile = await run_probe(self.kernel, "profile_files", ".")
+        self.empty_input_columns = list((profile or {}).get("empty_columns") or [])
+        files = format_files(profile)
         variables = await self.variable_summary()
         parts = [files] if files else []
         if variables:

@@ -68,3 +68,22 @@ async def test_the_file_profile_of_a_wkt_table_gives_the_loading_call(tmp_path):
     assert ("df = pd.read_csv('sites.csv'); gdf = gpd.GeoDataFrame(df, geometry=gpd.GeoSeries.from_wkt(df['wkt']), "
             "crs='EPSG:4326')") in profile["files"]["sites.csv"]
     assert "geometry=gpd.points_from_xy(df['Lon'], df['Lat'])" in profile["files"]["obs.csv"]
+
+
+async def test_columns_empty_in_the_input_are_named_and_not_blamed_on_a_step(tmp_path):
+    # nyc: the vendor's `postal_city` is empty in every row; the "all-null column" warning fired
+    # on every step that kept it, and both agent modes spent their calls repairing correct code.
+    from geoagent_ext.agent.probes import format_files, run_probe
+
+    from .helpers import real_kernel
+
+    (tmp_path / "addr.csv").write_text("id,postal_city,zip\n1,,10001\n2,,10002\n")
+    async with real_kernel(tmp_path) as kernel:
+        await kernel.execute("import pandas as pd\n"
+                             "pd.DataFrame({'k': [1, 2], 'unused': [None, None]}).to_parquet('extra.parquet')\n"
+                             "df = pd.read_csv('addr.csv')\ndf['city'] = df['zip'].map({})")
+        profile = await run_probe(kernel, "profile_files", ".")
+        checks = await run_probe(kernel, "check_result", ["df"], [], {}, profile["empty_columns"])
+    assert profile["empty_columns"] == ["postal_city", "unused"]
+    assert "Columns empty in every row of these files (keep them as they are): postal_city, unused" in format_files(profile)
+    assert checks == {"warnings": ["`df` has all-null column(s): city"]}  # the step's own empty column still counts

@@ -315,6 +315,19 @@ async def test_an_answer_of_only_comments_is_a_failed_attempt(workdir, tmp_path)
     assert [e.attempts for e in run.bus.history if e.type == "solved"] == [2]
 
 
+async def test_a_column_empty_in_the_input_is_no_warning(workdir, tmp_path):
+    (workdir / "addresses.csv").write_text("id,postal_city\n1,\n2,\n")
+    script = StepScript(["Load the addresses."], {"Load the addresses": ["import pandas as pd\ndf = pd.read_csv('addresses.csv')"]})
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("load addresses.csv", kernel, model, tmp_path)
+        finished = await run.wait()
+    assert finished.status == "succeeded", finished.message
+    assert [e.attempts for e in run.bus.history if e.type == "solved"] == [1]
+    assert not [e for e in run.bus.history if e.type == "executed" and e.result.warnings]
+    assert "keep them as they are): postal_city" in model.prompt_texts[-1]  # the coder was told
+
+
 async def _load_only_plan(workdir, tmp_path, added_step_code: str, **options):
     """A plan of one step that only loads (as small models plan); ``added_step_code`` answers the
     step the run adds for the request's output `cities_out.csv`."""
