@@ -37,8 +37,10 @@ GEO_MEMBERS = {
 
 DEGREES_HINT = ("Areas, lengths, buffers and distances in a geographic CRS (degrees) are wrong: "
                 "reproject to a projected CRS first, e.g. gdf.to_crs(gdf.estimate_utm_crs()).")
+# geopandas' UserWarning for an operation run in degrees, with the operations to match.
+_GEOGRAPHIC_RESULT = r"geographic CRS\. Results from '({})'"
 _MEASURED_IN_DEGREES = re.compile(
-    r"geographic CRS\. Results from '(area|length|buffer|distance|sjoin_nearest|dwithin)' are likely incorrect")
+    _GEOGRAPHIC_RESULT.format("area|length|buffer|distance|sjoin_nearest|dwithin") + " are likely incorrect")
 
 
 def measured_in_degrees(stderr: str) -> str | None:
@@ -63,7 +65,7 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
         "(not .to_crs), then reproject.",
     ),
     (
-        re.compile(r"geographic CRS\. Results from '(area|length|buffer|distance|centroid)'", re.I),
+        re.compile(_GEOGRAPHIC_RESULT.format("area|length|buffer|distance|centroid"), re.I),
         DEGREES_HINT,
     ),
     (

@@ -64,15 +64,19 @@ async def test_mcts_explores_candidates_and_commits_only_the_chosen(tmp_path):
     assert step2 and step2[-1].status == "chosen" and step2[-1].code.strip() == "# Step 1\nprint(value * 2)"
 
 
-def plan_responder(plan: str, lookahead: str, steps: dict[str, str]):
-    """Planner answers ``plan``; the look-ahead answers ``lookahead``; a step prompt containing
-    a key of ``steps`` (e.g. "Your step (2 of 3)") answers its code."""
+def plan_responder(plan: str, lookahead: str | dict[str, str], steps: dict[str, str]):
+    """Planner answers ``plan``; the look-ahead answers ``lookahead`` (or, for a dict, the code of
+    its first key found in the look-ahead's task: the remaining steps it lists); a step prompt
+    containing a key of ``steps`` (e.g. "Your step (2 of 3)") answers its code."""
     def reply(messages):
         system, user = messages[0].text, messages[-1].text
         if "plans Python analyses" in system:
             return plan
         if "Write the code for ALL the remaining steps" in user:
-            return fenced(lookahead)
+            if isinstance(lookahead, str):
+                return fenced(lookahead)
+            task = user.split("## Your task", 1)[1]
+            return fenced(next(code for marker, code in lookahead.items() if marker in task))
         for marker, code in steps.items():
             if marker in user:
                 return fenced(code)
@@ -133,22 +137,12 @@ async def test_a_rollout_that_skips_a_required_file_is_not_complete_and_seeds_no
 def dead_end_seed_responder():
     """Step 1's look-ahead writes a step 2 that runs but leaves step 3 no way on (tokyo's buffer
     without the id column); the look-ahead from step 2 writes step 3, which needs a real half."""
-    def reply(messages):
-        system, user = messages[0].text, messages[-1].text
-        if "plans Python analyses" in system:
-            return "1. Make the value.\n2. Halve the value.\n3. Print the half plus one."
-        if "Write the code for ALL the remaining steps" in user:
-            task = user.split("## Your task", 1)[1]
-            if "Halve the value" in task:
-                return fenced("# Step 2\nhalf = None\n# Step 3\nprint(half + 1)")
-            return fenced("# Step 3\nprint(half + 1)")
-        if "Your step (1 of 3)" in user:
-            return fenced("value = 7")
-        if "Your step (2 of 3)" in user:
-            return fenced("half = value / 2")
-        raise AssertionError(user[-300:])
-
-    return reply
+    return plan_responder(
+        "1. Make the value.\n2. Halve the value.\n3. Print the half plus one.",
+        {"Halve the value": "# Step 2\nhalf = None\n# Step 3\nprint(half + 1)",
+         "Print the half": "# Step 3\nprint(half + 1)"},
+        {"Your step (1 of 3)": "value = 7", "Your step (2 of 3)": "half = value / 2"},
+    )
 
 
 async def test_a_seed_whose_next_step_cannot_run_is_only_a_candidate(tmp_path):
