@@ -28,21 +28,38 @@ from .suite import Task
 MODES = ("single", "loop", "mcts")
 
 
+# The run's own verdict: "succeeded" graded below 1 is a false success; any other verdict
+# (partial, failed, timeout, ...) on a deliverable graded 1 is a false alarm.
+SUCCESS = "succeeded"
+
+
 class TaskResult(BaseModel):
     task_id: str
     mode: str
     model: str
     score: float = 0.0
     passed: bool = False
+    grader: str = ""  # "task" (the task's own grade.py) or "generic"
+    grader_error: str = ""
+    gates: list[dict[str, Any]] = Field(default_factory=list)
     subchecks: list[dict[str, Any]] = Field(default_factory=list)
-    status: str = ""
+    status: str = ""  # the run's own verdict, kept beside the grade
     message: str = ""
     llm_calls: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
     wall_s: float = 0.0
+    time_to_deliverable_s: float | None = None  # start -> last write of an expected output
     code: str = ""
     call_metrics: dict[str, float] | None = None
+
+    @property
+    def false_success(self) -> bool:
+        return self.status == SUCCESS and self.score < 1.0
+
+    @property
+    def false_alarm(self) -> bool:
+        return self.status != SUCCESS and self.score >= 1.0
 
 
 def result_path(out_dir: Path, mode: str, task_id: str) -> Path:
@@ -80,7 +97,7 @@ async def run_task(task: Task, mode: str, settings: GeoAgentSettings, out_dir: P
     from .grading import GradingError, grade_task
 
     workdir = task.prepare_workdir(Path(out_dir) / "work" / mode / task.id)
-    started = time.monotonic()
+    started, started_at = time.monotonic(), time.time()
     result = TaskResult(task_id=task.id, mode=mode, model=model or settings.model)
     async with open_session(settings, cwd=workdir, model=model, use_index=use_index) as session:
         try:
@@ -102,11 +119,25 @@ async def run_task(task: Task, mode: str, settings: GeoAgentSettings, out_dir: P
         result.status, result.message = "grading_error", str(exc)
         return result
     result.score, result.passed = round(report.score, 4), report.passed
-    result.subchecks = [s.model_dump() for s in report.subchecks]
+    result.grader, result.grader_error = report.grader, report.error
+    result.gates = [s.model_dump(exclude={"gate", "weight"}) for s in report.gates]
+    result.subchecks = [s.model_dump(exclude={"gate"}) for s in report.subchecks if not s.gate]
+    result.time_to_deliverable_s = _time_to_deliverable(task, workdir, started_at)
     reference = (reference_dir / f"{task.id}.py") if reference_dir else None
     if reference is not None and reference.exists():
         result.call_metrics = call_metrics(called_functions(result.code), called_functions(reference.read_text()))
     return result
+
+
+def _time_to_deliverable(task: Task, workdir: Path, started_at: float) -> float | None:
+    """Seconds from the task's start to the last write of its expected outputs (None if one is missing)."""
+    times = []
+    for output in task.expected_outputs:
+        path = workdir / output.get("name", "")
+        if not output.get("name") or not path.is_file():
+            return None
+        times.append(path.stat().st_mtime)
+    return round(max(times) - started_at, 1) if times else None
 
 
 async def run_suite(tasks: list[Task], modes: list[str], settings: GeoAgentSettings, out_dir: Path, *,

@@ -16,7 +16,8 @@ console = Console(stderr=True, highlight=False)
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser("bench", help="Run a task suite and grade the deliverables.")
-    parser.add_argument("suite", help="Suite folder (<task>/task.json, inputs/, reference/outputs/).")
+    parser.add_argument("suite", help="Suite folder (<task>/task.json, inputs/, reference/[solution/]outputs/, "
+                        "optional grade.py: the task's own grader, used when present).")
     parser.add_argument("--mode", action="append", choices=MODES, help="Mode(s) to run (repeatable; default: all three).")
     parser.add_argument("--model", "-m", help="provider:model (default: the configured model).")
     parser.add_argument("--out", default="bench-results", help="Output folder (results are kept and reused).")
@@ -42,14 +43,17 @@ async def run(args) -> int:
 
     def on_result(result, cached):
         tag = "[dim](kept)[/]" if cached else ""
+        flag = " [red]FALSE SUCCESS[/]" if result.false_success else (" [yellow]false alarm[/]" if result.false_alarm else "")
         console.print(f"{result.mode:6} {result.task_id:40} score {result.score:.2f} {'PASS' if result.passed else '    '} "
-                      f"{result.status:10} {result.llm_calls:3} calls {result.wall_s:7.1f} s {tag}")
+                      f"{result.status:10} {result.llm_calls:3} calls {result.wall_s:7.1f} s{flag} {tag}")
 
     console.print(f"{len(tasks)} task(s) x {len(modes)} mode(s) -> {out}")
     results = await run_suite(tasks, modes, settings, out, model=args.model, force=args.force, use_index=not args.no_index,
                               task_timeout=args.task_timeout, reference_dir=reference, on_result=on_result)
     summary = write_reports(out, results)
     for mode, m in summary["modes"].items():
-        console.print(f"{mode}: mean score {m['mean_score']:.3f}, pass rate {m['pass_rate']:.2f}, {m['llm_calls']} LLM calls, {m['wall_s']} s")
+        console.print(f"{mode}: strict mean {m['mean_score']:.3f}, {m['passes']}/{m['tasks']} passed, "
+                      f"{m['false_successes']} false successes, {m['false_alarms']} false alarms, "
+                      f"{m['llm_calls']} LLM calls, {m['wall_s']} s")
     console.print(f"report: {out / 'report.md'}")
     return 0

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from shapely.geometry import MultiLineString
 
-from geoagent_ext.bench.grading import grade_task
+from geoagent_ext.bench.grading import grade_generic
 
 from .helpers import SUITE, task_ids
 
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.skipif(not task_ids(), reason=f"dev suite not found at 
 
 
 def failed(task: str, workdir) -> set[str]:
-    report = grade_task(SUITE / task, workdir)
+    report = grade_generic(SUITE / task, workdir)
     return {s.name.rsplit(":", 1)[1] for s in report.subchecks if not s.passed}
 
 

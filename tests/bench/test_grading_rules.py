@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from shapely.geometry import MultiPolygon, Point, box
 
-from geoagent_ext.bench.grading import GradingError, grade_task
+from geoagent_ext.bench.grading import GradingError, grade_generic
 
 
 def make_task(root, instruction: str, outputs: dict, inputs: dict | None = None):
@@ -43,7 +43,7 @@ def write(content, path, fmt):
 
 def failed(task, workdir) -> dict[str, str]:
     """Failed subchecks by name without the output prefix ('value:bbox', 'geometry')."""
-    return {s.name.split(":", 1)[1]: s.detail for s in grade_task(task, workdir).subchecks if not s.passed}
+    return {s.name.split(":", 1)[1]: s.detail for s in grade_generic(task, workdir).subchecks if not s.passed}
 
 
 def squares(n=3, crs=3857):
@@ -130,7 +130,7 @@ def test_format_is_checked_by_content(tmp_path, out):
                      {"cells.gpkg": (squares(), {}), "cells.geoparquet": (squares(), {})})
     write(squares(), out / "cells.gpkg", "geojson")  # GeoJSON text under a .gpkg name
     pd.DataFrame(squares().drop(columns="geometry")).to_parquet(out / "cells.geoparquet")  # no geo metadata
-    problems = {s.name: s.detail for s in grade_task(task, out).subchecks if not s.passed}
+    problems = {s.name: s.detail for s in grade_generic(task, out).subchecks if not s.passed}
     assert "GDAL reads it as GeoJSON" in problems["cells.gpkg:parses"]
     assert "GeoParquet 'geo' metadata" in problems["cells.geoparquet:parses"]
 
@@ -165,6 +165,6 @@ def test_broken_suite_raises(tmp_path, out):
     task = make_task(tmp_path, "Write a.csv.", {"a.csv": (pd.DataFrame({"x": [1]}), {})})
     (task / "reference" / "outputs" / "a.csv").unlink()
     with pytest.raises(GradingError, match="reference output a.csv is missing"):
-        grade_task(task, out)
+        grade_generic(task, out)
     with pytest.raises(GradingError, match="no task.json"):
-        grade_task(tmp_path / "nowhere", out)
+        grade_generic(tmp_path / "nowhere", out)

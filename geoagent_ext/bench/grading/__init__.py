@@ -1,7 +1,11 @@
-"""Grade an agent's deliverables against a task's reference outputs, as a checklist of subchecks.
+"""Grade an agent's deliverables: with the task's own ``grade.py`` when it has one, else generically.
 
-    report = grade_task(task_dir, workdir)   # task_dir: task.json + reference/outputs/
-    report.score, report.passed, report.subchecks
+    report = grade_task(task_dir, workdir)   # task_dir: task.json [+ grade.py] + reference/[solution/]outputs/
+    report.score, report.passed, report.gates, report.subchecks, report.grader
+
+A task's ``grade.py`` (GeoAgentBench) runs in a child process (``official``). The generic
+grader below scores like it: a failed gate (``exists``, ``parses``, ``keys``, ``layer``,
+``crs``, ``columns``) scores 0, else the share of subchecks passed.
 
 Graders are general: what to compare comes from task.json (``expected_outputs``, the
 instruction's wording) and from the reference files; tolerances live in ``tolerances``.
@@ -21,7 +25,7 @@ Subchecks, named ``<output>:<check>`` (``<output>[<layer>]:<check>`` per GeoPack
 The checklist depends only on the task, so every agent is scored on the same denominator.
 """
 
-from .core import GradingError, grade_output, grade_task
+from .core import GradingError, grade_generic, grade_output, grade_task
 from .models import GradeReport, Subcheck
 
-__all__ = ["GradeReport", "GradingError", "Subcheck", "grade_output", "grade_task"]
+__all__ = ["GradeReport", "GradingError", "Subcheck", "grade_generic", "grade_output", "grade_task"]

@@ -1,4 +1,6 @@
-"""grade_task: one checklist per expected output, compared with the task's reference files.
+"""grade_task: the task's own grader when it has one, else the generic checklist.
+
+grade_generic: one checklist per expected output, compared with the task's reference files.
 
 Per output: ``exists`` and ``parses``; JSON then ``keys`` and one ``value:<key>`` per
 top-level key; tables/layers (one block per reference layer of a GeoPackage) the checks
@@ -13,6 +15,7 @@ from pathlib import Path
 from .jsondoc import difference
 from .layer import LayerCheck
 from .models import GradeReport, Subcheck
+from .official import grade_with_task_grader, task_grader
 from .readers import ReadError, read_json, read_tables
 from .task import ExpectedOutput, TaskSpec, normalise_format
 
@@ -22,6 +25,13 @@ class GradingError(Exception):
 
 
 def grade_task(task_dir: Path, workdir: Path) -> GradeReport:
+    """Grade the deliverables in ``workdir``: with the task's ``grade.py`` if present (the benchmark's rules)."""
+    if task_grader(Path(task_dir)) is not None:
+        return grade_with_task_grader(Path(task_dir), Path(workdir))
+    return grade_generic(task_dir, workdir)
+
+
+def grade_generic(task_dir: Path, workdir: Path) -> GradeReport:
     """Grade the deliverables in ``workdir`` against ``task_dir``'s reference outputs."""
     try:
         spec = TaskSpec.load(Path(task_dir))
@@ -33,11 +43,17 @@ def grade_task(task_dir: Path, workdir: Path) -> GradeReport:
     return GradeReport(task_id=spec.task_id, subchecks=subchecks)
 
 
+REFERENCE_LAYOUTS = (("reference", "outputs"), ("reference", "solution", "outputs"))
+
+
 def _reference_path(spec: TaskSpec, output: ExpectedOutput) -> Path:
-    path = spec.task_dir / "reference" / "outputs" / output.name
-    if not path.exists():
-        raise GradingError(f"{spec.task_id}: reference output {output.name} is missing ({path})")
-    return path
+    """The reference deliverable, in either layout GeoAgentBench uses."""
+    candidates = [spec.task_dir.joinpath(*parts, output.name) for parts in REFERENCE_LAYOUTS]
+    for path in candidates:
+        if path.exists():
+            return path
+    raise GradingError(f"{spec.task_id}: reference output {output.name} is missing "
+                       f"(looked in {', '.join(str(p.parent) for p in candidates)})")
 
 
 def grade_output(spec: TaskSpec, output: ExpectedOutput, workdir: Path) -> list[Subcheck]:
@@ -45,7 +61,7 @@ def grade_output(spec: TaskSpec, output: ExpectedOutput, workdir: Path) -> list[
     path = workdir / output.name
     exists = path.is_file()
     missing = f"missing: {output.name} was not written in the working directory"
-    checks = [Subcheck(name=f"{output.name}:exists", passed=exists, detail="found" if exists else missing)]
+    checks = [Subcheck(name=f"{output.name}:exists", passed=exists, detail="found" if exists else missing, gate=True)]
     if output.format == "json":
         return checks + _grade_json(output, ref_path, path if exists else None)
     ref_format = normalise_format(None, ref_path.name) if output.format == "unknown" else output.format
@@ -57,18 +73,19 @@ def grade_output(spec: TaskSpec, output: ExpectedOutput, workdir: Path) -> list[
     if exists:
         try:
             got_tables = read_tables(path, output.format)
-            checks.append(Subcheck(name=f"{output.name}:parses", passed=True, detail=f"reads as {output.format}"))
+            checks.append(Subcheck(name=f"{output.name}:parses", passed=True, detail=f"reads as {output.format}",
+                                   gate=True))
         except ReadError as exc:
             reason = f"{output.name} does not parse"
-            checks.append(Subcheck(name=f"{output.name}:parses", passed=False, detail=str(exc)))
+            checks.append(Subcheck(name=f"{output.name}:parses", passed=False, detail=str(exc), gate=True))
     else:
-        checks.append(Subcheck(name=f"{output.name}:parses", passed=False, detail=f"not checked: {reason}"))
+        checks.append(Subcheck(name=f"{output.name}:parses", passed=False, detail=f"not checked: {reason}", gate=True))
     multi = len(ref_tables) > 1
     for layer, ref in ref_tables.items():
         prefix = f"{output.name}[{layer}]" if multi else output.name
         got, why = _pick_layer(got_tables, layer, multi, path.stem)
         if multi:
-            checks.append(Subcheck(name=f"{prefix}:layer", passed=got is not None,
+            checks.append(Subcheck(name=f"{prefix}:layer", passed=got is not None, gate=True,
                                    detail=("present" if got is not None else why or reason)))
         checks += LayerCheck(spec, output, ref, got, prefix, why or reason).run()
     return checks
@@ -113,25 +130,28 @@ def _grade_json(output: ExpectedOutput, ref_path: Path, path: Path | None) -> li
     if path is not None:
         try:
             got = read_json(path)
-            out.append(Subcheck(name=f"{name}:parses", passed=True, detail="valid JSON"))
+            out.append(Subcheck(name=f"{name}:parses", passed=True, detail="valid JSON", gate=True))
         except ReadError as exc:
             reason = f"{name} does not parse"
-            out.append(Subcheck(name=f"{name}:parses", passed=False, detail=str(exc)))
+            out.append(Subcheck(name=f"{name}:parses", passed=False, detail=str(exc), gate=True))
     else:
-        out.append(Subcheck(name=f"{name}:parses", passed=False, detail=f"not checked: {reason}"))
+        out.append(Subcheck(name=f"{name}:parses", passed=False, detail=f"not checked: {reason}", gate=True))
     parsed = path is not None and out[-1].passed
     if not isinstance(expected, dict):
         problem = difference(expected, got) if parsed else f"not checked: {reason}"
         return out + [Subcheck(name=f"{name}:value", passed=problem is None, detail=problem or "equal")]
-    if not parsed:
-        out.append(Subcheck(name=f"{name}:keys", passed=False, detail=f"not checked: {reason}"))
-    elif not isinstance(got, dict):
-        out.append(Subcheck(name=f"{name}:keys", passed=False, detail=f"expected an object, got {type(got).__name__}"))
+    # A missing key is a gate; an extra one costs its own subcheck.
+    if not parsed or not isinstance(got, dict):
+        why = f"not checked: {reason}" if not parsed else f"expected an object, got {type(got).__name__}"
+        out.append(Subcheck(name=f"{name}:keys", passed=False, detail=why, gate=True))
+        out.append(Subcheck(name=f"{name}:extra_keys", passed=False, detail=why))
     else:
         missing = [k for k in expected if k not in got]
         extra = [k for k in got if k not in expected]
-        bits = ([f"missing {missing}"] if missing else []) + ([f"unexpected {extra}"] if extra else [])
-        out.append(Subcheck(name=f"{name}:keys", passed=not bits, detail="; ".join(bits) or f"{len(expected)} keys"))
+        out.append(Subcheck(name=f"{name}:keys", passed=not missing, gate=True,
+                            detail=f"missing {missing}" if missing else f"{len(expected)} keys"))
+        out.append(Subcheck(name=f"{name}:extra_keys", passed=not extra,
+                            detail=f"unexpected {extra}" if extra else "none"))
     for key, value in expected.items():
         if not parsed or not isinstance(got, dict):
             detail = f"not checked: {reason}" if not parsed else "document is not an object"

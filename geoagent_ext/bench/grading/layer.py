@@ -20,6 +20,8 @@ from .readers import Table
 from .task import ExpectedOutput, TaskSpec
 
 Result = tuple[bool, str]
+# A deliverable in the wrong CRS or without the required columns is not usable: score 0.
+GATES = frozenset({"crs", "columns"})
 
 
 class LayerCheck:
@@ -61,13 +63,13 @@ class LayerCheck:
         for name, check in self.plan():
             full = f"{self.prefix}:{name}"
             if self.got is None:
-                out.append(Subcheck(name=full, passed=False, detail=f"not checked: {self.reason}"))
+                out.append(Subcheck(name=full, passed=False, detail=f"not checked: {self.reason}", gate=name in GATES))
                 continue
             try:
                 passed, detail = check()
             except Exception as exc:  # a malformed deliverable must fail the check, not the grader
                 passed, detail = False, f"could not compare: {type(exc).__name__}: {str(exc)[:200]}"
-            out.append(Subcheck(name=full, passed=bool(passed), detail=detail))
+            out.append(Subcheck(name=full, passed=bool(passed), detail=detail, gate=name in GATES))
         return out
 
     # --- shared state -----------------------------------------------------------------
