@@ -236,6 +236,30 @@ def _file_warnings(path, fields=()):
     return []
 
 
+def input_facts(paths):
+    """{path: {rows, columns}} of data files, from metadata where the format has it (for the contract)."""
+    out = {}
+    for path in paths:
+        ext = _os.path.splitext(path)[1].lower()
+        try:
+            if ext in (".parquet", ".geoparquet"):
+                rows, names, _ = _parquet_columns(path)
+                out[path] = {"rows": rows, "columns": sorted(n for n in names if n != "geometry")}
+            elif ext in (".csv", ".tsv"):
+                import pandas as pd
+                frame = pd.read_csv(path, sep=None, engine="python")
+                out[path] = {"rows": len(frame), "columns": [str(c) for c in frame.columns]}
+            elif ext in VECTOR_EXT:
+                import pyogrio
+                layers = [row[0] for row in pyogrio.list_layers(path)]
+                info = pyogrio.read_info(path, layer=layers[0]) if layers else {}
+                out[path] = {"rows": info.get("features") if len(layers) == 1 else None,
+                             "columns": [str(c) for c in info.get("fields", [])]}
+        except Exception:
+            continue
+    return out
+
+
 def missing_files(paths):
     """The paths (relative to the kernel's working directory) that do not exist."""
     return [p for p in paths if not _os.path.exists(p)]

@@ -18,9 +18,11 @@ MARKER = "__GEOAGENT_PROBE__"
 
 @functools.cache
 def _source() -> str:
-    """The probes, after the in-kernel helper's geometry-column rule they share (read once)."""
-    shared = resources.files("geoagent_ext.kernel.inkernel").joinpath("_15_geocolumns.py").read_text()
-    return shared + "\n\n" + resources.files("geoagent_ext.agent").joinpath("_probe_source.py").read_text()
+    """The probes, after the in-kernel helper's parts they share (read once): the geometry-column
+    rule and the deliverable contract's checks."""
+    inkernel = resources.files("geoagent_ext.kernel.inkernel")
+    shared = [inkernel.joinpath(name).read_text() for name in ("_15_geocolumns.py", "_50_contract.py")]
+    return "\n\n".join(shared + [resources.files("geoagent_ext.agent").joinpath("_probe_source.py").read_text()])
 
 
 def probe_code(function: str, *args: Any) -> str:

@@ -18,4 +18,5 @@ _API = {
     "trial_start": trial_start,
     "trial_kill": trial_kill,
     "cleanup": cleanup,
+    "check_contract": check_contract,
 }

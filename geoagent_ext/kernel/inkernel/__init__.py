@@ -15,6 +15,7 @@ same module namespace (later parts use names of earlier ones):
 ``_20_state``       namespace fingerprints, history, memory limits
 ``_30_sandbox``     overlay / mirror sandboxes for the files trials write
 ``_40_trial``       fork trials: isolation of the child, running the cell
+``_50_contract``    the deliverable contract's checks on files read back from disk (also in the probes)
 ``_90_api``         the table of functions :func:`call` may run
 
 Every entry point is reached through ``call``, which the service evaluates as a

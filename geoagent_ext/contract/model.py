@@ -1,0 +1,79 @@
+"""The deliverable contract: what each output file must satisfy, as data.
+
+A requirement is a short sentence a person reads plus, when code can check it, a typed
+``kind`` with ``params`` that the in-kernel checker (``kernel/inkernel/_50_contract.py``)
+verifies on the file read back from disk. Requirements no code can check are
+``kind="note"``: shown, never counted as passed ("not verified").
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+Kind = Literal[
+    "exists",              # the file exists and opens as its format
+    "columns",             # params.names: columns (tables/layers) or top-level keys (JSON)
+    "layers",              # params.names: layers of a GeoPackage
+    "crs_epsg",            # params.epsg: the declared CRS is this EPSG code
+    "crs_projected_metres",  # a projected CRS in metres whose area of use contains the data
+    "geometry_types",      # params.allowed: OGC type names every feature must have
+    "lonlat",              # params.name: values (or a bbox) within lon/lat ranges
+    "bbox",                # params.name: [minx, miny, maxx, maxy], min <= max
+    "integer",             # params.name: integer-valued numbers (a dict's values too)
+    "non_negative",        # params.name: finite numbers >= 0
+    "non_empty",           # params.name: no null or empty value
+    "unique",              # params.name: no duplicate value
+    "sorted",              # params.name, params.descending
+    "rows_as_input",       # params.input: as many rows as that input file has features
+    "values_from_input",   # params.name, params.input: every value occurs in that input's column
+    "values_in",           # params.name, params.allowed: every value is one of these
+    "note",                # not checkable by code
+]
+CHECKABLE: frozenset[str] = frozenset(k for k in Kind.__args__ if k != "note")  # type: ignore[attr-defined]
+
+
+class Requirement(BaseModel):
+    id: str
+    output: str = Field(description="the output file (path as the request names it)")
+    text: str = Field(description="one sentence a person reads")
+    kind: Kind = "note"
+    params: dict[str, Any] = Field(default_factory=dict)
+    origin: Literal["request", "user"] = "request"
+
+    @property
+    def checkable(self) -> bool:
+        return self.kind in CHECKABLE
+
+
+class OutputSpec(BaseModel):
+    path: str
+    format: str
+
+
+class Contract(BaseModel):
+    outputs: list[OutputSpec] = Field(default_factory=list)
+    requirements: list[Requirement] = Field(default_factory=list)
+
+    def for_output(self, path: str) -> list[Requirement]:
+        return [r for r in self.requirements if r.output == path]
+
+    def checkable(self) -> list[Requirement]:
+        return [r for r in self.requirements if r.checkable]
+
+    def text(self) -> str:
+        """The contract as the planner and the coder read it."""
+        lines = []
+        for out in self.outputs:
+            lines.append(f"`{out.path}` ({out.format}):")
+            lines += [f"  - {r.text}" for r in self.for_output(out.path)]
+        return "\n".join(lines)
+
+
+class RequirementResult(BaseModel):
+    """One requirement checked on the real file: passed or not, and what was seen."""
+
+    id: str
+    passed: bool
+    observed: str = ""

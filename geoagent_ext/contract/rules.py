@@ -1,0 +1,310 @@
+"""Derive the deliverable contract from the request's own words (no task knowledge).
+
+Explicit things are parsed by rules: the output files and their formats, the columns or
+keys named in backticks after "columns"/"keys"/"fields", layer names, EPSG codes, "national
+grid"/"metric projection", WGS84 and lon/lat names, geometry type names, "sorted by",
+"integer", "non-empty", "unique", "one row per input ...", and the key columns the user
+says to keep. A requirement is attached to the outputs its sentence names; a sentence that
+names no file speaks of every output; one that names only inputs speaks of none.
+Anything the request did not say is not a requirement.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import Iterable
+
+from .model import Contract, OutputSpec, Requirement
+
+_FILE = re.compile(r"`?([\w./-]+\.(?:json|geojson|csv|gpkg|parquet|geoparquet|shp|fgb))\b`?", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+_TICKED = re.compile(r"`([A-Za-z_][\w]{0,63})`")
+_SNAKE = re.compile(r"\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b")
+_FIELD_WORD = re.compile(r"\b(keys?|columns?|fields?|properties|attributes?)\b", re.IGNORECASE)
+_LAYER_WORD = re.compile(r"\blayers?\b", re.IGNORECASE)
+_EPSG = re.compile(r"\bEPSG\s*[: ]\s*(\d{4,5})\b", re.IGNORECASE)
+_METRIC_CRS = re.compile(r"\b(national\s+(?:metric\s+)?grid|national\s+(?:projected\s+)?(?:crs|projection|coordinate)|"
+                         r"official\s+(?:metric\s+|projected\s+)?(?:projection|crs|grid)|metric\s+(?:projection|grid|crs)|"
+                         r"projected\s+crs\s+in\s+met(?:re|er)s)\b", re.IGNORECASE)
+_GEOGRAPHIC = re.compile(r"\b(?:in|to|as)\s+(?:WGS\s?-?84|lon(?:gitude)?\s*/\s*lat(?:itude)?|geographic coordinates)\b",
+                         re.IGNORECASE)
+_LONLAT_NAME = re.compile(r"(^|_)(wgs84|lon|lat|lng|longitude|latitude|lonlat)($|_)", re.IGNORECASE)
+_COUNT_NAME = re.compile(r"(^|_)(count|n)($|_)|^n_", re.IGNORECASE)
+_MEASURE_NAME = re.compile(r"(^|_)(area|length|distance|perimeter)($|_)|_(m|km|m2|km2|ha|sqm|sqkm)$", re.IGNORECASE)
+_SORT = re.compile(r"\b(?:sort(?:ed)?|order(?:ed)?)\s+(?:the\s+)?(?:rows\s+|it\s+|them\s+|output\s+)?by\s+`?([A-Za-z_]\w*)`?"
+                   r"(?P<rest>[^.;]{0,40})", re.IGNORECASE)
+_PER_INPUT = re.compile(r"\bone\s+(?:row|feature|record|polygon\s+or\s+multipolygon\s+row|\w+\s+row)\s+per\s+"
+                        r"(?:input|original|source)\s+(\w+)", re.IGNORECASE)
+_KEEP_KEY = re.compile(r"(\bjoin\s+key\b|\bkey\s+field\b|\bas\s+the\s+key\b|\bkeep(?:ing)?\s+(?:the\s+)?(?:original\s+)?(?=`)|"
+                       r"\bto\s+identify\s+each\b)", re.IGNORECASE)
+_UNCHANGED = re.compile(r"\b(unchanged|untouched|as\s+(?:it|they)\s+(?:arrives?|are|is))\b", re.IGNORECASE)
+GEOMETRY_TYPES = ("MultiLineString", "MultiPolygon", "MultiPoint", "LineString", "Polygon", "Point")
+_TYPE_WORD = re.compile(r"\b(" + "|".join(GEOMETRY_TYPES) + r")s?\b")
+_SINGLE_PART = re.compile(r"\bsingle[- ]part\b", re.IGNORECASE)
+FORMATS = {".json": "json", ".geojson": "geojson", ".csv": "csv", ".gpkg": "gpkg", ".parquet": "parquet",
+           ".geoparquet": "geoparquet", ".shp": "shp", ".fgb": "fgb"}
+SPATIAL = {"geojson", "gpkg", "geoparquet", "shp", "fgb"}
+
+
+def file_format(path: str) -> str:
+    return FORMATS.get(posixpath.splitext(path)[1].lower(), "unknown")
+
+
+def _files(text: str) -> list[str]:
+    return list(dict.fromkeys(m.group(1) for m in _FILE.finditer(text)))
+
+
+def _base(path: str) -> str:
+    return posixpath.basename(path)
+
+
+class _Builder:
+    def __init__(self, outputs: list[str]):
+        self.requirements: list[Requirement] = []
+        self.outputs = outputs
+
+    def add(self, output: str, kind: str, text: str, **params) -> None:
+        for r in self.requirements:
+            if r.output == output and r.kind == kind and r.params == params:
+                return
+            if r.output == output and r.kind == kind == "columns":  # one list of columns per output
+                r.params["names"] += [n for n in params["names"] if n not in r.params["names"]]
+                label = "keys" if r.text.startswith("has the keys") else "columns"
+                r.text = f"has the {label} {', '.join(r.params['names'])}"
+                return
+            if r.output == output and r.kind == kind == "geometry_types":  # two sentences: both hold
+                both = [t for t in r.params["allowed"] if t in params["allowed"]]
+                if both:
+                    r.params["allowed"] = both
+                    r.text = f"every feature is a {' or '.join(both)}"
+                    return
+        self.requirements.append(Requirement(id=f"r{len(self.requirements) + 1}", output=output, kind=kind, text=text,
+                                             params=params))
+
+
+_INTRODUCER = re.compile(r"\b(keys?|columns?|fields?|properties|attributes?|containing|carrying|including)\b",
+                         re.IGNORECASE)
+_VALUES_PHRASE = re.compile(r"\b(whose\s+values?|values?\s+(?:is|are|must\s+be)|exactly\s+one\s+of|one\s+of)\b",
+                            re.IGNORECASE)
+_NAME_BEFORE_FIELD_WORD = re.compile(r"(?:`([A-Za-z_]\w*)`|\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+))\s+"
+                                     r"(?:column|attribute|field|key|property)\b")
+_WORD = re.compile(r"\b([A-Za-z_]\w*)\b")
+
+
+def _named_fields(sentence: str, exclude: set[str], input_columns: set[str]) -> list[str]:
+    """Columns/keys this sentence asks for: backticked or snake_case names (and plain words that
+    are columns of an input) after "columns"/"keys"/"containing"..., or right before "column"/"attribute".
+    Names after "whose value is one of" are values, not columns."""
+    names: list[str] = [a or b for a, b in _NAME_BEFORE_FIELD_WORD.findall(sentence)]
+    intro = _INTRODUCER.search(sentence)
+    if intro:
+        tail = sentence[intro.end():]
+        stop = _VALUES_PHRASE.search(tail)
+        tail = tail[:stop.start()] if stop else tail
+        plain = tail.replace("`", " ")
+        for m in _WORD.finditer(plain):
+            word = m.group(1)
+            ticked = f"`{word}`" in tail
+            if ticked or _SNAKE.fullmatch(word) or (word in input_columns and _in_a_list(plain[:m.start()])):
+                names.append(word)
+    seen: list[str] = []
+    for n in names:
+        if n not in seen and n not in exclude and not _FILE.fullmatch(n):
+            seen.append(n)
+    return seen
+
+
+def _in_a_list(before: str) -> bool:
+    """A plain word is a listed name only where a list item can start: after the introducer,
+    a comma, "(", "and"/"or" or ":" (articles aside) — not inside prose ("the German name")."""
+    words = re.findall(r"[(,:]|[A-Za-z_]\w*", before)
+    while words and words[-1].lower() in ("its", "the", "their", "a", "an", "his", "her"):
+        words.pop()
+    return not words or words[-1] in ("(", ",", ":") or words[-1].lower() in ("and", "or")
+
+
+def _allowed_values(sentence: str) -> list[tuple[str, list[str]]]:
+    """("`source` ... whose value is exactly one of `a`, `b`, or `c`") -> [("source", [a, b, c])]."""
+    found = []
+    for m in _VALUES_PHRASE.finditer(sentence):
+        before = _TICKED.findall(sentence[max(0, m.start() - 60):m.start()])
+        after = _TICKED.findall(re.split(r"[.;(]", sentence[m.end():], maxsplit=1)[0])
+        if before and len(after) >= 2:
+            found.append((before[-1], after))
+    return found
+
+
+def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | None = None) -> Contract:
+    """The contract for ``outputs`` (files the request names that did not exist at the start).
+
+    ``inputs``: path -> {"rows": int | None, "columns": [names]} of the data files found at the start."""
+    inputs = inputs or {}
+    input_by_base = {_base(p): p for p in inputs}
+    b = _Builder(outputs)
+    for out in outputs:
+        fmt = file_format(out)
+        b.add(out, "exists", f"`{out}` is written and opens as {fmt}")
+    sentences = [s for s in _SENTENCE.split(request) if s.strip()]
+    attributed: list[tuple[str, list[str]]] = []
+    last_outputs: list[str] = []
+    for sentence in sentences:
+        named = _files(sentence)
+        outs = [o for o in outputs if _base(o) in {_base(n) for n in named}]
+        if not named:
+            outs = last_outputs or list(outputs)  # "Use three columns ..." continues the last output's sentence
+        elif outs:
+            last_outputs = outs
+        attributed.append((sentence, outs))
+        if re.search(r"\b(both|all|every)\s+(output\s+)?files\b", sentence, re.IGNORECASE):
+            attributed[-1] = (sentence, list(outputs))
+
+    input_columns = {c for facts in inputs.values() for c in facts.get("columns") or []}
+    exclude = {_base(o).rsplit(".", 1)[0] for o in outputs} | {_base(i).rsplit(".", 1)[0] for i in inputs}
+    for sentence, outs in attributed:
+        if not outs:
+            continue
+        values = _allowed_values(sentence)
+        value_words = {v for _, vs in values for v in vs}
+        for out in outs:
+            fmt = file_format(out)
+            fields = [f for f in _named_fields(sentence, exclude, input_columns) if f not in value_words]
+            layers = _ticked_list_after(sentence, _LAYER_WORD) if fmt == "gpkg" else []
+            fields = [f for f in fields if f not in layers]
+            if fields:
+                label = "keys" if fmt == "json" else "columns"
+                b.add(out, "columns", f"has the {label} {', '.join(fields)}", names=fields)
+            if layers:
+                b.add(out, "layers", f"has the layers {', '.join(layers)}", names=layers)
+            for name, allowed in values:
+                b.add(out, "values_in", f"`{name}` is one of {', '.join(allowed)}", name=name, allowed=allowed)
+            _crs_rules(b, out, fmt, sentence)
+            _geometry_rules(b, out, fmt, sentence)
+            _value_rules(b, out, sentence)
+            _row_rules(b, out, sentence, inputs, input_by_base)
+    _name_rules(b, outputs)
+    return Contract(outputs=[OutputSpec(path=o, format=file_format(o)) for o in outputs], requirements=b.requirements)
+
+
+def _ticked_list_after(sentence: str, word: re.Pattern) -> list[str]:
+    """The backticked list right after ``word`` ("layers named `points`, `lines`, and `polygons`")."""
+    m = word.search(sentence)
+    if not m:
+        return []
+    list_match = re.match(r"[^`]{0,20}((?:`\w+`(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)?)+)", sentence[m.end():])
+    return _TICKED.findall(list_match.group(1)) if list_match else []
+
+
+def _crs_rules(b: _Builder, out: str, fmt: str, sentence: str) -> None:
+    if fmt not in SPATIAL:
+        return
+    codes = [int(c) for c in _EPSG.findall(sentence)]
+    if len(set(codes)) == 1:
+        b.add(out, "crs_epsg", f"is in EPSG:{codes[0]}", epsg=codes[0])
+    elif _METRIC_CRS.search(sentence):
+        b.add(out, "crs_projected_metres",
+              "is in a projected CRS in metres whose area of use contains the data (the region's grid)")
+    elif _GEOGRAPHIC.search(sentence):
+        b.add(out, "crs_epsg", "is in WGS84 (EPSG:4326)", epsg=4326)
+
+
+def _geometry_rules(b: _Builder, out: str, fmt: str, sentence: str) -> None:
+    if fmt not in SPATIAL:
+        return
+    negation = re.search(r"\b(not|no|never|don't|do\s+not|instead\s+of|rather\s+than)\b", sentence, re.IGNORECASE)
+    positive = sentence[:negation.start()] if negation else sentence
+    named = list(dict.fromkeys(_TYPE_WORD.findall(positive)))
+    if named and re.search(r"\b(geometr|feature|row|as\s+(a|one)|each|every|must|remain)", sentence, re.IGNORECASE):
+        b.add(out, "geometry_types", f"every feature is a {' or '.join(named)}", allowed=named)
+    elif _SINGLE_PART.search(sentence):
+        allowed = [t for t in GEOMETRY_TYPES if not t.startswith("Multi")]
+        b.add(out, "geometry_types", "every feature is single-part", allowed=allowed)
+
+
+def _ticked_near(sentence: str, pattern: str) -> list[str]:
+    """Names in backticks (or snake_case) within a few words before ``pattern``."""
+    found = []
+    for m in re.finditer(pattern, sentence, re.IGNORECASE):
+        before = sentence[max(0, m.start() - 80):m.start()]
+        names = _TICKED.findall(before) or _SNAKE.findall(before)
+        if names:
+            found.append(names[-1])
+    return found
+
+
+def _value_rules(b: _Builder, out: str, sentence: str) -> None:
+    for name in _ticked_near(sentence, r"\(?\binteger(?:-valued)?\b|\bint(?:32|64)\b"):
+        b.add(out, "integer", f"`{name}` holds integers", name=name)
+    for name in _ticked_near(sentence, r"\bnon-?empty\b"):
+        b.add(out, "non_empty", f"`{name}` is never null or empty", name=name)
+    for name in _ticked_near(sentence, r"\bnon-?negative\b"):
+        b.add(out, "non_negative", f"`{name}` is a finite number >= 0", name=name)
+    for name in _ticked_near(sentence, r"\bunique\b"):
+        b.add(out, "unique", f"`{name}` has no duplicate values", name=name)
+    m = _SORT.search(sentence)
+    if m:
+        descending = bool(re.search(r"\bdesc", m.group("rest"), re.IGNORECASE))
+        b.add(out, "sorted", f"rows are sorted by `{m.group(1)}` {'descending' if descending else 'ascending'}",
+              name=m.group(1), descending=descending)
+
+
+def _row_rules(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], input_by_base: dict[str, str]) -> None:
+    named_inputs = [input_by_base[_base(f)] for f in _FILE.findall(sentence) if _base(f) in input_by_base]
+    m = _PER_INPUT.search(sentence)
+    if m:
+        source = _input_for(m.group(1), named_inputs or list(inputs))
+        if source and inputs.get(source, {}).get("rows") is not None:
+            b.add(out, "rows_as_input", f"one row per feature of `{source}` ({inputs[source]['rows']})",
+                  input=source, rows=inputs[source]["rows"])
+    for m in _KEEP_KEY.finditer(sentence):
+        after = m.group(0).lower().startswith("keep")  # "keep `x`" names it after; "x (the join key)" before
+        _keeps(b, out, _nearest_name(sentence, m.start(), m.end(), after), inputs)
+    if _UNCHANGED.search(sentence):
+        for name in _named_fields(sentence, set(), {c for f in inputs.values() for c in f.get("columns") or []}):
+            _keeps(b, out, name, inputs)
+
+
+def _keeps(b: _Builder, out: str, name: str | None, inputs: dict[str, dict]) -> None:
+    """``name`` is carried from the one input that has it: the output has it, with that input's values."""
+    holders = [p for p, facts in inputs.items() if name and name in (facts.get("columns") or [])]
+    if len(holders) == 1:
+        b.add(out, "columns", f"has the column {name}", names=[name])
+        b.add(out, "values_from_input", f"`{name}` keeps the original values of `{holders[0]}`",
+              name=name, input=holders[0])
+
+
+def _nearest_name(sentence: str, start: int, end: int, after: bool) -> str | None:
+    """The backticked or snake_case name closest to a phrase, after it ("keep `connector_id`")
+    or before it ("parcel_id (the join key)")."""
+    best, distance = None, 10**9
+    for m in list(_TICKED.finditer(sentence)) + list(_SNAKE.finditer(sentence)):
+        gap = m.start() - end if after else start - m.end()
+        if 0 <= gap <= 40 and gap < distance:
+            best, distance = m.group(1), gap
+    return best
+
+
+def _input_for(noun: str, candidates: Iterable[str]) -> str | None:
+    """The input a noun ('address', 'connector') refers to: its file name, else the only input."""
+    candidates = [c for c in candidates if file_format(c) in SPATIAL | {"csv", "parquet"}]
+    stem = noun.lower().rstrip("s")[:5]
+    matching = [c for c in candidates if stem and stem in _base(c).lower()]
+    if len(matching) == 1:
+        return matching[0]
+    return candidates[0] if len(candidates) == 1 else None
+
+
+def _name_rules(b: _Builder, outputs: list[str]) -> None:
+    """What a requested name itself says: lon/lat values, bounding boxes, counts, measures."""
+    for req in [r for r in b.requirements if r.kind == "columns"]:
+        for name in req.params["names"]:
+            out = req.output
+            is_bbox = "bbox" in name.lower() or "bounds" in name.lower()
+            if is_bbox:
+                b.add(out, "bbox", f"`{name}` is [minx, miny, maxx, maxy] with min <= max", name=name)
+            if _LONLAT_NAME.search(name):
+                b.add(out, "lonlat", f"`{name}` holds longitude/latitude values (WGS84 degrees)", name=name)
+            elif _COUNT_NAME.search(name) and not is_bbox:
+                b.add(out, "integer", f"`{name}` holds integer counts", name=name)
+            elif _MEASURE_NAME.search(name):
+                b.add(out, "non_negative", f"`{name}` is a finite number >= 0", name=name)

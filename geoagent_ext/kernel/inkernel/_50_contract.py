@@ -1,0 +1,235 @@
+# The deliverable contract's checks, run in the kernel on the files read back from disk.
+# Part of the in-kernel helper (and of the agent's probes, which prepend it): it imports
+# lazily and turns every failure into an observation, never an exception. Each check
+# answers (passed, observed): what was seen, in words a repair prompt can use.
+
+
+def _contract_load(path, fmt):
+    """{layer name: frame} for tables/layers, or {"": document} for JSON."""
+    import json as _j
+    if fmt == "json":
+        with open(path, encoding="utf-8") as fh:
+            return {"": _j.load(fh)}
+    if fmt == "csv":
+        import pandas as pd
+        return {"": pd.read_csv(path)}
+    if fmt in ("parquet", "geoparquet"):
+        import pyarrow.parquet as pq
+        if b"geo" in (pq.read_schema(path).metadata or {}):
+            import geopandas as gpd
+            return {"": gpd.read_parquet(path)}
+        import pandas as pd
+        return {"": pd.read_parquet(path)}
+    import geopandas as gpd
+    import pyogrio
+    layers = [row[0] for row in pyogrio.list_layers(path)]
+    if fmt == "gpkg" and len(layers) > 1:
+        return {name: gpd.read_file(path, layer=name) for name in layers}
+    return {"": gpd.read_file(path)}
+
+
+def _contract_short(value, limit=160):
+    text = repr(value) if not isinstance(value, str) else value
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _contract_crs_label(crs):
+    if crs is None:
+        return "no CRS"
+    code = crs.to_epsg()
+    return f"EPSG:{code} ({crs.name})" if code else crs.name
+
+
+def _contract_values(data, name):
+    """(values as a list, found) for a JSON key or a table column."""
+    if isinstance(data, dict):
+        if name not in data:
+            return None, False
+        return data[name], True
+    if name not in data.columns:
+        return None, False
+    return data[name], True
+
+
+def _contract_numbers(value):
+    """Flat list of the numbers in a JSON value (lists, dicts of numbers) or a column."""
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    if isinstance(value, dict):
+        value = list(value.values())
+    if not isinstance(value, (list, tuple)):
+        value = [value]
+    out = []
+    for v in value:
+        if isinstance(v, (list, tuple, dict)):
+            out += _contract_numbers(v)
+        else:
+            out.append(v)
+    return out
+
+
+def _contract_geo_bounds_wgs84(frame):
+    """(west, south, east, north, centre lon, centre lat) of the data, or None without geometry/CRS.
+
+    The centre is taken in the data's own CRS and then transformed: a lon/lat box of data that
+    crosses the antimeridian spans the globe and its middle is on the wrong side of it."""
+    crs = getattr(frame, "crs", None)
+    if crs is None or not hasattr(frame, "geometry") or frame.geometry.is_empty.all():
+        return None
+    import pyproj
+    x0, y0, x1, y1 = (float(b) for b in frame.geometry.total_bounds)
+    if crs.is_geographic:
+        return (x0, y0, x1, y1, (x0 + x1) / 2, (y0 + y1) / 2)
+    t = pyproj.Transformer.from_crs(crs, "EPSG:4326", always_xy=True)
+    cx, cy = t.transform((x0 + x1) / 2, (y0 + y1) / 2)
+    return tuple(float(b) for b in t.transform_bounds(x0, y0, x1, y1)) + (float(cx), float(cy))
+
+
+def _contract_check_table(kind, params, data):
+    import math
+    name = params.get("name")
+    if kind == "columns":
+        have = set(map(str, data)) if isinstance(data, dict) else set(map(str, data.columns))
+        if hasattr(data, "geometry") and not isinstance(data, dict):
+            have.add("geometry")
+        missing = [n for n in params.get("names", []) if n not in have]
+        return not missing, (f"missing {missing}; it has {sorted(have)[:15]}" if missing else "all present")
+    if kind in ("crs_epsg", "crs_projected_metres", "geometry_types"):
+        if isinstance(data, dict) or not hasattr(data, "geometry"):
+            return False, "no geometry in the file"
+        crs = data.crs
+        if kind == "crs_epsg":
+            return crs is not None and crs.to_epsg() == params["epsg"], _contract_crs_label(crs)
+        if kind == "crs_projected_metres":
+            if crs is None or not crs.is_projected:
+                return False, f"{_contract_crs_label(crs)}: not a projected CRS"
+            units = {(a.unit_name or "").lower() for a in crs.axis_info}
+            if not units <= {"metre", "meter", "m"}:
+                return False, f"{_contract_crs_label(crs)}: units {sorted(units)}, not metres"
+            area, bounds = crs.area_of_use, _contract_geo_bounds_wgs84(data)
+            if area is None or bounds is None:
+                return True, f"{_contract_crs_label(crs)}, metres"
+            w, s, e, n = area.bounds
+            # Areas of use are drawn loosely (a national grid's may stop at the coast): the data's
+            # centre must lie within the area grown by a degree.
+            cx, cy = bounds[4], bounds[5]
+            lon_ok = (w - 1 <= cx <= e + 1) if w <= e else (cx >= w - 1 or cx <= e + 1)  # w > e: spans the antimeridian
+            inside = lon_ok and s - 1 <= cy <= n + 1
+            where = f"area of use {area.name} [{w:.1f}, {s:.1f}, {e:.1f}, {n:.1f}]"
+            data_box = f"data [{bounds[0]:.2f}, {bounds[1]:.2f}, {bounds[2]:.2f}, {bounds[3]:.2f}]"
+            return inside, f"{_contract_crs_label(crs)}, metres; {where} {'fits' if inside else 'is far from'} the {data_box}"
+        kinds = sorted(set(data.geometry.geom_type.dropna()))
+        wrong = [k for k in kinds if k not in params.get("allowed", [])]
+        return not wrong, f"geometry types {kinds}"
+    if kind == "rows_as_input":
+        n = len(data)
+        return n == params["rows"], f"{n} rows (the input has {params['rows']})"
+    value, found = _contract_values(data, name)
+    if not found:
+        return False, f"`{name}` is not in the file"
+    if kind == "bbox":
+        nums = _contract_numbers(value)
+        if len(nums) != 4 or not all(isinstance(v, (int, float)) and math.isfinite(v) for v in nums):
+            return False, f"`{name}` = {_contract_short(value)}: not 4 finite numbers"
+        ok = nums[0] <= nums[2] and nums[1] <= nums[3]
+        return ok, f"`{name}` = {_contract_short(nums)}" + ("" if ok else ": min > max")
+    if kind == "lonlat":
+        nums = [v for v in _contract_numbers(value) if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        if not nums:
+            return False, f"`{name}` = {_contract_short(value)}: no numbers"
+        lower = name.lower()
+        if "lat" in lower and "lon" not in lower:
+            bad = [v for v in nums if not -90 <= v <= 90]
+        elif len(nums) == 4 and not hasattr(value, "tolist"):  # a bbox: x, y, x, y
+            bad = [v for i, v in enumerate(nums) if not (-180 <= v <= 180 if i % 2 == 0 else -90 <= v <= 90)]
+        else:
+            bad = [v for v in nums if not -180 <= v <= 180]
+        return not bad, f"`{name}` = {_contract_short(nums[:6])}" + (": outside lon/lat range (metres? reproject to EPSG:4326 first)" if bad else "")
+    values = _contract_numbers(value) if isinstance(data, dict) else value
+    if kind == "integer":
+        if not isinstance(data, dict):
+            dtype = str(value.dtype)
+            ok = value.dtype.kind in "iu" or dtype.startswith(("Int", "UInt"))
+            return ok, f"`{name}` dtype {dtype}, first values {_contract_short(value.head(3).tolist())}"
+        bad = [v for v in values if isinstance(v, bool) or not isinstance(v, int)]
+        return not bad, f"`{name}` = {_contract_short(value)}" + (f": not integers {bad[:3]}" if bad else "")
+    if kind == "non_negative":
+        try:
+            nums = [float(v) for v in (values.tolist() if hasattr(values, "tolist") else values)]
+        except (TypeError, ValueError) as exc:
+            return False, f"`{name}` is not numeric: {exc}"
+        bad = [v for v in nums if not (math.isfinite(v) and v >= 0)]
+        return not bad, f"`{name}` min {min(nums) if nums else 'n/a'}, {len(bad)} value(s) negative or not finite"
+    if kind == "non_empty":
+        seq = values.tolist() if hasattr(values, "tolist") else list(values)
+        bad = [v for v in seq if v is None or (isinstance(v, float) and math.isnan(v)) or (isinstance(v, str) and not v.strip())]
+        return not bad, f"`{name}`: {len(bad)} null or empty value(s)"
+    if kind == "unique":
+        seq = [str(v) for v in (values.tolist() if hasattr(values, "tolist") else values)]
+        dups = len(seq) - len(set(seq))
+        return dups == 0, f"`{name}`: {dups} duplicate value(s)"
+    if kind == "sorted":
+        if isinstance(data, dict):
+            return False, f"`{name}` is a JSON key, not a column"
+        ok = value.is_monotonic_decreasing if params.get("descending") else value.is_monotonic_increasing
+        return bool(ok), f"`{name}` first values {_contract_short(value.head(5).tolist())}"
+    if kind == "values_in":
+        seq = [str(v) for v in (values.tolist() if hasattr(values, "tolist") else values)]
+        foreign = sorted({v for v in seq if v not in params.get("allowed", [])})
+        return not foreign, f"`{name}` values {sorted(set(seq))[:6]}" + (f"; not allowed: {foreign[:4]}" if foreign else "")
+    if kind == "values_from_input":
+        source = _contract_load(params["input"], _contract_format(params["input"]))
+        src = next(iter(source.values()))
+        if params["name"] not in getattr(src, "columns", []):
+            return False, f"`{name}` is not in {params['input']}"
+        allowed = set(map(str, src[params["name"]].dropna().tolist()))
+        seq = [str(v) for v in (value.tolist() if hasattr(value, "tolist") else value)]
+        foreign = [v for v in seq if v not in allowed]
+        return not foreign, (f"`{name}`: {len(foreign)} value(s) not in {params['input']}, e.g. {foreign[:3]}"
+                             if foreign else f"`{name}`: every value comes from {params['input']}")
+    return False, f"unknown requirement kind {kind!r}"
+
+
+def _contract_format(path):
+    import os as _o
+    ext = _o.path.splitext(path)[1].lower()
+    return {".json": "json", ".csv": "csv", ".parquet": "parquet", ".geoparquet": "geoparquet"}.get(ext, "vector")
+
+
+def check_contract(outputs):
+    """[{id, passed, observed}] for every checkable requirement of ``outputs``
+    ([{path, format, requirements: [{id, kind, params}]}])."""
+    import os as _o
+    results = []
+    for out in outputs:
+        path, fmt, reqs = out["path"], out["format"], out["requirements"]
+        if not _o.path.exists(path):
+            results += [{"id": r["id"], "passed": False, "observed": f"`{path}` does not exist"} for r in reqs]
+            continue
+        try:
+            layers = _contract_load(path, fmt)
+        except Exception as exc:
+            results += [{"id": r["id"], "passed": False,
+                         "observed": f"`{path}` does not open as {fmt}: {type(exc).__name__}: {str(exc)[:150]}"} for r in reqs]
+            continue
+        for r in reqs:
+            kind, params = r["kind"], r.get("params") or {}
+            try:
+                if kind == "exists":
+                    first = next(iter(layers.values()))
+                    shape = (f"keys {sorted(first)[:12]}" if isinstance(first, dict)
+                             else f"{len(first)} rows, columns {list(map(str, first.columns))[:12]}")
+                    passed, observed = True, f"opens; {len(layers)} layer(s); {shape}"
+                elif kind == "layers":
+                    missing = [n for n in params.get("names", []) if n not in layers]
+                    passed, observed = not missing, (f"layers {sorted(layers)}" + (f"; missing {missing}" if missing else ""))
+                else:
+                    passed, observed = True, ""
+                    for layer, data in layers.items():
+                        ok, seen = _contract_check_table(kind, params, data)
+                        observed = (observed + "; " if observed else "") + (f"[{layer}] " if layer else "") + seen
+                        passed = passed and ok
+            except Exception as exc:
+                passed, observed = False, f"could not check: {type(exc).__name__}: {str(exc)[:150]}"
+            results.append({"id": r["id"], "passed": bool(passed), "observed": observed[:400]})
+    return results

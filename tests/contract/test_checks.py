@@ -1,0 +1,118 @@
+"""The contract's checks on real files: every requirement derived for a dev task holds on its
+reference deliverable (no false alarms), and a deliverable with a known defect fails exactly
+the requirement that describes it, with the observed value."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import warnings
+
+import geopandas as gpd
+import pandas as pd
+import pyogrio
+import pytest
+from shapely.geometry import Point, box
+
+from geoagent_ext.contract import derive_contract
+from geoagent_ext.contract.check import check_payload
+from geoagent_ext.kernel import inkernel
+
+from ..bench.helpers import SUITE, task_params
+
+HELPER = inkernel.load()
+
+
+def input_facts(folder):
+    facts = {}
+    for p in folder.iterdir():
+        if p.suffix == ".csv":
+            f = pd.read_csv(p)
+            facts[p.name] = {"rows": len(f), "columns": list(f.columns)}
+        elif p.suffix in (".parquet", ".geoparquet"):
+            f = pd.read_parquet(p)
+            facts[p.name] = {"rows": len(f), "columns": list(f.columns)}
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                info = pyogrio.read_info(p)
+            facts[p.name] = {"rows": info["features"], "columns": list(info["fields"])}
+    return facts
+
+
+def check(contract, workdir):
+    cwd = os.getcwd()
+    os.chdir(workdir)
+    try:
+        results = HELPER.check_contract(check_payload(contract))
+    finally:
+        os.chdir(cwd)
+    text = {r.id: r.text for r in contract.requirements}
+    return {text[r["id"]]: (r["passed"], r["observed"]) for r in results}
+
+
+@pytest.mark.parametrize("task", task_params())
+def test_every_derived_requirement_holds_on_the_reference(task, tmp_path):
+    folder = SUITE / task
+    data = json.loads((folder / "task.json").read_text())
+    for p in (folder / "inputs").iterdir():
+        shutil.copy(p, tmp_path / p.name)
+    contract = derive_contract(data["instruction"], [o["name"] for o in data["expected_outputs"]], input_facts(tmp_path))
+    for p in (folder / "reference" / "outputs").iterdir():
+        shutil.copy(p, tmp_path / p.name)
+    failed = {k: v for k, v in check(contract, tmp_path).items() if not v[0]}
+    assert not failed, failed
+
+
+def _points(n=4, crs=4326):
+    return gpd.GeoDataFrame({"pid": [f"p{i}" for i in range(n)], "code": list(range(n, 0, -1))},
+                            geometry=[Point(16.3 + i * 0.01, 48.2) for i in range(n)], crs=crs)
+
+
+def test_defects_fail_the_requirement_that_names_them(tmp_path):
+    _points().to_file(tmp_path / "in.geojson")
+    facts = input_facts(tmp_path)
+    contract = derive_contract(
+        "Take `in.geojson`, reproject it to the national grid and write `out.geojson` with one row per input point, "
+        "keeping the original `pid`. Also write `summary.json` with keys `count` and `bbox_wgs84`. "
+        "Write `table.csv` with columns `pid` and `code` (integer); sort rows by `code`.",
+        ["out.geojson", "summary.json", "table.csv"], facts)
+    # The defects: left in degrees; one row lost and an invented id; a bbox in metres; unsorted.
+    bad = _points().iloc[:3].copy()
+    bad.loc[0, "pid"] = "x9"
+    bad.to_file(tmp_path / "out.geojson")
+    (tmp_path / "summary.json").write_text(json.dumps({"count": 4, "bbox_wgs84": [1813000.0, 6140000.0, 1816000.0, 6141000.0]}))
+    _points().drop(columns="geometry").to_csv(tmp_path / "table.csv", index=False)
+    seen = check(contract, tmp_path)
+    failed = {k for k, (ok, _) in seen.items() if not ok}
+    assert failed == {
+        "is in a projected CRS in metres whose area of use contains the data (the region's grid)",
+        "one row per feature of `in.geojson` (4)",
+        "`pid` keeps the original values of `in.geojson`",
+        "`bbox_wgs84` holds longitude/latitude values (WGS84 degrees)",
+        "rows are sorted by `code` ascending",
+    }, seen
+    assert "EPSG:4326" in seen["is in a projected CRS in metres whose area of use contains the data (the region's grid)"][1]
+    assert "x9" in seen["`pid` keeps the original values of `in.geojson`"][1]
+    assert "1813000" in seen["`bbox_wgs84` holds longitude/latitude values (WGS84 degrees)"][1]
+
+    # Fixed: Austria's grid, all rows, lon/lat bbox, sorted -> everything holds.
+    _points().to_crs(31287).to_file(tmp_path / "out.geojson")
+    (tmp_path / "summary.json").write_text(json.dumps({"count": 4, "bbox_wgs84": [16.3, 48.2, 16.33, 48.2]}))
+    _points().drop(columns="geometry").sort_values("code").to_csv(tmp_path / "table.csv", index=False)
+    assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
+    # A projected CRS of another continent is not the region's grid.
+    _points().to_crs(32618).to_file(tmp_path / "out.geojson")
+    crs = check(contract, tmp_path)["is in a projected CRS in metres whose area of use contains the data (the region's grid)"]
+    assert not crs[0] and "is far from" in crs[1]
+
+
+def test_missing_or_broken_files_fail_every_requirement_with_the_reason(tmp_path):
+    contract = derive_contract("Write `a.geojson` with columns `x`, `y`.", ["a.geojson"])
+    assert {v for v in check(contract, tmp_path).values()} == {(False, "`a.geojson` does not exist")}
+    (tmp_path / "a.geojson").write_text("{not json")
+    assert all(not ok and "does not open" in seen for ok, seen in check(contract, tmp_path).values())
+    gpd.GeoDataFrame({"x": [1]}, geometry=[box(0, 0, 1, 1)], crs=4326).to_file(tmp_path / "a.geojson")
+    seen = check(contract, tmp_path)
+    assert seen["has the columns x, y"][0] is False and "missing ['y']" in seen["has the columns x, y"][1]

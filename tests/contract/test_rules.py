@@ -1,0 +1,85 @@
+"""The contract's rules read requirements from the request's own words, and only those."""
+
+from __future__ import annotations
+
+from geoagent_ext.contract import derive_contract
+
+
+def kinds(contract, output=None):
+    return {(r.kind, tuple(sorted(r.params.get("names") or r.params.get("allowed") or []))
+             if r.kind in ("columns", "layers", "geometry_types", "values_in") else r.params.get("name") or r.params.get("epsg") or r.params.get("input"))
+            for r in contract.requirements if output is None or r.output == output}
+
+
+def test_columns_keys_and_what_their_names_say():
+    c = derive_contract("Write `stats.json` with keys `count`, `bbox_wgs84` and `area_km2`.", ["stats.json"])
+    got = kinds(c)
+    assert ("columns", ("area_km2", "bbox_wgs84", "count")) in got
+    assert ("integer", "count") in got and ("lonlat", "bbox_wgs84") in got and ("bbox", "bbox_wgs84") in got
+    assert ("non_negative", "area_km2") in got
+    assert c.requirements[0].kind == "exists"
+
+
+def test_plain_words_count_as_columns_only_in_a_list_of_input_columns():
+    inputs = {"admin.geojson": {"rows": 5, "columns": ["id", "name", "kind"]}}
+    c = derive_contract("Write the result to `areas.csv`, with one row per feature containing its id, name, and "
+                        "area_km2. The kind of feature does not matter.", ["areas.csv"], inputs)
+    cols = next(r for r in c.requirements if r.kind == "columns")
+    assert cols.params["names"] == ["id", "name", "area_km2"]
+
+
+def test_crs_phrases():
+    one = derive_contract("Convert it to `a.geoparquet`: Point geometry in EPSG:4326.", ["a.geoparquet"])
+    assert ("crs_epsg", 4326) in kinds(one) and ("geometry_types", ("Point",)) in kinds(one)
+    grid = derive_contract("Reproject the lines to the country's national grid and write `b.geojson`.", ["b.geojson"])
+    assert any(r.kind == "crs_projected_metres" for r in grid.requirements)
+    # A CSV has no CRS to check; an EPSG code naming the input is no requirement of the output.
+    csv = derive_contract("Read `in.geojson` (EPSG:3857) and write `c.csv` with columns `a`, `b`.", ["c.csv"],
+                          {"in.geojson": {"rows": 3, "columns": ["a"]}})
+    assert not any(r.kind.startswith("crs") for r in csv.requirements)
+
+
+def test_negated_geometry_types_and_single_part():
+    c = derive_contract("Give me each transect as one MultiLineString feature in `t.geojson`. Every feature must be a "
+                        "MultiLineString, so do not leave any as plain LineString.", ["t.geojson"])
+    geo = [r for r in c.requirements if r.kind == "geometry_types"]
+    assert len(geo) == 1 and geo[0].params["allowed"] == ["MultiLineString"]
+    single = derive_contract("Write `h.gpkg` with layers named `points`, `lines`, and `polygons`; every feature has to "
+                             "be single-part, keeping the `site_id` on every feature.", ["h.gpkg"],
+                             {"sites.geojson": {"rows": 9, "columns": ["site_id"]}})
+    got = kinds(single)
+    assert ("layers", ("lines", "points", "polygons")) in got
+    assert ("columns", ("site_id",)) in got and ("values_from_input", "site_id") in got
+    assert "MultiPolygon" not in next(r for r in single.requirements if r.kind == "geometry_types").params["allowed"]
+
+
+def test_rows_keys_sorting_and_allowed_values():
+    inputs = {"addresses.parquet": {"rows": 120, "columns": ["address_id", "street"]},
+              "hospitals.parquet": {"rows": 9, "columns": ["name"]}}
+    c = derive_contract("For every address in `addresses.parquet`, find the nearest hospital from `hospitals.parquet`. "
+                        "Keep the original `address_id`, and make sure `nearest_name` comes through as a non-empty string. "
+                        "Write `out.gpkg` with one feature per input address.", ["out.gpkg"], inputs)
+    got = kinds(c)
+    assert ("rows_as_input", "addresses.parquet") in got
+    assert ("non_empty", "nearest_name") in got and ("values_from_input", "address_id") in got
+    rows = next(r for r in c.requirements if r.kind == "rows_as_input")
+    assert rows.params["rows"] == 120
+    s = derive_contract("Write `d.csv` with `code` (integer) and `label`. Sort rows by `code` descending.", ["d.csv"])
+    assert ("sorted", "code") in kinds(s) and ("integer", "code") in kinds(s)
+    assert next(r for r in s.requirements if r.kind == "sorted").params["descending"] is True
+    v = derive_contract("Write `p.geojson` with a `source` attribute whose value is exactly one of `a`, `b`, or `both`.",
+                        ["p.geojson"])
+    assert ("values_in", ("a", "b", "both")) in kinds(v)
+    assert ("columns", ("source",)) in kinds(v)
+
+
+def test_nothing_the_request_did_not_say():
+    c = derive_contract("Fix the encoding of `x.geojson` and write `y.geojson`.", ["y.geojson"],
+                        {"x.geojson": {"rows": 4, "columns": ["name"]}})
+    assert [r.kind for r in c.requirements] == ["exists"]
+
+
+def test_sentences_naming_only_inputs_bind_no_output():
+    c = derive_contract("The lines in `in.geojson` are in EPSG:4326. Write `out.geojson`.", ["out.geojson"],
+                        {"in.geojson": {"rows": 2, "columns": []}})
+    assert not any(r.kind == "crs_epsg" for r in c.requirements)
