@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, Field, TypeAdapter
 
+from ..contract.model import Contract
+
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
@@ -86,6 +88,25 @@ class Replanned(_Event):
     type: Literal["replanned"] = "replanned"
     reason: str
     subtasks: list[SubtaskSpec]  # the whole plan after the change
+
+
+class ContractStated(_Event):
+    """What the deliverable must satisfy, derived from the request before planning."""
+
+    type: Literal["contract_stated"] = "contract_stated"
+    contract: Contract
+
+
+class RequirementChecked(_Event):
+    """One requirement checked on the file read back from disk (after a step, or at the end)."""
+
+    type: Literal["requirement_checked"] = "requirement_checked"
+    requirement_id: str
+    output: str
+    text: str
+    passed: bool
+    observed: str = ""
+    subtask_id: str | None = None  # None: the final check
 
 
 class Declined(_Event):
@@ -206,11 +227,13 @@ class Finished(_Event):
     status: Literal["succeeded", "partial", "failed", "cancelled", "declined", "interrupted"]
     message: str = ""
     stats: RunStats = Field(default_factory=RunStats)
+    unmet: list[str] = Field(default_factory=list)  # "requirement — observed" for each that failed at the end
+    not_verified: list[str] = Field(default_factory=list)  # requirements no code can check
 
 
 Event = Annotated[
     Union[
-        RunStarted, Progress, Planned, Replanned, Declined, SubtaskStarted, CodeProposed,
+        RunStarted, Progress, ContractStated, Planned, Replanned, RequirementChecked, Declined, SubtaskStarted, CodeProposed,
         Executed, Repaired, SubtaskInserted, ApprovalRequested, ApprovalGiven, Solved,
         NeedsHuman, HumanEditApplied, HintGiven, Skipped, SearchNode, Finished,
     ],

@@ -92,6 +92,7 @@ class StepWork:
             accepted_code=[code for _, code in run.accepted],
             human_fixes=list(run.human_fixes),
             hints=list(run.hints.get(self.subtask.id, [])),
+            contract=run.contract.text() if run.contract else "",
         )
         for key, value in overrides.items():
             setattr(ctx, key, value)
@@ -132,14 +133,22 @@ class StepWork:
 
     async def check(self, info: codeinfo.CodeInfo, stderr: str = "") -> list[str]:
         """Warnings about a step that ran: empty or all-null results, written files that
-        are missing, broken, or lack the keys/columns the request names, and measurements
-        made in degrees (geopandas' warning on ``stderr``)."""
+        are missing, broken, or lack the keys/columns the request names, measurements
+        made in degrees (geopandas' warning on ``stderr``), and each requirement of the
+        deliverable contract that a file this step wrote does not meet."""
         fields = fields_for(info.written_files, self.run.request)
         checks = await run_probe(self.run.kernel, "check_result", info.assigned, info.written_files, fields,
                                  self.run.empty_input_columns)
         warnings = list((checks or {}).get("warnings", []))
         degrees = measured_in_degrees(stderr)
-        return warnings + [degrees] if degrees else warnings
+        if degrees:
+            warnings.append(degrees)
+        deliverables = self.run.deliverables
+        if deliverables is not None:  # the contract's requirements of the deliverables this step wrote
+            written = deliverables.outputs_written_by(info.written_files)
+            if written:
+                warnings += deliverables.failures(await deliverables.check(written, subtask_id=self.subtask.id))
+        return warnings
 
     async def evaluate(self, code: str, attempt_no: int, node_id: str | None = None) -> Attempt:
         """Trial-run, then commit to the live kernel; returns what happened."""

@@ -85,8 +85,8 @@ class Planner:
         self.llm = llm
         self.max_tries = max_tries
 
-    async def plan(self, request: str, data_overview: str, intros: str) -> PlanResult:
-        messages = planner_messages(request, data_overview, intros)
+    async def plan(self, request: str, data_overview: str, intros: str, contract: str = "") -> PlanResult:
+        messages = planner_messages(request, data_overview, intros, contract)
         last_error: PlanError | None = None
         for _ in range(self.max_tries):
             generation = await self.llm.complete(messages, temperature=0.1, max_tokens=640)  # room for models that code under each step

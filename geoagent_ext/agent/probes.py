@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import posixpath
 from importlib import resources
 from typing import Any
 
@@ -46,12 +47,24 @@ async def run_probe(kernel, function: str, *args: Any, timeout: float = 60) -> A
     return parse_probe_output(result.stdout)
 
 
-def format_files(profile: dict[str, Any] | None) -> str:
+def format_files(profile: dict[str, Any] | None, named: list[str] | None = None) -> str:
+    """The data overview. Files the request names come first; the rest of the folder is listed
+    apart, as available, so a plan does not pick up another example's rasters."""
     if not profile:
         return ""
     lines = [f"Working directory: {profile.get('cwd')}"]
-    for path, text in (profile.get("files") or {}).items():
-        lines.append(f"- {path}: {text or 'unrecognised format'}")
+    files = profile.get("files") or {}
+    wanted = {posixpath.normpath(n) for n in named or []} | {posixpath.basename(n) for n in named or []}
+    first = [p for p in files if posixpath.normpath(p) in wanted or posixpath.basename(p) in wanted]
+    rest = [p for p in files if p not in first]
+    if named and first:
+        lines.append("Files the request names:")
+    for path in first:
+        lines.append(f"- {path}: {files[path] or 'unrecognised format'}")
+    if named and first and rest:
+        lines.append("Other files in the folder (not named in the request; use them only if the request needs them):")
+    for path in rest:
+        lines.append(f"- {path}: {files[path] or 'unrecognised format'}")
     if profile.get("empty_columns"):
         lines.append(f"Columns empty in every row of these files (keep them as they are): {', '.join(profile['empty_columns'])}")
     return "\n".join(lines)

@@ -28,7 +28,8 @@ Rules:
 - Layers that share no column are related by location: a spatial join (sjoin) for
   containment, sjoin_nearest for the nearest feature. Merge on a column only when both
   layers have it.
-- Every value the user asks for is computed in some step.
+- Every value the user asks for is computed in some step, and every requirement of the output
+  files listed below is met by some step (a column the input lacks is computed, not selected).
 - The last step produces what the user asked for (a file, a number, a table or a map).
   Make a map or a plot only when the user asks for one.
 Answer with a numbered list only, one step per line:
@@ -89,10 +90,18 @@ class StepContext:
     failure: str | None = None
     repair_context: str = ""
     lookahead: bool = False
+    contract: str = ""  # what the deliverables must satisfy (checked on the files)
 
 
-def planner_messages(request: str, data_overview: str, intros: str) -> list[BaseMessage]:
+def _contract_section(contract: str) -> list[str]:
+    if not contract:
+        return []
+    return [f"## The output files must satisfy (each is checked on the written file)\n{_clip(contract, MAX_SECTION)}"]
+
+
+def planner_messages(request: str, data_overview: str, intros: str, contract: str = "") -> list[BaseMessage]:
     parts = [f"## Request\n{request.strip()}", f"## Data in the working directory and kernel\n{_clip(data_overview, MAX_SECTION) or '(none found)'}"]
+    parts += _contract_section(contract)
     if intros:
         parts.append(f"## Libraries available\n{_clip(intros, MAX_SECTION)}")
     parts.append("Write the numbered plan now.")
@@ -112,6 +121,7 @@ def coder_messages(ctx: StepContext) -> list[BaseMessage]:
     parts = [
         f"## Request\n{ctx.request.strip()}",
         f"## Data found at the start\n{_clip(ctx.data_overview, MAX_SECTION) or '(none)'}",
+        *_contract_section(ctx.contract),
         f"## Plan\n{_plan_text(ctx.plan, None)}",
     ]
     if ctx.accepted_code:

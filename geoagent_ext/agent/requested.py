@@ -57,6 +57,11 @@ def output_step(path: str) -> str:
     return f"Compute everything the request asks for that is not done yet and write it to `{path}`."
 
 
+def contract_step(path: str, problems: list[str]) -> str:
+    """The step added when a written output does not meet the contract: what is wrong, what was seen."""
+    return f"Fix `{path}` so that it meets these requirements, then write it again: " + "; ".join(problems)
+
+
 def step_outputs(artifacts: list[str], outputs: list[str]) -> list[str]:
     """The request's output files a step names (a step saying it writes them must)."""
     wanted = {posixpath.basename(p) for p in outputs}

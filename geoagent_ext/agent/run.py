@@ -21,9 +21,11 @@ from pydantic import BaseModel
 from ..llm.client import LLMError
 from ..llm.redact import redact, redact_obj
 from . import codeinfo
+from ..contract import Contract
 from .bus import EventBus
+from .deliverables import DeliverableChecks, derive as derive_contract
 from .events import (
-    ApprovalGiven, ApprovalRequested, Declined, Event, Finished, HintGiven, HumanEditApplied,
+    ApprovalGiven, ApprovalRequested, ContractStated, Declined, Event, Finished, HintGiven, HumanEditApplied,
     NeedsHuman, Planned, Progress, Replanned, RunStarted, RunStats, Skipped, Solved,
     SubtaskInserted, SubtaskSpec, SubtaskStarted,
 )
@@ -33,11 +35,20 @@ from .planner import Planner, new_subtask
 from .probes import format_files, run_probe
 from .repair import define_subtask_text
 from .search import MctsOptions, MctsSolver
-from .requested import output_step, requested_files
+from .requested import contract_step, output_step, requested_files
 from .runlog import RunLog
 
 MAX_INSERTS_PER_SUBTASK = 2
 MAX_INSERTS_PER_RUN = 6
+
+
+@dataclass
+class _ClosingSteps:
+    """Which closing steps a run has added (each kind once)."""
+
+    outputs_added: bool = False
+    contract_added: bool = False
+    checked_last: bool = False  # the contract was checked after the last step ran
 
 
 class RunOptions(BaseModel):
@@ -52,6 +63,7 @@ class RunOptions(BaseModel):
     execute_timeout: float = 300
     on_stuck: Literal["wait", "stop", "skip"] = "wait"  # "wait" for a human (panel/chat); CLI batch uses stop/skip
     mcts: MctsOptions = MctsOptions()
+    contract: bool = True  # derive the deliverable contract, check it, and let it decide the status
 
 
 class HumanAction(BaseModel):
@@ -105,6 +117,9 @@ class Run:
         self.hints: dict[str, list[str]] = {}
         self.data_overview = ""
         self.outputs: list[str] = []  # files the request names that did not exist at the start
+        self.data_files: list[str] = []  # data files found in the working directory at the start
+        self.contract: Contract | None = None
+        self.deliverables: DeliverableChecks | None = None
         self.empty_input_columns: list[str] = []  # null in every row of an input file: no step's fault
         self.stats = RunStats()
         self.last_rejection = ""
@@ -225,6 +240,7 @@ class Run:
         self._finish(status, message)
 
     def _finish(self, status: str, message: str) -> None:
+        checks = self.deliverables
         stats = self.stats
         llm_stats = getattr(self.llm, "stats", None)
         if llm_stats is not None:
@@ -232,7 +248,8 @@ class Run:
             stats.llm_seconds = round(llm_stats.seconds, 2)
         stats.subtasks = len(self.subtasks)
         stats.seconds = round(time.monotonic() - self._started, 2)
-        self.emit(Finished(run_id=self.id, status=status, message=redact(message), stats=stats))
+        self.emit(Finished(run_id=self.id, status=status, message=redact(message), stats=stats,
+                           unmet=checks.unmet() if checks else [], not_verified=checks.not_verified() if checks else []))
         if self.log:
             self.log.close()
 
@@ -246,7 +263,8 @@ class Run:
         self.progress("looking at the data in the working directory and the kernel")
         profile = await run_probe(self.kernel, "profile_files", ".")
         self.empty_input_columns = list((profile or {}).get("empty_columns") or [])
-        files = format_files(profile)
+        self.data_files = list((profile or {}).get("files") or [])
+        files = format_files(profile, named=requested_files(self.request))
         variables = await self.variable_summary()
         parts = [files] if files else []
         if variables:
@@ -269,29 +287,30 @@ class Run:
 
     async def _plan_and_solve(self) -> tuple[str, str]:
         self.data_overview = await self._gather_overview()
+        self.outputs = outputs = await self._absent(requested_files(self.request))
+        if self.options.contract and outputs:
+            self.contract = await derive_contract(self.kernel, self.request, outputs, self.data_files)
+            self.deliverables = DeliverableChecks(self.kernel, self.contract, self.emit, self.id)
+            self.emit(ContractStated(run_id=self.id, contract=self.contract))
         self.progress("planning")
-        plan = await Planner(self.llm).plan(self.request, self.data_overview, await self._intros())
+        plan = await Planner(self.llm).plan(self.request, self.data_overview, await self._intros(),
+                                            self.contract.text() if self.contract else "")
         if plan.declined:
             self.emit(Declined(run_id=self.id, reason=plan.declined))
             return "declined", plan.declined
-        self.outputs = outputs = await self._absent(requested_files(self.request))
         self.subtasks = plan.subtasks
         self.emit(Planned(run_id=self.id, subtasks=self.subtasks))
         solver = self._solver()
         i = 0
         skipped = 0
         done_outputs: list[tuple[str, str]] = []
-        output_steps_added = False
+        closing = _ClosingSteps()
         while True:
             if i == len(self.subtasks):
-                missing = await self._absent(outputs)
-                if not missing or output_steps_added:
+                added = await self._closing_steps(closing)
+                if not added:
                     break
-                # The plan ran out without writing what the request asked for: one more step per file, once.
-                output_steps_added = True
-                self.subtasks += [new_subtask(output_step(p)) for p in missing]
-                self.emit(Replanned(run_id=self.id, reason=f"the request's output {', '.join(missing)} is not written yet",
-                                    subtasks=self.subtasks))
+                self.subtasks += added
             subtask = self.subtasks[i]
             self.emit(SubtaskStarted(run_id=self.id, subtask_id=subtask.id, index=i, description=subtask.description))
             outcome = await solver.solve(i)
@@ -316,8 +335,53 @@ class Run:
             done_outputs.append((subtask.description, self._output_text(subtask.id)))
             i += 1
             await self._maybe_replan(i, done_outputs, outcome)
-        if missing:  # as checked when the plan ran out
+        return await self._verdict(outputs, skipped, recheck=not closing.checked_last)
+
+    async def _closing_steps(self, closing: "_ClosingSteps") -> list[SubtaskSpec]:
+        """When the plan ran out: one step per output still missing (once), then one step per output
+        whose contract does not hold (once). Small models often plan "Load the data" and stop, or
+        write a file that misses what the request asked for."""
+        missing = await self._absent(self.outputs)
+        if missing:
+            if closing.outputs_added:
+                return []
+            closing.outputs_added = True
+            steps = [new_subtask(output_step(p)) for p in missing]
+            reason = f"the request's output {', '.join(missing)} is not written yet"
+        else:
+            if self.deliverables is None or closing.contract_added:
+                return []
+            failed = self.deliverables.failures(await self.deliverables.check())
+            closing.checked_last = not failed
+            if not failed:
+                return []
+            closing.contract_added = True
+            by_output: dict[str, list[str]] = {}
+            for req_id, result in self.deliverables.last.items():
+                if not result.passed:
+                    req = next(r for r in self.contract.requirements if r.id == req_id)
+                    by_output.setdefault(req.output, []).append(f"{req.text} (seen: {result.observed})")
+            steps = [new_subtask(contract_step(path, problems)) for path, problems in by_output.items()]
+            reason = f"{len(failed)} requirement(s) of the output do not hold"
+        self.emit(Replanned(run_id=self.id, reason=reason, subtasks=self.subtasks + steps))
+        return steps
+
+    async def _verdict(self, outputs: list[str], skipped: int, recheck: bool = True) -> tuple[str, str]:
+        """The run's status, from the final files: ``succeeded`` only when every output exists and every
+        checkable requirement holds on it. A skipped step is then "not needed", not a failure."""
+        missing = await self._absent(outputs)
+        if missing:
             return "partial", f"{', '.join(missing)} not written" + (f"; {skipped} step(s) skipped" if skipped else "")
+        if self.deliverables is not None:
+            if recheck:
+                await self.deliverables.check()
+            unmet = self.deliverables.unmet()
+            if unmet:
+                return "partial", f"{len(unmet)} requirement(s) not met: " + "; ".join(unmet)
+            beyond_existence = any(r.kind != "exists" for r in self.contract.checkable())
+            if skipped and beyond_existence and self.deliverables.all_hold():
+                return "succeeded", (f"{len(self.subtasks)} step(s); {skipped} not needed: the output meets every "
+                                     f"checked requirement")
         if skipped:
             return "partial", f"{skipped} step(s) skipped"
         return "succeeded", f"{len(self.subtasks)} step(s) done"

@@ -3,11 +3,15 @@ request before planning, shown to the user, checked on the real files after each
 writes them and at the end, and the ground truth for a run's status.
 
     contract = derive_contract(request, outputs, input_facts)
-    results = await check_contract(kernel, contract)
+    payload = check_payload(contract)            # run in the kernel by the agent (agent/deliverables.py)
+    results = read_answer(payload, answer)
+
+This package knows requests and files, not runs or kernels: the agent imports it, never the reverse.
 """
 
-from .check import check_contract
+from .check import check_payload, read_answer
 from .model import Contract, OutputSpec, Requirement, RequirementResult
 from .rules import derive_contract
 
-__all__ = ["Contract", "OutputSpec", "Requirement", "RequirementResult", "check_contract", "derive_contract"]
+__all__ = ["Contract", "OutputSpec", "Requirement", "RequirementResult", "check_payload", "derive_contract",
+           "read_answer"]

@@ -1,13 +1,14 @@
-"""Check a contract on the real files, in the kernel (its working directory, its libraries)."""
+"""What the in-kernel checker (``kernel/inkernel/_50_contract.py``) is asked, and what its answer means."""
 
 from __future__ import annotations
 
-from ..agent.probes import run_probe
+from typing import Any
+
 from .model import Contract, RequirementResult
 
 
 def check_payload(contract: Contract, outputs: list[str] | None = None) -> list[dict]:
-    """The in-kernel checker's input: each output with its checkable requirements."""
+    """The checker's input: each output (of ``outputs``, default all) with its checkable requirements."""
     payload = []
     for out in contract.outputs:
         if outputs is not None and out.path not in outputs:
@@ -18,16 +19,11 @@ def check_payload(contract: Contract, outputs: list[str] | None = None) -> list[
     return payload
 
 
-async def check_contract(kernel, contract: Contract, outputs: list[str] | None = None) -> list[RequirementResult]:
-    """Every checkable requirement (of ``outputs``, default all) checked on the file read back from disk.
-
-    A checker that cannot answer (kernel busy, probe failed) fails every requirement it was
-    asked about, saying so: an unchecked requirement is never a passed one."""
-    payload = check_payload(contract, outputs)
-    if not payload:
-        return []
-    answer = await run_probe(kernel, "check_contract", payload, timeout=180)
+def read_answer(payload: list[dict], answer: Any) -> list[RequirementResult]:
+    """The checker's answer as results; a checker that could not answer fails every requirement it
+    was asked about, saying so: an unchecked requirement is never a passed one."""
+    asked = [r["id"] for out in payload for r in out["requirements"]]
     if not isinstance(answer, list):
-        return [RequirementResult(id=r["id"], passed=False, observed="the check could not run in the kernel")
-                for out in payload for r in out["requirements"]]
-    return [RequirementResult.model_validate(item) for item in answer]
+        return [RequirementResult(id=i, passed=False, observed="the check could not run in the kernel") for i in asked]
+    results = {item.get("id"): RequirementResult.model_validate(item) for item in answer if isinstance(item, dict)}
+    return [results.get(i) or RequirementResult(id=i, passed=False, observed="the checker gave no answer") for i in asked]

@@ -43,8 +43,11 @@ async def test_plan_solve_and_replayable_log(workdir, tmp_path, capsys):
         finished = await run.wait()
     assert finished.status == "succeeded", finished.message
     assert (workdir / "cities.geojson").exists()
-    assert types(run)[:3] == ["run_started", "progress", "progress"]
+    assert types(run)[:4] == ["run_started", "progress", "contract_stated", "progress"]
     assert types(run).count("solved") == 2
+    # The step that wrote the deliverable was checked against the contract, and so was the end.
+    checked = [e for e in run.bus.history if e.type == "requirement_checked"]
+    assert checked and all(e.passed for e in checked) and {e.subtask_id is None for e in checked} == {False, True}
     # The planner saw the file profile gathered from the kernel.
     assert "cities.csv" in model.prompt_texts[0] and "lon" in model.prompt_texts[0]
     # The second step's prompt carries the first step's accepted code.

@@ -16,7 +16,7 @@ import pytest
 from shapely.geometry import Point, box
 
 from geoagent_ext.contract import derive_contract
-from geoagent_ext.contract.check import check_payload
+from geoagent_ext.contract import check_payload
 from geoagent_ext.kernel import inkernel
 
 from ..bench.helpers import SUITE, task_params

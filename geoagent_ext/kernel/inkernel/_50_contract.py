@@ -88,6 +88,8 @@ def _contract_geo_bounds_wgs84(frame):
 def _contract_check_table(kind, params, data):
     import math
     name = params.get("name")
+    if not isinstance(data, dict) and not hasattr(data, "columns"):
+        return False, f"the file holds a JSON {type(data).__name__}, not an object with named values"
     if kind == "columns":
         have = set(map(str, data)) if isinstance(data, dict) else set(map(str, data.columns))
         if hasattr(data, "geometry") and not isinstance(data, dict):
@@ -217,8 +219,12 @@ def check_contract(outputs):
             try:
                 if kind == "exists":
                     first = next(iter(layers.values()))
-                    shape = (f"keys {sorted(first)[:12]}" if isinstance(first, dict)
-                             else f"{len(first)} rows, columns {list(map(str, first.columns))[:12]}")
+                    if isinstance(first, dict):
+                        shape = f"keys {sorted(map(str, first))[:12]}"
+                    elif hasattr(first, "columns"):
+                        shape = f"{len(first)} rows, columns {list(map(str, first.columns))[:12]}"
+                    else:
+                        shape = f"a JSON {type(first).__name__}"
                     passed, observed = True, f"opens; {len(layers)} layer(s); {shape}"
                 elif kind == "layers":
                     missing = [n for n in params.get("names", []) if n not in layers]

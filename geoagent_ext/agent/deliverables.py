@@ -1,0 +1,73 @@
+"""The run's side of the deliverable contract: derive it from the request and the data found at
+the start, check it in the kernel on the files read back from disk, and say what failed in
+words a repair can act on. Every check is an event (``requirement_checked``)."""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Callable
+
+from ..contract import Contract, Requirement, RequirementResult, check_payload, derive_contract, read_answer
+from ..contract.advice import repair_line
+from .events import RequirementChecked
+from .probes import run_probe
+
+CHECK_TIMEOUT_S = 180
+
+
+async def derive(kernel, request: str, outputs: list[str], data_files: list[str]) -> Contract:
+    """The contract for the request's outputs, with the row counts and columns of the input files."""
+    inputs = [f for f in data_files if f not in outputs][:40]
+    facts = await run_probe(kernel, "input_facts", inputs) if inputs else {}
+    return derive_contract(request, outputs, facts if isinstance(facts, dict) else {})
+
+
+class DeliverableChecks:
+    """Checks one run's contract; ``emit`` publishes each result as an event."""
+
+    def __init__(self, kernel, contract: Contract, emit: Callable, run_id: str):
+        self.kernel, self.contract, self.emit, self.run_id = kernel, contract, emit, run_id
+        self.last: dict[str, RequirementResult] = {}
+
+    def outputs_written_by(self, written_files: list[str]) -> list[str]:
+        """The contract's outputs among the files a step writes (matched by path or basename)."""
+        wanted = {posixpath.normpath(o.path): o.path for o in self.contract.outputs}
+        by_base = {posixpath.basename(o.path): o.path for o in self.contract.outputs}
+        found = []
+        for path in written_files:
+            hit = wanted.get(posixpath.normpath(path)) or by_base.get(posixpath.basename(path))
+            if hit and hit not in found:
+                found.append(hit)
+        return found
+
+    async def check(self, outputs: list[str] | None = None, subtask_id: str | None = None) -> list[tuple[Requirement, RequirementResult]]:
+        payload = check_payload(self.contract, outputs)
+        if not payload:
+            return []
+        answer = await run_probe(self.kernel, "check_contract", payload, timeout=CHECK_TIMEOUT_S)
+        by_id = {r.id: r for r in self.contract.requirements}
+        pairs = []
+        for result in read_answer(payload, answer):
+            req = by_id[result.id]
+            self.last[req.id] = result
+            pairs.append((req, result))
+            self.emit(RequirementChecked(run_id=self.run_id, requirement_id=req.id, output=req.output, text=req.text,
+                                         passed=result.passed, observed=result.observed, subtask_id=subtask_id))
+        return pairs
+
+    @staticmethod
+    def failures(pairs: list[tuple[Requirement, RequirementResult]]) -> list[str]:
+        """One repair line per failed requirement: the requirement, what was seen, how to meet it."""
+        return [repair_line(req, res.observed) for req, res in pairs if not res.passed]
+
+    def unmet(self) -> list[str]:
+        by_id = {r.id: r for r in self.contract.requirements}
+        return [f"{by_id[i].output}: {by_id[i].text} — seen: {r.observed}" for i, r in self.last.items() if not r.passed]
+
+    def not_verified(self) -> list[str]:
+        return [f"{r.output}: {r.text}" for r in self.contract.requirements if not r.checkable]
+
+    def all_hold(self) -> bool:
+        """Every checkable requirement was checked and held at its last check."""
+        checkable = self.contract.checkable()
+        return bool(checkable) and all(r.id in self.last and self.last[r.id].passed for r in checkable)

@@ -1,0 +1,40 @@
+"""How to meet a failed requirement: one concrete line per kind for the repair prompt.
+
+The repair sees the requirement, what the file showed, and this line; small models fix a
+named defect far more often than an unnamed one ("the result looks wrong")."""
+
+from __future__ import annotations
+
+from .model import Requirement
+
+ADVICE = {
+    "exists": "write the file with the right writer for its format (to_file / to_csv / to_parquet / json.dump)",
+    "columns": ("add the missing columns before writing; a column that is not in the input must be computed "
+                "(from geometry.bounds, .area/.length in a metric CRS, a spatial join with the other layer, "
+                "or a rename of an existing column)"),
+    "layers": "write each layer with gdf.to_file(path, layer=NAME, driver='GPKG')",
+    "crs_epsg": "reproject with gdf.to_crs(epsg=CODE) before writing (set_crs only labels, it does not convert)",
+    "crs_projected_metres": ("reproject with gdf.to_crs(...) to a projected CRS in metres made for this region "
+                             "(its national grid, or gdf.estimate_utm_crs()) before measuring and writing"),
+    "geometry_types": ("convert the geometries: shapely.geometry.MultiPolygon([p]) / MultiLineString([l]) "
+                       "wraps single parts; gdf.explode(index_parts=False) splits multi-parts"),
+    "lonlat": "reproject to EPSG:4326 first (gdf.to_crs(4326)) and take the values from that",
+    "bbox": "use [minx, miny, maxx, maxy] = list(map(float, gdf.total_bounds))",
+    "integer": "cast with .astype(int) (fill missing counts with 0 first); in JSON use int(...)",
+    "non_negative": "compute the measure in a metric CRS; drop nothing, and check for NaN/inf",
+    "non_empty": "fill every row: join or compute the value for all rows, not only some",
+    "unique": "make the values unique (drop duplicate rows, or rank with method='first')",
+    "sorted": "sort with .sort_values(COLUMN) just before writing",
+    "rows_as_input": ("one row per input feature: do not filter, explode or inner-join away rows "
+                      "(use how='left' and keep every input row)"),
+    "values_from_input": "keep the input's original values of this column unchanged (do not renumber or rebuild it)",
+    "values_in": "use exactly the allowed strings as values",
+}
+
+
+def repair_line(requirement: Requirement, observed: str) -> str:
+    """'`out.csv` must: rows are sorted by `code` ascending. Seen: ... How: ...'"""
+    how = ADVICE.get(requirement.kind, "")
+    how = how.replace("COLUMN", f"'{requirement.params.get('name', '')}'").replace(
+        "CODE", str(requirement.params.get("epsg", "")))
+    return f"`{requirement.output}` must satisfy: {requirement.text}. Seen: {observed}." + (f" How: {how}." if how else "")
