@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from . import codeinfo, repair
-from .events import CodeProposed, Executed, Repaired
-from ..llm.client import LLMNoAnswer
+from .events import CodeProposed, Executed, Repaired, Replanned
+from ..llm.client import LLMError, LLMNoAnswer
 from .kernel_handle import summarize
+from .planner import Planner, new_subtask
 from ..kernel.errors import measured_in_degrees
 from .probes import run_probe
 from .prompts import StepContext, coder_messages
@@ -126,6 +127,23 @@ class StepWork:
         cause = _CAUSE_RE.search(generation.text)
         return code, (cause.group(1).strip() if cause else ""), generation
 
+    async def rewrite_step(self, error: str) -> bool:
+        """Ask the planner for a new wording of this step; True when the plan changed."""
+        run = self.run
+        plan = [s.description for s in run.subtasks]
+        try:
+            step = await Planner(run.llm).rewrite(run.request, run.data_overview, plan, self.index, error)
+        except LLMError:
+            return False
+        if not step:
+            return False
+        fresh = new_subtask(step)  # its artifacts (the files it names) come from the new wording
+        self.subtask = run.subtasks[self.index] = self.subtask.model_copy(
+            update={"description": step, "artifacts": fresh.artifacts})
+        run.emit(Replanned(run_id=run.id, reason=f"step {self.index + 1} failed the same way three times; rewritten",
+                           subtasks=run.subtasks))
+        return True
+
     def output_guard(self, index: int | None = None) -> str:
         """Trial suffix that fails when subtask ``index`` (default: this one) left out a file it must write."""
         subtask = self.subtask if index is None else self.run.subtasks[index]
@@ -225,6 +243,8 @@ class SequentialSolver:
         semantic_failures = 0
         pending_code: str | None = None  # a certain fix (add_import) skips the model
         diagnosis_text = ""
+        repeats: dict[tuple, int] = {}  # error signature -> times seen in this step
+        rewritten = False
         for attempt_no in range(1, run.options.max_attempts + 1):
             run.stats.attempts += 1
             if pending_code is not None:
@@ -261,6 +281,16 @@ class SequentialSolver:
                 last_strategy, repair_context, diagnosis_text = "semantic", "", attempt.error
                 failed = attempt
                 continue
+            signature = repair.error_signature(attempt.ename, attempt.evalue, attempt.lineno)
+            repeats[signature] = repeats.get(signature, 0) + 1
+            if repeats[signature] >= 3 and not rewritten:
+                # Third time the same: the step's wording is the dead end; the planner rewrites it.
+                rewritten = True
+                if await work.rewrite_step(attempt.error or ""):
+                    subtask = work.subtask
+                    failed, repair_context, diagnosis_text, last_strategy = None, "", "", "rewrite"
+                    repeats.clear()
+                    continue
             diagnosis = repair.classify(code, attempt.ename, attempt.evalue, attempt.error, attempt.lineno, run.defined_names())
             last_strategy = diagnosis.strategy
             diagnosis_text = diagnosis.message
@@ -272,6 +302,10 @@ class SequentialSolver:
             elif diagnosis.strategy == "insert_subtask":
                 last_strategy = "analyse"
             repair_context = await repair.enrich(diagnosis, code, attempt.lineno, run.kernel)
+            if repeats[signature] == 2:  # second time the same: say so, with the real data beside it
+                repair_context = repair.escalation_note(attempt.error or "", await run.variable_summary()) + (
+                    "\n" + repair_context if repair_context else "")
+                last_strategy = "escalate"
             failed = attempt
         return Outcome("needs_human", code=failed.code if failed else "", error=failed.error or "" if failed else "",
                        attempts=run.options.max_attempts)

@@ -13,7 +13,7 @@ import uuid
 from dataclasses import dataclass
 
 from .events import SubtaskSpec
-from .prompts import PLANNER_SYSTEM, planner_messages, reviewer_messages
+from .prompts import PLANNER_SYSTEM, planner_messages, reviewer_messages, rewriter_messages
 
 _STEP_RE = re.compile(r"^\s*(?:step\s*)?(\d+)\s*[.):\-]\s+(.+?)\s*$", re.IGNORECASE)
 _DECLINE_RE = re.compile(r"^\s*DECLINE\s*:\s*(.+)$", re.IGNORECASE | re.MULTILINE)
@@ -109,3 +109,15 @@ class Planner:
         if not steps or steps == remaining:
             return None
         return steps
+
+    async def rewrite(self, request: str, data_overview: str, plan: list[str], index: int, error: str) -> str | None:
+        """A new wording for step ``index`` that keeps failing the same way, or None."""
+        generation = await self.llm.complete(rewriter_messages(request, data_overview, plan, index, error),
+                                             temperature=0.3, max_tokens=120)
+        lines = [line for line in (l.replace("**", "").strip() for l in generation.text.splitlines()) if line]
+        lines = [l for l in lines if not l.startswith(("```", "#"))]
+        if not lines:
+            return None
+        match = _STEP_RE.match(lines[0])
+        step = (match.group(2) if match else lines[0]).strip()
+        return step if step and step != plan[index] and len(step) < 400 else None

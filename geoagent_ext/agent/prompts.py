@@ -61,6 +61,12 @@ decide if the remaining steps still lead to what the user asked for.
 Answer with the single word OK if they do.
 Otherwise answer with a new numbered list of the remaining steps only (one per line)."""
 
+REWRITER_SYSTEM = """You are GeoAgent, a senior GIS analyst. One step of a plan keeps failing
+with the same error, so the way it is phrased leads the programmer into a dead end.
+Rewrite that ONE step so it reaches the same result another way (for example a spatial
+join instead of a merge on a column the data lacks, or computing a column instead of
+selecting it). Answer with the new step only, one sentence, no code."""
+
 MAX_CODE_CONTEXT = 6000
 MAX_SECTION = 2500
 
@@ -169,6 +175,13 @@ def reviewer_messages(request: str, done: list[tuple[str, str]], remaining: list
         "Answer OK or a new numbered list of the remaining steps."
     )
     return [SystemMessage(REVIEWER_SYSTEM), HumanMessage(body)]
+
+
+def rewriter_messages(request: str, data_overview: str, plan: list[str], index: int, error: str) -> list[BaseMessage]:
+    body = (f"## Request\n{request.strip()}\n\n## Data found at the start\n{_clip(data_overview, MAX_SECTION) or '(none)'}\n\n"
+            f"## Plan\n{_plan_text(plan, index)}\n\n## The failing step ({index + 1})\n{plan[index]}\n\n"
+            f"## Its error, the same on every attempt\n{_clip(error, 800)}\n\nWrite the new step {index + 1} now.")
+    return [SystemMessage(REWRITER_SYSTEM), HumanMessage(body)]
 
 
 NO_CODE_REMINDER = "Your answer had no ```python code block. Answer again with exactly one ```python code block."

@@ -187,3 +187,18 @@ async def _members_context(diagnosis: Diagnosis, kernel) -> str:
 
 def define_subtask_text(name: str, current_step: str) -> str:
     return f"Create the variable `{name}` that the next step needs ({current_step.rstrip('.')})."
+
+
+def error_signature(ename: str, evalue: str, lineno: int | None) -> tuple[str, str, int | None]:
+    """The same error at the same place (numbers in the message ignored: ids, lengths and
+    addresses change between otherwise identical failures)."""
+    return ename, re.sub(r"\d+", "N", (evalue or "").splitlines()[0] if evalue else "")[:200], lineno
+
+
+def escalation_note(error: str, variables: str) -> str:
+    """Context for a repair after the same error a second time: stop repeating it, here is the real data."""
+    note = ("The SAME error happened twice at the same place. Do not repeat that call, argument or column: "
+            "take a different approach to this step.")
+    if variables:
+        note += "\nThe variables in the kernel really are:\n" + variables
+    return note

@@ -16,6 +16,7 @@ import re
 from typing import Iterable
 
 from .model import Contract, OutputSpec, Requirement
+from .provenance import column_provenance
 
 _FILE = re.compile(r"`?([\w./-]+\.(?:json|geojson|csv|gpkg|parquet|geoparquet|shp|fgb))\b`?", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
@@ -183,6 +184,7 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
             _value_rules(b, out, sentence)
             _row_rules(b, out, sentence, inputs, input_by_base)
     _name_rules(b, outputs)
+    _provenance(b, inputs)
     return Contract(outputs=[OutputSpec(path=o, format=file_format(o)) for o in outputs], requirements=b.requirements)
 
 
@@ -292,6 +294,17 @@ def _input_for(noun: str, candidates: Iterable[str]) -> str | None:
     if len(matching) == 1:
         return matching[0]
     return candidates[0] if len(candidates) == 1 else None
+
+
+def _provenance(b: _Builder, inputs: dict[str, dict]) -> None:
+    """Each requested column's source, in the requirement (and so in the planner's and coder's view)."""
+    for req in [r for r in b.requirements if r.kind == "columns"]:
+        sources = {n: column_provenance(n, inputs) for n in req.params["names"] if n != "geometry"}
+        req.params["provenance"] = sources
+        groups: dict[str, list[str]] = {}
+        for name, source in sources.items():
+            groups.setdefault(source, []).append(name)
+        req.text += " (" + "; ".join(f"{', '.join(names)}: {source}" for source, names in groups.items()) + ")"
 
 
 def _name_rules(b: _Builder, outputs: list[str]) -> None:

@@ -27,8 +27,9 @@ class StepScript:
     replies for its successive attempts (the last one repeats).
     """
 
-    def __init__(self, plan: list[str], steps: dict[str, list[str]], review: str = "OK"):
+    def __init__(self, plan: list[str], steps: dict[str, list[str]], review: str = "OK", rewrite: str = ""):
         self.plan = plan
+        self.rewrite = rewrite  # the planner's new wording for a step that keeps failing the same way
         self.steps = {key: list(replies) for key, replies in steps.items()}
         self.review = review
         self.calls: dict[str, int] = {}
@@ -39,6 +40,9 @@ class StepScript:
             return "\n".join(f"{i}. {step}" for i, step in enumerate(self.plan, 1))
         if "reviewing a geospatial analysis" in system:
             return self.review
+        if "keeps failing" in system:
+            assert self.rewrite, "the step was escalated to a rewrite, but the script has none"
+            return self.rewrite
         section = user.split("## Your step", 1)[1] if "## Your step" in user else user
         step_text = section.split("\n## ", 1)[0]
         # The most specific key wins: an inserted step's text quotes the step it serves.

@@ -83,3 +83,16 @@ def test_sentences_naming_only_inputs_bind_no_output():
     c = derive_contract("The lines in `in.geojson` are in EPSG:4326. Write `out.geojson`.", ["out.geojson"],
                         {"in.geojson": {"rows": 2, "columns": []}})
     assert not any(r.kind == "crs_epsg" for r in c.requirements)
+
+
+def test_provenance_says_which_columns_are_carried_joined_or_computed():
+    inputs = {"addresses.parquet": {"rows": 3, "columns": ["address_id"]},
+              "hospitals.parquet": {"rows": 2, "columns": ["name", "beds"]}}
+    c = derive_contract("Write `near.csv` with columns `address_id`, `hospital_name`, `distance_m` and `bbox_minx`.",
+                        ["near.csv"], inputs)
+    cols = next(r for r in c.requirements if r.kind == "columns")
+    source = cols.params["provenance"]
+    assert source["address_id"] == "from `addresses.parquet`"
+    assert "`name` column of `hospitals.parquet`" in source["hospital_name"]
+    assert "distance in a metric CRS" in source["distance_m"] and "geometry.bounds" in source["bbox_minx"]
+    assert "geometry.bounds" in cols.text  # the planner and the coder read it

@@ -1,0 +1,130 @@
+"""The deliverable contract in a run: scripted model, real ipykernel, real files.
+
+A requirement that fails on the written file is repaired with what was seen; the status
+is ``succeeded`` only when every checkable requirement holds on the final files."""
+
+from __future__ import annotations
+
+import geopandas as gpd
+import pytest
+from shapely.geometry import Point
+
+from geoagent_ext.llm.scripted import ScriptedChatModel
+
+from .helpers import StepScript, make_run, real_kernel
+
+
+@pytest.fixture
+def workdir(tmp_path):
+    d = tmp_path / "work"
+    d.mkdir()
+    gpd.GeoDataFrame({"site_id": ["s1", "s2", "s3"], "kind": ["a", "b", "a"]},
+                     geometry=[Point(16.30, 48.20), Point(16.40, 48.21), Point(16.35, 48.25)],
+                     crs=4326).to_file(d / "sites.geojson")
+    return d
+
+
+LOAD = "import geopandas as gpd\nsites = gpd.read_file('sites.geojson')\nprint(len(sites), sites.crs)"
+
+
+def checked(run, passed=None):
+    return [e for e in run.bus.history if e.type == "requirement_checked" and (passed is None or e.passed == passed)]
+
+
+async def test_wrong_crs_fails_its_requirement_is_repaired_and_the_run_succeeds(workdir, tmp_path):
+    script = StepScript(
+        ["Load the sites.", "Reproject the sites and write them to sites_grid.geojson."],
+        {"Load the sites": [LOAD],
+         # First answer: set_crs labels the degrees as metres... no: writes them unchanged, in EPSG:4326.
+         "Reproject the sites": ["sites.to_file('sites_grid.geojson')\nprint('written')",
+                                 "sites.to_crs(31287).to_file('sites_grid.geojson')\nprint('written')"]},
+    )
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("Convert `sites.geojson` to the national grid of Austria and write `sites_grid.geojson`, "
+                       "keeping the `site_id`.", kernel, model, tmp_path)
+        finished = await run.wait()
+    assert finished.status == "succeeded", finished.message
+    stated = next(e for e in run.bus.history if e.type == "contract_stated")
+    crs_req = next(r for r in stated.contract.requirements if r.kind == "crs_projected_metres")
+    first = [e for e in checked(run) if e.requirement_id == crs_req.id]
+    assert not first[0].passed and "EPSG:4326" in first[0].observed
+    assert first[-1].passed and "EPSG:31287" in first[-1].observed
+    # The repair prompt named the requirement, what was seen and how to meet it.
+    repair_prompt = next(p for p in model.prompt_texts if "previous attempt failed" in p)
+    assert "projected CRS in metres" in repair_prompt and "EPSG:4326" in repair_prompt and "to_crs" in repair_prompt
+    # The planner and the coder saw the contract.
+    assert "must satisfy" in model.prompt_texts[0] and "site_id" in model.prompt_texts[0]
+    assert finished.unmet == [] and gpd.read_file(workdir / "sites_grid.geojson").crs.to_epsg() == 31287
+
+
+async def test_a_deliverable_still_lacking_a_column_ends_partial_and_lists_it(workdir, tmp_path):
+    script = StepScript(
+        ["Load the sites.", "Write sites.csv."],
+        {"Load the sites": [LOAD],
+         "Write sites.csv": ["sites.drop(columns='geometry').to_csv('sites.csv', index=False)\nprint('ok')"],
+         "Fix `sites.csv`": ["sites.drop(columns='geometry').to_csv('sites.csv', index=False)\nprint('still')"]},
+    )
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("Write `sites.csv` from `sites.geojson` with the columns `site_id`, `kind` and `elevation_m`.",
+                       kernel, model, tmp_path, max_attempts=2, on_stuck="skip")
+        finished = await run.wait()
+    assert finished.status == "partial"
+    assert any("elevation_m" in u and "missing ['elevation_m']" in u for u in finished.unmet), finished.unmet
+    assert "requirement(s) not met" in finished.message and "elevation_m" in finished.message
+    # The plan ran out with the requirement unmet: one closing step was added to fix it, once.
+    replans = [e for e in run.bus.history if e.type == "replanned"]
+    assert len(replans) == 1 and "Fix `sites.csv`" in replans[0].subtasks[-1].description
+
+
+async def test_a_column_to_derive_is_derived_from_its_provenance(workdir, tmp_path):
+    derive = ("import json\nb = sites.total_bounds\njson.dump({'count': int(len(sites)), 'bbox_wgs84': [float(v) for v in b]}, "
+              "open('summary.json', 'w'))\nprint('ok')")
+
+    def responder(messages):
+        text = messages[-1].text
+        if "Write the summary" in text.split("## Your step", 1)[-1] and "geometry.bounds" in text and "previous attempt failed" in text:
+            return f"```python\n{derive}\n```"
+        return script(messages)
+
+    script = StepScript(
+        ["Load the sites.", "Write the summary to summary.json."],
+        {"Load the sites": [LOAD],
+         # A small model selects the requested name as if it existed.
+         "Write the summary": ["import json\njson.dump({'count': len(sites), 'bbox_wgs84': list(sites['bbox_wgs84'])}, "
+                               "open('summary.json', 'w'))"]},
+    )
+    model = ScriptedChatModel(responder=responder)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("Summarise `sites.geojson` in `summary.json` with keys `count` and `bbox_wgs84`.",
+                       kernel, model, tmp_path)
+        finished = await run.wait()
+    assert finished.status == "succeeded", finished.message
+    stated = next(e for e in run.bus.history if e.type == "contract_stated").contract
+    columns = next(r for r in stated.requirements if r.kind == "columns")
+    assert "geometry.bounds" in columns.params["provenance"]["bbox_wgs84"]
+    assert {e.text.split(" ")[0] for e in checked(run, passed=True) if e.subtask_id is None} >= {"`bbox_wgs84`", "`count`"}
+
+
+async def test_the_same_error_twice_escalates_and_three_times_rewrites_the_step(workdir, tmp_path):
+    merge = "counts = sites.merge(sites, on='district')\nprint(len(counts))"
+    script = StepScript(
+        ["Load the sites.", "Merge the sites with themselves on district and count them."],
+        {"Load the sites": [LOAD],
+         "Merge the sites": [merge],
+         "Count the sites per kind": ["counts = sites.groupby('kind').size()\nprint(counts.to_dict())"]},
+        rewrite="Count the sites per kind with groupby.",
+    )
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("Count the sites in sites.geojson per kind.", kernel, model, tmp_path, max_attempts=5)
+        finished = await run.wait()
+    assert finished.status == "succeeded", finished.message
+    strategies = [e.strategy for e in run.bus.history if e.type == "repaired"]
+    assert strategies[:2] == ["data_profile", "escalate"], strategies
+    second_repair = [p for p in model.prompt_texts if "previous attempt failed" in p][1]
+    assert "SAME error happened twice" in second_repair and "sites" in second_repair
+    rewrites = [e for e in run.bus.history if e.type == "replanned" and "rewritten" in e.reason]
+    assert len(rewrites) == 1 and rewrites[0].subtasks[1].description == "Count the sites per kind with groupby."
+    assert script.calls["Merge the sites"] == 3  # not five: the third identical failure ended that wording
