@@ -67,6 +67,16 @@ class GeoAgentSettings(Configurable):
         False, help="Wait for the user's approval before any step's code touches the live kernel."
     ).tag(config=True)
 
+    check_contract = Bool(
+        True,
+        help=(
+            "Derive the deliverable contract from the request (output files, CRS, columns, types, "
+            "row counts...), check it on the written files after each step and at the end, repair "
+            "what fails, and report a run as succeeded only when every checkable requirement holds. "
+            "Off: the status only says whether the steps ran (for measuring the contract's effect)."
+        ),
+    ).tag(config=True)
+
     max_attempts = Int(5, help="Attempts per subtask before it is handed to the human.").tag(
         config=True
     )

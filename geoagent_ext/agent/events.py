@@ -95,6 +95,8 @@ class ContractStated(_Event):
 
     type: Literal["contract_stated"] = "contract_stated"
     contract: Contract
+    by: Literal["request", "user"] = "request"  # "user": as the user left it after review
+    awaiting_review: bool = False  # approval mode: the run waits for the user to confirm or edit it
 
 
 class RequirementChecked(_Event):

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from ..llm.client import LLMError
 from ..llm.redact import redact, redact_obj
 from . import codeinfo
-from ..contract import Contract
+from ..contract import Contract, RequirementEdit, apply_edits
 from .bus import EventBus
 from .deliverables import DeliverableChecks, derive as derive_contract
 from .events import (
@@ -66,11 +66,15 @@ class RunOptions(BaseModel):
     contract: bool = True  # derive the deliverable contract, check it, and let it decide the status
 
 
+CONTRACT_REVIEW = "contract"  # the waiter's subtask id while the user reviews the contract
+
+
 class HumanAction(BaseModel):
-    kind: Literal["edit", "hint", "skip", "approve", "reject"]
+    kind: Literal["edit", "hint", "skip", "approve", "reject", "contract"]
     subtask_id: str
     code: str = ""
     text: str = ""
+    requirements: list[RequirementEdit] | None = None  # kind "contract": the requirements as the user left them
 
 
 @dataclass
@@ -179,7 +183,10 @@ class Run:
             raise ValueError("the run is not waiting for you right now")
         if waiter.subtask_id != action.subtask_id:
             raise ValueError(f"the run waits on subtask {waiter.subtask_id}, not {action.subtask_id}")
-        expected = {"approval": {"approve", "reject"}, "stuck": {"edit", "hint", "skip"}}[waiter.kind]
+        expected = {"approval": {"approve", "reject"}, "stuck": {"edit", "hint", "skip"},
+                    "contract": {"approve", "contract"}}[waiter.kind]
+        if action.kind == "contract" and self.contract is not None:
+            apply_edits(self.contract, action.requirements or [])  # a bad edit is the caller's 400, not the run's end
         if action.kind not in expected:
             raise ValueError(f"the run waits for one of {sorted(expected)}, not {action.kind!r}")
         waiter.future.set_result(action)
@@ -290,8 +297,11 @@ class Run:
         self.outputs = outputs = await self._absent(requested_files(self.request))
         if self.options.contract and outputs:
             self.contract = await derive_contract(self.kernel, self.request, outputs, self.data_files)
+            if self.options.approval_mode:
+                await self._review_contract()
             self.deliverables = DeliverableChecks(self.kernel, self.contract, self.emit, self.id)
-            self.emit(ContractStated(run_id=self.id, contract=self.contract))
+            if not self.options.approval_mode:
+                self.emit(ContractStated(run_id=self.id, contract=self.contract))
         self.progress("planning")
         plan = await Planner(self.llm).plan(self.request, self.data_overview, await self._intros(),
                                             self.contract.text() if self.contract else "")
@@ -336,6 +346,15 @@ class Run:
             i += 1
             await self._maybe_replan(i, done_outputs, outcome)
         return await self._verdict(outputs, skipped, recheck=not closing.checked_last)
+
+    async def _review_contract(self) -> None:
+        """Approval mode: the user confirms, edits, adds or deletes requirements before the plan."""
+        self.emit(ContractStated(run_id=self.id, contract=self.contract, awaiting_review=True))
+        action = await self._wait_human("contract", CONTRACT_REVIEW)
+        if action.kind == "contract":
+            facts = await run_probe(self.kernel, "input_facts", [f for f in self.data_files if f not in self.outputs][:40])
+            self.contract = apply_edits(self.contract, action.requirements or [], facts if isinstance(facts, dict) else {})
+        self.emit(ContractStated(run_id=self.id, contract=self.contract, by="user" if action.kind == "contract" else "request"))
 
     async def _closing_steps(self, closing: "_ClosingSteps") -> list[SubtaskSpec]:
         """When the plan ran out: one step per output still missing (once), then one step per output

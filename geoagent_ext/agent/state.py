@@ -17,6 +17,7 @@ def fold(events: Iterable[Event], live: bool = False) -> dict[str, Any]:
         "run_id": None, "request": "", "model": "", "notebook": None, "kernel_id": None, "strategy": "loop",
         "status": "running" if live else "interrupted", "message": "", "started": None, "updated": None,
         "subtasks": [], "stats": None, "waiting_for": None, "last_seq": 0,
+        "contract": None, "requirements": {}, "unmet": [], "not_verified": [],
     }
     subtasks: dict[str, dict[str, Any]] = {}
 
@@ -80,11 +81,19 @@ def fold(events: Iterable[Event], live: bool = False) -> dict[str, Any]:
             if entry:
                 entry["status"] = "skipped"
             state["waiting_for"] = None
+        elif t == "contract_stated":
+            state["contract"] = event.contract.model_dump()
+            state["waiting_for"] = {"kind": "contract", "subtask_id": "contract"} if event.awaiting_review else None
+        elif t == "requirement_checked":  # the latest check of each requirement
+            state["requirements"][event.requirement_id] = {"passed": event.passed, "observed": event.observed,
+                                                           "subtask_id": event.subtask_id}
         elif t == "declined":
             state["message"] = event.reason
         elif t == "finished":
-            state.update(status=event.status, message=event.message, stats=event.stats.model_dump(), waiting_for=None)
+            state.update(status=event.status, message=event.message, stats=event.stats.model_dump(), waiting_for=None,
+                         unmet=list(event.unmet), not_verified=list(event.not_verified))
     state["subtasks"] = [subtasks[i] for i in order if i in subtasks]
     if state["waiting_for"] and state["status"] == "running":
-        state["status"] = "needs_human" if state["waiting_for"]["kind"] == "stuck" else "awaiting_approval"
+        state["status"] = {"stuck": "needs_human", "contract": "awaiting_contract"}.get(state["waiting_for"]["kind"],
+                                                                                      "awaiting_approval")
     return state

@@ -24,6 +24,8 @@ def register(subparsers) -> None:
     parser.add_argument("--task", action="append", help="Only these task ids (repeatable).")
     parser.add_argument("--force", action="store_true", help="Re-run tasks that already have results.")
     parser.add_argument("--no-index", action="store_true", help="Run without the API knowledge index.")
+    parser.add_argument("--no-contract", action="store_true",
+                        help="Agent modes without the deliverable contract (same as --config check_contract=false).")
     parser.add_argument("--task-timeout", type=float, default=1800, help="Seconds per task (default 1800).")
     parser.add_argument("--reference-solutions", help="Folder of <task_id>.py reference solutions for function-call metrics.")
     parser.set_defaults(func=run)
@@ -31,6 +33,8 @@ def register(subparsers) -> None:
 
 async def run(args) -> int:
     settings = settings_from_args(args)
+    if args.no_contract:
+        settings.check_contract = False
     try:
         tasks = load_suite(Path(args.suite), args.task)
     except (OSError, ValueError) as exc:

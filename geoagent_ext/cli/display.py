@@ -23,6 +23,14 @@ def describe(event: Event) -> None:
         console.print(f"[yellow]Re-planned[/] ({event.reason})")
     elif t == "subtask_inserted":
         console.print(f"[yellow]+ inserted step[/] {event.subtask.description}")
+    elif t == "contract_stated":
+        who = " (as you left it)" if event.by == "user" else ""
+        console.print(f"[bold]The output must satisfy{who}[/]")
+        for r in event.contract.requirements:
+            console.print(f"  • {r.output}: {r.text}" + ("" if r.checkable else " [dim](not checkable)[/]"), markup=False)
+    elif t == "requirement_checked" and (not event.passed or event.subtask_id is None):
+        mark = "[green]✓[/]" if event.passed else "[red]✗[/]"
+        console.print(f"  {mark} {event.output}: {event.text}" + ("" if event.passed else f" [dim]— seen: {event.observed}[/]"))
     elif t == "declined":
         console.print(f"[red]Declined:[/] {event.reason}")
     elif t == "subtask_started":
@@ -58,6 +66,6 @@ def summary(run_id: str, request: str, finished: Finished) -> None:
         ("LLM time", f"{stats.llm_seconds:.1f} s"),
         ("total time", f"{stats.seconds:.1f} s"),
         ("message", finished.message),
-    ]:
+    ] + [("not met", u) for u in finished.unmet] + [("not verified", n) for n in finished.not_verified]:
         table.add_row(label, value)
     console.print(table)

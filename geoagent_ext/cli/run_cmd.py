@@ -20,7 +20,8 @@ import nbformat
 
 from ..agent import notebook as nbwriter
 from ..agent.events import Event
-from ..agent.run import HumanAction, Run, RunOptions
+from ..agent.run import CONTRACT_REVIEW, HumanAction, Run, RunOptions
+from ..contract import RequirementEdit
 from .common import settings_from_args
 from .display import console, describe, summary
 from .session import open_session
@@ -50,9 +51,34 @@ def _edit_in_editor(code: str) -> str:
     return text
 
 
+def _requirement_edits(text: str, contract) -> list[RequirementEdit]:
+    """'<output>: <requirement>' lines back into edits; an unchanged line keeps its requirement."""
+    known = {(r.output, r.text): r.id for r in contract.requirements}
+    outputs = [o.path for o in contract.outputs]
+    edits = []
+    for line in (l.strip() for l in text.splitlines()):
+        output, _, requirement = line.partition(": ")
+        if output not in outputs and len(outputs) == 1 and line:
+            output, requirement = outputs[0], line
+        if output in outputs and requirement.strip():
+            edits.append(RequirementEdit(id=known.get((output, requirement.strip()), ""), output=output, text=requirement))
+    return edits
+
+
 async def _ask_human(run: Run, event: Event) -> None:
     """Terminal prompt for a stuck step or an approval (runs beside the agent task)."""
     loop = asyncio.get_running_loop()
+    if event.type == "contract_stated":
+        console.print("Edit the requirements: one per line, '<output>: <requirement>'; delete a line to drop it.")
+        answer = (await loop.run_in_executor(None, input, "Use them as they are? [Y/e(dit)] ")).strip().lower()
+        if answer.startswith("e"):
+            lines = [f"{r.output}: {r.text}" for r in event.contract.requirements]
+            edited = await loop.run_in_executor(None, _edit_in_editor, "\n".join(lines) + "\n")
+            run.submit(HumanAction(kind="contract", subtask_id=CONTRACT_REVIEW,
+                                   requirements=_requirement_edits(edited, event.contract)))
+        else:
+            run.submit(HumanAction(kind="approve", subtask_id=CONTRACT_REVIEW))
+        return
     if event.type == "approval_requested":
         console.print(f"[bold]Step code awaiting approval:[/]\n{event.code}", markup=False)
         answer = (await loop.run_in_executor(None, input, "Run it? [Y/n/reason to reject] ")).strip()
@@ -94,6 +120,7 @@ async def run(args) -> int:
         approval_mode=args.approve or settings.approval_mode,
         on_stuck="wait" if on_stuck == "ask" else on_stuck,
         execute_timeout=settings.execute_timeout,
+        contract=settings.check_contract,
     )
     if options.approval_mode and not interactive:
         console.print("[red]--approve needs a terminal to answer in[/]")
@@ -111,7 +138,9 @@ async def run(args) -> int:
 
         def on_event(event: Event) -> None:
             describe(event)
-            if interactive and event.type in ("needs_human", "approval_requested") and run_obj.options.on_stuck == "wait" or event.type == "approval_requested":
+            review = event.type == "contract_stated" and event.awaiting_review
+            if (interactive and event.type in ("needs_human", "approval_requested") and run_obj.options.on_stuck == "wait"
+                    or event.type == "approval_requested" or review):
                 task = asyncio.ensure_future(_ask_human(run_obj, event))
                 pending.add(task)
                 task.add_done_callback(pending.discard)

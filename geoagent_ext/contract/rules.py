@@ -321,3 +321,16 @@ def _name_rules(b: _Builder, outputs: list[str]) -> None:
                 b.add(out, "integer", f"`{name}` holds integer counts", name=name)
             elif _MEASURE_NAME.search(name):
                 b.add(out, "non_negative", f"`{name}` is a finite number >= 0", name=name)
+
+
+def user_requirement(output: str, text: str, inputs: dict[str, dict] | None = None, req_id: str = "u1") -> list[Requirement]:
+    """A requirement the user typed for ``output``, read by the same rules as the request
+    ("is in EPSG:3035", "sorted by `name`", "has the columns `a`, `b`"). Whatever the rules
+    cannot turn into a check stays a note: shown, reported "not verified", never passed."""
+    parsed = derive_contract(f"Write `{output}`: {text.strip()}", [output], inputs)
+    typed = [r for r in parsed.requirements if r.kind != "exists"]
+    if not typed:
+        return [Requirement(id=req_id, output=output, text=text.strip(), kind="note", origin="user")]
+    return [r.model_copy(update={"id": f"{req_id}{'abcdefgh'[i]}" if len(typed) > 1 else req_id, "origin": "user",
+                                 "text": text.strip() if len(typed) == 1 else r.text})
+            for i, r in enumerate(typed[:8])]

@@ -131,6 +131,15 @@ class ChatFormatter:
                 f"Reply `approve`, or tell me what to change; `cancel` stops the run. {panel_button(e.run_id)}"
             )
             return [Post(text, separate=True, pause=True)]
+        if t == "contract_stated":
+            lines = "\n".join(f"- `{plain(r.output)}`: {plain(r.text, 300)}" + ("" if r.checkable else " *(not checkable)*")
+                               for r in e.contract.requirements)
+            if e.awaiting_review:
+                return [Post(f"**What the output must satisfy** (checked on the written files):\n\n{lines}\n\n"
+                             "Reply `approve` to go on with these, add requirements (one per line), or edit and "
+                             f"delete them in {panel_button(e.run_id)}.", separate=True, pause=True)]
+            who = " (as you left it)" if e.by == "user" else ""
+            return [Post(f"**What the output must satisfy**{who}:\n\n{lines}")]
         if t == "declined":
             return [Post(f"I can't do this with the data here: {plain(e.reason, MAX_ERROR)}", separate=True)]
         if t == "finished":
@@ -155,6 +164,10 @@ def summary(e) -> str:
     parts = [f"{s.solved}/{_plural(s.subtasks, 'step')}", _plural(s.attempts, "attempt"),
              _plural(s.llm_calls, "LLM call"), f"{s.seconds:.1f} s"]
     text = f"**{head}** · " + " · ".join(parts)
-    if e.message and e.status not in ("succeeded", "cancelled"):
+    if e.unmet:
+        text += "\n\nNot met on the written files:\n" + "\n".join(f"- ✗ {plain(u, 300)}" for u in e.unmet)
+    elif e.message and e.status not in ("succeeded", "cancelled"):
         text += f"\n\n{plain(e.message, MAX_ERROR)}"
+    if e.not_verified:
+        text += "\n\nNot verified (no check can tell):\n" + "\n".join(f"- ? {plain(n, 300)}" for n in e.not_verified)
     return text

@@ -28,7 +28,8 @@ from pydantic import ValidationError
 from ..llm.redact import redact
 from ..runs import ActionRequest, RunManagerError, StartRunRequest
 from .follower import RunFollower
-from .turns import approval_action, attached_notebook, follow_up_request, is_cancel, strip_mention, stuck_action
+from .turns import (approval_action, attached_notebook, contract_action, follow_up_request, is_cancel, strip_mention,
+                    stuck_action)
 
 AVATAR = Path(__file__).with_name("avatar.svg")
 METADATA_KEY = "geoagent"  # chat metadata: {"run_id": the chat's latest run}
@@ -131,16 +132,24 @@ class GeoAgentPersona(BasePersona):
                                   "Say `cancel` to stop it.")
             return
         if not text:
-            self.send_message("The run is waiting for you: reply with a hint, `skip` or `cancel`."
-                              if waiting["kind"] == "stuck" else "The run is waiting for you: `approve`, or say what to change.")
+            self.send_message({"stuck": "The run is waiting for you: reply with a hint, `skip` or `cancel`.",
+                               "contract": "The run is waiting for you to confirm what the output must satisfy: "
+                                           "`approve`, or reply with requirements to add (one per line)."}.get(
+                waiting["kind"], "The run is waiting for you: `approve`, or say what to change."))
             return
-        kind, detail = (stuck_action if waiting["kind"] == "stuck" else approval_action)(text)
+        requirements = None
+        if waiting["kind"] == "contract":
+            kind, requirements = contract_action(text, run.contract.model_dump() if run.contract else None)
+            detail = ""
+        else:
+            kind, detail = (stuck_action if waiting["kind"] == "stuck" else approval_action)(text)
         follower.resume()
         if kind == "cancel":
             run.cancel()
         else:
             try:
-                manager.act(run.id, ActionRequest(kind=kind, subtask_id=waiting["subtask_id"], text=detail))
+                manager.act(run.id, ActionRequest(kind=kind, subtask_id=waiting["subtask_id"], text=detail,
+                                                  requirements=requirements))
             except (RunManagerError, ValidationError) as exc:
                 self.send_message(f"That didn't reach the run: {html.escape(redact(str(exc)))[:300]}")
                 return

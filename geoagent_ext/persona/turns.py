@@ -59,6 +59,28 @@ def approval_action(text: str) -> tuple[str, str]:
     return "reject", re.sub(r"^\s*(reject(ed)?|no)\b[:,]?\s*", "", text, flags=re.IGNORECASE) or text
 
 
+def contract_action(text: str, contract: dict[str, Any] | None) -> tuple[str, list[dict] | None]:
+    """Reply to a contract review -> ("cancel"|"approve"|"contract", requirements as left).
+
+    Anything but approve/cancel adds each line as a requirement of the output it names (the
+    only output when it names none); editing or deleting one is the panel's job."""
+    if is_cancel(text):
+        return "cancel", None
+    if first_word(text) in APPROVE_WORDS and len(text.split()) <= 3:
+        return "approve", None
+    contract = contract or {}
+    outputs = [o["path"] for o in contract.get("outputs", [])]
+    edits = [{"id": r["id"], "output": r["output"], "text": r["text"]} for r in contract.get("requirements", [])]
+    for line in (l.strip(" -*\t") for l in text.splitlines()):
+        if not line:
+            continue
+        named = [o for o in outputs if o in line or o.rsplit("/", 1)[-1] in line]
+        target = named[0] if named else (outputs[0] if len(outputs) == 1 else None)
+        if target:
+            edits.append({"output": target, "text": line})
+    return "contract", edits
+
+
 def follow_up_request(text: str, previous: dict[str, Any] | None) -> str:
     """A new request that carries the previous run's request and accepted code.
 

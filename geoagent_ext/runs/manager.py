@@ -134,6 +134,7 @@ class RunManager:
             max_attempts=body.max_attempts or self.settings.max_attempts,
             approval_mode=self.settings.approval_mode if body.approval_mode is None else body.approval_mode,
             execute_timeout=self.settings.execute_timeout,
+            contract=self.settings.check_contract,
         )
         try:
             run = Run(body.request, kernel=BoundKernel(self.kernels, kernel_id), llm=llm, model_name=spec,

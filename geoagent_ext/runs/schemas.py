@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..contract import RequirementEdit
+
 
 class StartRunRequest(BaseModel):
     """Start a run on the kernel of an open notebook (or a kernel id)."""
@@ -26,7 +28,10 @@ class ActionRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    kind: Literal["edit", "hint", "skip", "approve", "reject"]
+    kind: Literal["edit", "hint", "skip", "approve", "reject", "contract"]
     subtask_id: str = Field(min_length=1, max_length=100)
     code: str = Field("", max_length=200_000)
     text: str = Field("", max_length=20_000)
+    requirements: list[RequirementEdit] | None = Field(
+        None, max_length=200, description="kind 'contract': the deliverable's requirements as the user left them "
+        "(subtask_id 'contract'); unchanged ones keep their id, new or reworded text is read again by the rules.")

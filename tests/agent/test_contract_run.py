@@ -128,3 +128,42 @@ async def test_the_same_error_twice_escalates_and_three_times_rewrites_the_step(
     rewrites = [e for e in run.bus.history if e.type == "replanned" and "rewritten" in e.reason]
     assert len(rewrites) == 1 and rewrites[0].subtasks[1].description == "Count the sites per kind with groupby."
     assert script.calls["Merge the sites"] == 3  # not five: the third identical failure ended that wording
+
+
+async def test_the_user_edited_contract_is_the_one_checked_and_notes_are_not_verified(workdir, tmp_path):
+    from geoagent_ext.agent.run import CONTRACT_REVIEW, HumanAction, drive
+    from geoagent_ext.contract import RequirementEdit
+
+    script = StepScript(
+        ["Load the sites.", "Write them to out.geojson."],
+        {"Load the sites": [LOAD],
+         "Write them": ["sites.to_crs(3035).to_file('out.geojson')\nprint('ok')"]},
+    )
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("Write `sites.geojson` to `out.geojson` in EPSG:4326.", kernel, model, tmp_path,
+                       approval_mode=True)
+
+        def answer(event):
+            if event.type == "contract_stated" and event.awaiting_review:
+                assert run.waiting_for == {"kind": "contract", "subtask_id": CONTRACT_REVIEW}
+                edits = [RequirementEdit(id=r.id, output=r.output, text=r.text)
+                         for r in event.contract.requirements if r.kind != "crs_epsg"]  # delete EPSG:4326 ...
+                edits.append(RequirementEdit(output="out.geojson", text="is in EPSG:3035"))  # ... ask for LAEA Europe
+                edits.append(RequirementEdit(output="out.geojson", text="reads well for the committee"))
+                run.submit(HumanAction(kind="contract", subtask_id=CONTRACT_REVIEW, requirements=edits))
+            elif event.type == "approval_requested":
+                run.submit(HumanAction(kind="approve", subtask_id=event.subtask_id))
+
+        finished = await drive(run, answer)
+    assert finished.status == "succeeded", finished.message
+    stated = [e for e in run.bus.history if e.type == "contract_stated"]
+    assert [e.by for e in stated] == ["request", "user"] and stated[0].awaiting_review
+    final = stated[-1].contract
+    assert [r.params.get("epsg") for r in final.requirements if r.kind == "crs_epsg"] == [3035]
+    epsg = next(r for r in final.requirements if r.kind == "crs_epsg")
+    assert epsg.origin == "user" and all(e.passed for e in checked(run) if e.requirement_id == epsg.id)
+    assert checked(run) and not any(e.text == "is in EPSG:4326" for e in checked(run))
+    assert finished.not_verified == ["out.geojson: reads well for the committee"]
+    # The planner saw the edited contract.
+    assert "EPSG:3035" in model.prompt_texts[0] and "reads well" in model.prompt_texts[0]

@@ -85,3 +85,27 @@ def test_notebook_attachments_and_follow_up_context():
     assert request.startswith("now map them\n\n") and '"load parcels"' in request
     assert "parcels = gpd.read_file('p.gpkg')" in request and "broken()" not in request
     assert follow_up_request("map", None) == "map"
+
+
+def test_the_contract_reads_as_a_list_a_review_pauses_and_unmet_ones_close_the_summary():
+    from geoagent_ext.agent.events import ContractStated
+    from geoagent_ext.contract import derive_contract
+    from geoagent_ext.persona.turns import contract_action
+
+    contract = derive_contract("Write `out.csv` with columns `code` (integer) and `name`.", ["out.csv"])
+    fmt = ChatFormatter("r1")
+    review = fmt.feed(ContractStated(run_id="r1", contract=contract, awaiting_review=True))[0]
+    assert review.pause and "- `out.csv`: `code` holds integers" in review.text and "`approve`" in review.text
+    stated = fmt.feed(ContractStated(run_id="r1", contract=contract, by="user"))[0]
+    assert not stated.pause and "(as you left it)" in stated.text
+
+    assert contract_action("ok", contract.model_dump()) == ("approve", None)
+    kind, edits = contract_action("sorted by `code`\n- has no empty `name`", contract.model_dump())
+    assert kind == "contract" and len(edits) == len(contract.requirements) + 2
+    assert edits[-2:] == [{"output": "out.csv", "text": "sorted by `code`"}, {"output": "out.csv", "text": "has no empty `name`"}]
+
+    done = fmt.feed(Finished(run_id="r1", status="partial", message="1 requirement(s) not met",
+                             unmet=["out.csv: `code` holds integers — seen: `code` dtype float64"],
+                             not_verified=["out.csv: reads well"], stats=RunStats(subtasks=2, solved=2)))[0]
+    assert "- ✗ out.csv: `code` holds integers — seen: `code` dtype float64" in done.text
+    assert "- ? out.csv: reads well" in done.text and "1 requirement(s) not met" not in done.text
