@@ -389,11 +389,11 @@ class Run:
         """The run's status, from the final files: ``succeeded`` only when every output exists and every
         checkable requirement holds on it. A skipped step is then "not needed", not a failure."""
         missing = await self._absent(outputs)
+        if self.deliverables is not None and recheck:
+            await self.deliverables.check()  # also for a missing file: the summary lists what it had to satisfy
         if missing:
             return "partial", f"{', '.join(missing)} not written" + (f"; {skipped} step(s) skipped" if skipped else "")
         if self.deliverables is not None:
-            if recheck:
-                await self.deliverables.check()
             unmet = self.deliverables.unmet()
             if unmet:
                 return "partial", f"{len(unmet)} requirement(s) not met: " + "; ".join(unmet)

@@ -62,9 +62,19 @@ async def test_local_model_runs_a_dev_task_end_to_end(tmp_path):
     assert executed and all(e.result.status in ("ok", "error", "timeout") for e in executed)
     assert finished.type == "finished" and finished.status in ("succeeded", "partial"), finished.message
     assert finished.stats.llm_calls >= 2 and finished.stats.tokens_out > 0 and finished.stats.tokens_in > 0
+    # The deliverable contract: stated from the request before the plan, checked on the real file.
+    contract = next(e for e in events if e.type == "contract_stated").contract
+    assert kinds.index("contract_stated") < kinds.index("planned")
+    keys = next(r for r in contract.requirements if r.kind == "columns")
+    assert keys.params["names"] == ["count", "bbox", "count_per_subdistrict"]
+    final = [e for e in events if e.type == "requirement_checked" and e.subtask_id is None]
+    assert {e.requirement_id for e in final} == {r.id for r in contract.checkable()}
+    # The status is what the file shows: succeeded only when every requirement held on it.
+    assert (finished.status == "succeeded") == all(e.passed for e in final), (finished.status, finished.unmet)
     report = grade_task(task.dir, workdir)
     solved = sum(1 for e in events if e.type == "solved" and e.by == "agent")
     summary = {"status": finished.status, "score": report.score, "steps": len(run.subtasks), "solved": solved,
+               "requirements_met": sum(e.passed for e in final), "requirements": len(final),
                "llm_calls": finished.stats.llm_calls, "seconds": finished.stats.seconds}
     (tmp_path / "summary.json").write_text(json.dumps(summary))
     print("local-model e2e:", json.dumps(summary))
