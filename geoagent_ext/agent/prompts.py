@@ -21,7 +21,7 @@ Rules:
   seen in the data (CRS codes, column names, thresholds come later, after looking at the data).
 - The first step loads or inspects the data the request needs.
 - Keep every column and the geometry until the step that writes the output; add no step
-  the request does not need.
+  the request does not need, and no filter or threshold the user did not ask for.
 - Name every file the request asks to write, in the step that writes it.
 - Distances, buffers and areas need a projected (metric) CRS. Do not reproject for anything
   else (bounding boxes, counts, joins, format changes) unless the user names a CRS.

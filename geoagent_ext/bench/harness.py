@@ -108,6 +108,8 @@ async def run_task(task: Task, mode: str, settings: GeoAgentSettings, out_dir: P
             else:
                 coro = _agent(session, task, mode, settings, Path(out_dir) / "logs" / mode)
             result.status, result.message, result.code = await asyncio.wait_for(coro, task_timeout)
+            if result.status == "cancelled" and time.monotonic() - started >= task_timeout:
+                raise asyncio.TimeoutError  # the run ended itself on wait_for's cancellation: that was the time limit
         except asyncio.TimeoutError:
             result.status, result.message = "timeout", f"task exceeded {task_timeout:.0f} s"
         except Exception as exc:  # one task's failure must not end the suite

@@ -71,3 +71,19 @@ def test_unknown_task_or_suite_is_a_clear_error(tmp_path, capsys):
     assert "unknown task id(s): no-such-task" in capsys.readouterr().err
     assert cli_main(["bench", str(tmp_path / "nowhere"), "--out", str(tmp_path / "o")]) == 2
     assert "suite folder not found" in capsys.readouterr().err
+
+
+SLEEPER = '''
+def reply(messages):
+    system = messages[0].text
+    if "plans Python analyses" in system:
+        return "1. Count clinics per subdistrict."
+    return "```python\\nimport time\\ntime.sleep(60)\\n```"
+'''
+
+
+def test_a_run_stopped_by_the_task_time_limit_is_a_timeout_not_a_cancel(tmp_path):
+    (tmp_path / "model.py").write_text(SLEEPER)
+    assert _bench(tmp_path, "--mode", "loop", "--task-timeout", "4") == 0
+    [task] = json.loads((tmp_path / "out" / "results.json").read_text())["tasks"]
+    assert task["status"] == "timeout" and "exceeded 4 s" in task["message"] and task["score"] == 0.0, (task["status"], task["message"])
