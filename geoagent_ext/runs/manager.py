@@ -22,6 +22,7 @@ from ..agent.runlog import read_events
 from ..agent.state import fold
 from ..config import GeoAgentSettings
 from ..kernel import KernelNotFoundError, KernelService, kernel_for_notebook
+from ..llm.choices import ModelNotOffered, choose_model
 from ..llm.client import LLMClient
 from ..llm.factory import make_chat_model
 from .schemas import ActionRequest, StartRunRequest
@@ -57,8 +58,17 @@ class RunManager:
             use_secretless_kernels(kernel_manager, settings.kernel_secret_patterns)
 
     # ----- building blocks ----------------------------------------------------------
+    def model_spec(self, requested: str | None) -> str:
+        """The spec a request's ``model`` field stands for; 400 unless the server offers it
+        (a spec can load code into this process, see ``llm.choices``)."""
+        try:
+            return choose_model(requested, self.settings)
+        except ModelNotOffered as exc:
+            raise RunManagerError(400, str(exc)) from None
+
     async def _chat_model(self, spec: str):
-        """Chat models are cached per spec; creating one may join weights, so off the loop."""
+        """Chat models are cached per spec; creating one may join weights, so off the loop.
+        ``spec`` comes from ``model_spec`` (or the configuration), never straight from a request."""
         if spec not in self._models:
             try:
                 self._models[spec] = await asyncio.to_thread(make_chat_model, spec, self.settings)
@@ -126,7 +136,7 @@ class RunManager:
         for other in self.runs.values():
             if other.kernel_id == kernel_id and not other.done:
                 raise RunManagerError(409, f"run {other.id} is still working on this kernel; cancel it or wait")
-        spec = body.model or self.settings.model
+        spec = self.model_spec(body.model)
         llm = LLMClient(await self._chat_model(spec), timeout=self.settings.llm_timeout)
         index = await self.index()
         options = RunOptions(

@@ -35,7 +35,8 @@ SLOW_SCRIPT = 'DELAY = 2.0\ndef reply(messages):\n    return "late_value = 1"\n'
 
 @pytest.fixture
 def jp_server_config(geoagent_data_dir, tmp_path):
-    return scripted_server_config(tmp_path, SCRIPT)
+    # The slow model is offered by configuration: a request may only pick listed models.
+    return scripted_server_config(tmp_path, SCRIPT, extra_models=[f"scripted:{tmp_path / 'slow.py'}"])
 
 
 def _app(jp_serverapp):
@@ -89,7 +90,7 @@ async def test_suggestion_without_kernel_still_answers(jp_fetch):
         ("{nope", 400, b"not valid JSON"),
         ({"cell_text_after": "x"}, 400, b"cell_text_before"),
         ({"cell_text_before": "x", "colour": "red"}, 400, b"colour"),
-        ({"cell_text_before": "x", "model": "nonsense"}, 400, b"Invalid model spec"),
+        ({"cell_text_before": "x", "model": "nonsense"}, 400, b"is not offered by this server"),
     ],
 )
 async def test_bad_completion_requests_get_clear_4xx(jp_fetch, body, status, fragment):
