@@ -90,12 +90,12 @@ def list_models(settings: Any) -> dict[str, Any]:
 
 
 def choose_model(requested: str | None, settings: Any) -> str:
-    """The spec to use for a request's ``model`` (None: the configured default).
+    """The spec to use for a request's ``model`` (None or empty: the configured default).
 
     Raises ModelNotOffered unless ``requested`` is exactly one of ``list_models``'
     ids; nothing is imported or loaded before that check.
     """
-    if requested is None or requested == settings.model:
+    if not requested or requested == settings.model:
         return settings.model
     offered = [m["id"] for m in list_models(settings)["models"]]
     if requested not in offered:
