@@ -157,6 +157,21 @@ async def test_newer_request_and_cancel_silence_older_ones(jp_ws_fetch, tmp_path
     ws.close()
 
 
+async def test_stream_answers_deeply_nested_json_with_an_error_and_stays_open(jp_ws_fetch):
+    """Nesting past the JSON decoder's recursion limit used to escape on_message, and
+    tornado then dropped the socket without a close frame."""
+    ws = await jp_ws_fetch("geoagent", "complete", "stream")
+    for message in ("[" * 100_000, '{"type": "complete", "id": "d", "cell_text_before": ' + "[" * 5000 + "]" * 5000 + "}"):
+        ws.write_message(message)
+        error = await _read(ws)
+        assert error["type"] == "error" and "too deeply" in error["message"], error
+    ws.write_message(json.dumps({"type": "complete", "id": "ok", "cell_text_before": "crs = "}))
+    while (msg := await _read(ws))["type"] == "text":
+        pass
+    ws.close()
+    assert msg["type"] == "done" and msg["id"] == "ok", msg
+
+
 # ----- pieces on their own ---------------------------------------------------------------
 
 

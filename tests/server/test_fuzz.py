@@ -178,3 +178,34 @@ def test_lone_surrogates_are_refused_with_400(server, path, body):
     response = requests.post(f"{base}/geoagent/{path % live}", headers=auth, data=body % live, timeout=30)
     assert response.status_code == 400, response.text
     assert "unicode" in response.json()["message"].lower()
+
+
+def _deep(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+def _json_bodies(base, auth):
+    """(operation label, path) of every documented operation with a JSON body."""
+    doc = requests.get(f"{base}/geoagent/openapi.json", headers=auth, timeout=30).json()
+    return [(f"{method.upper()} {path}", path) for path, ops in doc["paths"].items()
+            for method, op in ops.items() if "requestBody" in op]
+
+
+@pytest.mark.parametrize("body", [
+    "[" * 100_000,                                        # past the decoder's recursion limit
+    '{"request": ' + _deep(5000) + "}",                  # the same, inside a field
+    '{"request": ' + _deep(900) + ', "path": ' + _deep(900) + "}",  # deep but decodable
+], ids=["top-level", "in-a-field", "decodable"])
+def test_deeply_nested_json_is_a_clear_400_on_every_body(server, body):
+    """Deep nesting is an input hypothesis does not generate: RecursionError escaped the
+    body parsers as a 500 (issue 18, item 6)."""
+    base, auth, live, log_path = server
+    operations = _json_bodies(base, auth)
+    assert len(operations) >= 4, operations  # runs, actions, active-notebook, complete
+    for label, path in operations:
+        url = base + path.replace("{run_id}", live["run_id"])
+        response = requests.post(url, headers=auth, data=body, timeout=30)
+        assert response.status_code == 400, f"{label}: {response.status_code} {response.text[:300]}"
+        message = response.json()["message"]
+        assert "too deeply" in message or "invalid request" in message, f"{label}: {message}"
+    assert "RecursionError" not in Path(log_path).read_text()
