@@ -47,6 +47,7 @@ class RunManager:
         self.root_dir = Path(root_dir or os.getcwd())
         self.kernels = KernelService(kernel_manager)
         self.runs: dict[str, Run] = {}
+        self._starting: set[str] = set()  # kernels claimed by a run that is being set up (see _claim)
         self._models: dict[str, Any] = {}
         self._index: Any = None
         self._index_tried = False
@@ -131,12 +132,32 @@ class RunManager:
         return found
 
     # ----- API --------------------------------------------------------------------------
-    async def start(self, body: StartRunRequest) -> Run:
-        kernel_id = await self._resolve_kernel(body)
+    def _claim(self, kernel_id: str) -> None:
+        """Reserve ``kernel_id`` for a run being started, or 409. Check and reservation are
+        one step with no await between them: two requests for one kernel (a double-click)
+        interleave at every await of ``start``, and both would pass a check made before
+        the run is registered."""
         for other in self.runs.values():
             if other.kernel_id == kernel_id and not other.done:
                 raise RunManagerError(409, f"run {other.id} is still working on this kernel; cancel it or wait")
+        if kernel_id in self._starting:
+            raise RunManagerError(409, "another run is starting on this kernel; cancel it or wait")
+        self._starting.add(kernel_id)
+
+    async def start(self, body: StartRunRequest) -> Run:
+        kernel_id = await self._resolve_kernel(body)
         spec = self.model_spec(body.model)
+        self._claim(kernel_id)
+        try:  # every way out releases the reservation; a started run holds the kernel from here on
+            run = await self._new_run(body, kernel_id, spec)
+            self._register(run)
+            self.runs[run.id] = run
+            run.start()
+        finally:
+            self._starting.discard(kernel_id)
+        return run
+
+    async def _new_run(self, body: StartRunRequest, kernel_id: str, spec: str) -> Run:
         llm = LLMClient(await self._chat_model(spec), timeout=self.settings.llm_timeout)
         index = await self.index()
         options = RunOptions(
@@ -146,15 +167,11 @@ class RunManager:
             execute_timeout=self.settings.execute_timeout,
         )
         try:
-            run = Run(body.request, kernel=BoundKernel(self.kernels, kernel_id), llm=llm, model_name=spec,
-                      index=index, options=options, log_dir=self._log_dir(body.notebook_path),
-                      notebook=body.notebook_path, kernel_id=kernel_id)
+            return Run(body.request, kernel=BoundKernel(self.kernels, kernel_id), llm=llm, model_name=spec,
+                       index=index, options=options, log_dir=self._log_dir(body.notebook_path),
+                       notebook=body.notebook_path, kernel_id=kernel_id)
         except ValueError as exc:
             raise RunManagerError(400, str(exc)) from None
-        self.runs[run.id] = run
-        self._register(run)
-        run.start()
-        return run
 
     def get(self, run_id: str) -> Run | None:
         return self.runs.get(run_id)

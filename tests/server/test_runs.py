@@ -28,9 +28,16 @@ SCRIPT = textwrap.dedent('''
 ''')
 
 
+# Offered besides the default: a model whose loading takes a second (like joining local
+# weights), and one that cannot load at all.
+SLOW_LOADING = "import time\ntime.sleep(1.0)\n" + SCRIPT
+
+
 @pytest.fixture
 def jp_server_config(geoagent_data_dir, tmp_path):
-    return scripted_server_config(tmp_path, SCRIPT, max_attempts=1)
+    (tmp_path / "slow_loading.py").write_text(SLOW_LOADING)
+    return scripted_server_config(tmp_path, SCRIPT, max_attempts=1, extra_models=[
+        f"scripted:{tmp_path / 'slow_loading.py'}", f"scripted:{tmp_path / 'missing.json'}"])
 
 
 async def _kernel(jp_serverapp):
@@ -92,6 +99,33 @@ async def test_stream_replays_history_then_closes(jp_fetch, jp_ws_fetch, jp_serv
     ws.close()
     assert seen[-1]["type"] == "finished" and seen[-1]["status"] == "cancelled"
     assert [e["seq"] for e in seen] == list(range(3, 3 + len(seen)))
+
+
+async def test_two_starts_on_one_kernel_at_once_give_one_run(jp_fetch, jp_serverapp, tmp_path):
+    """A double-click on Run while the model is not loaded yet: both requests used to pass
+    the busy-kernel check before either run was registered (issue 18, item 1)."""
+    kernel_id = await _kernel(jp_serverapp)
+    body = {"request": "forty-two", "kernel_id": kernel_id, "model": f"scripted:{tmp_path / 'slow_loading.py'}"}
+    answers = await asyncio.gather(_post(jp_fetch, "runs", body=body), _post(jp_fetch, "runs", body=body),
+                                   return_exceptions=True)
+    codes = sorted(a.code for a in answers)
+    assert codes == [201, 409], answers
+    refused = next(a for a in answers if isinstance(a, HTTPClientError))
+    assert b"on this kernel" in refused.response.body
+    runs = json.loads((await jp_fetch("geoagent", "runs")).body)["runs"]
+    assert [r["kernel_id"] for r in runs] == [kernel_id]
+    await _post(jp_fetch, "runs", runs[0]["run_id"], "cancel", body={})
+
+
+async def test_a_start_that_fails_releases_the_kernel(jp_fetch, jp_serverapp, tmp_path):
+    kernel_id = await _kernel(jp_serverapp)
+    with pytest.raises(HTTPClientError) as err:
+        await _post(jp_fetch, "runs", body={"request": "x", "kernel_id": kernel_id,
+                                            "model": f"scripted:{tmp_path / 'missing.json'}"})
+    assert err.value.code == 400 and b"missing.json" in err.value.response.body
+    created = await _post(jp_fetch, "runs", body={"request": "x", "kernel_id": kernel_id})
+    assert created.code == 201
+    await _post(jp_fetch, "runs", json.loads(created.body)["run_id"], "cancel", body={})
 
 
 @pytest.mark.parametrize(
