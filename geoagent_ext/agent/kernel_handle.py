@@ -21,7 +21,6 @@ class KernelHandle(Protocol):
     async def closest_names(self, expression: str, wrong_name: str) -> list[str]: ...
     async def profile(self, name: str) -> str: ...
     async def variables(self) -> list[Any]: ...
-    async def interrupt(self) -> None: ...
 
 
 class BoundKernel:
@@ -48,16 +47,6 @@ class BoundKernel:
 
     async def variables(self):
         return await self.service.variables(self.kernel_id)
-
-    async def interrupt(self):
-        """Stop what the kernel runs (our cancelled request), through the kernel manager."""
-        interrupt = getattr(self.service, "interrupt", None)
-        if interrupt is not None:
-            await interrupt(self.kernel_id)
-            return
-        result = self.service.kernel_manager.interrupt_kernel(self.kernel_id)
-        if hasattr(result, "__await__"):
-            await result
 
 
 def summarize(result: Any, warnings: list[str] | None = None, limit: int = 4000) -> ExecutionSummary:

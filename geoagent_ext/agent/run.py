@@ -216,7 +216,9 @@ class Run:
         try:
             status, message = await self._plan_and_solve()
         except asyncio.CancelledError:
-            await self._interrupt_quietly()
+            # Nothing to interrupt here: a live execution of ours stops itself when cancelled
+            # (kernel.execute), a trial child is killed (kernel.trial); the kernel may be
+            # running the user's own cell, which a cancel must not touch.
             status, message = "cancelled", "cancelled by the user"
         except LLMError as exc:
             status, message = "failed", str(exc)
@@ -235,12 +237,6 @@ class Run:
         self.emit(Finished(run_id=self.id, status=status, message=redact(message), stats=stats))
         if self.log:
             self.log.close()
-
-    async def _interrupt_quietly(self) -> None:
-        try:
-            await asyncio.shield(self.kernel.interrupt())
-        except Exception:
-            pass
 
     async def _gather_overview(self) -> str:
         self.progress("looking at the data in the working directory and the kernel")

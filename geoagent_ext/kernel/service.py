@@ -109,10 +109,12 @@ class KernelService:
         return result
 
     async def interrupt(self, kernel_id: str) -> None:
-        """Interrupt whatever the kernel is running (the agent's cancel button).
+        """Interrupt whatever the kernel is running.
 
         Goes through the kernel manager (signal or ``interrupt_request``, as the
-        kernel spec says). Note that this stops a user's cell just as well.
+        kernel spec says). Note that this stops a user's cell just as well, which
+        is why a cancelled agent does not call it: a cancelled ``execute`` stops
+        only its own request (``execute._interrupt_if_ours``).
         """
         conn = self._conn(kernel_id)
         await maybe_await(conn.km.interrupt_kernel())

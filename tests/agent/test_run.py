@@ -201,6 +201,33 @@ async def test_cancel_mid_run(workdir, tmp_path):
     assert after.status == "ok" and after.stdout.strip() == "alive"
 
 
+async def test_cancel_leaves_the_users_own_cell_alone(workdir, tmp_path):
+    """The run waits on the model while the user's cell runs in the same kernel: a cancel
+    stops the run and the cell finishes (it used to get KeyboardInterrupt; issue 18, item 2)."""
+    model = ScriptedChatModel(replies=["1. Set x.", {"text": fenced("x = 1"), "delay": 60}])
+    async with real_kernel(workdir) as kernel:
+        run = make_run("x", kernel, model, tmp_path)
+        run.start()
+        while not any("Your step" in p for p in model.prompt_texts):  # the run now waits on the model
+            await asyncio.sleep(0.1)
+        user = kernel.service.kernel_manager.get_kernel(kernel.kernel_id).client()
+        user.start_channels()
+        try:
+            seen: list[dict] = []
+            cell = asyncio.create_task(user.execute_interactive(
+                "import time\ntime.sleep(3)\nprint('user cell done')", output_hook=seen.append, timeout=30))
+            await asyncio.sleep(1.0)  # the cell is running
+            run.cancel()
+            finished = await asyncio.wait_for(run.wait(), 10)
+            reply = await cell
+        finally:
+            user.stop_channels()
+    assert finished.status == "cancelled"
+    assert reply["content"]["status"] == "ok", reply["content"]
+    printed = "".join(m["content"].get("text", "") for m in seen if m["msg_type"] == "stream")
+    assert printed == "user cell done\n"
+
+
 async def test_model_timeout_is_a_clear_failure(workdir, tmp_path):
     model = ScriptedChatModel(replies=[{"text": "1. x", "delay": 5}], cycle=True)
     async with real_kernel(workdir) as kernel:
