@@ -81,6 +81,11 @@ class KernelService:
             self._conns[kernel_id] = conn
         return conn
 
+    def process(self, kernel_id: str) -> Any:
+        """Which process runs kernel ``kernel_id`` now (a restart changes it); for callers
+        that, unlike this service, must not follow a restart transparently."""
+        return self._conn(kernel_id).identity()
+
     async def kernel_for_notebook(self, path: str, session_manager: Any) -> str:
         """Kernel id of the running session of notebook ``path`` (API path)."""
         return await _kernel_for_notebook(path, session_manager)
