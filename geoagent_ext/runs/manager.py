@@ -55,8 +55,10 @@ class RunManager:
         self.active_notebook: str | None = None  # reported by the frontend (POST /geoagent/active-notebook)
         if settings.strip_kernel_secrets:
             from .kernel_env import use_secretless_kernels
+            from .server_env import scrub_own_environment
 
             use_secretless_kernels(kernel_manager, settings.kernel_secret_patterns)
+            scrub_own_environment(settings.kernel_secret_patterns)  # kernels read /proc/<ppid>/environ
 
     # ----- building blocks ----------------------------------------------------------
     def model_spec(self, requested: str | None) -> str:
