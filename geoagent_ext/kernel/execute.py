@@ -205,6 +205,8 @@ async def _interrupt_if_ours(conn: KernelConnection, req) -> None:
                 continue
         if channel in ("shell", LOST):  # it has finished (or the kernel is gone)
             return
+    if conn.busy_with_others():  # ours ended and someone's cell has begun (its reply is on the way)
+        return
     await maybe_await(conn.km.interrupt_kernel())
 
 
