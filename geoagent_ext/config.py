@@ -30,6 +30,17 @@ class GeoAgentSettings(Configurable):
         ),
     ).tag(config=True)
 
+    extra_models = List(
+        Unicode(),
+        default_value=[],
+        help=(
+            "Further 'provider:model' specs the model picker offers (and requests may choose), beyond "
+            "the default, the local models and one or two examples per installed cloud provider. "
+            "Requests can only pick listed models: a spec such as scripted:/path.py loads code "
+            "into the server, so only configuration may name it."
+        ),
+    ).tag(config=True)
+
     data_dir = Unicode(help="Where GeoAgent keeps its index, model weights and caches.").tag(
         config=True
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from ..kernel.exceptions import KernelDeadError, KernelNotFoundError
 from ..llm.redact import redact
 from .events import ExecutionSummary
 
@@ -21,43 +22,74 @@ class KernelHandle(Protocol):
     async def closest_names(self, expression: str, wrong_name: str) -> list[str]: ...
     async def profile(self, name: str) -> str: ...
     async def variables(self) -> list[Any]: ...
-    async def interrupt(self) -> None: ...
+
+
+class KernelLost(RuntimeError):
+    """The run's kernel died, restarted or was shut down: the state its accepted steps
+    built is gone, so no later step (and no human fix) can run as planned."""
 
 
 class BoundKernel:
-    """Adapter: ``KernelService`` + ``kernel_id`` -> ``KernelHandle``."""
+    """Adapter: ``KernelService`` + ``kernel_id`` -> ``KernelHandle``, for one run.
+
+    The service follows a restarted kernel transparently (right for a tool); a run
+    must not, because its steps build on variables only the first process had. The
+    kernel process seen at the first call is the run's; any later call that finds
+    another process, none, or an execution that ends ``dead`` raises KernelLost,
+    and so does every call after it (``lost`` says why).
+    """
 
     def __init__(self, service, kernel_id: str):
         self.service = service
         self.kernel_id = kernel_id
+        self.lost: str | None = None
+        self._process: Any = None
+
+    def _same_process(self) -> None:
+        if self.lost is None:
+            try:
+                process = self.service.process(self.kernel_id)
+            except KernelNotFoundError:
+                self.lost = "the kernel was shut down"
+            else:
+                if self._process is None:
+                    self._process = process
+                elif process != self._process:
+                    self.lost = "the kernel restarted (a new process without the run's variables)"
+        if self.lost is not None:
+            raise KernelLost(self.lost)
+
+    async def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        self._same_process()
+        try:
+            result = await getattr(self.service, method)(self.kernel_id, *args, **kwargs)
+        except (KernelDeadError, KernelNotFoundError) as exc:
+            self.lost = str(exc)
+            raise KernelLost(self.lost) from None
+        self._same_process()  # restarted while we waited (a trial, introspection)
+        return result
 
     async def execute(self, code, *, timeout=None, silent=False, store_history=True):
-        return await self.service.execute(self.kernel_id, code, timeout=timeout, silent=silent, store_history=store_history)
+        result = await self._call("execute", code, timeout=timeout, silent=silent, store_history=store_history)
+        if result.status == "dead":  # died or restarted while our code ran in it
+            self.lost = result.error.evalue if result.error else "the kernel died"
+            raise KernelLost(self.lost)
+        return result
 
     async def trial(self, code, *, timeout=60):
-        return await self.service.trial(self.kernel_id, code, timeout=timeout)
+        return await self._call("trial", code, timeout=timeout)
 
     async def members(self, expression):
-        return await self.service.members(self.kernel_id, expression)
+        return await self._call("members", expression)
 
     async def closest_names(self, expression, wrong_name):
-        return await self.service.closest_names(self.kernel_id, expression, wrong_name)
+        return await self._call("closest_names", expression, wrong_name)
 
     async def profile(self, name):
-        return await self.service.profile(self.kernel_id, name)
+        return await self._call("profile", name)
 
     async def variables(self):
-        return await self.service.variables(self.kernel_id)
-
-    async def interrupt(self):
-        """Stop what the kernel runs (our cancelled request), through the kernel manager."""
-        interrupt = getattr(self.service, "interrupt", None)
-        if interrupt is not None:
-            await interrupt(self.kernel_id)
-            return
-        result = self.service.kernel_manager.interrupt_kernel(self.kernel_id)
-        if hasattr(result, "__await__"):
-            await result
+        return await self._call("variables")
 
 
 def summarize(result: Any, warnings: list[str] | None = None, limit: int = 4000) -> ExecutionSummary:

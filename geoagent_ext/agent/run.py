@@ -29,7 +29,7 @@ from .events import (
     NeedsHuman, Planned, Progress, Replanned, RunStarted, RunStats, Skipped, Solved,
     SubtaskInserted, SubtaskSpec, SubtaskStarted,
 )
-from .kernel_handle import KernelHandle, format_variables, summarize
+from .kernel_handle import KernelHandle, KernelLost, format_variables, summarize
 from .loop import SequentialSolver
 from .planner import Planner, new_subtask
 from .probes import format_files, run_probe
@@ -116,6 +116,7 @@ class Run:
             self.bus.add_listener(self.log.append)
         self.subtasks: list[SubtaskSpec] = []
         self.accepted: list[tuple[str, str]] = []  # (subtask_id, code) committed to the kernel
+        self._current: int | None = None  # index of the step being solved (for the lost-kernel message)
         self.results: dict[str, Any] = {}
         self.human_fixes: list[str] = []
         self.hints: dict[str, list[str]] = {}
@@ -238,13 +239,35 @@ class Run:
         try:
             status, message = await self._plan_and_solve()
         except asyncio.CancelledError:
-            await self._interrupt_quietly()
+            # Nothing to interrupt here: a live execution of ours stops itself when cancelled
+            # (kernel.execute), a trial child is killed (kernel.trial); the kernel may be
+            # running the user's own cell, which a cancel must not touch.
             status, message = "cancelled", "cancelled by the user"
+        except KernelLost as exc:
+            status, message = "failed", self._lost_message(str(exc))
         except LLMError as exc:
             status, message = "failed", str(exc)
         except Exception as exc:  # a bug or a dead kernel: say so, keep the log
             status, message = "failed", f"{type(exc).__name__}: {exc}"
         self._finish(status, message)
+
+    def _lost_message(self, reason: str) -> str:
+        """What a lost kernel took with it and what stays, for the run's last word."""
+        step = self.subtasks[self._current] if self._current is not None and self._current < len(self.subtasks) else None
+        where = f" during step {self._current + 1} ({step.description})" if step else ""
+        message = (f"The kernel was lost{where}: {reason.rstrip('.')}. "
+                   "The run cannot go on without the state its steps built.")
+        if not self.accepted:
+            return message + " No step had been accepted yet; nothing was written to the notebook."
+        names = sorted(self.defined_names())
+        files = sorted({f for _, code in self.accepted for f in codeinfo.analyse(code).written_files})
+        done = {sid for sid, _ in self.accepted}
+        steps = [f"{i + 1}. {s.description}" for i, s in enumerate(self.subtasks) if s.id in done]
+        message += (f" Lost with the kernel: the variables {', '.join(names) or '(none)'}."
+                    f" Kept: the code of the {len(steps)} accepted step(s), in the notebook and the run log"
+                    f" ({'; '.join(steps)})")
+        message += f", and the files they wrote: {', '.join(files)}." if files else "."
+        return message + " Run the accepted cells again (or start a new run) to rebuild the state."
 
     def _finish(self, status: str, message: str) -> None:
         checks = self.deliverables
@@ -259,12 +282,6 @@ class Run:
                            unmet=checks.unmet() if checks else [], not_verified=checks.not_verified() if checks else []))
         if self.log:
             self.log.close()
-
-    async def _interrupt_quietly(self) -> None:
-        try:
-            await asyncio.shield(self.kernel.interrupt())
-        except Exception:
-            pass
 
     async def _gather_overview(self) -> str:
         self.progress("looking at the data in the working directory and the kernel")
@@ -322,6 +339,7 @@ class Run:
                     break
                 self.subtasks += added
             subtask = self.subtasks[i]
+            self._current = i
             self.emit(SubtaskStarted(run_id=self.id, subtask_id=subtask.id, index=i, description=subtask.description))
             outcome = await solver.solve(i)
             if outcome.kind == "insert":
@@ -425,6 +443,9 @@ class Run:
 
     async def _needs_human(self, subtask: SubtaskSpec, outcome) -> str:
         """'solved' | 'retry' | 'skipped' | 'stop' — waits for the human when allowed."""
+        lost = getattr(self.kernel, "lost", None)
+        if lost:  # its failures were the lost kernel's (and probes swallow errors): no fix can run
+            raise KernelLost(lost)
         self.emit(NeedsHuman(run_id=self.id, subtask_id=subtask.id, code=outcome.code, error=outcome.error, attempts=outcome.attempts))
         if self.options.on_stuck == "stop":
             return "stop"

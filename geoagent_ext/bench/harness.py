@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, Field
 
+from ..agent.kernel_handle import KernelLost
 from ..agent.probes import format_files, run_probe
 from ..agent.prompts import single_messages
 from ..agent.run import Run, RunOptions
@@ -77,7 +78,10 @@ async def _single(session, task: Task, settings: GeoAgentSettings) -> tuple[str,
     code = extract_code(gen.text) or ""
     if not code:
         return "failed", "the model gave no code", ""
-    result = await session.kernel.execute(code, timeout=settings.execute_timeout)
+    try:
+        result = await session.kernel.execute(code, timeout=settings.execute_timeout)
+    except KernelLost as exc:  # the answer killed the kernel (out of memory...): a failed answer
+        return "failed", str(exc), code
     message = result.error.message if result.error else ""
     return ("succeeded" if result.status == "ok" else "failed"), message, code
 

@@ -82,7 +82,7 @@ class Completer:
         may still change its start, e.g. when a fence turns out to be one)."""
         suggestion = suggestion if suggestion is not None else Suggestion()
         started = time.perf_counter()
-        spec = request.model or self.run_manager.settings.model
+        spec = self.run_manager.model_spec(request.model)  # RunManagerError(400) unless offered
         chat_model = await self.run_manager._chat_model(spec)  # RunManagerError(400) on a bad spec
         kernel_id = await self._kernel_id(request)
         ctx = await self.context.gather(kernel_id, request.cell_text_before)

@@ -28,7 +28,6 @@ from jupyter_core.utils import ensure_async
 from jupyter_server.auth.decorator import authorized, ws_authenticated
 from jupyter_server.base.handlers import JupyterHandler
 from jupyter_server.base.websocket import WebSocketMixin
-from pydantic import ValidationError
 from tornado import web
 from tornado.websocket import WebSocketClosedError, WebSocketHandler
 
@@ -36,6 +35,7 @@ from ..completion import CompletionRequest, Completer
 from ..completion.service import Suggestion
 from ..llm.client import LLMError
 from ..runs import RunManagerError
+from .body import BadBody, json_object, validated
 from .runs import RunsAPIHandler
 
 
@@ -55,11 +55,6 @@ def _payload(suggestion: Suggestion) -> dict[str, Any]:
         "first_text_s": suggestion.first_text_s,
         "context": suggestion.context.counts(),
     }
-
-
-def _validation_message(exc: ValidationError) -> str:
-    problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}" for e in exc.errors())
-    return f"invalid request: {problems}"
 
 
 class CompleteHandler(RunsAPIHandler):
@@ -108,11 +103,9 @@ class CompleteStreamHandler(WebSocketMixin, WebSocketHandler, JupyterHandler):
 
     def on_message(self, message: str | bytes) -> None:
         try:
-            data = json.loads(message)
-            if not isinstance(data, dict):
-                raise ValueError
-        except ValueError:
-            self._send({"type": "error", "id": None, "message": "messages must be JSON objects"})
+            data = json_object(message, "a message")
+        except BadBody as exc:
+            self._send({"type": "error", "id": None, "message": str(exc)})
             return
         kind, request_id = data.pop("type", None), data.pop("id", None)
         if not isinstance(request_id, str) or not request_id:
@@ -126,9 +119,9 @@ class CompleteStreamHandler(WebSocketMixin, WebSocketHandler, JupyterHandler):
             self._send({"type": "error", "id": request_id, "message": f"unknown message type {kind!r}; use complete or cancel"})
             return
         try:
-            request = CompletionRequest.model_validate(data)
-        except ValidationError as exc:
-            self._send({"type": "error", "id": request_id, "message": _validation_message(exc)})
+            request = validated(CompletionRequest, data)
+        except BadBody as exc:
+            self._send({"type": "error", "id": request_id, "message": str(exc)})
             return
         self._cancel_current()  # the user typed on: the older suggestion is stale
         self._task_id = request_id

@@ -6,11 +6,12 @@ import json
 from typing import Any
 
 from jupyter_server.auth.decorator import authorized
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 from tornado import web
 
 from ..runs import ActionRequest, RunManagerError, StartRunRequest
 from .base import GeoAgentHandler
+from .body import BadBody, json_object, validated
 
 RUN_ID = r"(?P<run_id>[A-Za-z0-9_\-]{1,64})"
 
@@ -24,16 +25,9 @@ class RunsAPIHandler(GeoAgentHandler):
 
     def parse_body(self, model: type[BaseModel]) -> Any:
         try:
-            data = json.loads(self.request.body or b"null")
-        except ValueError:
-            raise web.HTTPError(400, "the request body is not valid JSON") from None
-        if not isinstance(data, dict):
-            raise web.HTTPError(400, "the request body must be a JSON object")
-        try:
-            return model.model_validate(data)
-        except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}" for e in exc.errors())
-            raise web.HTTPError(400, f"invalid request: {problems}") from None
+            return validated(model, json_object(self.request.body))
+        except BadBody as exc:
+            raise web.HTTPError(400, str(exc)) from None
 
     def write_error(self, status_code: int, **kwargs: Any) -> None:
         exc = kwargs.get("exc_info", (None, None, None))[1]

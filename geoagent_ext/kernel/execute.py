@@ -6,8 +6,9 @@ Hazards handled here:
   ``stop_on_error=False`` (our failure must not abort the user's queued cells).
 * A request is complete only when the shell reply *and* the IOPub ``idle``
   status for it have arrived; outputs may come after the reply.
-* Timeouts interrupt the kernel only if *our* request is the one running (seen
-  ``busy`` with our msg_id); interrupting while a user cell runs would kill it.
+* Timeouts and cancellation interrupt the kernel only if *our* request is the
+  one running (seen ``busy`` with our msg_id); interrupting while a user cell
+  runs would kill it.
 * Liveness is polled while waiting, so a kernel killed or restarted mid-run is
   reported as ``status="dead"`` within a fraction of a second, not at timeout.
 """
@@ -23,6 +24,7 @@ from .results import ExecutionError, ExecutionResult
 
 TICK = 0.5  # seconds between liveness checks while waiting
 INTERRUPT_GRACE = 5.0  # seconds the kernel gets to stop after an interrupt
+START_GRACE = 1.0  # seconds a cancelled request gets to start before we give up stopping it
 
 
 class OutputCollector:
@@ -167,12 +169,45 @@ async def run_execute(
                     req.started = True
                 else:
                     col.add(msg)
+    except asyncio.CancelledError:  # the caller stopped waiting (a cancelled run)
+        if interrupt and reply is None:
+            await _interrupt_if_ours(conn, req)
+        raise
     finally:
         conn.forget(req)
     duration = time.perf_counter() - t0
     return _result(code, col, reply, outcome, interrupted, timeout, duration), (
         reply["content"] if reply else None
     )
+
+
+async def _interrupt_if_ours(conn: KernelConnection, req) -> None:
+    """Interrupt the kernel for a request we stopped waiting for, but only while that
+    request is what the kernel runs: a user's cell must never get our KeyboardInterrupt.
+
+    A request sent a moment ago may not have started yet (we checked the shell was idle
+    before sending): give it ``START_GRACE`` to start, then stop it. If it has not
+    started by then, something else runs ahead of it and the kernel is left alone.
+    """
+    deadline = time.perf_counter() + START_GRACE
+    while True:
+        try:
+            channel, msg = req.queue.get_nowait()
+        except asyncio.QueueEmpty:
+            if req.started:
+                break
+            wait = deadline - time.perf_counter()
+            if wait <= 0:
+                return
+            try:
+                channel, msg = await asyncio.wait_for(req.queue.get(), min(wait, 0.05))
+            except asyncio.TimeoutError:
+                continue
+        if channel in ("shell", LOST):  # it has finished (or the kernel is gone)
+            return
+    if conn.busy_with_others():  # ours ended and someone's cell has begun (its reply is on the way)
+        return
+    await maybe_await(conn.km.interrupt_kernel())
 
 
 def _result(code, col, reply, outcome, interrupted, timeout, duration) -> ExecutionResult:

@@ -81,6 +81,11 @@ class KernelService:
             self._conns[kernel_id] = conn
         return conn
 
+    def process(self, kernel_id: str) -> Any:
+        """Which process runs kernel ``kernel_id`` now (a restart changes it); for callers
+        that, unlike this service, must not follow a restart transparently."""
+        return self._conn(kernel_id).identity()
+
     async def kernel_for_notebook(self, path: str, session_manager: Any) -> str:
         """Kernel id of the running session of notebook ``path`` (API path)."""
         return await _kernel_for_notebook(path, session_manager)
@@ -109,10 +114,12 @@ class KernelService:
         return result
 
     async def interrupt(self, kernel_id: str) -> None:
-        """Interrupt whatever the kernel is running (the agent's cancel button).
+        """Interrupt whatever the kernel is running.
 
         Goes through the kernel manager (signal or ``interrupt_request``, as the
-        kernel spec says). Note that this stops a user's cell just as well.
+        kernel spec says). Note that this stops a user's cell just as well, which
+        is why a cancelled agent does not call it: a cancelled ``execute`` stops
+        only its own request (``execute._interrupt_if_ours``).
         """
         conn = self._conn(kernel_id)
         await maybe_await(conn.km.interrupt_kernel())

@@ -7,8 +7,9 @@ never blocks the user's kernel and several trials can run at once.
 
 Hazards handled here:
 
-* **Hung trials.** The service kills the child's process group at the time
-  limit (``SIGKILL``: a trial has no state worth saving). The child also arms
+* **Hung or abandoned trials.** The service kills the child's process group at
+  the time limit and whenever it stops waiting for a result (the run was
+  cancelled, an error) (``SIGKILL``: a trial has no state worth saving). The child also arms
   ``alarm()`` and ``RLIMIT_CPU`` in case the service itself goes away.
 * **Killing the wrong process.** The child's pid is only meaningful in the
   kernel's pid namespace. ``SO_PEERCRED`` gives the kernel's pid as *we* see it;
@@ -150,7 +151,6 @@ async def fork_trial(
         try:
             data = await asyncio.wait_for(asyncio.shield(waiter.done), timeout)
         except asyncio.TimeoutError:
-            await _kill(conn, waiter, info["pid"])
             return TrialResult(
                 status="timeout",
                 duration_s=time.perf_counter() - t0,
@@ -161,6 +161,9 @@ async def fork_trial(
                     message=f"TimeoutError: trial exceeded its time limit of {timeout} s and was killed",
                 ),
             )
+        finally:  # timeout, the run cancelled, any error: a child without a result must not run on
+            if not waiter.done.done():
+                _kill(conn, waiter, info["pid"])
         if not data:
             return TrialResult(
                 status="error",
@@ -203,7 +206,10 @@ def remove_local_sandbox(path: str | None) -> None:
         shutil.rmtree(root, onerror=retry)
 
 
-async def _kill(conn: KernelConnection, waiter: _Waiter, pid: int) -> None:
+def _kill(conn: KernelConnection, waiter: _Waiter, pid: int) -> None:
+    """SIGKILL the trial child's process group now, or (another pid namespace, or the child
+    not connected yet) have the kernel do it soon. Never awaits, so it also runs in a task
+    that is being cancelled."""
     if waiter.same_pidns and waiter.pid:
         try:
             os.killpg(waiter.pid, signal.SIGKILL)

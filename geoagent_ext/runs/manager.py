@@ -22,6 +22,7 @@ from ..agent.runlog import read_events
 from ..agent.state import fold
 from ..config import GeoAgentSettings
 from ..kernel import KernelNotFoundError, KernelService, kernel_for_notebook
+from ..llm.choices import ModelNotOffered, choose_model
 from ..llm.client import LLMClient
 from ..llm.factory import make_chat_model
 from .schemas import ActionRequest, StartRunRequest
@@ -46,6 +47,7 @@ class RunManager:
         self.root_dir = Path(root_dir or os.getcwd())
         self.kernels = KernelService(kernel_manager)
         self.runs: dict[str, Run] = {}
+        self._starting: set[str] = set()  # kernels claimed by a run that is being set up (see _claim)
         self._models: dict[str, Any] = {}
         self._index: Any = None
         self._index_tried = False
@@ -53,12 +55,23 @@ class RunManager:
         self.active_notebook: str | None = None  # reported by the frontend (POST /geoagent/active-notebook)
         if settings.strip_kernel_secrets:
             from .kernel_env import use_secretless_kernels
+            from .server_env import scrub_own_environment
 
             use_secretless_kernels(kernel_manager, settings.kernel_secret_patterns)
+            scrub_own_environment(settings.kernel_secret_patterns)  # kernels read /proc/<ppid>/environ
 
     # ----- building blocks ----------------------------------------------------------
+    def model_spec(self, requested: str | None) -> str:
+        """The spec a request's ``model`` field stands for; 400 unless the server offers it
+        (a spec can load code into this process, see ``llm.choices``)."""
+        try:
+            return choose_model(requested, self.settings)
+        except ModelNotOffered as exc:
+            raise RunManagerError(400, str(exc)) from None
+
     async def _chat_model(self, spec: str):
-        """Chat models are cached per spec; creating one may join weights, so off the loop."""
+        """Chat models are cached per spec; creating one may join weights, so off the loop.
+        ``spec`` comes from ``model_spec`` (or the configuration), never straight from a request."""
         if spec not in self._models:
             try:
                 self._models[spec] = await asyncio.to_thread(make_chat_model, spec, self.settings)
@@ -121,12 +134,32 @@ class RunManager:
         return found
 
     # ----- API --------------------------------------------------------------------------
-    async def start(self, body: StartRunRequest) -> Run:
-        kernel_id = await self._resolve_kernel(body)
+    def _claim(self, kernel_id: str) -> None:
+        """Reserve ``kernel_id`` for a run being started, or 409. Check and reservation are
+        one step with no await between them: two requests for one kernel (a double-click)
+        interleave at every await of ``start``, and both would pass a check made before
+        the run is registered."""
         for other in self.runs.values():
             if other.kernel_id == kernel_id and not other.done:
                 raise RunManagerError(409, f"run {other.id} is still working on this kernel; cancel it or wait")
-        spec = body.model or self.settings.model
+        if kernel_id in self._starting:
+            raise RunManagerError(409, "another run is starting on this kernel; cancel it or wait")
+        self._starting.add(kernel_id)
+
+    async def start(self, body: StartRunRequest) -> Run:
+        kernel_id = await self._resolve_kernel(body)
+        spec = self.model_spec(body.model)
+        self._claim(kernel_id)
+        try:  # every way out releases the reservation; a started run holds the kernel from here on
+            run = await self._new_run(body, kernel_id, spec)
+            self._register(run)
+            self.runs[run.id] = run
+            run.start()
+        finally:
+            self._starting.discard(kernel_id)
+        return run
+
+    async def _new_run(self, body: StartRunRequest, kernel_id: str, spec: str) -> Run:
         llm = LLMClient(await self._chat_model(spec), timeout=self.settings.llm_timeout)
         index = await self.index()
         options = RunOptions(
@@ -137,15 +170,11 @@ class RunManager:
             contract=self.settings.check_contract,
         )
         try:
-            run = Run(body.request, kernel=BoundKernel(self.kernels, kernel_id), llm=llm, model_name=spec,
-                      index=index, options=options, log_dir=self._log_dir(body.notebook_path),
-                      notebook=body.notebook_path, kernel_id=kernel_id)
+            return Run(body.request, kernel=BoundKernel(self.kernels, kernel_id), llm=llm, model_name=spec,
+                       index=index, options=options, log_dir=self._log_dir(body.notebook_path),
+                       notebook=body.notebook_path, kernel_id=kernel_id)
         except ValueError as exc:
             raise RunManagerError(400, str(exc)) from None
-        self.runs[run.id] = run
-        self._register(run)
-        run.start()
-        return run
 
     def get(self, run_id: str) -> Run | None:
         return self.runs.get(run_id)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 
 import pytest
 
@@ -202,6 +204,58 @@ async def test_cancel_mid_run(workdir, tmp_path):
         assert finished.status == "cancelled"
         after = await kernel.execute("print('alive')", timeout=30)
     assert after.status == "ok" and after.stdout.strip() == "alive"
+
+
+async def test_cancel_leaves_the_users_own_cell_alone(workdir, tmp_path):
+    """The run waits on the model while the user's cell runs in the same kernel: a cancel
+    stops the run and the cell finishes (it used to get KeyboardInterrupt; issue 18, item 2)."""
+    model = ScriptedChatModel(replies=["1. Set x.", {"text": fenced("x = 1"), "delay": 60}])
+    async with real_kernel(workdir) as kernel:
+        run = make_run("x", kernel, model, tmp_path)
+        run.start()
+        while not any("Your step" in p for p in model.prompt_texts):  # the run now waits on the model
+            await asyncio.sleep(0.1)
+        user = kernel.service.kernel_manager.get_kernel(kernel.kernel_id).client()
+        user.start_channels()
+        try:
+            seen: list[dict] = []
+            cell = asyncio.create_task(user.execute_interactive(
+                "import time\ntime.sleep(3)\nprint('user cell done')", output_hook=seen.append, timeout=30))
+            await asyncio.sleep(1.0)  # the cell is running
+            run.cancel()
+            finished = await asyncio.wait_for(run.wait(), 10)
+            reply = await cell
+        finally:
+            user.stop_channels()
+    assert finished.status == "cancelled"
+    assert reply["content"]["status"] == "ok", reply["content"]
+    printed = "".join(m["content"].get("text", "") for m in seen if m["msg_type"] == "stream")
+    assert printed == "user cell done\n"
+
+
+async def test_a_kernel_lost_while_the_model_thinks_ends_the_run_instead_of_waiting(workdir, tmp_path):
+    """The kernel dies while step 2 waits on the model, and step 2 never reaches the kernel
+    again (its answers have no code): only the swallowed probes saw the loss. The run must
+    not hand the step to a human whose fix cannot run (issue 18, item 7)."""
+    def responder(messages):
+        system, user = messages[0].text, messages[-1].text
+        if "plans Python analyses" in system:
+            return "1. Set x.\n2. Print x."
+        if "Your step (1 of 2)" in user:
+            return fenced("x = 1")
+        return {"text": "no code here, sorry", "delay": 2}
+
+    model = ScriptedChatModel(responder=responder)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("x", kernel, model, tmp_path, max_attempts=2)
+        run.start()
+        while not any("Your step (2 of 2)" in p for p in model.prompt_texts):
+            await asyncio.sleep(0.05)
+        os.kill(kernel.service.kernel_manager.get_kernel(kernel.kernel_id).provisioner.pid, signal.SIGKILL)
+        finished = await asyncio.wait_for(run.wait(), 30)
+    assert "needs_human" not in types(run)
+    assert finished.status == "failed" and "kernel was lost during step 2 (Print x.)" in finished.message, finished
+    assert "variables x" in finished.message
 
 
 async def test_model_timeout_is_a_clear_failure(workdir, tmp_path):

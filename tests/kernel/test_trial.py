@@ -116,6 +116,29 @@ async def test_endless_trial_is_killed_and_kernel_stays_responsive(manager, serv
     assert live_children(kernel_pid(manager, geo_kernel)) == []  # the child was killed
 
 
+async def test_cancelled_trial_is_killed_at_once(manager, service, geo_kernel):
+    """Cancelling the run that waits for a trial used to leave the child burning a core
+    until its own alarm (the time limit + 2 s) (issue 18, item 3)."""
+    pid = kernel_pid(manager, geo_kernel)
+    task = asyncio.create_task(service.trial(geo_kernel, "while True:\n    pass", timeout=120))
+    for _ in range(100):
+        await asyncio.sleep(0.1)
+        if live_children(pid):
+            break
+    [child] = live_children(pid)
+    await asyncio.sleep(0.5)  # the child has said hello to the hub: the service knows its pid
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    for _ in range(30):
+        if not live_children(pid):
+            break
+        await asyncio.sleep(0.1)
+    assert live_children(pid) == [], f"trial child {child} still runs after the cancel"
+    live = await service.execute(geo_kernel, "x + 1", store_history=False)
+    assert live.status == "ok" and live.stdout == "" and live.outputs[0]["data"]["text/plain"] == "42"
+
+
 async def test_memory_limit(service, geo_kernel):
     res = await service.trial(geo_kernel, "big = bytearray(600 * 2**20)", memory_mb=200)
     assert res.status == "error"

@@ -35,7 +35,8 @@ SLOW_SCRIPT = 'DELAY = 2.0\ndef reply(messages):\n    return "late_value = 1"\n'
 
 @pytest.fixture
 def jp_server_config(geoagent_data_dir, tmp_path):
-    return scripted_server_config(tmp_path, SCRIPT)
+    # The slow model is offered by configuration: a request may only pick listed models.
+    return scripted_server_config(tmp_path, SCRIPT, extra_models=[f"scripted:{tmp_path / 'slow.py'}"])
 
 
 def _app(jp_serverapp):
@@ -89,7 +90,7 @@ async def test_suggestion_without_kernel_still_answers(jp_fetch):
         ("{nope", 400, b"not valid JSON"),
         ({"cell_text_after": "x"}, 400, b"cell_text_before"),
         ({"cell_text_before": "x", "colour": "red"}, 400, b"colour"),
-        ({"cell_text_before": "x", "model": "nonsense"}, 400, b"Invalid model spec"),
+        ({"cell_text_before": "x", "model": "nonsense"}, 400, b"is not offered by this server"),
     ],
 )
 async def test_bad_completion_requests_get_clear_4xx(jp_fetch, body, status, fragment):
@@ -154,6 +155,21 @@ async def test_newer_request_and_cancel_silence_older_ones(jp_ws_fetch, tmp_path
     error = await _read(ws)
     assert error == {"type": "error", "id": "bad", "message": error["message"]} and "cell_text_before" in error["message"]
     ws.close()
+
+
+async def test_stream_answers_deeply_nested_json_with_an_error_and_stays_open(jp_ws_fetch):
+    """Nesting past the JSON decoder's recursion limit used to escape on_message, and
+    tornado then dropped the socket without a close frame."""
+    ws = await jp_ws_fetch("geoagent", "complete", "stream")
+    for message in ("[" * 100_000, '{"type": "complete", "id": "d", "cell_text_before": ' + "[" * 5000 + "]" * 5000 + "}"):
+        ws.write_message(message)
+        error = await _read(ws)
+        assert error["type"] == "error" and "too deeply" in error["message"], error
+    ws.write_message(json.dumps({"type": "complete", "id": "ok", "cell_text_before": "crs = "}))
+    while (msg := await _read(ws))["type"] == "text":
+        pass
+    ws.close()
+    assert msg["type"] == "done" and msg["id"] == "ok", msg
 
 
 # ----- pieces on their own ---------------------------------------------------------------

@@ -10,12 +10,7 @@ behind the 404s (actions on a waiting run, starting runs on a busy kernel).
 from __future__ import annotations
 
 import json
-import os
 import random
-import secrets
-import socket
-import subprocess
-import sys
 import textwrap
 import time
 from pathlib import Path
@@ -27,6 +22,8 @@ import schemathesis
 from hypothesis import HealthCheck, given
 from schemathesis import GenerationMode
 
+from tests.scripted_server import server_process
+
 MAX_EXAMPLES = 50  # per operation and generation mode
 
 SCRIPT = textwrap.dedent('''
@@ -37,34 +34,14 @@ SCRIPT = textwrap.dedent('''
 ''')
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """(base_url, auth headers, live ids, log path) of a fresh server; stopped after the module."""
     tmp = tmp_path_factory.mktemp("fuzz")
-    (tmp / "root").mkdir()
     (tmp / "script.py").write_text(SCRIPT)
-    port, token = _free_port(), secrets.token_hex(16)
-    config = {
-        "ServerApp": {"jpserver_extensions": {"geoagent_ext": True}, "port": port, "ip": "127.0.0.1", "allow_root": True,
-                      "open_browser": False, "root_dir": str(tmp / "root"), "port_retries": 0},
-        "IdentityProvider": {"token": token},
-        "GeoAgentSettings": {"model": f"scripted:{tmp / 'script.py'}", "max_attempts": 1},
-    }
-    (tmp / "config.json").write_text(json.dumps(config))
-    env = {**os.environ, "JUPYTER_NO_CONFIG": "1", "GEOAGENT_DATA_DIR": str(tmp / "data"),
-           "JUPYTER_DATA_DIR": str(tmp / "jdata"), "JUPYTER_RUNTIME_DIR": str(tmp / "runtime")}
-    log = open(tmp / "server.log", "w")
-    proc = subprocess.Popen([sys.executable, "-m", "jupyter_server", f"--config={tmp / 'config.json'}"],
-                            env=env, stdout=log, stderr=subprocess.STDOUT)
-    base, auth = f"http://127.0.0.1:{port}", {"Authorization": f"token {token}"}
-    try:
-        _wait_up(f"{base}/geoagent/status", auth, proc, tmp / "server.log")
+    config = {"ServerApp": {"jpserver_extensions": {"geoagent_ext": True}},
+              "GeoAgentSettings": {"model": f"scripted:{tmp / 'script.py'}", "max_attempts": 1}}
+    with server_process(tmp, config) as (base, auth, log_path, _pid):
         busy, free = (requests.post(f"{base}/api/kernels", headers=auth, json={"name": "python3"}, timeout=60).json()["id"]
                       for _ in range(2))
         run = requests.post(f"{base}/geoagent/runs", headers=auth, json={"request": "fuzz me", "kernel_id": busy}, timeout=60)
@@ -77,28 +54,7 @@ def server(tmp_path_factory):
             time.sleep(0.2)
         assert state["status"] == "needs_human", state
         live = {"run_id": run_id, "kernel_id": free, "subtask_id": state["waiting_for"]["subtask_id"]}
-        yield base, auth, live, tmp / "server.log"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
-
-
-def _wait_up(url, headers, proc, log_path, timeout=120):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(f"server exited:\n{Path(log_path).read_text()[-3000:]}")
-        try:
-            if requests.get(url, headers=headers, timeout=5).status_code == 200:
-                return
-        except requests.ConnectionError:
-            pass
-        time.sleep(0.5)
-    raise AssertionError(f"server did not come up:\n{Path(log_path).read_text()[-3000:]}")
+        yield base, auth, live, log_path
 
 
 def _aim(case, live, rnd: random.Random):
@@ -178,3 +134,34 @@ def test_lone_surrogates_are_refused_with_400(server, path, body):
     response = requests.post(f"{base}/geoagent/{path % live}", headers=auth, data=body % live, timeout=30)
     assert response.status_code == 400, response.text
     assert "unicode" in response.json()["message"].lower()
+
+
+def _deep(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+def _json_bodies(base, auth):
+    """(operation label, path) of every documented operation with a JSON body."""
+    doc = requests.get(f"{base}/geoagent/openapi.json", headers=auth, timeout=30).json()
+    return [(f"{method.upper()} {path}", path) for path, ops in doc["paths"].items()
+            for method, op in ops.items() if "requestBody" in op]
+
+
+@pytest.mark.parametrize("body", [
+    "[" * 100_000,                                        # past the decoder's recursion limit
+    '{"request": ' + _deep(5000) + "}",                  # the same, inside a field
+    '{"request": ' + _deep(900) + ', "path": ' + _deep(900) + "}",  # deep but decodable
+], ids=["top-level", "in-a-field", "decodable"])
+def test_deeply_nested_json_is_a_clear_400_on_every_body(server, body):
+    """Deep nesting is an input hypothesis does not generate: RecursionError escaped the
+    body parsers as a 500 (issue 18, item 6)."""
+    base, auth, live, log_path = server
+    operations = _json_bodies(base, auth)
+    assert len(operations) >= 4, operations  # runs, actions, active-notebook, complete
+    for label, path in operations:
+        url = base + path.replace("{run_id}", live["run_id"])
+        response = requests.post(url, headers=auth, data=body, timeout=30)
+        assert response.status_code == 400, f"{label}: {response.status_code} {response.text[:300]}"
+        message = response.json()["message"]
+        assert "too deeply" in message or "invalid request" in message, f"{label}: {message}"
+    assert "RecursionError" not in Path(log_path).read_text()

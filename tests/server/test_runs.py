@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 import textwrap
 
 import pytest
@@ -28,9 +30,31 @@ SCRIPT = textwrap.dedent('''
 ''')
 
 
+# Offered besides the default: a model whose loading takes a second (like joining local
+# weights), and one that cannot load at all.
+SLOW_LOADING = "import time\ntime.sleep(1.0)\n" + SCRIPT
+
+
+# Step 2 sleeps in the live kernel only: its trial, a fork of the kernel, is no child of
+# the server (this process) and returns at once.
+LONG_STEP = textwrap.dedent('''
+    def reply(messages):
+        system, user = messages[0].text, messages[-1].text
+        if "plans Python analyses" in system:
+            return "1. Set x and write out.txt.\\n2. Compute y from x."
+        if "Your step (1 of 2)" in user:
+            return "```python\\nx = 40\\nopen('out.txt', 'w').write('forty')\\n```"
+        return "```python\\nimport os, time\\nif os.getppid() == " + str(SERVER_PID) + ":\\n    time.sleep(120)\\n```"
+''')
+
+
 @pytest.fixture
 def jp_server_config(geoagent_data_dir, tmp_path):
-    return scripted_server_config(tmp_path, SCRIPT, max_attempts=1)
+    (tmp_path / "slow_loading.py").write_text(SLOW_LOADING)
+    (tmp_path / "long_step.py").write_text(f"SERVER_PID = {os.getpid()}\n" + LONG_STEP)
+    return scripted_server_config(tmp_path, SCRIPT, max_attempts=1, extra_models=[
+        f"scripted:{tmp_path / 'slow_loading.py'}", f"scripted:{tmp_path / 'missing.json'}",
+        f"scripted:{tmp_path / 'long_step.py'}"])
 
 
 async def _kernel(jp_serverapp):
@@ -92,6 +116,71 @@ async def test_stream_replays_history_then_closes(jp_fetch, jp_ws_fetch, jp_serv
     ws.close()
     assert seen[-1]["type"] == "finished" and seen[-1]["status"] == "cancelled"
     assert [e["seq"] for e in seen] == list(range(3, 3 + len(seen)))
+
+
+async def test_two_starts_on_one_kernel_at_once_give_one_run(jp_fetch, jp_serverapp, tmp_path):
+    """A double-click on Run while the model is not loaded yet: both requests used to pass
+    the busy-kernel check before either run was registered (issue 18, item 1)."""
+    kernel_id = await _kernel(jp_serverapp)
+    body = {"request": "forty-two", "kernel_id": kernel_id, "model": f"scripted:{tmp_path / 'slow_loading.py'}"}
+    answers = await asyncio.gather(_post(jp_fetch, "runs", body=body), _post(jp_fetch, "runs", body=body),
+                                   return_exceptions=True)
+    codes = sorted(a.code for a in answers)
+    assert codes == [201, 409], answers
+    refused = next(a for a in answers if isinstance(a, HTTPClientError))
+    assert b"on this kernel" in refused.response.body
+    runs = json.loads((await jp_fetch("geoagent", "runs")).body)["runs"]
+    assert [r["kernel_id"] for r in runs] == [kernel_id]
+    await _post(jp_fetch, "runs", runs[0]["run_id"], "cancel", body={})
+
+
+async def test_a_start_that_fails_releases_the_kernel(jp_fetch, jp_serverapp, tmp_path):
+    kernel_id = await _kernel(jp_serverapp)
+    with pytest.raises(HTTPClientError) as err:
+        await _post(jp_fetch, "runs", body={"request": "x", "kernel_id": kernel_id,
+                                            "model": f"scripted:{tmp_path / 'missing.json'}"})
+    assert err.value.code == 400 and b"missing.json" in err.value.response.body
+    created = await _post(jp_fetch, "runs", body={"request": "x", "kernel_id": kernel_id})
+    assert created.code == 201
+    await _post(jp_fetch, "runs", json.loads(created.body)["run_id"], "cancel", body={})
+
+
+async def test_a_kernel_killed_mid_step_ends_the_run_saying_what_was_lost(jp_fetch, jp_serverapp, jp_root_dir, tmp_path):
+    """The run used to report the dead kernel, then wait in needs-human for a fix that
+    could not run in a kernel whose variables were gone (issue 18, item 7)."""
+    kernel_id = await jp_serverapp.kernel_manager.start_kernel(kernel_name="python3", path="")  # cwd: the root
+    run_id = json.loads((await _post(jp_fetch, "runs", body={
+        "request": "x then wait", "kernel_id": kernel_id, "model": f"scripted:{tmp_path / 'long_step.py'}"})).body)["run_id"]
+    for _ in range(300):  # until step 2 runs live (its trial has passed)
+        events = json.loads((await jp_fetch("geoagent", "runs", run_id, "events")).body)["events"]
+        if [e for e in events if e["type"] == "executed" and e["trial"] and e["attempt"] == 1][1:]:
+            break
+        await asyncio.sleep(0.2)
+    else:
+        raise AssertionError(events)
+    await asyncio.sleep(1.0)
+    os.kill(jp_serverapp.kernel_manager.get_kernel(kernel_id).provisioner.pid, signal.SIGKILL)
+    state = await _wait_state(jp_fetch, run_id, {"failed", "needs_human", "succeeded", "partial"}, timeout=60)
+    assert state["status"] == "failed", state
+    message = state["message"]
+    assert "kernel was lost during step 2 (Compute y from x.)" in message, message
+    assert "variables x" in message and "out.txt" in message and "1. Set x and write out.txt" in message, message
+    assert [s["status"] for s in state["subtasks"]][0] == "solved"
+    assert (jp_root_dir / "out.txt").read_text() == "forty"
+
+
+async def test_a_kernel_restarted_while_the_run_waits_ends_it_at_the_next_step(jp_fetch, jp_serverapp):
+    """A fix the user sends after restarting the kernel would run in a kernel without ``x``."""
+    kernel_id = await _kernel(jp_serverapp)
+    run_id = json.loads((await _post(jp_fetch, "runs", body={"request": "forty-two", "kernel_id": kernel_id})).body)["run_id"]
+    state = await _wait_state(jp_fetch, run_id, {"needs_human", "failed", "succeeded"})
+    assert state["status"] == "needs_human", state
+    await jp_serverapp.kernel_manager.restart_kernel(kernel_id)
+    await _post(jp_fetch, "runs", run_id, "actions",
+                body={"kind": "edit", "subtask_id": state["waiting_for"]["subtask_id"], "code": "print(x + 2)"})
+    state = await _wait_state(jp_fetch, run_id, {"failed", "succeeded", "partial"}, timeout=30)
+    assert state["status"] == "failed", state
+    assert "the kernel restarted" in state["message"] and "variables x" in state["message"], state["message"]
 
 
 @pytest.mark.parametrize(

@@ -4,12 +4,19 @@ opt-in, kernels can start without such variables at all."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
+import os
+import subprocess
+import sys
 import textwrap
+import time
 import uuid
 
 import nbformat
 import pytest
+import requests
 
 from geoagent_ext.agent import notebook as nbwriter
 from geoagent_ext.kernel import KernelService
@@ -17,7 +24,7 @@ from geoagent_ext.runs.kernel_env import (
     PROVISIONER_NAME, restore_default_provisioner, secret_names, use_secretless_kernels,
 )
 from tests.persona.helpers import EXTENSIONS, close_chat, open_chat, open_notebook
-from tests.scripted_server import scripted_server_config
+from tests.scripted_server import scripted_server_config, server_process
 
 # Step 1 prints both secrets, then so much that the events' 4000-character stdout cap cuts
 # through the token; step 2 puts them in an exception (error paths are events too).
@@ -130,3 +137,98 @@ def test_secret_names_and_a_foreign_default_provisioner_is_left_alone():
     finally:
         factory.default_provisioner_name = before
         restore_default_provisioner()
+
+
+# The model's code plays the attacker of issue 18 (item 4): it reads the environ of its own
+# process and of every ancestor up to init (the server first), prints what looks like a key
+# base64- and hex-encoded (redaction only knows the plain value), and says in which
+# process it found the key itself (compared by hash, so its code carries no secret).
+PROC_ATTACK = textwrap.dedent('''
+    import base64, hashlib, os
+    pids, pid = [], os.getpid()
+    while pid > 1:
+        pids.append(pid)
+        with open(f"/proc/{pid}/stat") as fh:
+            pid = int(fh.read().rsplit(")", 1)[1].split()[1])
+    found = []
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as fh:
+                raw = fh.read()
+        except OSError as exc:
+            print(pid, "unreadable", type(exc).__name__)
+            continue
+        print(pid, "read", len(raw))
+        for entry in raw.split(b"\\0"):
+            name, _, value = entry.partition(b"=")
+            if value and name.endswith((b"_KEY", b"_TOKEN")):
+                print(name.decode(), base64.b64encode(value).decode(), value.hex())
+            if value and hashlib.sha256(value).hexdigest() == TARGET:
+                found.append(pid)
+    print("found in", found)
+''')
+
+
+def _attack_script(secret: str) -> str:
+    code = f"TARGET = {hashlib.sha256(secret.encode()).hexdigest()!r}\n" + PROC_ATTACK
+    return textwrap.dedent(f'''
+        def reply(messages):
+            if "plans Python analyses" in messages[0].text:
+                return "1. Look at the environment."
+            return "```python\\n" + {code!r} + "\\n```"
+    ''')
+
+
+def test_kernels_cannot_read_the_key_from_the_servers_proc_environ(tmp_path):
+    """With strip_kernel_secrets the key is in no kernel's environment, and not in the
+    environ of the server the kernel can open through /proc (it was, issue 18 item 4);
+    neither plainly nor base64- or hex-encoded, in events, run log or server log."""
+    secret = f"sk-test-{uuid.uuid4().hex}"
+    (tmp_path / "attack.py").write_text(_attack_script(secret))
+    config = {"ServerApp": {"jpserver_extensions": {"geoagent_ext": True}},
+              "GeoAgentSettings": {"model": f"scripted:{tmp_path / 'attack.py'}", "max_attempts": 1,
+                                   "strip_kernel_secrets": True}}
+    with server_process(tmp_path, config, env={"OPENAI_API_KEY": secret}) as (base, auth, log_path, server_pid):
+        with open(f"/proc/{server_pid}/environ", "rb") as fh:
+            assert secret.encode() not in fh.read()  # what any process of this user could read
+        kernel_id = requests.post(f"{base}/api/kernels", headers=auth, json={"name": "python3"}, timeout=60).json()["id"]
+        run_id = requests.post(f"{base}/geoagent/runs", headers=auth, json={"request": "look", "kernel_id": kernel_id},
+                               timeout=60).json()["run_id"]
+        for _ in range(300):
+            state = requests.get(f"{base}/geoagent/runs/{run_id}", headers=auth, timeout=10).json()
+            if state["status"] != "running":
+                break
+            time.sleep(0.2)
+        events = requests.get(f"{base}/geoagent/runs/{run_id}/events", headers=auth, timeout=10).text
+    assert state["status"] == "succeeded", state
+    executed = [e for e in json.loads(events)["events"] if e["type"] == "executed"]
+    live = [e["result"]["stdout"] for e in executed if not e["trial"]][-1]
+    assert f"{server_pid} read" in live or f"{server_pid} unreadable" in live, live  # the server was tried
+    assert "found in []" in live, live
+    run_log = next((tmp_path / "data").rglob(f"{run_id}.jsonl")).read_text()
+    encodings = [secret, base64.b64encode(secret.encode()).decode(), secret.encode().hex()]
+    for where, text in (("events", events), ("run log", run_log), ("server log", log_path.read_text())):
+        assert [e for e in encodings if e in text] == [], where
+
+
+def test_the_scrubbed_server_keeps_its_key_for_itself_and_its_c_code(tmp_path):
+    """Only the /proc view is zeroed: os.environ (provider libraries) and getenv() keep the key."""
+    probe = textwrap.dedent('''
+        import ctypes, json, os
+        from geoagent_ext.runs.server_env import scrub_own_environment
+        scrubbed = scrub_own_environment(["*_API_KEY"])
+        getenv = ctypes.CDLL(None).getenv
+        getenv.restype = ctypes.c_char_p
+        with open("/proc/self/environ", "rb") as fh:
+            proc = fh.read().decode()
+        print(json.dumps({"scrubbed": scrubbed, "environ": os.environ["OPENAI_API_KEY"],
+                          "getenv": getenv(b"OPENAI_API_KEY").decode(), "proc": proc,
+                          "dumpable": ctypes.CDLL(None).prctl(3, 0, 0, 0, 0)}))
+    ''')
+    secret = f"sk-test-{uuid.uuid4().hex}"
+    out = subprocess.run([sys.executable, "-c", probe], env={**os.environ, "OPENAI_API_KEY": secret, "GEO_PLAIN": "kept"},
+                         capture_output=True, text=True, check=True).stdout
+    seen = json.loads(out)
+    assert seen["scrubbed"] == ["OPENAI_API_KEY"] and seen["environ"] == secret and seen["getenv"] == secret
+    assert secret not in seen["proc"] and "GEO_PLAIN=kept" in seen["proc"]
+    assert seen["dumpable"] == 0  # PR_GET_DUMPABLE: /proc/<pid>/mem is closed to other non-root processes

