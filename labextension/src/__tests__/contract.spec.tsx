@@ -260,6 +260,8 @@ describe('ContractView under review', () => {
     expect(del.getAttribute('aria-label')).toBe('Delete requirement: looks good on a map');
     act(() => del.click());
     expect(rowOf(el, 'r4')).toBeUndefined();
+    // Focus goes to the next requirement (the summary's), not to the page.
+    expect(document.activeElement).toBe(all(rowOf(el, 'r2'), 'geoagent-requirement-input')[0]);
 
     // Two outputs: the new requirement says which file it is for.
     const picker = one(el, 'geoagent-requirement-new-output') as HTMLSelectElement;
@@ -385,6 +387,7 @@ describe('ContractView under review', () => {
       act(() => all(el, 'geoagent-requirement-delete')[0].click());
     }
     expect(all(el, 'geoagent-requirement-edit-row')).toHaveLength(0);
+    expect(document.activeElement).toBe(one(el, 'geoagent-requirement-new')); // nothing left but the add row
     await act(async () => one(el, 'geoagent-contract-use').click());
     expect(actions).toEqual([{ kind: 'contract', subtask_id: 'contract', requirements: [] }]);
   });

@@ -103,10 +103,25 @@ export function ContractEditor(props: IContractEditorProps): JSX.Element {
   const [busy, setBusy] = React.useState<'contract' | 'approve' | null>(null);
   const [failure, setFailure] = React.useState<string | null>(null);
   const added = React.useRef(0);
+  // Keyboard users keep their place: after a delete, focus moves to the next field.
+  const inputs = React.useRef(new Map<string, HTMLInputElement>());
+  const newInput = React.useRef<HTMLInputElement>(null);
+  const [focusAfterDelete, setFocusAfterDelete] = React.useState<string | null>(null);
+  React.useEffect(() => {
+    if (focusAfterDelete !== null) {
+      (inputs.current.get(focusAfterDelete) ?? newInput.current)?.focus();
+      setFocusAfterDelete(null);
+    }
+  }, [focusAfterDelete]);
 
   const edit = (key: string, text: string) =>
     setRows(current => current.map(r => (r.key === key ? { ...r, text } : r)));
-  const remove = (key: string) => setRows(current => current.filter(r => r.key !== key));
+  const remove = (key: string) => {
+    const shown = ([] as IRow[]).concat(...groupByOutput(contract.outputs, rows).map(g => g.items));
+    const at = shown.findIndex(r => r.key === key);
+    setFocusAfterDelete((shown[at + 1] ?? shown[at - 1])?.key ?? '');
+    setRows(current => current.filter(r => r.key !== key));
+  };
   const add = () => {
     const text = newText.trim();
     if (!text || !newOutput) {
@@ -186,6 +201,13 @@ export function ContractEditor(props: IContractEditorProps): JSX.Element {
                         aria-label={`Requirement for ${row.output}`}
                         aria-invalid={!row.text.trim()}
                         value={row.text}
+                        ref={el => {
+                          if (el) {
+                            inputs.current.set(row.key, el);
+                          } else {
+                            inputs.current.delete(row.key);
+                          }
+                        }}
                         onChange={e => edit(row.key, e.target.value)}
                       />
                       {row.kind === 'note' && !changed && (
@@ -238,6 +260,7 @@ export function ContractEditor(props: IContractEditorProps): JSX.Element {
             <input
               className="jp-mod-styled"
               data-testid="geoagent-requirement-new"
+              ref={newInput}
               aria-label={
                 outputs.length > 1 ? 'New requirement' : `New requirement for ${outputs[0]}`
               }
