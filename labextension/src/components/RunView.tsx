@@ -1,6 +1,7 @@
 /**
  * A run: its request and status, cancel, the deliverable contract, the live
- * plan and the selected step's details. Pure: the panel owns the run state and the connection.
+ * plan and the selected step's details. Pure: the panel owns the run state
+ * and the connection.
  */
 import * as React from 'react';
 
