@@ -33,7 +33,7 @@ import { IAction, IModelChoice, IRunState, IStartRunRequest, RunEvent } from './
 /** Id of the panel in the shell (also the sidebar tab's `data-id`). */
 export const PANEL_ID = 'geoagent-panel';
 
-const LIVE = new Set(['running', 'needs_human', 'awaiting_approval']);
+const LIVE = new Set(['running', 'needs_human', 'awaiting_approval', 'awaiting_contract']);
 /** How often a page without a live run looks for one (a chat run, a reload). */
 const WATCH_MS = 4000;
 
@@ -378,6 +378,11 @@ export class GeoAgentPanel extends ReactWidget {
     const step = (id: string) => this._run!.steps.findIndex(s => s.id === id) + 1;
     if (event.type === 'needs_human') {
       Notification.warning(`GeoAgent needs you: step ${step(event.subtask_id)} failed (${event.error})`, {
+        autoClose: false,
+        actions: open
+      });
+    } else if (event.type === 'contract_stated' && event.awaiting_review) {
+      Notification.info('GeoAgent: review what the output must satisfy before it plans', {
         autoClose: false,
         actions: open
       });

@@ -270,6 +270,98 @@ describe('GeoAgentPanel runs', () => {
     expect(posts(requests, 'runs/run1/cancel')).toEqual([{}]);
   });
 
+  it('reviews the contract before planning: the server refuses an edit, then takes it, and the checks follow', async () => {
+    let refuse = true;
+    const { requests } = await openPanel({
+      'POST runs/run1/actions': () =>
+        refuse
+          ? [400, { message: "'out/other.csv' is not an output of this run (out/areas.csv)", status: 400 }]
+          : { run_id: 'run1' }
+    });
+    await submit('areas per parcel to out/areas.csv', () => (q(panel, 'geoagent-approval') as HTMLInputElement).click());
+    const contract = {
+      outputs: [{ path: 'out/areas.csv', format: 'CSV' }],
+      requirements: [
+        { id: 'r1', output: 'out/areas.csv', text: 'has columns parcel_id, area_m2', kind: 'columns',
+          params: { names: ['parcel_id', 'area_m2'] }, origin: 'request' },
+        { id: 'r2', output: 'out/areas.csv', text: 'is easy to read', kind: 'note', params: {}, origin: 'request' }
+      ]
+    };
+    await stream(
+      { type: 'run_started', request: 'areas per parcel to out/areas.csv', model: 'm', notebook: 'work/parcels.ipynb',
+        kernel_id: 'k', strategy: 'loop', approval_mode: true },
+      { type: 'contract_stated', contract, by: 'request', awaiting_review: true }
+    );
+    expect(q(panel, 'geoagent-run-status')!.textContent).toContain('needs review');
+    expect(q(panel, 'geoagent-plan-empty')!.textContent).toBe('The agent plans once you have reviewed the requirements.');
+    expect(q(panel, 'geoagent-step-detail')).toBeNull();
+    act(() => (q(panel, 'geoagent-requirement-delete') as HTMLButtonElement).click()); // r1 goes
+    type(q(panel, 'geoagent-requirement-new')!, 'area_m2 is not negative');
+    await act(async () => q(panel, 'geoagent-requirement-add')!.click());
+    await act(async () => q(panel, 'geoagent-contract-use')!.click());
+    await settle();
+    const sent = {
+      kind: 'contract', subtask_id: 'contract',
+      requirements: [
+        { id: 'r2', output: 'out/areas.csv', text: 'is easy to read' },
+        { id: '', output: 'out/areas.csv', text: 'area_m2 is not negative' }
+      ]
+    };
+    expect(posts(requests, 'runs/run1/actions')).toEqual([sent]);
+    expect(q(panel, 'geoagent-action-error')!.textContent).toBe(
+      "Not sent: 'out/other.csv' is not an output of this run (out/areas.csv)"
+    );
+    expect(qa(panel, 'geoagent-requirement-input').map(i => (i as HTMLInputElement).value)).toEqual([
+      'is easy to read', 'area_m2 is not negative'
+    ]);
+
+    refuse = false;
+    await act(async () => q(panel, 'geoagent-contract-use')!.click());
+    await settle();
+    expect(posts(requests, 'runs/run1/actions')).toEqual([sent, sent]);
+    expect(q(panel, 'geoagent-action-error')).toBeNull();
+
+    const reviewed = {
+      ...contract,
+      requirements: [
+        contract.requirements[1],
+        { id: 'u2', output: 'out/areas.csv', text: 'area_m2 is not negative', kind: 'non_negative',
+          params: { name: 'area_m2' }, origin: 'user' }
+      ]
+    };
+    await stream(
+      { type: 'contract_stated', contract: reviewed, by: 'user', awaiting_review: false },
+      { type: 'planned', subtasks: PLAN.slice(0, 1), libraries: [] },
+      { type: 'subtask_started', subtask_id: 's1', index: 0, description: PLAN[0].description },
+      { type: 'requirement_checked', requirement_id: 'u2', output: 'out/areas.csv', text: 'area_m2 is not negative',
+        passed: false, observed: 'min area_m2 = -3.5', subtask_id: 's1' },
+      { type: 'finished', status: 'partial', message: 'a requirement is not met', stats: { llm_calls: 2, attempts: 1 },
+        unmet: ['area_m2 is not negative — min area_m2 = -3.5'], not_verified: ['is easy to read'] }
+    );
+    expect(q(panel, 'geoagent-contract-editor')).toBeNull();
+    expect(qa(panel, 'geoagent-requirement').map(r => [r.dataset.requirement, r.dataset.status])).toEqual([
+      ['r2', 'not_verifiable'], ['u2', 'unmet']
+    ]);
+    expect(q(panel, 'geoagent-requirement-observed')!.textContent).toBe('seen: min area_m2 = -3.5');
+    expect(qa(panel, 'geoagent-requirement-you')).toHaveLength(1);
+    expect(q(panel, 'geoagent-contract-unmet')!.textContent).toContain('area_m2 is not negative — min area_m2 = -3.5');
+    expect(q(panel, 'geoagent-contract-not-verified')!.textContent).toContain('is easy to read');
+  });
+
+  it('accepts the contract as proposed', async () => {
+    const { requests } = await openPanel();
+    await submit('areas', () => (q(panel, 'geoagent-approval') as HTMLInputElement).click());
+    await stream(
+      { type: 'run_started', request: 'areas', model: 'm', notebook: 'work/parcels.ipynb', kernel_id: 'k', strategy: 'loop',
+        approval_mode: true },
+      { type: 'contract_stated', awaiting_review: true, by: 'request',
+        contract: { outputs: [{ path: 'a.csv', format: 'CSV' }], requirements: [] } }
+    );
+    await act(async () => q(panel, 'geoagent-contract-accept')!.click());
+    await settle();
+    expect(posts(requests, 'runs/run1/actions')).toEqual([{ kind: 'approve', subtask_id: 'contract' }]);
+  });
+
   it('notifies when a hidden panel\'s run needs the user, but not for replayed history', async () => {
     await openPanel();
     let revealed = 0;
@@ -288,6 +380,25 @@ describe('GeoAgentPanel runs', () => {
     expect(note.type).toBe('warning');
     note.options.actions![0].callback(new MouseEvent('click'));
     expect(revealed).toBe(1);
+  });
+
+  it('picks up a run waiting for its contract review after a reload, and says so when hidden', async () => {
+    await openPanel({
+      'GET runs': { runs: [{ run_id: 'old', status: 'awaiting_contract', request: 'review me', notebook: 'work/parcels.ipynb' }] }
+    });
+    expect(FakeSocket.last().url).toContain('/geoagent/runs/old/stream?after=0');
+    (panel as any)._reveal = () => undefined;
+    panel.hide();
+    const socket = FakeSocket.last();
+    await act(async () => {
+      socket.open();
+      socket.emit(ev({ type: 'contract_stated', awaiting_review: true, by: 'request', ts: new Date().toISOString(),
+                       contract: { outputs: [{ path: 'a.csv', format: 'CSV' }], requirements: [] } }, 'old'));
+    });
+    await settle();
+    const note = Notification.manager.notifications.find(n => n.message.includes('must satisfy'))!;
+    expect(note.message).toBe('GeoAgent: review what the output must satisfy before it plans');
+    expect(note.options.actions![0].label).toBe('Open GeoAgent');
   });
 
   it('follows a run still working after a page reload, without writing its cells twice', async () => {

@@ -13,13 +13,15 @@ export interface IPlanListProps {
   onSelect: (subtaskId: string) => void;
   /** Now, in ms (the panel ticks it while a step runs). */
   now: number;
+  /** What to say while there is no plan yet (default: planning). */
+  emptyText?: string;
 }
 
 export function PlanList(props: IPlanListProps): JSX.Element {
   if (props.steps.length === 0) {
     return (
       <p className="jp-GeoAgent-hint" data-testid="geoagent-plan-empty">
-        Planning…
+        {props.emptyText ?? 'Planning…'}
       </p>
     );
   }

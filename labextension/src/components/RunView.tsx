@@ -1,12 +1,14 @@
 /**
- * A run: its request and status, cancel, the live plan and the selected
- * step's details. Pure: the panel owns the run state and the connection.
+ * A run: its request and status, cancel, the deliverable contract, the live
+ * plan and the selected step's details. Pure: the panel owns the run state
+ * and the connection.
  */
 import * as React from 'react';
 
 import { formatSeconds, isFinished, IRunView, IStepView } from '../runs/model';
 import { StreamState } from '../runs/client';
 import { IAction } from '../runs/types';
+import { ContractView } from './ContractView';
 import { PlanList } from './PlanList';
 import { StatusBadge } from './StatusBadge';
 import { StepDetail } from './StepDetail';
@@ -97,8 +99,26 @@ export function RunView(props: IRunViewProps): JSX.Element {
           {props.cellsWritten > 0 && ` · ${props.cellsWritten} cells added to the notebook`}
         </p>
       )}
+      {run.contract && (
+        <ContractView
+          contract={run.contract}
+          checks={run.checks}
+          by={run.contractBy}
+          steps={run.steps}
+          finished={finished}
+          unmet={run.unmet}
+          notVerified={run.notVerified}
+          reviewing={run.waitingFor?.kind === 'contract'}
+          onAction={props.onAction}
+        />
+      )}
       <PlanList
         steps={run.steps}
+        emptyText={
+          !finished && run.waitingFor?.kind === 'contract'
+            ? 'The agent plans once you have reviewed the requirements.'
+            : undefined
+        }
         selected={step?.id ?? null}
         onSelect={props.onSelect}
         now={props.now}
@@ -109,7 +129,12 @@ export function RunView(props: IRunViewProps): JSX.Element {
           step={step}
           index={index}
           waiting={
-            !finished && run.waitingFor?.subtaskId === step.id ? run.waitingFor.kind : null
+            !finished &&
+            run.waitingFor &&
+            run.waitingFor.kind !== 'contract' &&
+            run.waitingFor.subtaskId === step.id
+              ? run.waitingFor.kind
+              : null
           }
           onAction={props.onAction}
         />

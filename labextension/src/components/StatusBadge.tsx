@@ -1,7 +1,7 @@
 /**
  * Status shown as icon + word + colour, never colour alone (readable for
  * colour-blind users and in high-contrast themes). One table for steps,
- * runs and search nodes, so the same state always looks the same.
+ * runs, search nodes and requirements, so the same state always looks the same.
  */
 import * as React from 'react';
 
@@ -32,7 +32,14 @@ const LOOKS: Record<string, IStatusLook> = {
   new: { icon: '○', label: 'not tried', tone: 'idle' },
   ok: { icon: '✓', label: 'runs', tone: 'ok' },
   chosen: { icon: '★', label: 'chosen', tone: 'ok' },
-  pruned: { icon: '–', label: 'pruned', tone: 'idle' }
+  pruned: { icon: '–', label: 'pruned', tone: 'idle' },
+  // runs waiting for the contract's review
+  awaiting_contract: { icon: '⏸', label: 'needs review', tone: 'warn' },
+  // deliverable requirements
+  held: { icon: '✓', label: 'holds', tone: 'ok' },
+  unmet: { icon: '✗', label: 'fails', tone: 'bad' },
+  unchecked: { icon: '○', label: 'not checked yet', tone: 'idle' },
+  not_verifiable: { icon: '–', label: 'not verifiable', tone: 'idle' }
 };
 
 export function statusLook(status: string): IStatusLook {

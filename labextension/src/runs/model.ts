@@ -1,6 +1,7 @@
 /**
  * Fold a run's events into what the panel shows: the plan with each step's
- * status, attempts (for diffs), time and search tree.
+ * status, attempts (for diffs), time and search tree, and the deliverable
+ * contract with each requirement's latest check.
  *
  * Richer than the server's `fold` (agent/state.py), which keeps only the last
  * code and error per step: diffs need every attempt and the tree every node.
@@ -9,12 +10,15 @@
  * compares by identity) but shares untouched steps.
  */
 import {
+  CONTRACT_SUBTASK,
   FinishedStatus,
+  IContract,
   IExecutionSummary,
   IRunStats,
   ISubtaskSpec,
   RunEvent,
-  SearchNodeStatus
+  SearchNodeStatus,
+  WaitingKind
 } from './types';
 
 export type StepStatus =
@@ -30,6 +34,7 @@ export type RunStatus =
   | 'running'
   | 'needs_human'
   | 'awaiting_approval'
+  | 'awaiting_contract'
   | FinishedStatus;
 
 /** One piece of code tried for a step: an agent attempt or a human edit. */
@@ -83,6 +88,15 @@ export interface IStepView {
   hints: string[];
 }
 
+/** The latest check of one requirement on the file read back from disk. */
+export interface IRequirementCheck {
+  passed: boolean;
+  /** What the check saw (why it failed, or what held). */
+  observed: string;
+  /** The step after which it was checked; null: the final check. */
+  subtaskId: string | null;
+}
+
 export interface IRunView {
   runId: string;
   request: string;
@@ -94,8 +108,18 @@ export interface IRunView {
   message: string;
   progress: string;
   steps: IStepView[];
-  waitingFor: { kind: 'stuck' | 'approval'; subtaskId: string } | null;
+  waitingFor: { kind: WaitingKind; subtaskId: string } | null;
   lastSeq: number;
+  /** What the deliverables must satisfy; null until stated (or for runs without outputs). */
+  contract: IContract | null;
+  /** Who stated the contract last: derived from the request, or as the user left it. */
+  contractBy: 'request' | 'user';
+  /** The latest check of each requirement, by requirement id. */
+  checks: Record<string, IRequirementCheck>;
+  /** From `finished`: "requirement — observed" for each that failed at the end. */
+  unmet: string[];
+  /** From `finished`: requirements no code can check. */
+  notVerified: string[];
   startedAt?: number;
   finishedAt?: number;
   stats?: IRunStats;
@@ -114,7 +138,12 @@ export function emptyRun(runId: string, request = ''): IRunView {
     progress: '',
     steps: [],
     waitingFor: null,
-    lastSeq: 0
+    lastSeq: 0,
+    contract: null,
+    contractBy: 'request',
+    checks: {},
+    unmet: [],
+    notVerified: []
   };
 }
 
@@ -140,8 +169,13 @@ function time(ts: string): number | undefined {
 
 /** The run's status while it has not finished. */
 function liveStatus(run: IRunView): RunStatus {
-  if (run.waitingFor) {
-    return run.waitingFor.kind === 'stuck' ? 'needs_human' : 'awaiting_approval';
+  switch (run.waitingFor?.kind) {
+    case 'stuck':
+      return 'needs_human';
+    case 'approval':
+      return 'awaiting_approval';
+    case 'contract':
+      return 'awaiting_contract';
   }
   return 'running';
 }
@@ -207,6 +241,24 @@ export function applyEvent(run: IRunView, event: RunEvent): IRunView {
       next.steps = steps;
       break;
     }
+    case 'contract_stated':
+      // As the server's fold: waiting only while this statement awaits review.
+      next.contract = event.contract;
+      next.contractBy = event.by ?? 'request';
+      next.waitingFor = event.awaiting_review
+        ? { kind: 'contract', subtaskId: CONTRACT_SUBTASK }
+        : null;
+      break;
+    case 'requirement_checked':
+      next.checks = {
+        ...next.checks,
+        [event.requirement_id]: {
+          passed: event.passed,
+          observed: event.observed ?? '',
+          subtaskId: event.subtask_id ?? null
+        }
+      };
+      break;
     case 'declined':
       next.message = event.reason;
       break;
@@ -377,6 +429,8 @@ export function applyEvent(run: IRunView, event: RunEvent): IRunView {
         status: event.status,
         message: event.message,
         stats: event.stats,
+        unmet: event.unmet ?? [],
+        notVerified: event.not_verified ?? [],
         waitingFor: null,
         progress: '',
         finishedAt: at

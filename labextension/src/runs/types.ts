@@ -23,6 +23,52 @@ export interface ISubtaskSpec {
   inserted_for?: string | null;
 }
 
+/** A requirement's kind (`contract/model.py`); `note` is shown but no code checks it. */
+export type RequirementKind =
+  | 'exists'
+  | 'columns'
+  | 'layers'
+  | 'crs_epsg'
+  | 'crs_projected_metres'
+  | 'geometry_types'
+  | 'lonlat'
+  | 'bbox'
+  | 'integer'
+  | 'non_negative'
+  | 'non_empty'
+  | 'unique'
+  | 'sorted'
+  | 'rows_as_input'
+  | 'values_from_input'
+  | 'values_in'
+  | 'note';
+
+/** `Requirement`: one thing an output file must satisfy. */
+export interface IRequirement {
+  id: string;
+  /** The output file, as the request names it. */
+  output: string;
+  /** One sentence a person reads. */
+  text: string;
+  kind: RequirementKind;
+  params: Record<string, unknown>;
+  /** 'user': added or reworded by the user when reviewing the contract. */
+  origin: 'request' | 'user';
+}
+
+/** `Contract`: the run's deliverables and what each must satisfy. */
+export interface IContract {
+  outputs: Array<{ path: string; format: string }>;
+  requirements: IRequirement[];
+}
+
+/** `RequirementEdit`: a requirement as the user left it ('' id = new). */
+export interface IRequirementEdit {
+  id: string;
+  output: string;
+  text: string;
+}
+
 interface IEventBase {
   run_id: string;
   seq: number;
@@ -60,6 +106,24 @@ export type RunEvent = IEventBase &
     | { type: 'progress'; message: string; subtask_id: string | null }
     | { type: 'planned'; subtasks: ISubtaskSpec[]; libraries: string[] }
     | { type: 'replanned'; reason: string; subtasks: ISubtaskSpec[] }
+    | {
+        type: 'contract_stated';
+        contract: IContract;
+        /** 'user': as the user left it after review. */
+        by: 'request' | 'user';
+        /** Approval mode: the run waits for the user to confirm or edit it. */
+        awaiting_review: boolean;
+      }
+    | {
+        type: 'requirement_checked';
+        requirement_id: string;
+        output: string;
+        text: string;
+        passed: boolean;
+        observed: string;
+        /** null: the final check, after the last step. */
+        subtask_id: string | null;
+      }
     | { type: 'declined'; reason: string }
     | {
         type: 'subtask_started';
@@ -147,6 +211,10 @@ export type RunEvent = IEventBase &
         status: FinishedStatus;
         message: string;
         stats: IRunStats;
+        /** "requirement — observed" for each that failed at the end. */
+        unmet?: string[];
+        /** Requirements no code can check. */
+        not_verified?: string[];
       }
   );
 
@@ -185,9 +253,23 @@ export interface IRunState {
     by: string | null;
   }>;
   stats: IRunStats | null;
-  waiting_for: { kind: 'stuck' | 'approval'; subtask_id: string } | null;
+  waiting_for: { kind: WaitingKind; subtask_id: string } | null;
   last_seq: number;
+  contract: IContract | null;
+  /** The latest check of each requirement, by id. */
+  requirements: Record<
+    string,
+    { passed: boolean; observed: string; subtask_id: string | null }
+  >;
+  unmet: string[];
+  not_verified: string[];
 }
+
+/** What a waiting run waits for: a stuck step, code to approve, or the contract to review. */
+export type WaitingKind = 'stuck' | 'approval' | 'contract';
+
+/** The `subtask_id` of actions on the contract under review. */
+export const CONTRACT_SUBTASK = 'contract';
 
 /** `POST /geoagent/runs` body. */
 export interface IStartRunRequest {
@@ -200,7 +282,13 @@ export interface IStartRunRequest {
   max_attempts?: number;
 }
 
-export type ActionKind = 'edit' | 'hint' | 'skip' | 'approve' | 'reject';
+export type ActionKind =
+  | 'edit'
+  | 'hint'
+  | 'skip'
+  | 'approve'
+  | 'reject'
+  | 'contract';
 
 /** `POST /geoagent/runs/<id>/actions` body. */
 export interface IAction {
@@ -208,6 +296,8 @@ export interface IAction {
   subtask_id: string;
   code?: string;
   text?: string;
+  /** kind 'contract': every requirement as the user left it (deleted ones omitted). */
+  requirements?: IRequirementEdit[];
 }
 
 /** One choice of `GET /geoagent/models`. */
