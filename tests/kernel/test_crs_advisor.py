@@ -248,3 +248,25 @@ def test_through_the_json_entry_point():
     assert [e["epsg"] for e in value][0] == 27700 and len(value) == 2
     payload = json.dumps({"bounds": [139.6, 35.6, 139.85, 35.75], "crs": "EPSG:4326", "purpose": "area"})
     assert helper.call(helper.VERSION, "advise_crs", payload).value["v"][0]["units"] == "metre"
+
+
+def test_a_utm_zone_in_all_but_name_and_a_newer_datum_first():
+    """MGA zones are UTM zones on GDA (found from the CRS's parameters, not its name)."""
+    sydney = helper.advise_crs([151.1, -33.95, 151.3, -33.8], "EPSG:4326", "distance")
+    assert sydney[0]["epsg"] == 7856 and "UTM zone" in sydney[0]["why"]  # GDA2020 / MGA zone 56
+    rio = helper.advise_crs([-43.3, -23.0, -43.1, -22.85], "EPSG:4326", "distance")
+    assert rio[0]["epsg"] == 31983  # SIRGAS 2000 / UTM zone 23S before SIRGAS 1995 and SAD69
+
+
+def test_a_wrong_crs_on_the_data_is_pointed_out():
+    frame = gpd.GeoDataFrame(geometry=[box(2.25, 48.8, 2.42, 48.9)], crs="EPSG:4326").to_crs(2154)
+    mislabelled = frame.set_crs(27700, allow_override=True)  # Lambert-93 numbers called British National Grid
+    same = helper.advise_layer(mislabelled, "same")
+    assert same[0]["epsg"] == 27700 and "may be wrong" in same[0]["why"]
+
+
+def test_continental_extents_warn_that_no_projection_keeps_lengths():
+    usa = helper.advise_crs([-125, 24, -66, 49.5], "EPSG:4326", "distance")
+    assert "geodesics" in usa[0]["why"] and usa[0]["epsg"] != 3857
+    world = helper.advise_crs([-180, -90, 180, 90], "EPSG:4326", "area")
+    assert any(k in world[0]["method"] for k in EQUAL_AREA)

@@ -100,7 +100,8 @@ def _advisor_fit(aou, box):
     tol = 1e-6
     if bs < as_ - tol or bn > an + tol:
         return False, 0.0
-    lat_margin = min(bs - as_, an - bn)
+    # An area reaching a pole has no edge there: data up to the pole does not touch a rim.
+    lat_margin = min(bs - as_ if as_ > -89.99 else 90.0, an - bn if an < 89.99 else 90.0)
     if ae - aw >= 359.9:
         return True, lat_margin / max(an - as_, 1e-9)
     for k in (-360.0, 0.0, 360.0):
@@ -175,6 +176,7 @@ def _advisor_meta(code):
             units = axes[0].unit_name if axes else "unknown"
             dirs = tuple((a.direction or "").lower() for a in axes[:2])
             lat0 = lon0 = None
+            params = {}
             op = crs.coordinate_operation
             if op is not None:
                 for p in op.params:
@@ -182,35 +184,49 @@ def _advisor_meta(code):
                         lat0 = float(p.value)
                     if p.name.startswith("Longitude of") and lon0 is None:
                         lon0 = float(p.value)
+                    if isinstance(p.value, (int, float)):
+                        params[p.name] = float(p.value)
+            # A UTM zone in all but name (MGA, SIRGAS, JGD2011... zones): TM, k0 0.9996, FE 500 km.
+            utm_zone = None
+            if (op is not None and op.method_name == "Transverse Mercator" and lon0 is not None
+                    and abs(params.get("Scale factor at natural origin", 0) - 0.9996) < 1e-9
+                    and params.get("False easting") == 500000.0 and (lon0 + 183.0) % 6.0 == 0.0):
+                fn = params.get("False northing")
+                hemi = "N" if fn == 0.0 else ("S" if fn == 10000000.0 else None)
+                if hemi:
+                    utm_zone = f"{int((lon0 + 183.0) // 6.0)}{hemi}"
             geod = crs.geodetic_crs.name if crs.geodetic_crs is not None else ""
             try:
                 proj = Proj(crs)
             except Exception:
                 proj = None
-            meta = {"units": units, "dirs": dirs, "lat0": lat0, "lon0": lon0, "geod": geod, "proj": proj}
+            meta = {"units": units, "dirs": dirs, "lat0": lat0, "lon0": lon0, "geod": geod, "proj": proj,
+                    "utm": utm_zone}
         except Exception:
-            meta = {"units": "unknown", "dirs": (), "lat0": None, "lon0": None, "geod": "", "proj": None}
+            meta = {"units": "unknown", "dirs": (), "lat0": None, "lon0": None, "geod": "", "proj": None,
+                    "utm": None}
         metas[code] = meta
     return meta
 
 
 def _advisor_distortion(meta, lons, lats):
     """(max linear scale error, max areal scale error, max angular distortion in degrees) of the CRS
-    over the sample points, from PROJ's own projection factors; (1, 1, 90) when it cannot say."""
+    over the sample points, from PROJ's own projection factors."""
     import math
     proj = meta["proj"]
+    bad = (1e3, 1e3, 180.0)  # PROJ cannot project some of the points: worse than any real distortion
     if proj is None:
-        return 1.0, 1.0, 90.0
+        return bad
     try:
         f = proj.get_factors(lons, lats)
         lin = max(max(abs(h - 1.0), abs(k - 1.0)) for h, k in zip(f.meridional_scale, f.parallel_scale))
         area = max(abs(a - 1.0) for a in f.areal_scale)
         ang = max(f.angular_distortion)
     except Exception:
-        return 1.0, 1.0, 90.0
+        return bad
     if not all(math.isfinite(v) for v in (lin, area, ang)):
-        return 1.0, 1.0, 90.0
-    return min(lin, 1.0), min(area, 1.0), min(ang, 90.0)
+        return bad
+    return min(lin, 1e3), min(area, 1e3), min(ang, 180.0)
 
 
 def _advisor_crs(crs):
@@ -332,14 +348,16 @@ def _advisor_candidates(ext, purpose):
     import math
     box, cx, cy = ext["box"], ext["cx"], ext["cy"]
     data_area = _advisor_sq_area(*box)
-    floor = max(20.0 * data_area, 100.0)  # areas of use up to ~10 x 10 degrees all count as local
+    floor = max(20.0 * data_area, 1000.0)  # areas of use up to ~30 x 30 degrees: their distortion at the data decides
     lons, lats = _advisor_samples(box)
     polar_data = abs(cy) >= 60.0
     zone = int((_advisor_wrap(cx) + 180.0) // 6.0) % 60 + 1
     hemi = "N" if cy >= 0 else "S"
-    utm_suffix = f"UTM zone {zone}{hemi}"
+    utm_name = f"{zone}{hemi}"
     utm_code = (32600 if hemi == "N" else 32700) + zone
-    utm_ok = -80.0 <= cy <= 84.0
+    span = _advisor_lon_interval(box[0], box[2])
+    # estimate_utm_crs's zone: the one of the data's centre, for data about a zone wide at most.
+    utm_ok = -80.0 <= cy <= 84.0 and (span[1] - span[0]) * math.cos(math.radians(cy)) <= 6.0
     years = _advisor_datum_years()
     best = {}
     for code, name, method, aou, area_name, sq in _advisor_catalogue():
@@ -351,8 +369,8 @@ def _advisor_candidates(ext, purpose):
         if code in best and best[code][1] <= sq:
             continue  # the same CRS listed once per usage: keep its tightest containing area
         family = _advisor_family(method)
-        if family == "other" and purpose != "official":
-            continue
+        if family == "other":
+            continue  # Web Mercator, zoned grid systems, compromise projections: not for measuring
         meta = _advisor_meta(code)
         lat0 = meta["lat0"]
         if lat0 is not None and abs(lat0) >= 45.0 and abs(cy) >= 20.0 and (lat0 > 0) != (cy > 0):
@@ -361,7 +379,7 @@ def _advisor_candidates(ext, purpose):
         metre = _advisor_is_metre(meta["units"])
         official = _advisor_official(code, name, area_name, meta)
         rim = inside and margin < 0.02 and sq < 40000.0
-        utm = utm_ok and name.endswith(utm_suffix)
+        utm = utm_ok and meta["utm"] == utm_name
         polar = polar_data and ("Polar" in method or ("Azimuthal" in method and lat0 is not None and abs(lat0) >= 80.0))
         year = years.get(code)
         score, notes = 0.0, []
@@ -374,6 +392,7 @@ def _advisor_candidates(ext, purpose):
         else:
             score += {"conformal": 3.0, "equidistant": 1.5}.get(family, 0.0)
             score -= 1.0 * math.log10(max(lin, 1e-4) / 1e-4)      # lengths off by more than 0.01%
+            score -= 2.0 * math.log10(max(lin, 1e-2) / 1e-2)      # ... and by more than 1%: being conformal no longer helps
             score -= 0.3 * size
             if utm:
                 score += 0.7
@@ -405,6 +424,8 @@ def _advisor_candidates(ext, purpose):
             score += 0.2
         elif isinstance(year, int) and year >= 1990:
             score += 0.1
+        if isinstance(year, int) and year >= 1980:  # the newer realisation of a datum first
+            score += 0.1 * (min(year, 2025) - 1980) / 45.0
         if meta["geod"] and not meta["geod"].startswith(("WGS 84", "WGS 72")) and modern:
             score += 0.15  # a regional datum the region's data comes in
         if meta["lon0"] is not None:  # ties (the same projection turned to several meridians): the nearest
@@ -413,6 +434,9 @@ def _advisor_candidates(ext, purpose):
             notes.insert(0, f"areas within {100 * areal:.2g}%" if areal >= 1e-6 else "")
         else:
             notes.insert(0, f"lengths within {100 * lin:.2g}%")
+            if lin > 0.005:
+                notes.append("no projection keeps lengths over this extent: for exact distances use geodesics "
+                             "(pyproj.Geod) or work per zone")
         best[code] = (score, sq, code, name, method, aou, area_name, meta, family, official,
                       [n for n in notes if n], utm, polar)
     return sorted(best.values(), key=lambda r: (-r[0], r[1], r[2]))
