@@ -416,22 +416,22 @@ def _advisor_candidates(ext, purpose):
             else:
                 score -= 0.05  # prefer the east/north twin of the same grid
         modern = year == "ensemble" or (isinstance(year, int) and year >= 1980)
-        if isinstance(year, int) and year < 1980:
+        if isinstance(year, int) and year < 1980:  # a pre-satellite datum: metres off from GNSS data
             if not official:
                 score -= 1.5
             notes.append(f"datum of {year}")
-        elif year == "ensemble" or (isinstance(year, int) and year >= 2010):
+        elif year == "ensemble":  # WGS 84, ETRS89: current
             score += 0.2
-        elif isinstance(year, int) and year >= 1990:
-            score += 0.1
-        if isinstance(year, int) and year >= 1980:  # the newer realisation of a datum first
-            score += 0.1 * (min(year, 2025) - 1980) / 45.0
+        elif modern:  # the newer realisation of a datum first (NAD83(2011) before NAD83(HARN))
+            score += 0.2 * (min(year, 2025) - 1980) / 45.0
         if meta["geod"] and not meta["geod"].startswith(("WGS 84", "WGS 72")) and modern:
             score += 0.15  # a regional datum the region's data comes in
         if meta["lon0"] is not None:  # ties (the same projection turned to several meridians): the nearest
             score -= 0.1 * abs(_advisor_wrap(cx - meta["lon0"])) / 180.0
         if purpose == "area":
-            notes.insert(0, f"areas within {100 * areal:.2g}%" if areal >= 1e-6 else "")
+            notes.insert(0, "areas exact" if areal < 1e-6 else f"areas within {100 * areal:.2g}%")
+            if ang >= 1.0:
+                notes.insert(1, f"shapes bent up to {ang:.0f} degrees")
         else:
             notes.insert(0, f"lengths within {100 * lin:.2g}%")
             if lin > 0.005:
@@ -443,9 +443,9 @@ def _advisor_candidates(ext, purpose):
 
 
 _ADVISOR_FAMILY_WORDS = {
-    "equal-area": "equal-area (areas exact)",
-    "conformal": "conformal (local shapes and distances kept)",
-    "equidistant": "equidistant (distances from its centre kept)",
+    "equal-area": "equal-area",
+    "conformal": "conformal",
+    "equidistant": "equidistant (true distances from its centre only)",
     "other": "neither equal-area nor conformal",
 }
 
@@ -466,11 +466,11 @@ def _advisor_entry(row, purpose):
     if not role:
         role.append("local projected CRS" if sq <= 400.0 else ("regional projected CRS" if sq < 20000 else
                                                                  "continental/global projected CRS"))
-    short_area = area_name if len(area_name) <= 70 else area_name[:67] + "..."
+    short_area = _advisor_clip(area_name, 70)
     why = (f"EPSG:{code} {name}: {', '.join(role)}, {_advisor_units_word(meta['units'])}, "
-           f"{_ADVISOR_FAMILY_WORDS[family]} ({method}); area of use: {short_area}")
-    if notes:
-        why += "; note: " + ", ".join(notes)
+           f"{_ADVISOR_FAMILY_WORDS[family]} ({method}), {notes[0]} at the data; area of use: {short_area}")
+    if notes[1:]:
+        why += "; note: " + ", ".join(notes[1:])
     return {"epsg": code, "name": name, "area_of_use": {"name": _advisor_clip(area_name), "bounds": list(aou)},
             "method": method, "units": meta["units"], "why": why}
 
