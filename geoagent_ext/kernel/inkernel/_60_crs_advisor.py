@@ -484,7 +484,8 @@ def _advisor_plain(crs, why):
         code = crs.to_epsg()
     except Exception:
         code = None
-    return {"epsg": code, "name": crs.name,
+    name = crs.name if crs.name and crs.name != "unknown" else _advisor_clip(crs.srs or crs.to_proj4() or "", 100)
+    return {"epsg": code, "name": name,
             "area_of_use": {"name": _advisor_clip(aou.name), "bounds": list(aou.bounds)} if aou is not None else None,
             "method": op.method_name if op is not None else "none (geographic lon/lat)",
             "units": units, "why": why}
@@ -516,13 +517,13 @@ def _advisor_rank(ext, purpose, limit):
     if kind == "same":
         crs = ext["crs"]
         own = _advisor_plain(crs, "")
-        label = f"EPSG:{own['epsg']}" if own["epsg"] else "custom CRS"
+        label = f"EPSG:{own['epsg']} {own['name']}" if own["epsg"] else f"custom CRS {own['name']}"
         if crs.is_geographic:
-            own["why"] = (f"{label} {crs.name}: the data's own CRS, lon/lat degrees: fine to overlay, join and "
+            own["why"] = (f"{label}: the data's own CRS, lon/lat degrees: fine to overlay, join and "
                           f"write, not to measure (reproject for area or distance)")
         else:
             metre = _advisor_is_metre(own["units"])
-            own["why"] = (f"{label} {crs.name}: the data's own CRS, projected in {_advisor_units_word(own['units'])}: "
+            own["why"] = (f"{label}: the data's own CRS, projected in {_advisor_units_word(own['units'])}: "
                           f"reproject other layers to it for overlays and joins"
                           + ("" if metre else "; lengths come out in these units, not metres"))
         aou = crs.area_of_use
