@@ -19,4 +19,7 @@ _API = {
     "trial_kill": trial_kill,
     "cleanup": cleanup,
     "check_contract": check_contract,
+    "advise_crs": advise_crs,
+    "advise_layer": advise_layer,
+    "advise_all": advise_all,
 }

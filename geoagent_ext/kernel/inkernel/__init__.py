@@ -16,6 +16,7 @@ same module namespace (later parts use names of earlier ones):
 ``_30_sandbox``     overlay / mirror sandboxes for the files trials write
 ``_40_trial``       fork trials: isolation of the child, running the cell
 ``_50_contract``    the deliverable contract's checks on files read back from disk (also in the probes)
+``_60_crs_advisor`` which CRS to measure, map or deliver a layer in, from its extent and the EPSG database
 ``_90_api``         the table of functions :func:`call` may run
 
 Every entry point is reached through ``call``, which the service evaluates as a
