@@ -15,11 +15,11 @@ from .probes import run_probe
 CHECK_TIMEOUT_S = 180
 
 
-async def derive(kernel, request: str, outputs: list[str], data_files: list[str]) -> Contract:
+async def derive(kernel, request: str, outputs: list[str], data_files: list[str], official_crs: str = "") -> Contract:
     """The contract for the request's outputs, with the row counts and columns of the input files."""
     inputs = [f for f in data_files if f not in outputs][:40]
     facts = await run_probe(kernel, "input_facts", inputs) if inputs else {}
-    return derive_contract(request, outputs, facts if isinstance(facts, dict) else {})
+    return derive_contract(request, outputs, facts if isinstance(facts, dict) else {}, official_crs=official_crs)
 
 
 class DeliverableChecks:
@@ -56,9 +56,19 @@ class DeliverableChecks:
         return pairs
 
     @staticmethod
-    def failures(pairs: list[tuple[Requirement, RequirementResult]]) -> list[str]:
-        """One repair line per failed requirement: the requirement, what was seen, how to meet it."""
-        return [repair_line(req, res.observed) for req, res in pairs if not res.passed]
+    def failures(pairs: list[tuple[Requirement, RequirementResult]], advice: Callable[[str], str] | None = None) -> list[str]:
+        """One repair line per failed requirement: the requirement, what was seen, how to meet it
+        (and, for a CRS requirement, the CRS advisor's choice: ``advice(purpose)``)."""
+        lines = []
+        for req, res in pairs:
+            if res.passed:
+                continue
+            line = repair_line(req, res.observed)
+            if advice is not None and req.kind == "crs_projected_metres":
+                choice = advice("official") or advice("distance")
+                line += f" Advised CRS: {choice}." if choice else ""
+            lines.append(line)
+        return lines
 
     def unmet(self) -> list[str]:
         by_id = {r.id: r for r in self.contract.requirements}

@@ -21,6 +21,7 @@ class KernelHandle(Protocol):
     async def members(self, expression: str) -> list[Any]: ...
     async def closest_names(self, expression: str, wrong_name: str) -> list[str]: ...
     async def profile(self, name: str) -> str: ...
+    async def advise_crs(self, target: Any, purposes: list[str]) -> dict[str, Any]: ...
     async def variables(self) -> list[Any]: ...
 
 
@@ -90,6 +91,9 @@ class BoundKernel:
 
     async def variables(self):
         return await self._call("variables")
+
+    async def advise_crs(self, target, purposes):
+        return await self._call("advise_crs", target, purposes)
 
 
 def summarize(result: Any, warnings: list[str] | None = None, limit: int = 4000) -> ExecutionSummary:

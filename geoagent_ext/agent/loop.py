@@ -94,6 +94,7 @@ class StepWork:
             human_fixes=list(run.human_fixes),
             hints=list(run.hints.get(self.subtask.id, [])),
             contract=run.contract.text() if run.contract else "",
+            crs_advice=run.crs_advice.for_step(self.subtask.description),
         )
         for key, value in overrides.items():
             setattr(ctx, key, value)
@@ -160,12 +161,14 @@ class StepWork:
         warnings = list((checks or {}).get("warnings", []))
         degrees = measured_in_degrees(stderr)
         if degrees:
-            warnings.append(degrees)
+            named = self.run.crs_advice.for_purpose("area" if "area" in degrees else "distance")
+            warnings.append(degrees + (f" The CRS advisor's choice for this data: {named}." if named else ""))
         deliverables = self.run.deliverables
         if deliverables is not None:  # the contract's requirements of the deliverables this step wrote
             written = deliverables.outputs_written_by(info.written_files)
             if written:
-                warnings += deliverables.failures(await deliverables.check(written, subtask_id=self.subtask.id))
+                pairs = await deliverables.check(written, subtask_id=self.subtask.id)
+                warnings += deliverables.failures(pairs, advice=self.run.crs_advice.for_purpose)
         return warnings
 
     async def evaluate(self, code: str, attempt_no: int, node_id: str | None = None) -> Attempt:

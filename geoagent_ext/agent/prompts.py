@@ -97,6 +97,7 @@ class StepContext:
     repair_context: str = ""
     lookahead: bool = False
     contract: str = ""  # what the deliverables must satisfy (checked on the files)
+    crs_advice: str = ""  # the CRS advisor's answer for what this step does (area, distance, official grid)
 
 
 def _contract_section(contract: str) -> list[str]:
@@ -149,6 +150,8 @@ def coder_messages(ctx: StepContext) -> list[BaseMessage]:
         )
     else:
         parts.append(f"## Your step ({ctx.step_index + 1} of {len(ctx.plan)})\n{step}")
+        if ctx.crs_advice:
+            parts.append(ctx.crs_advice)
     for hint in ctx.hints:
         parts.append(f"## Hint from the user\n{hint}")
     if ctx.failed_code is not None:

@@ -23,6 +23,7 @@ from ..llm.redact import redact, redact_obj
 from . import codeinfo
 from ..contract import Contract, RequirementEdit, apply_edits
 from .bus import EventBus
+from .crs_advice import CrsAdvice
 from .deliverables import DeliverableChecks, derive as derive_contract
 from .events import (
     ApprovalGiven, ApprovalRequested, ContractStated, Declined, Event, Finished, HintGiven, HumanEditApplied,
@@ -124,6 +125,7 @@ class Run:
         self.outputs: list[str] = []  # files the request names that did not exist at the start
         self.data_files: list[str] = []  # data files found in the working directory at the start
         self.contract: Contract | None = None
+        self.crs_advice = CrsAdvice()
         self.deliverables: DeliverableChecks | None = None
         self.empty_input_columns: list[str] = []  # null in every row of an input file: no step's fault
         self.stats = RunStats()
@@ -289,8 +291,12 @@ class Run:
         self.empty_input_columns = list((profile or {}).get("empty_columns") or [])
         self.data_files = list((profile or {}).get("files") or [])
         files = format_files(profile, named=requested_files(self.request))
+        self.crs_advice = await CrsAdvice.gather(self.kernel, self.data_files, requested_files(self.request))
+        advice = self.crs_advice.overview_lines()
         variables = await self.variable_summary()
         parts = [files] if files else []
+        if advice:
+            parts.append(advice)
         if variables:
             parts.append("Variables already in the kernel:\n" + variables)
         return "\n".join(parts)
@@ -313,7 +319,8 @@ class Run:
         self.data_overview = await self._gather_overview()
         self.outputs = outputs = await self._absent(requested_files(self.request))
         if self.options.contract and outputs:
-            self.contract = await derive_contract(self.kernel, self.request, outputs, self.data_files)
+            self.contract = await derive_contract(self.kernel, self.request, outputs, self.data_files,
+                                                  official_crs=self.crs_advice.label_for("official"))
             if self.options.approval_mode:
                 await self._review_contract()
             self.deliverables = DeliverableChecks(self.kernel, self.contract, self.emit, self.id)

@@ -136,10 +136,13 @@ def _allowed_values(sentence: str) -> list[tuple[str, list[str]]]:
     return found
 
 
-def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | None = None) -> Contract:
+def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | None = None,
+                    official_crs: str = "") -> Contract:
     """The contract for ``outputs`` (files the request names that did not exist at the start).
 
-    ``inputs``: path -> {"rows": int | None, "columns": [names]} of the data files found at the start."""
+    ``inputs``: path -> {"rows": int | None, "columns": [names]} of the data files found at the start;
+    ``official_crs``: the CRS advisor's official grid for the data ("EPSG:3460 (Fiji 1986 / Fiji Map Grid)"),
+    named in a "national grid" requirement so the coder knows which one."""
     inputs = inputs or {}
     input_by_base = {_base(p): p for p in inputs}
     b = _Builder(outputs)
@@ -179,7 +182,7 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
                 b.add(out, "layers", f"has the layers {', '.join(layers)}", names=layers)
             for name, allowed in values:
                 b.add(out, "values_in", f"`{name}` is one of {', '.join(allowed)}", name=name, allowed=allowed)
-            _crs_rules(b, out, fmt, sentence)
+            _crs_rules(b, out, fmt, sentence, official_crs)
             _geometry_rules(b, out, fmt, sentence)
             _value_rules(b, out, sentence)
             _row_rules(b, out, sentence, inputs, input_by_base)
@@ -197,15 +200,16 @@ def _ticked_list_after(sentence: str, word: re.Pattern) -> list[str]:
     return _TICKED.findall(list_match.group(1)) if list_match else []
 
 
-def _crs_rules(b: _Builder, out: str, fmt: str, sentence: str) -> None:
+def _crs_rules(b: _Builder, out: str, fmt: str, sentence: str, official_crs: str = "") -> None:
     if fmt not in SPATIAL:
         return
     codes = [int(c) for c in _EPSG.findall(sentence)]
     if len(set(codes)) == 1:
         b.add(out, "crs_epsg", f"is in EPSG:{codes[0]}", epsg=codes[0])
     elif _METRIC_CRS.search(sentence):
+        advised = f"; the advisor's official grid for this data: {official_crs}" if official_crs else ""
         b.add(out, "crs_projected_metres",
-              "is in a projected CRS in metres whose area of use contains the data (the region's grid)")
+              f"is in a projected CRS in metres whose area of use contains the data (the region's grid{advised})")
     elif _GEOGRAPHIC.search(sentence):
         b.add(out, "crs_epsg", "is in WGS84 (EPSG:4326)", epsg=4326)
 

@@ -178,6 +178,10 @@ class KernelService:
         """Compact text profile of a variable (CRS and units, bounds, columns, raster shape ...)."""
         return await self._call(kernel_id, "profile", name=name)
 
+    async def advise_crs(self, kernel_id: str, target: Any, purposes: list[str], *, limit: int = 3) -> dict[str, Any]:
+        """The CRS advisor's ranked answers per purpose for a layer file, a variable or {bounds, crs}."""
+        return await self._call(kernel_id, "advise_all", path_or_name=target, purposes=list(purposes), limit=limit)
+
     async def variables(self, kernel_id: str) -> list[VariableSummary]:
         """The user's variables with one-line summaries."""
         return [VariableSummary(**r) for r in await self._call(kernel_id, "variables")]

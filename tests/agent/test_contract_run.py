@@ -53,6 +53,9 @@ async def test_wrong_crs_fails_its_requirement_is_repaired_and_the_run_succeeds(
     # The repair prompt named the requirement, what was seen and how to meet it.
     repair_prompt = next(p for p in model.prompt_texts if "previous attempt failed" in p)
     assert "projected CRS in metres" in repair_prompt and "EPSG:4326" in repair_prompt and "to_crs" in repair_prompt
+    # The CRS advisor named Austria's official grid: in the data overview, the contract and the repair.
+    assert "CRS advice for sites.geojson" in model.prompt_texts[0] and "official grid EPSG:31287" in model.prompt_texts[0]
+    assert "Advised CRS: EPSG:31287" in repair_prompt and "EPSG:31287" in crs_req.text
     # The planner and the coder saw the contract.
     assert "must satisfy" in model.prompt_texts[0] and "site_id" in model.prompt_texts[0]
     assert finished.unmet == [] and gpd.read_file(workdir / "sites_grid.geojson").crs.to_epsg() == 31287

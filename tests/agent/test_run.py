@@ -433,3 +433,23 @@ async def test_a_step_that_must_write_the_requested_file_fails_its_trial_when_it
     assert failed and failed[0].trial and "must write names.csv" in failed[0].result.error
     assert "must write names.csv" in model.prompt_texts[-1]  # the repair prompt says why
     assert (workdir / "names.csv").exists()
+
+
+async def test_a_measurement_in_degrees_is_repaired_towards_the_advisors_crs(workdir, tmp_path):
+    import geopandas as gpd
+    from shapely.geometry import Point
+
+    gpd.GeoDataFrame({"name": ["a", "b"]}, geometry=[Point(-0.12, 51.50), Point(-0.08, 51.52)],
+                     crs=4326).to_file(workdir / "stops.geojson")
+    degrees = "import geopandas as gpd\nstops = gpd.read_file('stops.geojson')\nrings = stops.buffer(400)"
+    metres = degrees.replace("stops.buffer(400)", "stops.to_crs(27700).buffer(400)")
+    script = StepScript(["Buffer the stops by 400 m."], {"Buffer the stops": [degrees, metres]})
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("400 m around each stop in stops.geojson", kernel, model, tmp_path)
+        finished = await run.wait()
+    assert finished.status == "succeeded", finished.message
+    warned = next(e for e in run.bus.history if e.type == "executed" and e.result.warnings)
+    assert "The CRS advisor's choice for this data: EPSG:27700 OSGB36 / British National Grid" in warned.result.warnings[0]
+    # The coder of a step that buffers got the advisor's answer for distances before writing anything.
+    assert "CRS for this step (distance): EPSG:27700" in model.prompt_texts[1]

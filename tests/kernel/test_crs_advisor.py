@@ -270,3 +270,12 @@ def test_continental_extents_warn_that_no_projection_keeps_lengths():
     assert "geodesics" in usa[0]["why"] and usa[0]["epsg"] != 3857
     world = helper.advise_crs([-180, -90, 180, 90], "EPSG:4326", "area")
     assert any(k in world[0]["method"] for k in EQUAL_AREA)
+
+
+def test_an_official_grid_still_answers_when_offshore_data_spills_over_its_area_of_use():
+    # Survey lines from 170.5E across the antimeridian: Fiji's grid is drawn around the islands (176.8E...).
+    first = helper.advise_crs([170.5, -18.5, -178.5, -16.5], "EPSG:4326", "official")[0]
+    assert first["epsg"] == 3460, first["why"]
+    # Where an official grid holds the whole data, a neighbouring zone that only spills is not offered.
+    cape = helper.advise_crs([18.3, -34.1, 18.6, -33.8], "EPSG:4326", "official", limit=3)
+    assert 2047 not in [c["epsg"] for c in cape]

@@ -111,6 +111,12 @@ def _advisor_fit(aou, box):
     return False, 0.0
 
 
+def _advisor_grown(aou, degrees):
+    """An area of use (w, s, e, n) grown by ``degrees`` on every side (latitudes clamped)."""
+    w, s, e, n = aou
+    return (w - degrees, max(-90.0, s - degrees), e + degrees, min(90.0, n + degrees))
+
+
 def _advisor_catalogue():
     """[(code, name, method, (w, s, e, n), area name, square degrees)] of every EPSG projected CRS."""
     cat = _ADVISOR_CACHE.get("catalogue")
@@ -359,12 +365,20 @@ def _advisor_candidates(ext, purpose):
     # estimate_utm_crs's zone: the one of the data's centre, for data about a zone wide at most.
     utm_ok = -80.0 <= cy <= 84.0 and (span[1] - span[0]) * math.cos(math.radians(cy)) <= 6.0
     years = _advisor_datum_years()
+    official_inside = any(code in _OFFICIAL_GRIDS and _advisor_fit(aou, box)[0]
+                          for code, _, _, aou, _, _ in _advisor_catalogue())
     best = {}
     for code, name, method, aou, area_name, sq in _advisor_catalogue():
         inside, margin = _advisor_fit(aou, box)
         if not inside:
-            # estimate_utm_crs's zone is the one of the data's centre, even when the data spills over.
-            if not (purpose == "distance" and utm_ok and code == utm_code):
+            # estimate_utm_crs's zone is the one of the data's centre, even when the data spills over;
+            # a national grid is drawn around the land: offshore parts of the data may spill over it.
+            # (only where no official grid holds the whole data: then that one is the answer).
+            spill_ok = (purpose == "distance" and utm_ok and code == utm_code) or (
+                code in _OFFICIAL_GRIDS and not official_inside
+                and _advisor_fit(_advisor_grown(aou, 1.0), (cx, cy, cx, cy))[0]
+                and _advisor_fit(_advisor_grown(aou, 8.0), box)[0])
+            if not spill_ok:
                 continue
         if code in best and best[code][1] <= sq:
             continue  # the same CRS listed once per usage: keep its tightest containing area

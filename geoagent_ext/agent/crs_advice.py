@@ -1,0 +1,98 @@
+"""The CRS advisor's answers for a run's layers, as the lines the planner, the coder and the
+repairs read (the advisor itself runs in the kernel: ``kernel/inkernel/_60_crs_advisor.py``).
+
+A small model does not know which projection is official for Fiji or which one measures area
+honestly at 78°N; pyproj's database does. One line per layer goes into the data overview, the
+step that measures or reprojects gets the answer for its purpose, and a measurement made in
+degrees is repaired towards a named CRS instead of "a projected CRS".
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+PURPOSES = ("same", "area", "distance", "official")
+SPATIAL_EXT = {".geojson", ".gpkg", ".shp", ".fgb", ".kml", ".gml", ".parquet", ".geoparquet", ".tif", ".tiff"}
+MAX_LAYERS = 6
+# What a step does -> the purpose whose answer its coder gets (first match wins).
+STEP_PURPOSES = (
+    (re.compile(r"\b(official|national|grid|metric projection|projected crs)\b", re.I), "official"),
+    (re.compile(r"\b(area|areas|km²|km2|hectare|ha\b|m²|m2|equal[- ]area)", re.I), "area"),
+    (re.compile(r"\b(distance|buffer|nearest|length|within|radius|metres|meters|km\b)", re.I), "distance"),
+    (re.compile(r"\b(reproject|to_crs|project|convert .* crs|crs)\b", re.I), "official"),
+)
+
+
+def _first(answer: Any) -> dict | None:
+    return answer[0] if isinstance(answer, list) and answer and isinstance(answer[0], dict) else None
+
+
+def _label(choice: dict) -> str:
+    return f"EPSG:{choice['epsg']} ({choice['name']})"
+
+
+@dataclass
+class CrsAdvice:
+    """path -> {purpose -> ranked choices or a sentence}, for the data files found at the start."""
+
+    layers: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @classmethod
+    async def gather(cls, kernel, files: list[str], named: list[str]) -> "CrsAdvice":
+        wanted = {posixpath.basename(n) for n in named}
+        spatial = [f for f in files if posixpath.splitext(f)[1].lower() in SPATIAL_EXT]
+        spatial.sort(key=lambda f: posixpath.basename(f) not in wanted)  # the request's own layers first
+        advice = cls()
+        for path in spatial[:MAX_LAYERS]:
+            try:
+                answer = await kernel.advise_crs(path, list(PURPOSES))
+            except Exception:  # advice helps; it never stops a run
+                continue
+            if isinstance(answer, dict):
+                advice.layers[path] = answer
+        return advice
+
+    def overview_lines(self) -> str:
+        """One line per layer: its own CRS and units, then where to measure area and distance, and the official grid."""
+        lines = []
+        for path, answers in self.layers.items():
+            parts = []
+            own = _first(answers.get("same"))
+            if own:
+                units = "degrees (x = longitude, y = latitude)" if "degree" in str(own.get("units", "")) else own.get("units", "")
+                parts.append(f"its CRS EPSG:{own['epsg']} is in {units}")
+            for purpose, words in (("area", "measure areas in"), ("distance", "distances and buffers in"),
+                                   ("official", "official grid")):
+                choice = _first(answers.get(purpose))
+                if choice:
+                    parts.append(f"{words} {_label(choice)}")
+            if parts:
+                lines.append(f"- CRS advice for {path}: " + "; ".join(parts))
+        return "\n".join(lines)
+
+    def label_for(self, purpose: str) -> str:
+        """'EPSG:3460 (Fiji 1986 / Fiji Map Grid)' for the first layer with an answer, or ''."""
+        for answers in self.layers.values():
+            choice = _first(answers.get(purpose))
+            if choice:
+                return _label(choice)
+        return ""
+
+    def for_purpose(self, purpose: str) -> str:
+        """The first layer's answer for ``purpose`` with its reason, or ''."""
+        for answers in self.layers.values():
+            choice = _first(answers.get(purpose))
+            if choice:
+                return choice.get("why") or _label(choice)
+        return ""
+
+    def for_step(self, description: str) -> str:
+        """The advice a step's coder gets: the purpose its words name, else nothing."""
+        for pattern, purpose in STEP_PURPOSES:
+            if pattern.search(description):
+                why = self.for_purpose(purpose)
+                return f"CRS for this step ({purpose}): {why}" if why else ""
+        return ""
