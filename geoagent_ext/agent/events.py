@@ -99,6 +99,13 @@ class ContractStated(_Event):
     awaiting_review: bool = False  # approval mode: the run waits for the user to confirm or edit it
 
 
+class CrsAdvised(_Event):
+    """The CRS advisor's picks for the run's layers, one line each (what the planner and coder read)."""
+
+    type: Literal["crs_advised"] = "crs_advised"
+    lines: list[str]
+
+
 class RequirementChecked(_Event):
     """One requirement checked on the file read back from disk (after a step, or at the end)."""
 
@@ -236,7 +243,7 @@ class Finished(_Event):
 
 Event = Annotated[
     Union[
-        RunStarted, Progress, ContractStated, Planned, Replanned, RequirementChecked, Declined, SubtaskStarted, CodeProposed,
+        RunStarted, Progress, CrsAdvised, ContractStated, Planned, Replanned, RequirementChecked, Declined, SubtaskStarted, CodeProposed,
         Executed, Repaired, SubtaskInserted, ApprovalRequested, ApprovalGiven, Solved,
         NeedsHuman, HumanEditApplied, HintGiven, Skipped, SearchNode, Finished,
     ],

@@ -26,7 +26,7 @@ from .bus import EventBus
 from .crs_advice import CrsAdvice
 from .deliverables import DeliverableChecks, derive as derive_contract
 from .events import (
-    ApprovalGiven, ApprovalRequested, ContractStated, Declined, Event, Finished, HintGiven, HumanEditApplied,
+    ApprovalGiven, ApprovalRequested, ContractStated, CrsAdvised, Declined, Event, Finished, HintGiven, HumanEditApplied,
     NeedsHuman, Planned, Progress, Replanned, RunStarted, RunStats, Skipped, Solved,
     SubtaskInserted, SubtaskSpec, SubtaskStarted,
 )
@@ -293,6 +293,8 @@ class Run:
         files = format_files(profile, named=requested_files(self.request))
         self.crs_advice = await CrsAdvice.gather(self.kernel, self.data_files, requested_files(self.request))
         advice = self.crs_advice.overview_lines()
+        if advice:
+            self.emit(CrsAdvised(run_id=self.id, lines=advice.splitlines()))
         variables = await self.variable_summary()
         parts = [files] if files else []
         if advice:

@@ -17,7 +17,7 @@ def fold(events: Iterable[Event], live: bool = False) -> dict[str, Any]:
         "run_id": None, "request": "", "model": "", "notebook": None, "kernel_id": None, "strategy": "loop",
         "status": "running" if live else "interrupted", "message": "", "started": None, "updated": None,
         "subtasks": [], "stats": None, "waiting_for": None, "last_seq": 0,
-        "contract": None, "requirements": {}, "unmet": [], "not_verified": [],
+        "contract": None, "requirements": {}, "unmet": [], "not_verified": [], "crs_advice": [],
     }
     subtasks: dict[str, dict[str, Any]] = {}
 
@@ -81,6 +81,8 @@ def fold(events: Iterable[Event], live: bool = False) -> dict[str, Any]:
             if entry:
                 entry["status"] = "skipped"
             state["waiting_for"] = None
+        elif t == "crs_advised":
+            state["crs_advice"] = list(event.lines)
         elif t == "contract_stated":
             state["contract"] = event.contract.model_dump()
             state["waiting_for"] = {"kind": "contract", "subtask_id": "contract"} if event.awaiting_review else None

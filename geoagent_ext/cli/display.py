@@ -23,6 +23,10 @@ def describe(event: Event) -> None:
         console.print(f"[yellow]Re-planned[/] ({event.reason})")
     elif t == "subtask_inserted":
         console.print(f"[yellow]+ inserted step[/] {event.subtask.description}")
+    elif t == "crs_advised":
+        console.print("[bold]CRS advice[/]")
+        for line in event.lines:
+            console.print("  " + line.lstrip("- "), markup=False)
     elif t == "contract_stated":
         who = " (as you left it)" if event.by == "user" else ""
         console.print(f"[bold]The output must satisfy{who}[/]")

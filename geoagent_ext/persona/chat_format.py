@@ -131,6 +131,9 @@ class ChatFormatter:
                 f"Reply `approve`, or tell me what to change; `cancel` stops the run. {panel_button(e.run_id)}"
             )
             return [Post(text, separate=True, pause=True)]
+        if t == "crs_advised":
+            return [Post("**CRS advice** (from pyproj's database, for this data):\n\n" +
+                         "\n".join(plain(line, 400) for line in e.lines))]
         if t == "contract_stated":
             lines = "\n".join(f"- `{plain(r.output)}`: {plain(r.text, 300)}" + ("" if r.checkable else " *(not checkable)*")
                                for r in e.contract.requirements)

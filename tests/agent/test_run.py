@@ -453,3 +453,11 @@ async def test_a_measurement_in_degrees_is_repaired_towards_the_advisors_crs(wor
     assert "The CRS advisor's choice for this data: EPSG:27700 OSGB36 / British National Grid" in warned.result.warnings[0]
     # The coder of a step that buffers got the advisor's answer for distances before writing anything.
     assert "CRS for this step (distance): EPSG:27700" in model.prompt_texts[1]
+    # Faces show the advice: an event the chat, the CLI and the run state read.
+    advised = next(e for e in run.bus.history if e.type == "crs_advised")
+    assert advised.lines[0].startswith("- CRS advice for stops.geojson") and "EPSG:27700" in advised.lines[0]
+    from geoagent_ext.agent.state import fold
+    from geoagent_ext.persona.chat_format import ChatFormatter
+
+    assert fold(run.bus.history)["crs_advice"] == advised.lines
+    assert "EPSG:27700" in ChatFormatter(run.id).feed(advised)[0].text

@@ -42,6 +42,18 @@ const started = {
 
 beforeEach(() => resetSeq());
 
+describe('applyEvent: the CRS advice', () => {
+  it('keeps the advisor lines of the run', () => {
+    const run = fold([
+      ev({ type: 'crs_advised', lines: ['- CRS advice for a.geojson: official grid EPSG:27700 (OSGB36 / British National Grid)'] })
+    ]);
+    expect(run.crsAdvice).toEqual([
+      '- CRS advice for a.geojson: official grid EPSG:27700 (OSGB36 / British National Grid)'
+    ]);
+    expect(fold([]).crsAdvice).toEqual([]);
+  });
+});
+
 describe('applyEvent: the contract', () => {
   it('waits for the review, then follows each requirement\'s latest check to the end', () => {
     let run = fold([ev(started), ev({ type: 'contract_stated', contract: CONTRACT, by: 'request', awaiting_review: true })]);

@@ -99,6 +99,16 @@ export function RunView(props: IRunViewProps): JSX.Element {
           {props.cellsWritten > 0 && ` · ${props.cellsWritten} cells added to the notebook`}
         </p>
       )}
+      {run.crsAdvice.length > 0 && (
+        <details className="jp-GeoAgent-crsAdvice">
+          <summary>CRS advice for this data</summary>
+          <ul>
+            {run.crsAdvice.map(line => (
+              <li key={line}>{line.replace(/^- /, '')}</li>
+            ))}
+          </ul>
+        </details>
+      )}
       {run.contract && (
         <ContractView
           contract={run.contract}

@@ -120,6 +120,8 @@ export interface IRunView {
   unmet: string[];
   /** From `finished`: requirements no code can check. */
   notVerified: string[];
+  /** The CRS advisor's lines for the run's layers (area, distance, official grid). */
+  crsAdvice: string[];
   startedAt?: number;
   finishedAt?: number;
   stats?: IRunStats;
@@ -143,7 +145,8 @@ export function emptyRun(runId: string, request = ''): IRunView {
     contractBy: 'request',
     checks: {},
     unmet: [],
-    notVerified: []
+    notVerified: [],
+    crsAdvice: []
   };
 }
 
@@ -241,6 +244,9 @@ export function applyEvent(run: IRunView, event: RunEvent): IRunView {
       next.steps = steps;
       break;
     }
+    case 'crs_advised':
+      next.crsAdvice = [...event.lines];
+      break;
     case 'contract_stated':
       // As the server's fold: waiting only while this statement awaits review.
       next.contract = event.contract;

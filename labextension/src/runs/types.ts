@@ -107,6 +107,11 @@ export type RunEvent = IEventBase &
     | { type: 'planned'; subtasks: ISubtaskSpec[]; libraries: string[] }
     | { type: 'replanned'; reason: string; subtasks: ISubtaskSpec[] }
     | {
+        /** The CRS advisor's picks for the run's layers, one line each. */
+        type: 'crs_advised';
+        lines: string[];
+      }
+    | {
         type: 'contract_stated';
         contract: IContract;
         /** 'user': as the user left it after review. */
