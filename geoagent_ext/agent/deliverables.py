@@ -13,6 +13,7 @@ from .events import RequirementChecked
 from .probes import run_probe
 
 CHECK_TIMEOUT_S = 180
+TRIAL_MARK = "@@GEOAGENT_CONTRACT@@"
 
 
 async def derive(kernel, request: str, outputs: list[str], data_files: list[str], official_crs: str = "") -> Contract:
@@ -81,3 +82,29 @@ class DeliverableChecks:
         """Every checkable requirement was checked and held at its last check."""
         checkable = self.contract.checkable()
         return bool(checkable) and all(r.id in self.last and self.last[r.id].passed for r in checkable)
+
+
+def trial_suffix(contract: Contract | None) -> str:
+    """Code appended to a search trial: check the contract on the files the trial wrote (in its
+    sandbox) and print the answer, so a node's reward counts requirements met, not only steps
+    that ran. Uses the helper installed in the kernel (``__geoagent__``); silent without it."""
+    if contract is None:
+        return ""
+    payload = check_payload(contract)
+    if not payload:
+        return ""
+    return (f"\ntry:\n    print({TRIAL_MARK!r} + __import__('json').dumps(__geoagent__.check_contract({payload!r})))\n"
+            "except Exception:\n    pass\n")
+
+
+def met_share(stdout: str) -> float | None:
+    """The share of requirements a trial's suffix found met, or None when it printed no answer."""
+    for line in reversed((stdout or "").splitlines()):
+        if line.startswith(TRIAL_MARK):
+            import json
+            try:
+                results = json.loads(line[len(TRIAL_MARK):])
+            except ValueError:
+                return None
+            return sum(bool(r.get("passed")) for r in results) / len(results) if results else None
+    return None

@@ -52,6 +52,7 @@ from .events import SearchNode
 from .loop import (
     FIRST_TEMPERATURE, MAX_SEMANTIC_RETRIES, REPAIR_TEMPERATURE, Attempt, Outcome, StepWork, record_failure,
 )
+from .deliverables import met_share, trial_suffix
 from .prompts import coder_messages
 
 if TYPE_CHECKING:
@@ -114,6 +115,12 @@ def split_rollout(code: str) -> list[str]:
     if head.strip():
         chunks[0] = head + chunks[0]
     return [c for c in chunks if c.strip()]
+
+
+def with_requirements(ran: float, met: float | None) -> float:
+    """A reward that counts the deliverable's requirements met as well as the steps that ran:
+    a program that runs to the end but writes a file in the wrong CRS is not a full answer."""
+    return ran if met is None else ran * (0.5 + 0.5 * met)
 
 
 def instrument(node_code: str, rollout_chunks: list[str], guards: list[str] | None = None) -> str:
@@ -297,7 +304,10 @@ class MctsSolver:
             node.attempt, node.status, node.reward = attempt, "failed", -1.0
             self._publish(work, node, attempt.error)
             return -1.0
-        trial = await run.kernel.trial(node.code + work.output_guard(), timeout=run.options.trial_timeout)
+        remaining = len(run.subtasks) - work.index - 1
+        last = not (self.options.lookahead and remaining > 0)
+        suffix = trial_suffix(run.contract) if last else ""
+        trial = await run.kernel.trial(node.code + work.output_guard() + suffix, timeout=run.options.trial_timeout)
         attempt = Attempt(code=node.code, result=trial)
         if trial.status != "ok":
             record_failure(attempt, trial)
@@ -305,10 +315,8 @@ class MctsSolver:
             self._publish(work, node, attempt.error)
             return -1.0
         node.attempt, node.status = attempt, "ok"
-        reward = 1.0
-        remaining = len(run.subtasks) - work.index - 1
-        if self.options.lookahead and remaining > 0:
-            reward = await self._rollout_reward(work, node, remaining, rollout)
+        reward = with_requirements(1.0, met_share(trial.stdout)) if last else \
+            await self._rollout_reward(work, node, remaining, rollout)
         node.reward = reward
         self._publish(work, node)
         return reward
@@ -327,10 +335,11 @@ class MctsSolver:
         if not chunks:
             return 1.0 / (remaining + 1)
         guards = [work.output_guard(work.index + i) for i in range(len(chunks) + 1)]
-        trial = await self.run.kernel.trial(instrument(node.code, chunks, guards), timeout=self.run.options.trial_timeout)
+        program = instrument(node.code, chunks, guards) + trial_suffix(self.run.contract)
+        trial = await self.run.kernel.trial(program, timeout=self.run.options.trial_timeout)
         done = min((trial.stdout or "").count(STEP_MARK), len(chunks) + 1)  # the node's own marker counts as its step
         node.rollout = chunks[: max(done - 1, 0)]  # the steps that ran after it: seeds if it is chosen
-        return done / (remaining + 1)
+        return with_requirements(done / (remaining + 1), met_share(trial.stdout))
 
     def _keep_seeds(self, work: StepWork, node: Node) -> None:
         """Map the chosen node's look-ahead steps that ran onto the next subtasks (by id, so a re-plan drops them)."""

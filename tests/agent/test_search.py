@@ -288,3 +288,41 @@ def test_search_options_are_checked_when_the_run_is_made():
         RunOptions(mcts={"widening": "sideways"})
     with pytest.raises(pydantic.ValidationError, match="n_sample"):
         RunOptions(mcts={"n_sample": 2})
+
+
+async def test_a_node_whose_file_breaks_the_contract_earns_less_and_is_never_committed(tmp_path):
+    # Two candidates for the only step both run and both write the file; the first leaves it in
+    # degrees where the request asks for EPSG:3857. Counting only steps that ran, both score 1
+    # and the first would be committed to the live kernel; counting requirements met, the
+    # search samples on and commits the second.
+    import geopandas as gpd
+    from shapely.geometry import Point
+
+    gpd.GeoDataFrame({"pid": ["a"]}, geometry=[Point(10, 50)], crs=4326).to_file(tmp_path / "pts.geojson")
+    wrong = "import geopandas as gpd\npts = gpd.read_file('pts.geojson')\npts.to_file('out.geojson')\nprint('wrong')"
+    right = "import geopandas as gpd\npts = gpd.read_file('pts.geojson')\npts.to_crs(3857).to_file('out.geojson')\nprint('right')"
+    answers = iter([wrong, right, right, right])
+
+    def reply(messages):
+        system, user = messages[0].text, messages[-1].text
+        if "plans Python analyses" in system:
+            return "1. Reproject the points and write out.geojson."
+        if "Your step (1 of 1)" in user:
+            return fenced(next(answers))
+        raise AssertionError(user[-300:])
+
+    model = ScriptedChatModel(responder=reply)
+    async with real_kernel(tmp_path) as kernel:
+        run = make_run("Reproject `pts.geojson` to EPSG:3857 and write `out.geojson`.", kernel, model, tmp_path,
+                       strategy="mcts", mcts={"n_samples": 3, "k": 3, "max_nodes": 4})
+        finished = await run.wait()
+    assert finished.status == "succeeded", finished.message
+    final = {}
+    for e in (e for e in run.bus.history if e.type == "search_node"):
+        final[e.node_id] = e
+    by_code = {e.code.strip().splitlines()[-1]: e for e in final.values()}
+    assert by_code["print('wrong')"].reward < 1.0 and by_code["print('wrong')"].status != "chosen"
+    assert by_code["print('right')"].reward == 1.0 and by_code["print('right')"].status == "chosen"
+    live = [e.code for e in run.bus.history if e.type == "executed" and not e.trial]
+    assert live and not any("print('wrong')" in code for code in live)
+    assert gpd.read_file(tmp_path / "out.geojson").crs.to_epsg() == 3857
