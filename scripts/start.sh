@@ -6,4 +6,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$ROOT/scripts/setup.sh"
 cd "${GEOAGENT_NOTEBOOK_DIR:-$ROOT/examples}"
-exec "$ROOT/.venv/bin/jupyter" lab "$@"
+# Containers and cloud notebooks run as root, which Jupyter refuses without --allow-root.
+ROOT_FLAG=()
+if [ "$(id -u)" = "0" ]; then ROOT_FLAG=(--allow-root); fi
+exec "$ROOT/.venv/bin/jupyter" lab "${ROOT_FLAG[@]}" "$@"
