@@ -32,7 +32,7 @@ _GEOGRAPHIC = re.compile(r"\b(?:in|to|as)\s+(?:WGS\s?-?84|lon(?:gitude)?\s*/\s*l
                          re.IGNORECASE)
 _LONLAT_NAME = re.compile(r"(^|_)(wgs84|lon|lat|lng|longitude|latitude|lonlat)($|_)", re.IGNORECASE)
 _COUNT_NAME = re.compile(r"(^|_)(count|n)($|_)|^n_", re.IGNORECASE)
-_MEASURE_NAME = re.compile(r"(^|_)(area|length|distance|perimeter)($|_)|_(m|km|m2|km2|ha|sqm|sqkm)$", re.IGNORECASE)
+_MEASURE_NAME = re.compile(r"(^|_)(area|length|distance|dist|perimeter)($|_)", re.IGNORECASE)  # measures cannot be negative
 _SORT = re.compile(r"\b(?:sort(?:ed)?|order(?:ed)?)\s+(?:the\s+)?(?:rows\s+|it\s+|them\s+|output\s+)?by\s+`?([A-Za-z_]\w*)`?"
                    r"(?P<rest>[^.;]{0,40})", re.IGNORECASE)
 _PER_INPUT = re.compile(r"\bone\s+(?:row|feature|record|polygon\s+or\s+multipolygon\s+row|\w+\s+row)\s+per\s+"

@@ -96,3 +96,8 @@ def test_provenance_says_which_columns_are_carried_joined_or_computed():
     assert "`name` column of `hospitals.parquet`" in source["hospital_name"]
     assert "distance in a metric CRS" in source["distance_m"] and "geometry.bounds" in source["bbox_minx"]
     assert "geometry.bounds" in cols.text  # the planner and the coder read it
+
+
+def test_only_measures_must_be_non_negative():
+    c = derive_contract("Write `p.csv` with columns `length_m`, `area_ha` and `elevation_m`.", ["p.csv"])
+    assert {r.params["name"] for r in c.requirements if r.kind == "non_negative"} == {"length_m", "area_ha"}
