@@ -31,29 +31,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import geopandas as gpd  # noqa: E402
-from shapely.geometry import MultiPolygon, box  # noqa: E402
-
 from geoagent_ext.kernel.inkernel import load  # noqa: E402
+from tests.kernel.crs_regions import REGIONS, lonlat_layer  # noqa: E402
 
-REGIONS = {
-    "paris": ((2.25, 48.80, 2.42, 48.90), "EPSG:2154"),
-    "london": ((-0.20, 51.45, 0.00, 51.55), "EPSG:4326"),
-    "tokyo": ((139.60, 35.60, 139.85, 35.75), "EPSG:4326"),
-    "cape_town": ((18.35, -34.00, 18.60, -33.85), "EPSG:4326"),
-    "svalbard": ((15.30, 78.10, 15.80, 78.30), "EPSG:4326"),
-    "fiji": ((177.00, -18.50, -179.50, -16.00), "EPSG:4326"),
-    "antarctica": ((160.00, -78.00, 170.00, -77.00), "EPSG:3031"),
-    "new_york": ((-74.05, 40.65, -73.85, 40.80), "EPSG:2263"),
-}
 PURPOSES = ("area", "distance", "display", "official", "same")
-
-
-def layer(bounds, crs):
-    w, s, e, n = bounds
-    geom = MultiPolygon([box(w, s, 180, n), box(-180, s, e, n)]) if w > e else box(w, s, e, n)
-    frame = gpd.GeoDataFrame({"id": [1]}, geometry=[geom], crs="EPSG:4326")
-    return frame if crs == "EPSG:4326" else frame.to_crs(crs)
 
 
 def ms(fn):
@@ -75,9 +56,9 @@ def main():
     helper = load()
     ns = helper._ns()
     for name, (bounds, crs) in REGIONS.items():
-        ns[f"bench_{name}"] = layer(bounds, crs)
+        ns[f"bench_{name}"] = lonlat_layer(bounds, crs)
     # A region not in the set pays the one-off start-up (EPSG catalogue, datum dates).
-    ns["bench_warm"] = layer((-3.75, 40.38, -3.65, 40.45), "EPSG:4326")  # Madrid
+    ns["bench_warm"] = lonlat_layer((-3.75, 40.38, -3.65, 40.45), "EPSG:4326")  # Madrid
     startup, _ = ms(lambda: helper.advise_layer("bench_warm", "distance"))
 
     first = []

@@ -12,23 +12,12 @@ import json
 import geopandas as gpd
 import pytest
 from pyproj import CRS
-from shapely.geometry import MultiPolygon, box
+from shapely.geometry import box
 
 from geoagent_ext.kernel.inkernel import load
+from tests.kernel.crs_regions import REGIONS, region_layer
 
 helper = load()
-
-# name: (lon/lat box [w, s, e, n] (w > e across the antimeridian), CRS the layer is stored in)
-REGIONS = {
-    "paris": ((2.25, 48.80, 2.42, 48.90), "EPSG:2154"),
-    "london": ((-0.20, 51.45, 0.00, 51.55), "EPSG:4326"),
-    "tokyo": ((139.60, 35.60, 139.85, 35.75), "EPSG:4326"),
-    "cape_town": ((18.35, -34.00, 18.60, -33.85), "EPSG:4326"),
-    "svalbard": ((15.30, 78.10, 15.80, 78.30), "EPSG:4326"),
-    "fiji": ((177.00, -18.50, -179.50, -16.00), "EPSG:4326"),
-    "antarctica": ((160.00, -78.00, 170.00, -77.00), "EPSG:3031"),
-    "new_york": ((-74.05, 40.65, -73.85, 40.80), "EPSG:2263"),
-}
 
 OFFICIAL = {
     "paris": {2154},
@@ -43,26 +32,13 @@ EQUAL_AREA = ("Equal Area", "Equal Earth", "Mollweide", "Sinusoidal")
 CONFORMAL = ("Transverse Mercator", "Lambert Conic Conformal", "Stereographic", "Oblique Mercator", "Krovak")
 
 
-def lonlat_geometry(w, s, e, n):
-    """The box as a geometry in lon/lat, split at the antimeridian when it crosses it."""
-    if w > e:
-        return MultiPolygon([box(w, s, 180.0, n), box(-180.0, s, e, n)])
-    return box(w, s, e, n)
-
-
-def make_layer(name):
-    (w, s, e, n), crs = REGIONS[name]
-    frame = gpd.GeoDataFrame({"id": [1]}, geometry=[lonlat_geometry(w, s, e, n)], crs="EPSG:4326")
-    return frame if crs == "EPSG:4326" else frame.to_crs(crs)
-
-
 @pytest.fixture(scope="module", autouse=True)
 def layers():
     """The layers live in the namespace the helper reads (``__main__`` outside IPython)."""
     ns = helper._ns()
     names = []
     for name in REGIONS:
-        ns[f"layer_{name}"] = make_layer(name)
+        ns[f"layer_{name}"] = region_layer(name)
         names.append(f"layer_{name}")
     ns["layer_nocrs"] = gpd.GeoDataFrame(geometry=[box(2, 48, 3, 49)])
     ns["layer_empty"] = gpd.GeoDataFrame(geometry=[], crs="EPSG:4326")
@@ -189,7 +165,7 @@ def test_synonyms_and_limit():
 
 
 def test_geojson_and_geoparquet_paths(tmp_path):
-    frame = make_layer("paris").to_crs(4326)
+    frame = region_layer("paris").to_crs(4326)
     gj, pq = tmp_path / "paris.geojson", tmp_path / "paris.parquet"
     frame.to_file(gj)
     frame.to_parquet(pq)
@@ -198,7 +174,7 @@ def test_geojson_and_geoparquet_paths(tmp_path):
         assert answer[0]["epsg"] == 2154, answer
         area = helper.advise_layer(str(path), "area")
         assert contains(CRS.from_epsg(area[0]["epsg"]).area_of_use.bounds, REGIONS["paris"][0])
-    make_layer("fiji").to_file(tmp_path / "fiji.gpkg")
+    region_layer("fiji").to_file(tmp_path / "fiji.gpkg")
     assert helper.advise_layer(str(tmp_path / "fiji.gpkg"), "distance")[0]["epsg"] == 3460
 
 

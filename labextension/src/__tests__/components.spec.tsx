@@ -6,7 +6,6 @@
 import { EditorView } from '@codemirror/view';
 import * as React from 'react';
 import { act } from 'react';
-import { createRoot, Root } from 'react-dom/client';
 
 import { AttemptDiff } from '../components/AttemptDiff';
 import { FixEditor } from '../components/FixEditor';
@@ -14,34 +13,13 @@ import { PlanList } from '../components/PlanList';
 import { flattenTree, ROW_HEIGHT, SearchTree } from '../components/SearchTree';
 import { IAttempt, ISearchNode, IStepView } from '../runs/model';
 import { IAction } from '../runs/types';
-import './fakes';
+import { all, cleanup, render, rerender } from './render';
 
-let root: Root | null = null;
-let host: HTMLElement;
-
-function render(element: JSX.Element): HTMLElement {
-  host = document.createElement('div');
-  document.body.appendChild(host);
-  act(() => {
-    root = createRoot(host);
-    root.render(element);
-  });
-  return host;
-}
-
-afterEach(() => {
-  act(() => root?.unmount());
-  root = null;
-  host?.remove();
-});
+afterEach(cleanup);
 
 function step(id: string, status: IStepView['status'], extra: Partial<IStepView> = {}): IStepView {
   return { id, description: `Step ${id}`, status, attempts: [], code: '', error: '', nodes: {}, nodeOrder: [],
            hints: [], ...extra };
-}
-
-function all(el: HTMLElement, testid: string): HTMLElement[] {
-  return Array.from(el.querySelectorAll(`[data-testid="${testid}"]`));
 }
 
 describe('PlanList', () => {
@@ -99,7 +77,7 @@ describe('SearchTree', () => {
     const small = bigTree(3); // warm React and jsdom up, so the figure is the tree's own cost
     const el = render(<SearchTree nodes={small.nodes} order={small.order} selected={null} onSelect={() => undefined} />);
     const started = performance.now();
-    act(() => root!.render(<SearchTree key="200" nodes={nodes} order={order} selected={null} onSelect={() => undefined} />));
+    rerender(<SearchTree key="200" nodes={nodes} order={order} selected={null} onSelect={() => undefined} />);
     const ms = performance.now() - started;
     // eslint-disable-next-line no-console
     console.log(`search tree: 200 nodes rendered in ${ms.toFixed(1)} ms`);
@@ -113,7 +91,7 @@ describe('SearchTree', () => {
 
     const big = bigTree(2000);
     const t2 = performance.now();
-    act(() => root!.render(<SearchTree nodes={big.nodes} order={big.order} selected={null} onSelect={() => undefined} />));
+    rerender(<SearchTree nodes={big.nodes} order={big.order} selected={null} onSelect={() => undefined} />);
     // eslint-disable-next-line no-console
     console.log(`search tree: 2000 nodes re-rendered in ${(performance.now() - t2).toFixed(1)} ms`);
     expect(all(el, 'geoagent-tree-node').length).toBeLessThanOrEqual(26);
@@ -213,7 +191,7 @@ describe('AttemptDiff', () => {
       { n: 2, code: 'b = 2', by: 'agent', nodeId: 'x2', parentId: 'root' },
       { n: 3, code: 'a = 1\nprint(a)', by: 'agent', nodeId: 'x3', parentId: 'x1' }
     ];
-    act(() => root!.render(<AttemptDiff attempts={nodes} selected={3} />));
+    rerender(<AttemptDiff attempts={nodes} selected={3} />);
     expect(el.querySelector('select')!.selectedOptions[0].textContent).toBe('attempt 1 → attempt 3');
   });
 });

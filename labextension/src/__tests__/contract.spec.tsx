@@ -6,13 +6,13 @@
  */
 import * as React from 'react';
 import { act } from 'react';
-import { createRoot, Root } from 'react-dom/client';
 
 import { contractEdits } from '../components/ContractEditor';
 import { ContractView, IContractViewProps } from '../components/ContractView';
 import { applyEvent, emptyRun, IRunView } from '../runs/model';
 import { IAction, IContract, IRequirement, RunEvent } from '../runs/types';
 import { ev, resetSeq } from './fakes';
+import { all, cleanup, render } from './render';
 
 function req(id: string, output: string, text: string, extra: Partial<IRequirement> = {}): IRequirement {
   return { id, output, text, kind: 'columns', params: {}, origin: 'request', ...extra };
@@ -114,28 +114,7 @@ describe('applyEvent: the contract', () => {
   });
 });
 
-let root: Root | null = null;
-let host: HTMLElement;
-
-function render(element: JSX.Element): HTMLElement {
-  host = document.createElement('div');
-  document.body.appendChild(host);
-  act(() => {
-    root = createRoot(host);
-    root.render(element);
-  });
-  return host;
-}
-
-afterEach(() => {
-  act(() => root?.unmount());
-  root = null;
-  host?.remove();
-});
-
-function all(el: HTMLElement, testid: string): HTMLElement[] {
-  return Array.from(el.querySelectorAll(`[data-testid="${testid}"]`));
-}
+afterEach(cleanup);
 
 function one(el: HTMLElement, testid: string): HTMLElement {
   const found = all(el, testid);

@@ -5,6 +5,7 @@
 import * as React from 'react';
 
 import { IAction } from '../runs/types';
+import { ActionButton, ActionFailure, useAction } from './ActionButton';
 import { CodeView } from './CodeView';
 
 export interface IApprovalBarProps {
@@ -15,20 +16,9 @@ export interface IApprovalBarProps {
 
 export function ApprovalBar(props: IApprovalBarProps): JSX.Element {
   const [feedback, setFeedback] = React.useState('');
-  const [busy, setBusy] = React.useState(false);
-  const [failure, setFailure] = React.useState<string | null>(null);
-
-  const act = async (kind: 'approve' | 'reject') => {
-    setBusy(true);
-    setFailure(null);
-    try {
-      await props.onAction({ kind, subtask_id: props.subtaskId, text: feedback.trim() });
-    } catch (error) {
-      setFailure((error as Error).message || String(error));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, failure, act } = useAction(props.onAction);
+  const send = (kind: 'approve' | 'reject') =>
+    void act({ kind, subtask_id: props.subtaskId, text: feedback.trim() });
 
   return (
     <div className="jp-GeoAgent-approval" data-testid="geoagent-approval-bar">
@@ -45,30 +35,12 @@ export function ApprovalBar(props: IApprovalBarProps): JSX.Element {
         onChange={e => setFeedback(e.target.value)}
       />
       <div className="jp-GeoAgent-actions">
-        <button
-          type="button"
-          className="jp-Button jp-mod-styled jp-mod-accept"
-          data-testid="geoagent-approve"
-          disabled={busy}
-          onClick={() => void act('approve')}
-        >
-          Approve and run
-        </button>
-        <button
-          type="button"
-          className="jp-Button jp-mod-styled jp-mod-reject"
-          data-testid="geoagent-reject"
-          disabled={busy}
-          onClick={() => void act('reject')}
-        >
-          Reject
-        </button>
+        <ActionButton action="approve" busy={busy} label="Approve and run" tone="accept"
+          testid="geoagent-approve" onClick={() => send('approve')} />
+        <ActionButton action="reject" busy={busy} label="Reject" tone="reject"
+          testid="geoagent-reject" onClick={() => send('reject')} />
       </div>
-      {failure && (
-        <p className="jp-GeoAgent-action-error" role="alert" data-testid="geoagent-action-error">
-          {failure}
-        </p>
-      )}
+      <ActionFailure failure={failure} />
     </div>
   );
 }

@@ -17,6 +17,7 @@ import {
   IRequirementEdit,
   RequirementKind
 } from '../runs/types';
+import { ActionButton, ActionFailure, useAction } from './ActionButton';
 
 export interface IContractEditorProps {
   contract: IContract;
@@ -51,6 +52,31 @@ export function groupByOutput<T extends { output: string }>(
     group.items.push(item);
   }
   return groups;
+}
+
+/** One output file of the contract: its path and format, then its requirements (`children`: an `li` each). */
+export function ContractOutputGroup(props: {
+  group: { path: string; format: string; items: unknown[] };
+  children: React.ReactNode;
+}): JSX.Element {
+  const { group } = props;
+  return (
+    <div
+      className="jp-GeoAgent-contract-output"
+      data-testid="geoagent-contract-output"
+      data-output={group.path}
+    >
+      <div className="jp-GeoAgent-contract-file">
+        <code>{group.path}</code>
+        {group.format && <span className="jp-GeoAgent-contract-format">{group.format}</span>}
+      </div>
+      {group.items.length === 0 ? (
+        <p className="jp-GeoAgent-hint">No requirements.</p>
+      ) : (
+        <ul className="jp-GeoAgent-requirements">{props.children}</ul>
+      )}
+    </div>
+  );
 }
 
 /** Marks a requirement the user added or reworded. */
@@ -100,8 +126,7 @@ export function ContractEditor(props: IContractEditorProps): JSX.Element {
   const outputs = contract.outputs.map(o => o.path);
   const [newOutput, setNewOutput] = React.useState(outputs[0] ?? '');
   const [newText, setNewText] = React.useState('');
-  const [busy, setBusy] = React.useState<'contract' | 'approve' | null>(null);
-  const [failure, setFailure] = React.useState<string | null>(null);
+  const { busy, failure, act } = useAction(props.onAction);
   const added = React.useRef(0);
   // Keyboard users keep their place: after a delete, focus moves to the next field.
   const inputs = React.useRef(new Map<string, HTMLInputElement>());
@@ -143,17 +168,6 @@ export function ContractEditor(props: IContractEditorProps): JSX.Element {
     setNewText('');
   };
 
-  const act = async (action: IAction) => {
-    setBusy(action.kind === 'contract' ? 'contract' : 'approve');
-    setFailure(null);
-    try {
-      await props.onAction(action);
-    } catch (error) {
-      setFailure((error as Error).message || String(error));
-    } finally {
-      setBusy(null);
-    }
-  };
   // A new requirement typed but not added yet is part of what the user means.
   const pending = newText.trim() && newOutput ? [{ id: '', output: newOutput, text: newText, original: '' }] : [];
   const empty = rows.filter(r => !r.text.trim()).length;
@@ -172,66 +186,51 @@ export function ContractEditor(props: IContractEditorProps): JSX.Element {
       </p>
       <fieldset className="jp-GeoAgent-fieldset" disabled={busy !== null}>
         {groupByOutput(contract.outputs, rows).map(group => (
-          <div
-            key={group.path}
-            className="jp-GeoAgent-contract-output"
-            data-testid="geoagent-contract-output"
-            data-output={group.path}
-          >
-            <div className="jp-GeoAgent-contract-file">
-              <code>{group.path}</code>
-              {group.format && <span className="jp-GeoAgent-contract-format">{group.format}</span>}
-            </div>
-            {group.items.length === 0 ? (
-              <p className="jp-GeoAgent-hint">No requirements.</p>
-            ) : (
-              <ul className="jp-GeoAgent-requirements">
-                {group.items.map(row => {
-                  const changed = !row.id || row.text.trim() !== row.original.trim();
-                  return (
-                    <li
-                      key={row.key}
-                      className="jp-GeoAgent-requirement jp-GeoAgent-requirement-editing"
-                      data-testid="geoagent-requirement-edit-row"
-                      data-requirement={row.id}
-                    >
-                      <input
-                        className="jp-mod-styled"
-                        data-testid="geoagent-requirement-input"
-                        aria-label={`Requirement for ${row.output}`}
-                        aria-invalid={!row.text.trim()}
-                        value={row.text}
-                        ref={el => {
-                          if (el) {
-                            inputs.current.set(row.key, el);
-                          } else {
-                            inputs.current.delete(row.key);
-                          }
-                        }}
-                        onChange={e => edit(row.key, e.target.value)}
-                      />
-                      {row.kind === 'note' && !changed && (
-                        <span className="jp-GeoAgent-requirement-meta" title="No code can check this">
-                          not verifiable
-                        </span>
-                      )}
-                      {(row.origin === 'user' || changed) && <YouTag />}
-                      <button
-                        type="button"
-                        className="jp-Button jp-mod-minimal jp-GeoAgent-icon-button"
-                        data-testid="geoagent-requirement-delete"
-                        aria-label={`Delete requirement: ${row.text.trim() || row.original || 'empty'}`}
-                        title="Delete this requirement"
-                        onClick={() => remove(row.key)}
-                      >
-                        <deleteIcon.react tag="span" />
-                      </button>
-                    </li>
-                  );
-                })}
-              </ul>
-            )}
-          </div>
+          <ContractOutputGroup key={group.path} group={group}>
+            {group.items.map(row => {
+              const changed = !row.id || row.text.trim() !== row.original.trim();
+              return (
+                <li
+                  key={row.key}
+                  className="jp-GeoAgent-requirement jp-GeoAgent-requirement-editing"
+                  data-testid="geoagent-requirement-edit-row"
+                  data-requirement={row.id}
+                >
+                  <input
+                    className="jp-mod-styled"
+                    data-testid="geoagent-requirement-input"
+                    aria-label={`Requirement for ${row.output}`}
+                    aria-invalid={!row.text.trim()}
+                    value={row.text}
+                    ref={el => {
+                      if (el) {
+                        inputs.current.set(row.key, el);
+                      } else {
+                        inputs.current.delete(row.key);
+                      }
+                    }}
+                    onChange={e => edit(row.key, e.target.value)}
+                  />
+                  {row.kind === 'note' && !changed && (
+                    <span className="jp-GeoAgent-requirement-meta" title="No code can check this">
+                      not verifiable
+                    </span>
+                  )}
+                  {(row.origin === 'user' || changed) && <YouTag />}
+                  <button
+                    type="button"
+                    className="jp-Button jp-mod-minimal jp-GeoAgent-icon-button"
+                    data-testid="geoagent-requirement-delete"
+                    aria-label={`Delete requirement: ${row.text.trim() || row.original || 'empty'}`}
+                    title="Delete this requirement"
+                    onClick={() => remove(row.key)}
+                  >
+                    <deleteIcon.react tag="span" />
+                  </button>
+                </li>
+              );
+            })}
+          </ContractOutputGroup>
         ))}
         {outputs.length > 0 && (
           <form
@@ -287,31 +286,14 @@ export function ContractEditor(props: IContractEditorProps): JSX.Element {
         </p>
       )}
       <div className="jp-GeoAgent-actions">
-        <button
-          type="button"
-          className="jp-Button jp-mod-styled jp-mod-accept"
-          data-testid="geoagent-contract-use"
-          disabled={busy !== null || empty > 0}
-          onClick={send}
-        >
-          {busy === 'contract' ? 'Sending…' : 'Use these requirements'}
-        </button>
-        <button
-          type="button"
-          className="jp-Button jp-mod-styled"
-          data-testid="geoagent-contract-accept"
-          disabled={busy !== null}
+        <ActionButton action="contract" busy={busy} label="Use these requirements" busyLabel="Sending…"
+          tone="accept" testid="geoagent-contract-use" disabled={empty > 0} onClick={send} />
+        <ActionButton action="approve" busy={busy} label="Accept as proposed" busyLabel="Sending…"
+          testid="geoagent-contract-accept"
           title="Plan with the requirements as the request stated them (your edits are dropped)"
-          onClick={() => void act({ kind: 'approve', subtask_id: CONTRACT_SUBTASK })}
-        >
-          {busy === 'approve' ? 'Sending…' : 'Accept as proposed'}
-        </button>
+          onClick={() => void act({ kind: 'approve', subtask_id: CONTRACT_SUBTASK })} />
       </div>
-      {failure && (
-        <p className="jp-GeoAgent-action-error" role="alert" data-testid="geoagent-action-error">
-          Not sent: {failure}
-        </p>
-      )}
+      <ActionFailure failure={failure} prefix="Not sent: " />
     </div>
   );
 }

@@ -9,7 +9,7 @@ import * as React from 'react';
 
 import { IRequirementCheck, IStepView } from '../runs/model';
 import { IAction, IContract, IRequirement } from '../runs/types';
-import { ContractEditor, groupByOutput, YouTag } from './ContractEditor';
+import { ContractEditor, ContractOutputGroup, groupByOutput, YouTag } from './ContractEditor';
 import { StatusBadge, statusLook } from './StatusBadge';
 
 export type RequirementStatus = 'held' | 'unmet' | 'unchecked' | 'not_verifiable';
@@ -88,57 +88,42 @@ export function ContractView(props: IContractViewProps): JSX.Element {
         </span>
       </h4>
       {groupByOutput(contract.outputs, contract.requirements).map(group => (
-        <div
-          key={group.path}
-          className="jp-GeoAgent-contract-output"
-          data-testid="geoagent-contract-output"
-          data-output={group.path}
-        >
-          <div className="jp-GeoAgent-contract-file">
-            <code>{group.path}</code>
-            {group.format && <span className="jp-GeoAgent-contract-format">{group.format}</span>}
-          </div>
-          {group.items.length === 0 ? (
-            <p className="jp-GeoAgent-hint">No requirements.</p>
-          ) : (
-            <ul className="jp-GeoAgent-requirements">
-              {group.items.map(requirement => {
-                const status = requirementStatus(requirement, checks);
-                const check = checks[requirement.id];
-                const when = checkedWhen(check);
-                const label =
-                  status === 'unchecked' && props.finished ? 'not checked' : statusLook(status).label;
-                return (
-                  <li
-                    key={requirement.id}
-                    className="jp-GeoAgent-requirement"
-                    data-testid="geoagent-requirement"
-                    data-requirement={requirement.id}
-                    data-status={status}
-                  >
-                    <StatusBadge status={status} compact testid="geoagent-requirement-status" />
-                    <span className="jp-GeoAgent-requirement-body">
-                      <span data-testid="geoagent-requirement-text">{requirement.text}</span>
-                      <span className="jp-GeoAgent-requirement-meta">
-                        <span data-testid="geoagent-requirement-label">{label}</span>
-                        {when && <span data-testid="geoagent-requirement-when">{when}</span>}
-                        {requirement.origin === 'user' && <YouTag />}
-                      </span>
-                      {status === 'unmet' && check?.observed && (
-                        <span
-                          className="jp-GeoAgent-requirement-observed"
-                          data-testid="geoagent-requirement-observed"
-                        >
-                          seen: {check.observed}
-                        </span>
-                      )}
+        <ContractOutputGroup key={group.path} group={group}>
+          {group.items.map(requirement => {
+            const status = requirementStatus(requirement, checks);
+            const check = checks[requirement.id];
+            const when = checkedWhen(check);
+            const label =
+              status === 'unchecked' && props.finished ? 'not checked' : statusLook(status).label;
+            return (
+              <li
+                key={requirement.id}
+                className="jp-GeoAgent-requirement"
+                data-testid="geoagent-requirement"
+                data-requirement={requirement.id}
+                data-status={status}
+              >
+                <StatusBadge status={status} compact testid="geoagent-requirement-status" />
+                <span className="jp-GeoAgent-requirement-body">
+                  <span data-testid="geoagent-requirement-text">{requirement.text}</span>
+                  <span className="jp-GeoAgent-requirement-meta">
+                    <span data-testid="geoagent-requirement-label">{label}</span>
+                    {when && <span data-testid="geoagent-requirement-when">{when}</span>}
+                    {requirement.origin === 'user' && <YouTag />}
+                  </span>
+                  {status === 'unmet' && check?.observed && (
+                    <span
+                      className="jp-GeoAgent-requirement-observed"
+                      data-testid="geoagent-requirement-observed"
+                    >
+                      seen: {check.observed}
                     </span>
-                  </li>
-                );
-              })}
-            </ul>
-          )}
-        </div>
+                  )}
+                </span>
+              </li>
+            );
+          })}
+        </ContractOutputGroup>
       ))}
       {props.finished && props.unmet.length > 0 && (
         <div className="jp-GeoAgent-contract-end jp-GeoAgent-tone-bad" data-testid="geoagent-contract-unmet">

@@ -6,6 +6,7 @@
 import * as React from 'react';
 
 import { IAction } from '../runs/types';
+import { ActionButton, ActionFailure, useAction } from './ActionButton';
 import { CodeView } from './CodeView';
 
 export interface IFixEditorProps {
@@ -21,27 +22,16 @@ export interface IFixEditorProps {
 export function FixEditor(props: IFixEditorProps): JSX.Element {
   const code = React.useRef(props.code);
   const [hint, setHint] = React.useState('');
-  const [busy, setBusy] = React.useState<string | null>(null);
-  const [failure, setFailure] = React.useState<string | null>(null);
+  const { busy, failure, act } = useAction(props.onAction);
 
   // A new failed attempt (e.g. the user's fix failed too) restarts the editor from it.
   React.useEffect(() => {
     code.current = props.code;
   }, [props.code]);
 
-  const act = async (action: IAction) => {
-    setBusy(action.kind);
-    setFailure(null);
-    try {
-      await props.onAction(action);
-    } catch (error) {
-      setFailure((error as Error).message || String(error));
-    } finally {
-      setBusy(null);
-    }
-  };
   const runFix = () =>
     void act({ kind: 'edit', subtask_id: props.subtaskId, code: code.current });
+  const skip = () => void act({ kind: 'skip', subtask_id: props.subtaskId });
 
   return (
     <div className="jp-GeoAgent-fix" data-testid="geoagent-fix">
@@ -65,25 +55,10 @@ export function FixEditor(props: IFixEditorProps): JSX.Element {
         className="jp-GeoAgent-fix-code"
       />
       <div className="jp-GeoAgent-actions">
-        <button
-          type="button"
-          className="jp-Button jp-mod-styled jp-mod-accept"
-          data-testid="geoagent-fix-run"
-          disabled={busy !== null}
-          title="Run fix (Ctrl+Enter in the editor)"
-          onClick={runFix}
-        >
-          {busy === 'edit' ? 'Running…' : 'Run fix'}
-        </button>
-        <button
-          type="button"
-          className="jp-Button jp-mod-styled jp-mod-reject"
-          data-testid="geoagent-fix-skip"
-          disabled={busy !== null}
-          onClick={() => void act({ kind: 'skip', subtask_id: props.subtaskId })}
-        >
-          Skip step
-        </button>
+        <ActionButton action="edit" busy={busy} label="Run fix" busyLabel="Running…" tone="accept"
+          testid="geoagent-fix-run" title="Run fix (Ctrl+Enter in the editor)" onClick={runFix} />
+        <ActionButton action="skip" busy={busy} label="Skip step" tone="reject"
+          testid="geoagent-fix-skip" onClick={skip} />
       </div>
       <form
         className="jp-GeoAgent-hint-form"
@@ -105,20 +80,10 @@ export function FixEditor(props: IFixEditorProps): JSX.Element {
           value={hint}
           onChange={e => setHint(e.target.value)}
         />
-        <button
-          type="submit"
-          className="jp-Button jp-mod-styled"
-          data-testid="geoagent-fix-retry"
-          disabled={busy !== null || !hint.trim()}
-        >
-          {busy === 'hint' ? 'Sending…' : 'Retry with hint'}
-        </button>
+        <ActionButton action="hint" busy={busy} label="Retry with hint" busyLabel="Sending…" submit
+          testid="geoagent-fix-retry" disabled={!hint.trim()} />
       </form>
-      {failure && (
-        <p className="jp-GeoAgent-action-error" role="alert" data-testid="geoagent-action-error">
-          {failure}
-        </p>
-      )}
+      <ActionFailure failure={failure} />
     </div>
   );
 }
