@@ -340,23 +340,39 @@ async def test_a_written_file_without_the_requested_keys_is_repaired(workdir, tm
     assert json.loads((workdir / "summary.json").read_text()) == {"count": 2, "names": ["A", "B"]}
 
 
-async def test_a_buffer_in_degrees_runs_but_is_repaired(workdir, tmp_path):
-    # geopandas only warns on stderr; the code runs and the rings are 100 degrees wide. The
-    # after-step check turns the warning into a failure whose repair prompt says why.
-    degrees = ("import geopandas as gpd\nfrom shapely.geometry import Point\n"
-               "pts = gpd.GeoDataFrame(geometry=[Point(10, 50)], crs=4326)\nrings = pts.buffer(100)")
-    metres = degrees.replace("rings = pts.buffer(100)", "rings = pts.to_crs(pts.estimate_utm_crs()).buffer(100)")
-    script = StepScript(["Buffer the point by 100 m."], {"Buffer the point": [degrees, metres]})
+async def test_a_buffer_in_degrees_runs_but_is_repaired_towards_the_advisors_crs(workdir, tmp_path):
+    # geopandas only warns on stderr; the code runs and the rings are 400 degrees wide. The
+    # after-step check turns the warning into a failure whose repair prompt says why, and names
+    # the CRS the advisor picked for this data (London: the British National Grid).
+    import geopandas as gpd
+    from shapely.geometry import Point
+
+    from geoagent_ext.agent.state import fold
+    from geoagent_ext.persona.chat_format import ChatFormatter
+
+    gpd.GeoDataFrame({"name": ["a", "b"]}, geometry=[Point(-0.12, 51.50), Point(-0.08, 51.52)],
+                     crs=4326).to_file(workdir / "stops.geojson")
+    degrees = "import geopandas as gpd\nstops = gpd.read_file('stops.geojson')\nrings = stops.buffer(400)"
+    metres = degrees.replace("stops.buffer(400)", "stops.to_crs(stops.estimate_utm_crs()).buffer(400)")
+    script = StepScript(["Buffer the stops by 400 m."], {"Buffer the stops": [degrees, metres]})
     model = ScriptedChatModel(responder=script)
     async with real_kernel(workdir) as kernel:
-        run = make_run("100 m around the point", kernel, model, tmp_path)
+        run = make_run("400 m around each stop in stops.geojson", kernel, model, tmp_path)
         finished = await run.wait()
         crs = await kernel.execute("print(rings.crs.is_projected, rings.crs.axis_info[0].unit_name)")
     assert finished.status == "succeeded", finished.message
     warned = [e for e in run.bus.history if e.type == "executed" and e.result.warnings]
     assert len(warned) == 1 and "'buffer' ran in a geographic CRS" in warned[0].result.warnings[0]
+    assert "The CRS advisor's choice for this data: EPSG:27700 OSGB36 / British National Grid" in warned[0].result.warnings[0]
     assert "estimate_utm_crs" in model.prompt_texts[-1]  # the repair prompt carries the warning and the hint
-    assert crs.stdout.strip() == "True metre"  # the committed rings are 100 m, not 100 degrees
+    assert crs.stdout.strip() == "True metre"  # the committed rings are 400 m, not 400 degrees
+    # The coder of a step that buffers got the advisor's answer for distances before writing anything.
+    assert "CRS for this step (distance): EPSG:27700" in model.prompt_texts[1]
+    # Faces show the advice: an event the chat, the CLI and the run state read.
+    advised = next(e for e in run.bus.history if e.type == "crs_advised")
+    assert advised.lines[0].startswith("- CRS advice for stops.geojson") and "EPSG:27700" in advised.lines[0]
+    assert fold(run.bus.history)["crs_advice"] == advised.lines
+    assert "EPSG:27700" in ChatFormatter(run.id).feed(advised)[0].text
 
 
 async def test_an_answer_of_only_comments_is_a_failed_attempt(workdir, tmp_path):
@@ -433,31 +449,3 @@ async def test_a_step_that_must_write_the_requested_file_fails_its_trial_when_it
     assert failed and failed[0].trial and "must write names.csv" in failed[0].result.error
     assert "must write names.csv" in model.prompt_texts[-1]  # the repair prompt says why
     assert (workdir / "names.csv").exists()
-
-
-async def test_a_measurement_in_degrees_is_repaired_towards_the_advisors_crs(workdir, tmp_path):
-    import geopandas as gpd
-    from shapely.geometry import Point
-
-    gpd.GeoDataFrame({"name": ["a", "b"]}, geometry=[Point(-0.12, 51.50), Point(-0.08, 51.52)],
-                     crs=4326).to_file(workdir / "stops.geojson")
-    degrees = "import geopandas as gpd\nstops = gpd.read_file('stops.geojson')\nrings = stops.buffer(400)"
-    metres = degrees.replace("stops.buffer(400)", "stops.to_crs(27700).buffer(400)")
-    script = StepScript(["Buffer the stops by 400 m."], {"Buffer the stops": [degrees, metres]})
-    model = ScriptedChatModel(responder=script)
-    async with real_kernel(workdir) as kernel:
-        run = make_run("400 m around each stop in stops.geojson", kernel, model, tmp_path)
-        finished = await run.wait()
-    assert finished.status == "succeeded", finished.message
-    warned = next(e for e in run.bus.history if e.type == "executed" and e.result.warnings)
-    assert "The CRS advisor's choice for this data: EPSG:27700 OSGB36 / British National Grid" in warned.result.warnings[0]
-    # The coder of a step that buffers got the advisor's answer for distances before writing anything.
-    assert "CRS for this step (distance): EPSG:27700" in model.prompt_texts[1]
-    # Faces show the advice: an event the chat, the CLI and the run state read.
-    advised = next(e for e in run.bus.history if e.type == "crs_advised")
-    assert advised.lines[0].startswith("- CRS advice for stops.geojson") and "EPSG:27700" in advised.lines[0]
-    from geoagent_ext.agent.state import fold
-    from geoagent_ext.persona.chat_format import ChatFormatter
-
-    assert fold(run.bus.history)["crs_advice"] == advised.lines
-    assert "EPSG:27700" in ChatFormatter(run.id).feed(advised)[0].text
