@@ -1,12 +1,16 @@
 """Derive the deliverable contract from the request's own words (no task knowledge).
 
-Explicit things are parsed by rules: the output files and their formats, the columns or
-keys named in backticks after "columns"/"keys"/"fields", layer names, EPSG codes, "national
-grid"/"metric projection", WGS84 and lon/lat names, geometry type names, "sorted by",
-"integer", "non-empty", "unique", "one row per input ...", and the key columns the user
-says to keep. A requirement is attached to the outputs its sentence names; a sentence that
-names no file speaks of every output; one that names only inputs speaks of none.
-Anything the request did not say is not a requirement.
+Explicit things are parsed by rules: the output files and their formats; the columns or
+keys listed after "columns"/"keys"/"containing"... (backticked or snake_case names, and
+plain words that are columns of an input, in a list) with where each comes from
+(``provenance``); layer names; EPSG codes, "national grid"/"metric projection", "in WGS84";
+geometry type names (not those after a negation) and "single-part"; what a name says
+(lon/lat, bbox, counts, measures); "integer", "non-empty", "non-negative", "unique",
+"sorted by", "one row per input ...", "whose value is one of ..."; and the key columns the
+user says to keep or carry unchanged. A requirement is attached to the outputs its sentence
+names; a sentence that names no file speaks of the outputs of the sentence before (or all);
+one that names only inputs speaks of none. Anything the request did not say is not a
+requirement.
 """
 
 from __future__ import annotations
@@ -22,7 +26,6 @@ _FILE = re.compile(r"`?([\w./-]+\.(?:json|geojson|csv|gpkg|parquet|geoparquet|sh
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _TICKED = re.compile(r"`([A-Za-z_][\w]{0,63})`")
 _SNAKE = re.compile(r"\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b")
-_FIELD_WORD = re.compile(r"\b(keys?|columns?|fields?|properties|attributes?)\b", re.IGNORECASE)
 _LAYER_WORD = re.compile(r"\blayers?\b", re.IGNORECASE)
 _EPSG = re.compile(r"\bEPSG\s*[: ]\s*(\d{4,5})\b", re.IGNORECASE)
 _METRIC_CRS = re.compile(r"\b(national\s+(?:metric\s+)?grid|national\s+(?:projected\s+)?(?:crs|projection|coordinate)|"
@@ -35,8 +38,9 @@ _COUNT_NAME = re.compile(r"(^|_)(count|n)($|_)|^n_", re.IGNORECASE)
 _MEASURE_NAME = re.compile(r"(^|_)(area|length|distance|dist|perimeter)($|_)", re.IGNORECASE)  # measures cannot be negative
 _SORT = re.compile(r"\b(?:sort(?:ed)?|order(?:ed)?)\s+(?:the\s+)?(?:rows\s+|it\s+|them\s+|output\s+)?by\s+`?([A-Za-z_]\w*)`?"
                    r"(?P<rest>[^.;]{0,40})", re.IGNORECASE)
-_PER_INPUT = re.compile(r"\bone\s+(?:row|feature|record|polygon\s+or\s+multipolygon\s+row|\w+\s+row)\s+per\s+"
-                        r"(?:input|original|source)\s+(\w+)", re.IGNORECASE)
+# "one row per input feature", "one Point feature per original address": up to three words between
+_PER_INPUT = re.compile(r"\bone\s+(?:[\w-]+\s+){0,3}?(?:row|feature|record)s?\s+per\s+(?:input|original|source)\s+(\w+)",
+                        re.IGNORECASE)
 _KEEP_KEY = re.compile(r"(\bjoin\s+key\b|\bkey\s+field\b|\bas\s+the\s+key\b|\bkeep(?:ing)?\s+(?:the\s+)?(?:original\s+)?(?=`)|"
                        r"\bto\s+identify\s+each\b)", re.IGNORECASE)
 _UNCHANGED = re.compile(r"\b(unchanged|untouched|as\s+(?:it|they)\s+(?:arrives?|are|is))\b", re.IGNORECASE)
