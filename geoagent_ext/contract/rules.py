@@ -88,8 +88,12 @@ class _Builder:
                                              params=params))
 
 
-_INTRODUCER = re.compile(r"\b(keys?|columns?|fields?|properties|attributes?|containing|carrying|including)\b",
-                         re.IGNORECASE)
+_INTRODUCER_WORDS = ("key", "keys", "column", "columns", "field", "fields", "properties", "attribute", "attributes",
+                     "containing", "carrying", "including", "with")
+_INTRODUCER = re.compile(r"\b(" + "|".join(_INTRODUCER_WORDS) + r")\b", re.IGNORECASE)
+# "with" lists columns only in a sentence that names the output ("write `x.csv` with a, b and c"),
+# not in "keep the record with the earliest record_seq".
+_INTRODUCER_NO_WITH = re.compile(r"\b(" + "|".join(w for w in _INTRODUCER_WORDS if w != "with") + r")\b", re.IGNORECASE)
 _VALUES_PHRASE = re.compile(r"\b(whose\s+values?|values?\s+(?:is|are|must\s+be)|exactly\s+one\s+of|one\s+of)\b",
                             re.IGNORECASE)
 _NAME_BEFORE_FIELD_WORD = re.compile(r"(?:`([A-Za-z_]\w*)`|\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+))\s+"
@@ -97,12 +101,12 @@ _NAME_BEFORE_FIELD_WORD = re.compile(r"(?:`([A-Za-z_]\w*)`|\b([a-z][a-z0-9]*(?:_
 _WORD = re.compile(r"\b([A-Za-z_]\w*)\b")
 
 
-def _named_fields(sentence: str, exclude: set[str], input_columns: set[str]) -> list[str]:
+def _named_fields(sentence: str, exclude: set[str], input_columns: set[str], names_output: bool = False) -> list[str]:
     """Columns/keys this sentence asks for: backticked or snake_case names (and plain words that
     are columns of an input) after "columns"/"keys"/"containing"..., or right before "column"/"attribute".
     Names after "whose value is one of" are values, not columns."""
     names: list[str] = [a or b for a, b in _NAME_BEFORE_FIELD_WORD.findall(sentence)]
-    intro = _INTRODUCER.search(sentence)
+    intro = (_INTRODUCER if names_output else _INTRODUCER_NO_WITH).search(sentence)
     if intro:
         tail = sentence[intro.end():]
         stop = _VALUES_PHRASE.search(tail)
@@ -126,7 +130,7 @@ def _in_a_list(before: str) -> bool:
     words = re.findall(r"[(,:]|[A-Za-z_]\w*", before)
     while words and words[-1].lower() in ("its", "the", "their", "a", "an", "his", "her"):
         words.pop()
-    return not words or words[-1] in ("(", ",", ":") or words[-1].lower() in ("and", "or")
+    return not words or words[-1] in ("(", ",", ":") or words[-1].lower() in ("and", "or") + _INTRODUCER_WORDS
 
 
 def _allowed_values(sentence: str) -> list[tuple[str, list[str]]]:
@@ -176,7 +180,8 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
         value_words = {v for _, vs in values for v in vs}
         for out in outs:
             fmt = file_format(out)
-            fields = [f for f in _named_fields(sentence, exclude, input_columns) if f not in value_words]
+            names_output = any(_base(f) == _base(out) for f in _files(sentence))
+            fields = [f for f in _named_fields(sentence, exclude, input_columns, names_output) if f not in value_words]
             layers = _ticked_list_after(sentence, _LAYER_WORD) if fmt == "gpkg" else []
             fields = [f for f in fields if f not in layers]
             if fields:

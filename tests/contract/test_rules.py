@@ -101,3 +101,13 @@ def test_provenance_says_which_columns_are_carried_joined_or_computed():
 def test_only_measures_must_be_non_negative():
     c = derive_contract("Write `p.csv` with columns `length_m`, `area_ha` and `elevation_m`.", ["p.csv"])
     assert {r.params["name"] for r in c.requirements if r.kind == "non_negative"} == {"length_m", "area_ha"}
+
+
+def test_a_list_after_with_names_the_columns():
+    inputs = {"data/districts.geojson": {"rows": 23, "columns": ["district_code", "name"]}}
+    c = derive_contract("Count the stations per district and write `outputs/summary.csv` with district_code, "
+                        "district_name, area_km2 and station_count, sorted by district_code.",
+                        ["outputs/summary.csv"], inputs)
+    cols = next(r for r in c.requirements if r.kind == "columns")
+    assert cols.params["names"] == ["district_code", "district_name", "area_km2", "station_count"]
+    assert any(r.kind == "sorted" and r.params["name"] == "district_code" for r in c.requirements)
