@@ -2,8 +2,9 @@
 
 Fixtures (reuse them for later UI tests, e.g. driving a run):
 
-- ``jupyterlab``: a ``jupyter lab`` subprocess from this venv with the
-  installed extension, on a free port, a known token, a temp root dir and a
+- ``jupyterlab``: a ``jupyter lab`` subprocess from this venv with this
+  tree's extension (its Python package and, when built, its labextension: see
+  ``lab_driver.tree_labextension_args``), on a free port, a known token, a temp root dir and a
   temp ``GEOAGENT_DATA_DIR``; one per test session because a start costs
   ~10 s on two cores. Always killed (whole process group) at the end.
 - ``browser``: headless system Chromium driven by Python playwright with

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -100,6 +101,33 @@ class LabServer:
             pass
 
 
+def tree_labextension_args(base_dir: Path) -> list[str]:
+    """Serve this tree's labextension build (``jlpm build`` writes ``geoagent_ext/labextension``).
+
+    The venv's ``share/jupyter/labextensions/geoagent-ext`` links to the checkout it was
+    installed from, which for a git worktree is another tree. JupyterLab looks in
+    ``extra_labextensions_path`` first (page config, static files, settings schemas), and
+    it wants a folder holding ``<package name>/package.json``: a link under ``base_dir``.
+    No build here (an installed wheel): nothing to add, the installed one is served.
+    """
+    built = REPO_ROOT / "geoagent_ext" / "labextension"
+    if not (built / "package.json").exists():
+        return []
+    folder = base_dir / "labextensions"
+    link = folder / json.loads((built / "package.json").read_text())["name"]  # "@org/name" is two deep
+    link.parent.mkdir(parents=True, exist_ok=True)
+    if not link.is_symlink():
+        link.symlink_to(built, target_is_directory=True)
+    return [f"--LabApp.extra_labextensions_path={folder}"]
+
+
+def served_labextension(server: "LabServer", name: str = "geoagent-ext") -> dict:
+    """The page config's entry for ``name`` (its ``load`` is ``static/remoteEntry.<hash>.js``)."""
+    html = urllib.request.urlopen(server.lab_url(), timeout=30).read().decode()
+    config = json.loads(re.search(r'<script id="jupyter-config-data"[^>]*>(.*?)</script>', html, re.S).group(1))
+    return next((e for e in config.get("federated_extensions", []) if e["name"] == name), {})
+
+
 def start_jupyterlab(base_dir: Path, extra_args: list[str] | None = None,
                      extra_env: dict[str, str] | None = None) -> LabServer:
     """Start ``jupyter lab`` from this venv and wait until its API answers.
@@ -120,6 +148,8 @@ def start_jupyterlab(base_dir: Path, extra_args: list[str] | None = None,
     token = secrets.token_hex(16)
     env = {
         **os.environ,
+        # This tree's server extension, not another checkout's editable install (git worktrees).
+        "PYTHONPATH": os.pathsep.join(p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH")) if p),
         "GEOAGENT_DATA_DIR": str(data_dir),
         "JUPYTERLAB_WORKSPACES_DIR": str(base_dir / "workspaces"),
         "JUPYTERLAB_SETTINGS_DIR": str(base_dir / "settings"),
@@ -140,6 +170,7 @@ def start_jupyterlab(base_dir: Path, extra_args: list[str] | None = None,
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
         # CI and these dev machines run as root in containers.
         *(["--allow-root"] if os.geteuid() == 0 else []),
+        *tree_labextension_args(base_dir),
         *(extra_args or []),
     ]
     log_path = base_dir / "jupyterlab.log"

@@ -1,6 +1,6 @@
 """The model behind the browser tests' JupyterLab (``scripted:<this file>``).
 
-It answers like a real model would for three scripted journeys, keyed on what
+It answers like a real model would for four scripted journeys, keyed on what
 the prompts contain, so the whole agent (planner, loop, search, repair,
 completion) runs for real against a real kernel:
 
@@ -9,6 +9,9 @@ completion) runs for real against a real kernel:
 - "search demo": 1 step solved by tree search: the first answer fails and so
   does its repair, the second answer fails too and its repair works (three
   failed nodes, the chosen one under the second).
+- "`parcels.csv`" (deliverable contract): 1 step; its first answer writes `area_ha`
+  with two decimals, so a requirement the user added in review ("`area_ha` holds
+  integer hectares") fails on the file; the repair that names it writes integers.
 - inline completion: ``parcels.to_`` -> ``to_crs(epsg=3035)`` when the prompt
   shows that ``parcels`` is a GeoDataFrame whose members include ``to_crs``.
 """
@@ -55,6 +58,15 @@ SEARCH_FAILING = [
 ]
 SEARCH_REPAIR = 'total = parcels["area_m2"].sum() / 10_000\nprint(f"{total:.2f} ha")'
 
+PLAN_CONTRACT = "1. Compute the area of each parcel of `parcels.geojson` in hectares and write `parcels.csv`."
+# File order (C, A, B), not sorted by `parcel`: a "sorted" requirement would fail on it.
+CONTRACT_STEP = """import geopandas as gpd
+parcels = gpd.read_file("parcels.geojson").to_crs(25833)
+parcels["area_ha"] = (parcels.area / 10_000).round(2)
+parcels[["parcel", "area_ha"]].to_csv("parcels.csv", index=False)
+print(parcels[["parcel", "area_ha"]])"""
+CONTRACT_REPAIR = CONTRACT_STEP.replace(".round(2)", ".round().astype(int)")
+
 
 def _code(code: str) -> str:
     return f"```python\n{code}\n```"
@@ -70,6 +82,8 @@ def reply(messages):
     if "plans Python analyses" in system:
         if "search demo" in user:
             return "1. Compute the total parcel area in hectares."
+        if "`parcels.csv`" in user:
+            return PLAN_CONTRACT
         return PLAN_AREAS
     if "reviewing a geospatial analysis" in system:
         return "OK"
@@ -81,6 +95,11 @@ def reply(messages):
             broken = 'total = parcels["col_%d"].sum()' % n
             return "Cause: unknown.\n" + _code(broken)
         return _code(SEARCH_FAILING[next(_search_answers) % len(SEARCH_FAILING)])
+    if "`parcels.csv`" in user:
+        # The contract is in every prompt; only a failed check says "must satisfy: ... Seen: ...".
+        if "must satisfy: `area_ha` holds integer hectares" in user:
+            return "Cause: `area_ha` had decimals; the file must hold integers.\n" + _code(CONTRACT_REPAIR)
+        return _code(CONTRACT_STEP)
     if "Your step (1 of 3)" in user:
         return STEP1
     if "Your step (2 of 3)" in user:

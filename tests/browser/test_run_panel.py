@@ -7,8 +7,10 @@ websocket stream, the notebook, ipyleaflet, JupyterLab's inline completer.
 Journey: type a request, watch the steps complete, open the diff of a failing
 step, fix it in the editor, see the run finish and the cells appear (with a
 map) below the user's own cell, which stays untouched; then a tree-search run;
-then an inline suggestion accepted with Tab. Each state is saved as a
-screenshot in test-artifacts/.
+then an inline suggestion accepted with Tab. Then, in approval mode, a review of
+the deliverable contract: the user edits the requirements, approves each
+attempt, and sees each requirement's check on the written file. Each state is
+saved as a screenshot in test-artifacts/.
 """
 
 from __future__ import annotations
@@ -236,3 +238,129 @@ def test_inline_suggestion_accepted_with_tab(browser, jupyterlab):
     finally:
         context.close()
         api(server, "PUT", "lab/api/settings/@jupyterlab/completer-extension:inline-completer", {"raw": "{}"})
+
+
+CONTRACT_REQUEST = ("Write `parcels.csv` with the columns `parcel` and `area_ha` (each parcel's area in hectares) "
+                    "from `parcels.geojson`, sorted by `parcel`.")
+ADDED = "`area_ha` holds integer hectares"
+
+
+def parcels_geojson() -> str:
+    """Three rectangles in Berlin (about 1.1, 1.7 and 3.4 ha), in file order C, A, B."""
+    def box(name, lon, lat, dlon, dlat):
+        ring = [[lon, lat], [lon + dlon, lat], [lon + dlon, lat + dlat], [lon, lat + dlat], [lon, lat]]
+        return {"type": "Feature", "properties": {"parcel": name}, "geometry": {"type": "Polygon", "coordinates": [ring]}}
+    features = [box("C", 13.400, 52.520, 0.0015, 0.001), box("A", 13.410, 52.520, 0.0022, 0.001),
+                box("B", 13.420, 52.520, 0.003, 0.0015)]
+    return json.dumps({"type": "FeatureCollection", "features": features})
+
+
+def requirement(panel, req_id: str):
+    return panel.locator(f"[data-testid='geoagent-requirement'][data-requirement='{req_id}']")
+
+
+def test_contract_review_then_checks_in_approval_mode(lab_page):
+    """Approval mode: the user edits the deliverable contract (deletes "sorted by `parcel`", adds
+    an integer requirement), approves each attempt, and sees the added requirement fail on the
+    written file (with what was seen), then hold after the repair; the server checked exactly
+    the edited contract."""
+    from playwright.sync_api import expect
+
+    page, server = lab_page.page, lab_page.server
+    api(server, "PUT", "api/contents/parcels.geojson", {"type": "file", "format": "text", "content": parcels_geojson()})
+    create_notebook(server, "contract.ipynb", ["# parcels for GeoAgent"])
+    open_notebook(page, server, "contract.ipynb")
+    page.locator(SIDEBAR_TAB).click()
+    panel = page.locator(PANEL)
+    expect(panel.get_by_test_id("geoagent-request-target")).to_have_text("Runs in contract.ipynb")
+    panel.get_by_test_id("geoagent-request-text").fill(CONTRACT_REQUEST)
+    panel.get_by_test_id("geoagent-approval").check()
+    panel.get_by_test_id("geoagent-run").click()
+
+    # Before planning, the contract as the rules read the request, as an editor.
+    run_view = panel.get_by_test_id("geoagent-run-view")
+    expect(run_view).to_have_attribute("data-status", "awaiting_contract", timeout=RUN_TIMEOUT_MS)
+    editor = panel.get_by_test_id("geoagent-contract-editor")
+    rows = editor.get_by_test_id("geoagent-requirement-edit-row")
+    expect(rows).to_have_count(4)
+    expect(editor.get_by_test_id("geoagent-contract-output")).to_have_attribute("data-output", "parcels.csv")
+    inputs = editor.get_by_test_id("geoagent-requirement-input")
+    expect(inputs.nth(1)).to_have_value(re.compile(r"^has the columns parcel, area_ha "))
+    sorted_row = editor.locator("[data-testid='geoagent-requirement-edit-row'][data-requirement='r3']")
+    expect(sorted_row.get_by_test_id("geoagent-requirement-input")).to_have_value("rows are sorted by `parcel` ascending")
+    expect(panel.get_by_test_id("geoagent-step")).to_have_count(0)
+
+    # Delete the sort order, add an integer requirement, send.
+    sorted_row.get_by_test_id("geoagent-requirement-delete").click()
+    expect(rows).to_have_count(3)
+    editor.get_by_test_id("geoagent-requirement-new").fill(ADDED)
+    editor.get_by_test_id("geoagent-requirement-add").click()
+    expect(rows).to_have_count(4)
+    expect(rows.nth(3)).to_have_attribute("data-requirement", "")
+    expect(inputs.nth(3)).to_have_value(ADDED)
+    expect(rows.nth(3).get_by_test_id("geoagent-requirement-you")).to_have_count(1)
+    shot(page, "panel-contract-review.png")
+    editor.get_by_test_id("geoagent-contract-use").click()
+
+    # The contract as the user left it; the plan; the first attempt waits for approval.
+    expect(editor).to_have_count(0)
+    expect(panel.get_by_test_id("geoagent-contract-summary")).to_have_text("0/4 hold · as you reviewed it")
+    shown = panel.get_by_test_id("geoagent-requirement")
+    expect(shown).to_have_count(4)
+    expect(requirement(panel, "r3")).to_have_count(0)
+    added = requirement(panel, "u4")
+    expect(added.get_by_test_id("geoagent-requirement-text")).to_have_text(ADDED)
+    expect(added.get_by_test_id("geoagent-requirement-you")).to_have_count(1)
+    expect(panel.get_by_test_id("geoagent-step")).to_have_count(1, timeout=RUN_TIMEOUT_MS)
+    expect(run_view).to_have_attribute("data-status", "awaiting_approval", timeout=RUN_TIMEOUT_MS)
+    expect(panel.get_by_test_id("geoagent-approval-code")).to_contain_text(".round(2)")
+    panel.get_by_test_id("geoagent-approve").click()
+
+    # Attempt 1 wrote decimals: the added requirement fails on the file, with what was seen;
+    # the repair that names it waits for approval.
+    expect(panel.get_by_test_id("geoagent-approval-code")).to_contain_text(".round().astype(int)", timeout=RUN_TIMEOUT_MS)
+    expect(added).to_have_attribute("data-status", "unmet")
+    expect(added.get_by_test_id("geoagent-requirement-label")).to_have_text("fails")
+    expect(added.get_by_test_id("geoagent-requirement-when")).to_have_text("after step 1")
+    expect(added.get_by_test_id("geoagent-requirement-observed")).to_contain_text("seen: `area_ha` dtype float64")
+    for held in ("r1", "r2", "r4"):
+        expect(requirement(panel, held)).to_have_attribute("data-status", "held")
+    expect(panel.get_by_test_id("geoagent-contract-summary")).to_have_text("3/4 hold · as you reviewed it")
+    shot(page, "panel-contract-unmet.png", panel.get_by_test_id("geoagent-contract"))
+    panel.get_by_test_id("geoagent-approve").click()
+
+    # The repair holds: every requirement of the edited contract holds at the final check.
+    expect(run_view).to_have_attribute("data-status", "succeeded", timeout=RUN_TIMEOUT_MS)
+    expect(panel.get_by_test_id("geoagent-run-status")).to_have_attribute("data-status", "succeeded")
+    expect(panel.get_by_test_id("geoagent-run-message")).to_contain_text("1 step(s) done")
+    expect(panel.get_by_test_id("geoagent-contract-summary")).to_have_text("4/4 hold · as you reviewed it")
+    expect(shown).to_have_count(4)
+    for req_id in ("r1", "r2", "r4", "u4"):
+        expect(requirement(panel, req_id)).to_have_attribute("data-status", "held")
+        expect(requirement(panel, req_id).get_by_test_id("geoagent-requirement-when")).to_have_text("final check")
+    expect(panel.get_by_test_id("geoagent-requirement-observed")).to_have_count(0)
+    expect(step(panel, 0).get_by_test_id("geoagent-step-attempts")).to_have_text("2 attempts")
+    shot(page, "panel-contract-checked.png", panel.get_by_test_id("geoagent-contract"))
+
+    # The server checked the edited contract: r3 deleted (never checked, and the file is not
+    # sorted by `parcel`), u4 added and checked (failed after attempt 1, held at the end).
+    run_id = next(r["run_id"] for r in api(server, "GET", "geoagent/runs")["runs"] if r["request"] == CONTRACT_REQUEST)
+    state = api(server, "GET", f"geoagent/runs/{run_id}")
+    assert state["status"] == "succeeded", state["message"]
+    reqs = {r["id"]: r for r in state["contract"]["requirements"]}
+    assert list(reqs) == ["r1", "r2", "r4", "u4"], list(reqs)
+    assert reqs["u4"]["kind"] == "integer" and reqs["u4"]["origin"] == "user" and reqs["u4"]["params"] == {"name": "area_ha"}
+    assert set(state["requirements"]) == {"r1", "r2", "r4", "u4"}, state["requirements"]
+    assert all(check["passed"] for check in state["requirements"].values()), state["requirements"]
+    assert state["unmet"] == [] and state["not_verified"] == []
+    events = api(server, "GET", f"geoagent/runs/{run_id}/events")["events"]
+    stated = [e for e in events if e["type"] == "contract_stated"]
+    assert [e["awaiting_review"] for e in stated] == [True, False] and stated[-1]["by"] == "user"
+    assert "r3" in {r["id"] for r in stated[0]["contract"]["requirements"]}
+    checks = [(e["requirement_id"], e["passed"]) for e in events if e["type"] == "requirement_checked"]
+    assert "r3" not in {rid for rid, _ in checks}
+    assert [passed for rid, passed in checks if rid == "u4"] == [False, True, True], checks  # attempt 1, attempt 2, final
+    written = (server.root_dir / "parcels.csv").read_text().split()
+    assert written == ["parcel,area_ha", "C,1", "A,2", "B,3"], written
+    own_errors = [e for e in lab_page.console_errors if "geoagent" in e.lower()]
+    assert not own_errors, own_errors
