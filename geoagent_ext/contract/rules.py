@@ -248,7 +248,7 @@ def _ticked_near(sentence: str, pattern: str) -> list[str]:
 
 
 def _value_rules(b: _Builder, out: str, sentence: str) -> None:
-    for name in _ticked_near(sentence, r"\(?\binteger(?:-valued)?\b|\bint(?:32|64)\b"):
+    for name in _ticked_near(sentence, r"\(?\bintegers?(?:-valued)?\b|\bint(?:32|64)\b"):
         b.add(out, "integer", f"`{name}` holds integers", name=name)
     for name in _ticked_near(sentence, r"\bnon-?empty\b"):
         b.add(out, "non_empty", f"`{name}` is never null or empty", name=name)

@@ -111,3 +111,10 @@ def test_a_list_after_with_names_the_columns():
     cols = next(r for r in c.requirements if r.kind == "columns")
     assert cols.params["names"] == ["district_code", "district_name", "area_km2", "station_count"]
     assert any(r.kind == "sorted" and r.params["name"] == "district_code" for r in c.requirements)
+
+
+def test_a_user_requirement_in_plural_words_is_still_checked():
+    from geoagent_ext.contract import user_requirement
+
+    [req] = user_requirement("p.csv", "`area_ha` holds integers")
+    assert req.kind == "integer" and req.params["name"] == "area_ha" and req.origin == "user"
