@@ -23,43 +23,30 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def input_facts(folder: Path) -> dict:
-    import pandas as pd
-    import pyogrio
-    facts = {}
-    for p in sorted(folder.iterdir()):
-        if p.suffix == ".csv":
-            f = pd.read_csv(p)
-            facts[p.name] = {"rows": len(f), "columns": list(f.columns)}
-        elif p.suffix in (".parquet", ".geoparquet"):
-            f = pd.read_parquet(p)
-            facts[p.name] = {"rows": len(f), "columns": list(f.columns)}
-        else:
-            info, layers = pyogrio.read_info(p), pyogrio.list_layers(p)
-            facts[p.name] = {"rows": info["features"] if len(layers) == 1 else None, "columns": list(info["fields"])}
-    return facts
-
-
-def check_in(helper, contract, inputs: Path, deliverables: Path) -> list[dict]:
-    """Check in a folder holding the task's inputs and the run's deliverables, as the run's was."""
-    from geoagent_ext.contract import check_payload
+def contract_and_checks(helper, probes, task: dict, inputs: Path, deliverables: Path):
+    """In a folder holding the task's inputs (as the run's was at its start): the contract derived
+    from the request with what the run's probe reads of the inputs; then, with the run's
+    deliverables beside them, the checker's answer."""
+    from geoagent_ext.contract import check_payload, derive_contract
 
     cwd = os.getcwd()
     with tempfile.TemporaryDirectory() as tmp:
-        for folder in (inputs, deliverables):
-            for p in folder.iterdir() if folder.is_dir() else []:
-                if p.is_file():
-                    shutil.copy(p, Path(tmp) / p.name)
         os.chdir(tmp)
         try:
-            return helper.check_contract(check_payload(contract))
+            for p in inputs.iterdir():
+                shutil.copy(p, p.name)
+            facts = probes["input_facts"](sorted(p.name for p in inputs.iterdir()))
+            contract = derive_contract(task["instruction"], [o["name"] for o in task["expected_outputs"]], facts)
+            for p in deliverables.iterdir() if deliverables.is_dir() else []:
+                shutil.copy(p, p.name)
+            return contract, helper.check_contract(check_payload(contract))
         finally:
             os.chdir(cwd)
 
 
 def main() -> None:
     warnings.filterwarnings("ignore")
-    from geoagent_ext.contract import derive_contract
+    from geoagent_ext.agent.probes import local_probes
     from geoagent_ext.kernel import inkernel
 
     parser = argparse.ArgumentParser()
@@ -67,15 +54,14 @@ def main() -> None:
     parser.add_argument("--suite", default=str(ROOT.parent / "shared" / "bench" / "geoagentbench-dev"))
     parser.add_argument("--mode", default="loop")
     args = parser.parse_args()
-    helper, suite, out = inkernel.load(), Path(args.suite), Path(args.bench_out).resolve()
+    helper, probes = inkernel.load(), local_probes()
+    suite, out = Path(args.suite), Path(args.bench_out).resolve()
     false_successes = caught = 0
     for path in sorted((out / "tasks" / args.mode).glob("*.json")):
         result = json.loads(path.read_text())
         task = json.loads((suite / result["task_id"] / "task.json").read_text())
-        contract = derive_contract(task["instruction"], [o["name"] for o in task["expected_outputs"]],
-                                   input_facts(suite / result["task_id"] / "inputs"))
-        checks = check_in(helper, contract, suite / result["task_id"] / "inputs",
-                          out / "work" / args.mode / result["task_id"])
+        contract, checks = contract_and_checks(helper, probes, task, suite / result["task_id"] / "inputs",
+                                               out / "work" / args.mode / result["task_id"])
         text = {r.id: r.text for r in contract.requirements}
         failed = [c for c in checks if not c["passed"]]
         false_success = result["status"] == "succeeded" and result["score"] < 1

@@ -73,21 +73,19 @@ class CrsAdvice:
                 lines.append(f"- CRS advice for {path}: " + "; ".join(parts))
         return "\n".join(lines)
 
+    def _choice(self, purpose: str) -> dict | None:
+        """The first answer for ``purpose`` of the first layer (the request's own first) that has one."""
+        return next((c for c in (_first(a.get(purpose)) for a in self.layers.values()) if c), None)
+
     def label_for(self, purpose: str) -> str:
-        """'EPSG:3460 (Fiji 1986 / Fiji Map Grid)' for the first layer with an answer, or ''."""
-        for answers in self.layers.values():
-            choice = _first(answers.get(purpose))
-            if choice:
-                return _label(choice)
-        return ""
+        """'EPSG:3460 (Fiji 1986 / Fiji Map Grid)', or ''."""
+        choice = self._choice(purpose)
+        return _label(choice) if choice else ""
 
     def for_purpose(self, purpose: str) -> str:
-        """The first layer's answer for ``purpose`` with its reason, or ''."""
-        for answers in self.layers.values():
-            choice = _first(answers.get(purpose))
-            if choice:
-                return choice.get("why") or _label(choice)
-        return ""
+        """The answer for ``purpose`` with its reason, or ''."""
+        choice = self._choice(purpose)
+        return (choice.get("why") or _label(choice)) if choice else ""
 
     def for_step(self, description: str) -> str:
         """The advice a step's coder gets: the purpose its words name, else nothing."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import posixpath
 from typing import Callable
 
-from ..contract import Contract, Requirement, RequirementResult, check_payload, derive_contract, read_answer
+from ..contract import Contract, Requirement, RequirementResult, check_payload, read_answer
 from ..contract.advice import repair_line
 from .events import RequirementChecked
 from .probes import run_probe
@@ -16,11 +16,12 @@ CHECK_TIMEOUT_S = 180
 TRIAL_MARK = "@@GEOAGENT_CONTRACT@@"
 
 
-async def derive(kernel, request: str, outputs: list[str], data_files: list[str], official_crs: str = "") -> Contract:
-    """The contract for the request's outputs, with the row counts and columns of the input files."""
+async def input_facts(kernel, data_files: list[str], outputs: list[str]) -> dict[str, dict]:
+    """Row counts and columns of the input files (the data files that are not outputs), read once
+    per run: the contract's rules and the user's reworded requirements both use them."""
     inputs = [f for f in data_files if f not in outputs][:40]
     facts = await run_probe(kernel, "input_facts", inputs) if inputs else {}
-    return derive_contract(request, outputs, facts if isinstance(facts, dict) else {}, official_crs=official_crs)
+    return facts if isinstance(facts, dict) else {}
 
 
 class DeliverableChecks:

@@ -26,6 +26,14 @@ def _source() -> str:
     return "\n\n".join(shared + [resources.files("geoagent_ext.agent").joinpath("_probe_source.py").read_text()])
 
 
+def local_probes() -> dict[str, Any]:
+    """The probe functions in this process, from the same source the kernel runs (for tests and
+    benchmarks that need what a run sees, e.g. ``input_facts``, without a kernel)."""
+    namespace: dict[str, Any] = {"__name__": "__geoagent_probe__"}
+    exec(compile(_source(), "<geoagent-probe>", "exec"), namespace)
+    return namespace
+
+
 def probe_code(function: str, *args: Any) -> str:
     call = f"{function}(*_json.loads({json.dumps(args)!r}))"
     program = f"{_source()}\nprint({MARKER!r} + _json.dumps({call}, default=str))\n"

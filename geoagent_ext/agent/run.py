@@ -21,10 +21,10 @@ from pydantic import BaseModel
 from ..llm.client import LLMError
 from ..llm.redact import redact, redact_obj
 from . import codeinfo
-from ..contract import Contract, RequirementEdit, apply_edits
+from ..contract import Contract, RequirementEdit, apply_edits, derive_contract
 from .bus import EventBus
 from .crs_advice import CrsAdvice
-from .deliverables import DeliverableChecks, derive as derive_contract
+from .deliverables import DeliverableChecks, input_facts
 from .events import (
     ApprovalGiven, ApprovalRequested, ContractStated, CrsAdvised, Declined, Event, Finished, HintGiven, HumanEditApplied,
     NeedsHuman, Planned, Progress, Replanned, RunStarted, RunStats, Skipped, Solved,
@@ -125,6 +125,7 @@ class Run:
         self.outputs: list[str] = []  # files the request names that did not exist at the start
         self.data_files: list[str] = []  # data files found in the working directory at the start
         self.contract: Contract | None = None
+        self.input_facts: dict[str, dict] = {}  # rows and columns of the input files, for the contract's rules
         self.crs_advice = CrsAdvice()
         self.deliverables: DeliverableChecks | None = None
         self.empty_input_columns: list[str] = []  # null in every row of an input file: no step's fault
@@ -189,7 +190,7 @@ class Run:
         expected = {"approval": {"approve", "reject"}, "stuck": {"edit", "hint", "skip"},
                     "contract": {"approve", "contract"}}[waiter.kind]
         if action.kind == "contract" and self.contract is not None:
-            apply_edits(self.contract, action.requirements or [])  # a bad edit is the caller's 400, not the run's end
+            apply_edits(self.contract, action.requirements or [], self.input_facts)  # a bad edit is the caller's 400, not the run's end
         if action.kind not in expected:
             raise ValueError(f"the run waits for one of {sorted(expected)}, not {action.kind!r}")
         waiter.future.set_result(action)
@@ -321,8 +322,9 @@ class Run:
         self.data_overview = await self._gather_overview()
         self.outputs = outputs = await self._absent(requested_files(self.request))
         if self.options.contract and outputs:
-            self.contract = await derive_contract(self.kernel, self.request, outputs, self.data_files,
-                                                  official_crs=self.crs_advice.label_for("official"))
+            self.input_facts = await input_facts(self.kernel, self.data_files, outputs)
+            self.contract = derive_contract(self.request, outputs, self.input_facts,
+                                            official_crs=self.crs_advice.label_for("official"))
             if self.options.approval_mode:
                 await self._review_contract()
             self.deliverables = DeliverableChecks(self.kernel, self.contract, self.emit, self.id)
@@ -379,8 +381,7 @@ class Run:
         self.emit(ContractStated(run_id=self.id, contract=self.contract, awaiting_review=True))
         action = await self._wait_human("contract", CONTRACT_REVIEW)
         if action.kind == "contract":
-            facts = await run_probe(self.kernel, "input_facts", [f for f in self.data_files if f not in self.outputs][:40])
-            self.contract = apply_edits(self.contract, action.requirements or [], facts if isinstance(facts, dict) else {})
+            self.contract = apply_edits(self.contract, action.requirements or [], self.input_facts)
         self.emit(ContractStated(run_id=self.id, contract=self.contract, by="user" if action.kind == "contract" else "request"))
 
     async def _closing_steps(self, closing: "_ClosingSteps") -> list[SubtaskSpec]:
@@ -397,16 +398,14 @@ class Run:
         else:
             if self.deliverables is None or closing.contract_added:
                 return []
-            failed = self.deliverables.failures(await self.deliverables.check())
+            failed = [(req, res) for req, res in await self.deliverables.check() if not res.passed]
             closing.checked_last = not failed
             if not failed:
                 return []
             closing.contract_added = True
             by_output: dict[str, list[str]] = {}
-            for req_id, result in self.deliverables.last.items():
-                if not result.passed:
-                    req = next(r for r in self.contract.requirements if r.id == req_id)
-                    by_output.setdefault(req.output, []).append(f"{req.text} (seen: {result.observed})")
+            for req, res in failed:
+                by_output.setdefault(req.output, []).append(f"{req.text} (seen: {res.observed})")
             steps = [new_subtask(contract_step(path, problems)) for path, problems in by_output.items()]
             reason = f"{len(failed)} requirement(s) of the output do not hold"
         self.emit(Replanned(run_id=self.id, reason=reason, subtasks=self.subtasks + steps))

@@ -10,8 +10,8 @@ This package knows requests and files, not runs or kernels: the agent imports it
 """
 
 from .check import check_payload, read_answer
-from .model import Contract, OutputSpec, Requirement, RequirementEdit, RequirementResult, apply_edits
-from .rules import derive_contract, user_requirement
+from .model import Contract, OutputSpec, Requirement, RequirementEdit, RequirementResult
+from .rules import apply_edits, derive_contract, user_requirement
 
 __all__ = ["Contract", "OutputSpec", "Requirement", "RequirementEdit", "RequirementResult", "apply_edits",
            "check_payload", "derive_contract", "read_answer", "user_requirement"]

@@ -86,21 +86,3 @@ class RequirementEdit(BaseModel):
     id: str = ""
     output: str = Field(min_length=1, max_length=1000)
     text: str = Field(min_length=1, max_length=2000)
-
-
-def apply_edits(contract: Contract, edits: list[RequirementEdit], inputs: dict | None = None) -> Contract:
-    """The contract after the user's review: kept, reworded, added; what is not listed is deleted."""
-    from .rules import user_requirement
-
-    outputs = {o.path for o in contract.outputs}
-    by_id = {r.id: r for r in contract.requirements}
-    kept: list[Requirement] = []
-    for n, edit in enumerate(edits, 1):
-        if edit.output not in outputs:
-            raise ValueError(f"{edit.output!r} is not an output of this run ({', '.join(sorted(outputs))})")
-        old = by_id.get(edit.id)
-        if old is not None and old.output == edit.output and old.text == edit.text.strip():
-            kept.append(old)
-        else:
-            kept += user_requirement(edit.output, edit.text, inputs, req_id=f"u{n}")
-    return contract.model_copy(update={"requirements": kept})

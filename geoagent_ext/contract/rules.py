@@ -19,7 +19,7 @@ import posixpath
 import re
 from typing import Iterable
 
-from .model import Contract, OutputSpec, Requirement
+from .model import Contract, OutputSpec, Requirement, RequirementEdit
 from .provenance import column_provenance
 
 _FILE = re.compile(r"`?([\w./-]+\.(?:json|geojson|csv|gpkg|parquet|geoparquet|shp|fgb))\b`?", re.IGNORECASE)
@@ -347,3 +347,19 @@ def user_requirement(output: str, text: str, inputs: dict[str, dict] | None = No
     return [r.model_copy(update={"id": f"{req_id}{'abcdefgh'[i]}" if len(typed) > 1 else req_id, "origin": "user",
                                  "text": text.strip() if len(typed) == 1 else r.text})
             for i, r in enumerate(typed[:8])]
+
+
+def apply_edits(contract: Contract, edits: list[RequirementEdit], inputs: dict | None = None) -> Contract:
+    """The contract after the user's review: kept, reworded, added; what is not listed is deleted."""
+    outputs = {o.path for o in contract.outputs}
+    by_id = {r.id: r for r in contract.requirements}
+    kept: list[Requirement] = []
+    for n, edit in enumerate(edits, 1):
+        if edit.output not in outputs:
+            raise ValueError(f"{edit.output!r} is not an output of this run ({', '.join(sorted(outputs))})")
+        old = by_id.get(edit.id)
+        if old is not None and old.output == edit.output and old.text == edit.text.strip():
+            kept.append(old)
+        else:
+            kept += user_requirement(edit.output, edit.text, inputs, req_id=f"u{n}")
+    return contract.model_copy(update={"requirements": kept})

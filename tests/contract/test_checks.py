@@ -7,16 +7,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import warnings
 
 import geopandas as gpd
-import pandas as pd
-import pyogrio
 import pytest
 from shapely.geometry import Point, box
 
 from geoagent_ext.contract import derive_contract
 from geoagent_ext.contract import check_payload
+from geoagent_ext.agent.probes import local_probes
 from geoagent_ext.kernel import inkernel
 
 from ..bench.helpers import SUITE, task_params
@@ -24,30 +22,26 @@ from ..bench.helpers import SUITE, task_params
 HELPER = inkernel.load()
 
 
+PROBES = local_probes()
+
+
+def in_folder(folder, fn, *args):
+    """``fn(*args)`` with ``folder`` as the working directory, as in the run's kernel."""
+    cwd = os.getcwd()
+    os.chdir(folder)
+    try:
+        return fn(*args)
+    finally:
+        os.chdir(cwd)
+
+
 def input_facts(folder):
-    facts = {}
-    for p in folder.iterdir():
-        if p.suffix == ".csv":
-            f = pd.read_csv(p)
-            facts[p.name] = {"rows": len(f), "columns": list(f.columns)}
-        elif p.suffix in (".parquet", ".geoparquet"):
-            f = pd.read_parquet(p)
-            facts[p.name] = {"rows": len(f), "columns": list(f.columns)}
-        else:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                info = pyogrio.read_info(p)
-            facts[p.name] = {"rows": info["features"], "columns": list(info["fields"])}
-    return facts
+    """What a run's probe reads of the input files (rows, columns)."""
+    return in_folder(folder, PROBES["input_facts"], sorted(p.name for p in folder.iterdir()))
 
 
 def check(contract, workdir):
-    cwd = os.getcwd()
-    os.chdir(workdir)
-    try:
-        results = HELPER.check_contract(check_payload(contract))
-    finally:
-        os.chdir(cwd)
+    results = in_folder(workdir, HELPER.check_contract, check_payload(contract))
     text = {r.id: r.text for r in contract.requirements}
     return {text[r["id"]]: (r["passed"], r["observed"]) for r in results}
 
