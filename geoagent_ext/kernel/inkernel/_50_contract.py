@@ -85,7 +85,9 @@ def _contract_geo_bounds_wgs84(frame):
     return tuple(float(b) for b in t.transform_bounds(x0, y0, x1, y1)) + (float(cx), float(cy))
 
 
-def _contract_check_table(kind, params, data):
+def _contract_check_table(kind, params, data, sources=None):
+    """(passed, observed) of one requirement on one table/layer or JSON document. ``sources``:
+    input files already read in this check (several requirements may read the same input)."""
     import math
     name = params.get("name")
     if not isinstance(data, dict) and not hasattr(data, "columns"):
@@ -180,8 +182,10 @@ def _contract_check_table(kind, params, data):
         foreign = sorted({v for v in seq if v not in params.get("allowed", [])})
         return not foreign, f"`{name}` values {sorted(set(seq))[:6]}" + (f"; not allowed: {foreign[:4]}" if foreign else "")
     if kind == "values_from_input":
-        source = _contract_load(params["input"], _contract_format(params["input"]))
-        src = next(iter(source.values()))
+        sources = {} if sources is None else sources
+        if params["input"] not in sources:
+            sources[params["input"]] = _contract_load(params["input"], _contract_format(params["input"]))
+        src = next(iter(sources[params["input"]].values()))
         if params["name"] not in getattr(src, "columns", []):
             return False, f"`{name}` is not in {params['input']}"
         allowed = set(map(str, src[params["name"]].dropna().tolist()))
@@ -202,7 +206,7 @@ def check_contract(outputs):
     """[{id, passed, observed}] for every checkable requirement of ``outputs``
     ([{path, format, requirements: [{id, kind, params}]}])."""
     import os as _o
-    results = []
+    results, sources = [], {}
     for out in outputs:
         path, fmt, reqs = out["path"], out["format"], out["requirements"]
         if not _o.path.exists(path):
@@ -232,7 +236,7 @@ def check_contract(outputs):
                 else:
                     passed, observed = True, ""
                     for layer, data in layers.items():
-                        ok, seen = _contract_check_table(kind, params, data)
+                        ok, seen = _contract_check_table(kind, params, data, sources)
                         observed = (observed + "; " if observed else "") + (f"[{layer}] " if layer else "") + seen
                         passed = passed and ok
             except Exception as exc:
