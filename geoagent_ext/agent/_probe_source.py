@@ -255,9 +255,32 @@ def input_facts(paths):
                 info = pyogrio.read_info(path, layer=layers[0]) if layers else {}
                 out[path] = {"rows": info.get("features") if len(layers) == 1 else None,
                              "columns": [str(c) for c in info.get("fields", [])]}
+                if len(layers) == 1:
+                    out[path]["defects"] = _geometry_defects(path, ext, info.get("geometry_type") or "")
         except Exception:
             continue
     return out
+
+
+def _geometry_defects(path, ext, geometry_type, max_bytes=100_000_000):
+    """Defects of a file's geometries that a deliverable made from it must not carry (checks from
+    kernel/inkernel/_50_contract.py, prepended): features that jump over the antimeridian, and
+    GeoJSON polygons wound against RFC 7946. Lines and polygons only; large files are skipped."""
+    if "Point" in geometry_type or _os.path.getsize(path) > max_bytes:
+        return {}
+    import geopandas as gpd
+    defects = {}
+    try:
+        crossing = _contract_uncut_crossings(gpd.read_file(path))  # noqa: F821 - prepended
+        if crossing:
+            defects["antimeridian"] = len(crossing)
+        if ext == ".geojson" or ext == ".json":
+            wrong, _ = _contract_winding_faults(path)  # noqa: F821 - prepended
+            if wrong:
+                defects["winding"] = wrong
+    except Exception:
+        pass
+    return defects
 
 
 def missing_files(paths):

@@ -29,6 +29,13 @@ ADVICE = {
                       "(use how='left' and keep every input row)"),
     "values_from_input": "keep the input's original values of this column unchanged (do not renumber or rebuild it)",
     "values_in": "use exactly the allowed strings as values",
+    "antimeridian_cut": ("cut the crossing features while they are still in EPSG:4326: write them with "
+                         "gdf.to_file('cut.geojson', driver='GeoJSON', RFC7946='YES') (GDAL splits them at ±180° "
+                         "into Multi* parts, one feature each), read that file back with gpd.read_file, and only "
+                         "then reproject, measure and write"),
+    "rfc7946_winding": ("orient the rings without moving a vertex: gdf.geometry = shapely.orient_polygons("
+                        "gdf.geometry.values, exterior_cw=False) (or write in EPSG:4326 with "
+                        "gdf.to_file(path, driver='GeoJSON', RFC7946='YES')); do not simplify, buffer or make_valid"),
 }
 
 

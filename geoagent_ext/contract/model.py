@@ -29,6 +29,8 @@ Kind = Literal[
     "rows_as_input",       # params.input: as many rows as that input file has features
     "values_from_input",   # params.name, params.input: every value occurs in that input's column
     "values_in",           # params.name, params.allowed: every value is one of these
+    "antimeridian_cut",    # no line/ring jumps over +-180 in one segment (params.lonlat_only: projected files pass)
+    "rfc7946_winding",     # GeoJSON polygons: exterior counter-clockwise, holes clockwise
     "note",                # not checkable by code
 ]
 CHECKABLE: frozenset[str] = frozenset(k for k in Kind.__args__ if k != "note")  # type: ignore[attr-defined]

@@ -197,6 +197,7 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
             _row_rules(b, out, sentence, inputs, input_by_base)
     _name_rules(b, outputs)
     _provenance(b, inputs)
+    _defect_rules(b, outputs, inputs)
     return Contract(outputs=[OutputSpec(path=o, format=file_format(o)) for o in outputs], requirements=b.requirements)
 
 
@@ -318,6 +319,27 @@ def _provenance(b: _Builder, inputs: dict[str, dict]) -> None:
         for name, source in sources.items():
             groups.setdefault(source, []).append(name)
         req.text += " (" + "; ".join(f"{', '.join(names)}: {source}" for source, names in groups.items()) + ")"
+
+
+def _defect_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict]) -> None:
+    """What the input data says, not the request: a defect found in an input's geometries (by
+    ``input_facts``) must not reach a spatial deliverable made from it. Features jumping over the
+    antimeridian are cut at +-180 (RFC 7946 section 3.1.9; in GeoJSON always, in other formats when
+    they stay in lon/lat); GeoJSON polygons follow RFC 7946's right-hand rule (section 3.1.6)."""
+    def where(defect: str) -> str:
+        return ", ".join(f"{facts['defects'][defect]} in `{path}`" for path, facts in inputs.items()
+                         if (facts.get("defects") or {}).get(defect))
+    crossing, wound = where("antimeridian"), where("winding")
+    for out in outputs:
+        fmt = file_format(out)
+        if crossing and fmt in SPATIAL:
+            b.add(out, "antimeridian_cut",
+                  f"no feature jumps over the antimeridian: those that cross it ({crossing}) are cut at ±180° "
+                  f"into multi-part geometries, one feature each (RFC 7946 §3.1.9)", lonlat_only=fmt != "geojson")
+        if wound and fmt == "geojson":
+            b.add(out, "rfc7946_winding",
+                  f"polygon rings follow RFC 7946's right-hand rule: exteriors counter-clockwise, holes clockwise "
+                  f"(the input's are wound the other way: {wound})")
 
 
 def _name_rules(b: _Builder, outputs: list[str]) -> None:

@@ -110,3 +110,55 @@ def test_missing_or_broken_files_fail_every_requirement_with_the_reason(tmp_path
     gpd.GeoDataFrame({"x": [1]}, geometry=[box(0, 0, 1, 1)], crs=4326).to_file(tmp_path / "a.geojson")
     columns = next(v for k, v in check(contract, tmp_path).items() if k.startswith("has the columns x, y"))
     assert columns[0] is False and "missing ['y']" in columns[1]
+
+
+def _transects():
+    """Two lines in lon/lat: one local, one jumping from +179.5 to -179.5 (drawn across the globe)."""
+    from shapely.geometry import LineString
+    return gpd.GeoDataFrame({"tid": ["a", "b"]}, geometry=[LineString([(178.0, -17.0), (178.5, -17.2)]),
+                                                          LineString([(179.0, -16.0), (179.5, -16.1), (-179.5, -16.3)])],
+                            crs=4326)
+
+
+def test_lines_across_the_antimeridian_must_be_cut_in_the_deliverable(tmp_path):
+    _transects().to_file(tmp_path / "t.geojson")
+    facts = input_facts(tmp_path)
+    assert facts["t.geojson"]["defects"] == {"antimeridian": 1}
+    contract = derive_contract("Reproject `t.geojson` to EPSG:3460 and write `out.geojson` and `out.gpkg`.",
+                               ["out.geojson", "out.gpkg"], facts)
+    cut = {r.output: r.id for r in contract.requirements if r.kind == "antimeridian_cut"}
+
+    def seen_by_id():
+        return {r["id"]: (r["passed"], r["observed"]) for r in in_folder(tmp_path, HELPER.check_contract, check_payload(contract))}
+    # Reprojected without cutting: still one piece across +-180 in the GeoJSON; the GeoPackage in a
+    # projected CRS is continuous and holds (RFC 7946 binds GeoJSON).
+    _transects().to_crs(3460).to_file(tmp_path / "out.geojson")
+    _transects().to_crs(3460).to_file(tmp_path / "out.gpkg")
+    seen = seen_by_id()
+    assert seen[cut["out.geojson"]][0] is False and "1 of 2 features still cross" in seen[cut["out.geojson"]][1]
+    assert seen[cut["out.gpkg"]][0] is True
+    # Cut in lon/lat first (GDAL's RFC 7946 writer), then reprojected: holds, one feature each.
+    _transects().to_file(tmp_path / "cut.geojson", driver="GeoJSON", RFC7946="YES")
+    fixed = gpd.read_file(tmp_path / "cut.geojson")
+    assert list(fixed.geom_type) == ["LineString", "MultiLineString"]
+    fixed.to_crs(3460).to_file(tmp_path / "out.geojson")
+    assert all(ok for ok, _ in seen_by_id().values()), seen_by_id()
+    # In lon/lat, a GeoPackage must be cut too.
+    _transects().to_file(tmp_path / "out.gpkg")
+    assert seen_by_id()[cut["out.gpkg"]][0] is False
+
+
+def test_geojson_polygons_wound_against_rfc7946_fail_until_oriented(tmp_path):
+    import shapely
+    from shapely.geometry import Polygon
+    ring, hole = [(0, 0), (0, 1), (1, 1), (1, 0), (0, 0)], [(0.2, 0.2), (0.4, 0.2), (0.4, 0.4), (0.2, 0.4), (0.2, 0.2)]
+    legacy = gpd.GeoDataFrame({"fid": [1, 2]}, geometry=[Polygon(ring, [hole]), box(2, 2, 3, 3, ccw=False)], crs=4326)
+    legacy.to_file(tmp_path / "legacy.geojson")
+    facts = input_facts(tmp_path)
+    assert facts["legacy.geojson"]["defects"] == {"winding": 2}
+    contract = derive_contract("Fix `legacy.geojson` for web viewers; write `fixed.geojson`.", ["fixed.geojson"], facts)
+    [winding] = [r.text for r in contract.requirements if r.kind == "rfc7946_winding"]
+    legacy.to_file(tmp_path / "fixed.geojson")  # read and written back: geopandas keeps the winding
+    assert check(contract, tmp_path)[winding] == (False, "2 of 2 polygons wound against RFC 7946 (exterior clockwise or a hole counter-clockwise)")
+    legacy.assign(geometry=shapely.orient_polygons(legacy.geometry.values, exterior_cw=False)).to_file(tmp_path / "fixed.geojson")
+    assert check(contract, tmp_path)[winding] == (True, "all 2 polygons follow the right-hand rule")

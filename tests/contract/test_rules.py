@@ -118,3 +118,20 @@ def test_a_user_requirement_in_plural_words_is_still_checked():
 
     [req] = user_requirement("p.csv", "`area_ha` holds integers")
     assert req.kind == "integer" and req.params["name"] == "area_ha" and req.origin == "user"
+
+
+def test_defects_found_in_the_input_data_become_requirements_of_spatial_outputs():
+    """Not from the request's words: a defect the input's geometries have must not reach a
+    deliverable. Antimeridian jumps bind every spatial output (lon/lat only outside GeoJSON);
+    RFC 7946 winding binds GeoJSON only; a table and a clean input get neither."""
+    facts = {"lines.geojson": {"rows": 5, "columns": ["id"], "defects": {"antimeridian": 2, "winding": 3}}}
+    c = derive_contract("Fix `lines.geojson` and write `a.geojson`, `b.gpkg` and `c.csv`.",
+                        ["a.geojson", "b.gpkg", "c.csv"], facts)
+    got = {(r.output, r.kind): r for r in c.requirements if r.kind in ("antimeridian_cut", "rfc7946_winding")}
+    assert set(got) == {("a.geojson", "antimeridian_cut"), ("b.gpkg", "antimeridian_cut"), ("a.geojson", "rfc7946_winding")}
+    assert got["a.geojson", "antimeridian_cut"].params == {"lonlat_only": False}
+    assert got["b.gpkg", "antimeridian_cut"].params == {"lonlat_only": True}
+    assert "2 in `lines.geojson`" in got["a.geojson", "antimeridian_cut"].text
+    clean = derive_contract("Fix `lines.geojson` and write `a.geojson`.", ["a.geojson"],
+                            {"lines.geojson": {"rows": 5, "columns": ["id"], "defects": {}}})
+    assert {r.kind for r in clean.requirements} == {"exists"}

@@ -85,6 +85,66 @@ def _contract_geo_bounds_wgs84(frame):
     return tuple(float(b) for b in t.transform_bounds(x0, y0, x1, y1)) + (float(cx), float(cy))
 
 
+def _contract_uncut_crossings(frame):
+    """Row positions whose lines or polygon rings jump over the antimeridian in one segment
+    (consecutive vertices more than 180 degrees of longitude apart), seen in lon/lat. Such a
+    feature is drawn across the whole globe; RFC 7946 section 3.1.9 says cut it at +-180.
+    A vertex on +-180 itself is a cut, never a jump."""
+    import numpy as np
+    import shapely
+    crs = getattr(frame, "crs", None)
+    geoms = frame.geometry
+    if crs is not None and not crs.is_geographic:
+        geoms = geoms.to_crs(4326)
+    elif crs is None:
+        x0, y0, x1, y1 = geoms.total_bounds
+        if not (-180 <= x0 and x1 <= 180 and -90 <= y0 and y1 <= 90):
+            return []
+    parts, owner = shapely.get_parts(np.asarray(geoms.values, dtype=object), return_index=True)
+    kind = shapely.get_type_id(parts)
+    rings, ring_of = shapely.get_rings(parts[kind == 3], return_index=True)
+    lines = np.concatenate([parts[(kind == 1) | (kind == 2)], rings])
+    owners = np.concatenate([owner[(kind == 1) | (kind == 2)], owner[kind == 3][ring_of]])
+    if not len(lines):
+        return []
+    coords, line_of = shapely.get_coordinates(lines, return_index=True)
+    a, b = coords[:-1, 0], coords[1:, 0]
+    on_cut = (np.abs(a) >= 180 - 1e-6) | (np.abs(b) >= 180 - 1e-6)
+    jump = (line_of[1:] == line_of[:-1]) & ~on_cut & (np.abs(b - a) > 180)
+    return sorted({int(i) for i in owners[line_of[:-1][jump]]})
+
+
+def _contract_ring_area2(ring):
+    """Twice the signed area of a ring of [x, y, ...] positions: > 0 counter-clockwise."""
+    return sum(x0 * y1 - x1 * y0 for (x0, y0, *_), (x1, y1, *_) in zip(ring, ring[1:]))
+
+
+def _contract_winding_faults(path):
+    """(polygons wound against RFC 7946 section 3.1.6, polygons) of a GeoJSON file, read from
+    its JSON text (a reader may reorient rings): exteriors must be counter-clockwise, holes clockwise."""
+    import json as _j
+    with open(path, encoding="utf-8") as fh:
+        doc = _j.load(fh)
+    stack = [f.get("geometry") for f in doc.get("features", [])] if doc.get("type") == "FeatureCollection" else [doc]
+    stack = [g.get("geometry") if isinstance(g, dict) and g.get("type") == "Feature" else g for g in stack]
+    wrong = total = 0
+    while stack:
+        g = stack.pop()
+        if not isinstance(g, dict):
+            continue
+        kind, coords = g.get("type"), g.get("coordinates") or []
+        if kind == "GeometryCollection":
+            stack += g.get("geometries") or []
+            continue
+        polygons = [coords] if kind == "Polygon" else coords if kind == "MultiPolygon" else []
+        for rings in polygons:
+            total += 1
+            signs = [_contract_ring_area2(r) for r in rings]
+            if (signs and signs[0] < 0) or any(s > 0 for s in signs[1:]):
+                wrong += 1
+    return wrong, total
+
+
 def _contract_check_table(kind, params, data, sources=None):
     """(passed, observed) of one requirement on one table/layer or JSON document. ``sources``:
     input files already read in this check (several requirements may read the same input)."""
@@ -125,6 +185,14 @@ def _contract_check_table(kind, params, data, sources=None):
         kinds = sorted(set(data.geometry.geom_type.dropna()))
         wrong = [k for k in kinds if k not in params.get("allowed", [])]
         return not wrong, f"geometry types {kinds}"
+    if kind == "antimeridian_cut":
+        if isinstance(data, dict) or not hasattr(data, "geometry"):
+            return False, "no geometry in the file"
+        if params.get("lonlat_only") and data.crs is not None and data.crs.is_projected:
+            return True, f"{_contract_crs_label(data.crs)}: in a projected CRS lines run on across +-180"
+        rows = _contract_uncut_crossings(data)
+        return not rows, (f"{len(rows)} of {len(data)} features still cross the antimeridian in one segment "
+                          f"(rows {rows[:5]}), drawn across the globe" if rows else "no segment crosses the antimeridian")
     if kind == "rows_as_input":
         n = len(data)
         return n == params["rows"], f"{n} rows (the input has {params['rows']})"
@@ -230,6 +298,11 @@ def check_contract(outputs):
                     else:
                         shape = f"a JSON {type(first).__name__}"
                     passed, observed = True, f"opens; {len(layers)} layer(s); {shape}"
+                elif kind == "rfc7946_winding":
+                    wrong, total = _contract_winding_faults(path)
+                    passed = wrong == 0
+                    observed = (f"{wrong} of {total} polygons wound against RFC 7946 (exterior clockwise or a hole "
+                                f"counter-clockwise)" if wrong else f"all {total} polygons follow the right-hand rule")
                 elif kind == "layers":
                     missing = [n for n in params.get("names", []) if n not in layers]
                     passed, observed = not missing, (f"layers {sorted(layers)}" + (f"; missing {missing}" if missing else ""))
