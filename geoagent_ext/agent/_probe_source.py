@@ -256,31 +256,60 @@ def input_facts(paths):
                 out[path] = {"rows": info.get("features") if len(layers) == 1 else None,
                              "columns": [str(c) for c in info.get("fields", [])]}
                 if len(layers) == 1:
-                    out[path]["defects"] = _geometry_defects(path, ext, info.get("geometry_type") or "")
+                    out[path].update(_layer_facts(path, ext, info.get("geometry_type") or ""))
         except Exception:
             continue
     return out
 
 
-def _geometry_defects(path, ext, geometry_type, max_bytes=100_000_000):
-    """Defects of a file's geometries that a deliverable made from it must not carry (checks from
-    kernel/inkernel/_50_contract.py, prepended): features that jump over the antimeridian, and
-    GeoJSON polygons wound against RFC 7946. Lines and polygons only; large files are skipped."""
-    if "Point" in geometry_type or _os.path.getsize(path) > max_bytes:
+_NUMBER = __import__("re").compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_PLACEHOLDERS = {"", "na", "n/a", "nan", "null", "none", "-", "--"}
+
+
+def _numbers_as_text(frame):
+    """{column: "integer" | "number"} of text columns whose every value is a number written as text
+    (placeholders such as "" or "N/A" aside). Codes with leading zeros ("007", "02134") are
+    identifiers, not numbers: a column holding one is left out."""
+    found = {}
+    for name in frame.columns:
+        if name == "geometry" or frame[name].dtype.kind not in "OSU" and "str" not in str(frame[name].dtype):
+            continue
+        values = [str(v).strip() for v in frame[name].dropna().tolist() if isinstance(v, str)]
+        numbers = [v for v in values if v.lower() not in _PLACEHOLDERS]
+        if not numbers or len(numbers) < len(values) / 2 or not all(_NUMBER.fullmatch(v) for v in numbers):
+            continue
+        if any(len(v.lstrip("+-")) > 1 and v.lstrip("+-")[0] == "0" and v.lstrip("+-")[1].isdigit() for v in numbers):
+            continue
+        found[str(name)] = "integer" if all(v.lstrip("+-").isdigit() for v in numbers) else "number"
+    return found
+
+
+def _layer_facts(path, ext, geometry_type, max_bytes=100_000_000):
+    """What a deliverable made from this layer must not carry over, and its text columns (from
+    the data, read once; large files are skipped): features jumping over the antimeridian,
+    GeoJSON polygons wound against RFC 7946 (checks from kernel/inkernel/_50_contract.py,
+    prepended), numbers stored as text."""
+    if _os.path.getsize(path) > max_bytes:
         return {}
     import geopandas as gpd
-    defects = {}
+    defects, text_columns = {}, []
     try:
-        crossing = _contract_uncut_crossings(gpd.read_file(path))  # noqa: F821 - prepended
-        if crossing:
-            defects["antimeridian"] = len(crossing)
-        if ext == ".geojson" or ext == ".json":
-            wrong, _ = _contract_winding_faults(path)  # noqa: F821 - prepended
-            if wrong:
-                defects["winding"] = wrong
+        frame = gpd.read_file(path)
+        text_columns = [str(c) for c in frame.columns if c != "geometry" and (frame[c].dtype.kind == "O" or "str" in str(frame[c].dtype))]
+        numeric = _numbers_as_text(frame)
+        if numeric:
+            defects["numbers_as_text"] = numeric
+        if "Point" not in geometry_type:
+            crossing = _contract_uncut_crossings(frame)  # noqa: F821 - prepended
+            if crossing:
+                defects["antimeridian"] = len(crossing)
+            if ext in (".geojson", ".json"):
+                wrong, _ = _contract_winding_faults(path)  # noqa: F821 - prepended
+                if wrong:
+                    defects["winding"] = wrong
     except Exception:
         pass
-    return defects
+    return {"defects": defects, "text_columns": text_columns}
 
 
 def missing_files(paths):

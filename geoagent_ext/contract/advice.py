@@ -20,7 +20,9 @@ ADVICE = {
                        "wraps single parts; gdf.explode(index_parts=False) splits multi-parts"),
     "lonlat": "reproject to EPSG:4326 first (gdf.to_crs(4326)) and take the values from that",
     "bbox": "use [minx, miny, maxx, maxy] = list(map(float, gdf.total_bounds))",
-    "integer": "cast with .astype(int) (fill missing counts with 0 first); in JSON use int(...)",
+    "integer": ("cast with pd.to_numeric(...).astype(int) (fill missing counts with 0 first, or use 'Int64' to keep "
+                "nulls); in JSON use int(...)"),
+    "numeric": "convert with pd.to_numeric(gdf[COLUMN], errors='coerce') (placeholders become NaN) before writing",
     "non_negative": "compute the measure in a metric CRS; drop nothing, and check for NaN/inf",
     "non_empty": "fill every row: join or compute the value for all rows, not only some",
     "unique": "make the values unique (drop duplicate rows, or rank with method='first')",

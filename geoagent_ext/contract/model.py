@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+# params.if_present: the requirement binds only an output that has the column (a defect rule's).
 Kind = Literal[
     "exists",              # the file exists and opens as its format
     "columns",             # params.names: columns (tables/layers) or top-level keys (JSON)
@@ -22,6 +23,7 @@ Kind = Literal[
     "lonlat",              # params.name: values (or a bbox) within lon/lat ranges
     "bbox",                # params.name: [minx, miny, maxx, maxy], min <= max
     "integer",             # params.name: integer-valued numbers (a dict's values too)
+    "numeric",             # params.name: numbers, not text
     "non_negative",        # params.name: finite numbers >= 0
     "non_empty",           # params.name: no null or empty value
     "unique",              # params.name: no duplicate value

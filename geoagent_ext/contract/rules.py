@@ -43,7 +43,10 @@ _PER_INPUT = re.compile(r"\bone\s+(?:[\w-]+\s+){0,3}?(?:row|feature|record)s?\s+
                         re.IGNORECASE)
 _KEEP_KEY = re.compile(r"(\bjoin\s+key\b|\bkey\s+field\b|\bas\s+the\s+key\b|\bkeep(?:ing)?\s+(?:the\s+)?(?:original\s+)?(?=`)|"
                        r"\bto\s+identify\s+each\b)", re.IGNORECASE)
-_UNCHANGED = re.compile(r"\b(unchanged|untouched|as\s+(?:it|they)\s+(?:arrives?|are|is))\b", re.IGNORECASE)
+_UNCHANGED = re.compile(r"\b(unchanged|untouched|as\s+(?:it|they)\s+(?:arrives?|are|is))\b|"
+                        r"\bleav(?:e|ing)\b[^.;]{0,60}\balone\b", re.IGNORECASE)
+_TEXT_COLUMNS = re.compile(r"\b(?:string|text)\s+(?:columns|fields|attributes)\b", re.IGNORECASE)
+_NUMERIC_WORDS = re.compile(r"\b(numeric(?:al)?|numbers?|d?types?|typed|typing)\b", re.IGNORECASE)
 GEOMETRY_TYPES = ("MultiLineString", "MultiPolygon", "MultiPoint", "LineString", "Polygon", "Point")
 _TYPE_WORD = re.compile(r"\b(" + "|".join(GEOMETRY_TYPES) + r")s?\b")
 _SINGLE_PART = re.compile(r"\bsingle[- ]part\b", re.IGNORECASE)
@@ -198,6 +201,8 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
     _name_rules(b, outputs)
     _provenance(b, inputs)
     _defect_rules(b, outputs, inputs)
+    if _NUMERIC_WORDS.search(_FILE.sub(" ", request)):  # the request's words, not its file names
+        _number_rules(b, outputs, inputs)
     return Contract(outputs=[OutputSpec(path=o, format=file_format(o)) for o in outputs], requirements=b.requirements)
 
 
@@ -278,15 +283,26 @@ def _row_rules(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], in
     if _UNCHANGED.search(sentence):
         for name in _named_fields(sentence, set(), {c for f in inputs.values() for c in f.get("columns") or []}):
             _keeps(b, out, name, inputs)
+        if _TEXT_COLUMNS.search(sentence):  # "leave the string columns alone": the input's real text columns
+            for facts in inputs.values():
+                numeric = (facts.get("defects") or {}).get("numbers_as_text") or {}
+                for name in facts.get("text_columns") or []:
+                    if name not in numeric:  # with several outputs, a summary need not carry them
+                        _keeps(b, out, name, inputs, required=len(b.outputs) == 1)
 
 
-def _keeps(b: _Builder, out: str, name: str | None, inputs: dict[str, dict]) -> None:
-    """``name`` is carried from the one input that has it: the output has it, with that input's values."""
+def _keeps(b: _Builder, out: str, name: str | None, inputs: dict[str, dict], required: bool = True) -> None:
+    """``name`` is carried from the one input that has it: the output has it (unless not
+    ``required``), with that input's values."""
     holders = [p for p, facts in inputs.items() if name and name in (facts.get("columns") or [])]
     if len(holders) == 1:
-        b.add(out, "columns", f"has the column {name}", names=[name])
-        b.add(out, "values_from_input", f"`{name}` keeps the original values of `{holders[0]}`",
-              name=name, input=holders[0])
+        if required:
+            b.add(out, "columns", f"has the column {name}", names=[name])
+            b.add(out, "values_from_input", f"`{name}` keeps the original values of `{holders[0]}`",
+                  name=name, input=holders[0])
+        else:
+            b.add(out, "values_from_input", f"`{name}`, where present, keeps the original values of `{holders[0]}`",
+                  name=name, input=holders[0], if_present=True)
 
 
 def _nearest_name(sentence: str, start: int, end: int, after: bool) -> str | None:
@@ -340,6 +356,22 @@ def _defect_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict]) -> N
             b.add(out, "rfc7946_winding",
                   f"polygon rings follow RFC 7946's right-hand rule: exteriors counter-clockwise, holes clockwise "
                   f"(the input's are wound the other way: {wound})")
+
+
+def _number_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict]) -> None:
+    """A request about numbers or types, over an input that writes numbers as text ("84.55"): in
+    every typed output (not CSV, which has no types) that carries such a column, it holds numbers."""
+    for path, facts in inputs.items():
+        for name, kind in ((facts.get("defects") or {}).get("numbers_as_text") or {}).items():
+            for out in outputs:
+                if file_format(out) in ("csv", "unknown"):
+                    continue
+                if kind == "integer":
+                    b.add(out, "integer", f"`{name}` holds integers, not text (`{path}` writes them as strings)",
+                          name=name, if_present=True)
+                else:
+                    b.add(out, "numeric", f"`{name}` holds numbers, not text (`{path}` writes them as strings)",
+                          name=name, if_present=True)
 
 
 def _name_rules(b: _Builder, outputs: list[str]) -> None:

@@ -162,3 +162,37 @@ def test_geojson_polygons_wound_against_rfc7946_fail_until_oriented(tmp_path):
     assert check(contract, tmp_path)[winding] == (False, "2 of 2 polygons wound against RFC 7946 (exterior clockwise or a hole counter-clockwise)")
     legacy.assign(geometry=shapely.orient_polygons(legacy.geometry.values, exterior_cw=False)).to_file(tmp_path / "fixed.geojson")
     assert check(contract, tmp_path)[winding] == (True, "all 2 polygons follow the right-hand rule")
+
+
+def test_numbers_written_as_text_must_be_numbers_when_the_request_is_about_numbers(tmp_path):
+    stations = gpd.GeoDataFrame({"sid": ["1", "2", "3"], "zip": ["02134", "10001", "02139"], "name": ["Ság", "Nő", "Tű"],
+                                 "value": ["84.5", "N/A", "80.9"]},
+                                geometry=[Point(100.5 + i / 100, 13.7) for i in range(3)], crs=4326)
+    stations.to_file(tmp_path / "st.geojson")
+    facts = input_facts(tmp_path)
+    # "02134" is a code, not a number: left out; "N/A" is a placeholder
+    assert facts["st.geojson"]["defects"] == {"numbers_as_text": {"sid": "integer", "value": "number"}}
+    request = ("The averages of `st.geojson` come back NaN; fix what keeps the numeric computations from working. "
+               "Leave the string columns alone. Write `typed.geojson` and `summary.geojson`.")
+    contract = derive_contract(request, ["typed.geojson", "summary.geojson"], facts)
+    texts = {(r.output, r.kind, r.params.get("name")): r.id for r in contract.requirements}
+    assert ("typed.geojson", "integer", "sid") in texts and ("typed.geojson", "numeric", "value") in texts
+    assert ("typed.geojson", "values_from_input", "name") in texts and ("typed.geojson", "values_from_input", "zip") in texts
+    assert ("typed.geojson", "values_from_input", "sid") not in texts  # a number to fix, not a string to keep
+    # Not a request about numbers: the same data binds nothing of the kind.
+    plain = derive_contract("Reproject `st.geojson` and write `typed.geojson`.", ["typed.geojson"], facts)
+    assert not [r for r in plain.requirements if r.kind in ("integer", "numeric")]
+
+    def seen():
+        return {r["id"]: (r["passed"], r["observed"]) for r in in_folder(tmp_path, HELPER.check_contract, check_payload(contract))}
+    stations.to_file(tmp_path / "typed.geojson")  # written back as it came: still text
+    stations[["sid", "geometry"]].to_file(tmp_path / "summary.geojson")
+    got = seen()
+    assert got[texts["typed.geojson", "integer", "sid"]][0] is False and "dtype" in got[texts["typed.geojson", "integer", "sid"]][1]
+    assert got[texts["typed.geojson", "numeric", "value"]][0] is False
+    assert got[texts["summary.geojson", "numeric", "value"]] == (True, "`value` is not in the file (nothing to check)")
+    import pandas as pd
+    fixed = stations.assign(sid=stations["sid"].astype(int), value=pd.to_numeric(stations["value"], errors="coerce"))
+    fixed.to_file(tmp_path / "typed.geojson")
+    fixed[["sid", "geometry"]].to_file(tmp_path / "summary.geojson")
+    assert not {k: v for k, v in seen().items() if not v[0]}

@@ -198,6 +198,8 @@ def _contract_check_table(kind, params, data, sources=None):
         return n == params["rows"], f"{n} rows (the input has {params['rows']})"
     value, found = _contract_values(data, name)
     if not found:
+        if params.get("if_present"):
+            return True, f"`{name}` is not in the file (nothing to check)"
         return False, f"`{name}` is not in the file"
     if kind == "bbox":
         nums = _contract_numbers(value)
@@ -225,6 +227,12 @@ def _contract_check_table(kind, params, data, sources=None):
             return ok, f"`{name}` dtype {dtype}, first values {_contract_short(value.head(3).tolist())}"
         bad = [v for v in values if isinstance(v, bool) or not isinstance(v, int)]
         return not bad, f"`{name}` = {_contract_short(value)}" + (f": not integers {bad[:3]}" if bad else "")
+    if kind == "numeric":
+        if isinstance(data, dict):
+            bad = [v for v in values if isinstance(v, bool) or not isinstance(v, (int, float))]
+            return not bad, f"`{name}` = {_contract_short(value)}" + (f": not numbers {bad[:3]}" if bad else "")
+        ok = value.dtype.kind in "iuf" or str(value.dtype).startswith(("Int", "UInt", "Float"))
+        return ok, f"`{name}` dtype {value.dtype}, first values {_contract_short(value.head(3).tolist())}"
     if kind == "non_negative":
         try:
             nums = [float(v) for v in (values.tolist() if hasattr(values, "tolist") else values)]
