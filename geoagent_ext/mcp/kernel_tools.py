@@ -29,12 +29,18 @@ _DATA_EXT = re.compile(r"\.(geojson|gpkg|shp|fgb|kml|gml|json|parquet|geoparquet
                        r"|csv|tsv|txt|xlsx|nc|zarr|grib)$", re.IGNORECASE)
 
 
-async def _kernel(notebook_path: str | None) -> tuple[str, BoundKernel]:
-    """The notebook (given, else the active one) and its kernel, as the run manager finds it."""
-    manager = geoagent_app().run_manager
+def notebook_or_active(manager: Any, notebook_path: str | None) -> str:
+    """The notebook a call names, else the one active in JupyterLab (as the panel reports it)."""
     path = notebook_path or manager.active_notebook
     if not path:
         raise ToolError("no notebook is active in JupyterLab: give notebook_path (relative to the server root)")
+    return path
+
+
+async def _kernel(notebook_path: str | None) -> tuple[str, BoundKernel]:
+    """The notebook and its kernel, as the run manager finds it."""
+    manager = geoagent_app().run_manager
+    path = notebook_or_active(manager, notebook_path)
     kernel_id = await manager.kernel_for(notebook_path=path)
     return path, BoundKernel(manager.kernels, kernel_id)
 

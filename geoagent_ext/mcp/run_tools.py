@@ -13,7 +13,7 @@ from pydantic import Field
 
 from ..runs import StartRunRequest
 from .access import geoagent_app, geoagent_tool
-from .kernel_tools import Notebook
+from .kernel_tools import Notebook, notebook_or_active
 
 POLL_S = 0.25
 Wait = Annotated[int | None, Field(ge=0, description="Seconds to wait for the run to end or need the user "
@@ -69,8 +69,8 @@ async def geoagent_run(
     failures, runs accepted code in the kernel, and checks the output files against the request.
     Answers with the outcome (or the progress so far): steps with their code, unmet requirements."""
     manager = geoagent_app().run_manager
-    notebook = notebook_path or manager.active_notebook
-    body = StartRunRequest(request=request, notebook_path=notebook, model=model, strategy=strategy)
+    body = StartRunRequest(request=request, notebook_path=notebook_or_active(manager, notebook_path), model=model,
+                           strategy=strategy)
     run = await manager.start(body)
     return await _settle(manager, run.id, wait_seconds)
 

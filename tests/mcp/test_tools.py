@@ -119,6 +119,8 @@ async def test_check_deliverable_reads_the_written_file_back(mcp, jp_serverapp, 
 
 
 async def test_the_run_tool_runs_in_the_notebooks_kernel_one_run_at_a_time(mcp, jp_serverapp, jp_root_dir, tmp_path):
+    _, error = await mcp.call("geoagent_run", request="write result.csv")
+    assert "no notebook is active" in error  # none named, none open in JupyterLab
     path = await open_notebook(jp_serverapp, jp_root_dir)
     loads_code = tmp_path / "loads_code.py"
     marker = tmp_path / "code-was-loaded"
