@@ -116,3 +116,22 @@ class GeoAgentSettings(Configurable):
         default_value=["*_API_KEY", "*_TOKEN", "*_SECRET"],
         help="fnmatch patterns (case-insensitive) of variable names that strip_kernel_secrets removes.",
     ).tag(config=True)
+
+    mcp_run_wait = Int(
+        240,
+        help=(
+            "Seconds the MCP tool geoagent_run (and geoagent_run_status) waits for a run to end or "
+            "need the user before answering with its progress so far; the run goes on either way. "
+            "A caller may ask for less, never more (MCP clients time out long calls)."
+        ),
+    ).tag(config=True)
+
+    mcp_trust_personas = Bool(
+        True,
+        help=(
+            "Let a Jupyter AI persona call GeoAgent's MCP tools without the server's token while it "
+            "answers a chat message (jupyter_server_mcp's port is outside Jupyter's auth; Jupyter AI "
+            "names the chat and persona in headers, and only a message sent through the authenticated "
+            "chat makes a persona busy). Off: every call needs 'Authorization: token <server token>'."
+        ),
+    ).tag(config=True)

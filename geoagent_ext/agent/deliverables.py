@@ -7,10 +7,12 @@ from __future__ import annotations
 import posixpath
 from typing import Callable
 
-from ..contract import Contract, Requirement, RequirementResult, check_payload, read_answer
+from ..contract import Contract, Requirement, RequirementResult, check_payload, derive_contract, read_answer
 from ..contract.advice import repair_line
+from .crs_advice import CrsAdvice
 from .events import RequirementChecked
 from .probes import run_probe
+from .requested import requested_files
 
 CHECK_TIMEOUT_S = 180
 TRIAL_MARK = "@@GEOAGENT_CONTRACT@@"
@@ -83,6 +85,18 @@ class DeliverableChecks:
         """Every checkable requirement was checked and held at its last check."""
         checkable = self.contract.checkable()
         return bool(checkable) and all(r.id in self.last and self.last[r.id].passed for r in checkable)
+
+
+async def check_delivered(kernel, request: str, outputs: list[str]) -> tuple[DeliverableChecks, list[tuple[Requirement, RequirementResult]], CrsAdvice]:
+    """The request's contract for ``outputs`` checked on the files as they are now, outside a run
+    (the MCP check tool): derived as a run derives it, the other files the request names being its
+    inputs (their facts and CRS advice), and checked by the same in-kernel checker."""
+    inputs = [f for f in requested_files(request) if f not in outputs]
+    facts = await input_facts(kernel, inputs, outputs)
+    advice = await CrsAdvice.gather(kernel, list(facts), inputs)
+    contract = derive_contract(request, outputs, facts, official_crs=advice.label_for("official"))
+    checks = DeliverableChecks(kernel, contract, emit=lambda event: None, run_id="check")
+    return checks, await checks.check(), advice
 
 
 def trial_suffix(contract: Contract | None) -> str:

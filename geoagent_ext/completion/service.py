@@ -11,7 +11,6 @@ model for the next request).
 from __future__ import annotations
 
 import asyncio
-import importlib
 import time
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
@@ -55,14 +54,7 @@ class Completer:
 
     def __init__(self, run_manager: Any, *, budget: float = 1.5):
         self.run_manager = run_manager
-        self.context = ContextGatherer(run_manager.kernels, self._index, budget=budget)
-
-    async def _index(self) -> Any:
-        # `RunManager.index()` imports geoagent_ext.rag (chromadb: ~20 s on a busy
-        # 2-core box) on the event loop, which would freeze the server; importing
-        # it in a thread first makes that import a no-op.
-        await asyncio.to_thread(importlib.import_module, "geoagent_ext.rag")
-        return await self.run_manager.index()
+        self.context = ContextGatherer(run_manager.kernels, run_manager.index, budget=budget)
 
     async def _kernel_id(self, request: CompletionRequest) -> str | None:
         """The kernel to ask about variables; suggestions work without one."""

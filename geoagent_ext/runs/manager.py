@@ -9,6 +9,7 @@ after a restart every run is still listed and a run cut off mid-way shows as
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import logging
 import os
@@ -85,6 +86,9 @@ class RunManager:
         if not self._index_tried:
             self._index_tried = True
             try:
+                # Importing geoagent_ext.rag loads chromadb (~20 s on a busy 2-core box): in a thread,
+                # so the server's event loop keeps serving meanwhile; the import below is then a no-op.
+                await asyncio.to_thread(importlib.import_module, "geoagent_ext.rag")
                 from ..rag import KnowledgeIndex
 
                 self._index = await asyncio.to_thread(KnowledgeIndex.open, self.settings, auto_build=False)
@@ -93,16 +97,18 @@ class RunManager:
                             "Build it with `geoagent index build`.", exc)
         return self._index
 
-    async def _resolve_kernel(self, body: StartRunRequest) -> str:
-        if body.kernel_id:
-            if body.kernel_id not in self.kernel_manager:
-                raise RunManagerError(404, f"no running kernel {body.kernel_id!r}")
-            return body.kernel_id
-        if body.notebook_path:
+    async def kernel_for(self, notebook_path: str | None = None, kernel_id: str | None = None) -> str:
+        """The kernel a request means: ``kernel_id``, else the session kernel of ``notebook_path``
+        (runs and the MCP tools address kernels the same way)."""
+        if kernel_id:
+            if kernel_id not in self.kernel_manager:
+                raise RunManagerError(404, f"no running kernel {kernel_id!r}")
+            return kernel_id
+        if notebook_path:
             if self.session_manager is None:
                 raise RunManagerError(400, "this server has no session manager; pass kernel_id")
             try:
-                return await kernel_for_notebook(body.notebook_path, self.session_manager)
+                return await kernel_for_notebook(notebook_path, self.session_manager)
             except KernelNotFoundError as exc:
                 raise RunManagerError(409, str(exc)) from None
         raise RunManagerError(400, "give notebook_path (an open notebook) or kernel_id")
@@ -147,7 +153,7 @@ class RunManager:
         self._starting.add(kernel_id)
 
     async def start(self, body: StartRunRequest) -> Run:
-        kernel_id = await self._resolve_kernel(body)
+        kernel_id = await self.kernel_for(body.notebook_path, body.kernel_id)
         spec = self.model_spec(body.model)
         self._claim(kernel_id)
         try:  # every way out releases the reservation; a started run holds the kernel from here on
