@@ -27,13 +27,13 @@ def scripted_server_config(tmp_path: Path, script: str, *, extensions: dict | No
     }
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
-def _wait_up(url: str, headers: dict, proc: subprocess.Popen, log_path: Path, timeout: float = 120) -> None:
+def wait_up(url: str, headers: dict, proc: subprocess.Popen, log_path: Path, timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -54,7 +54,7 @@ def server_process(tmp: Path, config: dict, env: dict | None = None) -> Iterator
     serving ``tmp/root``; ``env`` adds variables to its *initial* environment. Yields
     (base_url, auth headers, server log path, server pid); the server stops afterwards."""
     (tmp / "root").mkdir(exist_ok=True)
-    port, token = _free_port(), secrets.token_hex(16)
+    port, token = free_port(), secrets.token_hex(16)
     full = {**config, "ServerApp": {"port": port, "ip": "127.0.0.1", "allow_root": True, "open_browser": False,
                                     "root_dir": str(tmp / "root"), "port_retries": 0, **config.get("ServerApp", {})},
             "IdentityProvider": {"token": token}}
@@ -67,7 +67,7 @@ def server_process(tmp: Path, config: dict, env: dict | None = None) -> Iterator
                             env=full_env, stdout=log, stderr=subprocess.STDOUT)
     base, auth = f"http://127.0.0.1:{port}", {"Authorization": f"token {token}"}
     try:
-        _wait_up(f"{base}/geoagent/status", auth, proc, log_path)
+        wait_up(f"{base}/geoagent/status", auth, proc, log_path)
         yield base, auth, log_path, proc.pid
     finally:
         proc.terminate()

@@ -38,7 +38,8 @@ def valid_forms() -> str:
     return (
         "Valid model specs:\n"
         f"  {local}   (no key; default local:qwen2.5-coder-1.5b)\n"
-        "  openai:<model>      e.g. openai:gpt-4o (OPENAI_API_KEY in the server's environment)\n"
+        "  openai:<model>      e.g. openai:gpt-4o (OPENAI_API_KEY in the server's environment);\n"
+        "                      any OpenAI-compatible server with GeoAgentSettings.openai_base_url\n"
         "  anthropic:<model>   e.g. anthropic:claude-sonnet-4-5 (ANTHROPIC_API_KEY)\n"
         "  ollama:<model>      e.g. ollama:qwen2.5-coder (a running Ollama server)\n"
         "  <provider>:<model>  any other langchain provider whose package is installed\n"
@@ -100,7 +101,38 @@ def _local_model(name: str, settings: Any) -> BaseChatModel:
     return LocalChatModel(model_id=name, cache_dir=cache_dir, **kwargs)
 
 
-def _cloud_model(provider: str, model: str) -> BaseChatModel:
+def openai_base_url(settings: Any) -> str:
+    """The OpenAI-compatible server ``openai:`` specs talk to: the setting, else
+    ``OPENAI_BASE_URL``; empty means OpenAI itself."""
+    return str(_settings_value(settings, "openai_base_url", "") or os.environ.get("OPENAI_BASE_URL", "")).strip()
+
+
+def _provider_options(provider: str, settings: Any) -> dict[str, Any]:
+    """Client options our settings decide for providers we know.
+
+    OpenAI: the HTTP timeout is the call's timeout, so a hung connection is closed
+    rather than left to the SDK's ten minutes; ``stream_usage`` on, because
+    langchain turns it off for any base URL and the token accounting needs the
+    usage chunk (servers that ignore ``stream_options`` simply send none). A
+    self-hosted server that checks no key (LM Studio, Ollama, vLLM without
+    ``--api-key``) must not need one here: without ``OPENAI_API_KEY`` a placeholder
+    is sent, and a server that does check answers 401, which says to set the key.
+    """
+    if provider != "openai":
+        return {}
+    options: dict[str, Any] = {"stream_usage": True}
+    timeout = _settings_value(settings, "llm_timeout", None)
+    if timeout:
+        options["timeout"] = float(timeout)
+    base_url = openai_base_url(settings)
+    if base_url:
+        options["base_url"] = base_url
+        if not os.environ.get("OPENAI_API_KEY"):
+            options["api_key"] = "no-key-set"
+    return options
+
+
+def _cloud_model(provider: str, model: str, settings: Any = None) -> BaseChatModel:
     if provider in PROVIDERS:
         module, package, extra, _ = PROVIDERS[provider]
         install = f"pip install {package}   (or: pip install 'geoagent_ext[{extra}]')"
@@ -117,7 +149,7 @@ def _cloud_model(provider: str, model: str) -> BaseChatModel:
     from langchain.chat_models import init_chat_model
 
     try:
-        return init_chat_model(model, model_provider=provider)
+        return init_chat_model(model, model_provider=provider, **_provider_options(provider, settings))
     except Exception as e:  # provider constructors fail on missing keys, bad options...
         key = PROVIDERS.get(provider, (None, None, None, None))[3]
         hint = f" Set {key} in the Jupyter server's environment." if key else ""
@@ -143,4 +175,4 @@ def make_chat_model(spec: str, settings: Any = None) -> BaseChatModel:
             return load_script(name)
         except (OSError, ValueError) as e:
             raise ModelConfigError(f"Cannot load scripted model {name!r}: {e}") from None
-    return _cloud_model(provider, name)
+    return _cloud_model(provider, name, settings)
