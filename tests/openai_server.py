@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from tests.scripted_server import free_port, wait_up
+from tests.scripted_server import free_port, stop, wait_up
 
 ALIAS = "qwen-coder-0.5b"  # the model name the server answers to: the spec is openai:<ALIAS>
 LOCAL_MODEL = "qwen2.5-coder-0.5b"
@@ -64,8 +64,4 @@ def llama_openai_server(tmp: Path, *, n_ctx: int = 4096) -> Iterator[OpenAIServe
             wait_up(f"{url}/models", {"Authorization": f"Bearer {key}"}, proc, log_path)
             yield OpenAIServer(url=url, key=key, log=log_path)
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop(proc)

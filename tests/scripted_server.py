@@ -47,6 +47,15 @@ def wait_up(url: str, headers: dict, proc: subprocess.Popen, log_path: Path, tim
     raise AssertionError(f"server did not come up:\n{log_path.read_text()[-3000:]}")
 
 
+def stop(proc: subprocess.Popen) -> None:
+    """Terminate a server process; kill it if it has not exited within 30 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
 @contextmanager
 def server_process(tmp: Path, config: dict, env: dict | None = None) -> Iterator[tuple[str, dict, Path, int]]:
     """A real ``jupyter server`` in a subprocess (for blocking HTTP clients, or a server that
@@ -70,9 +79,5 @@ def server_process(tmp: Path, config: dict, env: dict | None = None) -> Iterator
         wait_up(f"{base}/geoagent/status", auth, proc, log_path)
         yield base, auth, log_path, proc.pid
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
         log.close()

@@ -57,6 +57,8 @@ def server_url(chat_model: Any) -> str:
         return ""
     parts = urlsplit(url)
     host = parts.hostname or ""
+    if ":" in host:  # IPv6
+        host = f"[{host}]"
     if parts.port:
         host = f"{host}:{parts.port}"
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
