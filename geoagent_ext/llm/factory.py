@@ -14,12 +14,14 @@ import importlib.util
 import os
 from typing import Any
 
+import httpx
 from langchain_core.language_models import BaseChatModel
 
 from .redact import redact
 from .weights import MODELS, WeightsError, get_spec, weights_available
 
 LLAMA_CPP_VERSION = "0.3.36"
+CONNECT_TIMEOUT_S = 15.0  # a model server that takes longer to accept a connection is not there
 
 # provider -> (module to import, pip package, extra of geoagent_ext, key variable)
 PROVIDERS: dict[str, tuple[str, str, str | None, str | None]] = {
@@ -110,20 +112,22 @@ def openai_base_url(settings: Any) -> str:
 def _provider_options(provider: str, settings: Any) -> dict[str, Any]:
     """Client options our settings decide for providers we know.
 
-    OpenAI: the HTTP timeout is the call's timeout, so a hung connection is closed
-    rather than left to the SDK's ten minutes; ``stream_usage`` on, because
-    langchain turns it off for any base URL and the token accounting needs the
-    usage chunk (servers that ignore ``stream_options`` simply send none). A
-    self-hosted server that checks no key (LM Studio, Ollama, vLLM without
-    ``--api-key``) must not need one here: without ``OPENAI_API_KEY`` a placeholder
-    is sent, and a server that does check answers 401, which says to set the key.
+    OpenAI: the HTTP timeout is the call's timeout (connecting gives up sooner), so a
+    hung connection is closed rather than left to the SDK's ten minutes. Given as an
+    ``httpx.Timeout`` it also gives each model its own HTTP client: langchain-openai
+    otherwise shares one per (URL, timeout) across the process, and a client used
+    under one event loop fails under the next ("Event loop is closed").
+    ``stream_usage`` is on because langchain turns it off for any base URL and the
+    token accounting needs the usage chunk (a server that ignores ``stream_options``
+    sends none). A self-hosted server that checks no key (LM Studio, Ollama, vLLM
+    without ``--api-key``) must not need one: without ``OPENAI_API_KEY`` a
+    placeholder is sent, and a server that does check answers 401, "check your key".
     """
     if provider != "openai":
         return {}
     options: dict[str, Any] = {"stream_usage": True}
-    timeout = _settings_value(settings, "llm_timeout", None)
-    if timeout:
-        options["timeout"] = float(timeout)
+    timeout = float(_settings_value(settings, "llm_timeout", 600))
+    options["timeout"] = httpx.Timeout(timeout, connect=min(CONNECT_TIMEOUT_S, timeout))
     base_url = openai_base_url(settings)
     if base_url:
         options["base_url"] = base_url

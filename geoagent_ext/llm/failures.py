@@ -73,9 +73,9 @@ def explain(exc: BaseException, chat_model: Any) -> str:
         var = key_variable(chat_model)
         status = _status(exc)
         where = f"{var} in the Jupyter server's environment" if var else "the provider's API key"
-        unset = f" ({var} is not set)" if var and not os.environ.get(var) else ""
+        unset = f"; {var} is not set" if var and not os.environ.get(var) else ""
         return (f"The model server{at} rejected the API key{f' (HTTP {status})' if status else ''}: "
-                f"check your key, {where}{unset}, then restart Jupyter. ({detail})")
+                f"check your key ({where}{unset}), then restart Jupyter. ({detail})")
     if _unreachable(exc):
         setting = (" (GeoAgentSettings.openai_base_url or OPENAI_BASE_URL)"
                    if key_variable(chat_model) == "OPENAI_API_KEY" else "")

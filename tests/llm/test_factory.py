@@ -87,7 +87,10 @@ def test_openai_base_url_from_the_setting_else_the_env_var(monkeypatch):
     settings = GeoAgentSettings(openai_base_url="http://127.0.0.1:9/v1", llm_timeout=42)
     model = make_chat_model("openai:my-coder", settings)
     assert model.model_name == "my-coder" and model.openai_api_base == "http://127.0.0.1:9/v1"
-    assert model.stream_usage is True and model.request_timeout == 42.0  # langchain turns usage off for a base URL
+    assert model.stream_usage is True  # langchain turns usage off for a base URL
+    assert (model.request_timeout.read, model.request_timeout.connect) == (42.0, 15.0)
+    other = make_chat_model("openai:my-coder", settings)  # its own HTTP client, not one shared across loops
+    assert other.root_async_client._client is not model.root_async_client._client
     assert model.openai_api_key.get_secret_value() == "no-key-set"  # a server that checks no key needs none
 
     monkeypatch.setenv("OPENAI_API_KEY", "geo-real-key-123456")

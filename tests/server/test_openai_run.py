@@ -90,6 +90,7 @@ async def test_a_run_through_the_endpoint_counts_tokens_and_keeps_the_key_out(
     assert finished["type"] == "finished" and finished["status"] != "failed", finished["message"]
     assert "planned" in kinds and "code_proposed" in kinds  # the model answered over HTTP
     stats = finished["stats"]
+    print("openai-endpoint run:", finished["status"], json.dumps(stats))
     assert stats["llm_calls"] >= 2 and stats["tokens_in"] > 100 and stats["tokens_out"] > 5, stats
 
     key = openai_server.key
@@ -106,6 +107,7 @@ async def test_a_wrong_key_fails_the_run_with_check_your_key(jp_fetch, jp_server
     finished = events[-1]
     assert finished["type"] == "finished" and finished["status"] == "failed"
     message = finished["message"]
+    print("wrong-key status:", message)
     assert "rejected the API key (HTTP 401)" in message and "check your key" in message, message
     assert "OPENAI_API_KEY" in message and openai_server.url in message
     assert finished["stats"]["llm_calls"] == 1  # not retried: the same key fails the same way
