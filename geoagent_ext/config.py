@@ -30,6 +30,16 @@ class GeoAgentSettings(Configurable):
         ),
     ).tag(config=True)
 
+    openai_base_url = Unicode(
+        "",
+        help=(
+            "Base URL of an OpenAI-compatible server for 'openai:<model>' specs, with its /v1 "
+            "(vLLM, llama.cpp's server, LM Studio, Ollama: http://localhost:11434/v1). Empty: the "
+            "OPENAI_BASE_URL environment variable, else OpenAI itself. The key (OPENAI_API_KEY) "
+            "is sent to this server; a server that checks none needs no key."
+        ),
+    ).tag(config=True)
+
     extra_models = List(
         Unicode(),
         default_value=[],

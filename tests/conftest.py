@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 pytest_plugins = ["pytest_jupyter.jupyter_server"]
@@ -18,3 +20,19 @@ def geoagent_data_dir(tmp_path, monkeypatch):
 @pytest.fixture
 def jp_server_config(geoagent_data_dir):
     return {"ServerApp": {"jpserver_extensions": {"geoagent_ext": True}}}
+
+
+@pytest.fixture(scope="session")
+def openai_server(tmp_path_factory):
+    """llama-cpp-python's OpenAI-compatible server with the local 0.5B model, key required
+    (tests/openai_server.py); started once, for the tests that ask for it. Skipped on a
+    developer machine without its packages; on CI (``CI`` set) that is a failure."""
+    from tests.openai_server import llama_openai_server, missing
+
+    reason = missing()
+    if reason:
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    with llama_openai_server(tmp_path_factory.mktemp("openai-server")) as server:
+        yield server

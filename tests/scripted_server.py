@@ -27,13 +27,13 @@ def scripted_server_config(tmp_path: Path, script: str, *, extensions: dict | No
     }
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
-def _wait_up(url: str, headers: dict, proc: subprocess.Popen, log_path: Path, timeout: float = 120) -> None:
+def wait_up(url: str, headers: dict, proc: subprocess.Popen, log_path: Path, timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -47,6 +47,15 @@ def _wait_up(url: str, headers: dict, proc: subprocess.Popen, log_path: Path, ti
     raise AssertionError(f"server did not come up:\n{log_path.read_text()[-3000:]}")
 
 
+def stop(proc: subprocess.Popen) -> None:
+    """Terminate a server process; kill it if it has not exited within 30 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
 @contextmanager
 def server_process(tmp: Path, config: dict, env: dict | None = None) -> Iterator[tuple[str, dict, Path, int]]:
     """A real ``jupyter server`` in a subprocess (for blocking HTTP clients, or a server that
@@ -54,7 +63,7 @@ def server_process(tmp: Path, config: dict, env: dict | None = None) -> Iterator
     serving ``tmp/root``; ``env`` adds variables to its *initial* environment. Yields
     (base_url, auth headers, server log path, server pid); the server stops afterwards."""
     (tmp / "root").mkdir(exist_ok=True)
-    port, token = _free_port(), secrets.token_hex(16)
+    port, token = free_port(), secrets.token_hex(16)
     full = {**config, "ServerApp": {"port": port, "ip": "127.0.0.1", "allow_root": True, "open_browser": False,
                                     "root_dir": str(tmp / "root"), "port_retries": 0, **config.get("ServerApp", {})},
             "IdentityProvider": {"token": token}}
@@ -67,12 +76,8 @@ def server_process(tmp: Path, config: dict, env: dict | None = None) -> Iterator
                             env=full_env, stdout=log, stderr=subprocess.STDOUT)
     base, auth = f"http://127.0.0.1:{port}", {"Authorization": f"token {token}"}
     try:
-        _wait_up(f"{base}/geoagent/status", auth, proc, log_path)
+        wait_up(f"{base}/geoagent/status", auth, proc, log_path)
         yield base, auth, log_path, proc.pid
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
         log.close()

@@ -5,7 +5,7 @@ that times, retries and counts every call.
 Heavy pieces (llama.cpp, provider packages) are imported only when used.
 """
 
-from .client import Generation, LLMClient, LLMError, LLMNoAnswer, LLMStats, LLMTimeout
+from .client import Generation, LLMClient, LLMError, LLMKeyRejected, LLMNoAnswer, LLMStats, LLMTimeout
 from .factory import ModelConfigError, make_chat_model, valid_forms
 from .parsing import extract_code, extract_json
 from .redact import redact
@@ -15,6 +15,7 @@ __all__ = [
     "Generation",
     "LLMClient",
     "LLMError",
+    "LLMKeyRejected",
     "LLMNoAnswer",
     "LLMStats",
     "LLMTimeout",

@@ -20,7 +20,7 @@ import importlib.util
 import os
 from typing import Any
 
-from .factory import PROVIDERS
+from .factory import PROVIDERS, openai_base_url
 from .weights import MODELS, weights_available
 
 # One example model per cloud provider; a deployment adds others with extra_models.
@@ -51,11 +51,13 @@ def _local_entries(settings: Any) -> list[dict[str, Any]]:
     return entries
 
 
-def _cloud_entries() -> list[dict[str, Any]]:
+def _cloud_entries(settings: Any) -> list[dict[str, Any]]:
     entries = []
     for provider, (module, _package, _extra, key) in PROVIDERS.items():
         if importlib.util.find_spec(module) is None:
             continue  # not installed: not a choice here
+        if provider == "openai" and openai_base_url(settings):
+            continue  # a self-hosted server has its own models: the configured ones are listed
         for model in EXAMPLES.get(provider, []):
             entry: dict[str, Any] = {"id": f"{provider}:{model}", "provider": provider, "label": f"{model} ({provider})"}
             if key and not os.environ.get(key):
@@ -74,7 +76,7 @@ def _configured_entry(spec: str, what: str) -> dict[str, Any]:
 
 def list_models(settings: Any) -> dict[str, Any]:
     default = settings.model
-    entries = _local_entries(settings) + _cloud_entries()
+    entries = _local_entries(settings) + _cloud_entries(settings)
     ids = {e["id"] for e in entries}
     for spec in getattr(settings, "extra_models", []):
         if spec not in ids:

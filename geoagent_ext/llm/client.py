@@ -1,8 +1,9 @@
 """The one door the agent uses to talk to a model: timeouts, retries, accounting.
 
 Every call is counted (calls, tokens, seconds) so runs and benchmarks can report
-what the model cost. A call that times out or fails is retried; after the last
-attempt the caller gets a typed error (``LLMTimeout`` / ``LLMError``) whose message
+what the model cost. A call that times out or fails is retried (a rejected key is
+not: ``LLMKeyRejected`` at once); after the last attempt the caller gets a typed
+error (``LLMTimeout`` / ``LLMError``) whose message says what to do (``failures``),
 has been redacted and is not chained to the provider's exception, since that
 exception's text may contain a key and errors become events and log lines.
 """
@@ -19,6 +20,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel
 
+from .failures import explain, rejected_key
 from .parsing import extract_code, extract_json
 from .redact import redact
 
@@ -29,6 +31,10 @@ class LLMError(RuntimeError):
 
 class LLMTimeout(LLMError):
     """The model did not answer within the timeout, on every attempt."""
+
+
+class LLMKeyRejected(LLMError):
+    """The provider refused the API key (HTTP 401/403); the message says which variable to check."""
 
 
 class LLMNoAnswer(LLMError):
@@ -233,10 +239,10 @@ class LLMClient:
             except Exception as e:  # provider errors of every kind
                 self.stats.failures += 1
                 self.stats.seconds += time.perf_counter() - started
-                last = LLMError(
-                    redact(f"The model call failed: {type(e).__name__}: {e}")
-                    + f" ({attempt + 1} attempt(s))."
-                )
+                message = f"{explain(e, self.chat_model)} ({attempt + 1} attempt(s))."
+                if rejected_key(e):  # the same key fails the same way: no retry
+                    raise LLMKeyRejected(message) from None
+                last = LLMError(message)
                 continue
             self.stats.tokens_in += gen.tokens_in
             self.stats.tokens_out += gen.tokens_out
@@ -275,7 +281,8 @@ class LLMClient:
         A sample that fails (no code, provider error) is dropped if another one
         succeeds: a search is better served by two candidates than by none. Only
         when every sample fails is the last error raised. A timeout is raised at
-        once: a model too slow for one answer will not give the others in time.
+        once: a model too slow for one answer will not give the others in time, and so
+        is a rejected key.
         """
         gens: list[Generation] = []
         last: LLMError | None = None
@@ -291,7 +298,7 @@ class LLMClient:
                         **extra,
                     )
                 )
-            except LLMTimeout:
+            except (LLMTimeout, LLMKeyRejected):
                 raise
             except LLMError as e:
                 last = e

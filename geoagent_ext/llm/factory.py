@@ -14,12 +14,14 @@ import importlib.util
 import os
 from typing import Any
 
+import httpx
 from langchain_core.language_models import BaseChatModel
 
 from .redact import redact
 from .weights import MODELS, WeightsError, get_spec, weights_available
 
 LLAMA_CPP_VERSION = "0.3.36"
+CONNECT_TIMEOUT_S = 15.0  # a model server that takes longer to accept a connection is not there
 
 # provider -> (module to import, pip package, extra of geoagent_ext, key variable)
 PROVIDERS: dict[str, tuple[str, str, str | None, str | None]] = {
@@ -38,7 +40,8 @@ def valid_forms() -> str:
     return (
         "Valid model specs:\n"
         f"  {local}   (no key; default local:qwen2.5-coder-1.5b)\n"
-        "  openai:<model>      e.g. openai:gpt-4o (OPENAI_API_KEY in the server's environment)\n"
+        "  openai:<model>      e.g. openai:gpt-4o (OPENAI_API_KEY in the server's environment);\n"
+        "                      any OpenAI-compatible server with GeoAgentSettings.openai_base_url\n"
         "  anthropic:<model>   e.g. anthropic:claude-sonnet-4-5 (ANTHROPIC_API_KEY)\n"
         "  ollama:<model>      e.g. ollama:qwen2.5-coder (a running Ollama server)\n"
         "  <provider>:<model>  any other langchain provider whose package is installed\n"
@@ -100,7 +103,40 @@ def _local_model(name: str, settings: Any) -> BaseChatModel:
     return LocalChatModel(model_id=name, cache_dir=cache_dir, **kwargs)
 
 
-def _cloud_model(provider: str, model: str) -> BaseChatModel:
+def openai_base_url(settings: Any) -> str:
+    """The OpenAI-compatible server ``openai:`` specs talk to: the setting, else
+    ``OPENAI_BASE_URL``; empty means OpenAI itself."""
+    return str(_settings_value(settings, "openai_base_url", "") or os.environ.get("OPENAI_BASE_URL", "")).strip()
+
+
+def _provider_options(provider: str, settings: Any) -> dict[str, Any]:
+    """Client options our settings decide for providers we know.
+
+    OpenAI: the HTTP timeout is the call's timeout (connecting gives up sooner), so a
+    hung connection is closed rather than left to the SDK's ten minutes. Given as an
+    ``httpx.Timeout`` it also gives each model its own HTTP client: langchain-openai
+    otherwise shares one per (URL, timeout) across the process, and a client used
+    under one event loop fails under the next ("Event loop is closed").
+    ``stream_usage`` is on because langchain turns it off for any base URL and the
+    token accounting needs the usage chunk (a server that ignores ``stream_options``
+    sends none). A self-hosted server that checks no key (LM Studio, Ollama, vLLM
+    without ``--api-key``) must not need one: without ``OPENAI_API_KEY`` a
+    placeholder is sent, and a server that does check answers 401, "check your key".
+    """
+    if provider != "openai":
+        return {}
+    options: dict[str, Any] = {"stream_usage": True}
+    timeout = float(_settings_value(settings, "llm_timeout", 600))
+    options["timeout"] = httpx.Timeout(timeout, connect=min(CONNECT_TIMEOUT_S, timeout))
+    base_url = openai_base_url(settings)
+    if base_url:
+        options["base_url"] = base_url
+        if not os.environ.get("OPENAI_API_KEY"):
+            options["api_key"] = "no-key-set"
+    return options
+
+
+def _cloud_model(provider: str, model: str, settings: Any = None) -> BaseChatModel:
     if provider in PROVIDERS:
         module, package, extra, _ = PROVIDERS[provider]
         install = f"pip install {package}   (or: pip install 'geoagent_ext[{extra}]')"
@@ -117,7 +153,7 @@ def _cloud_model(provider: str, model: str) -> BaseChatModel:
     from langchain.chat_models import init_chat_model
 
     try:
-        return init_chat_model(model, model_provider=provider)
+        return init_chat_model(model, model_provider=provider, **_provider_options(provider, settings))
     except Exception as e:  # provider constructors fail on missing keys, bad options...
         key = PROVIDERS.get(provider, (None, None, None, None))[3]
         hint = f" Set {key} in the Jupyter server's environment." if key else ""
@@ -143,4 +179,4 @@ def make_chat_model(spec: str, settings: Any = None) -> BaseChatModel:
             return load_script(name)
         except (OSError, ValueError) as e:
             raise ModelConfigError(f"Cannot load scripted model {name!r}: {e}") from None
-    return _cloud_model(provider, name)
+    return _cloud_model(provider, name, settings)

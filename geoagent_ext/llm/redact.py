@@ -27,6 +27,7 @@ _PATTERNS = [
     re.compile(r"\b(ghp|gho|ghs|github_pat|hf|xox[abprs]|glpat)[_-][A-Za-z0-9_\-]{10,}"),
     re.compile(r"\bAIza[0-9A-Za-z_\-]{20,}"),  # Google API keys
     re.compile(r"\bAKIA[0-9A-Z]{16}\b"),  # AWS access key ids
+    re.compile(r"(?<=://)[^/@\s:]+:[^/@\s]+(?=@)"),  # user:password@ in a URL (a proxy's key)
     # key=value / "api_key": "value" shapes, whatever the value looks like
     re.compile(
         r"""(?P<name>["']?[\w\-]*(?:api[_\-]?key|token|secret|password)["']?\s*[:=]\s*)"""

@@ -6,6 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from geoagent_ext.config import GeoAgentSettings
 from geoagent_ext.llm import factory
 from geoagent_ext.llm.factory import ModelConfigError, make_chat_model
 from geoagent_ext.llm.scripted import ScriptedChatModel
@@ -51,7 +52,7 @@ def test_cloud_provider_is_built_by_init_chat_model(monkeypatch):
     monkeypatch.setattr(factory, "_require_module", lambda *a: None)
     import langchain.chat_models as lcm
 
-    def fake_init(model, model_provider):
+    def fake_init(model, model_provider, **options):
         calls.append((model, model_provider))
         return ScriptedChatModel(replies=["ok"])
 
@@ -67,7 +68,7 @@ def test_provider_construction_error_is_redacted(monkeypatch):
     monkeypatch.setattr(factory, "_require_module", lambda *a: None)
     import langchain.chat_models as lcm
 
-    def failing_init(model, model_provider):
+    def failing_init(model, model_provider, **options):
         raise RuntimeError("rejected key sk-abcdefghijklmnopqrstuvwx")
 
     monkeypatch.setattr(lcm, "init_chat_model", failing_init)
@@ -75,6 +76,33 @@ def test_provider_construction_error_is_redacted(monkeypatch):
         make_chat_model("openai:gpt-4o", None)
     assert "sk-abc" not in str(info.value) and "OPENAI_API_KEY" in str(info.value)
     assert info.value.__cause__ is None and info.value.__suppress_context__
+
+
+def test_openai_base_url_from_the_setting_else_the_env_var(monkeypatch):
+    """What ChatOpenAI is built with (no call is made): tests/llm/test_openai_endpoint.py
+    runs the same against a real server."""
+    pytest.importorskip("langchain_openai")
+    for name in ("OPENAI_BASE_URL", "OPENAI_API_BASE", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    settings = GeoAgentSettings(openai_base_url="http://127.0.0.1:9/v1", llm_timeout=42)
+    model = make_chat_model("openai:my-coder", settings)
+    assert model.model_name == "my-coder" and model.openai_api_base == "http://127.0.0.1:9/v1"
+    assert model.stream_usage is True  # langchain turns usage off for a base URL
+    assert (model.request_timeout.read, model.request_timeout.connect) == (42.0, 15.0)
+    other = make_chat_model("openai:my-coder", settings)  # its own HTTP client, not one shared across loops
+    assert other.root_async_client._client is not model.root_async_client._client
+    assert model.openai_api_key.get_secret_value() == "no-key-set"  # a server that checks no key needs none
+
+    monkeypatch.setenv("OPENAI_API_KEY", "geo-real-key-123456")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8/v1")
+    assert make_chat_model("openai:m", settings).openai_api_base == "http://127.0.0.1:9/v1"  # the setting wins
+    from_env = make_chat_model("openai:m", GeoAgentSettings())
+    assert from_env.openai_api_base == "http://127.0.0.1:8/v1"
+    assert from_env.openai_api_key.get_secret_value() == "geo-real-key-123456"
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    with pytest.raises(ModelConfigError, match="OPENAI_API_KEY"):  # plain OpenAI still needs its key
+        monkeypatch.delenv("OPENAI_API_KEY")
+        make_chat_model("openai:gpt-4o", GeoAgentSettings())
 
 
 def test_scripted_spec(tmp_path):

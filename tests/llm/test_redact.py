@@ -32,6 +32,12 @@ def test_bearer_and_assignments():
     assert "s3cr3tvalue" not in redact("password=s3cr3tvalue&user=bob")
 
 
+def test_credentials_in_a_url():
+    out = redact("POST http://team:k3y-of-the-proxy@gpu-box:8000/v1/chat failed; see https://example.org/a:b")
+    assert "k3y-of-the-proxy" not in out and "team" not in out
+    assert "http://[REDACTED]@gpu-box:8000/v1/chat" in out and "https://example.org/a:b" in out
+
+
 def test_env_values_of_secret_names(monkeypatch):
     monkeypatch.setenv("MY_SERVICE_TOKEN", "plainlooking-value-42")
     monkeypatch.setenv("SOME_SETTING", "plainlooking-other-43")

@@ -48,3 +48,16 @@ async def test_models_needs_auth(jp_fetch):
     with pytest.raises(HTTPClientError) as err:
         await jp_fetch("geoagent", "models", headers={"Authorization": ""})
     assert err.value.code == 403
+
+
+def test_a_self_hosted_openai_server_offers_its_configured_model_not_openai_examples(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: object() if name == "langchain_openai" else real(name, *a))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    settings = GeoAgentSettings(model="openai:qwen2.5-coder:14b", openai_base_url="http://gpu-box:8000/v1")
+    ids = [m["id"] for m in list_models(settings)["models"]]
+    assert ids[0] == "openai:qwen2.5-coder:14b" and "openai:gpt-4o" not in ids
+    assert "openai:gpt-4o" in [m["id"] for m in list_models(GeoAgentSettings())["models"]]
