@@ -1,4 +1,4 @@
-"""The deliverable contract, checked after the fact on the deliverables a `geoagent bench` run left.
+"""The deliverable contract, checked after the fact on the deliverables a `jupyter geoagent bench` run left.
 
     .venv/bin/python benchmarks/contract_retro.py BENCH_OUT [--suite ../shared/bench/geoagentbench-dev] [--mode loop]
 

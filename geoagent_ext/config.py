@@ -1,4 +1,4 @@
-"""Settings shared by the server extension and the ``geoagent`` CLI.
+"""Settings shared by the server extension and the ``jupyter geoagent`` CLI.
 
 One traitlets ``Configurable`` so that ``jupyter_server_config.py``
 (``c.GeoAgentSettings.model = "openai:gpt-4o"``), the command line

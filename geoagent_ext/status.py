@@ -1,6 +1,6 @@
 """A cheap, side-effect-free summary of the configured model and index.
 
-Used by the status endpoint and ``geoagent status``; it never loads a model
+Used by the status endpoint and ``jupyter geoagent status``; it never loads a model
 or opens the index for writing, so it is safe to call on every panel open.
 """
 
@@ -21,12 +21,12 @@ def index_state(settings: GeoAgentSettings) -> dict[str, Any]:
     manifest = Path(settings.index_dir) / "manifest.json"
     if not manifest.exists():
         return {"state": "missing", "location": settings.index_dir,
-                "hint": "run `geoagent index build`"}
+                "hint": "run `jupyter geoagent index build`"}
     try:
         data = json.loads(manifest.read_text())
     except (OSError, ValueError) as exc:
         return {"state": "corrupt", "location": settings.index_dir, "error": str(exc),
-                "hint": "run `geoagent index build --rebuild`"}
+                "hint": "run `jupyter geoagent index build --rebuild`"}
     return {"state": "ready", "location": settings.index_dir,
             "records": data.get("records", 0), "libraries": data.get("libraries", {})}
 

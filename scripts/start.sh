@@ -8,5 +8,8 @@ bash "$ROOT/scripts/setup.sh"
 cd "${GEOAGENT_NOTEBOOK_DIR:-$ROOT/examples}"
 # Containers and cloud notebooks run as root, which Jupyter refuses without --allow-root.
 ROOT_FLAG=()
-if [ "$(id -u)" = "0" ]; then ROOT_FLAG=(--allow-root); fi
+if [ "$(id -u)" = "0" ]; then
+  ROOT_FLAG=(--allow-root)
+  echo "start.sh: running as root (a container?), so JupyterLab starts with --allow-root"
+fi
 exec "$ROOT/.venv/bin/jupyter" lab "${ROOT_FLAG[@]}" "$@"

@@ -1,1 +1,1 @@
-"""The ``geoagent`` command line: batch runs, index builds, benchmarks."""
+"""The ``jupyter geoagent`` command line: batch runs, index builds, benchmarks."""

@@ -1,4 +1,4 @@
-"""``geoagent bench SUITE_DIR --mode single|loop|mcts``: measure the agent on a task suite."""
+"""``jupyter geoagent bench SUITE_DIR --mode single|loop|mcts``: measure the agent on a task suite."""
 
 from __future__ import annotations
 

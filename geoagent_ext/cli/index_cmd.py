@@ -1,4 +1,4 @@
-"""``geoagent index build|query|lookup``: build the API knowledge index, inspect retrieval."""
+"""``jupyter geoagent index build|query|lookup``: build the API knowledge index, inspect retrieval."""
 
 from __future__ import annotations
 

@@ -1,4 +1,9 @@
-"""Entry point of the ``geoagent`` console script.
+"""Entry point of ``jupyter geoagent`` (the ``jupyter-geoagent`` console script).
+
+Jupyter's convention: ``jupyter <sub>`` runs the ``jupyter-<sub>`` executable it
+finds beside itself or on PATH, so the commands read ``jupyter geoagent run …``.
+Plain ``geoagent`` is the command of the unrelated GeoAgent package on PyPI; our
+deprecated alias of that name lives in ``alias.py``.
 
 Each sub-command lives in its own module exposing ``register(subparsers)``,
 which adds a parser and sets ``func`` (sync or async) on it. Adding a command
@@ -15,6 +20,8 @@ import sys
 
 from .. import __version__
 
+PROG = "jupyter geoagent"
+
 COMMAND_MODULES = [
     "geoagent_ext.cli.status_cmd",
     "geoagent_ext.cli.index_cmd",
@@ -24,12 +31,12 @@ COMMAND_MODULES = [
 ]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="geoagent",
+        prog=prog,
         description="GeoAgent: plain-words geospatial analysis in a Jupyter kernel.",
     )
-    parser.add_argument("--version", action="version", version=f"geoagent {__version__}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument(
         "--config",
         action="append",
@@ -43,8 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+def main(argv: list[str] | None = None, prog: str = PROG) -> int:
+    parser = build_parser(prog)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

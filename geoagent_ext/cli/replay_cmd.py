@@ -1,4 +1,4 @@
-"""``geoagent replay RUN.jsonl``: show a finished (or crashed) run again from its event log.
+"""``jupyter geoagent replay RUN.jsonl``: show a finished (or crashed) run again from its event log.
 
 The log is what the panel replays when it reopens; this is the same for a
 terminal, e.g. to read a batch or benchmark run afterwards.

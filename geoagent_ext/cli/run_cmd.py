@@ -1,4 +1,4 @@
-"""``geoagent run "request" --notebook nb.ipynb``: a headless agent run.
+"""``jupyter geoagent run "request" --notebook nb.ipynb``: a headless agent run.
 
 Starts a fresh kernel in the notebook's folder (replaying the notebook's own
 code first, so the request can refer to its variables), runs the agent with

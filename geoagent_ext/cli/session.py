@@ -38,7 +38,7 @@ def open_index(settings: GeoAgentSettings, console=None):
     except Exception as exc:
         if console is not None:
             console.print(f"[yellow]API index unavailable ({exc}); continuing without retrieval. "
-                          "Build it with `geoagent index build`.[/]")
+                          "Build it with `jupyter geoagent index build`.[/]")
         return None
 
 

@@ -1,4 +1,4 @@
-"""``geoagent status``: the same summary the panel shows."""
+"""``jupyter geoagent status``: the same summary the panel shows."""
 
 from __future__ import annotations
 

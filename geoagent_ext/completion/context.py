@@ -161,7 +161,7 @@ class ContextGatherer:
         Opening it the first time costs seconds to minutes (importing chromadb,
         loading vectors); suggestions go on without docs until then instead of
         each paying the whole budget. A missing index is looked at again after
-        a minute (the user may have run `geoagent index build`).
+        a minute (the user may have run `jupyter geoagent index build`).
         """
         task = self._index_task
         stale = task is not None and task.done() and (task.cancelled() or task.exception() or task.result() is None) \

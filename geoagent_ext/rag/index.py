@@ -94,7 +94,7 @@ class KnowledgeIndex:
         if manifest is None:
             self.state, self.manifest = "missing", None
             self.message = (f"no knowledge index at {self.store.location} "
-                            "(run `geoagent index build`)")
+                            "(run `jupyter geoagent index build`)")
             return
         if manifest.get("schema") != SCHEMA_VERSION or manifest.get("embedding") != MODEL_ID:
             self.state, self.manifest = "outdated", manifest
@@ -144,7 +144,7 @@ class KnowledgeIndex:
                 return
             if not self.auto_build:
                 raise IndexUnavailable(self.message or f"knowledge index at {self.store.location} "
-                                       "is not ready (run `geoagent index build`)")
+                                       "is not ready (run `jupyter geoagent index build`)")
             if self.state == "ready":
                 log.warning("knowledge index: installed versions changed (%s); refreshing",
                             ", ".join(f"{n} {a}->{b}" for n, (a, b) in stale.items()))

@@ -1,6 +1,6 @@
 """Where the index lives: a chromadb PersistentClient directory or a chroma server.
 
-Why a manifest: ``geoagent status`` must say what the index holds without
+Why a manifest: ``jupyter geoagent status`` must say what the index holds without
 opening chromadb, and builds must know which library versions are indexed to
 rebuild only what changed. Locally it is ``<index_dir>/manifest.json``, written
 last (atomically) so a build that died half-way reads as incomplete. A shared
@@ -101,7 +101,7 @@ class Store:
                     f"({type(exc).__name__}: {exc}); check chroma_host/chroma_port")
         return (f"the knowledge index at {self.index_dir} cannot be opened "
                 f"({type(exc).__name__}: {exc}); it will be rebuilt "
-                "(or run `geoagent index build --rebuild`)")
+                "(or run `jupyter geoagent index build --rebuild`)")
 
     def collection(self, create: bool = False):
         """The records collection, always with our offline embedding function."""

@@ -94,7 +94,7 @@ class RunManager:
                 self._index = await asyncio.to_thread(KnowledgeIndex.open, self.settings, auto_build=False)
             except Exception as exc:
                 log.warning("GeoAgent: API index unavailable (%s); runs continue without retrieval. "
-                            "Build it with `geoagent index build`.", exc)
+                            "Build it with `jupyter geoagent index build`.", exc)
         return self._index
 
     async def kernel_for(self, notebook_path: str | None = None, kernel_id: str | None = None) -> str:

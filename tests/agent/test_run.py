@@ -59,7 +59,7 @@ async def test_plan_solve_and_replayable_log(workdir, tmp_path, capsys):
     solved = [e for e in logged if e.type == "solved"]
     assert solved[0].result.stdout.strip() == "2"
     assert finished.stats.llm_calls == 3 and finished.stats.solved == 2
-    # `geoagent replay` shows the run again from the log alone.
+    # `jupyter geoagent replay` shows the run again from the log alone.
     assert cli_main(["replay", str(run.log.path)]) == 0
     shown = capsys.readouterr().err
     assert "Load the cities table" in shown and "succeeded" in shown and "2/2 solved" in shown

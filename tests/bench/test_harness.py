@@ -1,4 +1,4 @@
-"""`geoagent bench` end to end on the vendored one-task suite, with a scripted model and real kernels."""
+"""`jupyter geoagent bench` end to end on the vendored one-task suite, with a scripted model and real kernels."""
 
 from __future__ import annotations
 

@@ -64,7 +64,7 @@ def test_open_from_command_palette_shows_status(lab_page):
     assert status["index"]["state"] == "missing"
     hint = page.get_by_test_id("geoagent-status-index-hint")
     assert hint.inner_text() == status["index"]["hint"].replace("`", "")
-    assert hint.locator("code").inner_text() == "geoagent index build"
+    assert hint.locator("code").inner_text() == "jupyter geoagent index build"
 
     ARTIFACTS_DIR.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS_DIR / "panel.png"))

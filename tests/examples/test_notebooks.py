@@ -117,7 +117,7 @@ def test_committed_notebook_is_clean_and_suggests_a_request(path):
     assert markdown[0].startswith("# "), "the notebook opens with a titled intro"
     ask = [m for m in markdown if m.startswith("## Ask GeoAgent")]
     assert len(ask) == 1, "one 'Ask GeoAgent' section"
-    assert "@GeoAgent" in ask[0] and "geoagent run" in ask[0] and "--notebook" in ask[0]
+    assert "@GeoAgent" in ask[0] and "jupyter geoagent run" in ask[0] and "--notebook" in ask[0]
     assert path.name in (EXAMPLES / "README.md").read_text()
 
 

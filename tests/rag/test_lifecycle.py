@@ -109,7 +109,7 @@ def test_cli_build_query_lookup(small_index_dir, capsys):
 def test_cli_reports_a_missing_index(tmp_path, capsys):
     config = ["--config", f"index_dir={tmp_path / 'empty'}"]
     assert cli_main([*config, "index", "query", "anything"]) == 1
-    assert "geoagent index build" in capsys.readouterr().err
+    assert "jupyter geoagent index build" in capsys.readouterr().err
 
 
 def test_uninstalled_library_is_dropped_and_not_retried(small_index_dir, monkeypatch):

@@ -127,7 +127,7 @@ describe('GeoAgentPanel', () => {
   it('shows the hint when the index is missing', async () => {
     const { settings } = mockServer({
       ...STATUS,
-      index: { state: 'missing', hint: 'run `geoagent index build`' }
+      index: { state: 'missing', hint: 'run `jupyter geoagent index build`' }
     });
     panel = await showPanel({ serverSettings: settings });
 
@@ -135,8 +135,8 @@ describe('GeoAgentPanel', () => {
       'missing'
     );
     const hint = query(panel, 'geoagent-status-index-hint');
-    expect(hint?.textContent).toBe('run geoagent index build');
-    expect(hint?.querySelector('code')?.textContent).toBe('geoagent index build');
+    expect(hint?.textContent).toBe('run jupyter geoagent index build');
+    expect(hint?.querySelector('code')?.textContent).toBe('jupyter geoagent index build');
   });
 
   it('shows the error, not a blank panel, when the server fails', async () => {

@@ -29,7 +29,7 @@ export function describeIndex(index: IIndexState): string {
 }
 
 /**
- * Server hints quote commands in backticks (`geoagent index build`); show
+ * Server hints quote commands in backticks (`jupyter geoagent index build`); show
  * those parts as code. The text content stays the hint minus the backticks.
  */
 export function InlineCode({ text }: { text: string }): JSX.Element {
