@@ -22,7 +22,7 @@ def _search(index: Any, query: str, libraries: list[str] | None, k: int) -> tupl
     try:
         records = index.retrieve(query, libraries, k=k)
     except IndexUnavailable as exc:
-        raise ToolError(f"{exc}. Build it with `geoagent index build`.") from None
+        raise ToolError(f"{exc}. Build it with `jupyter geoagent index build`.") from None
     return records, index.stale()
 
 
@@ -40,7 +40,7 @@ async def geoagent_api_docs(
     index = await geoagent_app().run_manager.index()
     if index is None:
         raise ToolError("GeoAgent's API index is unavailable on this server (see the server log); "
-                        "build it with `geoagent index build`")
+                        "build it with `jupyter geoagent index build`")
     records, stale = await asyncio.to_thread(_search, index, query, libraries, k)
     return {
         "records": [{"name": r.qualified_name, "kind": r.kind, "library": r.library, "version": r.version,
