@@ -88,6 +88,15 @@ class GeoAgentSettings(Configurable):
         False, help="Wait for the user's approval before any step's code touches the live kernel."
     ).tag(config=True)
 
+    crs_advisor = Bool(
+        True,
+        help=(
+            "Advise the CRS to measure, map and deliver each layer in, from its extent and pyproj's "
+            "EPSG database (shown in the data overview, named in the contract and in CRS repairs). "
+            "Off: for measuring the advisor's effect."
+        ),
+    ).tag(config=True)
+
     check_contract = Bool(
         True,
         help=(

@@ -65,6 +65,15 @@ class RunOptions(BaseModel):
     on_stuck: Literal["wait", "stop", "skip"] = "wait"  # "wait" for a human (panel/chat); CLI batch uses stop/skip
     mcts: MctsOptions = MctsOptions()
     contract: bool = True  # derive the deliverable contract, check it, and let it decide the status
+    crs_advisor: bool = True  # advise the CRS for the data's extent (overview, contract, repairs)
+
+    @classmethod
+    def from_settings(cls, settings, **overrides) -> "RunOptions":
+        """The options every face starts from: the server's/CLI's settings, then the face's own."""
+        base = dict(max_attempts=settings.max_attempts, approval_mode=settings.approval_mode,
+                    execute_timeout=settings.execute_timeout, contract=settings.check_contract,
+                    crs_advisor=settings.crs_advisor)
+        return cls(**{**base, **overrides})
 
 
 CONTRACT_REVIEW = "contract"  # the waiter's subtask id while the user reviews the contract
@@ -292,7 +301,8 @@ class Run:
         self.empty_input_columns = list((profile or {}).get("empty_columns") or [])
         self.data_files = list((profile or {}).get("files") or [])
         files = format_files(profile, named=requested_files(self.request))
-        self.crs_advice = await CrsAdvice.gather(self.kernel, self.data_files, requested_files(self.request))
+        if self.options.crs_advisor:
+            self.crs_advice = await CrsAdvice.gather(self.kernel, self.data_files, requested_files(self.request))
         advice = self.crs_advice.overview_lines()
         if advice:
             self.emit(CrsAdvised(run_id=self.id, lines=advice.splitlines()))

@@ -41,6 +41,7 @@ class TaskResult(BaseModel):
     score: float = 0.0
     passed: bool = False
     contract: bool | None = None  # whether the run checked the deliverable contract (None: older results)
+    crs_advisor: bool | None = None  # whether the run had the CRS advisor (None: older results)
     grader: str = ""  # "task" (the task's own grade.py) or "generic"
     grader_error: str = ""
     gates: list[dict[str, Any]] = Field(default_factory=list)
@@ -87,8 +88,7 @@ async def _single(session, task: Task, settings: GeoAgentSettings) -> tuple[str,
 
 
 async def _agent(session, task: Task, mode: str, settings: GeoAgentSettings, log_dir: Path) -> tuple[str, str, str]:
-    options = RunOptions(strategy=mode, max_attempts=settings.max_attempts, on_stuck="skip",
-                         execute_timeout=settings.execute_timeout, contract=settings.check_contract)
+    options = RunOptions.from_settings(settings, strategy=mode, on_stuck="skip", approval_mode=False)
     run = Run(task.instruction, kernel=session.kernel, llm=session.llm, model_name=session.model_name,
               index=session.index, options=options, log_dir=log_dir)
     finished = await run.wait()
@@ -104,7 +104,8 @@ async def run_task(task: Task, mode: str, settings: GeoAgentSettings, out_dir: P
     workdir = task.prepare_workdir(Path(out_dir) / "work" / mode / task.id)
     started, started_at = time.monotonic(), time.time()
     result = TaskResult(task_id=task.id, mode=mode, model=model or settings.model,
-                        contract=settings.check_contract if mode != "single" else None)
+                        contract=settings.check_contract if mode != "single" else None,
+                        crs_advisor=settings.crs_advisor if mode != "single" else None)
     async with open_session(settings, cwd=workdir, model=model, use_index=use_index) as session:
         try:
             if mode == "single":

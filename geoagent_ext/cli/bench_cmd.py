@@ -26,6 +26,8 @@ def register(subparsers) -> None:
     parser.add_argument("--no-index", action="store_true", help="Run without the API knowledge index.")
     parser.add_argument("--no-contract", action="store_true",
                         help="Agent modes without the deliverable contract (same as --config check_contract=false).")
+    parser.add_argument("--no-advisor", action="store_true",
+                        help="Agent modes without the CRS advisor (same as --config crs_advisor=false).")
     parser.add_argument("--task-timeout", type=float, default=1800, help="Seconds per task (default 1800).")
     parser.add_argument("--reference-solutions", help="Folder of <task_id>.py reference solutions for function-call metrics.")
     parser.set_defaults(func=run)
@@ -35,6 +37,8 @@ async def run(args) -> int:
     settings = settings_from_args(args)
     if args.no_contract:
         settings.check_contract = False
+    if args.no_advisor:
+        settings.crs_advisor = False
     try:
         tasks = load_suite(Path(args.suite), args.task)
     except (OSError, ValueError) as exc:

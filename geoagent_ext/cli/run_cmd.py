@@ -114,13 +114,12 @@ async def run(args) -> int:
     notebook.parent.mkdir(parents=True, exist_ok=True)
     interactive = sys.stdin.isatty()
     on_stuck = args.on_stuck or ("ask" if interactive else "stop")
-    options = RunOptions(
+    options = RunOptions.from_settings(
+        settings,
         strategy=args.strategy,
         max_attempts=args.max_attempts or settings.max_attempts,
         approval_mode=args.approve or settings.approval_mode,
         on_stuck="wait" if on_stuck == "ask" else on_stuck,
-        execute_timeout=settings.execute_timeout,
-        contract=settings.check_contract,
     )
     if options.approval_mode and not interactive:
         console.print("[red]--approve needs a terminal to answer in[/]")

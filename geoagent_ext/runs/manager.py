@@ -168,12 +168,11 @@ class RunManager:
     async def _new_run(self, body: StartRunRequest, kernel_id: str, spec: str) -> Run:
         llm = LLMClient(await self._chat_model(spec), timeout=self.settings.llm_timeout)
         index = await self.index()
-        options = RunOptions(
+        options = RunOptions.from_settings(
+            self.settings,
             strategy=body.strategy,
             max_attempts=body.max_attempts or self.settings.max_attempts,
             approval_mode=self.settings.approval_mode if body.approval_mode is None else body.approval_mode,
-            execute_timeout=self.settings.execute_timeout,
-            contract=self.settings.check_contract,
         )
         try:
             return Run(body.request, kernel=BoundKernel(self.kernels, kernel_id), llm=llm, model_name=spec,

@@ -375,6 +375,26 @@ async def test_a_buffer_in_degrees_runs_but_is_repaired_towards_the_advisors_crs
     assert "EPSG:27700" in ChatFormatter(run.id).feed(advised)[0].text
 
 
+async def test_without_the_advisor_no_crs_is_advised_anywhere(workdir, tmp_path):
+    # The setting that measures the advisor's effect (bench --no-advisor) really takes it out:
+    # no event, nothing in the coder's prompt, no official grid in the contract.
+    import geopandas as gpd
+    from shapely.geometry import Point
+
+    gpd.GeoDataFrame({"name": ["a"]}, geometry=[Point(-0.12, 51.50)], crs=4326).to_file(workdir / "stops.geojson")
+    code = "import geopandas as gpd\nstops = gpd.read_file('stops.geojson')\nstops.to_crs(27700).to_file('out.geojson')"
+    script = StepScript(["Reproject the stops."], {"Reproject the stops": [code]})
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("Reproject stops.geojson to the national grid as out.geojson", kernel, model, tmp_path,
+                       crs_advisor=False)
+        finished = await run.wait()
+    assert finished.status == "succeeded", finished.message
+    assert not [e for e in run.bus.history if e.type == "crs_advised"]
+    assert not [p for p in model.prompt_texts if "EPSG:27700" in p or "CRS advice" in p]
+    assert "advisor's official grid" not in run.contract.text()
+
+
 async def test_an_answer_of_only_comments_is_a_failed_attempt(workdir, tmp_path):
     script = StepScript(["Set x."], {"Set x": ["# Cause: x was never set.", "x = 3"]})
     model = ScriptedChatModel(responder=script)
