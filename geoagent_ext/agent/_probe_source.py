@@ -254,7 +254,7 @@ def input_facts(paths):
                 layers = [row[0] for row in pyogrio.list_layers(path)]
                 info = pyogrio.read_info(path, layer=layers[0]) if layers else {}
                 out[path] = {"rows": info.get("features") if len(layers) == 1 else None,
-                             "columns": [str(c) for c in info.get("fields", [])]}
+                             "columns": [str(c) for c in info.get("fields", [])], "layers": len(layers)}
                 if len(layers) == 1:
                     out[path].update(_layer_facts(path, ext, info.get("geometry_type") or ""))
         except Exception:

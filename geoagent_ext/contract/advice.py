@@ -31,6 +31,11 @@ ADVICE = {
                       "(use how='left' and keep every input row)"),
     "values_from_input": "keep the input's original values of this column unchanged (do not renumber or rebuild it)",
     "values_in": "use exactly the allowed strings as values",
+    "pattern": "format every value exactly like the template (e.g. f'EPSG:{crs.to_epsg()}'), no other text",
+    "geometries_present": "drop rows whose geometry is null or empty: gdf = gdf[~(gdf.geometry.isna() | gdf.geometry.is_empty)]",
+    "geometries_valid": ("repair with gdf.geometry = gdf.geometry.make_valid() and keep only the wanted type "
+                         "(e.g. .collection_extract / explode and regroup), then check gdf.geometry.is_valid.all()"),
+    "geometries_unique": "drop repeated geometries: gdf = gdf[~gdf.geometry.normalize().to_wkb().duplicated()]",
     "antimeridian_cut": ("cut the crossing features while they are still in EPSG:4326: write them with "
                          "gdf.to_file('cut.geojson', driver='GeoJSON', RFC7946='YES') (GDAL splits them at ±180° "
                          "into Multi* parts, one feature each), read that file back with gpd.read_file, and only "

@@ -31,6 +31,10 @@ Kind = Literal[
     "rows_as_input",       # params.input: as many rows as that input file has features
     "values_from_input",   # params.name, params.input: every value occurs in that input's column
     "values_in",           # params.name, params.allowed: every value is one of these
+    "pattern",             # params.name, params.regex: every value is written this way ("EPSG:NNNN")
+    "geometries_present",  # no null or empty geometry
+    "geometries_valid",    # every geometry is valid
+    "geometries_unique",   # no two features share a geometry
     "antimeridian_cut",    # no line/ring jumps over +-180 in one segment (params.lonlat_only: projected files pass)
     "rfc7946_winding",     # GeoJSON polygons: exterior counter-clockwise, holes clockwise
     "note",                # not checkable by code

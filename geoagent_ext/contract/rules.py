@@ -25,6 +25,7 @@ from .provenance import column_provenance
 _FILE = re.compile(r"`?([\w./-]+\.(?:json|geojson|csv|gpkg|parquet|geoparquet|shp|fgb))\b`?", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _TICKED = re.compile(r"`([A-Za-z_][\w]{0,63})`")
+_TICKED_VALUE = re.compile(r"`([^`\n]{1,64})`")  # a value may hold '-', '.', ' ' ("utf-8", "latin1-mojibake")
 _SNAKE = re.compile(r"\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b")
 _LAYER_WORD = re.compile(r"\blayers?\b", re.IGNORECASE)
 _EPSG = re.compile(r"\bEPSG\s*[: ]\s*(\d{4,5})\b", re.IGNORECASE)
@@ -97,7 +98,7 @@ _INTRODUCER = re.compile(r"\b(" + "|".join(_INTRODUCER_WORDS) + r")\b", re.IGNOR
 # "with" lists columns only in a sentence that names the output ("write `x.csv` with a, b and c"),
 # not in "keep the record with the earliest record_seq".
 _INTRODUCER_NO_WITH = re.compile(r"\b(" + "|".join(w for w in _INTRODUCER_WORDS if w != "with") + r")\b", re.IGNORECASE)
-_VALUES_PHRASE = re.compile(r"\b(whose\s+values?|values?\s+(?:is|are|must\s+be)|exactly\s+one\s+of|one\s+of)\b",
+_VALUES_PHRASE = re.compile(r"\b(whose\s+values?|values?\s+(?:is|are|must\s+be)|exactly\s+one\s+of|one\s+of|either(?=\s+`))\b",
                             re.IGNORECASE)
 _NAME_BEFORE_FIELD_WORD = re.compile(r"(?:`([A-Za-z_]\w*)`|\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+))\s+"
                                      r"(?:column|attribute|field|key|property)\b")
@@ -140,8 +141,9 @@ def _allowed_values(sentence: str) -> list[tuple[str, list[str]]]:
     """("`source` ... whose value is exactly one of `a`, `b`, or `c`") -> [("source", [a, b, c])]."""
     found = []
     for m in _VALUES_PHRASE.finditer(sentence):
-        before = _TICKED.findall(sentence[max(0, m.start() - 60):m.start()])
-        after = _TICKED.findall(re.split(r"[.;(]", sentence[m.end():], maxsplit=1)[0])
+        window = sentence[max(0, m.start() - 120):m.start()]
+        before = _TICKED.findall(window) or _SNAKE.findall(window)
+        after = _TICKED_VALUE.findall(re.split(r"[;(]|\.(?:\s|$)", sentence[m.end():], maxsplit=1)[0])
         if before and len(after) >= 2:
             found.append((before[-1], after))
     return found
@@ -197,6 +199,8 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
             _crs_rules(b, out, fmt, sentence, official_crs)
             _geometry_rules(b, out, fmt, sentence)
             _value_rules(b, out, sentence)
+            _hygiene_rules(b, out, fmt, sentence)
+            _format_rules(b, out, sentence)
             _row_rules(b, out, sentence, inputs, input_by_base)
     _name_rules(b, outputs)
     _provenance(b, inputs)
@@ -269,8 +273,67 @@ def _value_rules(b: _Builder, out: str, sentence: str) -> None:
               name=m.group(1), descending=descending)
 
 
+_NO_EMPTY = re.compile(r"\bno\s+(?:null|empty|missing)(?:\s+or\s+(?:null|empty|missing))?\s+geometr", re.IGNORECASE)
+_NO_INVALID = re.compile(r"\bno\s+(?:[\w-]+\s+)?invalid\s+geometr|\b(?:only|all|every)\s+(?:\w+\s+)?valid\s+geometr|"
+                         r"\bgeometr(?:y|ies)\s+(?:must\s+be|are|is)\s+valid\b", re.IGNORECASE)
+_NO_DUPLICATE = re.compile(r"\bno\s+(?:[\w-]+\s+)?duplicat\w*\s+geometr", re.IGNORECASE)
+_FORMATTED = re.compile(r"\b(?:formatted|written|given)\s+as\s+`([^`]{1,40})`", re.IGNORECASE)
+_PER_NOUN = re.compile(r"\bone\s+(?:canonical\s+|distinct\s+|single\s+|unique\s+)?(?:row|record|feature|entry)\s+per\s+(\w+)",
+                       re.IGNORECASE)
+
+
+def _hygiene_rules(b: _Builder, out: str, fmt: str, sentence: str) -> None:
+    """What the request says the geometries must not be: null/empty, invalid, duplicated."""
+    if fmt not in SPATIAL:
+        return
+    if _NO_EMPTY.search(sentence):
+        b.add(out, "geometries_present", "no feature has a null or empty geometry")
+    if _NO_INVALID.search(sentence):
+        b.add(out, "geometries_valid", "every geometry is valid (OGC rules)")
+    if _NO_DUPLICATE.search(sentence):
+        b.add(out, "geometries_unique", "no two features have the same geometry")
+
+
+def _pattern(template: str) -> str | None:
+    """`EPSG:NNNN`, `YYYY-MM-DD` -> a regular expression (a run of N or X: a number; of Y, M or D:
+    that many digits);
+    None for a template with no placeholder."""
+    runs = list(re.finditer(r"([NXYMD])\1+", template))
+    if not runs:
+        return None
+    parts, at = [], 0
+    for r in runs:
+        digits = r"\d+" if r.group(1) in "NX" else rf"\d{{{len(r.group(0))}}}"  # a code's length varies; a date's does not
+        parts += [re.escape(template[at:r.start()]), digits]
+        at = r.end()
+    return "".join(parts + [re.escape(template[at:])])
+
+
+def _format_rules(b: _Builder, out: str, sentence: str) -> None:
+    for m in _FORMATTED.finditer(sentence):
+        regex = _pattern(m.group(1))
+        before = sentence[max(0, m.start() - 80):m.start()]
+        right_before = re.search(r"`?([A-Za-z_]\w*)`?\s*\(\s*$", before)  # "day (given as `YYYY-MM-DD`)"
+        names = [right_before.group(1)] if right_before else _TICKED.findall(before) or _SNAKE.findall(before)
+        if regex and names:
+            b.add(out, "pattern", f"`{names[-1]}` is written as `{m.group(1)}`", name=names[-1], regex=regex)
+
+
 def _row_rules(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], input_by_base: dict[str, str]) -> None:
     named_inputs = [input_by_base[_base(f)] for f in _FILE.findall(sentence) if _base(f) in input_by_base]
+    for m in _PER_NOUN.finditer(sentence):
+        noun = m.group(1).lower().rstrip("s")
+        if noun == "layer":  # "one row per layer" of the one layered input the sentence speaks of
+            layered = [p for p in (named_inputs or list(inputs)) if (inputs[p].get("layers") or 0) > 1]
+            if len(layered) == 1:
+                n = inputs[layered[0]]["layers"]
+                b.add(out, "rows_as_input", f"one row per layer of `{layered[0]}` ({n})", input=layered[0], rows=n)
+            continue
+        columns = {c for facts in inputs.values() for c in facts.get("columns") or []} | set(_SNAKE.findall(sentence))
+        for key in (f"{noun}_id", noun):
+            if key in columns and noun not in ("input", "original", "source"):
+                b.add(out, "unique", f"`{key}` has no duplicate values (one row per {noun})", name=key)
+                break
     m = _PER_INPUT.search(sentence)
     if m:
         source = _input_for(m.group(1), named_inputs or list(inputs))

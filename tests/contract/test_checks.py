@@ -196,3 +196,23 @@ def test_numbers_written_as_text_must_be_numbers_when_the_request_is_about_numbe
     fixed.to_file(tmp_path / "typed.geojson")
     fixed[["sid", "geometry"]].to_file(tmp_path / "summary.geojson")
     assert not {k: v for k, v in seen().items() if not v[0]}
+
+
+def test_null_invalid_and_repeated_geometries_and_templates_are_seen(tmp_path):
+    from shapely.geometry import Polygon
+    bowtie = Polygon([(0, 0), (1, 1), (1, 0), (0, 1), (0, 0)])
+    contract = derive_contract("Write `clean.gpkg` with no empty geometries, no invalid geometries and no duplicate "
+                               "geometries, and `audit.csv` with declared_crs (formatted as `EPSG:NNNN`).",
+                               ["clean.gpkg", "audit.csv"])
+    gpd.GeoDataFrame({"k": [1, 2, 3, 4]}, geometry=[bowtie, box(0, 0, 1, 1), box(1, 0, 0, 1, ccw=False), None],
+                     crs=4326).to_file(tmp_path / "clean.gpkg")
+    (tmp_path / "audit.csv").write_text("declared_crs\nEPSG:4326\n4326\n")
+    seen = check(contract, tmp_path)
+    assert seen["no feature has a null or empty geometry"] == (False, "1 of 4 features have a null or empty geometry")
+    assert not seen["every geometry is valid (OGC rules)"][0] and "Self-intersection" in seen["every geometry is valid (OGC rules)"][1]
+    # the same square drawn from another vertex and the other way round is the same geometry
+    assert seen["no two features have the same geometry"] == (False, "1 of 4 features repeat an earlier feature's geometry")
+    assert seen["`declared_crs` is written as `EPSG:NNNN`"] == (False, "`declared_crs`: 1 value(s) not written that way, e.g. ['4326']")
+    gpd.GeoDataFrame({"k": [1, 2]}, geometry=[box(0, 0, 1, 1), box(2, 0, 3, 1)], crs=4326).to_file(tmp_path / "clean.gpkg")
+    (tmp_path / "audit.csv").write_text("declared_crs\nEPSG:4326\nEPSG:32647\n")
+    assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)

@@ -135,3 +135,25 @@ def test_defects_found_in_the_input_data_become_requirements_of_spatial_outputs(
     clean = derive_contract("Fix `lines.geojson` and write `a.geojson`.", ["a.geojson"],
                             {"lines.geojson": {"rows": 5, "columns": ["id"], "defects": {}}})
     assert {r.kind for r in clean.requirements} == {"exists"}
+
+
+def test_geometry_hygiene_templates_one_per_noun_and_either():
+    facts = {"parcels.geojson": {"rows": 9, "columns": ["parcel_id", "seq"], "layers": 1},
+             "delivery.gpkg": {"rows": None, "columns": [], "layers": 3}}
+    c = derive_contract(
+        "Clean `parcels.geojson` so there is one canonical record per parcel, and write `clean.geojson`. "
+        "There should be no null or empty geometries, no invalid geometries and no duplicate geometries.", ["clean.geojson"], facts)
+    got = kinds(c)
+    assert {("unique", "parcel_id"), ("geometries_present", None), ("geometries_valid", None), ("geometries_unique", None)} <= got
+    c = derive_contract(
+        "Walk every layer of `delivery.gpkg` and write one row per layer to `audit.csv` with columns layer_name, "
+        "declared_crs (formatted as `EPSG:NNNN`), day (given as `YYYY-MM-DD`) and encoding_detected. For "
+        "encoding_detected, look at the text and report either `latin1-mojibake` or `utf-8`.", ["audit.csv"], facts)
+    by_kind = {r.kind: r.params for r in c.requirements if r.kind in ("rows_as_input", "pattern", "values_in")}
+    assert by_kind["rows_as_input"] == {"input": "delivery.gpkg", "rows": 3}
+    assert by_kind["values_in"] == {"name": "encoding_detected", "allowed": ["latin1-mojibake", "utf-8"]}
+    patterns = {r.params["name"]: r.params["regex"] for r in c.requirements if r.kind == "pattern"}
+    assert patterns == {"declared_crs": r"EPSG:\d+", "day": r"\d{4}\-\d{2}\-\d{2}"}
+    # Said without negation, or about something else: nothing.
+    c = derive_contract("Find the invalid geometries in `parcels.geojson` and write them to `bad.geojson`.", ["bad.geojson"], facts)
+    assert "geometries_valid" not in {r.kind for r in c.requirements}

@@ -185,6 +185,21 @@ def _contract_check_table(kind, params, data, sources=None):
         kinds = sorted(set(data.geometry.geom_type.dropna()))
         wrong = [k for k in kinds if k not in params.get("allowed", [])]
         return not wrong, f"geometry types {kinds}"
+    if kind in ("geometries_present", "geometries_valid", "geometries_unique"):
+        if isinstance(data, dict) or not hasattr(data, "geometry"):
+            return False, "no geometry in the file"
+        geoms = data.geometry
+        if kind == "geometries_present":
+            bad = int((geoms.isna() | geoms.is_empty).sum())
+            return bad == 0, f"{bad} of {len(data)} features have a null or empty geometry"
+        present = geoms[~(geoms.isna() | geoms.is_empty)]
+        if kind == "geometries_valid":
+            invalid = present[~present.is_valid]
+            import shapely
+            why = shapely.is_valid_reason(invalid.values[:1])[0] if len(invalid) else ""
+            return invalid.empty, f"{len(invalid)} of {len(data)} geometries are invalid" + (f" (e.g. {why})" if why else "")
+        repeated = int(present.normalize().to_wkb().duplicated().sum())
+        return repeated == 0, f"{repeated} of {len(data)} features repeat an earlier feature's geometry"
     if kind == "antimeridian_cut":
         if isinstance(data, dict) or not hasattr(data, "geometry"):
             return False, "no geometry in the file"
@@ -253,6 +268,12 @@ def _contract_check_table(kind, params, data, sources=None):
             return False, f"`{name}` is a JSON key, not a column"
         ok = value.is_monotonic_decreasing if params.get("descending") else value.is_monotonic_increasing
         return bool(ok), f"`{name}` first values {_contract_short(value.head(5).tolist())}"
+    if kind == "pattern":
+        import re as _re
+        seq = [str(v) for v in (values.tolist() if hasattr(values, "tolist") else values)]
+        foreign = [v for v in seq if not _re.fullmatch(params["regex"], v)]
+        return not foreign, (f"`{name}`: {len(foreign)} value(s) not written that way, e.g. {foreign[:3]}" if foreign
+                             else f"`{name}` values {seq[:3]}")
     if kind == "values_in":
         seq = [str(v) for v in (values.tolist() if hasattr(values, "tolist") else values)]
         foreign = sorted({v for v in seq if v not in params.get("allowed", [])})
