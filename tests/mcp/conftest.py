@@ -8,7 +8,6 @@ settings (URL and identity headers) Jupyter AI hands to an ACP agent such as Cla
 from __future__ import annotations
 
 import json
-import socket
 import textwrap
 import uuid
 
@@ -18,7 +17,7 @@ from fastmcp.client.transports import StreamableHttpTransport
 
 from geoagent_ext.config import GeoAgentSettings
 from tests.persona.helpers import EXTENSIONS
-from tests.scripted_server import scripted_server_config
+from tests.scripted_server import free_port, scripted_server_config
 
 GEO_TOOLS = {"geoagent_profile_data", "geoagent_members", "geoagent_api_docs", "geoagent_crs_advice",
              "geoagent_check_deliverable", "geoagent_run", "geoagent_run_status"}
@@ -39,12 +38,6 @@ SCRIPT = textwrap.dedent('''
             return next("```python\\n%s\\n```" % code for mark, code in CODE.items() if mark in messages[-1].text)
         return {"text": PLAN, "delay": 60} if "slowly" in messages[-1].text else PLAN
 ''')
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
@@ -76,7 +69,7 @@ def index_dir(tmp_path):
 
 @pytest.fixture
 def mcp_port():
-    return _free_port()
+    return free_port()
 
 
 @pytest.fixture

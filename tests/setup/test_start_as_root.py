@@ -19,7 +19,7 @@ import pytest
 import requests
 
 from ..browser.lab_driver import free_port
-from ..scripted_server import _wait_up
+from ..scripted_server import wait_up
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -54,7 +54,7 @@ def test_start_sh_as_root_serves_geoagent_and_stops_cleanly(tmp_path):
         )
     base, auth = f"http://127.0.0.1:{port}", {"Authorization": f"token {token}"}
     try:
-        _wait_up(f"{base}/geoagent/status", auth, process, log_path, timeout=300)
+        wait_up(f"{base}/geoagent/status", auth, process, log_path, timeout=300)
         status = requests.get(f"{base}/geoagent/status", headers=auth, timeout=30).json()
         assert status["version"] and status["model"]
         assert requests.get(f"{base}/geoagent/status", timeout=30).status_code == 403
