@@ -188,6 +188,20 @@ class Solved(_Event):
     by: Literal["agent", "human"] = "agent"
 
 
+class NamespaceChanged(_Event):
+    """What one commit to the live kernel did to the user's variables (modules left out), so a
+    run can be undone: names it created, changed (their old values are gone) or deleted, and
+    the fingerprints of the created and changed ones right after (a cleanup deletes only a
+    variable still as the run left it)."""
+
+    type: Literal["namespace_changed"] = "namespace_changed"
+    subtask_id: str
+    created: list[str] = Field(default_factory=list)
+    changed: list[str] = Field(default_factory=list)
+    deleted: list[str] = Field(default_factory=list)
+    fingerprints: dict[str, str] = Field(default_factory=dict)
+
+
 class NeedsHuman(_Event):
     type: Literal["needs_human"] = "needs_human"
     subtask_id: str
@@ -245,7 +259,7 @@ Event = Annotated[
     Union[
         RunStarted, Progress, CrsAdvised, ContractStated, Planned, Replanned, RequirementChecked, Declined, SubtaskStarted, CodeProposed,
         Executed, Repaired, SubtaskInserted, ApprovalRequested, ApprovalGiven, Solved,
-        NeedsHuman, HumanEditApplied, HintGiven, Skipped, SearchNode, Finished,
+        NamespaceChanged, NeedsHuman, HumanEditApplied, HintGiven, Skipped, SearchNode, Finished,
     ],
     Field(discriminator="type"),
 ]

@@ -23,6 +23,7 @@ class KernelHandle(Protocol):
     async def profile(self, name: str) -> str: ...
     async def advise_crs(self, target: Any, purposes: list[str]) -> dict[str, Any]: ...
     async def variables(self) -> list[Any]: ...
+    # Optional: ``async def fingerprints(self) -> dict[str, str]`` (what a commit changed, see Run.commit).
 
 
 class KernelLost(RuntimeError):
@@ -94,6 +95,9 @@ class BoundKernel:
 
     async def advise_crs(self, target, purposes):
         return await self._call("advise_crs", target, purposes)
+
+    async def fingerprints(self):
+        return await self._call("fingerprints")
 
 
 def summarize(result: Any, warnings: list[str] | None = None, limit: int = 4000) -> ExecutionSummary:

@@ -188,7 +188,7 @@ class StepWork:
         if not await self.run.approve(self.subtask.id, code):
             attempt.error, attempt.ename = f"The user rejected this code: {self.run.last_rejection or 'no reason given'}", "Rejected"
             return attempt
-        result = await self.run.kernel.execute(code, timeout=self.run.options.execute_timeout)
+        result = await self.run.commit(self.subtask.id, code)
         attempt.result = result
         if result.status != "ok":
             self.run.emit(Executed(run_id=self.run.id, subtask_id=self.subtask.id, attempt=attempt_no, code=code, node_id=node_id, result=summarize(result)))

@@ -1,8 +1,10 @@
-"""Write a run's accepted code and outputs into a notebook (CLI and batch runs).
+"""Write a run's accepted code and outputs into a notebook (CLI and batch runs), or take them out.
 
 The panel inserts cells live in the browser; headless runs need the same
 result on disk: one markdown heading per subtask, then its code cell with the
-outputs it produced in the kernel. Existing cells are never modified.
+outputs it produced in the kernel. Existing cells are never modified. Every
+cell carries ``metadata.geoagent = {run_id, subtask_id, role}`` as the panel's
+do (labextension/src/notebook/writer.ts), so ``remove_run`` can undo a run.
 """
 
 from __future__ import annotations
@@ -22,25 +24,42 @@ def load_or_new(path: Path) -> nbformat.NotebookNode:
     return nb
 
 
-def append_run(nb: nbformat.NotebookNode, request: str, subtasks: list[SubtaskSpec], events: list[Event]) -> int:
+METADATA_KEY = "geoagent"
+
+
+def _tag(cell: nbformat.NotebookNode, run_id: str, subtask_id: str, role: str) -> nbformat.NotebookNode:
+    cell.metadata[METADATA_KEY] = {"run_id": run_id, "subtask_id": subtask_id, "role": role}
+    return cell
+
+
+def append_run(nb: nbformat.NotebookNode, request: str, subtasks: list[SubtaskSpec], events: list[Event],
+               run_id: str = "") -> int:
     """Append the run's solved steps; returns how many code cells were added."""
     solved = {e.subtask_id: e for e in events if isinstance(e, Solved)}
-    nb.cells.append(nbformat.v4.new_markdown_cell(f"## GeoAgent: {request}"))
+    run_id = run_id or next((e.run_id for e in events), "")
+    nb.cells.append(_tag(nbformat.v4.new_markdown_cell(f"## GeoAgent: {request}"), run_id, "", "run"))
     added = 0
     for number, subtask in enumerate(subtasks, start=1):
         event = solved.get(subtask.id)
         heading = f"### Step {number}: {subtask.description}"
         if event is None:
-            nb.cells.append(nbformat.v4.new_markdown_cell(heading + "\n\n*(not done)*"))
+            nb.cells.append(_tag(nbformat.v4.new_markdown_cell(heading + "\n\n*(not done)*"), run_id, subtask.id, "heading"))
             continue
         if event.by == "human":
             heading += " *(fixed by you)*"
-        nb.cells.append(nbformat.v4.new_markdown_cell(heading))
+        nb.cells.append(_tag(nbformat.v4.new_markdown_cell(heading), run_id, subtask.id, "heading"))
         outputs = [nbformat.from_dict(o) for o in event.result.outputs]
-        cell = nbformat.v4.new_code_cell(event.code, outputs=outputs)
-        nb.cells.append(cell)
+        nb.cells.append(_tag(nbformat.v4.new_code_cell(event.code, outputs=outputs), run_id, subtask.id, "code"))
         added += 1
     return added
+
+
+def remove_run(nb: nbformat.NotebookNode, run_id: str) -> int:
+    """Take out every cell run ``run_id`` added (whoever added them: CLI or panel); returns how many."""
+    keep = [c for c in nb.cells if (c.get("metadata", {}).get(METADATA_KEY) or {}).get("run_id") != run_id]
+    removed = len(nb.cells) - len(keep)
+    nb.cells = keep
+    return removed
 
 
 def write(nb: nbformat.NotebookNode, path: Path) -> None:

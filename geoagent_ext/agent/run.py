@@ -27,7 +27,7 @@ from .crs_advice import CrsAdvice
 from .deliverables import DeliverableChecks, input_facts
 from .events import (
     ApprovalGiven, ApprovalRequested, ContractStated, CrsAdvised, Declined, Event, Finished, HintGiven, HumanEditApplied,
-    NeedsHuman, Planned, Progress, Replanned, RunStarted, RunStats, Skipped, Solved,
+    NamespaceChanged, NeedsHuman, Planned, Progress, Replanned, RunStarted, RunStats, Skipped, Solved,
     SubtaskInserted, SubtaskSpec, SubtaskStarted,
 )
 from .kernel_handle import KernelHandle, KernelLost, format_variables, summarize
@@ -221,6 +221,34 @@ class Run:
         self.last_rejection = "" if approved else action.text
         self.emit(ApprovalGiven(run_id=self.id, subtask_id=subtask_id, approved=approved, feedback=action.text))
         return approved
+
+    async def commit(self, subtask_id: str, code: str) -> Any:
+        """Run code in the live kernel (the only way a run changes the user's state) and say
+        which variables it created, changed or deleted (``namespace_changed``: undoing the run
+        needs it). A kernel without fingerprints (a test double) just runs the code."""
+        before = await self._fingerprints()
+        result = await self.kernel.execute(code, timeout=self.options.execute_timeout)
+        after = await self._fingerprints() if before is not None else None
+        if after is not None:
+            created = sorted(set(after) - set(before))
+            changed = sorted(n for n in after if n in before and after[n] != before[n])
+            deleted = sorted(set(before) - set(after))
+            if created or changed or deleted:
+                self.emit(NamespaceChanged(run_id=self.id, subtask_id=subtask_id, created=created, changed=changed,
+                                           deleted=deleted, fingerprints={n: after[n] for n in created + changed}))
+        return result
+
+    async def _fingerprints(self) -> dict[str, str] | None:
+        probe = getattr(self.kernel, "fingerprints", None)
+        if probe is None:
+            return None
+        try:
+            answer = await probe()
+        except KernelLost:
+            raise
+        except Exception:  # the record of what changed must not cost the step
+            return None
+        return answer if isinstance(answer, dict) else None
 
     # ----- helpers for solvers -----------------------------------------------------
     def defined_names(self) -> set[str]:
@@ -479,7 +507,7 @@ class Run:
                 self.hints.setdefault(subtask.id, []).append(action.text)
                 self.emit(HintGiven(run_id=self.id, subtask_id=subtask.id, hint=action.text))
                 return "retry"
-            result = await self.kernel.execute(action.code, timeout=self.options.execute_timeout)
+            result = await self.commit(subtask.id, action.code)
             accepted = result.status == "ok"
             self.emit(HumanEditApplied(run_id=self.id, subtask_id=subtask.id, code=action.code, result=summarize(result), accepted=accepted))
             if accepted:

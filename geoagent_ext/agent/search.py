@@ -470,7 +470,7 @@ class MctsSolver:
             node.status = "failed"
             self._publish(work, node, "rejected by the user")
             return Outcome("needs_human", code=node.code, error=f"The user rejected this code: {run.last_rejection}", attempts=nodes)
-        result = await run.kernel.execute(node.code, timeout=run.options.execute_timeout)
+        result = await run.commit(work.subtask.id, node.code)
         warnings: list[str] = []
         if result.status == "ok":
             info = codeinfo.analyse(node.code)

@@ -18,6 +18,7 @@ def fold(events: Iterable[Event], live: bool = False) -> dict[str, Any]:
         "status": "running" if live else "interrupted", "message": "", "started": None, "updated": None,
         "subtasks": [], "stats": None, "waiting_for": None, "last_seq": 0,
         "contract": None, "requirements": {}, "unmet": [], "not_verified": [], "crs_advice": [],
+        "variables": {"created": {}, "changed": [], "deleted": []},
     }
     subtasks: dict[str, dict[str, Any]] = {}
 
@@ -89,6 +90,8 @@ def fold(events: Iterable[Event], live: bool = False) -> dict[str, Any]:
         elif t == "requirement_checked":  # the latest check of each requirement
             state["requirements"][event.requirement_id] = {"passed": event.passed, "observed": event.observed,
                                                            "subtask_id": event.subtask_id}
+        elif t == "namespace_changed":
+            add_namespace_change(state["variables"], event)
         elif t == "declined":
             state["message"] = event.reason
         elif t == "finished":
@@ -99,3 +102,28 @@ def fold(events: Iterable[Event], live: bool = False) -> dict[str, Any]:
         state["status"] = {"stuck": "needs_human", "contract": "awaiting_contract"}.get(state["waiting_for"]["kind"],
                                                                                       "awaiting_approval")
     return state
+
+
+def add_namespace_change(variables: dict[str, Any], event: Any) -> None:
+    """Fold one commit's ``namespace_changed`` into the run's: ``created`` {name: fingerprint}
+    (did not exist before the run: a cleanup may delete them), ``changed`` and ``deleted``
+    (the user's variables whose old values the run replaced or removed). labextension's
+    runs/model.ts folds the same way."""
+    created, changed, deleted = variables["created"], variables["changed"], variables["deleted"]
+    for name in event.created:
+        if name in deleted:  # the user's variable, deleted and then set again: its old value is gone
+            deleted.remove(name)
+            changed.append(name)
+        elif name not in changed:
+            created[name] = event.fingerprints.get(name, "")
+    for name in event.changed:
+        if name in created:
+            created[name] = event.fingerprints.get(name, "")
+        elif name not in changed:
+            changed.append(name)
+    for name in event.deleted:
+        if created.pop(name, None) is None:
+            if name in changed:
+                changed.remove(name)
+            if name not in deleted:
+                deleted.append(name)

@@ -24,12 +24,15 @@ from ..agent.run import CONTRACT_REVIEW, HumanAction, Run, RunOptions
 from ..contract import RequirementEdit
 from .common import settings_from_args
 from .display import console, describe, summary
+from .editors import open_in
 from .session import open_session
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser("run", help="Run the agent on a request, headless, into a notebook.")
-    parser.add_argument("request", help="What you want, in plain words.")
+    parser.add_argument("request", nargs="?", help="What you want, in plain words.")
     parser.add_argument("--notebook", "-n", required=True, help="Notebook to append the result to (created if missing).")
+    parser.add_argument("--undo", metavar="RUN_ID", help="Instead of running: take the cells of run RUN_ID out of the notebook "
+                                                          "(only while no editor has it open; in JupyterLab use the panel's Reject all).")
     parser.add_argument("--model", "-m", help="provider:model (default: the configured model).")
     parser.add_argument("--strategy", choices=["loop", "mcts"], default="loop")
     parser.add_argument("--max-attempts", type=int, help="Attempts per step before asking for help.")
@@ -105,12 +108,46 @@ async def _ask_human(run: Run, event: Event) -> None:
         return
 
 
+def _refuse_open(notebook: Path) -> bool:
+    """True (and says so) when a Jupyter server has the notebook open: writing the file behind its
+    editor would be overwritten by the editor's next save, or overwrite the user's edits."""
+    server = open_in(notebook)
+    if server:
+        console.print(f"[red]{notebook.name} is open in the Jupyter server at {server}: close it there first "
+                      "(or use the GeoAgent panel, which writes through the editor).[/]")
+    return bool(server)
+
+
+def undo(notebook: Path, run_id: str) -> int:
+    """``--undo RUN_ID``: remove the cells that run added to the notebook file."""
+    if not notebook.exists():
+        console.print(f"[red]{notebook} does not exist[/]")
+        return 2
+    if _refuse_open(notebook):
+        return 3
+    nb = nbwriter.load_or_new(notebook)
+    removed = nbwriter.remove_run(nb, run_id)
+    if not removed:
+        console.print(f"[yellow]{notebook.name} holds no cells of run {run_id}[/]")
+        return 1
+    nbwriter.write(nb, notebook)
+    console.print(f"removed {removed} cell(s) of run {run_id} from {notebook}")
+    return 0
+
+
 async def run(args) -> int:
     settings = settings_from_args(args)
     notebook = Path(args.notebook).resolve()
     if notebook.suffix != ".ipynb":
         console.print(f"[red]--notebook must be an .ipynb file, got {notebook.name}[/]")
         return 2
+    if args.undo:
+        return undo(notebook, args.undo)
+    if not args.request:
+        console.print("[red]say what you want: jupyter geoagent run \"request\" --notebook nb.ipynb[/]")
+        return 2
+    if _refuse_open(notebook):
+        return 3
     notebook.parent.mkdir(parents=True, exist_ok=True)
     interactive = sys.stdin.isatty()
     on_stuck = args.on_stuck or ("ask" if interactive else "stop")
@@ -146,7 +183,12 @@ async def run(args) -> int:
 
         run_obj.bus.add_listener(on_event)
         finished = await run_obj.wait()
-    added = nbwriter.append_run(nb, run_obj.request, run_obj.subtasks, run_obj.bus.history)
+    if _refuse_open(notebook):  # opened while the run worked: its cells stay in the run log
+        where = run_obj.log.path if run_obj.log else "the run log"
+        console.print(f"the run's code is in its log: jupyter geoagent replay {where}")
+        return 3
+    nb = nbwriter.load_or_new(notebook)  # as it is now, not as it was before the run
+    added = nbwriter.append_run(nb, run_obj.request, run_obj.subtasks, run_obj.bus.history, run_obj.id)
     nbwriter.write(nb, notebook)
     console.print(f"wrote {added} code cell(s) to {notebook}")
     summary(run_obj.id, run_obj.request, finished)

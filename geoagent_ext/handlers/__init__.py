@@ -6,7 +6,7 @@ from .complete import CompleteHandler, CompleteStreamHandler
 from .models import ModelsHandler
 from .active import ActiveNotebookHandler
 from .openapi import OpenAPIHandler
-from .runs import RUN_ID, RunActionHandler, RunCancelHandler, RunEventsHandler, RunHandler, RunsHandler
+from .runs import RUN_ID, RunActionHandler, RunCancelHandler, RunEventsHandler, RunHandler, RunsHandler, RunVariablesDeleteHandler
 from .status import StatusHandler
 from .stream import RunStreamHandler
 
@@ -22,6 +22,7 @@ def make_handlers() -> list[tuple[str, type]]:
         (rf"/geoagent/runs/{RUN_ID}/actions", RunActionHandler),
         (rf"/geoagent/runs/{RUN_ID}/cancel", RunCancelHandler),
         (rf"/geoagent/runs/{RUN_ID}/stream", RunStreamHandler),
+        (rf"/geoagent/runs/{RUN_ID}/variables/delete", RunVariablesDeleteHandler),
         (r"/geoagent/active-notebook", ActiveNotebookHandler),
         (r"/geoagent/models", ModelsHandler),
         (r"/geoagent/complete", CompleteHandler),

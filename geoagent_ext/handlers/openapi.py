@@ -7,7 +7,7 @@ from tornado import web
 
 from .. import __version__
 from ..completion import CompletionRequest
-from ..runs import ActionRequest, StartRunRequest
+from ..runs import ActionRequest, DeleteVariablesRequest, StartRunRequest
 from .active import OPENAPI_PATHS as ACTIVE_NOTEBOOK_PATHS
 from .base import GeoAgentHandler
 
@@ -19,7 +19,7 @@ def openapi_document() -> dict:
     error = {"description": "error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
     run_id = {"name": "run_id", "in": "path", "required": True, "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"}}
     ok = {"description": "ok", "content": {"application/json": {"schema": {"type": "object"}}}}
-    schemas = {m.__name__: m.model_json_schema(ref_template="#/components/schemas/{model}") for m in (StartRunRequest, ActionRequest, CompletionRequest)}
+    schemas = {m.__name__: m.model_json_schema(ref_template="#/components/schemas/{model}") for m in (StartRunRequest, ActionRequest, DeleteVariablesRequest, CompletionRequest)}
     schemas["Error"] = {"type": "object", "properties": {"message": {"type": "string"}, "status": {"type": "integer"}}}
     return {
         "openapi": "3.0.3",
@@ -38,6 +38,8 @@ def openapi_document() -> dict:
             "/geoagent/runs/{run_id}/actions": {"post": {"parameters": [run_id], "requestBody": body(ActionRequest),
                                                           "responses": {"200": ok, "400": error, "404": error, "409": error}}},
             "/geoagent/runs/{run_id}/cancel": {"post": {"parameters": [run_id], "responses": {"202": ok, "404": error, "409": error}}},
+            "/geoagent/runs/{run_id}/variables/delete": {"post": {"parameters": [run_id], "requestBody": body(DeleteVariablesRequest),
+                                                                   "responses": {"200": ok, "400": error, "404": error, "409": error}}},
             "/geoagent/models": {"get": {"responses": {"200": ok}}},
             "/geoagent/complete": {"post": {"requestBody": body(CompletionRequest),
                                             "responses": {"200": ok, "400": error, "404": error, "409": error, "503": error}}},

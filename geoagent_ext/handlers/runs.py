@@ -9,7 +9,7 @@ from jupyter_server.auth.decorator import authorized
 from pydantic import BaseModel
 from tornado import web
 
-from ..runs import ActionRequest, RunManagerError, StartRunRequest
+from ..runs import ActionRequest, DeleteVariablesRequest, RunManagerError, StartRunRequest
 from .base import GeoAgentHandler
 from .body import BadBody, json_object, validated
 
@@ -98,3 +98,13 @@ class RunCancelHandler(RunsAPIHandler):
     async def post(self, run_id: str) -> None:
         self.manager.cancel(run_id)
         self.write_json({"run_id": run_id, "cancelling": True}, status=202)
+
+
+class RunVariablesDeleteHandler(RunsAPIHandler):
+    """Undo a finished run in its kernel: delete the variables it created (``DeleteVariablesRequest``)."""
+
+    @web.authenticated
+    @authorized
+    async def post(self, run_id: str) -> None:
+        body = self.parse_body(DeleteVariablesRequest)
+        self.write_json(await self.manager.delete_variables(run_id, body))

@@ -186,6 +186,16 @@ class KernelService:
         """The user's variables with one-line summaries."""
         return [VariableSummary(**r) for r in await self._call(kernel_id, "variables")]
 
+    async def fingerprints(self, kernel_id: str) -> dict[str, str]:
+        """{name: fingerprint} of the user's variables: diffed around a commit, they say which
+        variables a run created or changed."""
+        return await self._call(kernel_id, "fingerprints")
+
+    async def delete_variables(self, kernel_id: str, expected: dict[str, str]) -> dict[str, Any]:
+        """Delete the variables still as ``expected`` ({name: fingerprint}); serialised with every
+        other call on this kernel. Answers ``{deleted: [...], kept: {name: why}}``."""
+        return await self._call(kernel_id, "delete_names", expected=dict(expected))
+
     # ------------------------------------------------------------ shutdown
 
     async def close(self) -> None:

@@ -23,6 +23,7 @@ from ..agent.events import Event
 from ..llm.redact import redact
 
 OPEN_PANEL_COMMAND = "geoagent:open-panel"
+UNDO_RUN_COMMAND = "geoagent:undo-run"  # the panel's Reject all: the run's cells out, in one undoable change
 MAX_TEXT = 240
 MAX_ERROR = 400
 MAX_CODE_LINES = 30
@@ -56,9 +57,9 @@ def fenced(text: str, lang: str = "", max_lines: int = MAX_CODE_LINES) -> str:
     return f"{fence}{lang}\n{body}\n{fence}"
 
 
-def panel_button(run_id: str, label: str = "Open the GeoAgent panel") -> str:
+def panel_button(run_id: str, label: str = "Open the GeoAgent panel", command: str = OPEN_PANEL_COMMAND) -> str:
     args = html.escape(json.dumps({"run_id": run_id}), quote=True)
-    return f'<button data-commandlinker-command="{OPEN_PANEL_COMMAND}" data-commandlinker-args="{args}">{label}</button>'
+    return f'<button data-commandlinker-command="{command}" data-commandlinker-args="{args}">{label}</button>'
 
 
 def _plural(n: int, word: str) -> str:
@@ -146,7 +147,13 @@ class ChatFormatter:
         if t == "declined":
             return [Post(f"I can't do this with the data here: {plain(e.reason, MAX_ERROR)}", separate=True)]
         if t == "finished":
-            return [Post(summary(e), separate=True, pause=True)]
+            text = summary(e)
+            if e.stats.solved:
+                text += ("\n\nNot what you wanted? "
+                         + panel_button(e.run_id, "Undo this run", UNDO_RUN_COMMAND)
+                         + " takes its cells out of the notebook (Ctrl+Z there brings them back) and offers to "
+                         "delete the variables it created.")
+            return [Post(text, separate=True, pause=True)]
         return []  # progress, code, executions, search nodes: the panel shows those
 
 

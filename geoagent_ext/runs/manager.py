@@ -26,7 +26,7 @@ from ..kernel import KernelNotFoundError, KernelService, kernel_for_notebook
 from ..llm.choices import ModelNotOffered, choose_model
 from ..llm.client import LLMClient
 from ..llm.factory import make_chat_model
-from .schemas import ActionRequest, StartRunRequest
+from .schemas import ActionRequest, DeleteVariablesRequest, StartRunRequest
 
 log = logging.getLogger(__name__)
 
@@ -213,6 +213,32 @@ class RunManager:
             run.submit(HumanAction(**body.model_dump()))
         except ValueError as exc:
             raise RunManagerError(409, str(exc)) from None
+
+    async def delete_variables(self, run_id: str, body: DeleteVariablesRequest) -> dict[str, Any]:
+        """Undo a finished run in its kernel: delete the variables it created that are still as
+        it left them. Never while a run works on that kernel (its steps may need them, and a
+        deletion between its commit and its check would be a race); the kernel service
+        serialises the call with every other one on the kernel. Variables the run changed or
+        deleted are only named: their old values are gone."""
+        state = self.state(run_id)
+        kernel_id = state["kernel_id"]
+        if not kernel_id or kernel_id not in self.kernel_manager:
+            raise RunManagerError(409, f"the kernel of run {run_id} is not running anymore: its variables went with it")
+        busy = next((r for r in self.runs.values() if r.kernel_id == kernel_id and not r.done), None)
+        if busy is not None or kernel_id in self._starting:
+            raise RunManagerError(409, f"run {busy.id if busy else '(starting)'} is working on this kernel; "
+                                       "delete variables once it has finished")
+        created: dict[str, str] = state["variables"]["created"]
+        unknown = sorted(set(body.names or []) - set(created))
+        if unknown:
+            raise RunManagerError(400, f"run {run_id} did not create {', '.join(unknown)}")
+        expected = {n: created[n] for n in (body.names if body.names is not None else created)}
+        try:
+            answer = await self.kernels.delete_variables(kernel_id, expected) if expected else {"deleted": [], "kept": {}}
+        except Exception as exc:  # busy kernel, dead kernel, probe failure: say it, never a 500
+            raise RunManagerError(409, f"could not delete the variables: {exc}") from None
+        return {"run_id": run_id, **answer, "changed": state["variables"]["changed"],
+                "deleted_by_run": state["variables"]["deleted"]}
 
     def cancel(self, run_id: str) -> None:
         self._live(run_id).cancel()

@@ -35,3 +35,12 @@ class ActionRequest(BaseModel):
     requirements: list[RequirementEdit] | None = Field(
         None, max_length=200, description="kind 'contract': the deliverable's requirements as the user left them "
         "(subtask_id 'contract'); unchanged ones keep their id, new or reworded text is read again by the rules.")
+
+
+class DeleteVariablesRequest(BaseModel):
+    """Undo a run in the kernel: delete variables it created (all of them when ``names`` is omitted)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    names: list[str] | None = Field(None, max_length=1000, description="Names among those the run created; "
+                                    "default: every one. A variable changed since the run set it is kept.")

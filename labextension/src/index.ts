@@ -10,7 +10,7 @@ import {
   JupyterFrontEnd,
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
-import { ICommandPalette } from '@jupyterlab/apputils';
+import { ICommandPalette, Notification } from '@jupyterlab/apputils';
 import { ICompletionProviderManager } from '@jupyterlab/completer';
 import { ILauncher } from '@jupyterlab/launcher';
 import { INotebookTracker } from '@jupyterlab/notebook';
@@ -25,6 +25,8 @@ import { reportActiveNotebooks } from './runs/client';
 /** Command ids, in one place so other plugins and tests can use them. */
 export namespace CommandIDs {
   export const openPanel = 'geoagent:open-panel';
+  /** The chat's "Undo this run": Reject all for the run named by `run_id`. */
+  export const undoRun = 'geoagent:undo-run';
 }
 
 const plugin: JupyterFrontEndPlugin<void> = {
@@ -77,6 +79,29 @@ const plugin: JupyterFrontEndPlugin<void> = {
           labShell.activateById(current.id);
         }
         return current;
+      }
+    });
+
+    app.commands.addCommand(CommandIDs.undoRun, {
+      label: 'Undo a GeoAgent run',
+      caption:
+        'Take the cells of a GeoAgent run out of its notebook (one step Ctrl+Z can undo) ' +
+        'and offer to delete the variables it created',
+      execute: async args => {
+        const runId = args['run_id'];
+        if (typeof runId !== 'string' || !runId) {
+          throw new Error('geoagent:undo-run needs a run_id');
+        }
+        const current = ensurePanel();
+        labShell.activateById(current.id);
+        try {
+          return await current.undoRun(runId, path =>
+            app.commands.execute('docmanager:open', { path })
+          );
+        } catch (error) {
+          Notification.error(`GeoAgent could not undo run ${runId}: ${(error as Error).message}`);
+          return 0;
+        }
       }
     });
 

@@ -16,11 +16,15 @@ import { RequestBox, IRequestOptions } from './components/RequestBox';
 import { RunView } from './components/RunView';
 import { StatusState, StatusView } from './components/StatusView';
 import { geoagentIcon } from './icons';
+import { IChangesViewProps } from './components/ChangesView';
 import { INotebookAccess } from './notebook/access';
+import { acceptCells, NotebookWatch, rejectCells, rejectRun, runCells } from './notebook/changes';
 import { RunCellWriter } from './notebook/writer';
 import {
   cancelRun,
+  deleteRunVariables,
   fetchModels,
+  fetchRun,
   listRuns,
   RunStream,
   sendAction,
@@ -63,6 +67,7 @@ export class GeoAgentPanel extends ReactWidget {
     this.title.icon = geoagentIcon;
     this.title.caption = 'GeoAgent';
     this._notebooks?.changed.connect(() => this.update(), this);
+    this._watch.changed.connect(() => this.update(), this);
     if (this._notebooks) {
       // From page load on, even before the panel is opened: a run started in
       // the chat must put its cells into the notebook all the same.
@@ -159,6 +164,7 @@ export class GeoAgentPanel extends ReactWidget {
     this._run = emptyRun(runId, options.request ?? '');
     this._selected = null;
     this._cellsWritten = 0;
+    this._rejectedAll = null;
     this._writer = options.write ? new RunCellWriter(runId, options.anchorId ?? null) : null;
     this._stream = new RunStream({
       runId,
@@ -218,6 +224,45 @@ export class GeoAgentPanel extends ReactWidget {
     }
   }
 
+  /**
+   * Undo run `runId` (the chat's "Undo this run", command `geoagent:undo-run`):
+   * show it, and take its cells out of its notebook in one undoable step.
+   * `open` opens the notebook when it is not open here. Returns the cells removed.
+   */
+  async undoRun(runId: string, open?: (path: string) => Promise<unknown>): Promise<number> {
+    const state = await fetchRun(runId, this._serverSettings);
+    if (!state.notebook) {
+      throw new Error(`run ${runId} has no notebook to undo`);
+    }
+    let handle = this._notebooks?.find(state.notebook) ?? null;
+    if (!handle?.model && open) {
+      await open(state.notebook);
+      for (let i = 0; i < 100 && !handle?.model; i++) {
+        await new Promise(resolve => setTimeout(resolve, 100));
+        handle = this._notebooks?.find(state.notebook) ?? null;
+      }
+    }
+    if (!handle?.model) {
+      throw new Error(`open ${state.notebook} to undo run ${runId}`);
+    }
+    const removed = rejectRun(handle.model, runId);
+    this.openRun(runId, state.request);
+    this._rejectedAll = removed;
+    this.update();
+    return removed;
+  }
+
+  /** Reject all: the current run's cells out of its notebook, in one undoable transaction. */
+  rejectAll(): number {
+    const notebook = this._runNotebook();
+    if (!this._run || !notebook) {
+      return 0;
+    }
+    this._rejectedAll = rejectRun(notebook, this._run.runId);
+    this.update();
+    return this._rejectedAll;
+  }
+
   /** Send a human decision for the current run (errors propagate to the view). */
   async act(action: IAction): Promise<void> {
     if (!this._run) {
@@ -243,6 +288,7 @@ export class GeoAgentPanel extends ReactWidget {
       return;
     }
     this._stream?.dispose();
+    this._watch.dispose();
     clearInterval(this._tick);
     clearInterval(this._watching);
     super.dispose();
@@ -320,6 +366,7 @@ export class GeoAgentPanel extends ReactWidget {
               connection={this._connection}
               cellsWritten={this._cellsWritten}
               now={Date.now()}
+              changes={this._changesProps()}
             />
           </section>
         )}
@@ -329,6 +376,33 @@ export class GeoAgentPanel extends ReactWidget {
         </section>
       </div>
     );
+  }
+
+  /** The model of the current run's notebook, when it is open here. */
+  private _runNotebook() {
+    const path = this._run?.notebook;
+    return (path && this._notebooks?.find(path)?.model) || null;
+  }
+
+  private _changesProps(): IChangesViewProps | undefined {
+    const run = this._run;
+    if (!run || !this._notebooks) {
+      return undefined;
+    }
+    const notebook = this._runNotebook();
+    this._watch.watch(notebook, run.runId);
+    const runId = run.runId;
+    return {
+      cells: notebook ? runCells(notebook, run) : null,
+      notebookPath: run.notebook,
+      finished: isFinished(run.status),
+      variables: run.variables,
+      rejectedAll: this._rejectedAll,
+      onAccept: ids => notebook && acceptCells(notebook, runId, ids),
+      onReject: ids => notebook && rejectCells(notebook, runId, ids),
+      onRejectAll: () => void this.rejectAll(),
+      onDeleteVariables: () => deleteRunVariables(runId, undefined, this._serverSettings)
+    };
   }
 
   private _onEvent(event: RunEvent): void {
@@ -448,6 +522,8 @@ export class GeoAgentPanel extends ReactWidget {
   private _startError: string | null = null;
   private _writer: RunCellWriter | null = null;
   private _cellsWritten = 0;
+  private _rejectedAll: number | null = null;
+  private _watch = new NotebookWatch();
   private _watching: ReturnType<typeof setInterval> | undefined;
   private _known = new Set<string>();
   private _tick: ReturnType<typeof setInterval> | undefined;

@@ -12,6 +12,8 @@ completion) runs for real against a real kernel:
 - "`parcels.csv`" (deliverable contract): 1 step; its first answer writes `area_ha`
   with two decimals, so a requirement the user added in review ("`area_ha` holds
   integer hectares") fails on the file; the repair that names it writes integers.
+- "undo demo": 2 steps that create `undo_table` and `undo_total`; the second sleeps a
+  few seconds, so the user edits the notebook while the run writes (issue 20).
 - inline completion: ``parcels.to_`` -> ``to_crs(epsg=3035)`` when the prompt
   shows that ``parcels`` is a GeoDataFrame whose members include ``to_crs``.
 """
@@ -68,6 +70,11 @@ print(parcels[["parcel", "area_ha"]])"""
 CONTRACT_REPAIR = CONTRACT_STEP.replace(".round(2)", ".round().astype(int)")
 
 
+PLAN_UNDO = "1. Make a lookup table.\n2. Add up the table."
+UNDO_STEP1 = 'undo_table = {"a": 1, "b": 2}\nprint(undo_table)'
+UNDO_STEP2 = 'import time\ntime.sleep(4)\nundo_total = sum(undo_table.values())\nprint("total", undo_total)'
+
+
 def _code(code: str) -> str:
     return f"```python\n{code}\n```"
 
@@ -82,6 +89,8 @@ def reply(messages):
     if "plans Python analyses" in system:
         if "search demo" in user:
             return "1. Compute the total parcel area in hectares."
+        if "undo demo" in user:
+            return PLAN_UNDO
         if "`parcels.csv`" in user:
             return PLAN_CONTRACT
         return PLAN_AREAS
@@ -95,6 +104,8 @@ def reply(messages):
             broken = 'total = parcels["col_%d"].sum()' % n
             return "Cause: unknown.\n" + _code(broken)
         return _code(SEARCH_FAILING[next(_search_answers) % len(SEARCH_FAILING)])
+    if "undo demo" in user:
+        return _code(UNDO_STEP1 if "Your step (1 of 2)" in user else UNDO_STEP2)
     if "`parcels.csv`" in user:
         # The contract is in every prompt; only a failed check says "must satisfy: ... Seen: ...".
         if "must satisfy: `area_ha` holds integer hectares" in user:

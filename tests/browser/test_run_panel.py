@@ -314,6 +314,8 @@ def test_contract_review_then_checks_in_approval_mode(lab_page):
     expect(panel.get_by_test_id("geoagent-step")).to_have_count(1, timeout=RUN_TIMEOUT_MS)
     expect(run_view).to_have_attribute("data-status", "awaiting_approval", timeout=RUN_TIMEOUT_MS)
     expect(panel.get_by_test_id("geoagent-approval-code")).to_contain_text(".round(2)")
+    # The per-step review before commit: what the notebook gets if this is approved.
+    expect(panel.get_by_test_id("geoagent-approval-cells")).to_contain_text("adds two cells to the notebook")
     panel.get_by_test_id("geoagent-approve").click()
 
     # Attempt 1 wrote decimals: the added requirement fails on the file, with what was seen;

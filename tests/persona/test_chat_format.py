@@ -42,7 +42,7 @@ def test_a_run_reads_as_plan_outcomes_needs_you_and_summary():
     done = fmt.feed(Finished(run_id="r1", status="partial", message="1 step(s) skipped",
                              stats=RunStats(subtasks=3, solved=2, attempts=8, llm_calls=11, seconds=42.25)))[0]
     assert done.separate and done.pause
-    assert done.text == "**◐ Partly done** · 2/3 steps · 8 attempts · 11 LLM calls · 42.2 s\n\n1 step(s) skipped"
+    assert done.text.startswith("**◐ Partly done** · 2/3 steps · 8 attempts · 11 LLM calls · 42.2 s\n\n1 step(s) skipped\n\n")
 
 
 def test_a_revised_plan_numbers_the_new_steps_after_the_done_ones():
@@ -109,3 +109,12 @@ def test_the_contract_reads_as_a_list_a_review_pauses_and_unmet_ones_close_the_s
                              not_verified=["out.csv: reads well"], stats=RunStats(subtasks=2, solved=2)))[0]
     assert "- ✗ out.csv: `code` holds integers — seen: `code` dtype float64" in done.text
     assert "- ? out.csv: reads well" in done.text and "1 requirement(s) not met" not in done.text
+
+
+def test_a_finished_run_with_cells_offers_its_undo_as_a_command_link():
+    fmt = ChatFormatter("r1")
+    [done] = fmt.feed(Finished(run_id="r1", status="succeeded", stats=RunStats(subtasks=1, solved=1)))
+    assert 'data-commandlinker-command="geoagent:undo-run"' in done.text and ">Undo this run</button>" in done.text
+    assert 'data-commandlinker-args="{&quot;run_id&quot;: &quot;r1&quot;}"' in done.text
+    [nothing] = fmt.feed(Finished(run_id="r1", status="failed", stats=RunStats(subtasks=1, solved=0)))
+    assert "undo-run" not in nothing.text  # no cell was written: nothing to undo

@@ -120,6 +120,37 @@ def diff():
     return {"defined": defined, "changed": changed, "deleted": deleted}
 
 
+def _fingerprint(obj):
+    import hashlib
+
+    return hashlib.blake2b(repr(_sig(obj)).encode(), digest_size=8).hexdigest()
+
+
+def fingerprints():
+    """{name: fingerprint} of the user's variables (modules left out: an import is no variable
+    to undo, and a user's own later import of the same module would look unchanged)."""
+    import types
+
+    ns = _ns()
+    return {name: _fingerprint(ns[name]) for name in _user_names(ns) if not isinstance(ns[name], types.ModuleType)}
+
+
+def delete_names(expected):
+    """Delete variables whose fingerprint is still ``expected[name]`` (undoing a run): a name
+    rebound or changed since then holds someone else's value and stays."""
+    ns = _ns()
+    deleted, kept = [], {}
+    for name, fingerprint in sorted(expected.items()):
+        if name not in ns:
+            kept[name] = "not in the kernel anymore"
+        elif _fingerprint(ns[name]) != fingerprint:
+            kept[name] = "changed since the run set it"
+        else:
+            del ns[name]
+            deleted.append(name)
+    return {"deleted": deleted, "kept": kept}
+
+
 def history():
     """Cells this kernel ran with history on (user cells and agent commits), in order."""
     sh = _shell()

@@ -10,6 +10,8 @@ _API = {
     "variables": variables,
     "snapshot": snapshot,
     "diff": diff,
+    "fingerprints": fingerprints,
+    "delete_names": delete_names,
     "history": history,
     "cwd": cwd,
     "limit_memory": limit_memory,

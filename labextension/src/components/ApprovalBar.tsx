@@ -11,6 +11,8 @@ import { CodeView } from './CodeView';
 export interface IApprovalBarProps {
   subtaskId: string;
   code: string;
+  /** The heading the step's cells get (see `notebook/writer.ts`). */
+  heading?: string;
   onAction: (action: IAction) => Promise<void>;
 }
 
@@ -25,6 +27,12 @@ export function ApprovalBar(props: IApprovalBarProps): JSX.Element {
       <p className="jp-GeoAgent-warn">
         <span aria-hidden="true">⏸ </span>This code runs in your kernel once you approve it.
       </p>
+      {props.heading && (
+        <p className="jp-GeoAgent-muted" data-testid="geoagent-approval-cells">
+          Approving adds two cells to the notebook: the heading <q>{props.heading.replace(/^#+ /, '')}</q> and
+          this code with its outputs. You can still reject them under <em>Changes in the notebook</em>.
+        </p>
+      )}
       <CodeView value={props.code} ariaLabel="Code waiting for approval" testid="geoagent-approval-code" />
       <input
         className="jp-mod-styled"

@@ -8,6 +8,7 @@ import * as React from 'react';
 import { formatSeconds, isFinished, IRunView, IStepView } from '../runs/model';
 import { StreamState } from '../runs/client';
 import { IAction } from '../runs/types';
+import { ChangesView, IChangesViewProps } from './ChangesView';
 import { ContractView } from './ContractView';
 import { PlanList } from './PlanList';
 import { StatusBadge } from './StatusBadge';
@@ -24,6 +25,8 @@ export interface IRunViewProps {
   /** Cells the run has put into the notebook. */
   cellsWritten: number;
   now: number;
+  /** The review of the run's cells and variables; absent without notebook access. */
+  changes?: IChangesViewProps;
 }
 
 /** The step to show when the user has not picked one: what needs them, else what runs. */
@@ -49,7 +52,7 @@ export function RunView(props: IRunViewProps): JSX.Element {
   const solved = run.steps.filter(s => s.status === 'solved').length;
 
   return (
-    <div className="jp-GeoAgent-run" data-testid="geoagent-run-view" data-status={run.status}>
+    <div className="jp-GeoAgent-run" data-testid="geoagent-run-view" data-status={run.status} data-run-id={run.runId}>
       <div className="jp-GeoAgent-run-header">
         <StatusBadge status={run.status} testid="geoagent-run-status" />
         <span className="jp-GeoAgent-run-meta">
@@ -149,6 +152,7 @@ export function RunView(props: IRunViewProps): JSX.Element {
           onAction={props.onAction}
         />
       )}
+      {props.changes && <ChangesView {...props.changes} />}
     </div>
   );
 }

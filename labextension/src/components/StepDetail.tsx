@@ -6,6 +6,7 @@ import * as React from 'react';
 
 import { IStepView } from '../runs/model';
 import { IAction } from '../runs/types';
+import { headingSource } from '../notebook/writer';
 import { ApprovalBar } from './ApprovalBar';
 import { AttemptDiff } from './AttemptDiff';
 import { CodeView } from './CodeView';
@@ -69,7 +70,8 @@ export function StepDetail(props: IStepDetailProps): JSX.Element {
         />
       )}
       {props.waiting === 'approval' && (
-        <ApprovalBar subtaskId={step.id} code={step.code} onAction={props.onAction} />
+        <ApprovalBar subtaskId={step.id} code={step.code} heading={headingSource(step, props.index)}
+          onAction={props.onAction} />
       )}
       {step.hints.length > 0 && (
         <p className="jp-GeoAgent-hint">Your hints: {step.hints.join(' · ')}</p>

@@ -14,8 +14,10 @@ import type { ISharedNotebook } from '@jupyter/ydoc';
 import type * as nbformat from '@jupyterlab/nbformat';
 
 import { IStepView } from '../runs/model';
+import { isRejected, METADATA_KEY, runCellInfo } from './metadata';
 
-export const METADATA_KEY = 'geoagent';
+export { METADATA_KEY, runCellInfo };
+
 
 export interface IWrittenStep {
   subtaskId: string;
@@ -23,13 +25,6 @@ export interface IWrittenStep {
   codeId: string;
 }
 
-/** Metadata of a cell a run inserted, or null for anyone else's cell. */
-export function runCellInfo(
-  cell: { getMetadata(key: string): unknown } | undefined
-): { run_id: string; subtask_id: string; role: string } | null {
-  const info = cell?.getMetadata(METADATA_KEY) as any;
-  return info && typeof info.run_id === 'string' ? info : null;
-}
 
 let counter = 0;
 /** Cell ids: nbformat 4.5 allows [a-zA-Z0-9-_]{1,64}. */
@@ -76,7 +71,7 @@ export class RunCellWriter {
    * Returns the ids of the new cells (empty when nothing was inserted).
    */
   write(notebook: ISharedNotebook, step: IStepView, index: number): string[] {
-    if (!step.solved || this.has(notebook, step.id)) {
+    if (!step.solved || this.has(notebook, step.id) || isRejected(notebook, this.runId, step.id)) {
       return [];
     }
     const at = this._insertionIndex(notebook);

@@ -13,6 +13,7 @@ import { IDisposable } from '@lumino/disposable';
 import { API_NAMESPACE, requestAPI } from '../api';
 import {
   IAction,
+  IDeleteVariablesResult,
   IModelList,
   IRunState,
   IStartRunRequest,
@@ -70,6 +71,30 @@ export function sendAction(
   return post<IRunState>(
     `runs/${encodeURIComponent(runId)}/actions`,
     action,
+    settings
+  );
+}
+
+/** `GET /geoagent/runs/<id>`: the server's folded state of one run. */
+export function fetchRun(
+  runId: string,
+  settings?: ServerConnection.ISettings
+): Promise<IRunState> {
+  return requestAPI<IRunState>(`runs/${encodeURIComponent(runId)}`, { method: 'GET' }, settings);
+}
+
+/**
+ * `POST .../variables/delete`: undo a finished run in its kernel, deleting
+ * the variables it created (`names`, default all) still as it left them.
+ */
+export function deleteRunVariables(
+  runId: string,
+  names?: string[],
+  settings?: ServerConnection.ISettings
+): Promise<IDeleteVariablesResult> {
+  return post<IDeleteVariablesResult>(
+    `runs/${encodeURIComponent(runId)}/variables/delete`,
+    names ? { names } : {},
     settings
   );
 }

@@ -15,11 +15,13 @@ import {
   IContract,
   IExecutionSummary,
   IRunStats,
+  IRunVariables,
   ISubtaskSpec,
   RunEvent,
   SearchNodeStatus,
   WaitingKind
 } from './types';
+import { addNamespaceChange, emptyVariables } from './variables';
 
 export type StepStatus =
   | 'pending'
@@ -122,6 +124,8 @@ export interface IRunView {
   notVerified: string[];
   /** The CRS advisor's lines for the run's layers (area, distance, official grid). */
   crsAdvice: string[];
+  /** What the run did to the kernel's variables (for undoing it). */
+  variables: IRunVariables;
   startedAt?: number;
   finishedAt?: number;
   stats?: IRunStats;
@@ -146,7 +150,8 @@ export function emptyRun(runId: string, request = ''): IRunView {
     checks: {},
     unmet: [],
     notVerified: [],
-    crsAdvice: []
+    crsAdvice: [],
+    variables: emptyVariables()
   };
 }
 
@@ -386,6 +391,9 @@ export function applyEvent(run: IRunView, event: RunEvent): IRunView {
         endedAt: at,
         solved: { code: event.code, result: event.result, by: event.by }
       }));
+      break;
+    case 'namespace_changed':
+      next.variables = addNamespaceChange(next.variables, event);
       break;
     case 'needs_human':
       next.waitingFor = { kind: 'stuck', subtaskId: event.subtask_id };

@@ -183,6 +183,16 @@ export type RunEvent = IEventBase &
         by: 'agent' | 'human';
       }
     | {
+        /** What one commit did to the user's variables (modules left out). */
+        type: 'namespace_changed';
+        subtask_id: string;
+        created: string[];
+        changed: string[];
+        deleted: string[];
+        /** Fingerprints right after the commit, of the created and changed names. */
+        fingerprints: Record<string, string>;
+      }
+    | {
         type: 'needs_human';
         subtask_id: string;
         code: string;
@@ -268,6 +278,27 @@ export interface IRunState {
   >;
   unmet: string[];
   not_verified: string[];
+  variables?: IRunVariables;
+}
+
+/** The run's effect on the kernel's variables, folded from its `namespace_changed` events. */
+export interface IRunVariables {
+  /** Did not exist before the run: {name: fingerprint as the run left it}. */
+  created: Record<string, string>;
+  /** The user's variables whose old values the run replaced. */
+  changed: string[];
+  /** The user's variables the run deleted. */
+  deleted: string[];
+}
+
+/** `POST /geoagent/runs/<id>/variables/delete` answer. */
+export interface IDeleteVariablesResult {
+  run_id: string;
+  deleted: string[];
+  /** Names kept, with why (changed since the run, gone already). */
+  kept: Record<string, string>;
+  changed: string[];
+  deleted_by_run: string[];
 }
 
 /** What a waiting run waits for: a stuck step, code to approve, or the contract to review. */
