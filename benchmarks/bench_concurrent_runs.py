@@ -4,7 +4,8 @@ The local model is one llama.cpp engine per process; concurrent runs (each on it
 kernel) take turns in its first-come-first-served line (``llm/queue.py``). This starts
 N headless sessions in one process (as one server would hold them), runs the same short
 request alone and then N times at once, and prints each run's seconds, its status, its
-model calls and the longest place in line it heard.
+model calls, the seconds the model spent on them (waits not counted) and the longest
+place in line it heard (a small model's answers vary, so runs differ in calls).
 
 Usage: python benchmarks/bench_concurrent_runs.py [--model local:qwen2.5-coder-0.5b] [--runs 3]
 Not a test: one run, figures printed last as name=value.
@@ -26,18 +27,21 @@ sys.path.insert(0, str(ROOT))
 from geoagent_ext.agent.run import Run, RunOptions  # noqa: E402
 from geoagent_ext.cli.session import open_session  # noqa: E402
 from geoagent_ext.config import GeoAgentSettings  # noqa: E402
+from geoagent_ext.llm.client import LLMClient  # noqa: E402
 
-REQUEST = "Make a list of the squares of the numbers 1 to 5 and print their sum."
+REQUEST = "Set x to 40 plus 2 and print x."
 
 
 async def one(session, cwd: Path) -> dict:
-    run = Run(REQUEST, kernel=session.kernel, llm=session.llm, model_name=session.model_name, index=None,
+    llm = LLMClient(session.llm.chat_model, timeout=session.llm.timeout)  # this run's own call counts
+    run = Run(REQUEST, kernel=session.kernel, llm=llm, model_name=session.model_name, index=None,
               options=RunOptions(on_stuck="stop", max_attempts=2), log_dir=cwd / "runs")
     started = time.perf_counter()
     finished = await run.wait()
     places = [e.place for e in run.bus.history if e.type == "model_waiting"]
     return {"seconds": round(time.perf_counter() - started, 1), "status": finished.status,
-            "calls": finished.stats.llm_calls, "max_place": max(places, default=0)}
+            "calls": finished.stats.llm_calls, "model_s": finished.stats.llm_seconds,
+            "max_place": max(places, default=0)}
 
 
 async def main(model: str, runs: int) -> None:

@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from contextlib import ExitStack
 
 import pytest
@@ -128,6 +129,14 @@ def test_an_index_opened_while_the_server_is_gone_recovers_when_it_is_back(team)
     hits = index.retrieve("search a STAC catalogue for items", warnings=warnings)
     assert warnings == []
     assert any(h.library == LIBRARY for h in hits), hits
+    # Gone again between two looks at the manifest: chroma's own search fails, the copy
+    # loaded here is searched instead (the same records), with a warning.
+    chroma.kill()
+    index._checked = time.monotonic()  # the last look was just now
+    warnings = []
+    again = index.retrieve("search a STAC catalogue for items", warnings=warnings)
+    assert [h.id for h in again] == [h.id for h in hits]
+    assert len(warnings) == 1 and "searched the copy loaded at" in warnings[0], warnings
     index.close()
 
 
