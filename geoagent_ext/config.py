@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 from jupyter_core.paths import jupyter_data_dir
-from traitlets import Bool, Int, List, Unicode, default
+from traitlets import Bool, Float, Int, List, Unicode, default
 from traitlets.config import Configurable
 
 DEFAULT_MODEL = "local:qwen2.5-coder-1.5b"
@@ -76,9 +76,21 @@ class GeoAgentSettings(Configurable):
         )
 
     chroma_host = Unicode(
-        "", help="Host of a shared chroma server; empty uses the local PersistentClient."
+        "",
+        help=(
+            "Host of a shared chroma server (`chroma run`) holding the API index for a team; "
+            "empty uses the local PersistentClient in index_dir."
+        ),
     ).tag(config=True)
     chroma_port = Int(8000, help="Port of the shared chroma server.").tag(config=True)
+    chroma_ssl = Bool(False, help="Talk to the shared chroma server over HTTPS.").tag(config=True)
+    chroma_timeout = Float(
+        10.0,
+        help=(
+            "Seconds one request to the shared chroma server may take; past it (or when the "
+            "server is gone) runs go on with degraded retrieval and a warning."
+        ),
+    ).tag(config=True)
 
     runs_dir = Unicode(
         "", help="Where run event logs (JSONL) go; empty means '.geoagent/runs' beside the notebook."

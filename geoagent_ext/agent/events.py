@@ -78,6 +78,22 @@ class Progress(_Event):
     subtask_id: str | None = None
 
 
+class RunWarning(_Event):
+    """Something degraded the run without stopping it (e.g. the API docs index is unreachable)."""
+
+    type: Literal["warning"] = "warning"
+    source: Literal["retrieval"]
+    message: str
+
+
+class ModelWaiting(_Event):
+    """The run waits for a model that serves one call at a time (``llm.queue``): ``place`` 1 is
+    next in line; 0 says the wait is over. Sent only when a call had to wait."""
+
+    type: Literal["model_waiting"] = "model_waiting"
+    place: int = Field(ge=0)
+
+
 class Planned(_Event):
     type: Literal["planned"] = "planned"
     subtasks: list[SubtaskSpec]
@@ -257,7 +273,7 @@ class Finished(_Event):
 
 Event = Annotated[
     Union[
-        RunStarted, Progress, CrsAdvised, ContractStated, Planned, Replanned, RequirementChecked, Declined, SubtaskStarted, CodeProposed,
+        RunStarted, Progress, RunWarning, ModelWaiting, CrsAdvised, ContractStated, Planned, Replanned, RequirementChecked, Declined, SubtaskStarted, CodeProposed,
         Executed, Repaired, SubtaskInserted, ApprovalRequested, ApprovalGiven, Solved,
         NamespaceChanged, NeedsHuman, HumanEditApplied, HintGiven, Skipped, SearchNode, Finished,
     ],

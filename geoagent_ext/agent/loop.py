@@ -109,12 +109,16 @@ class StepWork:
         if not libraries and failure is None and self.run.options.retrieval != "always":
             return ""
         query = self.subtask.description if failure is None else f"{self.subtask.description}\n{failure}"
+        warnings: list[str] = []
         try:
             # Off the event loop: the first call loads chromadb and the embedding model.
-            records = await asyncio.to_thread(index.retrieve, query, libraries=libraries or None, k=4)
+            records = await asyncio.to_thread(index.retrieve, query, libraries=libraries or None, k=4,
+                                              warnings=warnings)
         except Exception as exc:  # a broken index degrades answers, it must not stop the run
-            self.run.progress(f"API retrieval failed: {exc}")
+            self.run.warn("retrieval", f"API retrieval is degraded: {exc}; steps are written without API docs")
             return ""
+        if warnings:
+            self.run.warn("retrieval", f"API retrieval is degraded: {warnings[0]}")
         return "\n".join(_format_record(r) for r in records)
 
     async def generate(self, ctx: StepContext, *, temperature: float = FIRST_TEMPERATURE) -> tuple[str, str, Any]:

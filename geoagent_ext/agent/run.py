@@ -27,8 +27,8 @@ from .crs_advice import CrsAdvice
 from .deliverables import DeliverableChecks, input_facts
 from .events import (
     ApprovalGiven, ApprovalRequested, ContractStated, CrsAdvised, Declined, Event, Finished, HintGiven, HumanEditApplied,
-    NamespaceChanged, NeedsHuman, Planned, Progress, Replanned, RunStarted, RunStats, Skipped, Solved,
-    SubtaskInserted, SubtaskSpec, SubtaskStarted,
+    ModelWaiting, NamespaceChanged, NeedsHuman, Planned, Progress, Replanned, RunStarted, RunStats, RunWarning, Skipped,
+    Solved, SubtaskInserted, SubtaskSpec, SubtaskStarted,
 )
 from .kernel_handle import KernelHandle, KernelLost, format_variables, summarize
 from .loop import SequentialSolver
@@ -146,6 +146,9 @@ class Run:
         self._waiter: _Waiter | None = None
         self._task: asyncio.Task | None = None
         self._started = 0.0
+        self._warned: set[str] = set()
+        if hasattr(llm, "on_wait"):  # LLMClient: a serial model's line reports our place
+            llm.on_wait = self._model_place
 
     # ----- events -------------------------------------------------------------------
     def emit(self, event: Event) -> Event:
@@ -162,6 +165,16 @@ class Run:
 
     def progress(self, message: str, subtask_id: str | None = None) -> None:
         self.emit(Progress(run_id=self.id, message=message, subtask_id=subtask_id))
+
+    def warn(self, source: str, message: str) -> None:
+        """A ``warning`` event, once per source per run (every step would repeat it)."""
+        if source not in self._warned:
+            self._warned.add(source)
+            self.emit(RunWarning(run_id=self.id, source=source, message=message))
+
+    def _model_place(self, place: int) -> None:
+        if not self.done:
+            self.emit(ModelWaiting(run_id=self.id, place=place))
 
     # ----- lifecycle ----------------------------------------------------------------
     def start(self) -> asyncio.Task:

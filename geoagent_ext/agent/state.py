@@ -19,6 +19,7 @@ def fold(events: Iterable[Event], live: bool = False) -> dict[str, Any]:
         "subtasks": [], "stats": None, "waiting_for": None, "last_seq": 0,
         "contract": None, "requirements": {}, "unmet": [], "not_verified": [], "crs_advice": [],
         "variables": {"created": {}, "changed": [], "deleted": []},
+        "warnings": [], "model_waiting": None,  # place in a serial model's line while the run waits
     }
     subtasks: dict[str, dict[str, Any]] = {}
 
@@ -82,6 +83,10 @@ def fold(events: Iterable[Event], live: bool = False) -> dict[str, Any]:
             if entry:
                 entry["status"] = "skipped"
             state["waiting_for"] = None
+        elif t == "warning":
+            state["warnings"].append({"source": event.source, "message": event.message})
+        elif t == "model_waiting":
+            state["model_waiting"] = event.place or None
         elif t == "crs_advised":
             state["crs_advice"] = list(event.lines)
         elif t == "contract_stated":
@@ -96,6 +101,7 @@ def fold(events: Iterable[Event], live: bool = False) -> dict[str, Any]:
             state["message"] = event.reason
         elif t == "finished":
             state.update(status=event.status, message=event.message, stats=event.stats.model_dump(), waiting_for=None,
+                         model_waiting=None,
                          unmet=list(event.unmet), not_verified=list(event.not_verified))
     state["subtasks"] = [subtasks[i] for i in order if i in subtasks]
     if state["waiting_for"] and state["status"] == "running":

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ..agent.events import Event, Finished
+from ..llm.queue import place_text
 
 console = Console(stderr=True, highlight=False)
 
@@ -15,6 +17,10 @@ def describe(event: Event) -> None:
     t = event.type
     if t == "progress":
         console.print(f"[dim]… {event.message}[/]")
+    elif t == "model_waiting" and event.place:
+        console.print(f"[dim]… {place_text(event.place)}[/]")
+    elif t == "warning":
+        console.print(f"[yellow]warning:[/] {escape(event.message)}")
     elif t == "planned":
         console.print("[bold]Plan[/]")
         for i, s in enumerate(event.subtasks, 1):

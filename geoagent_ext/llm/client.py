@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from contextlib import aclosing
+from contextlib import aclosing, nullcontext
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from .failures import explain, rejected_key
 from .parsing import extract_code, extract_json
+from .queue import OnPlace, queue_for
 from .redact import redact
 
 
@@ -164,6 +165,8 @@ class LLMClient:
         self.timeout = timeout
         self.retries = max(0, retries)
         self.stats = LLMStats()
+        # Hears this client's place in a serial model's line (``llm.queue``): 1, 2... then 0.
+        self.on_wait: OnPlace | None = None
 
     @classmethod
     def from_settings(cls, settings: Any, chat_model: BaseChatModel | None = None) -> LLMClient:
@@ -173,6 +176,10 @@ class LLMClient:
 
             chat_model = make_chat_model(settings.model, settings)
         return cls(chat_model, timeout=float(getattr(settings, "llm_timeout", 600) or 600))
+
+    def _turn(self):
+        queue = queue_for(self.chat_model)
+        return queue.turn(self.on_wait) if queue is not None else nullcontext()
 
     async def _once(
         self,
@@ -225,7 +232,10 @@ class LLMClient:
             self.stats.calls += 1
             started = time.perf_counter()
             try:
-                gen = await asyncio.wait_for(self._once(msgs, kwargs, on_text), self.timeout)
+                # A serial model's turn first: the wait is not part of the call's timeout.
+                async with self._turn():
+                    started = time.perf_counter()
+                    gen = await asyncio.wait_for(self._once(msgs, kwargs, on_text), self.timeout)
             except asyncio.TimeoutError:
                 self.stats.timeouts += 1
                 self.stats.seconds += time.perf_counter() - started

@@ -92,6 +92,11 @@ class LocalChatModel(BaseChatModel):
     def _identifying_params(self) -> dict[str, Any]:
         return {"model_id": self.model_id, "n_ctx": self.n_ctx, "temperature": self.temperature}
 
+    @property
+    def queue_key(self) -> str:
+        """One line of callers per weights file (``llm.queue``): the engine serves one call at a time."""
+        return f"local:{self.model_path or os.path.join(self.cache_dir, self.model_id)}"
+
     def engine(self) -> LlamaEngine:
         """The shared engine (joins weights and loads the model on first call)."""
         path = self.model_path or str(ensure_weights(get_spec(self.model_id), self.cache_dir))

@@ -10,7 +10,9 @@ end-to-end tests drive the real agent without a real model.
 Script files:
   * JSON: a list of replies, or ``{"replies": [...], "cycle": false}``. A reply is
     a string or ``{"text": "...", "delay": 1.5}`` or ``{"error": "message"}``.
-  * Python: defines ``reply(messages) -> str`` (messages are langchain messages).
+  * Python: defines ``reply(messages) -> str`` (messages are langchain messages), and
+    optionally ``DELAY`` (seconds per reply) and ``SERIAL = True`` (one call at a time,
+    queued like the local model).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -47,15 +50,24 @@ class ScriptedChatModel(BaseChatModel):
     delay: float = 0.0  # seconds before every reply (a reply's own "delay" adds to it)
     logprob: float | None = -1.0  # reported per reply, so the search's prior has a value
     stream_chunk: int = 8  # characters per streamed chunk
+    # Serve one call at a time like the local model (``llm.queue``); a second call that
+    # arrives while one is answered fails, so a test sees any call that skipped the line.
+    serial: bool = False
 
     _index: int = PrivateAttr(default=0)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     _prompts: list[list[BaseMessage]] = PrivateAttr(default_factory=list)
     _kwargs: list[dict[str, Any]] = PrivateAttr(default_factory=list)
 
+    _busy: bool = PrivateAttr(default=False)
+
     @property
     def _llm_type(self) -> str:
         return "geoagent-scripted"
+
+    @property
+    def queue_key(self) -> str | None:
+        return f"scripted:{id(self)}" if self.serial else None
 
     @property
     def prompts(self) -> list[list[BaseMessage]]:
@@ -125,24 +137,40 @@ class ScriptedChatModel(BaseChatModel):
         }
 
     def _generate(self, messages, stop=None, run_manager=None, **kwargs) -> ChatResult:
-        text, delay = self._next(messages, {"stop": stop, **kwargs})
-        if delay:
-            time.sleep(delay)
+        with self._serving():
+            text, delay = self._next(messages, {"stop": stop, **kwargs})
+            if delay:
+                time.sleep(delay)
         return ChatResult(generations=[ChatGeneration(message=self._message(messages, text, stop))])
 
     async def _agenerate(self, messages, stop=None, run_manager=None, **kwargs) -> ChatResult:
         # Async sleep, so a timeout in the caller cancels the wait cleanly.
-        text, delay = self._next(messages, {"stop": stop, **kwargs})
-        if delay:
-            await asyncio.sleep(delay)
+        with self._serving():
+            text, delay = self._next(messages, {"stop": stop, **kwargs})
+            if delay:
+                await asyncio.sleep(delay)
         return ChatResult(generations=[ChatGeneration(message=self._message(messages, text, stop))])
+
+    @contextmanager
+    def _serving(self) -> Iterator[None]:
+        if self.serial:
+            with self._lock:
+                if self._busy:
+                    raise ScriptedModelError("a second call reached the serial scripted model while it answered one")
+                self._busy = True
+        try:
+            yield
+        finally:
+            if self.serial:
+                self._busy = False
 
     def _stream(
         self, messages, stop=None, run_manager=None, **kwargs
     ) -> Iterator[ChatGenerationChunk]:
-        text, delay = self._next(messages, {"stop": stop, **kwargs})
-        if delay:
-            time.sleep(delay)
+        with self._serving():
+            text, delay = self._next(messages, {"stop": stop, **kwargs})
+            if delay:
+                time.sleep(delay)
         final = self._message(messages, text, stop)
         body = str(final.content)
         for i in range(0, len(body), max(1, self.stream_chunk)):
@@ -178,7 +206,8 @@ def load_script(path: str | Path) -> ScriptedChatModel:
         responder = getattr(module, "reply", None)
         if not callable(responder):
             raise ValueError(f"{path} must define reply(messages) -> str")
-        return ScriptedChatModel(responder=responder, delay=float(getattr(module, "DELAY", 0.0)))
+        return ScriptedChatModel(responder=responder, delay=float(getattr(module, "DELAY", 0.0)),
+                                 serial=bool(getattr(module, "SERIAL", False)))
     data = json.loads(path.read_text())
     if isinstance(data, list):
         return ScriptedChatModel(replies=data)

@@ -16,6 +16,7 @@ from typing import Any
 from jupyterlab_chat.models import Message, NewMessage
 
 from ..agent.events import Event
+from ..llm.queue import place_text
 from .chat_format import ChatFormatter, Post
 
 log = logging.getLogger(__name__)
@@ -69,6 +70,8 @@ class RunFollower:
             return
         if event.type == "progress":
             self._status(f"is {event.message[:60]}…")
+        elif event.type == "model_waiting" and event.place:
+            self._status(f"is {place_text(event.place)}…")
         elif event.type in ("subtask_started", "hint_given", "approval_given"):
             self.idle.clear()
             self._status("is working…")

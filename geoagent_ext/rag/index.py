@@ -6,6 +6,10 @@ Why it looks like this:
   changed (and the corpus only when its files changed).
 - Self-healing: a missing, corrupt or outdated index is reported with a clear
   message and rebuilt on first use, so the agent never crashes on it.
+- Shared: with a chroma server (``chroma_host``) every retrieval first re-reads the
+  server's manifest (at most every ``REMOTE_RECHECK_S``): a rebuild by the team is
+  loaded, and a server that went away leaves the copy loaded here in use, with a
+  warning the run shows ("retrieval is degraded"), never an error.
 - Hybrid retrieval: the embedding ranking (chromadb, MiniLM) and a BM25 ranking
   (in memory, rebuilt from the stored documents at open) are fused by weighted
   reciprocal rank fusion; each catches what the other misses.
@@ -31,7 +35,7 @@ from .harvest import HarvestResult, harvest
 from .lexical import LexicalIndex
 from .libraries import LIBRARIES, LibrarySpec, installed_version, resolve
 from .records import ApiRecord, BuildReport
-from .store import IndexUnavailable, Store
+from .store import IndexUnavailable, IndexUnreachable, Store
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +48,7 @@ FUSION_WEIGHTS = (1.0, 1.0)
 # customary default) was 0.06 lower on Recall@3.
 FUSION_K = 5
 CANDIDATES = 60
+REMOTE_RECHECK_S = 2.0
 
 Progress = Callable[[str, str, int, int], None]
 """progress(phase, label, done, total); phases: harvest, embed, corpus, done."""
@@ -75,12 +80,15 @@ class KnowledgeIndex:
         self._lexical: LexicalIndex | None = None
         self._vectors = None  # (records, 384) float32, rows as in self._records
         self._refresh_failed: set[str] = set()
+        self._loaded_at = ""  # wall clock of the last load (named when a shared server is gone)
+        self._checked = 0.0  # monotonic time of the last look at the shared server
+        self._unreachable = ""  # why the shared server did not answer at the last look
 
     @classmethod
     def open(cls, settings, libraries: Iterable[str] | None = None, auto_build: bool = True,
              **kwargs) -> "KnowledgeIndex":
         """Open the index configured in ``GeoAgentSettings`` (cheap: loads lazily)."""
-        store = Store(settings.index_dir, settings.chroma_host, settings.chroma_port)
+        store = Store.from_settings(settings)
         return cls(store, libraries=libraries, auto_build=auto_build, **kwargs)
 
     # ------------------------------------------------------------------ state
@@ -88,6 +96,9 @@ class KnowledgeIndex:
         """Set ``state``/``message`` from the manifest and a probe of the store."""
         try:
             manifest = self.store.read_manifest()
+        except IndexUnreachable as exc:
+            self.state, self.message, self.manifest = "unreachable", str(exc), None
+            return
         except IndexUnavailable as exc:
             self.state, self.message, self.manifest = "corrupt", str(exc), None
             return
@@ -109,6 +120,7 @@ class KnowledgeIndex:
         self.state, self.message, self.manifest = "ready", "", manifest
 
     def _load(self) -> None:
+        self._checked = time.monotonic()
         self._inspect()
         self._records, self._by_id, self._by_name, self._lexical = [], {}, {}, None
         if self.state == "ready":
@@ -122,6 +134,7 @@ class KnowledgeIndex:
             for r in records:
                 self._by_name.setdefault(r.qualified_name, []).append(r)
             self._lexical = LexicalIndex(records)
+            self._loaded_at = datetime.now().strftime("%H:%M:%S")
         self._loaded = True
 
     def stale(self) -> dict[str, tuple[str, str | None]]:
@@ -137,8 +150,12 @@ class KnowledgeIndex:
     def ensure_ready(self, progress: Progress | None = None) -> None:
         """Load the index; rebuild it (with a logged reason) if missing, corrupt or stale."""
         with self._lock:
+            if self._loaded and self.state == "unreachable" and self._recheck_due():
+                self._loaded = False  # the shared server may be back
             if not self._loaded:
                 self._load()
+            if self.state == "unreachable":
+                raise IndexUnavailable(self.message)  # never build over a server that may come back
             stale = {n: v for n, v in self.stale().items() if n not in self._refresh_failed}
             if self.state == "ready" and not (self.auto_build and stale):
                 return
@@ -300,28 +317,66 @@ class KnowledgeIndex:
         manifest["records"] = self.store.collection().count()
         self.store.write_manifest(manifest)
 
+    # ------------------------------------------------------------ shared index
+    def _recheck_due(self) -> bool:
+        return time.monotonic() - self._checked >= REMOTE_RECHECK_S
+
+    def _recheck_remote(self, warnings: list[str]) -> None:
+        """Look at the shared server's manifest: reload after a rebuild there; when the server is
+        gone, keep serving the copy loaded here and say so in ``warnings``."""
+        with self._lock:
+            if self._recheck_due():
+                self._checked = time.monotonic()
+                try:
+                    manifest = self.store.read_manifest()
+                except IndexUnavailable as exc:
+                    self._unreachable = str(exc)
+                else:
+                    self._unreachable = ""
+                    if manifest and manifest.get("updated_at") != (self.manifest or {}).get("updated_at"):
+                        log.warning("knowledge index: the shared index at %s changed; reloading",
+                                    self.store.location)
+                        self._load()
+                        if self.state != "ready":
+                            raise IndexUnavailable(self.message)
+            if self._unreachable:
+                warnings.append(f"{self._unreachable}; using the copy of the index this server loaded "
+                                f"at {self._loaded_at}")
+
+    def _store_query(self, vector, fetch: int, warnings: list[str]) -> list[str] | None:
+        """Nearest ids from chroma's HNSW index; None (with a warning) when the store fails."""
+        try:
+            return self.store.collection().query(
+                query_embeddings=[vector.tolist()], n_results=fetch, include=["distances"]
+            )["ids"][0]
+        except Exception as exc:
+            warnings.append(f"the index store at {self.store.location} failed "
+                            f"({type(exc).__name__}: {exc}); searched the copy loaded at {self._loaded_at}")
+            return None
+
     # --------------------------------------------------------------- queries
     def _libraries_arg(self, libraries) -> list[str] | None:
         if libraries is None:
             return None
         return [s.name for s in resolve(libraries)]
 
-    def embedding_ranking(self, query: str, n: int, libraries=None, kinds=SEARCH_KINDS) -> list[str]:
+    def embedding_ranking(self, query: str, n: int, libraries=None, kinds=SEARCH_KINDS,
+                          warnings: list[str] | None = None) -> list[str]:
         """Record ids nearest to the query embedding, best first.
 
         Unfiltered searches go to chromadb's HNSW index (~1 ms). Filtered ones are
         scored exactly over the in-memory copy of the vectors instead: chromadb's
-        metadata pre-filter costs ~50 ms per query here."""
+        metadata pre-filter costs ~50 ms per query here. So is an unfiltered one whose
+        store fails (a shared server gone), with a note in ``warnings``."""
         vector = embed_texts([query])[0]
         if libraries is None:
             fetch = min(len(self._records), n + 16)  # room to drop intros
             if fetch <= 0:
                 return []
-            ids = self.store.collection().query(
-                query_embeddings=[vector.tolist()], n_results=fetch, include=["distances"]
-            )["ids"][0]
-            wanted = set(kinds)
-            return [rid for rid in ids if rid in self._by_id and self._by_id[rid].kind in wanted][:n]
+            ids = self._store_query(vector, fetch, warnings if warnings is not None else [])
+            if ids is not None:
+                wanted = set(kinds)
+                return [rid for rid in ids if rid in self._by_id and self._by_id[rid].kind in wanted][:n]
         rows = np.flatnonzero(self._lexical.mask(libraries, kinds))
         if rows.size == 0:
             return []
@@ -337,27 +392,33 @@ class KnowledgeIndex:
         return [self._lexical.ids[i] for i, _ in hits]
 
     def retrieve(self, query: str, libraries: Iterable[str] | None = None, k: int = 5,
-                 kinds: Iterable[str] = SEARCH_KINDS, method: str = "hybrid") -> list[ApiRecord]:
+                 kinds: Iterable[str] = SEARCH_KINDS, method: str = "hybrid",
+                 warnings: list[str] | None = None) -> list[ApiRecord]:
         """The ``k`` records most useful for ``query`` (API records and recipes).
 
         ``libraries`` restricts to those libraries; ``method`` is ``hybrid`` (default),
         ``embedding`` or ``lexical`` (the latter two for measurement and debugging).
+        ``warnings`` collects why an answer may be degraded (a shared server gone);
+        IndexUnavailable when there is nothing to answer from.
         """
         if not query or not query.strip():
             return []
+        warnings = warnings if warnings is not None else []
         self.ensure_ready()
+        if self.store.remote:
+            self._recheck_remote(warnings)
         libs = self._libraries_arg(libraries)
         kinds = tuple(kinds)
         n = max(CANDIDATES, 4 * k)
         if method == "embedding":
             fused = [(rid, 1.0 / (i + 1)) for i, rid in
-                     enumerate(self.embedding_ranking(query, n, libs, kinds))]
+                     enumerate(self.embedding_ranking(query, n, libs, kinds, warnings))]
         elif method == "lexical":
             fused = [(rid, 1.0 / (i + 1)) for i, rid in
                      enumerate(self.lexical_ranking(query, n, libs, kinds))]
         elif method == "hybrid":
             fused = reciprocal_rank_fusion(
-                [self.embedding_ranking(query, n, libs, kinds),
+                [self.embedding_ranking(query, n, libs, kinds, warnings),
                  self.lexical_ranking(query, n, libs, kinds)],
                 weights=FUSION_WEIGHTS, k=FUSION_K,
             )

@@ -34,16 +34,40 @@ class IndexUnavailable(RuntimeError):
     """The index is missing, corrupt or unreachable; the message says what to do."""
 
 
+class IndexUnreachable(IndexUnavailable):
+    """The shared chroma server did not answer: maybe only for now, so never rebuild over it."""
+
+
+def _with_timeout(client, seconds: float):
+    """chromadb's HTTP client waits forever (httpx ``timeout=None``): a hung server would
+    hang every retrieval with it. Its session is private API, so a moved one is tolerated."""
+    try:
+        import httpx
+
+        client._server._session.timeout = httpx.Timeout(seconds)
+    except AttributeError:
+        pass
+    return client
+
+
 class Store:
     """One chroma location plus its manifest."""
 
-    def __init__(self, index_dir: str, chroma_host: str = "", chroma_port: int = 8000) -> None:
+    def __init__(self, index_dir: str, chroma_host: str = "", chroma_port: int = 8000, *,
+                 chroma_ssl: bool = False, chroma_timeout: float = 10.0) -> None:
         self.index_dir = Path(index_dir).expanduser()
         self.host = chroma_host
         self.port = chroma_port
+        self.ssl = chroma_ssl
+        self.timeout = chroma_timeout
         self._client = None
         self._collection = None
         self.embedding_function = MiniLMEmbeddingFunction()
+
+    @classmethod
+    def from_settings(cls, settings) -> "Store":
+        return cls(settings.index_dir, settings.chroma_host, settings.chroma_port,
+                   chroma_ssl=settings.chroma_ssl, chroma_timeout=settings.chroma_timeout)
 
     @property
     def remote(self) -> bool:
@@ -66,13 +90,16 @@ class Store:
             settings = self._settings()
             try:
                 if self.remote:
-                    self._client = chromadb.HttpClient(host=self.host, port=self.port,
-                                                       settings=settings)
+                    self._client = _with_timeout(
+                        chromadb.HttpClient(host=self.host, port=self.port, ssl=self.ssl,
+                                            settings=settings), self.timeout)
                 else:
                     self.index_dir.mkdir(parents=True, exist_ok=True)
                     self._client = chromadb.PersistentClient(path=str(self.index_dir),
                                                              settings=settings)
             except Exception as exc:
+                if self.remote:  # HTTP clients are never shared (chromadb gives each its own id)
+                    raise IndexUnreachable(self._describe(exc)) from exc
                 self._forget_cached_system()
                 raise IndexUnavailable(self._describe(exc)) from exc
         return self._client
@@ -96,6 +123,8 @@ class Store:
             pass
 
     def _describe(self, exc: BaseException) -> str:
+        if isinstance(exc, IndexUnavailable):
+            return str(exc)
         if self.remote:
             return (f"cannot reach the chroma server at {self.host}:{self.port} "
                     f"({type(exc).__name__}: {exc}); check chroma_host/chroma_port")
@@ -209,8 +238,10 @@ class Store:
                 coll = self.client().get_or_create_collection(
                     MANIFEST_COLLECTION, embedding_function=self.embedding_function)
                 got = coll.get(ids=[MANIFEST_ID], include=["documents"])
+            except IndexUnavailable:
+                raise
             except Exception as exc:
-                raise IndexUnavailable(self._describe(exc)) from exc
+                raise IndexUnreachable(self._describe(exc)) from exc
             if not got["ids"]:
                 return None
             text = got["documents"][0]

@@ -11,8 +11,10 @@ import { AttemptDiff } from '../components/AttemptDiff';
 import { FixEditor } from '../components/FixEditor';
 import { PlanList } from '../components/PlanList';
 import { flattenTree, ROW_HEIGHT, SearchTree } from '../components/SearchTree';
-import { IAttempt, ISearchNode, IStepView } from '../runs/model';
+import { RunView } from '../components/RunView';
+import { applyEvent, emptyRun, IAttempt, IRunView, ISearchNode, IStepView, placeText } from '../runs/model';
 import { IAction } from '../runs/types';
+import { ev } from './fakes';
 import { all, cleanup, render, rerender } from './render';
 
 afterEach(cleanup);
@@ -241,5 +243,44 @@ describe('FixEditor', () => {
     refuse = true;
     await act(async () => all(el, 'geoagent-fix-skip')[0].click());
     expect(all(el, 'geoagent-action-error')[0].textContent).toBe('the run is not waiting for you right now');
+  });
+});
+
+describe('RunView: a shared model and a degraded index', () => {
+  afterEach(cleanup);
+
+  function view(run: IRunView): HTMLElement {
+    return render(
+      <RunView run={run} selected={null} onSelect={() => undefined} onAction={async () => undefined}
+        onCancel={() => undefined} connection="open" cellsWritten={0} now={Date.now()} />
+    );
+  }
+
+  it('says the place in the model\'s line while the run waits, and the warnings', () => {
+    let run = applyEvent(emptyRun('run1'), ev({ type: 'run_started', request: 'r', model: 'local:x', notebook: null,
+      kernel_id: null, strategy: 'loop', approval_mode: false }));
+    run = applyEvent(run, ev({ type: 'model_waiting', place: 2 }));
+    run = applyEvent(run, ev({ type: 'warning', source: 'retrieval', message: 'API retrieval is degraded: gone' }));
+    let el = view(run);
+    expect(all(el, 'geoagent-model-waiting')[0].textContent).toBe('waiting for the model: 2nd in line…');
+    expect(all(el, 'geoagent-warning').map(w => w.textContent)).toEqual(['API retrieval is degraded: gone']);
+    cleanup();
+    run = applyEvent(run, ev({ type: 'model_waiting', place: 0 }));  // its turn came
+    el = view(run);
+    expect(all(el, 'geoagent-model-waiting')).toHaveLength(0);
+    expect(all(el, 'geoagent-warning')).toHaveLength(1);  // a warning stays for the run's record
+  });
+
+  it('clears the place when the run finishes while waiting', () => {
+    let run = applyEvent(emptyRun('run1'), ev({ type: 'model_waiting', place: 3 }));
+    expect(run.modelWaiting).toBe(3);
+    run = applyEvent(run, ev({ type: 'finished', status: 'cancelled', message: '', stats: null, unmet: [], not_verified: [] }));
+    expect(run.modelWaiting).toBeNull();
+  });
+
+  it('puts places into words', () => {
+    expect([1, 2, 3, 4, 11, 12, 13, 21, 22, 101].map(placeText)).toEqual([
+      '1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '21st', '22nd', '101st'
+    ].map(p => `waiting for the model: ${p} in line`));
   });
 });

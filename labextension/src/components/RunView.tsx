@@ -5,7 +5,7 @@
  */
 import * as React from 'react';
 
-import { formatSeconds, isFinished, IRunView, IStepView } from '../runs/model';
+import { formatSeconds, isFinished, IRunView, IStepView, placeText } from '../runs/model';
 import { StreamState } from '../runs/client';
 import { IAction } from '../runs/types';
 import { ChangesView, IChangesViewProps } from './ChangesView';
@@ -83,11 +83,21 @@ export function RunView(props: IRunViewProps): JSX.Element {
           Lost the connection to this run. It goes on on the server: reopen the panel to follow it.
         </p>
       )}
+      {!finished && run.modelWaiting !== null && (
+        <p className="jp-GeoAgent-progress" role="status" data-testid="geoagent-model-waiting">
+          {placeText(run.modelWaiting)}…
+        </p>
+      )}
       {!finished && run.progress && (
         <p className="jp-GeoAgent-progress" role="status" data-testid="geoagent-progress">
           {run.progress}…
         </p>
       )}
+      {run.warnings.map(warning => (
+        <p key={warning} className="jp-GeoAgent-warn" data-testid="geoagent-warning">
+          {warning}
+        </p>
+      ))}
       {finished && (
         <p
           className={`jp-GeoAgent-run-message jp-GeoAgent-tone-${

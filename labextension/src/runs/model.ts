@@ -126,6 +126,10 @@ export interface IRunView {
   crsAdvice: string[];
   /** What the run did to the kernel's variables (for undoing it). */
   variables: IRunVariables;
+  /** What degraded the run without stopping it (e.g. API retrieval), once per source. */
+  warnings: string[];
+  /** Place in the line for a model that serves one call at a time (1 = next); null: not waiting. */
+  modelWaiting: number | null;
   startedAt?: number;
   finishedAt?: number;
   stats?: IRunStats;
@@ -151,7 +155,9 @@ export function emptyRun(runId: string, request = ''): IRunView {
     unmet: [],
     notVerified: [],
     crsAdvice: [],
-    variables: emptyVariables()
+    variables: emptyVariables(),
+    warnings: [],
+    modelWaiting: null
   };
 }
 
@@ -234,6 +240,12 @@ export function applyEvent(run: IRunView, event: RunEvent): IRunView {
       break;
     case 'progress':
       next.progress = event.message;
+      break;
+    case 'warning':
+      next.warnings = [...next.warnings, event.message];
+      break;
+    case 'model_waiting':
+      next.modelWaiting = event.place > 0 ? event.place : null;
       break;
     case 'planned':
     case 'replanned': {
@@ -447,6 +459,7 @@ export function applyEvent(run: IRunView, event: RunEvent): IRunView {
         notVerified: event.not_verified ?? [],
         waitingFor: null,
         progress: '',
+        modelWaiting: null,
         finishedAt: at
       });
       // A step cut off by a cancel or failure is not "running" anymore.
@@ -463,6 +476,13 @@ export function applyEvent(run: IRunView, event: RunEvent): IRunView {
     next.status = liveStatus(next);
   }
   return next;
+}
+
+/** "waiting for the model: 2nd in line", as the server's faces say it (`llm/queue.py`). */
+export function placeText(place: number): string {
+  const teen = place % 100 >= 10 && place % 100 <= 20;
+  const suffix = teen ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[place % 10] ?? 'th';
+  return `waiting for the model: ${place}${suffix} in line`;
 }
 
 /** Seconds a step has taken (so far, when it still runs). */

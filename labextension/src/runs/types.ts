@@ -104,6 +104,17 @@ export type RunEvent = IEventBase &
         approval_mode: boolean;
       }
     | { type: 'progress'; message: string; subtask_id: string | null }
+    | {
+        /** Something degraded the run without stopping it (once per source). */
+        type: 'warning';
+        source: string;
+        message: string;
+      }
+    | {
+        /** Place in a serial model's line: 1 = next; 0 = the wait is over. */
+        type: 'model_waiting';
+        place: number;
+      }
     | { type: 'planned'; subtasks: ISubtaskSpec[]; libraries: string[] }
     | { type: 'replanned'; reason: string; subtasks: ISubtaskSpec[] }
     | {
