@@ -22,12 +22,19 @@ def gateway_config(gateway) -> dict:
     return {"GatewayClient": {"url": url, "auth_token": token, "request_timeout": 120.0}}
 
 
-@pytest.fixture(autouse=True)
-def _forget_gateway():
-    """GatewayClient is a process-wide singleton: later tests must not inherit this one."""
-    yield
+def _clear_gateway_client() -> None:
     from jupyter_server.gateway.gateway_client import GatewayClient
     from jupyter_server.gateway.managers import GatewayMappingKernelManager
 
     GatewayClient.clear_instance()
     GatewayMappingKernelManager._kernels.clear()  # a class attribute in jupyter_server
+
+
+@pytest.fixture(autouse=True)
+def _fresh_gateway_client():
+    """GatewayClient is a process-wide singleton that the server configures only when it
+    creates it: each test (and the tests after these) starts without one. Cleared before
+    too, since a server's teardown may create an unconfigured one after ours ended."""
+    _clear_gateway_client()
+    yield
+    _clear_gateway_client()
