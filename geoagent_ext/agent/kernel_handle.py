@@ -64,7 +64,9 @@ class BoundKernel:
         try:  # a kernel behind a gateway is asked whether it restarted (local ones: no I/O)
             if self.lost is None:
                 await self.service.verify(self.kernel_id)
-        except (KernelDeadError, KernelNotFoundError) as exc:
+        except KernelNotFoundError:
+            pass  # _same_process says it was shut down
+        except KernelDeadError as exc:
             self.lost = str(exc)
         self._same_process()
         try:

@@ -59,6 +59,7 @@ def gateway_client(km: Any, session: Any) -> Any:
 
 
 def _open_websocket(kernel_id: str) -> Any:
+    import socket
     import ssl
 
     import websocket
@@ -77,8 +78,10 @@ def _open_websocket(kernel_id: str) -> Any:
 
         basic = base64.b64encode(f"{gc.http_user}:{gc.http_pwd or ''}".encode()).decode()
         headers.append(f"Authorization: Basic {basic}")
+    # TCP_NODELAY: small frames (a probe, a ping) otherwise wait ~40 ms for a delayed ACK.
     return websocket.create_connection(url, timeout=gc.KERNEL_LAUNCH_TIMEOUT, enable_multithread=True,
-                                       sslopt=sslopt, header=headers)
+                                       sslopt=sslopt, header=headers,
+                                       sockopt=((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),))
 
 
 def tag_channel(msg: dict, channel: str) -> dict:
