@@ -9,6 +9,7 @@ from .config import GeoAgentSettings
 from .handlers import make_handlers
 from .llm.redact import redact_log_handlers
 from .runs import RunManager
+from .runs.placement import log_placement
 
 
 class GeoAgentApp(ExtensionApp):
@@ -32,6 +33,7 @@ class GeoAgentApp(ExtensionApp):
         # No key from the environment in the server's log, whoever logs it (kernels, providers, us).
         redact_log_handlers(self.log, self.serverapp.log)
         self.log.info("GeoAgent %s: model %s", __version__, self.geoagent_settings.model)
+        log_placement(self.run_manager.placement, self.log)  # kernels behind a gateway: what differs
 
     def initialize_handlers(self) -> None:
         self.handlers.extend(make_handlers())

@@ -62,6 +62,13 @@ class BoundKernel:
             raise KernelLost(self.lost)
 
     async def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        try:  # a kernel behind a gateway is asked whether it restarted (local ones: no I/O)
+            if self.lost is None:
+                await self.service.verify(self.kernel_id)
+        except KernelNotFoundError:
+            pass  # _same_process says it was shut down
+        except KernelDeadError as exc:
+            self.lost = str(exc)
         self._same_process()
         try:
             result = await getattr(self.service, method)(self.kernel_id, *args, **kwargs)

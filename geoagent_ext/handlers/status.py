@@ -16,4 +16,5 @@ class StatusHandler(GeoAgentHandler):
     async def get(self) -> None:
         status = collect_status(self.geoagent.geoagent_settings)
         status["version"] = __version__
+        status["kernels"] = self.geoagent.run_manager.placement  # local, or a gateway and its limits
         self.write_json(status)

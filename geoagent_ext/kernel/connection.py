@@ -38,6 +38,7 @@ from typing import Any
 from jupyter_client.session import Session
 
 from .exceptions import KernelBusyError, KernelDeadError, KernelProtocolError
+from .remote import QueuePump, gateway_client, is_remote, tag_channel
 
 log = logging.getLogger("geoagent.kernel")
 
@@ -64,6 +65,9 @@ class KernelConnection:
     def __init__(self, km: Any, kernel_id: str, *, connect_timeout: float = 60.0):
         self.km = km
         self.kernel_id = kernel_id
+        self.remote = is_remote(km)  # behind a gateway: see remote.py
+        self._kernel_session: str | None = None  # remote kernels: the process's Session id
+        self._pumps: list[QueuePump] = []
         self.connect_timeout = connect_timeout
         self.lock = asyncio.Lock()
         self.client: Any = None
@@ -81,7 +85,11 @@ class KernelConnection:
     # ------------------------------------------------------------ lifecycle
 
     def identity(self) -> Any:
-        """Which kernel *process* this is: a restart changes it."""
+        """Which kernel *process* this is: a restart changes it (None: not known yet)."""
+        if self.remote:  # the kernel process's own Session id (new per process); unknown once lost
+            if self.client is None or self._lost or self._kernel_session is None:
+                return None
+            return ("remote", self.kernel_id, self._kernel_session)
         prov = getattr(self.km, "provisioner", None)
         if prov is None:
             return None
@@ -100,7 +108,7 @@ class KernelConnection:
 
     async def ensure(self) -> None:
         """Connect, or reconnect after a restart. Raises KernelDeadError if the kernel is gone."""
-        ready = getattr(self.km, "ready", None)
+        ready = None if self.remote else getattr(self.km, "ready", None)  # a gateway's never resolves
         if isinstance(ready, asyncio.Future) and not ready.done():
             await asyncio.wait_for(asyncio.shield(ready), self.connect_timeout)
         if self.connected:
@@ -123,16 +131,18 @@ class KernelConnection:
         self._identity = self.identity()
         self._lost = False
         self._ready = False
+        self._kernel_session = None
         self._helper_installed = True  # optimistic: a NameError on first use installs it
-        client = km.client(session=session)
+        client = gateway_client(km, session) if self.remote else km.client(session=session)
         await maybe_await(client.start_channels(shell=True, iopub=True, stdin=False, hb=False, control=True))
         self.client = client
         self._tasks = [
-            asyncio.create_task(self._reader("iopub", client.iopub_channel)),
-            asyncio.create_task(self._reader("shell", client.shell_channel)),
-            asyncio.create_task(self._reader("control", client.control_channel)),
+            asyncio.create_task(self._reader(name, getattr(client, f"{name}_channel")))
+            for name in ("iopub", "shell", "control")
         ]
         await self._wait_ready()
+        if self.remote:
+            self._identity = self.identity()
 
     async def _wait_ready(self) -> None:
         deadline = time.monotonic() + self.connect_timeout
@@ -148,6 +158,7 @@ class KernelConnection:
                     if channel == "control":
                         got_reply = True
                         self.kernel_info = msg["content"]
+                        self._kernel_session = msg["header"].get("session")
                     elif channel == "iopub":
                         got_iopub = True
                     elif channel == LOST:
@@ -166,7 +177,30 @@ class KernelConnection:
                     await self.disconnect()
                     raise KernelDeadError(f"Kernel {self.kernel_id} died while connecting") from None
 
+    async def verify(self) -> None:
+        """Remote kernels: find out now whether the kernel restarted since we connected
+        (a gateway may not relay the new process's ``starting``), so that ``identity()``
+        tells callers before they send code: one control round trip, answered even while
+        a cell runs. Local kernels: nothing to do, their provisioner says it."""
+        if not self.remote:
+            return
+        async with self.lock:
+            await self.ensure()
+            req = self.send("control", "kernel_info_request", {})
+            try:
+                while True:
+                    channel, msg = await asyncio.wait_for(req.queue.get(), self.connect_timeout)
+                    if channel in ("control", LOST):
+                        return  # the reader compared the reply's session (a restart marks us lost)
+            except asyncio.TimeoutError:
+                raise KernelDeadError(f"Kernel {self.kernel_id} did not answer within {self.connect_timeout:.0f} s") from None
+            finally:
+                self.forget(req)
+
     async def disconnect(self) -> None:
+        for pump in self._pumps:
+            pump.stop()
+        self._pumps = []
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -212,6 +246,8 @@ class KernelConnection:
 
     def send(self, channel: str, msg_type: str, content: dict) -> Request:
         msg = self.client.session.msg(msg_type, content)
+        if self.remote:
+            tag_channel(msg, channel)
         req = Request(msg["header"]["msg_id"], channel)
         self._pending[req.msg_id] = req
         getattr(self.client, f"{channel}_channel").send(msg)
@@ -221,16 +257,27 @@ class KernelConnection:
         self._pending.pop(req.msg_id, None)
 
     async def _reader(self, name: str, channel: Any) -> None:
-        get = channel.get_msg
+        if self.remote:
+            pump = QueuePump(channel, asyncio.get_running_loop())
+            self._pumps.append(pump)
+            get = pump.get
+        else:
+            get = lambda: channel.get_msg(timeout=None)  # noqa: E731
         while True:
             try:
-                msg = await get(timeout=None)
+                msg = await get()
             except asyncio.CancelledError:
                 raise
             except Exception:  # bad signature, a closed socket during shutdown ...
                 log.debug("reader %s: bad message", name, exc_info=True)
                 await asyncio.sleep(0.05)
                 continue
+            if msg is QueuePump.closed:  # the gateway closed the kernel's websocket
+                if name == "iopub" and self._ready:
+                    self.mark_lost()
+                return
+            if self.remote and self._restarted(name, msg):
+                self.mark_lost()
             parent = (msg.get("parent_header") or {}).get("msg_id")
             if name == "iopub" and msg["msg_type"] == "status":
                 state = msg["content"].get("execution_state")
@@ -252,6 +299,16 @@ class KernelConnection:
             req = self._pending.get(parent)
             if req is not None:
                 req.queue.put_nowait((name, msg))
+
+    def _restarted(self, channel: str, msg: dict) -> bool:
+        """A reply or status from another kernel process than the one we connected to.
+        (Other IOPub messages may come from the gateway's own session: rate limits.)"""
+        if self._kernel_session is None or not self._ready:
+            return False
+        if channel == "iopub" and msg["msg_type"] != "status":
+            return False
+        session = (msg.get("header") or {}).get("session")
+        return bool(session) and session != self._kernel_session
 
     # ------------------------------------------------------------ busy gate
 

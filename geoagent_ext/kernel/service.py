@@ -86,6 +86,11 @@ class KernelService:
         that, unlike this service, must not follow a restart transparently."""
         return self._conn(kernel_id).identity()
 
+    async def verify(self, kernel_id: str) -> None:
+        """Make ``process()`` current: a kernel behind a gateway is asked (one control
+        round trip) whether it is still the process we connected to; local: no I/O."""
+        await self._conn(kernel_id).verify()
+
     async def kernel_for_notebook(self, path: str, session_manager: Any) -> str:
         """Kernel id of the running session of notebook ``path`` (API path)."""
         return await _kernel_for_notebook(path, session_manager)

@@ -17,6 +17,9 @@ Hazards handled here:
   may signal the child directly, otherwise we ask the kernel to do it.
 * **Crashes.** A child that segfaults or is OOM-killed closes its socket
   without a result: reported as ``TrialCrashed``, never as a hang.
+* **Kernels on another host** (behind a gateway) cannot see the hub's socket, nor
+  be signalled from here: the kernel relays the child's result on IOPub
+  (:func:`_relayed`, ``relay=True`` in ``trial_start``) and kills it on request.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ import time
 from dataclasses import dataclass, field
 
 from . import probe
-from .connection import KernelConnection
+from .connection import LOST, KernelConnection, Request
 from .errors import shorten_error
 from .results import ExecutionError, TrialResult
 
@@ -133,16 +136,20 @@ async def fork_trial(
     wait_idle: float = 30.0,
 ) -> TrialResult | str:
     """Run a fork trial; returns the result, or a reason string if fork is unavailable."""
-    path = await hub.start()
+    relay = conn.remote
+    path = None if relay else await hub.start()
     token = secrets.token_hex(16)
     waiter = hub.expect(token)
+    relayed: asyncio.Task | None = None
     try:
         async with conn.lock:
             await conn.ensure()
             conn.require_python()
             await conn.wait_shell_idle(wait_idle)
+            if relay:  # registered before the child can finish
+                relayed = asyncio.create_task(_relayed(conn, token, waiter))
             info = await probe.call(conn, "trial_start", code=code, socket_path=path, token=token,
-                                    timeout=timeout, memory_mb=memory_mb, sandbox=sandbox)
+                                    timeout=timeout, memory_mb=memory_mb, sandbox=sandbox, relay=relay)
         if info.get("mode") != "fork":
             return info.get("reason") or "fork unavailable"
         conn.trials += 1
@@ -178,6 +185,28 @@ async def fork_trial(
         return _to_result(json.loads(data), code, memory_mb)
     finally:
         hub.drop(token)
+        if relayed is not None:
+            relayed.cancel()
+
+
+async def _relayed(conn: KernelConnection, token: str, waiter: _Waiter) -> None:
+    """Wait for the kernel's ``geoagent_trial`` IOPub message and hand its result to
+    ``waiter`` as the hub would; a restarted or dead kernel is a trial without a result."""
+    req = Request(f"geoagent-trial-{token}", "iopub")
+    conn._pending[req.msg_id] = req
+    try:
+        while True:
+            channel, msg = await req.queue.get()
+            if channel == LOST:
+                data = None
+                break
+            if channel == "iopub" and msg["msg_type"] == "geoagent_trial":
+                data = (msg["content"].get("result") or "").encode() or None
+                break
+        if not waiter.done.done():
+            waiter.done.set_result(data)
+    finally:
+        conn.forget(req)
 
 
 def remove_local_sandbox(path: str | None) -> None:

@@ -26,6 +26,7 @@ from ..kernel import KernelNotFoundError, KernelService, kernel_for_notebook
 from ..llm.choices import ModelNotOffered, choose_model
 from ..llm.client import LLMClient
 from ..llm.factory import make_chat_model
+from .placement import kernel_placement
 from .schemas import ActionRequest, DeleteVariablesRequest, StartRunRequest
 
 log = logging.getLogger(__name__)
@@ -54,11 +55,13 @@ class RunManager:
         self._index_tried = False
         self.registry = Path(settings.data_dir) / "runs" / "registry.jsonl"
         self.active_notebook: str | None = None  # reported by the frontend (POST /geoagent/active-notebook)
+        self.placement = kernel_placement(settings, kernel_manager)  # local, or behind a gateway
         if settings.strip_kernel_secrets:
             from .kernel_env import use_secretless_kernels
             from .server_env import scrub_own_environment
 
-            use_secretless_kernels(kernel_manager, settings.kernel_secret_patterns)
+            if self.placement["where"] == "local":  # a gateway launches its kernels itself
+                use_secretless_kernels(kernel_manager, settings.kernel_secret_patterns)
             scrub_own_environment(settings.kernel_secret_patterns)  # kernels read /proc/<ppid>/environ
 
     # ----- building blocks ----------------------------------------------------------

@@ -25,6 +25,13 @@ The parent only forks, sends one line to the service's Unix socket and returns:
 the kernel's shell is busy for milliseconds, not for the trial's duration, so
 the user can keep running cells. The child streams its result to the same
 socket; the connection's EOF tells the service that the child is gone.
+
+A kernel on another host (behind a gateway) cannot reach the service's socket:
+with ``relay=True`` the child writes to a socket pair instead and a thread of
+the kernel publishes what it wrote as one IOPub message (``geoagent_trial``,
+parent ``msg_id`` ``geoagent-trial-<token>``) when the child is gone, so the
+result travels the kernel's own channels and the shell stays free meanwhile.
+Frontends ignore a message type they do not know, with a parent that is not theirs.
 """
 
 # Part of the in-kernel helper: the parts are executed IN ORDER in one module
@@ -49,22 +56,31 @@ def _reap():
             _children.discard(pid)
 
 
-def trial_start(code, socket_path, token, timeout, memory_mb, sandbox="auto", keep=8):
-    """Fork a trial of ``code``; returns at once with the child's pid (or why not)."""
+def trial_start(code, socket_path, token, timeout, memory_mb, sandbox="auto", keep=8, relay=False):
+    """Fork a trial of ``code``; returns at once with the child's pid (or why not).
+
+    ``relay``: report through the kernel's IOPub (a kernel on another host) instead
+    of the service's Unix socket ``socket_path``."""
     import socket
 
     if not hasattr(os, "fork"):
         return {"mode": "unavailable", "reason": "os.fork is not available on this platform"}
-    if not hasattr(socket, "AF_UNIX") or not os.path.exists(socket_path):
+    child_end = None
+    if relay:
+        if _kernel() is None or not hasattr(socket, "socketpair"):
+            return {"mode": "unavailable", "reason": "this kernel cannot relay a trial's result (no ipykernel)"}
+        sock, child_end = socket.socketpair()
+    elif not hasattr(socket, "AF_UNIX") or not os.path.exists(socket_path):
         return {"mode": "unavailable", "reason": "the service socket is not visible from this kernel"}
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        sock.settimeout(5)
-        sock.connect(socket_path)
-        sock.sendall((json.dumps({"token": token, "ppid": os.getpid()}) + "\n").encode())
-    except OSError as e:
-        sock.close()
-        return {"mode": "unavailable", "reason": "cannot reach the service socket: %s" % e}
+    else:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.settimeout(5)
+            sock.connect(socket_path)
+            sock.sendall((json.dumps({"token": token, "ppid": os.getpid()}) + "\n").encode())
+        except OSError as e:
+            sock.close()
+            return {"mode": "unavailable", "reason": "cannot reach the service socket: %s" % e}
     real = os.path.realpath(os.getcwd())
     root = _new_sandbox(real)
     _sandboxes.append(root)
@@ -75,10 +91,48 @@ def trial_start(code, socket_path, token, timeout, memory_mb, sandbox="auto", ke
     # no stdout flush: the child replaces OutStream, so the parent's buffer is never sent twice
     pid = os.fork()
     if pid == 0:  # child: never returns
+        if child_end is not None:
+            sock.close()
+            sock = child_end
         _child(sock, spec)
-    sock.close()
     _children.add(pid)
+    if child_end is not None:
+        child_end.close()
+        import threading
+
+        threading.Thread(target=_relay, args=(sock, token, pid), daemon=True, name="geoagent-trial-relay").start()
+    else:
+        sock.close()
     return {"mode": "fork", "pid": pid, "sandbox_root": root}
+
+
+def _kernel():
+    return getattr(_shell(), "kernel", None)
+
+
+def _relay(sock, token, pid):
+    """Thread of the kernel: wait for the child's result and publish it on IOPub."""
+    data = b""
+    try:
+        reader = sock.makefile("rb")
+        reader.readline()  # the child's pid line (the parent knows it already)
+        data = reader.read()
+    except Exception:
+        data = b""
+    finally:
+        sock.close()
+    try:
+        os.waitpid(pid, 0)
+        _children.discard(pid)
+    except OSError:
+        pass
+    kernel = _kernel()
+    if kernel is None:
+        return
+    parent = {"msg_id": "geoagent-trial-" + token, "msg_type": "geoagent_trial", "session": "",
+              "username": "geoagent", "version": "5.3"}
+    content = {"token": token, "result": data.decode("utf-8", "replace") if data else None}
+    kernel.session.send(kernel.iopub_socket, "geoagent_trial", content, parent=parent)
 
 
 _snap_cache = {}
