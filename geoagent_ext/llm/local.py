@@ -75,6 +75,7 @@ class LocalChatModel(BaseChatModel):
     model_id: str = "qwen2.5-coder-1.5b"
     cache_dir: str = Field(default_factory=lambda: os.path.expanduser("~/.cache/geoagent/models"))
     model_path: str | None = None  # a GGUF to use directly (skips the part packages)
+    instance: str = ""  # a separate engine (context + lock) for the same file, e.g. "inline"
     n_ctx: int = DEFAULT_N_CTX
     n_threads: int | None = None  # None: all cores this process may use
     state_cache_bytes: int = 1 << 30  # 0 disables the saved-prefix store
@@ -97,6 +98,7 @@ class LocalChatModel(BaseChatModel):
         path = self.model_path or str(ensure_weights(get_spec(self.model_id), self.cache_dir))
         return get_engine(
             path,
+            instance=self.instance,
             n_ctx=self.n_ctx,
             n_threads=self.n_threads,
             state_cache_bytes=self.state_cache_bytes,
