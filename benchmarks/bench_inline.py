@@ -1,4 +1,4 @@
-"""Inline suggestions: time to the first suggestion text, 0.5B vs 1.5B, idle and during a run.
+"""Inline suggestions: time to the first suggestion token, 0.5B vs 1.5B, idle and during a run.
 
     python benchmarks/bench_inline.py [--samples 10] [--no-shared]
 
@@ -7,8 +7,10 @@ inline model as its own instance, warmed first. "During a run" means the run's
 instance of the main model (1.5B) is busy the whole time with run-like calls: a
 ~1500-token prompt of API notes that changes at its start (so each call reads it all)
 and up to 128 generated tokens, back to back. Each sample is one pause in typing: a
-longer prefix of a cell than the sample before, the suggestion stopped at its first
-text (as typing on would). Conditions:
+longer prefix of a cell than the sample before (each condition's first one a cold
+prompt), the suggestion stopped at its first
+visible text (as typing on would); "token" is the model's first token, "text" the
+first text shown (after a fence and any echo of the line). Conditions:
 
   inline 0.5B / 1.5B, idle        the inline instance alone
   inline 0.5B / 1.5B, during run  the inline instance next to the run's instance
@@ -36,9 +38,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_llm import prefix_text  # noqa: E402
 
 from geoagent_ext.completion import service  # noqa: E402
-from geoagent_ext.completion.service import CompletionRequest, Completer  # noqa: E402
+from geoagent_ext.completion.service import CompletionRequest, Completer, Suggestion  # noqa: E402
 from geoagent_ext.config import GeoAgentSettings  # noqa: E402
-from geoagent_ext.llm.client import LLMClient  # noqa: E402
+from geoagent_ext.llm.client import LLMClient, LLMTimeout  # noqa: E402
 from geoagent_ext.runs import RunManager  # noqa: E402
 
 MAIN = "local:qwen2.5-coder-1.5b"
@@ -70,17 +72,23 @@ def quantile(values: list[float], q: float) -> float:
     return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
 
 
-async def first_text(completer: Completer, before: str) -> float:
-    """Seconds until the suggestion's first text; stops it there, like typing on."""
-    request = CompletionRequest(cell_text_before=before, previous_cells=PREVIOUS)
+async def first_text(completer: Completer, label: str, before: str) -> tuple[float, float]:
+    """Seconds until the model's first token and the suggestion's first visible text
+    (after its fence and any echo of the line); stops it there, like typing on. The
+    label heads the earlier cells, so each condition starts from a cold prompt."""
+    request = CompletionRequest(cell_text_before=before, previous_cells=[f"# {label}", *PREVIOUS])
+    suggestion = Suggestion()
     started = time.perf_counter()
-    stream = completer.stream(request)
+    stream = completer.stream(request, suggestion)
     try:
         async for _ in stream:
             break
+    except LLMTimeout:  # queued past the completer's timeout: counts as that long
+        pass
     finally:
         await stream.aclose()
-    return time.perf_counter() - started
+    elapsed = time.perf_counter() - started
+    return suggestion.first_token_s or elapsed, elapsed
 
 
 class RunLoad:
@@ -117,15 +125,18 @@ async def measure(manager: RunManager, label: str, pauses: list[str], during_run
     load = RunLoad(manager) if during_run else None
     if load:
         await load.start()
-    times = []
+    tokens, texts = [], []
     try:
         for before in pauses:
-            times.append(await first_text(completer, before))
-            print(f"{label:<26} {times[-1]:7.2f} s  {before.splitlines()[-1][-40:]!r}", flush=True)
+            token, text = await first_text(completer, label, before)
+            tokens.append(token)
+            texts.append(text)
+            print(f"{label:<24} token {token:6.2f} s  text {text:6.2f} s  {before.splitlines()[-1][-36:]!r}", flush=True)
             await asyncio.sleep(0.3)  # the user types on
     finally:
         run_speed = await load.stop() if load else None
-    figures = {"p50": quantile(times, 0.5), "p90": quantile(times, 0.9)}
+    figures = {"token_p50": quantile(tokens, 0.5), "token_p90": quantile(tokens, 0.9),
+               "text_p50": quantile(texts, 0.5), "text_p90": quantile(texts, 0.9)}
     if run_speed is not None:
         figures["run_tokens_per_s"] = run_speed
     return figures

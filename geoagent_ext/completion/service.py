@@ -54,6 +54,7 @@ class CompletionRequest(BaseModel):
 class Suggestion:
     text: str = ""
     seconds: float = 0.0
+    first_token_s: float | None = None  # latency until the model's first text (queueing shows here)
     first_text_s: float | None = None  # latency until the first visible text
     context: CursorContext = field(default_factory=CursorContext)
 
@@ -87,7 +88,7 @@ class Completer:
                 client = LLMClient(model, timeout=TIMEOUT_S, retries=0)
                 await client.complete(completion_messages("", "", []), temperature=0.1, max_tokens=1)
         except Exception as exc:
-            log.info("GeoAgent: inline model not warmed (%s)", exc)
+            log.warning("GeoAgent: inline model not loaded (%s)", exc)
 
     async def _kernel_id(self, request: CompletionRequest) -> str | None:
         """The kernel to ask about variables; suggestions work without one."""
@@ -121,6 +122,8 @@ class Completer:
         raw: list[str] = []
 
         def on_text(piece: str) -> None:
+            if not raw:
+                suggestion.first_token_s = round(time.perf_counter() - started, 3)
             raw.append(piece)
             queue.put_nowait("".join(raw))
 
