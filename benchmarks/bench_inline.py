@@ -98,10 +98,12 @@ class RunLoad:
         self.manager = manager
         self.task: asyncio.Task | None = None
         self.client: LLMClient | None = None
+        self.engine = None
 
     async def start(self) -> None:
         model = await self.manager.chat_model(MAIN)
-        notes = await asyncio.to_thread(prefix_text, await asyncio.to_thread(model.engine), "run", 1500)
+        self.engine = await asyncio.to_thread(model.engine)
+        notes = await asyncio.to_thread(prefix_text, self.engine, "run", 1500)
         self.client = LLMClient(model, timeout=600, retries=0)
         self.task = asyncio.ensure_future(self._loop(notes))
         await asyncio.sleep(3)  # the first call is reading its prompt
@@ -111,12 +113,13 @@ class RunLoad:
             messages = [("system", f"Call {i}. {notes}"), ("user", "Write Python that counts clinics per district.")]
             await self.client.complete(messages, max_tokens=128, on_text=lambda _: None)
 
-    async def stop(self) -> float:
-        """Stop; the run's generation speed meanwhile (tokens/s over its finished calls)."""
+    def busy(self) -> bool:
+        """Whether a run call holds the main model right now (reading its prompt or generating)."""
+        return self.engine.lock.locked()
+
+    async def stop(self) -> None:
         self.task.cancel()
         await asyncio.gather(self.task, return_exceptions=True)
-        stats = self.client.stats
-        return stats.tokens_out / stats.seconds if stats.seconds else 0.0
 
 
 async def measure(manager: RunManager, label: str, pauses: list[str], during_run: bool) -> dict[str, float]:
@@ -125,20 +128,23 @@ async def measure(manager: RunManager, label: str, pauses: list[str], during_run
     load = RunLoad(manager) if during_run else None
     if load:
         await load.start()
-    tokens, texts = [], []
+    tokens, texts, busy = [], [], []
     try:
         for before in pauses:
+            if load:
+                busy.append(load.busy())
             token, text = await first_text(completer, label, before)
             tokens.append(token)
             texts.append(text)
             print(f"{label:<24} token {token:6.2f} s  text {text:6.2f} s  {before.splitlines()[-1][-36:]!r}", flush=True)
             await asyncio.sleep(0.3)  # the user types on
     finally:
-        run_speed = await load.stop() if load else None
+        if load:
+            await load.stop()
     figures = {"token_p50": quantile(tokens, 0.5), "token_p90": quantile(tokens, 0.9),
                "text_p50": quantile(texts, 0.5), "text_p90": quantile(texts, 0.9)}
-    if run_speed is not None:
-        figures["run_tokens_per_s"] = run_speed
+    if busy:  # the share of samples that started while a run call held the main model
+        figures["run_busy_share"] = sum(busy) / len(busy)
     return figures
 
 
