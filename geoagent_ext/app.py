@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from jupyter_server.extension.application import ExtensionApp
 
 from . import __version__
 from .config import GeoAgentSettings
 from .handlers import make_handlers
+from .handlers.complete import completer_for
 from .llm.redact import redact_log_handlers
 from .runs import RunManager
 from .runs.placement import log_placement
@@ -32,11 +35,17 @@ class GeoAgentApp(ExtensionApp):
         self.settings["geoagent"] = self
         # No key from the environment in the server's log, whoever logs it (kernels, providers, us).
         redact_log_handlers(self.log, self.serverapp.log)
-        self.log.info("GeoAgent %s: model %s", __version__, self.geoagent_settings.model)
+        self.log.info("GeoAgent %s: model %s, inline suggestions %s", __version__,
+                      self.geoagent_settings.model, self.geoagent_settings.inline_model or "the same")
         log_placement(self.run_manager.placement, self.log)  # kernels behind a gateway: what differs
 
     def initialize_handlers(self) -> None:
         self.handlers.extend(make_handlers())
+
+    async def _start_jupyter_server_extension(self, serverapp) -> None:
+        """Once the loop runs: load the inline model in the background (``inline_warm``)."""
+        if self.geoagent_settings.inline_warm:
+            self._warming = asyncio.ensure_future(completer_for(self).warm())
 
     async def stop_extension(self) -> None:
         """Cancel live runs (their logs stay) and disconnect from kernels."""

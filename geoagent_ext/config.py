@@ -30,6 +30,29 @@ class GeoAgentSettings(Configurable):
         ),
     ).tag(config=True)
 
+    inline_model = Unicode(
+        help=(
+            "Model for inline cell suggestions, as 'provider:model'. Default: "
+            "local:qwen2.5-coder-0.5b when it is installed, else the main model. It gets its own "
+            "instance (a local model its own llama.cpp context and lock, even for the main "
+            "model's file), so suggestions never wait for a run's calls. Empty: the main model."
+        ),
+    ).tag(config=True)
+
+    @default("inline_model")
+    def _default_inline_model(self) -> str:
+        from .llm.choices import default_inline_model  # lazy: config stays light for the CLI
+
+        return default_inline_model(self)
+
+    inline_warm = Bool(
+        True,
+        help=(
+            "Load the inline model in the background when the server starts, so the first "
+            "suggestion does not wait seconds for it (a local model is then kept loaded)."
+        ),
+    ).tag(config=True)
+
     openai_base_url = Unicode(
         "",
         help=(

@@ -38,6 +38,7 @@ def collect_status(settings: GeoAgentSettings) -> dict[str, Any]:
         "version": __version__,
         "model": model,
         "provider": provider,
+        "inline_model": settings.inline_model or model,  # inline suggestions (own instance)
         "index": index_state(settings),
         "approval_mode": settings.approval_mode,
     }

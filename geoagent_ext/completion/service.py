@@ -1,7 +1,10 @@
 """``Completer``: one suggestion per request, streamed as it is generated.
 
-The chat model comes from the run manager's cache (``_chat_model``), so the
-local model is loaded once for runs and suggestions alike. Each suggestion is
+The model is the ``inline_model`` setting (a small local one by default), as its
+own instance from the run manager's cache (``chat_model(spec, instance="inline")``):
+loaded once, warmed when the server starts, and with a llama.cpp context and lock
+of its own, so a suggestion never waits for a run's planner or coder call on the
+main model (a llama.cpp context serves one call at a time). Each suggestion is
 a short, low-temperature call without retries: a late suggestion is worthless,
 the user has typed on. Cancelling the task that iterates ``stream`` stops the
 generation (``LLMClient`` closes the model's stream, which frees the local
@@ -11,6 +14,7 @@ model for the next request).
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
@@ -19,12 +23,16 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..kernel import KernelNotFoundError
 from ..llm.client import LLMClient
+from ..llm.local import LocalChatModel
 from .context import ContextGatherer, CursorContext
 from .prompt import clean_completion, completion_messages
 
 MAX_TOKENS = 96
 TIMEOUT_S = 60.0
 MAX_PREVIOUS_CELLS = 8
+INSTANCE = "inline"  # the suggestions' own model instance in the run manager's cache
+
+log = logging.getLogger("geoagent.completion")
 
 
 class CompletionRequest(BaseModel):
@@ -38,13 +46,15 @@ class CompletionRequest(BaseModel):
                                       description="Sources of the code cells above, oldest first.")
     notebook_path: str | None = Field(None, max_length=4096)
     kernel_id: str | None = Field(None, max_length=200)
-    model: str | None = Field(None, max_length=200, description="provider:model; default: the configured model.")
+    model: str | None = Field(None, max_length=200,
+                              description="provider:model; default: the configured inline_model.")
 
 
 @dataclass
 class Suggestion:
     text: str = ""
     seconds: float = 0.0
+    first_token_s: float | None = None  # latency until the model's first text (queueing shows here)
     first_text_s: float | None = None  # latency until the first visible text
     context: CursorContext = field(default_factory=CursorContext)
 
@@ -55,6 +65,30 @@ class Completer:
     def __init__(self, run_manager: Any, *, budget: float = 1.5):
         self.run_manager = run_manager
         self.context = ContextGatherer(run_manager.kernels, run_manager.index, budget=budget)
+
+    def inline_spec(self, requested: str | None = None) -> str:
+        """A request's model (only one the server offers, else RunManagerError 400), or the
+        configured inline model (empty: the main model)."""
+        if requested:
+            return self.run_manager.model_spec(requested)
+        settings = self.run_manager.settings
+        return settings.inline_model or settings.model
+
+    async def model(self, requested: str | None = None) -> Any:
+        """The suggestions' own instance of the model (RunManagerError 400 on a bad spec)."""
+        return await self.run_manager.chat_model(self.inline_spec(requested), instance=INSTANCE)
+
+    async def warm(self) -> None:
+        """Load the inline model and read the prompt's fixed start now, so the first
+        suggestion does not pay seconds of loading. Failures only log: a suggestion
+        will report the same error to the user."""
+        try:
+            model = await self.model()
+            if isinstance(model, LocalChatModel):  # a cloud model has nothing to load
+                client = LLMClient(model, timeout=TIMEOUT_S, retries=0)
+                await client.complete(completion_messages("", "", []), temperature=0.1, max_tokens=1)
+        except Exception as exc:
+            log.warning("GeoAgent: inline model not loaded (%s)", exc)
 
     async def _kernel_id(self, request: CompletionRequest) -> str | None:
         """The kernel to ask about variables; suggestions work without one."""
@@ -74,8 +108,7 @@ class Completer:
         may still change its start, e.g. when a fence turns out to be one)."""
         suggestion = suggestion if suggestion is not None else Suggestion()
         started = time.perf_counter()
-        spec = self.run_manager.model_spec(request.model)  # RunManagerError(400) unless offered
-        chat_model = await self.run_manager._chat_model(spec)  # RunManagerError(400) on a bad spec
+        chat_model = await self.model(request.model)
         kernel_id = await self._kernel_id(request)
         ctx = await self.context.gather(kernel_id, request.cell_text_before)
         suggestion.context = ctx
@@ -89,6 +122,8 @@ class Completer:
         raw: list[str] = []
 
         def on_text(piece: str) -> None:
+            if not raw:
+                suggestion.first_token_s = round(time.perf_counter() - started, 3)
             raw.append(piece)
             queue.put_nowait("".join(raw))
 

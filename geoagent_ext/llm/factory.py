@@ -76,7 +76,7 @@ def _settings_value(settings: Any, name: str, default: Any) -> Any:
     return default if value in (None, "") else value
 
 
-def _local_model(name: str, settings: Any) -> BaseChatModel:
+def _local_model(name: str, settings: Any, instance: str = "") -> BaseChatModel:
     try:
         spec = get_spec(name)
     except WeightsError as e:
@@ -100,7 +100,7 @@ def _local_model(name: str, settings: Any) -> BaseChatModel:
 
     n_ctx = int(_settings_value(settings, "llm_n_ctx", os.environ.get("GEOAGENT_LLM_N_CTX") or 0))
     kwargs = {"n_ctx": n_ctx} if n_ctx > 0 else {}
-    return LocalChatModel(model_id=name, cache_dir=cache_dir, **kwargs)
+    return LocalChatModel(model_id=name, cache_dir=cache_dir, instance=instance, **kwargs)
 
 
 def openai_base_url(settings: Any) -> str:
@@ -162,8 +162,13 @@ def _cloud_model(provider: str, model: str, settings: Any = None) -> BaseChatMod
         ) from None
 
 
-def make_chat_model(spec: str, settings: Any = None) -> BaseChatModel:
-    """Build the chat model a ``provider:model`` spec names (see ``valid_forms()``)."""
+def make_chat_model(spec: str, settings: Any = None, *, instance: str = "") -> BaseChatModel:
+    """Build the chat model a ``provider:model`` spec names (see ``valid_forms()``).
+
+    ``instance`` gives a local model its own llama.cpp context and lock (inline
+    suggestions must not queue behind a run); other providers serve calls
+    concurrently and ignore it.
+    """
     spec = (spec or "").strip()
     provider, sep, name = spec.partition(":")
     provider = provider.strip().lower().replace("-", "_")
@@ -171,7 +176,7 @@ def make_chat_model(spec: str, settings: Any = None) -> BaseChatModel:
     if not sep or not provider or not name:
         raise ModelConfigError(f"Invalid model spec {spec!r}.\n{valid_forms()}")
     if provider == "local":
-        return _local_model(name, settings)
+        return _local_model(name, settings, instance)
     if provider == "scripted":
         from .scripted import load_script
 

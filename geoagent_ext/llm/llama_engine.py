@@ -7,8 +7,9 @@ the log-probability of each *sampled* token, which the last-token logits give
 after each step; summed, it is the sequence score the search's p-UCB prior uses.
 
 Why one engine per model file with a lock: llama.cpp contexts are not re-entrant,
-and a second copy of the weights would double RAM for nothing. Calls are served
-one at a time; n samples of one prompt run back to back, so every sample after the
+and a second copy of the weights would double RAM for nothing. (Inline suggestions
+get their own ``instance``, see ``get_engine``: a suggestion must not wait minutes
+for a run's call.) Calls are served one at a time; n samples of one prompt run back to back, so every sample after the
 first reads only the few tokens that differ (llama-cpp-python keeps the longest
 common token prefix of consecutive evaluations). ``PrefixStateCache`` extends that
 to prompts that alternate between a few long prefixes.
@@ -303,15 +304,31 @@ def _stop_prefix_len(text: str, stops: list[str]) -> int:
     return best
 
 
-_ENGINES: dict[str, LlamaEngine] = {}
+_ENGINES: dict[tuple[str, str], LlamaEngine] = {}
+_LOADING: dict[tuple[str, str], threading.Lock] = {}
 _ENGINES_LOCK = threading.Lock()
 
 
-def get_engine(model_path: str | Path, **kwargs: Any) -> LlamaEngine:
-    """The process-wide engine for a model file (loaded on first use; later kwargs ignored)."""
-    key = str(Path(model_path).resolve())
+def get_engine(model_path: str | Path, *, instance: str = "", **kwargs: Any) -> LlamaEngine:
+    """The process-wide engine for a model file and ``instance`` (loaded on first use;
+    later kwargs ignored).
+
+    ``instance`` names a separate copy with its own context and lock: inline
+    suggestions use one so they never queue behind a run's long prompt, even on
+    the same file (the weights are mmapped, so the copy costs its KV cache and
+    buffers, not a second read of the file). Loading takes seconds, so it holds
+    only this key's lock: another engine's callers are not held up meanwhile.
+    """
+    key = (str(Path(model_path).resolve()), instance)
     with _ENGINES_LOCK:
         engine = _ENGINES.get(key)
+        if engine is not None:
+            return engine
+        loading = _LOADING.setdefault(key, threading.Lock())
+    with loading:
+        engine = _ENGINES.get(key)
         if engine is None:
-            engine = _ENGINES[key] = LlamaEngine(key, **kwargs)
+            engine = LlamaEngine(key[0], **kwargs)
+            with _ENGINES_LOCK:
+                _ENGINES[key] = engine
         return engine

@@ -12,11 +12,13 @@ langchain code that binds tools by habit (e.g. a persona) should still get answe
 
 from __future__ import annotations
 
+import asyncio
 import os
-from collections.abc import Iterator, Sequence
+import threading
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, ClassVar
 
-from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import (
     AIMessage,
@@ -75,6 +77,7 @@ class LocalChatModel(BaseChatModel):
     model_id: str = "qwen2.5-coder-1.5b"
     cache_dir: str = Field(default_factory=lambda: os.path.expanduser("~/.cache/geoagent/models"))
     model_path: str | None = None  # a GGUF to use directly (skips the part packages)
+    instance: str = ""  # a separate engine (context + lock) for the same file, e.g. "inline"
     n_ctx: int = DEFAULT_N_CTX
     n_threads: int | None = None  # None: all cores this process may use
     state_cache_bytes: int = 1 << 30  # 0 disables the saved-prefix store
@@ -102,6 +105,7 @@ class LocalChatModel(BaseChatModel):
         path = self.model_path or str(ensure_weights(get_spec(self.model_id), self.cache_dir))
         return get_engine(
             path,
+            instance=self.instance,
             n_ctx=self.n_ctx,
             n_threads=self.n_threads,
             state_cache_bytes=self.state_cache_bytes,
@@ -166,3 +170,35 @@ class LocalChatModel(BaseChatModel):
                 if run_manager:
                     run_manager.on_llm_new_token(item)
                 yield ChatGenerationChunk(message=AIMessageChunk(content=item))
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        """langchain's default (each step in a worker thread), plus closing the generator
+        when the caller stops early. The default only drops it, and a cancelled call's
+        traceback keeps it alive, holding the engine's lock, until a garbage collection:
+        a suggestion cancelled by typing must free the model for the next one at once."""
+        chunks = self._stream(messages, stop, run_manager.get_sync() if run_manager else None, **kwargs)
+        stepping = threading.Lock()  # close() must wait for a next() still running in a worker
+
+        def step() -> ChatGenerationChunk | None:
+            with stepping:
+                return next(chunks, None)
+
+        def close() -> None:
+            with stepping:
+                chunks.close()
+
+        finished = False
+        try:
+            while (chunk := await asyncio.to_thread(step)) is not None:
+                yield chunk
+            finished = True
+        finally:
+            if not finished:  # in a worker: close() may wait for a token being computed
+                threading.Thread(target=close, name="geoagent-close-stream", daemon=True).start()
+

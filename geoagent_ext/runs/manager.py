@@ -50,7 +50,8 @@ class RunManager:
         self.kernels = KernelService(kernel_manager)
         self.runs: dict[str, Run] = {}
         self._starting: set[str] = set()  # kernels claimed by a run that is being set up (see _claim)
-        self._models: dict[str, Any] = {}
+        self._models: dict[tuple[str, str], Any] = {}  # (spec, instance) -> chat model
+        self._loading: dict[tuple[str, str], asyncio.Future] = {}
         self._index: Any = None
         self._index_tried = False
         self.registry = Path(settings.data_dir) / "runs" / "registry.jsonl"
@@ -73,15 +74,29 @@ class RunManager:
         except ModelNotOffered as exc:
             raise RunManagerError(400, str(exc)) from None
 
-    async def _chat_model(self, spec: str):
-        """Chat models are cached per spec; creating one may join weights, so off the loop.
-        ``spec`` comes from ``model_spec`` (or the configuration), never straight from a request."""
-        if spec not in self._models:
+    async def chat_model(self, spec: str, *, instance: str = ""):
+        """The chat model for ``spec``, made once per (spec, instance) and kept.
+
+        Runs use instance ""; inline suggestions their own (see ``make_chat_model``).
+        Creating one may join weights, so it runs off the loop, and callers that
+        arrive meanwhile (a warm-up and the first suggestion) share that one load.
+        ``spec`` comes from ``model_spec`` (or the configuration), never straight from a request.
+        """
+        key = (spec, instance)
+        if key not in self._models:
+            task = self._loading.get(key)
+            if task is None or task.done():
+                task = self._loading[key] = asyncio.ensure_future(
+                    asyncio.to_thread(make_chat_model, spec, self.settings, instance=instance))
             try:
-                self._models[spec] = await asyncio.to_thread(make_chat_model, spec, self.settings)
+                model = await asyncio.shield(task)
             except Exception as exc:  # unknown provider, missing package or weights
                 raise RunManagerError(400, str(exc)) from None
-        return self._models[spec]
+            finally:
+                if task.done() and self._loading.get(key) is task:
+                    del self._loading[key]
+            self._models.setdefault(key, model)
+        return self._models[key]
 
     async def index(self):
         """The knowledge index, opened once and never built here (a request must not wait
@@ -169,7 +184,7 @@ class RunManager:
         return run
 
     async def _new_run(self, body: StartRunRequest, kernel_id: str, spec: str) -> Run:
-        llm = LLMClient(await self._chat_model(spec), timeout=self.settings.llm_timeout)
+        llm = LLMClient(await self.chat_model(spec), timeout=self.settings.llm_timeout)
         index = await self.index()
         options = RunOptions.from_settings(
             self.settings,

@@ -42,6 +42,7 @@ def jupyterlab(tmp_path_factory) -> Iterator[LabServer]:
     # suggestions are real but deterministic; 2 attempts per step keep failures quick.
     server = start_jupyterlab(tmp_path_factory.mktemp("jupyterlab"), extra_args=[
         f"--GeoAgentSettings.model=scripted:{SCRIPTED_MODEL}",
+        f"--GeoAgentSettings.inline_model=scripted:{SCRIPTED_MODEL}",
         "--GeoAgentSettings.max_attempts=2",
     ])
     try:

@@ -70,7 +70,7 @@ async def test_suggestion_uses_kernel_members_and_earlier_cells(jp_fetch, jp_ser
     # The fence and the repeated `parcels.to_` are gone: exactly what Tab inserts.
     assert body["text"] == "csv('parcels.csv')"
     assert body["context"]["variables"] >= 1 and body["context"]["members"] >= 1
-    prompt = _app(jp_serverapp).run_manager._models[_app(jp_serverapp).geoagent_settings.model].prompt_texts[-1]
+    prompt = (await completer_for(_app(jp_serverapp)).model()).prompt_texts[-1]
     assert "parcels = pd.read_csv('parcels.csv')" in prompt  # earlier cells
     assert "parcels.to_<CURSOR>" in prompt
     assert "to_json(" in prompt  # members filtered by the typed prefix `to_`

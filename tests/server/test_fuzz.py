@@ -40,7 +40,8 @@ def server(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("fuzz")
     (tmp / "script.py").write_text(SCRIPT)
     config = {"ServerApp": {"jpserver_extensions": {"geoagent_ext": True}},
-              "GeoAgentSettings": {"model": f"scripted:{tmp / 'script.py'}", "max_attempts": 1}}
+              "GeoAgentSettings": {"model": f"scripted:{tmp / 'script.py'}", "max_attempts": 1,
+                                   "inline_model": f"scripted:{tmp / 'script.py'}"}}
     with server_process(tmp, config) as (base, auth, log_path, _pid):
         busy, free = (requests.post(f"{base}/api/kernels", headers=auth, json={"name": "python3"}, timeout=60).json()["id"]
                       for _ in range(2))

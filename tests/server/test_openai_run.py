@@ -41,7 +41,8 @@ def jp_server_config(geoagent_data_dir, openai_server, key, monkeypatch):
         monkeypatch.delenv(name, raising=False)
     yield {"ServerApp": {"jpserver_extensions": {"geoagent_ext": True}},
            "GeoAgentSettings": {"model": f"openai:{ALIAS}", "openai_base_url": openai_server.url,
-                                "strip_kernel_secrets": True, "max_attempts": 1, "llm_timeout": 300}}
+                                "strip_kernel_secrets": True, "max_attempts": 1, "llm_timeout": 300,
+                                "inline_warm": False}}
     restore_default_provisioner()  # the provisioner factory is a process-wide singleton
 
 

@@ -187,7 +187,7 @@ def test_kernels_cannot_read_the_key_from_the_servers_proc_environ(tmp_path):
     (tmp_path / "attack.py").write_text(_attack_script(secret))
     config = {"ServerApp": {"jpserver_extensions": {"geoagent_ext": True}},
               "GeoAgentSettings": {"model": f"scripted:{tmp_path / 'attack.py'}", "max_attempts": 1,
-                                   "strip_kernel_secrets": True}}
+                                   "strip_kernel_secrets": True, "inline_warm": False}}
     with server_process(tmp_path, config, env={"OPENAI_API_KEY": secret}) as (base, auth, log_path, server_pid):
         with open(f"/proc/{server_pid}/environ", "rb") as fh:
             assert secret.encode() not in fh.read()  # what any process of this user could read
