@@ -97,8 +97,10 @@ class LocalChatModel(BaseChatModel):
 
     @property
     def queue_key(self) -> str:
-        """One line of callers per weights file (``llm.queue``): the engine serves one call at a time."""
-        return f"local:{self.model_path or os.path.join(self.cache_dir, self.model_id)}"
+        """One line of callers per engine (``llm.queue``): weights file and instance. An engine serves
+        one call at a time; the inline instance has its own, so suggestions never queue behind a run."""
+        path = self.model_path or os.path.join(self.cache_dir, self.model_id)
+        return f"local:{path}" + (f"#{self.instance}" if self.instance else "")
 
     def engine(self) -> LlamaEngine:
         """The shared engine (joins weights and loads the model on first call)."""

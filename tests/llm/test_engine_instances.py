@@ -55,3 +55,12 @@ def test_a_slow_load_does_not_hold_up_other_engines(tmp_path):
         FakeEngine.release.set()
         loading.join(10)
     assert llama_engine.get_engine(tmp_path / "slow.gguf", instance="inline").path.endswith("slow.gguf")
+
+
+def test_each_engine_has_its_own_line_in_the_model_queue():
+    # The fair queue (llm.queue) lines callers up per engine: the inline instance of the same
+    # weights must not wait behind a run's calls, two run models over one file must.
+    run_a, run_b = LocalChatModel(model_path="/m/coder.gguf"), LocalChatModel(model_path="/m/coder.gguf")
+    inline = LocalChatModel(model_path="/m/coder.gguf", instance="inline")
+    assert run_a.queue_key == run_b.queue_key
+    assert inline.queue_key != run_a.queue_key
