@@ -286,6 +286,11 @@ class SequentialSolver:
                 semantic_failures += 1
                 attempt.error = "The code ran but the result looks wrong: " + "; ".join(attempt.warnings)
                 last_strategy, repair_context, diagnosis_text = "semantic", "", attempt.error
+                signature = repair.error_signature("Semantic", "; ".join(attempt.warnings), None)
+                repeats[signature] = repeats.get(signature, 0) + 1
+                if repeats[signature] >= 2:  # the same defect again (an unmet requirement): say so, with the real data
+                    repair_context = repair.escalation_note(attempt.error, await run.variable_summary(), same="problem")
+                    last_strategy = "escalate"
                 failed = attempt
                 continue
             signature = repair.error_signature(attempt.ename, attempt.evalue, attempt.lineno)

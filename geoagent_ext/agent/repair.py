@@ -195,10 +195,15 @@ def error_signature(ename: str, evalue: str, lineno: int | None) -> tuple[str, s
     return ename, re.sub(r"\d+", "N", (evalue or "").splitlines()[0] if evalue else "")[:200], lineno
 
 
-def escalation_note(error: str, variables: str) -> str:
-    """Context for a repair after the same error a second time: stop repeating it, here is the real data."""
-    note = ("The SAME error happened twice at the same place. Do not repeat that call, argument or column: "
-            "take a different approach to this step.")
+def escalation_note(error: str, variables: str, same: str = "error") -> str:
+    """Context for a repair after the same error (or the same defect of the result) a second
+    time: stop repeating it, here is the real data."""
+    if same == "error":
+        note = ("The SAME error happened twice at the same place. Do not repeat that call, argument or column: "
+                "take a different approach to this step.")
+    else:
+        note = ("The SAME problem with the result happened twice: the last fix did not change it. Do not write "
+                "the same code again: take a different approach (follow the 'How:' hint literally).")
     if variables:
         note += "\nThe variables in the kernel really are:\n" + variables
     return note

@@ -49,6 +49,12 @@ ADVICE = {
 def repair_line(requirement: Requirement, observed: str) -> str:
     """'`out.csv` must: rows are sorted by `code` ascending. Seen: ... How: ...'"""
     how = ADVICE.get(requirement.kind, "")
+    carried = [n for n, source in (requirement.params.get("provenance") or {}).items()
+               if source.startswith("from `") and n in observed]
+    if requirement.kind == "columns" and carried:  # lost on the way, not to be computed
+        how = (f"{', '.join(carried)} come(s) from the input: keep the GeoDataFrame read from it and change only "
+               "what the step changes (gdf['geometry'] = new_geometries, or gdf.set_geometry(...)); a new "
+               "gpd.GeoDataFrame(geometry=...) drops every attribute. " + how)
     how = how.replace("COLUMN", f"'{requirement.params.get('name', '')}'").replace(
         "CODE", str(requirement.params.get("epsg", "")))
     return f"`{requirement.output}` must satisfy: {requirement.text}. Seen: {observed}." + (f" How: {how}." if how else "")

@@ -170,3 +170,24 @@ async def test_the_user_edited_contract_is_the_one_checked_and_notes_are_not_ver
     assert finished.not_verified == ["out.geojson: reads well for the committee"]
     # The planner saw the edited contract.
     assert "EPSG:3035" in model.prompt_texts[0] and "reads well" in model.prompt_texts[0]
+
+
+async def test_the_same_unmet_requirement_twice_escalates_with_the_carried_column_hint(workdir, tmp_path):
+    # A small model rebuilds the frame from geometry alone and loses the key it must carry; the
+    # second time the same requirement fails, the repair says so (and how to keep the column).
+    lost = ("out = gpd.GeoDataFrame(geometry=sites.geometry.buffer(0.001), crs=sites.crs)\n"
+            "out.to_file('zones.geojson')\nprint('ok')")
+    kept = "out = sites.copy()\nout['geometry'] = sites.geometry.buffer(0.001)\nout.to_file('zones.geojson')\nprint('ok')"
+    script = StepScript(["Load the sites.", "Buffer the sites into zones.geojson."],
+                        {"Load the sites": [LOAD], "Buffer the sites": [lost, lost, kept]})
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("Buffer `sites.geojson` a little and write `zones.geojson`, keeping the `site_id`.",
+                       kernel, model, tmp_path)
+        finished = await run.wait()
+    assert finished.status == "succeeded", finished.message
+    repairs = [p for p in model.prompt_texts if "previous attempt failed" in p]
+    assert len(repairs) == 2
+    assert "keep the GeoDataFrame read from it" in repairs[0] and "SAME problem" not in repairs[0]
+    assert "The SAME problem with the result happened twice" in repairs[1]
+    assert [e.strategy for e in run.bus.history if e.type == "repaired"] == ["semantic", "escalate"]
