@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from . import codeinfo, repair
+from ..contract.advice import coder_view
 from .events import CodeProposed, Executed, Repaired, Replanned
 from ..llm.client import LLMError, LLMNoAnswer
 from .kernel_handle import summarize
@@ -93,7 +94,7 @@ class StepWork:
             accepted_code=[code for _, code in run.accepted],
             human_fixes=list(run.human_fixes),
             hints=list(run.hints.get(self.subtask.id, [])),
-            contract=run.contract.text() if run.contract else "",
+            contract=coder_view(run.contract) if run.contract else "",
             crs_advice=run.crs_advice.for_step(self.subtask.description),
         )
         for key, value in overrides.items():

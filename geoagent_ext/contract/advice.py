@@ -5,7 +5,7 @@ named defect far more often than an unnamed one ("the result looks wrong")."""
 
 from __future__ import annotations
 
-from .model import Requirement
+from .model import Contract, Requirement
 
 ADVICE = {
     "exists": "write the file with the right writer for its format (to_file / to_csv / to_parquet / json.dump)",
@@ -58,3 +58,15 @@ def repair_line(requirement: Requirement, observed: str) -> str:
     how = how.replace("COLUMN", f"'{requirement.params.get('name', '')}'").replace(
         "CODE", str(requirement.params.get("epsg", "")))
     return f"`{requirement.output}` must satisfy: {requirement.text}. Seen: {observed}." + (f" How: {how}." if how else "")
+
+
+# Requirements the request did not spell out (defects found in the input data): the coder is
+# told how to meet them before its first attempt, not only after a failed check.
+HOW_UP_FRONT = frozenset({"antimeridian_cut", "rfc7946_winding", "numeric"})
+
+
+def coder_view(contract: Contract) -> str:
+    """The contract as the coder reads it: each requirement, and for the data-defect ones, how."""
+    def how(r: Requirement) -> str:
+        return f". How: {ADVICE[r.kind].replace('COLUMN', repr(r.params.get('name', '')))}." if r.kind in HOW_UP_FRONT else ""
+    return contract.text(how)

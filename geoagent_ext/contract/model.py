@@ -8,7 +8,7 @@ verifies on the file read back from disk. Requirements no code can check are
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, Field
 
@@ -70,12 +70,12 @@ class Contract(BaseModel):
     def checkable(self) -> list[Requirement]:
         return [r for r in self.requirements if r.checkable]
 
-    def text(self) -> str:
-        """The contract as the planner and the coder read it."""
+    def text(self, suffix: Callable[["Requirement"], str] | None = None) -> str:
+        """The contract as the planner and the coder read it (``suffix``: more words per requirement)."""
         lines = []
         for out in self.outputs:
             lines.append(f"`{out.path}` ({out.format}):")
-            lines += [f"  - {r.text}" for r in self.for_output(out.path)]
+            lines += [f"  - {r.text}{suffix(r) if suffix else ''}" for r in self.for_output(out.path)]
         return "\n".join(lines)
 
 

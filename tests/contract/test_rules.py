@@ -157,3 +157,13 @@ def test_geometry_hygiene_templates_one_per_noun_and_either():
     # Said without negation, or about something else: nothing.
     c = derive_contract("Find the invalid geometries in `parcels.geojson` and write them to `bad.geojson`.", ["bad.geojson"], facts)
     assert "geometries_valid" not in {r.kind for r in c.requirements}
+
+
+def test_the_coder_is_told_up_front_how_to_meet_a_data_defect_requirement():
+    from geoagent_ext.contract.advice import coder_view
+    facts = {"lines.geojson": {"rows": 3, "columns": ["id"], "defects": {"antimeridian": 2}}}
+    c = derive_contract("Fix `lines.geojson` and write `a.geojson` keeping the `id`.", ["a.geojson"], facts)
+    view = coder_view(c)
+    cut = next(line for line in view.splitlines() if "antimeridian" in line)
+    assert "RFC7946='YES'" in cut  # the how, before any failed check
+    assert "How:" not in c.text() and view.count("How:") == 1  # the user's and planner's view stay short
