@@ -36,6 +36,8 @@ ADVICE = {
     "geometries_valid": ("repair with gdf.geometry = gdf.geometry.make_valid() and keep only the wanted type "
                          "(e.g. .collection_extract / explode and regroup), then check gdf.geometry.is_valid.all()"),
     "geometries_unique": "drop repeated geometries: gdf = gdf[~gdf.geometry.normalize().to_wkb().duplicated()]",
+    "geometry_unchanged": ("keep the geometry column as read from the input: no to_crs, buffer, simplify or "
+                           "make_valid; change only the attributes the request names"),
     "antimeridian_cut": ("cut the crossing features while they are still in EPSG:4326: write them with "
                          "gdf.to_file('cut.geojson', driver='GeoJSON', RFC7946='YES') (GDAL splits them at ±180° "
                          "into Multi* parts, one feature each), read that file back with gpd.read_file, and only "

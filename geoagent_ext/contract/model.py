@@ -35,6 +35,7 @@ Kind = Literal[
     "geometries_present",  # no null or empty geometry
     "geometries_valid",    # every geometry is valid
     "geometries_unique",   # no two features share a geometry
+    "geometry_unchanged",  # params.input: same CRS; every geometry is one of that input's (ring order aside)
     "antimeridian_cut",    # no line/ring jumps over +-180 in one segment (params.lonlat_only: projected files pass)
     "rfc7946_winding",     # GeoJSON polygons: exterior counter-clockwise, holes clockwise
     "note",                # not checkable by code

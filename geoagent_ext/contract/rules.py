@@ -346,6 +346,11 @@ def _row_rules(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], in
     if _UNCHANGED.search(sentence):
         for name in _named_fields(sentence, set(), {c for f in inputs.values() for c in f.get("columns") or []}):
             _keeps(b, out, name, inputs)
+        spatial_inputs = [p for p in inputs if file_format(p) in SPATIAL]
+        if (re.search(r"\bgeometr(?:y|ies)\b(?!\s+types?)", sentence, re.IGNORECASE) and file_format(out) in SPATIAL
+                and len(spatial_inputs) == 1):  # "leave the geometry alone": same CRS, same shapes
+            b.add(out, "geometry_unchanged", f"the geometries are those of `{spatial_inputs[0]}`, in its CRS "
+                  "(not reprojected, moved or reshaped)", input=spatial_inputs[0])
         if _TEXT_COLUMNS.search(sentence):  # "leave the string columns alone": the input's real text columns
             for facts in inputs.values():
                 numeric = (facts.get("defects") or {}).get("numbers_as_text") or {}

@@ -216,3 +216,20 @@ def test_null_invalid_and_repeated_geometries_and_templates_are_seen(tmp_path):
     gpd.GeoDataFrame({"k": [1, 2]}, geometry=[box(0, 0, 1, 1), box(2, 0, 3, 1)], crs=4326).to_file(tmp_path / "clean.gpkg")
     (tmp_path / "audit.csv").write_text("declared_crs\nEPSG:4326\nEPSG:32647\n")
     assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
+
+
+def test_geometry_left_alone_means_same_crs_and_shapes(tmp_path):
+    import shapely
+    from shapely.geometry import Polygon
+    src = gpd.GeoDataFrame({"v": ["1", "2"]}, geometry=[Polygon([(0, 0), (0, 1), (1, 1), (0, 0)]), Point(5, 5)], crs=4326)
+    src.to_file(tmp_path / "in.geojson")
+    contract = derive_contract("Write `out.geojson` from `in.geojson` with fixed values. Leave the geometry alone.",
+                               ["out.geojson"], input_facts(tmp_path))
+    [req] = [r.text for r in contract.requirements if r.kind == "geometry_unchanged"]
+    src.to_crs(32633).to_file(tmp_path / "out.geojson")  # an unasked reprojection
+    assert check(contract, tmp_path)[req] == (False, "EPSG:32633 (WGS 84 / UTM zone 33N); the input is in EPSG:4326 (WGS 84)")
+    src.assign(geometry=src.geometry.translate(0.1, 0)).to_file(tmp_path / "out.geojson")  # moved
+    assert check(contract, tmp_path)[req][0] is False
+    # Other values, rings turned the other way round: the same shapes.
+    src.assign(v=[1, 2], geometry=shapely.orient_polygons(src.geometry.values)).to_file(tmp_path / "out.geojson")
+    assert check(contract, tmp_path)[req] == (True, "every geometry is one of in.geojson's, same CRS")

@@ -200,6 +200,21 @@ def _contract_check_table(kind, params, data, sources=None):
             return invalid.empty, f"{len(invalid)} of {len(data)} geometries are invalid" + (f" (e.g. {why})" if why else "")
         repeated = int(present.normalize().to_wkb().duplicated().sum())
         return repeated == 0, f"{repeated} of {len(data)} features repeat an earlier feature's geometry"
+    if kind == "geometry_unchanged":
+        if isinstance(data, dict) or not hasattr(data, "geometry"):
+            return False, "no geometry in the file"
+        sources = {} if sources is None else sources
+        if params["input"] not in sources:
+            sources[params["input"]] = _contract_load(params["input"], _contract_format(params["input"]))
+        src = next(iter(sources[params["input"]].values()))
+        if src.crs != data.crs:
+            return False, f"{_contract_crs_label(data.crs)}; the input is in {_contract_crs_label(src.crs)}"
+        import shapely
+        known = set(shapely.to_wkb(shapely.set_precision(shapely.normalize(src.geometry.values), 1e-9)).tolist())
+        mine = shapely.to_wkb(shapely.set_precision(shapely.normalize(data.geometry.values), 1e-9)).tolist()
+        moved = sum(w not in known for w in mine)
+        return moved == 0, (f"{moved} of {len(data)} geometries differ from every geometry of {params['input']}"
+                            if moved else f"every geometry is one of {params['input']}'s, same CRS")
     if kind == "antimeridian_cut":
         if isinstance(data, dict) or not hasattr(data, "geometry"):
             return False, "no geometry in the file"
