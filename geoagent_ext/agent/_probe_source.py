@@ -266,14 +266,18 @@ _NUMBER = __import__("re").compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 _PLACEHOLDERS = {"", "na", "n/a", "nan", "null", "none", "-", "--"}
 
 
-def _numbers_as_text(frame):
+def _text_columns(frame):
+    """The attribute columns holding text (object or pandas' string dtypes)."""
+    return [str(c) for c in frame.columns
+            if c != "geometry" and (frame[c].dtype.kind in "OSU" or "str" in str(frame[c].dtype))]
+
+
+def _numbers_as_text(frame, text_columns):
     """{column: "integer" | "number"} of text columns whose every value is a number written as text
     (placeholders such as "" or "N/A" aside). Codes with leading zeros ("007", "02134") are
     identifiers, not numbers: a column holding one is left out."""
     found = {}
-    for name in frame.columns:
-        if name == "geometry" or frame[name].dtype.kind not in "OSU" and "str" not in str(frame[name].dtype):
-            continue
+    for name in text_columns:
         values = [str(v).strip() for v in frame[name].dropna().tolist() if isinstance(v, str)]
         numbers = [v for v in values if v.lower() not in _PLACEHOLDERS]
         if not numbers or len(numbers) < len(values) / 2 or not all(_NUMBER.fullmatch(v) for v in numbers):
@@ -295,8 +299,8 @@ def _layer_facts(path, ext, geometry_type, max_bytes=100_000_000):
     defects, text_columns = {}, []
     try:
         frame = gpd.read_file(path)
-        text_columns = [str(c) for c in frame.columns if c != "geometry" and (frame[c].dtype.kind == "O" or "str" in str(frame[c].dtype))]
-        numeric = _numbers_as_text(frame)
+        text_columns = _text_columns(frame)
+        numeric = _numbers_as_text(frame, text_columns)
         if numeric:
             defects["numbers_as_text"] = numeric
         if "Point" not in geometry_type:

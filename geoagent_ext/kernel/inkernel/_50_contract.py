@@ -145,6 +145,22 @@ def _contract_winding_faults(path):
     return wrong, total
 
 
+_CONTRACT_GEOMETRY_KINDS = ("crs_epsg", "crs_projected_metres", "geometry_types", "geometries_present",
+                            "geometries_valid", "geometries_unique", "geometry_unchanged", "antimeridian_cut")
+
+
+def _contract_input(path, sources):
+    """The first table/layer of an input file, read once per check (``sources``: path -> layers)."""
+    if path not in sources:
+        sources[path] = _contract_load(path, _contract_format(path))
+    return next(iter(sources[path].values()))
+
+
+def _contract_strings(values):
+    """A column's or a JSON value's items as text, for comparing with names, templates and inputs."""
+    return [str(v) for v in (values.tolist() if hasattr(values, "tolist") else values)]
+
+
 def _contract_check_table(kind, params, data, sources=None):
     """(passed, observed) of one requirement on one table/layer or JSON document. ``sources``:
     input files already read in this check (several requirements may read the same input)."""
@@ -158,9 +174,9 @@ def _contract_check_table(kind, params, data, sources=None):
             have.add("geometry")
         missing = [n for n in params.get("names", []) if n not in have]
         return not missing, (f"missing {missing}; it has {sorted(have)[:15]}" if missing else "all present")
+    if kind in _CONTRACT_GEOMETRY_KINDS and (isinstance(data, dict) or not hasattr(data, "geometry")):
+        return False, "no geometry in the file"
     if kind in ("crs_epsg", "crs_projected_metres", "geometry_types"):
-        if isinstance(data, dict) or not hasattr(data, "geometry"):
-            return False, "no geometry in the file"
         crs = data.crs
         if kind == "crs_epsg":
             return crs is not None and crs.to_epsg() == params["epsg"], _contract_crs_label(crs)
@@ -186,8 +202,6 @@ def _contract_check_table(kind, params, data, sources=None):
         wrong = [k for k in kinds if k not in params.get("allowed", [])]
         return not wrong, f"geometry types {kinds}"
     if kind in ("geometries_present", "geometries_valid", "geometries_unique"):
-        if isinstance(data, dict) or not hasattr(data, "geometry"):
-            return False, "no geometry in the file"
         geoms = data.geometry
         if kind == "geometries_present":
             bad = int((geoms.isna() | geoms.is_empty).sum())
@@ -201,12 +215,7 @@ def _contract_check_table(kind, params, data, sources=None):
         repeated = int(present.normalize().to_wkb().duplicated().sum())
         return repeated == 0, f"{repeated} of {len(data)} features repeat an earlier feature's geometry"
     if kind == "geometry_unchanged":
-        if isinstance(data, dict) or not hasattr(data, "geometry"):
-            return False, "no geometry in the file"
-        sources = {} if sources is None else sources
-        if params["input"] not in sources:
-            sources[params["input"]] = _contract_load(params["input"], _contract_format(params["input"]))
-        src = next(iter(sources[params["input"]].values()))
+        src = _contract_input(params["input"], {} if sources is None else sources)
         if src.crs != data.crs:
             return False, f"{_contract_crs_label(data.crs)}; the input is in {_contract_crs_label(src.crs)}"
         import shapely
@@ -216,8 +225,6 @@ def _contract_check_table(kind, params, data, sources=None):
         return moved == 0, (f"{moved} of {len(data)} geometries differ from every geometry of {params['input']}"
                             if moved else f"every geometry is one of {params['input']}'s, same CRS")
     if kind == "antimeridian_cut":
-        if isinstance(data, dict) or not hasattr(data, "geometry"):
-            return False, "no geometry in the file"
         if params.get("lonlat_only") and data.crs is not None and data.crs.is_projected:
             return True, f"{_contract_crs_label(data.crs)}: in a projected CRS lines run on across +-180"
         rows = _contract_uncut_crossings(data)
@@ -275,7 +282,7 @@ def _contract_check_table(kind, params, data, sources=None):
         bad = [v for v in seq if v is None or (isinstance(v, float) and math.isnan(v)) or (isinstance(v, str) and not v.strip())]
         return not bad, f"`{name}`: {len(bad)} null or empty value(s)"
     if kind == "unique":
-        seq = [str(v) for v in (values.tolist() if hasattr(values, "tolist") else values)]
+        seq = _contract_strings(values)
         dups = len(seq) - len(set(seq))
         return dups == 0, f"`{name}`: {dups} duplicate value(s)"
     if kind == "sorted":
@@ -285,23 +292,20 @@ def _contract_check_table(kind, params, data, sources=None):
         return bool(ok), f"`{name}` first values {_contract_short(value.head(5).tolist())}"
     if kind == "pattern":
         import re as _re
-        seq = [str(v) for v in (values.tolist() if hasattr(values, "tolist") else values)]
+        seq = _contract_strings(values)
         foreign = [v for v in seq if not _re.fullmatch(params["regex"], v)]
         return not foreign, (f"`{name}`: {len(foreign)} value(s) not written that way, e.g. {foreign[:3]}" if foreign
                              else f"`{name}` values {seq[:3]}")
     if kind == "values_in":
-        seq = [str(v) for v in (values.tolist() if hasattr(values, "tolist") else values)]
+        seq = _contract_strings(values)
         foreign = sorted({v for v in seq if v not in params.get("allowed", [])})
         return not foreign, f"`{name}` values {sorted(set(seq))[:6]}" + (f"; not allowed: {foreign[:4]}" if foreign else "")
     if kind == "values_from_input":
-        sources = {} if sources is None else sources
-        if params["input"] not in sources:
-            sources[params["input"]] = _contract_load(params["input"], _contract_format(params["input"]))
-        src = next(iter(sources[params["input"]].values()))
+        src = _contract_input(params["input"], {} if sources is None else sources)
         if params["name"] not in getattr(src, "columns", []):
             return False, f"`{name}` is not in {params['input']}"
         allowed = set(map(str, src[params["name"]].dropna().tolist()))
-        seq = [str(v) for v in (value.tolist() if hasattr(value, "tolist") else value)]
+        seq = _contract_strings(value)
         foreign = [v for v in seq if v not in allowed]
         return not foreign, (f"`{name}`: {len(foreign)} value(s) not in {params['input']}, e.g. {foreign[:3]}"
                              if foreign else f"`{name}`: every value comes from {params['input']}")
