@@ -88,7 +88,8 @@ export class RunCellWriter {
       cell_type: 'code',
       source: step.solved.code,
       execution_count: null,
-      outputs: step.solved.result.outputs ?? [],
+      // nbformat output dicts from the kernel (the event types only say "dicts").
+      outputs: (step.solved.result.outputs ?? []) as nbformat.IOutput[],
       metadata: {
         // The outputs come from the user's own kernel running this code on their
         // behalf, as if they had run the cell: trust them like Lab trusts the

@@ -1,66 +1,35 @@
 /**
- * The runs API's shapes, as `geoagent_ext/agent/events.py`, `agent/state.py`
- * and `runs/schemas.py` define them. Only the fields the panel reads are typed.
+ * The runs API's shapes. The events and what they carry come from the pydantic
+ * models (`geoagent_ext/agent/events.py`) through `events.generated.ts`
+ * (`jlpm build:types`); the names here keep the panel's imports. Written by hand:
+ * what `agent/state.py` and `runs/schemas.py` return or accept, and UI-only types.
  */
-import type * as nbformat from '@jupyterlab/nbformat';
+import type {
+  Contract,
+  ExecutionSummary,
+  Finished,
+  Requirement,
+  RunEvent,
+  RunStats,
+  SearchNode,
+  SubtaskSpec
+} from './events.generated';
 
-/** `ExecutionSummary`: what running a piece of code gave. */
-export interface IExecutionSummary {
-  status: string;
-  stdout: string;
-  stderr: string;
-  outputs: nbformat.IOutput[];
-  /** Shortened, ANSI-free message. */
-  error: string | null;
-  ename: string | null;
-  duration_s: number;
-  warnings: string[];
-}
+export type { RunEvent };
 
-export interface ISubtaskSpec {
-  id: string;
-  description: string;
-  inserted_for?: string | null;
-}
+/** `ExecutionSummary`: what running a piece of code gave (outputs as nbformat dicts). */
+export type IExecutionSummary = ExecutionSummary;
+
+export type ISubtaskSpec = SubtaskSpec;
 
 /** A requirement's kind (`contract/model.py`); `note` is shown but no code checks it. */
-export type RequirementKind =
-  | 'exists'
-  | 'columns'
-  | 'layers'
-  | 'crs_epsg'
-  | 'crs_projected_metres'
-  | 'geometry_types'
-  | 'lonlat'
-  | 'bbox'
-  | 'integer'
-  | 'non_negative'
-  | 'non_empty'
-  | 'unique'
-  | 'sorted'
-  | 'rows_as_input'
-  | 'values_from_input'
-  | 'values_in'
-  | 'note';
+export type RequirementKind = Requirement['kind'];
 
 /** `Requirement`: one thing an output file must satisfy. */
-export interface IRequirement {
-  id: string;
-  /** The output file, as the request names it. */
-  output: string;
-  /** One sentence a person reads. */
-  text: string;
-  kind: RequirementKind;
-  params: Record<string, unknown>;
-  /** 'user': added or reworded by the user when reviewing the contract. */
-  origin: 'request' | 'user';
-}
+export type IRequirement = Requirement;
 
 /** `Contract`: the run's deliverables and what each must satisfy. */
-export interface IContract {
-  outputs: Array<{ path: string; format: string }>;
-  requirements: IRequirement[];
-}
+export type IContract = Contract;
 
 /** `RequirementEdit`: a requirement as the user left it ('' id = new). */
 export interface IRequirementEdit {
@@ -69,193 +38,13 @@ export interface IRequirementEdit {
   text: string;
 }
 
-interface IEventBase {
-  run_id: string;
-  seq: number;
-  ts: string;
-}
+export type SearchNodeStatus = SearchNode['status'];
 
-export type SearchNodeStatus =
-  | 'new'
-  | 'running'
-  | 'ok'
-  | 'failed'
-  | 'chosen'
-  | 'pruned';
-
-export type FinishedStatus =
-  | 'succeeded'
-  | 'partial'
-  | 'failed'
-  | 'cancelled'
-  | 'declined'
-  | 'interrupted';
-
-/** Every event type the server emits (a discriminated union on `type`). */
-export type RunEvent = IEventBase &
-  (
-    | {
-        type: 'run_started';
-        request: string;
-        model: string;
-        notebook: string | null;
-        kernel_id: string | null;
-        strategy: string;
-        approval_mode: boolean;
-      }
-    | { type: 'progress'; message: string; subtask_id: string | null }
-    | {
-        /** Something degraded the run without stopping it (once per source). */
-        type: 'warning';
-        source: string;
-        message: string;
-      }
-    | {
-        /** Place in a serial model's line: 1 = next; 0 = the wait is over. */
-        type: 'model_waiting';
-        place: number;
-      }
-    | { type: 'planned'; subtasks: ISubtaskSpec[]; libraries: string[] }
-    | { type: 'replanned'; reason: string; subtasks: ISubtaskSpec[] }
-    | {
-        /** The CRS advisor's picks for the run's layers, one line each. */
-        type: 'crs_advised';
-        lines: string[];
-      }
-    | {
-        type: 'contract_stated';
-        contract: IContract;
-        /** 'user': as the user left it after review. */
-        by: 'request' | 'user';
-        /** Approval mode: the run waits for the user to confirm or edit it. */
-        awaiting_review: boolean;
-      }
-    | {
-        type: 'requirement_checked';
-        requirement_id: string;
-        output: string;
-        text: string;
-        passed: boolean;
-        observed: string;
-        /** null: the final check, after the last step. */
-        subtask_id: string | null;
-      }
-    | { type: 'declined'; reason: string }
-    | {
-        type: 'subtask_started';
-        subtask_id: string;
-        index: number;
-        description: string;
-      }
-    | {
-        type: 'code_proposed';
-        subtask_id: string;
-        attempt: number;
-        code: string;
-        node_id: string | null;
-        parent_id: string | null;
-      }
-    | {
-        type: 'executed';
-        subtask_id: string;
-        attempt: number;
-        code: string;
-        result: IExecutionSummary;
-        trial: boolean;
-        node_id: string | null;
-      }
-    | {
-        type: 'repaired';
-        subtask_id: string;
-        attempt: number;
-        strategy: string;
-        diagnosis: string;
-        diff: string;
-      }
-    | {
-        type: 'subtask_inserted';
-        subtask: ISubtaskSpec;
-        before: string;
-        reason: string;
-      }
-    | { type: 'approval_requested'; subtask_id: string; code: string }
-    | {
-        type: 'approval_given';
-        subtask_id: string;
-        approved: boolean;
-        feedback: string;
-      }
-    | {
-        type: 'solved';
-        subtask_id: string;
-        code: string;
-        attempts: number;
-        result: IExecutionSummary;
-        by: 'agent' | 'human';
-      }
-    | {
-        /** What one commit did to the user's variables (modules left out). */
-        type: 'namespace_changed';
-        subtask_id: string;
-        created: string[];
-        changed: string[];
-        deleted: string[];
-        /** Fingerprints right after the commit, of the created and changed names. */
-        fingerprints: Record<string, string>;
-      }
-    | {
-        type: 'needs_human';
-        subtask_id: string;
-        code: string;
-        error: string;
-        attempts: number;
-      }
-    | {
-        type: 'human_edit_applied';
-        subtask_id: string;
-        code: string;
-        result: IExecutionSummary;
-        accepted: boolean;
-      }
-    | { type: 'hint_given'; subtask_id: string; hint: string }
-    | { type: 'skipped'; subtask_id: string; reason: string }
-    | {
-        type: 'search_node';
-        subtask_id: string;
-        node_id: string;
-        parent_id: string | null;
-        code: string;
-        visits: number;
-        q: number;
-        prior: number;
-        reward: number | null;
-        status: SearchNodeStatus;
-        error: string | null;
-      }
-    | {
-        type: 'finished';
-        status: FinishedStatus;
-        message: string;
-        stats: IRunStats;
-        /** "requirement — observed" for each that failed at the end. */
-        unmet?: string[];
-        /** Requirements no code can check. */
-        not_verified?: string[];
-      }
-  );
+export type FinishedStatus = Finished['status'];
 
 export type RunEventType = RunEvent['type'];
 
-export interface IRunStats {
-  subtasks: number;
-  solved: number;
-  attempts: number;
-  llm_calls: number;
-  tokens_in: number;
-  tokens_out: number;
-  llm_seconds: number;
-  seconds: number;
-}
+export type IRunStats = RunStats;
 
 /** The server's folded state of a run (`agent/state.py`), as REST returns it. */
 export interface IRunState {

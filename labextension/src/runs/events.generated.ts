@@ -1,0 +1,399 @@
+/* eslint-disable */
+/**
+ * GENERATED from the pydantic event models (geoagent_ext/agent/events.py): do not edit.
+ * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
+ * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
+ *
+ * schema-sha256: 46e77d7e8d7ae859f915d184701b18c5c7779d35891640627a5698a3501b202c
+ */
+
+export type RunEvent =
+  | RunStarted
+  | Progress
+  | RunWarning
+  | ModelWaiting
+  | CrsAdvised
+  | ContractStated
+  | Planned
+  | Replanned
+  | RequirementChecked
+  | Declined
+  | SubtaskStarted
+  | CodeProposed
+  | Executed
+  | Repaired
+  | SubtaskInserted
+  | ApprovalRequested
+  | ApprovalGiven
+  | Solved
+  | NamespaceChanged
+  | NeedsHuman
+  | HumanEditApplied
+  | HintGiven
+  | Skipped
+  | SearchNode
+  | Finished;
+
+export interface RunStarted {
+  run_id: string;
+  seq: number;
+  ts: string;
+  type: 'run_started';
+  request: string;
+  model: string;
+  notebook: string | null;
+  kernel_id: string | null;
+  strategy: string;
+  approval_mode: boolean;
+}
+/**
+ * Free-form progress for slow phases (local model thinking, profiling data).
+ */
+export interface Progress {
+  run_id: string;
+  seq: number;
+  ts: string;
+  type: 'progress';
+  message: string;
+  subtask_id: string | null;
+}
+/**
+ * Something degraded the run without stopping it (e.g. the API docs index is unreachable).
+ */
+export interface RunWarning {
+  run_id: string;
+  seq: number;
+  ts: string;
+  type: 'warning';
+  source: 'retrieval';
+  message: string;
+}
+/**
+ * The run waits for a model that serves one call at a time (``llm.queue``): ``place`` 1 is
+ * next in line; 0 says the wait is over. Sent only when a call had to wait.
+ */
+export interface ModelWaiting {
+  run_id: string;
+  seq: number;
+  ts: string;
+  type: 'model_waiting';
+  place: number;
+}
+/**
+ * The CRS advisor's picks for the run's layers, one line each (what the planner and coder read).
+ */
+export interface CrsAdvised {
+  run_id: string;
+  seq: number;
+  ts: string;
+  type: 'crs_advised';
+  lines: string[];
+}
+/**
+ * What the deliverable must satisfy, derived from the request before planning.
+ */
+export interface ContractStated {
+  run_id: string;
+  seq: number;
+  ts: string;
+  type: 'contract_stated';
+  contract: Contract;
+  by: 'request' | 'user';
+  awaiting_review: boolean;
+}
+export interface Contract {
+  outputs: OutputSpec[];
+  requirements: Requirement[];
+}
+export interface OutputSpec {
+  path: string;
+  format: string;
+}
+export interface Requirement {
+  id: string;
+  /**
+   * the output file (path as the request names it)
+   */
+  output: string;
+  /**
+   * one sentence a person reads
+   */
+  text: string;
+  kind:
+    | 'exists'
+    | 'columns'
+    | 'layers'
+    | 'crs_epsg'
+    | 'crs_projected_metres'
+    | 'geometry_types'
+    | 'lonlat'
+    | 'bbox'
+    | 'integer'
+    | 'numeric'
+    | 'non_negative'
+    | 'non_empty'
+    | 'unique'
+    | 'sorted'
+    | 'rows_as_input'
+    | 'values_from_input'
+    | 'values_in'
+    | 'pattern'
+    | 'geometries_present'
+    | 'geometries_valid'
+    | 'geometries_unique'
+    | 'geometry_unchanged'
+    | 'antimeridian_cut'
+    | 'rfc7946_winding'
+    | 'note';
+  params: {
+    [k: string]: unknown;
+  };
+  origin: 'request' | 'user';
+}
+export interface Planned {
+  run_id: string;
+  seq: number;
+  ts: string;
+  type: 'planned';
+  subtasks: SubtaskSpec[];
+  libraries: string[];
+}
+/**
+ * A plan step: what to do, never how (parameters are bound after looking at data).
+ */
+export interface SubtaskSpec {
+  id: string;
+  description: string;
+  artifacts: string[];
+  inserted_for: string | null;
+}
+export interface Replanned {
+  run_id: string;
+  seq: number;
+  ts: string;
+  type: 'replanned';
+  reason: string;
+  subtasks: SubtaskSpec[];
+}
+/**
+ * One requirement checked on the file read back from disk (after a step, or at the end).
+ */
+export interface RequirementChecked {
+  run_id: string;
+  seq: number;
+  ts: string;
+  type: 'requirement_checked';
+  requirement_id: string;
+  output: string;
+  text: string;
+  passed: boolean;
+  observed: string;
+  subtask_id: string | null;
+}
+export interface Declined {
+  run_id: string;
+  seq: number;
+  ts: string;
+  type: 'declined';
+  reason: string;
+}
+export interface SubtaskStarted {
+  run_id: string;
+  seq: number;
+  ts: string;
+  type: 'subtask_started';
+  subtask_id: string;
+  index: number;
+  description: string;
+}
+export interface CodeProposed {
+  run_id: string;
+  seq: number;
+  ts: string;
+  type: 'code_proposed';
+  subtask_id: string;
+  attempt: number;
+  code: string;
+  node_id: string | null;
+  parent_id: string | null;
+}
+export interface Executed {
+  run_id: string;
+  seq: number;
+  ts: string;
+  type: 'executed';
+  subtask_id: string;
+  attempt: number;
+  code: string;
+  result: ExecutionSummary;
+  trial: boolean;
+  node_id: string | null;
+}
+/**
+ * The part of a kernel ExecutionResult that faces need (outputs as nbformat dicts).
+ */
+export interface ExecutionSummary {
+  status: string;
+  stdout: string;
+  stderr: string;
+  outputs: {
+    [k: string]: unknown;
+  }[];
+  error: string | null;
+  ename: string | null;
+  duration_s: number;
+  warnings: string[];
+}
+export interface Repaired {
+  run_id: string;
+  seq: number;
+  ts: string;
+  type: 'repaired';
+  subtask_id: string;
+  attempt: number;
+  strategy:
+    | 'add_import'
+    | 'insert_subtask'
+    | 'members'
+    | 'data_profile'
+    | 'analyse'
+    | 'no_code'
+    | 'semantic'
+    | 'hint'
+    | 'escalate'
+    | 'rewrite';
+  diagnosis: string;
+  diff: string;
+}
+export interface SubtaskInserted {
+  run_id: string;
+  seq: number;
+  ts: string;
+  type: 'subtask_inserted';
+  subtask: SubtaskSpec;
+  before: string;
+  reason: string;
+}
+export interface ApprovalRequested {
+  run_id: string;
+  seq: number;
+  ts: string;
+  type: 'approval_requested';
+  subtask_id: string;
+  code: string;
+}
+export interface ApprovalGiven {
+  run_id: string;
+  seq: number;
+  ts: string;
+  type: 'approval_given';
+  subtask_id: string;
+  approved: boolean;
+  feedback: string;
+}
+export interface Solved {
+  run_id: string;
+  seq: number;
+  ts: string;
+  type: 'solved';
+  subtask_id: string;
+  code: string;
+  attempts: number;
+  result: ExecutionSummary;
+  by: 'agent' | 'human';
+}
+/**
+ * What one commit to the live kernel did to the user's variables (modules left out), so a
+ * run can be undone: names it created, changed (their old values are gone) or deleted, and
+ * the fingerprints of the created and changed ones right after (a cleanup deletes only a
+ * variable still as the run left it).
+ */
+export interface NamespaceChanged {
+  run_id: string;
+  seq: number;
+  ts: string;
+  type: 'namespace_changed';
+  subtask_id: string;
+  created: string[];
+  changed: string[];
+  deleted: string[];
+  fingerprints: {
+    [k: string]: string;
+  };
+}
+export interface NeedsHuman {
+  run_id: string;
+  seq: number;
+  ts: string;
+  type: 'needs_human';
+  subtask_id: string;
+  code: string;
+  error: string;
+  attempts: number;
+}
+export interface HumanEditApplied {
+  run_id: string;
+  seq: number;
+  ts: string;
+  type: 'human_edit_applied';
+  subtask_id: string;
+  code: string;
+  result: ExecutionSummary;
+  accepted: boolean;
+}
+export interface HintGiven {
+  run_id: string;
+  seq: number;
+  ts: string;
+  type: 'hint_given';
+  subtask_id: string;
+  hint: string;
+}
+export interface Skipped {
+  run_id: string;
+  seq: number;
+  ts: string;
+  type: 'skipped';
+  subtask_id: string;
+  reason: string;
+}
+/**
+ * One node of the MCTS tree (emitted on creation and on every update).
+ */
+export interface SearchNode {
+  run_id: string;
+  seq: number;
+  ts: string;
+  type: 'search_node';
+  subtask_id: string;
+  node_id: string;
+  parent_id: string | null;
+  code: string;
+  visits: number;
+  q: number;
+  prior: number;
+  reward: number | null;
+  status: 'new' | 'running' | 'ok' | 'failed' | 'chosen' | 'pruned';
+  error: string | null;
+}
+export interface Finished {
+  run_id: string;
+  seq: number;
+  ts: string;
+  type: 'finished';
+  status: 'succeeded' | 'partial' | 'failed' | 'cancelled' | 'declined' | 'interrupted';
+  message: string;
+  stats: RunStats;
+  unmet: string[];
+  not_verified: string[];
+}
+export interface RunStats {
+  subtasks: number;
+  solved: number;
+  attempts: number;
+  llm_calls: number;
+  tokens_in: number;
+  tokens_out: number;
+  llm_seconds: number;
+  seconds: number;
+}
