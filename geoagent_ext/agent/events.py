@@ -291,7 +291,3 @@ def parse_event(data: dict[str, Any] | str) -> Event:
         return _EVENT_ADAPTER.validate_json(data)
     return _EVENT_ADAPTER.validate_python(data)
 
-
-def event_json_schema() -> dict[str, Any]:
-    """JSON schema of the event union (for the frontend and the OpenAPI document)."""
-    return _EVENT_ADAPTER.json_schema()
