@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from ..kernel.exceptions import KernelDeadError, KernelNotFoundError
-from ..llm.redact import redact
+from ..redact import redact
 from .events import ExecutionSummary
 
 
