@@ -10,7 +10,7 @@ from . import __version__
 from .config import GeoAgentSettings
 from .handlers import make_handlers
 from .handlers.complete import completer_for
-from .llm.redact import redact_log_handlers
+from .redact import redact_log_handlers
 from .runs import RunManager
 from .runs.placement import log_placement
 

@@ -3,7 +3,7 @@
 Every event carries ``run_id``, a per-run monotonic ``seq`` and a UTC timestamp;
 ``type`` is the discriminator so ``parse_event`` can rebuild any event from its
 JSON (the run log is these events, one JSON object per line). Events describe
-what happened; they never carry secrets (see ``llm.redact``), and code/output
+what happened; they never carry secrets (see ``redact``), and code/output
 sizes are capped at the source so a log stays readable.
 """
 

@@ -1,7 +1,7 @@
 """The agent's narrow view of one kernel: a KernelService bound to a kernel id.
 
 The agent never sees kernel ids or managers; it gets a ``KernelHandle`` and
-calls execute/trial/introspection on it. Tests and the CLI build one from a
+calls execute/trial/probes on it. Tests and the CLI build one from a
 ``KernelService`` they own; the server builds one per run from jupyter_server's
 kernel manager.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from ..kernel.exceptions import KernelDeadError, KernelNotFoundError
-from ..llm.redact import redact
+from ..redact import redact
 from .events import ExecutionSummary
 
 
@@ -23,6 +23,7 @@ class KernelHandle(Protocol):
     async def profile(self, name: str) -> str: ...
     async def advise_crs(self, target: Any, purposes: list[str]) -> dict[str, Any]: ...
     async def variables(self) -> list[Any]: ...
+    async def probe(self, name: str, /, *args: Any, probe_timeout: float = 120.0, **kwargs: Any) -> Any: ...
     # Optional: ``async def fingerprints(self) -> dict[str, str]`` (what a commit changed, see Run.commit).
 
 
@@ -61,7 +62,7 @@ class BoundKernel:
         if self.lost is not None:
             raise KernelLost(self.lost)
 
-    async def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+    async def _call(self, method: str, /, *args: Any, **kwargs: Any) -> Any:
         try:  # a kernel behind a gateway is asked whether it restarted (local ones: no I/O)
             if self.lost is None:
                 await self.service.verify(self.kernel_id)
@@ -87,6 +88,10 @@ class BoundKernel:
 
     async def trial(self, code, *, timeout=60):
         return await self._call("trial", code, timeout=timeout)
+
+    async def probe(self, name, /, *args, probe_timeout=120.0, **kwargs):
+        """``name(*args, **kwargs)`` of the in-kernel helper (``KernelService.probe``)."""
+        return await self._call("probe", name, *args, probe_timeout=probe_timeout, **kwargs)
 
     async def members(self, expression):
         return await self._call("members", expression)

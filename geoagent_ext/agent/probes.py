@@ -1,58 +1,34 @@
-"""Run the agent's data probes in the live kernel without touching its namespace.
+"""The agent's data probes, asked through the kernel's one probe road.
 
-The probe source (``_probe_source.py``) is executed in a fresh globals dict via
-``exec`` inside one silent request; the answer comes back as one marked JSON
-line on stdout. Silent requests keep the probes out of the user's history and
-execution count.
+The probes live in the in-kernel helper (``kernel/inkernel/_70_data_probes.py``), installed
+once per kernel and called silently like introspection (``KernelHandle.probe``): nothing
+lands in the user's history or namespace. ``run_probe`` is the agent's view of one: its
+answer, or None when it could not give one.
 """
 
 from __future__ import annotations
 
-import functools
-import json
 import posixpath
-from importlib import resources
 from typing import Any
 
-MARKER = "__GEOAGENT_PROBE__"
-
-
-@functools.cache
-def _source() -> str:
-    """The probes, after the in-kernel helper's parts they share (read once): the geometry-column
-    rule and the deliverable contract's checks."""
-    inkernel = resources.files("geoagent_ext.kernel.inkernel")
-    shared = [inkernel.joinpath(name).read_text() for name in ("_15_geocolumns.py", "_50_contract.py")]
-    return "\n\n".join(shared + [resources.files("geoagent_ext.agent").joinpath("_probe_source.py").read_text()])
+from ..kernel import inkernel
+from ..kernel.exceptions import KernelBusyError, KernelDeadError, KernelNotFoundError, KernelServiceError
 
 
 def local_probes() -> dict[str, Any]:
     """The probe functions in this process, from the same source the kernel runs (for tests and
     benchmarks that need what a run sees, e.g. ``input_facts``, without a kernel)."""
-    namespace: dict[str, Any] = {"__name__": "__geoagent_probe__"}
-    exec(compile(_source(), "<geoagent-probe>", "exec"), namespace)
-    return namespace
-
-
-def probe_code(function: str, *args: Any) -> str:
-    call = f"{function}(*_json.loads({json.dumps(args)!r}))"
-    program = f"{_source()}\nprint({MARKER!r} + _json.dumps({call}, default=str))\n"
-    return f"exec(compile({program!r}, '<geoagent-probe>', 'exec'), {{'__name__': '__geoagent_probe__'}})"
-
-
-def parse_probe_output(stdout: str) -> Any:
-    for line in reversed(stdout.splitlines()):
-        if line.startswith(MARKER):
-            return json.loads(line[len(MARKER):])
-    return None
+    return vars(inkernel.load())
 
 
 async def run_probe(kernel, function: str, *args: Any, timeout: float = 60) -> Any:
     """Call a probe function in the kernel; None when the probe could not answer."""
-    result = await kernel.execute(probe_code(function, *args), timeout=timeout, silent=True)
-    if result.status != "ok":
+    try:
+        return await kernel.probe(function, *args, probe_timeout=timeout)
+    except (KernelBusyError, KernelDeadError, KernelNotFoundError):
+        raise  # the kernel's state, not the probe's answer: as for any other call
+    except KernelServiceError:  # it raised, timed out, or the kernel is not Python
         return None
-    return parse_probe_output(result.stdout)
 
 
 def format_files(profile: dict[str, Any] | None, named: list[str] | None = None) -> str:

@@ -19,7 +19,7 @@ from typing import Any, Awaitable, Callable, Literal
 from pydantic import BaseModel
 
 from ..llm.client import LLMError
-from ..llm.redact import redact, redact_obj
+from ..redact import redact, redact_obj
 from . import codeinfo
 from ..contract import Contract, RequirementEdit, apply_edits, derive_contract
 from .bus import EventBus

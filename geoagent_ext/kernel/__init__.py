@@ -5,8 +5,8 @@ Module map (one concern each):
 
 ``connection``  private client per kernel (own session id, IOPub routing, restarts)
 ``execute``     one execute_request -> :class:`ExecutionResult` (timeouts, dead kernels)
-``probe``       silent calls into the in-kernel helper ``__geoagent__``
-``inkernel``    the helper's source (runs *in* the kernel): introspection, profiles, fork trials
+``probe``       silent calls into the in-kernel helper ``__geoagent__`` (``KernelService.probe``)
+``inkernel``    the helper's source (runs *in* the kernel): introspection, data probes, fork trials
 ``trial``       fork trials: the service's Unix socket, time limits, kills
 ``replay``      fallback trials: history replayed in a fresh kernel
 ``errors``      short error messages and GIS hints (reused by the agent's repair)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from .results import ExecutionError
-from ..llm.redact import redact
+from ..redact import redact
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 # IPython >= 8 names the submitted cell "Cell In[7], line 3"; older ones use the

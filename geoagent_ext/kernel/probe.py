@@ -16,7 +16,7 @@ import json
 from typing import Any
 
 from .connection import KernelConnection
-from .exceptions import KernelProtocolError, KernelServiceError
+from .exceptions import KernelDeadError, KernelProtocolError, KernelServiceError
 from .execute import run_execute
 from .inkernel import SOURCE, VERSION
 
@@ -52,13 +52,17 @@ def _needs_install(ue: dict) -> bool:
     text = f"{ue.get('ename')}: {ue.get('evalue')}"
     return "GEOAGENT_STALE_HELPER" in text or HELPER_NAME in text or (
         ue.get("ename") == "AttributeError" and "'call'" in text
-    )
+    ) or (ue.get("ename") == "TypeError" and "call() takes" in text)  # a helper older than positional args
 
 
-async def call(conn: KernelConnection, fn: str, *, probe_timeout: float = 120.0, **kwargs: Any) -> Any:
-    """Run ``__geoagent__.<fn>(**kwargs)`` in the kernel; the caller holds ``conn.lock``."""
+async def call(conn: KernelConnection, fn: str, /, *args: Any, probe_timeout: float = 120.0, **kwargs: Any) -> Any:
+    """Run ``__geoagent__.<fn>(*args, **kwargs)`` in the kernel; the caller holds ``conn.lock``.
+
+    Arguments and answer travel as JSON. A kernel that dies during the call raises
+    KernelDeadError (as a dead execution does), any other missing answer KernelServiceError.
+    """
     conn.require_python()
-    expr = f"{HELPER_NAME}.call({VERSION!r}, {fn!r}, {json.dumps(kwargs)!r})"
+    expr = f"{HELPER_NAME}.call({VERSION!r}, {fn!r}, {json.dumps(kwargs)!r}, {json.dumps(args)!r})"
     for attempt in range(2):
         if not conn._helper_installed:
             await install(conn)
@@ -66,7 +70,7 @@ async def call(conn: KernelConnection, fn: str, *, probe_timeout: float = 120.0,
             conn, "", silent=True, store_history=False, user_expressions={"r": expr}, timeout=probe_timeout
         )
         if reply is None:
-            raise KernelServiceError(
+            raise (KernelDeadError if res.status == "dead" else KernelServiceError)(
                 f"Probe {fn} got no answer from kernel {conn.kernel_id}: "
                 f"{res.error.message if res.error else res.status}"
             )

@@ -6,9 +6,10 @@ gateway kernels included, since all access goes through the manager's per-kernel
 ``AsyncMultiKernelManager`` (headless CLI and benchmarks).
 
 Raised (bad input, unusable kernel): :class:`KernelNotFoundError`,
-:class:`KernelDeadError` (dead *before* the call), :class:`KernelBusyError`,
-:class:`KernelProtocolError` (not a Python kernel, for trials/introspection),
-:class:`ProbeError` (introspection of a name that does not exist ...).
+:class:`KernelDeadError` (dead *before* the call, or during a probe),
+:class:`KernelBusyError`, :class:`KernelProtocolError` (not a Python kernel, for
+trials/probes), :class:`ProbeError` (a probe that raised in the kernel, e.g.
+introspection of a name that does not exist).
 Returned as ``status`` (outcome of running code): ``ok``, ``error``,
 ``timeout``, ``dead`` (died or restarted *during* the run), ``interrupted``.
 """
@@ -34,7 +35,7 @@ TrialMode = Literal["auto", "fork", "replay"]
 
 
 class KernelService:
-    """Execute, trial and introspect code in running kernels of one kernel manager.
+    """Execute, trial and probe code in running kernels of one kernel manager.
 
     ``trial_mode``: ``auto`` forks where possible and falls back to replaying
     the history in a fresh kernel; ``fork``/``replay`` force one path.
@@ -161,45 +162,52 @@ class KernelService:
         return await replay_trial(self.kernel_manager, conn, code, timeout=timeout,
                                   memory_mb=memory_mb, wait_idle=self.wait_idle)
 
-    # ------------------------------------------------------------ introspection
+    # ------------------------------------------------------------ probes
 
-    async def _call(self, kernel_id: str, fn: str, **kwargs: Any) -> Any:
+    async def probe(
+        self, kernel_id: str, name: str, /, *args: Any, probe_timeout: float = 120.0, **kwargs: Any
+    ) -> Any:
+        """The one road for looking into a kernel: ``name(*args, **kwargs)`` of the in-kernel
+        helper (``inkernel/_90_api.py``: introspection and the agent's data probes alike), run
+        silently, its JSON answer returned. An exception inside raises ProbeError."""
         conn = self._conn(kernel_id)
         async with conn.lock:
             await conn.ensure()
             await conn.wait_shell_idle(self.wait_idle)
-            return await probe.call(conn, fn, **kwargs)
+            return await probe.call(conn, name, *args, probe_timeout=probe_timeout, **kwargs)
+
+    # The typed views of the probes the agent, the completer and the tools ask for.
 
     async def members(self, kernel_id: str, expression: str, *, include_private: bool = False) -> list[Member]:
         """Real members (and call signatures) of the live object of ``expression``."""
-        rows = await self._call(kernel_id, "members", expression=expression, include_private=include_private)
+        rows = await self.probe(kernel_id, "members", expression=expression, include_private=include_private)
         return [Member(**r) for r in rows]
 
     async def closest_names(self, kernel_id: str, expression: str, wrong_name: str, *, n: int = 5) -> list[str]:
         """Names closest to ``wrong_name``: members of ``expression``, or variables if it is ''."""
-        return await self._call(kernel_id, "closest_names", expression=expression, wrong_name=wrong_name, n=n)
+        return await self.probe(kernel_id, "closest_names", expression=expression, wrong_name=wrong_name, n=n)
 
     async def profile(self, kernel_id: str, name: str) -> str:
         """Compact text profile of a variable (CRS and units, bounds, columns, raster shape ...)."""
-        return await self._call(kernel_id, "profile", name=name)
+        return await self.probe(kernel_id, "profile", name=name)
 
     async def advise_crs(self, kernel_id: str, target: Any, purposes: list[str], *, limit: int = 3) -> dict[str, Any]:
         """The CRS advisor's ranked answers per purpose for a layer file, a variable or {bounds, crs}."""
-        return await self._call(kernel_id, "advise_all", path_or_name=target, purposes=list(purposes), limit=limit)
+        return await self.probe(kernel_id, "advise_all", path_or_name=target, purposes=list(purposes), limit=limit)
 
     async def variables(self, kernel_id: str) -> list[VariableSummary]:
         """The user's variables with one-line summaries."""
-        return [VariableSummary(**r) for r in await self._call(kernel_id, "variables")]
+        return [VariableSummary(**r) for r in await self.probe(kernel_id, "variables")]
 
     async def fingerprints(self, kernel_id: str) -> dict[str, str]:
         """{name: fingerprint} of the user's variables: diffed around a commit, they say which
         variables a run created or changed."""
-        return await self._call(kernel_id, "fingerprints")
+        return await self.probe(kernel_id, "fingerprints")
 
     async def delete_variables(self, kernel_id: str, expected: dict[str, str]) -> dict[str, Any]:
         """Delete the variables still as ``expected`` ({name: fingerprint}); serialised with every
         other call on this kernel. Answers ``{deleted: [...], kept: {name: why}}``."""
-        return await self._call(kernel_id, "delete_names", expected=dict(expected))
+        return await self.probe(kernel_id, "delete_names", expected=dict(expected))
 
     # ------------------------------------------------------------ shutdown
 

@@ -8,7 +8,6 @@ Heavy pieces (llama.cpp, provider packages) are imported only when used.
 from .client import Generation, LLMClient, LLMError, LLMKeyRejected, LLMNoAnswer, LLMStats, LLMTimeout
 from .factory import ModelConfigError, make_chat_model, valid_forms
 from .parsing import extract_code, extract_json
-from .redact import redact
 from .scripted import ScriptedChatModel
 
 __all__ = [
@@ -24,6 +23,5 @@ __all__ = [
     "extract_code",
     "extract_json",
     "make_chat_model",
-    "redact",
     "valid_forms",
 ]

@@ -23,7 +23,7 @@ from pydantic import BaseModel
 from .failures import explain, rejected_key
 from .parsing import extract_code, extract_json
 from .queue import OnPlace, queue_for
-from .redact import redact
+from ..redact import redact
 
 
 class LLMError(RuntimeError):

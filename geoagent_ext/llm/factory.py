@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 from langchain_core.language_models import BaseChatModel
 
-from .redact import redact
+from ..redact import redact
 from .weights import MODELS, WeightsError, get_spec, weights_available
 
 LLAMA_CPP_VERSION = "0.3.36"

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from .factory import PROVIDERS
-from .redact import redact
+from ..redact import redact
 
 _AUTH_STATUS = (401, 403)
 _AUTH_CLASSES = ("AuthenticationError", "PermissionDeniedError")

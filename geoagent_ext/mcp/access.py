@@ -25,7 +25,7 @@ from jupyter_server_mcp.client_routing import CHAT_ID_HEADER, PERSONA_ID_HEADER
 
 from ..agent.kernel_handle import KernelLost
 from ..kernel import KernelServiceError
-from ..llm.redact import redact, redact_obj
+from ..redact import redact, redact_obj
 from ..runs import RunManagerError
 
 _TOKEN = re.compile(r"(?:token|bearer)\s+(\S+)", re.IGNORECASE)  # Jupyter's own header forms

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 
 from ..agent.events import Event
-from ..llm.redact import redact
+from ..redact import redact
 
 OPEN_PANEL_COMMAND = "geoagent:open-panel"
 UNDO_RUN_COMMAND = "geoagent:undo-run"  # the panel's Reject all: the run's cells out, in one undoable change

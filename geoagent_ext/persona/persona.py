@@ -25,7 +25,7 @@ from jupyter_ai_persona_manager import BasePersona, PersonaDefaults
 from jupyterlab_chat.models import Message
 from pydantic import ValidationError
 
-from ..llm.redact import redact
+from ..redact import redact
 from ..runs import ActionRequest, RunManagerError, StartRunRequest
 from .follower import RunFollower
 from .turns import (approval_action, attached_notebook, contract_action, follow_up_request, is_cancel, strip_mention,

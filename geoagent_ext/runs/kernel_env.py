@@ -2,9 +2,9 @@
 
 Kernels inherit the server's environment (standard Jupyter), so an API key the
 server needs for the LLM is readable by any code the model writes and the
-kernel runs. Redaction (``llm.redact``) keeps such a value out of events, logs,
-chat and notebooks, but cannot stop code that encodes it first; only a kernel
-that never had the key can.
+kernel runs. Redaction (``geoagent_ext.redact``) keeps such a value out of
+events, logs, chat and notebooks, but cannot stop code that encodes it first;
+only a kernel that never had the key can.
 
 jupyter_client builds every kernel's environment in its provisioner
 (``KernelProvisionerBase.pre_launch`` -> ``_finalize_env``), so a LocalProvisioner

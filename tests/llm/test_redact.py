@@ -2,7 +2,7 @@
 
 import logging
 
-from geoagent_ext.llm.redact import (
+from geoagent_ext.redact import (
     REDACTED,
     RedactingFilter,
     env_secrets,

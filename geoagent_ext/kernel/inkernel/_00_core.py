@@ -37,12 +37,12 @@ class _JSON:
         return "<geoagent>"
 
 
-def call(version, fn, payload):
-    """Single entry point: checks the helper version, runs ``fn(**json.loads(payload))``."""
+def call(version, fn, payload, args="[]"):
+    """Single entry point: checks the helper version, runs ``fn(*json.loads(args), **json.loads(payload))``."""
     if version != VERSION:
         raise RuntimeError("GEOAGENT_STALE_HELPER")
     _reap()
-    value = _API[fn](**json.loads(payload))
+    value = _API[fn](*json.loads(args), **json.loads(payload))
     return _JSON(json.loads(json.dumps({"v": value}, default=str)))
 
 

@@ -1,6 +1,6 @@
 # Where a plain table keeps its geometry, and the expression that builds it.
-# Shared: the helper uses it for variable hints, and the agent's file probes
-# (agent/probes.py) prepend this file's source, so there is one rule for both.
+# Shared: the helper uses it for variable hints and for the file profiles of the
+# data probes (_70_data_probes.py), so there is one rule for both.
 # Small models copy an exact call built from the real column names instead of
 # guessing one.
 

@@ -1,5 +1,5 @@
 # The deliverable contract's checks, run in the kernel on the files read back from disk.
-# Part of the in-kernel helper (and of the agent's probes, which prepend it): it imports
+# Part of the in-kernel helper (the data probes use its checks too): it imports
 # lazily and turns every failure into an observation, never an exception. Each check
 # answers (passed, observed): what was seen, in words a repair prompt can use.
 

@@ -24,4 +24,9 @@ _API = {
     "advise_crs": advise_crs,
     "advise_layer": advise_layer,
     "advise_all": advise_all,
+    "profile_files": profile_files,
+    "profile_file": profile_file,
+    "input_facts": input_facts,
+    "missing_files": missing_files,
+    "check_result": check_result,
 }

@@ -11,12 +11,13 @@ same module namespace (later parts use names of earlier ones):
 
 ``_00_core``        the JSON entry point :func:`call`, the user namespace
 ``_10_introspect``  members, closest names, profiles, variable summaries
-``_15_geocolumns``  where a plain table keeps its geometry (also prepended to the agent's probes)
+``_15_geocolumns``  where a plain table keeps its geometry (variable hints and file profiles)
 ``_20_state``       namespace fingerprints, history, memory limits
 ``_30_sandbox``     overlay / mirror sandboxes for the files trials write
 ``_40_trial``       fork trials: isolation of the child, running the cell
-``_50_contract``    the deliverable contract's checks on files read back from disk (also in the probes)
+``_50_contract``    the deliverable contract's checks on files read back from disk
 ``_60_crs_advisor`` which CRS to measure, map or deliver a layer in, from its extent and the EPSG database
+``_70_data_probes`` the agent's data probes: data files' profiles, input facts, the checks after a step
 ``_90_api``         the table of functions :func:`call` may run
 
 Every entry point is reached through ``call``, which the service evaluates as a

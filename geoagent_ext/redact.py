@@ -6,6 +6,9 @@ on disk. Redaction happens at that boundary, by two rules: known key shapes
 (``sk-...``, ``Bearer ...`` and a few vendor prefixes) and the literal values of
 environment variables whose names say they are secrets (KEY, TOKEN, SECRET,
 PASSWORD), so an unknown key format is still caught when it came from the env.
+
+It sits at the package root, beside ``config``, because every layer redacts
+(kernel errors, llm failures, events, logs) and none may import another for it.
 """
 
 from __future__ import annotations

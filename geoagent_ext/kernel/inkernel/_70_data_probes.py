@@ -1,25 +1,18 @@
-"""Kernel-side source for the agent's data probes (sent as text, never imported there).
+"""The agent's data probes: file profiles, input facts, the checks after a step."""
 
-It runs inside ``exec`` with a throw-away globals dict, so it leaves no name in
-the user's namespace; it reaches user variables through IPython's ``user_ns``.
-It must work in any kernel environment: every optional library is imported
-lazily and every failure becomes text, never an exception.
-"""
-
-import json as _json
-import os as _os
+# Part of the in-kernel helper: the parts are executed IN ORDER in one module
+# namespace (see inkernel/__init__.py), so names of earlier parts are globals here
+# (``geometry_source`` of _15_geocolumns, the ``_contract_*`` checks of _50_contract).
+# Every optional library is imported lazily and every failure becomes text, never
+# an exception.
+import json
+import os
+import re
 
 VECTOR_EXT = {".geojson", ".gpkg", ".shp", ".kml", ".fgb", ".gml", ".json", ".parquet", ".geoparquet", ".topojson"}
 RASTER_EXT = {".tif", ".tiff", ".vrt", ".img", ".jp2", ".asc"}
 TABLE_EXT = {".csv", ".tsv", ".txt", ".xlsx"}
 ARRAY_EXT = {".nc", ".zarr", ".grib"}
-
-
-def _user_ns():
-    try:
-        return get_ipython().user_ns  # noqa: F821 - defined inside IPython
-    except NameError:
-        return {}
 
 
 def _vector(path):
@@ -41,7 +34,7 @@ def _parquet(path):
     import pyarrow.parquet as pq
     pf = pq.ParquetFile(path)
     schema = pf.schema_arrow
-    geo = _json.loads((schema.metadata or {}).get(b"geo", b"null"))
+    geo = json.loads((schema.metadata or {}).get(b"geo", b"null"))
     rows = pf.metadata.num_rows
     if not geo:
         cols = ", ".join(f"{f.name}:{f.type}" for f in schema)
@@ -64,7 +57,7 @@ def _parquet_columns(path):
     import pyarrow.parquet as pq
     pf = pq.ParquetFile(path)
     names = set(pf.schema_arrow.names)
-    geo = _json.loads((pf.schema_arrow.metadata or {}).get(b"geo", b"null"))
+    geo = json.loads((pf.schema_arrow.metadata or {}).get(b"geo", b"null"))
     problem = None
     if geo:
         primary = geo.get("primary_column", "geometry")
@@ -85,7 +78,7 @@ def _table(path):
     cols = ", ".join(f"{c}:{t}" for c, t in frame.dtypes.astype(str).items())
     text = f"table: {total} rows; columns: {cols[:600]}"
     # The exact loading call: small models copy it rather than guess column names.
-    load, found = geometry_source(frame, "df")  # from kernel/inkernel/_15_geocolumns.py, prepended
+    load, found = geometry_source(frame, "df")
     if load:
         text += (f"; {found}; as a GeoDataFrame: df = pd.read_csv({path!r}); "
                  f"gdf = gpd.GeoDataFrame(df, geometry={load}, crs='EPSG:4326') (if longitude/latitude)")
@@ -107,7 +100,7 @@ def _array(path):
 
 
 def profile_file(path):
-    ext = _os.path.splitext(path)[1].lower()
+    ext = os.path.splitext(path)[1].lower()
     try:
         if ext in (".parquet", ".geoparquet"):
             return _parquet(path)
@@ -127,27 +120,27 @@ def profile_file(path):
 def profile_files(root=".", limit=40):
     """Data files under the working directory with a one-line profile each."""
     found = []
-    for dirpath, dirnames, filenames in _os.walk(root):
+    for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in ("__pycache__", "node_modules"))
         for name in sorted(filenames):
             if name.startswith(".") or name.endswith(".ipynb"):
                 continue
-            path = _os.path.relpath(_os.path.join(dirpath, name), root)
-            ext = _os.path.splitext(name)[1].lower()
+            path = os.path.relpath(os.path.join(dirpath, name), root)
+            ext = os.path.splitext(name)[1].lower()
             if ext in VECTOR_EXT | RASTER_EXT | TABLE_EXT | ARRAY_EXT:
                 found.append(path)
-        if len(found) >= limit or dirpath.count(_os.sep) - root.count(_os.sep) >= 2:
+        if len(found) >= limit or dirpath.count(os.sep) - root.count(os.sep) >= 2:
             break
     empty = sorted({c for p in found[:limit] for c in _empty_columns(p)})
-    return {"cwd": _os.getcwd(), "files": {p: profile_file(p) for p in found[:limit]}, "empty_columns": empty}
+    return {"cwd": os.getcwd(), "files": {p: profile_file(p) for p in found[:limit]}, "empty_columns": empty}
 
 
 def _empty_columns(path, max_bytes=100_000_000):
     """Columns of a table or layer that are null in every row (skipped above ``max_bytes``):
     empty in the input, so a step that keeps them did nothing wrong."""
-    ext = _os.path.splitext(path)[1].lower()
+    ext = os.path.splitext(path)[1].lower()
     try:
-        if _os.path.getsize(path) > max_bytes:
+        if os.path.getsize(path) > max_bytes:
             return []
         if ext in (".parquet", ".geoparquet"):
             import pyarrow.parquet as pq
@@ -192,16 +185,16 @@ def _frame_warnings(name, value, empty_in_input=()):
 
 
 def _file_warnings(path, fields=()):
-    if not _os.path.exists(path):
+    if not os.path.exists(path):
         return [f"the code writes `{path}` but the file does not exist"]
-    if _os.path.getsize(path) == 0:
+    if os.path.getsize(path) == 0:
         return [f"`{path}` is empty"]
-    ext = _os.path.splitext(path)[1].lower()
+    ext = os.path.splitext(path)[1].lower()
     have = None  # the file's keys or columns, for the fields the request asks for
     try:
         if ext == ".json":
             with open(path) as fh:
-                doc = _json.load(fh)
+                doc = json.load(fh)
             if fields and not isinstance(doc, dict):
                 return [f"`{path}` holds a JSON {type(doc).__name__}, but the request asks for an object "
                         f"with keys {', '.join(fields)}"]
@@ -240,7 +233,7 @@ def input_facts(paths):
     """{path: {rows, columns}} of data files, from metadata where the format has it (for the contract)."""
     out = {}
     for path in paths:
-        ext = _os.path.splitext(path)[1].lower()
+        ext = os.path.splitext(path)[1].lower()
         try:
             if ext in (".parquet", ".geoparquet"):
                 rows, names, _ = _parquet_columns(path)
@@ -262,7 +255,7 @@ def input_facts(paths):
     return out
 
 
-_NUMBER = __import__("re").compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 _PLACEHOLDERS = {"", "na", "n/a", "nan", "null", "none", "-", "--"}
 
 
@@ -291,9 +284,9 @@ def _numbers_as_text(frame, text_columns):
 def _layer_facts(path, ext, geometry_type, max_bytes=100_000_000):
     """What a deliverable made from this layer must not carry over, and its text columns (from
     the data, read once; large files are skipped): features jumping over the antimeridian,
-    GeoJSON polygons wound against RFC 7946 (checks from kernel/inkernel/_50_contract.py,
-    prepended), numbers stored as text."""
-    if _os.path.getsize(path) > max_bytes:
+    GeoJSON polygons wound against RFC 7946 (the checks of _50_contract), numbers stored as
+    text."""
+    if os.path.getsize(path) > max_bytes:
         return {}
     import geopandas as gpd
     defects, text_columns = {}, []
@@ -304,11 +297,11 @@ def _layer_facts(path, ext, geometry_type, max_bytes=100_000_000):
         if numeric:
             defects["numbers_as_text"] = numeric
         if "Point" not in geometry_type:
-            crossing = _contract_uncut_crossings(frame)  # noqa: F821 - prepended
+            crossing = _contract_uncut_crossings(frame)  # noqa: F821 - _50_contract
             if crossing:
                 defects["antimeridian"] = len(crossing)
             if ext in (".geojson", ".json"):
-                wrong, _ = _contract_winding_faults(path)  # noqa: F821 - prepended
+                wrong, _ = _contract_winding_faults(path)  # noqa: F821 - _50_contract
                 if wrong:
                     defects["winding"] = wrong
     except Exception:
@@ -318,14 +311,14 @@ def _layer_facts(path, ext, geometry_type, max_bytes=100_000_000):
 
 def missing_files(paths):
     """The paths (relative to the kernel's working directory) that do not exist."""
-    return [p for p in paths if not _os.path.exists(p)]
+    return [p for p in paths if not os.path.exists(p)]
 
 
 def check_result(names, files, fields=None, empty_in_input=()):
     """Semantic checks after a step: empty/all-null results, claimed files that are missing or
     broken or lack the keys/columns the request names (``fields``: path -> names).
     ``empty_in_input``: columns already null in every row of the input files (not the step's doing)."""
-    ns = _user_ns()
+    ns = _ns()
     warnings = []
     for name in names:
         if name in ns:
