@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from geoagent_ext.agent.run import Run, RunOptions  # noqa: E402
-from geoagent_ext.cli.session import open_session  # noqa: E402
+from geoagent_ext.services import open_headless_services  # noqa: E402
 from geoagent_ext.config import GeoAgentSettings  # noqa: E402
 from geoagent_ext.llm.client import LLMClient  # noqa: E402
 
@@ -53,7 +53,7 @@ async def main(model: str, runs: int) -> None:
                 cwd = Path(tmp) / f"user{i}"
                 cwd.mkdir()
                 sessions.append((await stack.enter_async_context(
-                    open_session(settings, cwd=cwd, model=model, use_index=False)), cwd))
+                    open_headless_services(settings, cwd=cwd, model=model, use_index=False)), cwd))
             warm = await one(*sessions[0])  # loads the weights; not counted
             print(f"warm-up: {warm}", file=sys.stderr)
             alone = await one(*sessions[0])

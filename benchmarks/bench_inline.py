@@ -2,7 +2,7 @@
 
     python benchmarks/bench_inline.py [--samples 10] [--no-shared]
 
-The real path: ``Completer.stream`` over a ``RunManager`` (no kernel, no index), the
+The real path: ``Completer.stream`` over ``GeoAgentServices`` (no kernel, no index), the
 inline model as its own instance, warmed first. "During a run" means the run's
 instance of the main model (1.5B) is busy the whole time with run-like calls: a
 ~1500-token prompt of API notes that changes at its start (so each call reads it all)
@@ -41,7 +41,7 @@ from geoagent_ext.completion import service  # noqa: E402
 from geoagent_ext.completion.service import CompletionRequest, Completer, Suggestion  # noqa: E402
 from geoagent_ext.config import GeoAgentSettings  # noqa: E402
 from geoagent_ext.llm.client import LLMClient, LLMTimeout  # noqa: E402
-from geoagent_ext.runs import RunManager  # noqa: E402
+from geoagent_ext.services import GeoAgentServices  # noqa: E402
 
 MAIN = "local:qwen2.5-coder-1.5b"
 SMALL = "local:qwen2.5-coder-0.5b"
@@ -94,14 +94,14 @@ async def first_text(completer: Completer, label: str, before: str) -> tuple[flo
 class RunLoad:
     """Run-like calls on the main model's run instance, back to back, until stopped."""
 
-    def __init__(self, manager: RunManager):
-        self.manager = manager
+    def __init__(self, services: GeoAgentServices):
+        self.services = services
         self.task: asyncio.Task | None = None
         self.client: LLMClient | None = None
         self.engine = None
 
     async def start(self) -> None:
-        model = await self.manager.chat_model(MAIN)
+        model = await self.services.chat_model(MAIN)
         self.engine = await asyncio.to_thread(model.engine)
         notes = await asyncio.to_thread(prefix_text, self.engine, "run", 1500)
         self.client = LLMClient(model, timeout=600, retries=0)
@@ -122,10 +122,10 @@ class RunLoad:
         await asyncio.gather(self.task, return_exceptions=True)
 
 
-async def measure(manager: RunManager, label: str, pauses: list[str], during_run: bool) -> dict[str, float]:
-    completer = Completer(manager)
+async def measure(services: GeoAgentServices, label: str, pauses: list[str], during_run: bool) -> dict[str, float]:
+    completer = Completer(services)
     await completer.warm()
-    load = RunLoad(manager) if during_run else None
+    load = RunLoad(services) if during_run else None
     if load:
         await load.start()
     tokens, texts, busy = [], [], []
@@ -155,22 +155,22 @@ async def main() -> None:
     args = parser.parse_args()
     pauses = typing_pauses(args.samples)
     settings = GeoAgentSettings(model=MAIN, data_dir=tempfile.mkdtemp(prefix="bench-inline-"))
-    manager = RunManager(settings, kernel_manager={})
+    services = GeoAgentServices(settings, kernel_manager={})
 
     async def no_index():
         return None
 
-    manager.index = no_index  # suggestions without API docs: the model's time is what we measure
+    services.knowledge_index = no_index  # suggestions without API docs: the model's time is what we measure
     print(f"loadavg={os.getloadavg()[0]:.1f} cpus={os.cpu_count()} samples={len(pauses)}", flush=True)
     results: dict[str, dict[str, float]] = {}
     for spec, size in ((SMALL, "0.5b"), (MAIN, "1.5b")):
         settings.inline_model = spec
-        results[f"inline_{size}_idle"] = await measure(manager, f"{size} idle", pauses, False)
-        results[f"inline_{size}_run"] = await measure(manager, f"{size} during run", pauses, True)
+        results[f"inline_{size}_idle"] = await measure(services, f"{size} idle", pauses, False)
+        results[f"inline_{size}_run"] = await measure(services, f"{size} during run", pauses, True)
     if not args.no_shared:
         settings.inline_model = MAIN
         service.INSTANCE = ""  # the run's own instance: how suggestions worked before inline_model
-        results["shared_1.5b_run"] = await measure(manager, "1.5b shared, during run", pauses[:3], True)
+        results["shared_1.5b_run"] = await measure(services, "1.5b shared, during run", pauses[:3], True)
     print(f"loadavg_end={os.getloadavg()[0]:.1f}")
     for name, figures in results.items():
         for key, value in figures.items():

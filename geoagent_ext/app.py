@@ -1,4 +1,11 @@
-"""The Jupyter server extension: wires settings, services and HTTP handlers."""
+"""The Jupyter server extension: builds the services and hands them to every face.
+
+The composition root of the server: ``GeoAgentServices.for_server`` makes the model
+cache, knowledge index, kernel service, run manager and completer once. HTTP handlers
+and MCP tools find them in ``web_app.settings`` (``services_from_settings``); the
+Jupyter AI persona gets them bound on its class, as Jupyter AI's own extensions bind
+their config manager on their persona.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +16,10 @@ from jupyter_server.extension.application import ExtensionApp
 from . import __version__
 from .config import GeoAgentSettings
 from .handlers import make_handlers
-from .handlers.complete import completer_for
+from .persona import GeoAgentPersona
 from .redact import redact_log_handlers
-from .runs import RunManager
 from .runs.placement import log_placement
+from .services import SETTINGS_KEY, GeoAgentServices
 
 
 class GeoAgentApp(ExtensionApp):
@@ -25,28 +32,26 @@ class GeoAgentApp(ExtensionApp):
     classes = [GeoAgentSettings]
 
     def initialize_settings(self) -> None:
-        self.geoagent_settings = GeoAgentSettings(parent=self)
-        self.run_manager = RunManager(
-            self.geoagent_settings,
-            self.serverapp.kernel_manager,
-            self.serverapp.session_manager,
-            root_dir=self.serverapp.root_dir,
-        )
-        self.settings["geoagent"] = self
+        settings = GeoAgentSettings(parent=self)
+        self.services = GeoAgentServices.for_server(settings, self.serverapp)
+        self.settings[SETTINGS_KEY] = self.services
+        GeoAgentPersona.services = self.services
         # No key from the environment in the server's log, whoever logs it (kernels, providers, us).
         redact_log_handlers(self.log, self.serverapp.log)
         self.log.info("GeoAgent %s: model %s, inline suggestions %s", __version__,
-                      self.geoagent_settings.model, self.geoagent_settings.inline_model or "the same")
-        log_placement(self.run_manager.placement, self.log)  # kernels behind a gateway: what differs
+                      settings.model, settings.inline_model or "the same")
+        log_placement(self.services.placement, self.log)  # kernels behind a gateway: what differs
 
     def initialize_handlers(self) -> None:
         self.handlers.extend(make_handlers())
 
     async def _start_jupyter_server_extension(self, serverapp) -> None:
         """Once the loop runs: load the inline model in the background (``inline_warm``)."""
-        if self.geoagent_settings.inline_warm:
-            self._warming = asyncio.ensure_future(completer_for(self).warm())
+        if self.services.settings.inline_warm:
+            self._warming = asyncio.ensure_future(self.services.completer.warm())
 
     async def stop_extension(self) -> None:
         """Cancel live runs (their logs stay) and disconnect from kernels."""
-        await self.run_manager.shutdown()
+        if GeoAgentPersona.services is self.services:
+            GeoAgentPersona.services = None
+        await self.services.close()

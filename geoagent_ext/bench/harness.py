@@ -20,10 +20,9 @@ from pydantic import BaseModel, Field
 from ..agent.kernel_handle import KernelLost
 from ..agent.probes import format_files, run_probe
 from ..agent.prompts import single_messages
-from ..agent.run import Run, RunOptions
-from ..cli.session import open_session
 from ..config import GeoAgentSettings
 from ..llm.parsing import extract_code
+from ..services import open_headless_services, run_options
 from .suite import Task
 
 MODES = ("single", "loop", "mcts")
@@ -88,9 +87,8 @@ async def _single(session, task: Task, settings: GeoAgentSettings) -> tuple[str,
 
 
 async def _agent(session, task: Task, mode: str, settings: GeoAgentSettings, log_dir: Path) -> tuple[str, str, str]:
-    options = RunOptions.from_settings(settings, strategy=mode, on_stuck="skip", approval_mode=False)
-    run = Run(task.instruction, kernel=session.kernel, llm=session.llm, model_name=session.model_name,
-              index=session.index, options=options, log_dir=log_dir)
+    options = run_options(settings, strategy=mode, on_stuck="skip", approval_mode=False)
+    run = session.new_run(task.instruction, options=options, log_dir=log_dir)
     finished = await run.wait()
     code = "\n\n".join(code for _, code in run.accepted)
     return finished.status, finished.message, code
@@ -106,7 +104,7 @@ async def run_task(task: Task, mode: str, settings: GeoAgentSettings, out_dir: P
     result = TaskResult(task_id=task.id, mode=mode, model=model or settings.model,
                         contract=settings.check_contract if mode != "single" else None,
                         crs_advisor=settings.crs_advisor if mode != "single" else None)
-    async with open_session(settings, cwd=workdir, model=model, use_index=use_index) as session:
+    async with open_headless_services(settings, cwd=workdir, model=model, use_index=use_index) as session:
         try:
             if mode == "single":
                 coro = _single(session, task, settings)

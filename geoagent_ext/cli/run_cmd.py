@@ -20,12 +20,13 @@ import nbformat
 
 from ..agent import notebook as nbwriter
 from ..agent.events import Event
-from ..agent.run import CONTRACT_REVIEW, HumanAction, Run, RunOptions
+from ..agent.run import CONTRACT_REVIEW, HumanAction, Run
 from ..contract import RequirementEdit
+from ..services import open_headless_services, run_options
 from .common import settings_from_args
 from .display import console, describe, summary
 from .editors import open_in
-from .session import open_session
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser("run", help="Run the agent on a request, headless, into a notebook.")
@@ -151,25 +152,21 @@ async def run(args) -> int:
     notebook.parent.mkdir(parents=True, exist_ok=True)
     interactive = sys.stdin.isatty()
     on_stuck = args.on_stuck or ("ask" if interactive else "stop")
-    options = RunOptions.from_settings(
-        settings,
-        strategy=args.strategy,
-        max_attempts=args.max_attempts or settings.max_attempts,
-        approval_mode=args.approve or settings.approval_mode,
-        on_stuck="wait" if on_stuck == "ask" else on_stuck,
-    )
+    options = run_options(settings, strategy=args.strategy, max_attempts=args.max_attempts or None,
+                          approval_mode=args.approve or None, on_stuck="wait" if on_stuck == "ask" else on_stuck)
     if options.approval_mode and not interactive:
         console.print("[red]--approve needs a terminal to answer in[/]")
         return 2
     nb = nbwriter.load_or_new(notebook)
     replay = [] if args.no_replay else [c.source for c in nb.cells if c.cell_type == "code" and c.source.strip()]
-    async with open_session(settings, cwd=notebook.parent, model=args.model, use_index=not args.no_index, console=console) as session:
+    async with open_headless_services(settings, cwd=notebook.parent, model=args.model, use_index=not args.no_index,
+                                      warn=lambda message: console.print(f"[yellow]{message}[/]")) as session:
         for source in replay:
             result = await session.kernel.execute(source, timeout=settings.execute_timeout)
             if result.status != "ok":
                 console.print(f"[yellow]A notebook cell failed while replaying ({result.error.message if result.error else result.status}); continuing[/]")
-        run_obj = Run(args.request, kernel=session.kernel, llm=session.llm, model_name=session.model_name, index=session.index,
-                      options=options, log_dir=notebook.parent / ".geoagent" / "runs", notebook=str(notebook))
+        run_obj = session.new_run(args.request, options=options, log_dir=notebook.parent / ".geoagent" / "runs",
+                                  notebook=str(notebook))
         pending: set[asyncio.Task] = set()
 
         def on_event(event: Event) -> None:

@@ -1,7 +1,7 @@
 """``Completer``: one suggestion per request, streamed as it is generated.
 
 The model is the ``inline_model`` setting (a small local one by default), as its
-own instance from the run manager's cache (``chat_model(spec, instance="inline")``):
+own instance from the services' model cache (``chat_model(spec, instance="inline")``):
 loaded once, warmed when the server starts, and with a llama.cpp context and lock
 of its own, so a suggestion never waits for a run's planner or coder call on the
 main model (a llama.cpp context serves one call at a time). Each suggestion is
@@ -17,7 +17,7 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator
+from typing import TYPE_CHECKING, Any, AsyncIterator
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -27,10 +27,13 @@ from ..llm.local import LocalChatModel
 from .context import ContextGatherer, CursorContext
 from .prompt import clean_completion, completion_messages
 
+if TYPE_CHECKING:
+    from ..services import GeoAgentServices
+
 MAX_TOKENS = 96
 TIMEOUT_S = 60.0
 MAX_PREVIOUS_CELLS = 8
-INSTANCE = "inline"  # the suggestions' own model instance in the run manager's cache
+INSTANCE = "inline"  # the suggestions' own model instance in the services' model cache
 
 log = logging.getLogger("geoagent.completion")
 
@@ -60,23 +63,23 @@ class Suggestion:
 
 
 class Completer:
-    """Completions over the run manager's models, kernels and index."""
+    """Completions over the services' models, kernels and index (one per server: ``services.completer``)."""
 
-    def __init__(self, run_manager: Any, *, budget: float = 1.5):
-        self.run_manager = run_manager
-        self.context = ContextGatherer(run_manager.kernels, run_manager.index, budget=budget)
+    def __init__(self, services: "GeoAgentServices", *, budget: float = 1.5):
+        self.services = services
+        self.context = ContextGatherer(services.kernels, services.knowledge_index, budget=budget)
 
     def inline_spec(self, requested: str | None = None) -> str:
         """A request's model (only one the server offers, else RunManagerError 400), or the
         configured inline model (empty: the main model)."""
         if requested:
-            return self.run_manager.model_spec(requested)
-        settings = self.run_manager.settings
+            return self.services.model_spec(requested)
+        settings = self.services.settings
         return settings.inline_model or settings.model
 
     async def model(self, requested: str | None = None) -> Any:
         """The suggestions' own instance of the model (RunManagerError 400 on a bad spec)."""
-        return await self.run_manager.chat_model(self.inline_spec(requested), instance=INSTANCE)
+        return await self.services.chat_model(self.inline_spec(requested), instance=INSTANCE)
 
     async def warm(self) -> None:
         """Load the inline model and read the prompt's fixed start now, so the first
@@ -93,12 +96,12 @@ class Completer:
     async def _kernel_id(self, request: CompletionRequest) -> str | None:
         """The kernel to ask about variables; suggestions work without one."""
         if request.kernel_id:
-            return request.kernel_id if request.kernel_id in self.run_manager.kernel_manager else None
-        if request.notebook_path and self.run_manager.session_manager is not None:
+            return request.kernel_id if request.kernel_id in self.services.kernel_manager else None
+        if request.notebook_path and self.services.session_manager is not None:
             from ..kernel import kernel_for_notebook
 
             try:
-                return await kernel_for_notebook(request.notebook_path, self.run_manager.session_manager)
+                return await kernel_for_notebook(request.notebook_path, self.services.session_manager)
             except KernelNotFoundError:
                 return None
         return None

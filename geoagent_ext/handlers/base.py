@@ -1,4 +1,4 @@
-"""Common base for GeoAgent handlers: auth, JSON errors, access to the app."""
+"""Common base for GeoAgent handlers: auth, JSON errors, access to the services."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from typing import Any
 
 from jupyter_server.base.handlers import APIHandler
 from jupyter_server.extension.handler import ExtensionHandlerMixin
+
+from ..services import GeoAgentServices, services_from_settings
 
 
 class GeoAgentHandler(ExtensionHandlerMixin, APIHandler):
@@ -18,9 +20,9 @@ class GeoAgentHandler(ExtensionHandlerMixin, APIHandler):
         super().initialize(name, *args, **kwargs)
 
     @property
-    def geoagent(self):
-        """The GeoAgentApp instance (services live there)."""
-        return self.settings["geoagent"]
+    def services(self) -> GeoAgentServices:
+        """The server's services (built by ``app.py``)."""
+        return services_from_settings(self.settings)
 
     def write_json(self, payload: Any, status: int = 200) -> None:
         self.set_status(status)

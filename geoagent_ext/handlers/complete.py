@@ -31,21 +31,13 @@ from jupyter_server.base.websocket import WebSocketMixin
 from tornado import web
 from tornado.websocket import WebSocketClosedError, WebSocketHandler
 
-from ..completion import CompletionRequest, Completer
+from ..completion import CompletionRequest
 from ..completion.service import Suggestion
 from ..llm.client import LLMError
 from ..runs import RunManagerError
+from ..services import services_from_settings
 from .body import BadBody, json_object, validated
 from .runs import RunsAPIHandler
-
-
-def completer_for(app: Any) -> Completer:
-    """One Completer per server, so its context cache is shared by all requests."""
-    completer = getattr(app, "_geoagent_completer", None)
-    if completer is None:
-        completer = Completer(app.run_manager)
-        app._geoagent_completer = completer
-    return completer
 
 
 def _payload(suggestion: Suggestion) -> dict[str, Any]:
@@ -66,7 +58,7 @@ class CompleteHandler(RunsAPIHandler):
     async def post(self) -> None:
         body = self.parse_body(CompletionRequest)
         try:
-            suggestion = await completer_for(self.geoagent).complete(body)
+            suggestion = await self.services.completer.complete(body)
         except LLMError as exc:  # already redacted by the llm layer
             raise web.HTTPError(502, f"the model failed: {exc}") from None
         self.write_json(_payload(suggestion))
@@ -130,7 +122,7 @@ class CompleteStreamHandler(WebSocketMixin, WebSocketHandler, JupyterHandler):
 
     async def _complete(self, request_id: str, request: CompletionRequest) -> None:
         suggestion = Suggestion()
-        completer = completer_for(self.settings["geoagent"])
+        completer = services_from_settings(self.settings).completer
         try:
             async for text in completer.stream(request, suggestion):
                 self._send({"type": "text", "id": request_id, "text": text})

@@ -13,4 +13,4 @@ class ModelsHandler(GeoAgentHandler):
     @web.authenticated
     @authorized
     async def get(self) -> None:
-        self.write_json(list_models(self.geoagent.geoagent_settings))
+        self.write_json(list_models(self.services.settings))

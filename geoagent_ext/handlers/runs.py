@@ -21,7 +21,7 @@ class RunsAPIHandler(GeoAgentHandler):
 
     @property
     def manager(self):
-        return self.geoagent.run_manager
+        return self.services.run_manager
 
     def parse_body(self, model: type[BaseModel]) -> Any:
         try:

@@ -14,7 +14,7 @@ class StatusHandler(GeoAgentHandler):
     @web.authenticated
     @authorized
     async def get(self) -> None:
-        status = collect_status(self.geoagent.geoagent_settings)
+        status = collect_status(self.services.settings)
         status["version"] = __version__
-        status["kernels"] = self.geoagent.run_manager.placement  # local, or a gateway and its limits
+        status["kernels"] = self.services.placement  # local, or a gateway and its limits
         self.write_json(status)

@@ -17,6 +17,7 @@ from tornado import web
 from tornado.websocket import WebSocketClosedError, WebSocketHandler
 
 from ..agent.events import TERMINAL_TYPES
+from ..services import services_from_settings
 
 
 class RunStreamHandler(WebSocketMixin, WebSocketHandler, JupyterHandler):
@@ -30,7 +31,7 @@ class RunStreamHandler(WebSocketMixin, WebSocketHandler, JupyterHandler):
         authorized = await ensure_async(self.authorizer.is_authorized(self, self.current_user, "read", self.auth_resource))
         if not authorized:
             raise web.HTTPError(403)
-        manager = self.settings["geoagent"].run_manager
+        manager = services_from_settings(self.settings).run_manager
         try:
             self.after = int(self.get_argument("after", "0"))
         except ValueError:

@@ -2,8 +2,8 @@
 
 jupyter_server_mcp (installed with Jupyter AI 3.x) serves tools on its own port and finds ours
 through the entry point ``jupyter_server_mcp.tools`` -> :data:`TOOLS` ("module:function" specs).
-The tools call the services the panel calls (the run manager, its kernel service, index and
-contract checker), behind the caller check in ``access``. This module stays light: the MCP
+The tools call the services the panel calls (``GeoAgentServices``: the run manager, the kernel
+service, the index and the contract checker), behind the caller check in ``access``. This module stays light: the MCP
 extension imports it at server start.
 """
 

@@ -12,6 +12,10 @@ what Jupyter already trusts before it touches a kernel, a model or the index:
 Answers and error messages are redacted like events: no key from the server's environment
 leaves a tool. Tools run on the server's event loop, so they share the run manager's per-kernel
 locks and its one-run-per-kernel rule with the panel.
+
+jupyter_server_mcp calls a tool as a plain function, with nothing of the server's: like
+jupyter_server_mcp itself (``client_routing``), a tool finds the running ServerApp and, in its
+``web_app.settings``, GeoAgent's services (``services_from_settings``, as the HTTP handlers do).
 """
 
 import functools
@@ -27,6 +31,7 @@ from ..agent.kernel_handle import KernelLost
 from ..kernel import KernelServiceError
 from ..redact import redact, redact_obj
 from ..runs import RunManagerError
+from ..services import GeoAgentServices, services_from_settings
 
 _TOKEN = re.compile(r"(?:token|bearer)\s+(\S+)", re.IGNORECASE)  # Jupyter's own header forms
 
@@ -34,25 +39,29 @@ REFUSED = ("not authorised: send the Jupyter server's token as 'Authorization: t
            "(or call from a Jupyter AI chat persona while it answers a message)")
 
 
-def geoagent_app() -> Any:
-    """The running server's GeoAgent extension (its run manager holds every service)."""
+def _serverapp() -> Any:
     from jupyter_server.serverapp import ServerApp
 
     if not ServerApp.initialized():
         raise ToolError("no Jupyter server runs in this process")
-    app = ServerApp.instance().web_app.settings.get("geoagent")
-    if app is None:
+    return ServerApp.instance()
+
+
+def geoagent_services() -> GeoAgentServices:
+    """The running server's GeoAgent services (run manager, kernels, index, models)."""
+    services = services_from_settings(_serverapp().web_app.settings)
+    if services is None:
         raise ToolError("GeoAgent is not enabled on this Jupyter server (jpserver_extensions: geoagent_ext)")
-    return app
+    return services
 
 
-def caller(app: Any, headers: dict[str, str]) -> str | None:
+def caller(serverapp: Any, services: GeoAgentServices, headers: dict[str, str]) -> str | None:
     """'token' or 'persona' for a caller Jupyter trusts, else None."""
-    expected = app.serverapp.identity_provider.token
+    expected = serverapp.identity_provider.token
     sent = _TOKEN.fullmatch(headers.get("authorization", "").strip())
     if expected and sent and hmac.compare_digest(sent.group(1).encode(), expected.encode()):
         return "token"
-    if app.geoagent_settings.mcp_trust_personas and _busy_persona(app.serverapp.web_app.settings, headers):
+    if services.settings.mcp_trust_personas and _busy_persona(serverapp.web_app.settings, headers):
         return "persona"
     return None
 
@@ -72,8 +81,8 @@ def geoagent_tool(fn: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[
 
     @functools.wraps(fn)
     async def tool(*args: Any, **kwargs: Any) -> Any:
-        app = geoagent_app()
-        if caller(app, get_http_headers(include={"authorization"})) is None:
+        serverapp = _serverapp()
+        if caller(serverapp, geoagent_services(), get_http_headers(include={"authorization"})) is None:
             raise ToolError(REFUSED)
         try:
             return redact_obj(await fn(*args, **kwargs))
@@ -82,7 +91,7 @@ def geoagent_tool(fn: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[
         except (RunManagerError, KernelServiceError, KernelLost, ValueError) as exc:
             raise ToolError(redact(str(exc))) from None
         except Exception:
-            app.log.error("GeoAgent MCP tool %s failed", fn.__name__, exc_info=True)  # a redacted log
+            serverapp.log.error("GeoAgent MCP tool %s failed", fn.__name__, exc_info=True)  # a redacted log
             raise ToolError("internal error in GeoAgent (see the server log)") from None
 
     return tool

@@ -11,13 +11,13 @@ from typing import Annotated, Any
 from fastmcp.exceptions import ToolError
 from pydantic import Field
 
-from .access import geoagent_app, geoagent_tool
+from .access import geoagent_services, geoagent_tool
 
 TEXT_LIMIT = 2000  # characters of each record's text: signature, parameters, examples
 
 
 def _search(index: Any, query: str, libraries: list[str] | None, k: int) -> tuple[list[Any], dict]:
-    from ..rag import IndexUnavailable  # loaded already by RunManager.index()
+    from ..rag import IndexUnavailable  # loaded already by the services' knowledge_index()
 
     try:
         records = index.retrieve(query, libraries, k=k)
@@ -37,7 +37,7 @@ async def geoagent_api_docs(
     """Search the API documentation of the geospatial libraries installed on this server (functions,
     classes and methods with their real signatures and docstrings, and task recipes), as
     indexed for the installed versions. Each record names its library version."""
-    index = await geoagent_app().run_manager.index()
+    index = await geoagent_services().knowledge_index()
     if index is None:
         raise ToolError("GeoAgent's API index is unavailable on this server (see the server log); "
                         "build it with `jupyter geoagent index build`")

@@ -18,7 +18,7 @@ from ..agent.deliverables import DeliverableChecks, check_delivered
 from ..agent.kernel_handle import BoundKernel, format_variables
 from ..agent.probes import format_files, run_probe
 from ..kernel import ProbeError
-from .access import geoagent_app, geoagent_tool
+from .access import geoagent_services, geoagent_tool
 
 Notebook = Annotated[str | None, Field(
     description="Notebook path relative to the Jupyter server root (its kernel must be running); "
@@ -39,7 +39,7 @@ def notebook_or_active(manager: Any, notebook_path: str | None) -> str:
 
 async def _kernel(notebook_path: str | None) -> tuple[str, BoundKernel]:
     """The notebook and its kernel, as the run manager finds it."""
-    manager = geoagent_app().run_manager
+    manager = geoagent_services().run_manager
     path = notebook_or_active(manager, notebook_path)
     kernel_id = await manager.kernel_for(notebook_path=path)
     return path, BoundKernel(manager.kernels, kernel_id)

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from ..runs import StartRunRequest
-from .access import geoagent_app, geoagent_tool
+from .access import geoagent_services, geoagent_tool
 from .kernel_tools import Notebook, notebook_or_active
 
 POLL_S = 0.25
@@ -68,7 +68,7 @@ async def geoagent_run(
     installed libraries' real API, tries each step in a throw-away fork of the kernel, repairs
     failures, runs accepted code in the kernel, and checks the output files against the request.
     Answers with the outcome (or the progress so far): steps with their code, unmet requirements."""
-    manager = geoagent_app().run_manager
+    manager = geoagent_services().run_manager
     body = StartRunRequest(request=request, notebook_path=notebook_or_active(manager, notebook_path), model=model,
                            strategy=strategy)
     run = await manager.start(body)
@@ -83,4 +83,4 @@ async def geoagent_run_status(
 ) -> dict[str, Any]:
     """The outcome of a GeoAgent run (also one started from the panel or the chat), after waiting
     up to wait_seconds for it to end or need the user."""
-    return await _settle(geoagent_app().run_manager, run_id, wait_seconds)
+    return await _settle(geoagent_services().run_manager, run_id, wait_seconds)

@@ -7,19 +7,20 @@ for the user, a reply is a hint for the stuck step (or ``skip`` / ``cancel``);
 after it finished, a message starts a new run that knows the previous request
 and the code it left in the kernel.
 
-The persona owns no agent logic: it reaches the server's RunManager, the same
-one the REST API and the panel use, so a run started in the chat shows in the
-panel and the other way round. The way there is the chain Jupyter AI gives a
-persona: ``self.parent`` is the chat's PersonaManager, whose ``parent`` is the
-persona-manager ExtensionApp, whose ``serverapp.web_app.settings["geoagent"]``
-is our GeoAgentApp (set in ``GeoAgentApp.initialize_settings``).
+The persona owns no agent logic: it uses the server's services (``services``),
+the same run manager the REST API and the panel use, so a run started in the chat
+shows in the panel and the other way round. Jupyter AI makes personas itself
+(``Persona(parent=<the chat's PersonaManager>, chat=...)``), so nothing can be
+passed to the constructor: GeoAgent's server extension binds its services on this
+class when it starts (``app.py``), as Jupyter AI's Jupyternaut extension binds its
+ConfigManager on ``JupyternautPersona``.
 """
 
 from __future__ import annotations
 
 import html
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from jupyter_ai_persona_manager import BasePersona, PersonaDefaults
 from jupyterlab_chat.models import Message
@@ -30,6 +31,9 @@ from ..runs import ActionRequest, RunManagerError, StartRunRequest
 from .follower import RunFollower
 from .turns import (approval_action, attached_notebook, contract_action, follow_up_request, is_cancel, strip_mention,
                     stuck_action)
+
+if TYPE_CHECKING:
+    from ..services import GeoAgentServices
 
 AVATAR = Path(__file__).with_name("avatar.svg")
 METADATA_KEY = "geoagent"  # chat metadata: {"run_id": the chat's latest run}
@@ -46,6 +50,8 @@ NO_NOTEBOOK = (
 
 
 class GeoAgentPersona(BasePersona):
+    services: ClassVar["GeoAgentServices | None"] = None  # bound by the server extension; None: not enabled
+
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self._followers: dict[str, RunFollower] = {}
@@ -157,14 +163,7 @@ class GeoAgentPersona(BasePersona):
 
     # ----- plumbing -----------------------------------------------------------------
     def _run_manager(self) -> Any:
-        serverapp = getattr(getattr(self.parent, "parent", None), "serverapp", None)
-        if serverapp is None:  # constructed outside the persona-manager extension
-            from jupyter_server.serverapp import ServerApp
-
-            serverapp = ServerApp.instance() if ServerApp.initialized() else None
-        web_app = getattr(serverapp, "web_app", None)
-        app = web_app.settings.get("geoagent") if web_app is not None else None
-        return getattr(app, "run_manager", None)
+        return self.services.run_manager if self.services is not None else None
 
     def _attachments(self) -> dict[str, Any]:
         try:

@@ -9,27 +9,22 @@ after a restart every run is still listed and a run cut off mid-way shows as
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
-import logging
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..agent.events import Event
 from ..agent.kernel_handle import BoundKernel
-from ..agent.run import HumanAction, Run, RunOptions
+from ..agent.run import HumanAction, Run
 from ..agent.runlog import read_events
 from ..agent.state import fold
-from ..config import GeoAgentSettings
-from ..kernel import KernelNotFoundError, KernelService, kernel_for_notebook
-from ..llm.choices import ModelNotOffered, choose_model
+from ..kernel import KernelNotFoundError, kernel_for_notebook
 from ..llm.client import LLMClient
-from ..llm.factory import make_chat_model
-from .placement import kernel_placement
 from .schemas import ActionRequest, DeleteVariablesRequest, StartRunRequest
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    from ..services import GeoAgentServices
 
 
 class RunManagerError(Exception):
@@ -41,80 +36,21 @@ class RunManagerError(Exception):
 
 
 class RunManager:
-    def __init__(self, settings: GeoAgentSettings, kernel_manager: Any, session_manager: Any = None,
-                 root_dir: str | os.PathLike | None = None):
-        self.settings = settings
-        self.kernel_manager = kernel_manager
-        self.session_manager = session_manager
+    """The server's runs over the process's services (models, index, kernels: ``GeoAgentServices``)."""
+
+    def __init__(self, services: "GeoAgentServices", root_dir: str | os.PathLike | None = None):
+        self.services = services
+        self.settings = services.settings
+        self.kernel_manager = services.kernel_manager
+        self.session_manager = services.session_manager
+        self.kernels = services.kernels
         self.root_dir = Path(root_dir or os.getcwd())
-        self.kernels = KernelService(kernel_manager)
         self.runs: dict[str, Run] = {}
         self._starting: set[str] = set()  # kernels claimed by a run that is being set up (see _claim)
-        self._models: dict[tuple[str, str], Any] = {}  # (spec, instance) -> chat model
-        self._loading: dict[tuple[str, str], asyncio.Future] = {}
-        self._index: Any = None
-        self._index_tried = False
-        self.registry = Path(settings.data_dir) / "runs" / "registry.jsonl"
+        self.registry = Path(self.settings.data_dir) / "runs" / "registry.jsonl"
         self.active_notebook: str | None = None  # reported by the frontend (POST /geoagent/active-notebook)
-        self.placement = kernel_placement(settings, kernel_manager)  # local, or behind a gateway
-        if settings.strip_kernel_secrets:
-            from .kernel_env import use_secretless_kernels
-            from .server_env import scrub_own_environment
-
-            if self.placement["where"] == "local":  # a gateway launches its kernels itself
-                use_secretless_kernels(kernel_manager, settings.kernel_secret_patterns)
-            scrub_own_environment(settings.kernel_secret_patterns)  # kernels read /proc/<ppid>/environ
 
     # ----- building blocks ----------------------------------------------------------
-    def model_spec(self, requested: str | None) -> str:
-        """The spec a request's ``model`` field stands for; 400 unless the server offers it
-        (a spec can load code into this process, see ``llm.choices``)."""
-        try:
-            return choose_model(requested, self.settings)
-        except ModelNotOffered as exc:
-            raise RunManagerError(400, str(exc)) from None
-
-    async def chat_model(self, spec: str, *, instance: str = ""):
-        """The chat model for ``spec``, made once per (spec, instance) and kept.
-
-        Runs use instance ""; inline suggestions their own (see ``make_chat_model``).
-        Creating one may join weights, so it runs off the loop, and callers that
-        arrive meanwhile (a warm-up and the first suggestion) share that one load.
-        ``spec`` comes from ``model_spec`` (or the configuration), never straight from a request.
-        """
-        key = (spec, instance)
-        if key not in self._models:
-            task = self._loading.get(key)
-            if task is None or task.done():
-                task = self._loading[key] = asyncio.ensure_future(
-                    asyncio.to_thread(make_chat_model, spec, self.settings, instance=instance))
-            try:
-                model = await asyncio.shield(task)
-            except Exception as exc:  # unknown provider, missing package or weights
-                raise RunManagerError(400, str(exc)) from None
-            finally:
-                if task.done() and self._loading.get(key) is task:
-                    del self._loading[key]
-            self._models.setdefault(key, model)
-        return self._models[key]
-
-    async def index(self):
-        """The knowledge index, opened once and never built here (a request must not wait
-        minutes); None when missing, and runs continue without retrieval."""
-        if not self._index_tried:
-            self._index_tried = True
-            try:
-                # Importing geoagent_ext.rag loads chromadb (~20 s on a busy 2-core box): in a thread,
-                # so the server's event loop keeps serving meanwhile; the import below is then a no-op.
-                await asyncio.to_thread(importlib.import_module, "geoagent_ext.rag")
-                from ..rag import KnowledgeIndex
-
-                self._index = await asyncio.to_thread(KnowledgeIndex.open, self.settings, auto_build=False)
-            except Exception as exc:
-                log.warning("GeoAgent: API index unavailable (%s); runs continue without retrieval. "
-                            "Build it with `jupyter geoagent index build`.", exc)
-        return self._index
-
     async def kernel_for(self, notebook_path: str | None = None, kernel_id: str | None = None) -> str:
         """The kernel a request means: ``kernel_id``, else the session kernel of ``notebook_path``
         (runs and the MCP tools address kernels the same way)."""
@@ -172,7 +108,7 @@ class RunManager:
 
     async def start(self, body: StartRunRequest) -> Run:
         kernel_id = await self.kernel_for(body.notebook_path, body.kernel_id)
-        spec = self.model_spec(body.model)
+        spec = self.services.model_spec(body.model)
         self._claim(kernel_id)
         try:  # every way out releases the reservation; a started run holds the kernel from here on
             run = await self._new_run(body, kernel_id, spec)
@@ -184,14 +120,10 @@ class RunManager:
         return run
 
     async def _new_run(self, body: StartRunRequest, kernel_id: str, spec: str) -> Run:
-        llm = LLMClient(await self.chat_model(spec), timeout=self.settings.llm_timeout)
-        index = await self.index()
-        options = RunOptions.from_settings(
-            self.settings,
-            strategy=body.strategy,
-            max_attempts=body.max_attempts or self.settings.max_attempts,
-            approval_mode=self.settings.approval_mode if body.approval_mode is None else body.approval_mode,
-        )
+        llm = LLMClient(await self.services.chat_model(spec), timeout=self.settings.llm_timeout)
+        index = await self.services.knowledge_index()
+        options = self.services.run_options(strategy=body.strategy, max_attempts=body.max_attempts,
+                                            approval_mode=body.approval_mode)
         try:
             return Run(body.request, kernel=BoundKernel(self.kernels, kernel_id), llm=llm, model_name=spec,
                        index=index, options=options, log_dir=self._log_dir(body.notebook_path),
@@ -272,9 +204,9 @@ class RunManager:
         return run
 
     async def shutdown(self) -> None:
+        """Cancel live runs and give them 10 s to end (the kernels belong to the services)."""
         for run in self.runs.values():
             run.cancel()
         pending = [run._task for run in self.runs.values() if run._task is not None]
         if pending:
             await asyncio.wait(pending, timeout=10)
-        await self.kernels.close()

@@ -13,7 +13,6 @@ from tornado.httpclient import HTTPClientError
 
 from geoagent_ext.completion import ContextGatherer, clean_completion, completion_messages
 from geoagent_ext.completion.context import attribute_at_cursor
-from geoagent_ext.handlers.complete import completer_for
 from tests.scripted_server import scripted_server_config
 
 # Answers like a chat model would: fenced, repeating the line being typed; it names
@@ -48,7 +47,7 @@ async def _kernel_with_parcels(jp_serverapp) -> str:
     kernels = _app(jp_serverapp).run_manager.kernels
     await kernels.execute(kernel_id, "import pandas as pd\nparcels = pd.DataFrame({'area': [1.5, 2.0]})")
     await kernels.variables(kernel_id)  # installs the probe helper, so the budget below is about the model
-    completer_for(_app(jp_serverapp)).context.budget = 30  # a loaded 2-core box must not drop the context
+    _app(jp_serverapp).completer.context.budget = 30  # a loaded 2-core box must not drop the context
     return kernel_id
 
 
@@ -70,7 +69,7 @@ async def test_suggestion_uses_kernel_members_and_earlier_cells(jp_fetch, jp_ser
     # The fence and the repeated `parcels.to_` are gone: exactly what Tab inserts.
     assert body["text"] == "csv('parcels.csv')"
     assert body["context"]["variables"] >= 1 and body["context"]["members"] >= 1
-    prompt = (await completer_for(_app(jp_serverapp)).model()).prompt_texts[-1]
+    prompt = (await _app(jp_serverapp).completer.model()).prompt_texts[-1]
     assert "parcels = pd.read_csv('parcels.csv')" in prompt  # earlier cells
     assert "parcels.to_<CURSOR>" in prompt
     assert "to_json(" in prompt  # members filtered by the typed prefix `to_`

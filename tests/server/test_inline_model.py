@@ -13,8 +13,8 @@ from geoagent_ext.completion import CompletionRequest, Completer
 from geoagent_ext.completion.service import INSTANCE
 from geoagent_ext.config import GeoAgentSettings
 from geoagent_ext.llm import LLMClient, choices
-from geoagent_ext.runs import RunManager
-from geoagent_ext.runs import manager as manager_module
+from geoagent_ext.services import GeoAgentServices
+from geoagent_ext.services import models as models_module
 from tests.scripted_server import scripted_server_config
 
 # A run's call blocks inside the scripted model's lock (like llama.cpp reading a long
@@ -37,19 +37,19 @@ async def _no_index():
     return None
 
 
-def _manager(tmp_path, monkeypatch, **settings) -> RunManager:
-    manager = RunManager(GeoAgentSettings(data_dir=str(tmp_path / "data"), **settings), kernel_manager={})
-    monkeypatch.setattr(manager, "index", _no_index)  # no chromadb import: no docs needed here
-    return manager
+def _services(tmp_path, monkeypatch, **settings) -> GeoAgentServices:
+    services = GeoAgentServices(GeoAgentSettings(data_dir=str(tmp_path / "data"), **settings), kernel_manager={})
+    monkeypatch.setattr(services, "knowledge_index", _no_index)  # no chromadb import: no docs needed here
+    return services
 
 
 @pytest.mark.parametrize("inline,text", [("fast.py", "geometry"), ("block.py", "area")], ids=["other-spec", "same-spec"])
 async def test_suggestion_answers_while_a_run_call_holds_the_main_model(tmp_path, monkeypatch, inline, text):
     (tmp_path / "block.py").write_text(BLOCKING)
     (tmp_path / "fast.py").write_text(FAST)
-    manager = _manager(tmp_path, monkeypatch, model=f"scripted:{tmp_path / 'block.py'}",
-                       inline_model=f"scripted:{tmp_path / inline}")
-    run_model = await manager.chat_model(manager.settings.model)  # what RunManager._new_run gives a run
+    services = _services(tmp_path, monkeypatch, model=f"scripted:{tmp_path / 'block.py'}",
+                         inline_model=f"scripted:{tmp_path / inline}")
+    run_model = await services.chat_model(services.settings.model)  # what RunManager._new_run gives a run
     started, release = (run_model.responder.__globals__[n] for n in ("STARTED", "RELEASE"))
     # Streamed, so the scripted model answers in a worker thread as llama.cpp does.
     run_call = asyncio.ensure_future(LLMClient(run_model, timeout=60).complete("Plan: buffer the parcels.",
@@ -57,7 +57,7 @@ async def test_suggestion_answers_while_a_run_call_holds_the_main_model(tmp_path
     suggest = None
     try:
         assert await asyncio.to_thread(started.wait, 10), "the run's call never reached the model"
-        suggest = asyncio.ensure_future(Completer(manager).complete(CompletionRequest(cell_text_before="parcels.")))
+        suggest = asyncio.ensure_future(Completer(services).complete(CompletionRequest(cell_text_before="parcels.")))
         answered, _ = await asyncio.wait({suggest}, timeout=5)
         run_busy = not run_call.done()
     finally:
@@ -90,22 +90,22 @@ def test_inline_default_is_the_main_model_without_the_small_one(monkeypatch, ins
 def test_configured_inline_model_wins_and_empty_means_the_main_model(monkeypatch, tmp_path):
     _pretend_installed(monkeypatch, {"qwen2.5-coder-0.5b"})
     assert GeoAgentSettings(inline_model="openai:gpt-4o-mini").inline_model == "openai:gpt-4o-mini"
-    manager = _manager(tmp_path, monkeypatch, model="openai:gpt-4o", inline_model="")
-    assert Completer(manager).inline_spec() == "openai:gpt-4o"
+    services = _services(tmp_path, monkeypatch, model="openai:gpt-4o", inline_model="")
+    assert Completer(services).inline_spec() == "openai:gpt-4o"
 
 
 async def test_inline_model_is_made_once_for_warmup_and_suggestions(tmp_path, monkeypatch):
     (tmp_path / "fast.py").write_text(FAST)
     made = []
-    real = manager_module.make_chat_model
+    real = models_module.make_chat_model
 
     def counting(spec, settings, *, instance=""):
         made.append((spec, instance))
         return real(spec, settings, instance=instance)
 
-    monkeypatch.setattr(manager_module, "make_chat_model", counting)
+    monkeypatch.setattr(models_module, "make_chat_model", counting)
     spec = f"scripted:{tmp_path / 'fast.py'}"
-    completer = Completer(_manager(tmp_path, monkeypatch, model=spec, inline_model=spec))
+    completer = Completer(_services(tmp_path, monkeypatch, model=spec, inline_model=spec))
     request = CompletionRequest(cell_text_before="parcels.")
     # The warm-up and the first suggestions arrive together: they share one load.
     _, first, second = await asyncio.gather(completer.warm(), completer.complete(request), completer.complete(request))
@@ -126,7 +126,7 @@ async def test_status_reports_the_inline_model_warmed_at_start(jp_fetch, jp_serv
     body = json.loads((await jp_fetch("geoagent", "status")).body)
     inline = f"scripted:{tmp_path / 'inline.py'}"
     assert body["inline_model"] == inline and body["model"] == f"scripted:{tmp_path / 'script.py'}"
-    models = jp_serverapp.web_app.settings["geoagent"].run_manager._models
+    models = jp_serverapp.web_app.settings["geoagent"].models
     assert not models
     await jp_serverapp.extension_manager.start_extension("geoagent_ext")  # what ServerApp.start does
     for _ in range(100):  # loaded in the background once the server's loop runs

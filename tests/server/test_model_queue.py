@@ -46,8 +46,8 @@ async def _wait_done(jp_fetch, run_id, timeout=120):
 
 async def test_concurrent_runs_wait_their_turn_and_say_their_place(jp_fetch, jp_serverapp):
     kernels = [await jp_serverapp.kernel_manager.start_kernel(kernel_name="python3") for _ in range(3)]
-    manager = jp_serverapp.web_app.settings["geoagent"].run_manager
-    line = queue_for(await manager.chat_model(manager.model_spec(None)))
+    services = jp_serverapp.web_app.settings["geoagent"]
+    line = queue_for(await services.chat_model(services.model_spec(None)))
     run_ids = []
     async with line.turn():  # the model is busy (as with another user's call) until all three wait
         for kernel_id in kernels:

@@ -14,7 +14,7 @@ from tornado.httpclient import HTTPClientError
 from geoagent_ext.agent.events import Finished
 from geoagent_ext.agent.runlog import RunLog
 from geoagent_ext.agent.events import RunStarted, Planned, SubtaskSpec
-from geoagent_ext.runs import RunManager
+from geoagent_ext.services import GeoAgentServices
 from tests.scripted_server import scripted_server_config
 
 SCRIPT = textwrap.dedent('''
@@ -227,14 +227,14 @@ async def test_runs_survive_a_restart_and_cut_runs_show_interrupted(geoagent_dat
     from geoagent_ext.config import GeoAgentSettings
 
     settings = GeoAgentSettings()
-    first = RunManager(settings, kernel_manager={}, root_dir=tmp_path)
+    first = GeoAgentServices(settings, kernel_manager={}, root_dir=tmp_path).run_manager
     log = RunLog(tmp_path / "logs" / "r1.jsonl")
     log.append(RunStarted(run_id="r1", seq=1, request="cut off", model="m"))
     log.append(Planned(run_id="r1", seq=2, subtasks=[SubtaskSpec(id="s1", description="step")]))
     log.close()
     first.registry.parent.mkdir(parents=True, exist_ok=True)
     first.registry.write_text(json.dumps({"run_id": "r1", "log": str(log.path)}) + "\n")
-    second = RunManager(settings, kernel_manager={}, root_dir=tmp_path)  # the "restarted" server
+    second = GeoAgentServices(settings, kernel_manager={}, root_dir=tmp_path).run_manager  # the "restarted" server
     [row] = second.list()
     assert row["run_id"] == "r1" and row["status"] == "interrupted" and row["subtasks"][0]["description"] == "step"
     assert [e.type for e in second.events("r1")] == ["run_started", "planned"]
