@@ -104,7 +104,7 @@ class Run:
         kernel: KernelHandle,
         llm,
         model_name: str,
-        index=None,
+        knowledge_index=None,
         options: RunOptions | None = None,
         log_dir: str | Path | None = None,
         notebook: str | None = None,
@@ -118,7 +118,7 @@ class Run:
         self.kernel = kernel
         self.llm = llm
         self.model_name = model_name
-        self.index = index
+        self.knowledge_index = knowledge_index
         self.options = options or RunOptions()
         self.notebook = notebook
         self.kernel_id = kernel_id
@@ -358,10 +358,10 @@ class Run:
         return "\n".join(parts)
 
     async def _intros(self) -> str:
-        if self.index is None:
+        if self.knowledge_index is None:
             return ""
         try:
-            intros = await asyncio.to_thread(self.index.intros)
+            intros = await asyncio.to_thread(self.knowledge_index.intros)
         except Exception:
             return ""
         return "\n".join(f"- {lib}: {text.splitlines()[0] if text else ''}" for lib, text in intros.items())

@@ -72,7 +72,7 @@ class SolverRun(Protocol):
     contract: Contract | None
     crs_advice: CrsAdvice
     deliverables: DeliverableChecks | None
-    index: KnowledgeIndex | None  # the knowledge index
+    knowledge_index: KnowledgeIndex | None
     options: SolverOptions
     stats: RunStats  # a solver counts its attempts
     last_rejection: str  # the user's reason when ``approve`` answered False
@@ -154,8 +154,8 @@ class SubtaskWork:
 
     async def api_docs(self, failure: str | None) -> str:
         """Retrieve docs when a library is named or after a failure (seed 000, 5.3)."""
-        index = self.run.index
-        if index is None or self.run.options.retrieval == "never":
+        knowledge_index = self.run.knowledge_index
+        if knowledge_index is None or self.run.options.retrieval == "never":
             return ""
         libraries = named_libraries(self.subtask.description)
         if not libraries and failure is None and self.run.options.retrieval != "always":
@@ -164,7 +164,7 @@ class SubtaskWork:
         warnings: list[str] = []
         try:
             # Off the event loop: the first call loads chromadb and the embedding model.
-            records = await asyncio.to_thread(index.retrieve, query, libraries=libraries or None, k=4,
+            records = await asyncio.to_thread(knowledge_index.retrieve, query, libraries=libraries or None, k=4,
                                               warnings=warnings)
         except Exception as exc:  # a broken index degrades answers, it must not stop the run
             self.run.warn("retrieval", f"API retrieval is degraded: {exc}; steps are written without API docs")

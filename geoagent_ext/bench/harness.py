@@ -90,7 +90,7 @@ async def _single(session, task: Task, settings: GeoAgentSettings) -> tuple[str,
 async def _agent(session, task: Task, mode: str, settings: GeoAgentSettings, log_dir: Path) -> tuple[str, str, str]:
     options = RunOptions.from_settings(settings, strategy=mode, on_stuck="skip", approval_mode=False)
     run = Run(task.instruction, kernel=session.kernel, llm=session.llm, model_name=session.model_name,
-              index=session.index, options=options, log_dir=log_dir)
+              knowledge_index=session.index, options=options, log_dir=log_dir)
     finished = await run.wait()
     code = "\n\n".join(code for _, code in run.accepted)
     return finished.status, finished.message, code

@@ -168,7 +168,7 @@ async def run(args) -> int:
             result = await session.kernel.execute(source, timeout=settings.execute_timeout)
             if result.status != "ok":
                 console.print(f"[yellow]A notebook cell failed while replaying ({result.error.message if result.error else result.status}); continuing[/]")
-        run_obj = Run(args.request, kernel=session.kernel, llm=session.llm, model_name=session.model_name, index=session.index,
+        run_obj = Run(args.request, kernel=session.kernel, llm=session.llm, model_name=session.model_name, knowledge_index=session.index,
                       options=options, log_dir=notebook.parent / ".geoagent" / "runs", notebook=str(notebook))
         pending: set[asyncio.Task] = set()
 
