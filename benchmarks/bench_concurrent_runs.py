@@ -34,7 +34,7 @@ REQUEST = "Set x to 40 plus 2 and print x."
 
 async def one(session, cwd: Path) -> dict:
     llm = LLMClient(session.llm.chat_model, timeout=session.llm.timeout)  # this run's own call counts
-    run = Run(REQUEST, kernel=session.kernel, llm=llm, model_name=session.model_name, index=None,
+    run = Run(REQUEST, kernel=session.kernel, llm=llm, model_name=session.model_name, knowledge_index=None,
               options=RunOptions(on_stuck="stop", max_attempts=2), log_dir=cwd / "runs")
     started = time.perf_counter()
     finished = await run.wait()

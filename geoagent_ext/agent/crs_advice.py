@@ -17,8 +17,8 @@ from typing import Any
 PURPOSES = ("same", "area", "distance", "official")
 SPATIAL_EXT = {".geojson", ".gpkg", ".shp", ".fgb", ".kml", ".gml", ".parquet", ".geoparquet", ".tif", ".tiff"}
 MAX_LAYERS = 6
-# What a step does -> the purpose whose answer its coder gets (first match wins).
-STEP_PURPOSES = (
+# What a subtask does -> the purpose whose answer its coder gets (first match wins).
+SUBTASK_PURPOSES = (
     (re.compile(r"\b(official|national|grid|metric projection|projected crs)\b", re.I), "official"),
     (re.compile(r"\b(area|areas|km²|km2|hectare|ha\b|m²|m2|equal[- ]area)", re.I), "area"),
     (re.compile(r"\b(distance|buffer|nearest|length|within|radius|metres|meters|km\b)", re.I), "distance"),
@@ -87,9 +87,9 @@ class CrsAdvice:
         choice = self._choice(purpose)
         return (choice.get("why") or _label(choice)) if choice else ""
 
-    def for_step(self, description: str) -> str:
-        """The advice a step's coder gets: the purpose its words name, else nothing."""
-        for pattern, purpose in STEP_PURPOSES:
+    def for_subtask(self, description: str) -> str:
+        """The advice a subtask's coder gets: the purpose its words name, else nothing."""
+        for pattern, purpose in SUBTASK_PURPOSES:
             if pattern.search(description):
                 why = self.for_purpose(purpose)
                 return f"CRS for this step ({purpose}): {why}" if why else ""

@@ -15,15 +15,15 @@ from dataclasses import dataclass
 from .events import SubtaskSpec
 from .prompts import PLANNER_SYSTEM, planner_messages, reviewer_messages, rewriter_messages
 
-_STEP_RE = re.compile(r"^\s*(?:step\s*)?(\d+)\s*[.):\-]\s+(.+?)\s*$", re.IGNORECASE)
+_NUMBERED_RE = re.compile(r"^\s*(?:step\s*)?(\d+)\s*[.):\-]\s+(.+?)\s*$", re.IGNORECASE)
 _DECLINE_RE = re.compile(r"^\s*DECLINE\s*:\s*(.+)$", re.IGNORECASE | re.MULTILINE)
 _FILE_RE = re.compile(r"[`'\"]?([\w\-./]+\.(?:geojson|gpkg|shp|parquet|geoparquet|csv|json|kml|tif|tiff|png|html|nc|fgb|txt))[`'\"]?", re.IGNORECASE)
 
-MAX_STEPS = 10
+MAX_SUBTASKS = 10
 
 
 class PlanError(Exception):
-    """The model's answer held neither steps nor a decline."""
+    """The model's answer held neither subtasks nor a decline."""
 
 
 @dataclass
@@ -45,39 +45,39 @@ def _bigrams(text: str) -> set[tuple[str, str]]:
 _RULE_BIGRAMS = _bigrams(PLANNER_SYSTEM)
 
 
-def _echoes_a_rule(step: str) -> bool:
+def _echoes_a_rule(description: str) -> bool:
     """Small models sometimes answer with the prompt's own rules as 'steps' (most word pairs shared)."""
-    pairs = _bigrams(step)
+    pairs = _bigrams(description)
     return len(pairs) >= 2 and len(pairs & _RULE_BIGRAMS) / len(pairs) >= 0.6
 
 
-def parse_steps(text: str) -> list[str]:
+def parse_subtasks(text: str) -> list[str]:
     """Numbered lines in order; tolerant of markdown bold, bullets, code blocks and echoed rules."""
-    steps: list[str] = []
+    descriptions: list[str] = []
     in_fence = False
     for raw in text.splitlines():
         if raw.strip().startswith(("```", "~~~")):
             in_fence = not in_fence
             continue
         if in_fence:
-            continue  # code under a step is the model coding early, not a step
+            continue  # code under a numbered line is the model coding early, not a subtask
         line = raw.replace("**", "").strip()
-        match = _STEP_RE.match(line)
+        match = _NUMBERED_RE.match(line)
         if match:
-            step = match.group(2).strip().rstrip(":").strip()
-            if step and step not in steps and not _echoes_a_rule(step):
-                steps.append(step)
-    return steps[:MAX_STEPS]
+            description = match.group(2).strip().rstrip(":").strip()
+            if description and description not in descriptions and not _echoes_a_rule(description):
+                descriptions.append(description)
+    return descriptions[:MAX_SUBTASKS]
 
 
 def parse_plan(text: str) -> PlanResult:
-    steps = parse_steps(text)
+    descriptions = parse_subtasks(text)
     decline = _DECLINE_RE.search(text)
-    if decline and not steps:
+    if decline and not descriptions:
         return PlanResult(subtasks=[], declined=decline.group(1).strip())
-    if not steps:
+    if not descriptions:
         raise PlanError(f"the model's plan had no numbered steps: {text.strip()[:200]!r}")
-    return PlanResult(subtasks=[new_subtask(step) for step in steps])
+    return PlanResult(subtasks=[new_subtask(description) for description in descriptions])
 
 
 class Planner:
@@ -98,26 +98,26 @@ class Planner:
         raise last_error
 
     async def review(self, request: str, done: list[tuple[str, str]], remaining: list[str]) -> list[str] | None:
-        """New remaining steps when the reviewer says the plan no longer fits, else None."""
+        """New remaining subtasks when the reviewer says the plan no longer fits, else None."""
         if not remaining:
             return None
         generation = await self.llm.complete(reviewer_messages(request, done, remaining), temperature=0.0, max_tokens=300)
         text = generation.text.strip()
         if re.match(r"^\W*OK\b", text, re.IGNORECASE):
             return None
-        steps = parse_steps(text)
-        if not steps or steps == remaining:
+        descriptions = parse_subtasks(text)
+        if not descriptions or descriptions == remaining:
             return None
-        return steps
+        return descriptions
 
     async def rewrite(self, request: str, data_overview: str, plan: list[str], index: int, error: str) -> str | None:
-        """A new wording for step ``index`` that keeps failing the same way, or None."""
+        """A new wording for subtask ``index`` that keeps failing the same way, or None."""
         generation = await self.llm.complete(rewriter_messages(request, data_overview, plan, index, error),
                                              temperature=0.3, max_tokens=120)
         lines = [line for line in (l.replace("**", "").strip() for l in generation.text.splitlines()) if line]
         lines = [l for l in lines if not l.startswith(("```", "#"))]
         if not lines:
             return None
-        match = _STEP_RE.match(lines[0])
-        step = (match.group(2) if match else lines[0]).strip()
-        return step if step and step != plan[index] and len(step) < 400 else None
+        match = _NUMBERED_RE.match(lines[0])
+        description = (match.group(2) if match else lines[0]).strip()
+        return description if description and description != plan[index] and len(description) < 400 else None

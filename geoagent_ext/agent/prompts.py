@@ -80,13 +80,13 @@ def _clip(text: str, limit: int) -> str:
 
 
 @dataclass
-class StepContext:
-    """Everything the coder sees for one step; built by the loop, rendered here."""
+class SubtaskContext:
+    """Everything the coder sees for one subtask; built by ``SubtaskWork``, rendered here."""
 
     request: str
     data_overview: str
     plan: list[str]
-    step_index: int
+    subtask_index: int
     accepted_code: list[str] = field(default_factory=list)
     human_fixes: list[str] = field(default_factory=list)
     hints: list[str] = field(default_factory=list)
@@ -97,7 +97,7 @@ class StepContext:
     repair_context: str = ""
     lookahead: bool = False
     contract: str = ""  # what the deliverables must satisfy (checked on the files)
-    crs_advice: str = ""  # the CRS advisor's answer for what this step does (area, distance, official grid)
+    crs_advice: str = ""  # the CRS advisor's answer for what this subtask does (area, distance, official grid)
 
 
 def _contract_section(contract: str) -> list[str]:
@@ -117,14 +117,14 @@ def planner_messages(request: str, data_overview: str, intros: str, contract: st
 
 def _plan_text(plan: list[str], current: int | None) -> str:
     lines = []
-    for i, step in enumerate(plan):
+    for i, description in enumerate(plan):
         marker = "  <- current step" if i == current else ""
-        lines.append(f"{i + 1}. {step}{marker}")
+        lines.append(f"{i + 1}. {description}{marker}")
     return "\n".join(lines)
 
 
-def coder_messages(ctx: StepContext) -> list[BaseMessage]:
-    """Stable prefix (request, data, plan, code so far) then the step and its feedback."""
+def coder_messages(ctx: SubtaskContext) -> list[BaseMessage]:
+    """Stable prefix (request, data, plan, code so far) then the subtask and its feedback."""
     parts = [
         f"## Request\n{ctx.request.strip()}",
         f"## Data found at the start\n{_clip(ctx.data_overview, MAX_SECTION) or '(none)'}",
@@ -141,15 +141,15 @@ def coder_messages(ctx: StepContext) -> list[BaseMessage]:
         parts.append(f"## Variables in the kernel now\n{_clip(ctx.variables, MAX_SECTION)}")
     if ctx.api_docs:
         parts.append(f"## API documentation of the installed libraries\n{_clip(ctx.api_docs, MAX_SECTION)}")
-    step = ctx.plan[ctx.step_index]
+    subtask = ctx.plan[ctx.subtask_index]
     if ctx.lookahead:
-        remaining = _plan_text(ctx.plan[ctx.step_index:], None)
+        remaining = _plan_text(ctx.plan[ctx.subtask_index:], None)
         parts.append(
             "## Your task\nWrite the code for ALL the remaining steps, in order, in one block. "
             f"Start each step with a comment line '# Step <number>'.\n{remaining}"
         )
     else:
-        parts.append(f"## Your step ({ctx.step_index + 1} of {len(ctx.plan)})\n{step}")
+        parts.append(f"## Your step ({ctx.subtask_index + 1} of {len(ctx.plan)})\n{subtask}")
         if ctx.crs_advice:
             parts.append(ctx.crs_advice)
     for hint in ctx.hints:
@@ -171,7 +171,7 @@ def coder_messages(ctx: StepContext) -> list[BaseMessage]:
 
 
 def reviewer_messages(request: str, done: list[tuple[str, str]], remaining: list[str]) -> list[BaseMessage]:
-    done_text = "\n".join(f"- {step}\n  result: {_clip(out, 400) or '(no output)'}" for step, out in done)
+    done_text = "\n".join(f"- {description}\n  result: {_clip(out, 400) or '(no output)'}" for description, out in done)
     remaining_text = _plan_text(remaining, None)
     body = (
         f"## Request\n{request.strip()}\n\n## Done\n{done_text}\n\n## Remaining steps\n{remaining_text}\n\n"

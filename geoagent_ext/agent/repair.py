@@ -185,8 +185,8 @@ async def _members_context(diagnosis: Diagnosis, kernel) -> str:
     return "\n".join(parts)
 
 
-def define_subtask_text(name: str, current_step: str) -> str:
-    return f"Create the variable `{name}` that the next step needs ({current_step.rstrip('.')})."
+def define_subtask_text(name: str, current_subtask: str) -> str:
+    return f"Create the variable `{name}` that the next step needs ({current_subtask.rstrip('.')})."
 
 
 def error_signature(ename: str, evalue: str, lineno: int | None) -> tuple[str, str, int | None]:

@@ -52,18 +52,18 @@ def requested_files(request: str) -> list[str]:
     return list(dict.fromkeys(m.group(1) for m in _FILE.finditer(request)))
 
 
-def output_step(path: str) -> str:
-    """The step added when a plan ran out without writing a file the request names."""
+def output_subtask(path: str) -> str:
+    """The subtask added when a plan ran out without writing a file the request names."""
     return f"Compute everything the request asks for that is not done yet and write it to `{path}`."
 
 
-def contract_step(path: str, problems: list[str]) -> str:
-    """The step added when a written output does not meet the contract: what is wrong, what was seen."""
+def contract_subtask(path: str, problems: list[str]) -> str:
+    """The subtask added when a written output does not meet the contract: what is wrong, what was seen."""
     return f"Fix `{path}` so that it meets these requirements, then write it again: " + "; ".join(problems)
 
 
-def step_outputs(artifacts: list[str], outputs: list[str]) -> list[str]:
-    """The request's output files a step names (a step saying it writes them must)."""
+def subtask_outputs(artifacts: list[str], outputs: list[str]) -> list[str]:
+    """The request's output files a subtask names (a subtask saying it writes them must)."""
     wanted = {posixpath.basename(p) for p in outputs}
     return [a for a in artifacts if posixpath.basename(a) in wanted]
 

@@ -36,7 +36,7 @@ from .planner import Planner, new_subtask
 from .probes import format_files, run_probe
 from .repair import define_subtask_text
 from .search import MctsOptions, MctsSolver
-from .requested import contract_step, output_step, requested_files
+from .requested import contract_subtask, output_subtask, requested_files
 from .runlog import RunLog
 
 MAX_INSERTS_PER_SUBTASK = 2
@@ -44,12 +44,12 @@ MAX_INSERTS_PER_RUN = 6
 
 
 @dataclass
-class _ClosingSteps:
-    """Which closing steps a run has added (each kind once)."""
+class _ClosingSubtasks:
+    """Which closing subtasks a run has added (each kind once)."""
 
     outputs_added: bool = False
     contract_added: bool = False
-    checked_last: bool = False  # the contract was checked after the last step ran
+    checked_last: bool = False  # the contract was checked after the last subtask ran
 
 
 class RunOptions(BaseModel):
@@ -95,6 +95,8 @@ class _Waiter:
 
 
 class Run:
+    """One run of a request; its solvers see it only as a ``SolverRun`` (``subtask_work.py``)."""
+
     def __init__(
         self,
         request: str,
@@ -102,7 +104,7 @@ class Run:
         kernel: KernelHandle,
         llm,
         model_name: str,
-        index=None,
+        knowledge_index=None,
         options: RunOptions | None = None,
         log_dir: str | Path | None = None,
         notebook: str | None = None,
@@ -116,7 +118,7 @@ class Run:
         self.kernel = kernel
         self.llm = llm
         self.model_name = model_name
-        self.index = index
+        self.knowledge_index = knowledge_index
         self.options = options or RunOptions()
         self.notebook = notebook
         self.kernel_id = kernel_id
@@ -126,7 +128,7 @@ class Run:
             self.bus.add_listener(self.log.append)
         self.subtasks: list[SubtaskSpec] = []
         self.accepted: list[tuple[str, str]] = []  # (subtask_id, code) committed to the kernel
-        self._current: int | None = None  # index of the step being solved (for the lost-kernel message)
+        self._current: int | None = None  # position of the subtask being solved (for the lost-kernel message)
         self.results: dict[str, Any] = {}
         self.human_fixes: list[str] = []
         self.hints: dict[str, list[str]] = {}
@@ -263,7 +265,7 @@ class Run:
             return None
         return answer if isinstance(answer, dict) else None
 
-    # ----- helpers for solvers -----------------------------------------------------
+    # ----- helpers for solvers (the rest of ``SolverRun``) -------------------------
     def defined_names(self) -> set[str]:
         names: set[str] = set()
         for _, code in self.accepted:
@@ -306,8 +308,8 @@ class Run:
 
     def _lost_message(self, reason: str) -> str:
         """What a lost kernel took with it and what stays, for the run's last word."""
-        step = self.subtasks[self._current] if self._current is not None and self._current < len(self.subtasks) else None
-        where = f" during step {self._current + 1} ({step.description})" if step else ""
+        subtask = self.subtasks[self._current] if self._current is not None and self._current < len(self.subtasks) else None
+        where = f" during step {self._current + 1} ({subtask.description})" if subtask else ""
         message = (f"The kernel was lost{where}: {reason.rstrip('.')}. "
                    "The run cannot go on without the state its steps built.")
         if not self.accepted:
@@ -315,10 +317,10 @@ class Run:
         names = sorted(self.defined_names())
         files = sorted({f for _, code in self.accepted for f in codeinfo.analyse(code).written_files})
         done = {sid for sid, _ in self.accepted}
-        steps = [f"{i + 1}. {s.description}" for i, s in enumerate(self.subtasks) if s.id in done]
+        kept = [f"{i + 1}. {s.description}" for i, s in enumerate(self.subtasks) if s.id in done]
         message += (f" Lost with the kernel: the variables {', '.join(names) or '(none)'}."
-                    f" Kept: the code of the {len(steps)} accepted step(s), in the notebook and the run log"
-                    f" ({'; '.join(steps)})")
+                    f" Kept: the code of the {len(kept)} accepted step(s), in the notebook and the run log"
+                    f" ({'; '.join(kept)})")
         message += f", and the files they wrote: {', '.join(files)}." if files else "."
         return message + " Run the accepted cells again (or start a new run) to rebuild the state."
 
@@ -356,10 +358,10 @@ class Run:
         return "\n".join(parts)
 
     async def _intros(self) -> str:
-        if self.index is None:
+        if self.knowledge_index is None:
             return ""
         try:
-            intros = await asyncio.to_thread(self.index.intros)
+            intros = await asyncio.to_thread(self.knowledge_index.intros)
         except Exception:
             return ""
         return "\n".join(f"- {lib}: {text.splitlines()[0] if text else ''}" for lib, text in intros.items())
@@ -393,10 +395,10 @@ class Run:
         i = 0
         skipped = 0
         done_outputs: list[tuple[str, str]] = []
-        closing = _ClosingSteps()
+        closing = _ClosingSubtasks()
         while True:
             if i == len(self.subtasks):
-                added = await self._closing_steps(closing)
+                added = await self._closing_subtasks(closing)
                 if not added:
                     break
                 self.subtasks += added
@@ -435,8 +437,8 @@ class Run:
             self.contract = apply_edits(self.contract, action.requirements or [], self.input_facts)
         self.emit(ContractStated(run_id=self.id, contract=self.contract, by="user" if action.kind == "contract" else "request"))
 
-    async def _closing_steps(self, closing: "_ClosingSteps") -> list[SubtaskSpec]:
-        """When the plan ran out: one step per output still missing (once), then one step per output
+    async def _closing_subtasks(self, closing: _ClosingSubtasks) -> list[SubtaskSpec]:
+        """When the plan ran out: one subtask per output still missing (once), then one per output
         whose contract does not hold (once). Small models often plan "Load the data" and stop, or
         write a file that misses what the request asked for."""
         missing = await self._absent(self.outputs)
@@ -444,7 +446,7 @@ class Run:
             if closing.outputs_added:
                 return []
             closing.outputs_added = True
-            steps = [new_subtask(output_step(p)) for p in missing]
+            added = [new_subtask(output_subtask(p)) for p in missing]
             reason = f"the request's output {', '.join(missing)} is not written yet"
         else:
             if self.deliverables is None or closing.contract_added:
@@ -457,10 +459,10 @@ class Run:
             by_output: dict[str, list[str]] = {}
             for req, res in failed:
                 by_output.setdefault(req.output, []).append(f"{req.text} (seen: {res.observed})")
-            steps = [new_subtask(contract_step(path, problems)) for path, problems in by_output.items()]
+            added = [new_subtask(contract_subtask(path, problems)) for path, problems in by_output.items()]
             reason = f"{len(failed)} requirement(s) of the output do not hold"
-        self.emit(Replanned(run_id=self.id, reason=reason, subtasks=self.subtasks + steps))
-        return steps
+        self.emit(Replanned(run_id=self.id, reason=reason, subtasks=self.subtasks + added))
+        return added
 
     async def _verdict(self, outputs: list[str], skipped: int, recheck: bool = True) -> tuple[str, str]:
         """The run's status, from the final files: ``succeeded`` only when every output exists and every
@@ -539,10 +541,10 @@ class Run:
         if self.options.review == "auto" and not signal:
             return
         self.progress("reviewing the rest of the plan")
-        steps = await Planner(self.llm).review(self.request, done, [s.description for s in remaining])
-        if not steps:
+        descriptions = await Planner(self.llm).review(self.request, done, [s.description for s in remaining])
+        if not descriptions:
             return
-        self.subtasks = self.subtasks[:next_index] + [new_subtask(s) for s in steps]
+        self.subtasks = self.subtasks[:next_index] + [new_subtask(d) for d in descriptions]
         self.emit(Replanned(run_id=self.id, reason="a step's result showed the plan no longer fits", subtasks=self.subtasks))
 
 

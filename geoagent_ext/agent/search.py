@@ -42,24 +42,22 @@ import math
 import re
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..llm.client import LLMNoAnswer
 from . import codeinfo, repair
 from .events import SearchNode
-from .loop import (
-    FIRST_TEMPERATURE, MAX_SEMANTIC_RETRIES, REPAIR_TEMPERATURE, Attempt, Outcome, StepWork, record_failure,
+from .subtask_work import (
+    FIRST_TEMPERATURE, MAX_SEMANTIC_RETRIES, REPAIR_TEMPERATURE, Attempt, Outcome, SolverRun, SubtaskWork,
+    record_failure,
 )
 from .deliverables import met_share, trial_suffix
 from .prompts import coder_messages
 
-if TYPE_CHECKING:
-    from .run import Run
-
-STEP_MARK = "__GEOAGENT_STEP_DONE__"
-_STEP_SPLIT = re.compile(r"^\s*#\s*Step\s+\d+.*$", re.IGNORECASE | re.MULTILINE)
+SUBTASK_DONE_MARK = "__GEOAGENT_STEP_DONE__"
+_SUBTASK_SPLIT = re.compile(r"^\s*#\s*Step\s+\d+.*$", re.IGNORECASE | re.MULTILINE)
 
 
 @dataclass
@@ -106,7 +104,7 @@ def priors(logprobs: list[float | None], lengths: list[int]) -> list[float]:
 
 def split_rollout(code: str) -> list[str]:
     """Cut a look-ahead block at its '# Step N' comments (one chunk when there are none)."""
-    marks = [m.start() for m in _STEP_SPLIT.finditer(code)]
+    marks = [m.start() for m in _SUBTASK_SPLIT.finditer(code)]
     if not marks:
         return [code] if code.strip() else []
     bounds = marks + [len(code)]
@@ -127,9 +125,9 @@ def instrument(node_code: str, rollout_chunks: list[str], guards: list[str] | No
     """One trial program: the node, then each rollout step, each followed by its guard
     (the files that step must write) and a marker print."""
     guards = list(guards or []) + [""] * (len(rollout_chunks) + 1)
-    parts = [node_code + guards[0], f"print({STEP_MARK!r})"]
+    parts = [node_code + guards[0], f"print({SUBTASK_DONE_MARK!r})"]
     for chunk, guard in zip(rollout_chunks, guards[1:]):
-        parts += [chunk + guard, f"print({STEP_MARK!r})"]
+        parts += [chunk + guard, f"print({SUBTASK_DONE_MARK!r})"]
     return "\n".join(parts)
 
 
@@ -178,7 +176,7 @@ def _dead(node: Node) -> bool:
 class MctsSolver:
     name = "mcts"
 
-    def __init__(self, run: "Run", options: MctsOptions | None = None):
+    def __init__(self, run: SolverRun, options: MctsOptions | None = None):
         self.run = run
         self.options = options or MctsOptions()
         self._ids = itertools.count(1)
@@ -190,21 +188,21 @@ class MctsSolver:
         return (state.nodes < self.options.max_nodes and calls < self.options.max_llm_calls
                 and time.monotonic() - state.started < self.options.max_seconds)
 
-    def _publish(self, work: StepWork, node: Node, error: str | None = None) -> None:
+    def _publish(self, work: SubtaskWork, node: Node, error: str | None = None) -> None:
         self.run.emit(SearchNode(
             run_id=self.run.id, subtask_id=work.subtask.id, node_id=node.id,
             parent_id=node.parent.id if node.parent else None, code=node.code, visits=node.visits,
             q=round(node.q, 4), prior=round(node.prior, 4), reward=node.reward, status=node.status, error=error,
         ))
 
-    def _new_node(self, work: StepWork, code: str, parent: Node, prior: float) -> Node:
+    def _new_node(self, work: SubtaskWork, code: str, parent: Node, prior: float) -> Node:
         node = Node(id=f"{work.subtask.id}-{next(self._ids)}", code=code, parent=parent, prior=prior)
         parent.children.append(node)
         self._publish(work, node)
         return node
 
     # ----- tree operations --------------------------------------------------------------
-    async def _sample_children(self, work: StepWork, state: _SubtaskSearch, parent: Node, ctx, count: int, keep: int,
+    async def _sample_children(self, work: SubtaskWork, state: _SubtaskSearch, parent: Node, ctx, count: int, keep: int,
                                temperature: float) -> list[Node]:
         """Draw ``count`` candidates, keep the ``keep`` best by sequence score among those not yet in the tree."""
         from ..llm.parsing import extract_code
@@ -236,7 +234,7 @@ class MctsSolver:
             return True
         return len(root.children) < max(1, math.ceil(math.sqrt(root.visits)))
 
-    async def _widen(self, work: StepWork, state: _SubtaskSearch) -> list[Node]:
+    async def _widen(self, work: SubtaskWork, state: _SubtaskSearch) -> list[Node]:
         """New root candidates: one (progressive) or the k best of n (full)."""
         ctx = work.context(variables=await self.run.variable_summary(), api_docs=await work.api_docs(None))
         if self.options.widening == "full":
@@ -249,7 +247,7 @@ class MctsSolver:
         state.root.expanded = True
         return children
 
-    async def _expand_failed(self, work: StepWork, state: _SubtaskSearch, node: Node) -> Outcome | None:
+    async def _expand_failed(self, work: SubtaskWork, state: _SubtaskSearch, node: Node) -> Outcome | None:
         """A repair child of a failed node by the loop's strategy; an Outcome when a subtask must be inserted."""
         node.expanded = True
         attempt = node.attempt
@@ -290,7 +288,7 @@ class MctsSolver:
             walker.value += reward
             walker = walker.parent
 
-    async def _evaluate(self, work: StepWork, node: Node, rollout: list[str] | None = None) -> float:
+    async def _evaluate(self, work: SubtaskWork, node: Node, rollout: list[str] | None = None) -> float:
         """Trial the node; if it runs, trial node + look-ahead rollout; returns the reward.
 
         ``rollout``: the look-ahead to use instead of asking the model (a seed's).
@@ -321,11 +319,11 @@ class MctsSolver:
         self._publish(work, node)
         return reward
 
-    async def _rollout_reward(self, work: StepWork, node: Node, remaining: int, chunks: list[str] | None = None) -> float:
+    async def _rollout_reward(self, work: SubtaskWork, node: Node, remaining: int, chunks: list[str] | None = None) -> float:
         from ..llm.parsing import extract_code
 
         if chunks is None:
-            ctx = work.context(lookahead=True, step_index=work.index + 1)
+            ctx = work.context(lookahead=True, subtask_index=work.index + 1)
             ctx.accepted_code = ctx.accepted_code + [node.code]
             try:
                 gen = await self.run.llm.complete(coder_messages(ctx), temperature=0.2, max_tokens=self.run.options.max_tokens * 2, expect="code")
@@ -337,11 +335,11 @@ class MctsSolver:
         guards = [work.output_guard(work.index + i) for i in range(len(chunks) + 1)]
         program = instrument(node.code, chunks, guards) + trial_suffix(self.run.contract)
         trial = await self.run.kernel.trial(program, timeout=self.run.options.trial_timeout)
-        done = min((trial.stdout or "").count(STEP_MARK), len(chunks) + 1)  # the node's own marker counts as its step
+        done = min((trial.stdout or "").count(SUBTASK_DONE_MARK), len(chunks) + 1)  # the node's own marker counts as its step
         node.rollout = chunks[: max(done - 1, 0)]  # the steps that ran after it: seeds if it is chosen
         return with_requirements(done / (remaining + 1), met_share(trial.stdout))
 
-    def _keep_seeds(self, work: StepWork, node: Node) -> None:
+    def _keep_seeds(self, work: SubtaskWork, node: Node) -> None:
         """Map the chosen node's look-ahead steps that ran onto the next subtasks (by id, so a re-plan drops them)."""
         self._seeds.clear()
         following = self.run.subtasks[work.index + 1:]
@@ -349,7 +347,7 @@ class MctsSolver:
         for i, (subtask, chunk) in enumerate(zip(following, ran)):
             self._seeds[subtask.id] = (chunk, ran[i + 1:])
 
-    async def _try_seed(self, work: StepWork, state: _SubtaskSearch) -> Node | None:
+    async def _try_seed(self, work: SubtaskWork, state: _SubtaskSearch) -> Node | None:
         """Evaluate this subtask's seed, if any, as root's first child; returns it when it holds
         (it runs, and so does the rest of the look-ahead it came with)."""
         seed = self._seeds.pop(work.subtask.id, None)
@@ -379,7 +377,7 @@ class MctsSolver:
             state.best = node
 
     # ----- the search ---------------------------------------------------------------------
-    async def _search(self, work: StepWork, state: _SubtaskSearch) -> Node | Outcome | None:
+    async def _search(self, work: SubtaskWork, state: _SubtaskSearch) -> Node | Outcome | None:
         """Grow the tree until a node is good enough to commit (returned), or the budget ends
         (the best runnable node, or None)."""
         while self._budget_left(state):
@@ -406,7 +404,7 @@ class MctsSolver:
                     return outcome
         return state.best
 
-    async def _evaluate_new(self, work: StepWork, state: _SubtaskSearch, node: Node) -> None:
+    async def _evaluate_new(self, work: SubtaskWork, state: _SubtaskSearch, node: Node) -> None:
         state.nodes += 1
         reward = await self._evaluate(work, node)
         self._backpropagate(node, reward)
@@ -414,7 +412,7 @@ class MctsSolver:
 
     async def solve(self, index: int) -> Outcome:
         run = self.run
-        work = StepWork(run, index)
+        work = SubtaskWork(run, index)
         state = _SubtaskSearch(root=Node(id=f"{work.subtask.id}-root", code=""), started=time.monotonic(),
                                calls_at_start=run.llm.stats.calls)
         chosen: Node | Outcome | None = await self._try_seed(work, state)
@@ -442,14 +440,14 @@ class MctsSolver:
         return Outcome("needs_human", code=last.code if last else "", error=(last.error or "") if last else "no candidate code",
                        attempts=state.nodes)
 
-    def _accept(self, work: StepWork, node: Node, outcome: Outcome) -> Outcome:
+    def _accept(self, work: SubtaskWork, node: Node, outcome: Outcome) -> Outcome:
         if outcome.kind == "solved":
             node.status = "chosen"
             self._publish(work, node)
             self._keep_seeds(work, node)
         return outcome
 
-    def _reject(self, work: StepWork, state: _SubtaskSearch, node: Node, warnings: list[str]) -> None:
+    def _reject(self, work: SubtaskWork, state: _SubtaskSearch, node: Node, warnings: list[str]) -> None:
         """The after-step check found the committed node's result wrong: it becomes a failed node to repair."""
         assert node.attempt is not None
         node.attempt.error = "The code ran but the result looks wrong: " + "; ".join(warnings)
@@ -460,7 +458,7 @@ class MctsSolver:
         state.since_best = 0
         self._publish(work, node, node.attempt.error)
 
-    async def _commit(self, work: StepWork, node: Node, nodes: int) -> Outcome:
+    async def _commit(self, work: SubtaskWork, node: Node, nodes: int) -> Outcome:
         """Run the chosen code in the live kernel (the only code that touches the user's state)."""
         run = self.run
         from .events import Executed

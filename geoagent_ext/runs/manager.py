@@ -126,7 +126,7 @@ class RunManager:
                                             approval_mode=body.approval_mode)
         try:
             return Run(body.request, kernel=BoundKernel(self.kernels, kernel_id), llm=llm, model_name=spec,
-                       index=index, options=options, log_dir=self._log_dir(body.notebook_path),
+                       knowledge_index=index, options=options, log_dir=self._log_dir(body.notebook_path),
                        notebook=body.notebook_path, kernel_id=kernel_id)
         except ValueError as exc:
             raise RunManagerError(400, str(exc)) from None

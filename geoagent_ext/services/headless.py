@@ -35,7 +35,7 @@ class HeadlessSession:
     def new_run(self, request: str, *, options: RunOptions, log_dir: Path, notebook: str | None = None) -> Run:
         """A run of ``request`` on this session's kernel, model and index."""
         return Run(request, kernel=self.kernel, llm=self.llm, model_name=self.model_name,
-                   index=self.knowledge_index, options=options, log_dir=log_dir, notebook=notebook)
+                   knowledge_index=self.knowledge_index, options=options, log_dir=log_dir, notebook=notebook)
 
 
 @asynccontextmanager
