@@ -80,7 +80,7 @@ class SequentialSolver:
                 signature = repair.error_signature("Semantic", "; ".join(attempt.warnings), None)
                 repeats[signature] = repeats.get(signature, 0) + 1
                 if repeats[signature] >= 2:  # the same defect again (an unmet requirement): say so, with the real data
-                    repair_context = repair.escalation_note(attempt.error, await run.variable_summary(), same="problem")
+                    repair_context = repair.escalation_note(await run.variable_summary(), same="problem")
                     last_strategy = "escalate"
                 failed = attempt
                 continue
@@ -106,7 +106,7 @@ class SequentialSolver:
                 last_strategy = "analyse"
             repair_context = await repair.enrich(diagnosis, code, attempt.lineno, run.kernel)
             if repeats[signature] == 2:  # second time the same: say so, with the real data beside it
-                repair_context = repair.escalation_note(attempt.error or "", await run.variable_summary()) + (
+                repair_context = repair.escalation_note(await run.variable_summary()) + (
                     "\n" + repair_context if repair_context else "")
                 last_strategy = "escalate"
             failed = attempt

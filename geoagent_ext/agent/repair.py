@@ -195,7 +195,7 @@ def error_signature(ename: str, evalue: str, lineno: int | None) -> tuple[str, s
     return ename, re.sub(r"\d+", "N", (evalue or "").splitlines()[0] if evalue else "")[:200], lineno
 
 
-def escalation_note(error: str, variables: str, same: str = "error") -> str:
+def escalation_note(variables: str, same: str = "error") -> str:
     """Context for a repair after the same error (or the same defect of the result) a second
     time: stop repeating it, here is the real data."""
     if same == "error":
