@@ -23,6 +23,9 @@ ADVICE = {
     "integer": ("cast with pd.to_numeric(...).astype(int) (fill missing counts with 0 first, or use 'Int64' to keep "
                 "nulls); in JSON use int(...)"),
     "numeric": "convert with pd.to_numeric(gdf[COLUMN], errors='coerce') (placeholders become NaN) before writing",
+    "dtype": ("cast just before writing: df[COLUMN] = df[COLUMN].astype('int32') / 'float64' / 'string' / 'bool'; a timestamp: "
+              "pd.to_datetime(df[COLUMN]).astype('datetime64[us]') (the unit the requirement names); write GeoParquet with "
+              "to_parquet, which keeps these types"),
     "non_negative": "compute the measure in a metric CRS; drop nothing, and check for NaN/inf",
     "non_empty": "fill every row: join or compute the value for all rows, not only some",
     "unique": "make the values unique (drop duplicate rows, or rank with method='first')",

@@ -24,6 +24,8 @@ Kind = Literal[
     "bbox",                # params.name: [minx, miny, maxx, maxy], min <= max
     "integer",             # params.name: integer-valued numbers (a dict's values too)
     "numeric",             # params.name: numbers, not text
+    "dtype",               # params.name + params.dtype: the column's stored type; or params.dtype + params.others
+                           # (the other attribute columns, params.others = the typed names left out)
     "non_negative",        # params.name: finite numbers >= 0
     "non_empty",           # params.name: no null or empty value
     "unique",              # params.name: no duplicate value

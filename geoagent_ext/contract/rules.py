@@ -49,6 +49,26 @@ _UNCHANGED = re.compile(r"\b(unchanged|untouched|as\s+(?:it|they)\s+(?:arrives?|
 _TEXT_COLUMNS = re.compile(r"\b(?:string|text)\s+(?:columns|fields|attributes)\b", re.IGNORECASE)
 _NUMERIC_WORDS = re.compile(r"\b(numeric(?:al)?|numbers?|d?types?|typed|typing)\b", re.IGNORECASE)
 GEOMETRY_TYPES = ("MultiLineString", "MultiPolygon", "MultiPoint", "LineString", "Polygon", "Point")
+# Stored column types a request may name (Arrow's names, as GeoParquet/Parquet keep them; OGR's map onto them).
+_STORED_TYPE = (r"timestamp\[(?:s|ms|us|ns)(?:,\s*tz=[\w/+:-]+)?\]|u?int(?:8|16|32|64)|float(?:16|32|64)|double|"
+                r"large_string|string|utf8|bool(?:ean)?|date32(?:\[day\])?|date64")
+_TYPED_COLUMN = re.compile(r"`([A-Za-z_]\w*)`\s+(?:as|to|stored\s+as|typed\s+as|of\s+type|with\s+type)\s+(?:an?\s+)?"
+                           rf"`?({_STORED_TYPE})`?(?![\w\[])", re.IGNORECASE)
+_OTHER_COLUMNS = re.compile(r"\b(?:all|every|each)\s+(?:the\s+)?(?:other|remaining)\s+(?:columns?|fields?|attributes?)\s+"
+                            r"(?:as|to|stay|remain|are|kept\s+as|stored\s+as)\s+(?:an?\s+)?"
+                            rf"`?({_STORED_TYPE}|text|strings)`?(?![\w\[])", re.IGNORECASE)
+TYPED_FORMATS = {"parquet", "geoparquet", "gpkg", "fgb"}  # formats that store a column's type
+
+
+def stored_type(word: str) -> str:
+    """A type as a request writes it -> the checker's canonical name ("double" -> "float64",
+    "utf8"/"text" -> "string", "timestamp[us, tz=UTC]" keeps its zone)."""
+    t = re.sub(r"\s+", "", word.lower())
+    aliases = {"double": "float64", "float": "float32", "utf8": "string", "large_string": "string", "text": "string",
+               "strings": "string", "boolean": "bool", "date32[day]": "date32"}
+    return aliases.get(t, t.replace(",tz=", ", tz="))
+
+
 _TYPE_WORD = re.compile(r"\b(" + "|".join(GEOMETRY_TYPES) + r")s?\b")
 _SINGLE_PART = re.compile(r"\bsingle[- ]part\b", re.IGNORECASE)
 FORMATS = {".json": "json", ".geojson": "geojson", ".csv": "csv", ".gpkg": "gpkg", ".parquet": "parquet",
@@ -201,6 +221,7 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
             _value_rules(b, out, sentence)
             _hygiene_rules(b, out, fmt, sentence)
             _format_rules(b, out, sentence)
+            _stored_type_rules(b, out, fmt, sentence)
             _row_rules(b, out, sentence, inputs, input_by_base)
     _name_rules(b, outputs)
     _provenance(b, inputs)
@@ -317,6 +338,20 @@ def _format_rules(b: _Builder, out: str, sentence: str) -> None:
         names = [right_before.group(1)] if right_before else _TICKED.findall(before) or _SNAKE.findall(before)
         if regex and names:
             b.add(out, "pattern", f"`{names[-1]}` is written as `{m.group(1)}`", name=names[-1], regex=regex)
+
+
+def _stored_type_rules(b: _Builder, out: str, fmt: str, sentence: str) -> None:
+    """"`unit_count` as `int32`", "all other columns as string": the types a typed format stores."""
+    if fmt not in TYPED_FORMATS:
+        return
+    typed = [(name, stored_type(t)) for name, t in _TYPED_COLUMN.findall(sentence)]
+    for name, dtype in typed:
+        b.add(out, "dtype", f"`{name}` is stored as {dtype}", name=name, dtype=dtype)
+    others = _OTHER_COLUMNS.search(sentence)
+    if others:
+        dtype = stored_type(others.group(1))
+        named = [name for name, _ in typed]
+        b.add(out, "dtype", f"every other attribute column is stored as {dtype}", dtype=dtype, others=named)
 
 
 def _row_rules(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], input_by_base: dict[str, str]) -> None:

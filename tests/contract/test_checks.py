@@ -233,3 +233,34 @@ def test_geometry_left_alone_means_same_crs_and_shapes(tmp_path):
     # Other values, rings turned the other way round: the same shapes.
     src.assign(v=[1, 2], geometry=shapely.orient_polygons(src.geometry.values)).to_file(tmp_path / "out.geojson")
     assert check(contract, tmp_path)[req] == (True, "every geometry is one of in.geojson's, same CRS")
+
+
+
+def test_stored_column_types_are_read_from_the_file_schema(tmp_path):
+    import pandas as pd
+    request = ("Convert `in.csv` to `{out}`: `seen_at` as `timestamp[us]`, `units` as `int32`, "
+               "all other columns as string.")
+    contract = derive_contract(request.format(out="out.geoparquet"), ["out.geoparquet"])
+    texts = {r.text for r in contract.requirements if r.kind == "dtype"}
+    assert texts == {"`seen_at` is stored as timestamp[us]", "`units` is stored as int32",
+                     "every other attribute column is stored as string"}
+    frame = _points()  # pid text, code int64
+    frame["seen_at"] = pd.to_datetime([f"2024-01-0{i + 1}" for i in range(4)]).astype("datetime64[ns]")
+    frame["units"] = frame["code"].astype("int64")
+    frame.to_parquet(tmp_path / "out.geoparquet")
+    seen = check(contract, tmp_path)
+    assert seen["`seen_at` is stored as timestamp[us]"] == (False, "`seen_at` is stored as timestamp[ns]")
+    assert seen["`units` is stored as int32"] == (False, "`units` is stored as int64")
+    assert seen["every other attribute column is stored as string"] == (False, "not string: {'code': 'int64'}")
+    # Cast as asked: every type holds (read from the Arrow schema: pandas would read timestamp[us] back as [ns]).
+    frame.assign(seen_at=frame["seen_at"].astype("datetime64[us]"), units=frame["units"].astype("int32"),
+                 code=frame["code"].astype(str)).to_parquet(tmp_path / "out.geoparquet")
+    assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
+
+    # A GeoPackage stores OGR types (Integer is int32, Integer64 int64); CSV stores none (no requirement).
+    contract = derive_contract(request.format(out="out.gpkg"), ["out.gpkg"])
+    frame.drop(columns="seen_at").to_file(tmp_path / "out.gpkg")
+    assert check(contract, tmp_path)["`units` is stored as int32"] == (False, "`units` is stored as int64")
+    frame.assign(units=frame["units"].astype("int32")).drop(columns="seen_at").to_file(tmp_path / "out.gpkg")
+    assert check(contract, tmp_path)["`units` is stored as int32"] == (True, "`units` is stored as int32")
+    assert not [r for r in derive_contract(request.format(out="out.csv"), ["out.csv"]).requirements if r.kind == "dtype"]

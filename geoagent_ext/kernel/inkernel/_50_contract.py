@@ -145,6 +145,51 @@ def _contract_winding_faults(path):
     return wrong, total
 
 
+def _contract_type_name(t):
+    """A stored type as Arrow or OGR/numpy names it -> the contract's canonical name."""
+    t = str(t).lower().replace(" ", "")
+    if t.startswith("datetime64["):  # pyogrio's numpy dtypes
+        t = "timestamp[" + t[len("datetime64["):]
+    aliases = {"large_string": "string", "utf8": "string", "object": "string", "str": "string", "double": "float64",
+               "float": "float32", "halffloat": "float16", "boolean": "bool", "date32[day]": "date32",
+               "date64[ms]": "date64"}
+    return aliases.get(t, t.replace(",tz=", ", tz="))
+
+
+def _contract_stored_types(path, fmt):
+    """{layer: {column: canonical type}} as the file stores them (geometry columns left out): a
+    Parquet schema, not the pandas frame read from it (which turns timestamp[us] into [ns])."""
+    if fmt in ("parquet", "geoparquet"):
+        import json as _j
+        import pyarrow.parquet as pq
+        schema = pq.read_schema(path)
+        geo = _j.loads((schema.metadata or {}).get(b"geo", b"null") or "null") or {}
+        skip = set(geo.get("columns", {}))
+        return {"": {f.name: _contract_type_name(f.type) for f in schema if f.name not in skip
+                     and not f.name.startswith("__index_level_")}}
+    import pyogrio
+    out = {}
+    layers = [row[0] for row in pyogrio.list_layers(path)]
+    for layer in layers:
+        info = pyogrio.read_info(path, layer=layer)
+        out[layer if len(layers) > 1 else ""] = {str(n): _contract_type_name(d) for n, d in zip(info["fields"], info["dtypes"])}
+    return out
+
+
+def _contract_check_dtype(params, types):
+    """(passed, observed) of a stored-type requirement on one layer's {column: type}."""
+    want = params["dtype"]
+    def ok(t):  # "timestamp[us]" also accepts a zone the request did not name
+        return t == want or (want.startswith("timestamp[") and "," not in want and t.startswith(want[:-1] + ","))
+    if "name" in params:
+        name = params["name"]
+        if name not in types:
+            return False, f"`{name}` is not in the file"
+        return ok(types[name]), f"`{name}` is stored as {types[name]}"
+    wrong = {n: t for n, t in types.items() if n not in params.get("others", []) and not ok(t)}
+    return not wrong, (f"not {want}: {dict(list(wrong.items())[:6])}" if wrong else f"every other column is {want}")
+
+
 _CONTRACT_GEOMETRY_KINDS = ("crs_epsg", "crs_projected_metres", "geometry_types", "geometries_present",
                             "geometries_valid", "geometries_unique", "geometry_unchanged", "antimeridian_cut")
 
@@ -318,6 +363,16 @@ def _contract_format(path):
     return {".json": "json", ".csv": "csv", ".parquet": "parquet", ".geoparquet": "geoparquet"}.get(ext, "vector")
 
 
+def _contract_over_layers(layers, check):
+    """(passed on every layer, what each showed) of ``check`` on {layer name: data}."""
+    passed, observed = True, ""
+    for layer, data in layers.items():
+        ok, seen = check(data)
+        observed = (observed + "; " if observed else "") + (f"[{layer}] " if layer else "") + seen
+        passed = passed and ok
+    return passed, observed
+
+
 def check_contract(outputs):
     """[{id, passed, observed}] for every checkable requirement of ``outputs``
     ([{path, format, requirements: [{id, kind, params}]}])."""
@@ -351,15 +406,15 @@ def check_contract(outputs):
                     passed = wrong == 0
                     observed = (f"{wrong} of {total} polygons wound against RFC 7946 (exterior clockwise or a hole "
                                 f"counter-clockwise)" if wrong else f"all {total} polygons follow the right-hand rule")
+                elif kind == "dtype":
+                    passed, observed = _contract_over_layers(_contract_stored_types(path, fmt),
+                                                             lambda types: _contract_check_dtype(params, types))
                 elif kind == "layers":
                     missing = [n for n in params.get("names", []) if n not in layers]
                     passed, observed = not missing, (f"layers {sorted(layers)}" + (f"; missing {missing}" if missing else ""))
                 else:
-                    passed, observed = True, ""
-                    for layer, data in layers.items():
-                        ok, seen = _contract_check_table(kind, params, data, sources)
-                        observed = (observed + "; " if observed else "") + (f"[{layer}] " if layer else "") + seen
-                        passed = passed and ok
+                    passed, observed = _contract_over_layers(
+                        layers, lambda data: _contract_check_table(kind, params, data, sources))
             except Exception as exc:
                 passed, observed = False, f"could not check: {type(exc).__name__}: {str(exc)[:150]}"
             results.append({"id": r["id"], "passed": bool(passed), "observed": observed[:400]})

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 46e77d7e8d7ae859f915d184701b18c5c7779d35891640627a5698a3501b202c
+ * schema-sha256: 6f2a3f9c7bde7ec1f667cabf2aa7e753a448d2749eabea7ca82949fa16e393b3
  */
 
 export type RunEvent =
@@ -130,6 +130,7 @@ export interface Requirement {
     | 'bbox'
     | 'integer'
     | 'numeric'
+    | 'dtype'
     | 'non_negative'
     | 'non_empty'
     | 'unique'
