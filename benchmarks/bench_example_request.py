@@ -1,0 +1,179 @@
+"""An example notebook's request, run the way the panel runs it, compared with its worked solution.
+
+The panel posts the request with the active notebook's path to ``/geoagent/runs`` and follows
+the run's events; this does the same against a real ``jupyter server`` on a copy of
+``examples/`` (the notebook's set-up cell run first in its kernel, as the notebook asks), then
+reruns the notebook's worked solution on another copy and compares the deliverable. The cells
+the panel writes into the notebook are the frontend's part and are not exercised here.
+
+Usage: python benchmarks/bench_example_request.py [--notebook 01_vector_areas_per_district.ipynb]
+       [--output outputs/district_summary.csv] [--model local:qwen2.5-coder-1.5b] [--timeout 900]
+Not a test: one run, figures printed last as name=value.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+from jupyter_client import BlockingKernelClient, find_connection_file
+
+ROOT = Path(__file__).resolve().parents[1]
+JUPYTER = Path(sys.executable).with_name("jupyter")
+
+
+def request_of(nb) -> str:
+    """The request the notebook suggests: the first block quote under "Ask GeoAgent"."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and "Ask GeoAgent" in cell.source:
+            quote = re.search(r"^> (.+)$", cell.source, re.MULTILINE)
+            if quote:
+                return quote.group(1).strip()
+    raise SystemExit("the notebook suggests no request")
+
+
+def code_cells(nb, after: str) -> list[str]:
+    """Code cells after the markdown cell containing ``after`` (the set-up is before "Ask GeoAgent")."""
+    seen, out = False, []
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and after in cell.source:
+            seen = True
+        elif seen and cell.cell_type == "code" and not cell.source.startswith("%matplotlib"):
+            out.append(cell.source)
+    return out
+
+
+def worked_solution(folder: Path, nb) -> None:
+    """Run the set-up and the worked solution (plots left out) in a fresh Python on ``folder``."""
+    setup = code_cells(nb, "Set-up")[:1]
+    solution = [c for c in code_cells(nb, "Worked solution") if ".plot(" not in c]
+    script = "\n\n".join(setup + solution)
+    subprocess.run([sys.executable, "-c", script], cwd=folder, check=True, capture_output=True, text=True)
+
+
+class Server:
+    def __init__(self, root: Path, model: str):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.token = secrets.token_hex(16)
+        self.proc = subprocess.Popen(
+            [str(JUPYTER), "server", "--allow-root", "--no-browser", f"--port={self.port}", f"--ServerApp.root_dir={root}",
+             f"--IdentityProvider.token={self.token}", f"--GeoAgentSettings.model={model}"],
+            stdout=subprocess.DEVNULL, stderr=open(root / "server.log", "w"))
+
+    def call(self, method: str, path: str, body: dict | None = None) -> dict:
+        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", method=method,
+                                     data=json.dumps(body).encode() if body is not None else None,
+                                     headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=60) as resp:
+            return json.loads(resp.read() or b"{}")
+
+    def wait_ready(self, seconds: float = 90) -> None:
+        end = time.time() + seconds
+        while time.time() < end:
+            try:
+                self.call("GET", "/geoagent/status")
+                return
+            except OSError:
+                time.sleep(0.5)
+        raise SystemExit("the server did not start")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=30)
+
+
+def compare(mine: Path, reference: Path) -> tuple[bool, str]:
+    """Same columns and rows; numbers equal within 0.5% (areas and densities are rounded)."""
+    if not mine.exists():
+        return False, "no file"
+    a, b = pd.read_csv(mine), pd.read_csv(reference)
+    if list(a.columns) != list(b.columns):
+        missing = [c for c in b.columns if c not in a.columns]
+        return False, f"columns {list(a.columns)}; reference {list(b.columns)} (missing {missing})"
+    if len(a) != len(b):
+        return False, f"{len(a)} rows; reference {len(b)}"
+    for col in b.columns:
+        if pd.api.types.is_numeric_dtype(b[col]) and pd.api.types.is_numeric_dtype(a[col]):
+            bad = ((a[col] - b[col]).abs() > 0.005 * b[col].abs().clip(lower=1e-9) + 1e-9).sum()
+        else:
+            bad = (a[col].astype(str) != b[col].astype(str)).sum()
+        if bad:
+            return False, f"{bad} row(s) differ in {col}"
+    return True, "every column and row matches"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--notebook", default="01_vector_areas_per_district.ipynb")
+    ap.add_argument("--output", default="outputs/district_summary.csv")
+    ap.add_argument("--model", default="local:qwen2.5-coder-1.5b")
+    ap.add_argument("--timeout", type=float, default=900)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        work, ref = Path(tmp) / "work", Path(tmp) / "ref"
+        for d in (work, ref):
+            shutil.copytree(ROOT / "examples", d)
+        nb = nbformat.read(work / args.notebook, as_version=4)
+        request = request_of(nb)
+        worked_solution(ref, nb)
+        server = Server(work, args.model)
+        try:
+            server.wait_ready()
+            session = server.call("POST", "/api/sessions", {"path": args.notebook, "type": "notebook",
+                                                           "kernel": {"name": "python3"}})
+            client = BlockingKernelClient(connection_file=find_connection_file(session["kernel"]["id"]))
+            client.load_connection_file()
+            client.start_channels()
+            client.execute_interactive(code_cells(nb, "Set-up")[0], timeout=120, output_hook=lambda msg: None)
+            client.stop_channels()
+            started = time.perf_counter()
+            run = server.call("POST", "/geoagent/runs", {"request": request, "notebook_path": args.notebook})
+            seen, finished = 0, None
+            while finished is None and time.perf_counter() - started < args.timeout:
+                time.sleep(2)
+                for event in server.call("GET", f"/geoagent/runs/{run['run_id']}/events?after={seen}")["events"]:
+                    seen = event["seq"]
+                    line = {k: event[k] for k in ("subtasks", "status", "message", "text", "passed", "observed")
+                            if k in event}
+                    if "subtasks" in line:
+                        line["subtasks"] = [s["description"] for s in line["subtasks"]]
+                    print(f"{time.perf_counter() - started:6.0f}s {event['type']} {json.dumps(line)[:300]}", file=sys.stderr)
+                    if event["type"] == "finished":
+                        finished = event
+            seconds = time.perf_counter() - started
+            if finished is None:
+                server.call("POST", f"/geoagent/runs/{run['run_id']}/cancel", {})
+        finally:
+            server.stop()
+        events = [json.loads(line) for log in (work / ".geoagent" / "runs").glob("*.jsonl") for line in log.open()]
+        plans = [e for e in events if e["type"] in ("planned", "replanned")]
+        matches, why = compare(work / args.output, ref / args.output)
+        print(f"request={request}")
+        print(f"why={why}")
+        print(f"status={finished['status'] if finished else 'timeout'}")
+        print(f"message={finished['message'] if finished else ''}")
+        print(f"steps_planned={len(plans[0]['subtasks']) if plans else 0}")
+        print(f"steps_final={len(plans[-1]['subtasks']) if plans else 0}")
+        print(f"llm_calls={finished['stats']['llm_calls'] if finished else 'n/a'}")
+        print(f"seconds={seconds:.0f}")
+        print(f"matches_worked_solution={matches}")
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    main()
