@@ -24,7 +24,15 @@ USER_NEW = "# the user's own new cell, added while the run works"
 
 
 def saved_sources(server) -> list[str]:
-    content = api(server, "GET", f"api/contents/{NAME}")["content"]
+    """The notebook's cells on disk; [] while a save is writing it (jupyter_server writes the
+    file in place, keeping a backup, so a read meanwhile can see half a file: 400)."""
+    import urllib.error
+    try:
+        content = api(server, "GET", f"api/contents/{NAME}")["content"]
+    except urllib.error.HTTPError as exc:
+        if exc.code != 400:
+            raise
+        return []
     return [c["source"] for c in content["cells"]]
 
 
