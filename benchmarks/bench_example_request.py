@@ -7,7 +7,7 @@ reruns the notebook's worked solution on another copy and compares the deliverab
 the panel writes into the notebook are the frontend's part and are not exercised here.
 
 Usage: python benchmarks/bench_example_request.py [--notebook 01_vector_areas_per_district.ipynb]
-       [--output outputs/district_summary.csv] [--model local:qwen2.5-coder-1.5b] [--timeout 900]
+       [--output outputs/district_summary.csv] [--model local:qwen2.5-coder-1.5b] [--timeout 900] [--keep-log DIR]
 Not a test: one run, figures printed last as name=value.
 """
 
@@ -123,6 +123,7 @@ def main() -> None:
     ap.add_argument("--output", default="outputs/district_summary.csv")
     ap.add_argument("--model", default="local:qwen2.5-coder-1.5b")
     ap.add_argument("--timeout", type=float, default=900)
+    ap.add_argument("--keep-log", type=Path, help="folder to copy the run log (JSONL) into")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work, ref = Path(tmp) / "work", Path(tmp) / "ref"
@@ -148,11 +149,11 @@ def main() -> None:
                 time.sleep(2)
                 for event in server.call("GET", f"/geoagent/runs/{run['run_id']}/events?after={seen}")["events"]:
                     seen = event["seq"]
-                    line = {k: event[k] for k in ("subtasks", "status", "message", "text", "passed", "observed")
-                            if k in event}
+                    line = {k: event[k] for k in ("subtasks", "description", "status", "message", "text", "passed",
+                                                  "observed", "error", "reason") if k in event}
                     if "subtasks" in line:
                         line["subtasks"] = [s["description"] for s in line["subtasks"]]
-                    print(f"{time.perf_counter() - started:6.0f}s {event['type']} {json.dumps(line)[:300]}", file=sys.stderr)
+                    print(f"{time.perf_counter() - started:6.0f}s {event['type']} {json.dumps(line)[:2000]}", file=sys.stderr)
                     if event["type"] == "finished":
                         finished = event
             seconds = time.perf_counter() - started
@@ -160,7 +161,11 @@ def main() -> None:
                 server.call("POST", f"/geoagent/runs/{run['run_id']}/cancel", {})
         finally:
             server.stop()
-        events = [json.loads(line) for log in (work / ".geoagent" / "runs").glob("*.jsonl") for line in log.open()]
+        logs = sorted((work / ".geoagent" / "runs").glob("*.jsonl"))
+        if args.keep_log:
+            for log in logs:
+                shutil.copy(log, args.keep_log)
+        events = [json.loads(line) for log in logs for line in log.open()]
         plans = [e for e in events if e["type"] in ("planned", "replanned")]
         matches, why = compare(work / args.output, ref / args.output)
         print(f"request={request}")
