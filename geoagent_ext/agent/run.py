@@ -32,10 +32,12 @@ from .events import (
 )
 from .kernel_handle import KernelHandle, KernelLost, format_variables, summarize
 from .loop import SequentialSolver
+from .plan_check import unshared_join_keys
 from .planner import Planner, new_subtask
 from .probes import format_files, run_probe
 from .repair import define_subtask_text
 from .search import MctsOptions, MctsSolver
+from .subtask_work import reword_subtask
 from .requested import contract_subtask, output_subtask, requested_files
 from .runlog import RunLog
 
@@ -391,6 +393,7 @@ class Run:
             return "declined", plan.declined
         self.subtasks = plan.subtasks
         self.emit(Planned(run_id=self.id, subtasks=self.subtasks))
+        await self._reword_unshared_joins()
         solver = self._solver()
         i = 0
         skipped = 0
@@ -428,6 +431,18 @@ class Run:
             i += 1
             await self._maybe_replan(i, done_outputs, outcome)
         return await self._verdict(outputs, skipped, recheck=not closing.checked_last)
+
+    async def _reword_unshared_joins(self) -> None:
+        """Steps that merge layers on a column only one of them has are reworded before they run
+        (``plan_check``): such a step fails every attempt and starves the steps after it."""
+        if len(self.data_files) < 2:
+            return
+        if not self.input_facts:
+            self.input_facts = await input_facts(self.kernel, self.data_files, self.outputs)
+        columns = {path: facts.get("columns") or [] for path, facts in self.input_facts.items()}
+        for index, why in unshared_join_keys([s.description for s in self.subtasks], columns):
+            await reword_subtask(self, index, why, f"step {index + 1} merges on a column one layer lacks "
+                                                   f"({why.split(':')[0]}); rewritten")
 
     async def _review_contract(self) -> None:
         """Approval mode: the user confirms, edits, adds or deletes requirements before the plan."""

@@ -186,20 +186,11 @@ class SubtaskWork:
 
     async def rewrite(self, error: str) -> bool:
         """Ask the planner for a new wording of this subtask; True when the plan changed."""
-        run = self.run
-        plan = [s.description for s in run.subtasks]
-        try:
-            description = await Planner(run.llm).rewrite(run.request, run.data_overview, plan, self.index, error)
-        except LLMError:
-            return False
-        if not description:
-            return False
-        fresh = new_subtask(description)  # its artifacts (the files it names) come from the new wording
-        self.subtask = run.subtasks[self.index] = self.subtask.model_copy(
-            update={"description": description, "artifacts": fresh.artifacts})
-        run.emit(Replanned(run_id=run.id, reason=f"step {self.index + 1} failed the same way three times; rewritten",
-                           subtasks=run.subtasks))
-        return True
+        changed = await reword_subtask(self.run, self.index, error,
+                                       f"step {self.index + 1} failed the same way three times; rewritten")
+        if changed:
+            self.subtask = self.run.subtasks[self.index]
+        return changed
 
     def output_guard(self, index: int | None = None) -> str:
         """Trial suffix that fails when subtask ``index`` (default: this one) left out a file it must write."""
@@ -283,3 +274,19 @@ def _format_record(record: Any) -> str:
     if getattr(record, "kind", "") == "recipe":
         return f"Recipe: {name}\n{getattr(record, 'text', '')[:800]}"
     return f"- {name}{signature}: {summary[:200]}"
+
+
+async def reword_subtask(run: SolverRun, index: int, error: str, reason: str) -> bool:
+    """Ask the planner for a new wording of subtask ``index`` (what went or would go wrong:
+    ``error``) and publish the changed plan with ``reason``; True when it changed."""
+    plan = [s.description for s in run.subtasks]
+    try:
+        description = await Planner(run.llm).rewrite(run.request, run.data_overview, plan, index, error)
+    except LLMError:
+        return False
+    if not description:
+        return False
+    fresh = new_subtask(description)  # its artifacts (the files it names) come from the new wording
+    run.subtasks[index] = run.subtasks[index].model_copy(update={"description": description, "artifacts": fresh.artifacts})
+    run.emit(Replanned(run_id=run.id, reason=reason, subtasks=run.subtasks))
+    return True

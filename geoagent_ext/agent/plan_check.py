@@ -1,0 +1,53 @@
+"""Plan steps the data already refutes, found before any code runs.
+
+A small planner often relates two layers by ``merge ... on `key``` although only one of them
+has that column (points and the polygons they fall in share no key: they are related by
+location). Every attempt then fails with another ``KeyError`` and the step is skipped, leaving
+the later steps without their input. The input files' columns say so up front, so the step is
+reworded (``Planner.rewrite``) before it runs.
+"""
+
+from __future__ import annotations
+
+import re
+
+_JOIN_ON = re.compile(r"\b(?:merg\w*|join\w*)\b[^.;]*?\bon\s+(?:the\s+)?(?:common\s+|shared\s+)?"
+                      r"(?:column\s+|key\s+|field\s+)?`?(?P<key>[A-Za-z_]\w*)`?", re.IGNORECASE)
+# A step that relates layers by location (this one or an earlier one): keys may come from it.
+_BY_LOCATION = re.compile(r"\b(sjoin\w*|spatial(?:ly)?|within|contain\w*|intersect\w*|nearest|overlay|"
+                          r"clip\w*|location|falls?\s+in)\b", re.IGNORECASE)
+_NOT_A_KEY = {"geometry", "the", "a", "an", "index", "it", "them", "each", "both", "their", "its", "this", "that"}
+
+
+def _stem_words(path: str) -> set[str]:
+    stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()
+    return {stem} | {w for w in re.split(r"[_\-\s]+", stem) if len(w) >= 4}
+
+
+def _named(text: str, inputs: list[str]) -> list[str]:
+    """The inputs a step speaks of (by file name, stem or a word of the stem)."""
+    words = set(re.findall(r"[a-z0-9_]+", text.lower()))
+    return [p for p in inputs if _stem_words(p) & words or p.lower() in text.lower()]
+
+
+def unshared_join_keys(descriptions: list[str], columns_by_input: dict[str, list[str]]) -> list[tuple[int, str]]:
+    """(step index, why) for each step before any spatial relation that merges or joins layers on
+    a column one of them has and another lacks."""
+    layers = {path: set(columns) for path, columns in columns_by_input.items() if columns}
+    found: list[tuple[int, str]] = []
+    for i, text in enumerate(descriptions):
+        if _BY_LOCATION.search(text):
+            break  # from here on a key may come from the spatial join
+        m = _JOIN_ON.search(text)
+        if not m or m.group("key").lower() in _NOT_A_KEY:
+            continue
+        key = m.group("key")
+        named = _named(text, list(layers))
+        involved = named if len(named) >= 2 else (list(layers) if len(layers) == 2 else [])
+        having = [p for p in involved if key in layers[p]]
+        lacking = [p for p in involved if key not in layers[p]]
+        if having and lacking:
+            found.append((i, f"`{lacking[0]}` has no column `{key}` (only `{having[0]}` has it): layers that share "
+                             "no column are related by location, with a spatial join (geopandas.sjoin, predicate "
+                             "'within' or 'intersects'; sjoin_nearest for the nearest feature), not a merge"))
+    return found

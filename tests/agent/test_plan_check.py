@@ -1,0 +1,64 @@
+"""A planned merge on a column only one of the layers has is reworded before it runs."""
+
+from __future__ import annotations
+
+import geopandas as gpd
+from shapely.geometry import Point, box
+
+from geoagent_ext.agent.plan_check import unshared_join_keys
+from geoagent_ext.llm.scripted import ScriptedChatModel
+
+from .helpers import StepScript, make_run, real_kernel
+
+COLUMNS = {"vienna_districts.geojson": ["district_code", "district_name"],
+           "vienna_stations.geojson": ["station_id", "kind"]}
+
+
+def test_a_merge_on_a_key_one_layer_lacks_is_found():
+    plan = ["Load the districts and the stations.",
+            "Merge the `stations` DataFrame with the `districts` DataFrame on the `district_code` column.",
+            "Count the stations per district_code."]
+    [(index, why)] = unshared_join_keys(plan, COLUMNS)
+    assert index == 1 and "`vienna_stations.geojson` has no column `district_code`" in why and "sjoin" in why
+
+
+def test_keys_both_layers_have_or_that_a_spatial_join_made_are_left_alone():
+    # a spatial join comes first: the key may come from it
+    assert unshared_join_keys(["Load.", "Spatially join the stations to the districts.",
+                               "Merge the counts with the districts on district_code."], COLUMNS) == []
+    # both tables the step names have the key; a third input that lacks it is not part of the merge
+    assert unshared_join_keys(["Merge sales with shops on `shop_id`."],
+                              {"sales.csv": ["shop_id", "amount"], "shops.csv": ["shop_id", "name"],
+                               "roads.geojson": ["road_id"]}) == []
+    # a key no input has is computed somewhere: not refuted by the data
+    assert unshared_join_keys(["Merge the stations with the districts on `cell_id`."], COLUMNS) == []
+
+
+async def test_the_run_rewords_the_refuted_step_before_it_runs(tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    gpd.GeoDataFrame({"district_code": ["01", "02"]}, geometry=[box(0, 0, 1, 1), box(1, 0, 2, 1)],
+                     crs=4326).to_file(work / "districts.geojson")
+    gpd.GeoDataFrame({"station_id": ["a", "b", "c"]}, geometry=[Point(0.5, 0.5), Point(1.5, 0.5), Point(1.2, 0.2)],
+                     crs=4326).to_file(work / "stations.geojson")
+    load = ("import geopandas as gpd\ndistricts = gpd.read_file('districts.geojson')\n"
+            "stations = gpd.read_file('stations.geojson')\nprint(len(districts), len(stations))")
+    join = ("joined = gpd.sjoin(stations, districts, predicate='within')\n"
+            "counts = joined.groupby('district_code').size()\nprint(counts.to_dict())")
+    script = StepScript(
+        ["Load the districts and the stations.", "Merge the stations with the districts on `district_code` and count."],
+        {"Load the districts": [load],
+         "Merge the stations": ["counts = stations.merge(districts, on='district_code')\nprint(len(counts))"],
+         "Spatially join": [join]},
+        rewrite="Spatially join the stations to the districts with sjoin and count them per district_code.")
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(work) as kernel:
+        run = make_run("Count the stations of `stations.geojson` in each district of `districts.geojson`.",
+                       kernel, model, tmp_path)
+        finished = await run.wait()
+    assert finished.status == "succeeded", finished.message
+    [replan] = [e for e in run.bus.history if e.type == "replanned"]
+    assert "district_code" in replan.reason and replan.subtasks[1].description.startswith("Spatially join")
+    assert "Merge the stations" not in script.calls  # the refuted wording never reached the coder
+    rewrite_prompt = next(p for p in model.prompt_texts if "has no column `district_code`" in p)
+    assert "sjoin" in rewrite_prompt
