@@ -73,5 +73,15 @@ def make_run(request: str, kernel, model: ScriptedChatModel, tmp_path: Path, *, 
                log_dir=tmp_path / "runs")
 
 
+async def run_scripted(workdir: Path, request: str, responder, tmp_path: Path, **options) -> tuple[Run, object, ScriptedChatModel]:
+    """A whole run of ``request`` with a scripted model on a real kernel in ``workdir``:
+    (the run, its ``finished`` event, the model with the prompts it saw)."""
+    model = ScriptedChatModel(responder=responder)
+    async with real_kernel(workdir) as kernel:
+        run = make_run(request, kernel, model, tmp_path, **options)
+        finished = await run.wait()
+    return run, finished, model
+
+
 def types(run: Run) -> list[str]:
     return [e.type for e in run.bus.history]

@@ -6,9 +6,7 @@ import geopandas as gpd
 from shapely.geometry import Point, box
 
 from geoagent_ext.agent.plan_check import unshared_join_keys
-from geoagent_ext.llm.scripted import ScriptedChatModel
-
-from .helpers import StepScript, make_run, real_kernel
+from .helpers import StepScript, run_scripted
 
 COLUMNS = {"vienna_districts.geojson": ["district_code", "district_name"],
            "vienna_stations.geojson": ["station_id", "kind"]}
@@ -51,11 +49,8 @@ async def test_the_run_rewords_the_refuted_step_before_it_runs(tmp_path):
          "Merge the stations": ["counts = stations.merge(districts, on='district_code')\nprint(len(counts))"],
          "Spatially join": [join]},
         rewrite="Spatially join the stations to the districts with sjoin and count them per district_code.")
-    model = ScriptedChatModel(responder=script)
-    async with real_kernel(work) as kernel:
-        run = make_run("Count the stations of `stations.geojson` in each district of `districts.geojson`.",
-                       kernel, model, tmp_path)
-        finished = await run.wait()
+    run, finished, model = await run_scripted(
+        work, "Count the stations of `stations.geojson` in each district of `districts.geojson`.", script, tmp_path)
     assert finished.status == "succeeded", finished.message
     [replan] = [e for e in run.bus.history if e.type == "replanned"]
     assert "district_code" in replan.reason and replan.subtasks[1].description.startswith("Spatially join")
