@@ -58,17 +58,6 @@ _OTHER_COLUMNS = re.compile(r"\b(?:all|every|each)\s+(?:the\s+)?(?:other|remaini
                             r"(?:as|to|stay|remain|are|kept\s+as|stored\s+as)\s+(?:an?\s+)?"
                             rf"`?({_STORED_TYPE}|text|strings)`?(?![\w\[])", re.IGNORECASE)
 TYPED_FORMATS = {"parquet", "geoparquet", "gpkg", "fgb"}  # formats that store a column's type
-
-
-def stored_type(word: str) -> str:
-    """A type as a request writes it -> the checker's canonical name ("double" -> "float64",
-    "utf8"/"text" -> "string", "timestamp[us, tz=UTC]" keeps its zone)."""
-    t = re.sub(r"\s+", "", word.lower())
-    aliases = {"double": "float64", "float": "float32", "utf8": "string", "large_string": "string", "text": "string",
-               "strings": "string", "boolean": "bool", "date32[day]": "date32"}
-    return aliases.get(t, t.replace(",tz=", ", tz="))
-
-
 _TYPE_WORD = re.compile(r"\b(" + "|".join(GEOMETRY_TYPES) + r")s?\b")
 _SINGLE_PART = re.compile(r"\bsingle[- ]part\b", re.IGNORECASE)
 FORMATS = {".json": "json", ".geojson": "geojson", ".csv": "csv", ".gpkg": "gpkg", ".parquet": "parquet",
@@ -344,12 +333,12 @@ def _stored_type_rules(b: _Builder, out: str, fmt: str, sentence: str) -> None:
     """"`unit_count` as `int32`", "all other columns as string": the types a typed format stores."""
     if fmt not in TYPED_FORMATS:
         return
-    typed = [(name, stored_type(t)) for name, t in _TYPED_COLUMN.findall(sentence)]
+    typed = _TYPED_COLUMN.findall(sentence)  # the type as the request writes it; the checker reads its aliases
     for name, dtype in typed:
         b.add(out, "dtype", f"`{name}` is stored as {dtype}", name=name, dtype=dtype)
     others = _OTHER_COLUMNS.search(sentence)
     if others:
-        dtype = stored_type(others.group(1))
+        dtype = others.group(1)
         named = [name for name, _ in typed]
         b.add(out, "dtype", f"every other attribute column is stored as {dtype}", dtype=dtype, others=named)
 

@@ -146,13 +146,14 @@ def _contract_winding_faults(path):
 
 
 def _contract_type_name(t):
-    """A stored type as Arrow or OGR/numpy names it -> the contract's canonical name."""
+    """A type as Arrow or OGR/numpy names it, or as a request writes it ("double", "text") ->
+    one canonical name, so the two compare."""
     t = str(t).lower().replace(" ", "")
     if t.startswith("datetime64["):  # pyogrio's numpy dtypes
         t = "timestamp[" + t[len("datetime64["):]
     aliases = {"large_string": "string", "utf8": "string", "object": "string", "str": "string", "double": "float64",
                "float": "float32", "halffloat": "float16", "boolean": "bool", "date32[day]": "date32",
-               "date64[ms]": "date64"}
+               "date64[ms]": "date64", "text": "string", "strings": "string"}
     return aliases.get(t, t.replace(",tz=", ", tz="))
 
 
@@ -178,7 +179,7 @@ def _contract_stored_types(path, fmt):
 
 def _contract_check_dtype(params, types):
     """(passed, observed) of a stored-type requirement on one layer's {column: type}."""
-    want = params["dtype"]
+    want = _contract_type_name(params["dtype"])
     def ok(t):  # "timestamp[us]" also accepts a zone the request did not name
         return t == want or (want.startswith("timestamp[") and "," not in want and t.startswith(want[:-1] + ","))
     if "name" in params:
