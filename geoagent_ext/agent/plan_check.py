@@ -30,19 +30,26 @@ def _named(text: str, inputs: list[str]) -> list[str]:
     return [p for p in inputs if _stem_words(p) & words or p.lower() in text.lower()]
 
 
-def unshared_join_keys(descriptions: list[str], columns_by_input: dict[str, list[str]]) -> list[tuple[int, str]]:
-    """(step index, why) for each step before any spatial relation that merges or joins layers on
-    a column one of them has and another lacks."""
-    layers = {path: set(columns) for path, columns in columns_by_input.items() if columns}
+def join_steps(descriptions: list[str]) -> list[tuple[int, str]]:
+    """(step index, key) of the steps that merge or join on a named column, before any step that
+    relates layers by location (from there on a key may come from the spatial join)."""
     found: list[tuple[int, str]] = []
     for i, text in enumerate(descriptions):
         if _BY_LOCATION.search(text):
-            break  # from here on a key may come from the spatial join
+            break
         m = _JOIN_ON.search(text)
-        if not m or m.group("key").lower() in _NOT_A_KEY:
-            continue
-        key = m.group("key")
-        named = _named(text, list(layers))
+        if m and m.group("key").lower() not in _NOT_A_KEY:
+            found.append((i, m.group("key")))
+    return found
+
+
+def unshared_join_keys(descriptions: list[str], columns_by_input: dict[str, list[str]]) -> list[tuple[int, str]]:
+    """(step index, why) for each of the ``join_steps`` whose key one of the layers it names has
+    and another lacks."""
+    layers = {path: set(columns) for path, columns in columns_by_input.items() if columns}
+    found: list[tuple[int, str]] = []
+    for i, key in join_steps(descriptions):
+        named = _named(descriptions[i], list(layers))
         involved = named if len(named) >= 2 else (list(layers) if len(layers) == 2 else [])
         having = [p for p in involved if key in layers[p]]
         lacking = [p for p in involved if key not in layers[p]]

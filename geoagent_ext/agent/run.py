@@ -32,7 +32,7 @@ from .events import (
 )
 from .kernel_handle import KernelHandle, KernelLost, format_variables, summarize
 from .loop import SequentialSolver
-from .plan_check import unshared_join_keys
+from .plan_check import join_steps, unshared_join_keys
 from .planner import Planner, new_subtask
 from .probes import format_files, run_probe
 from .repair import define_subtask_text
@@ -434,13 +434,15 @@ class Run:
 
     async def _reword_unshared_joins(self) -> None:
         """Steps that merge layers on a column only one of them has are reworded before they run
-        (``plan_check``): such a step fails every attempt and starves the steps after it."""
-        if len(self.data_files) < 2:
+        (``plan_check``): such a step fails every attempt and starves the steps after it. The input
+        files are read only when a step merges on a key (they may be large)."""
+        descriptions = [s.description for s in self.subtasks]
+        if len(self.data_files) < 2 or not join_steps(descriptions):
             return
         if not self.input_facts:
             self.input_facts = await input_facts(self.kernel, self.data_files, self.outputs)
         columns = {path: facts.get("columns") or [] for path, facts in self.input_facts.items()}
-        for index, why in unshared_join_keys([s.description for s in self.subtasks], columns):
+        for index, why in unshared_join_keys(descriptions, columns):
             await reword_subtask(self, index, why, f"step {index + 1} merges on a column one layer lacks "
                                                    f"({why.split(':')[0]}); rewritten")
 
