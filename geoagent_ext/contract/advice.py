@@ -45,6 +45,8 @@ ADVICE = {
                          "gdf.to_file('cut.geojson', driver='GeoJSON', RFC7946='YES') (GDAL splits them at ±180° "
                          "into Multi* parts, one feature each), read that file back with gpd.read_file, and only "
                          "then reproject, measure and write"),
+    "geometry_once": ("drop the text column once the geometry is built from it: "
+                      "gdf = gdf.drop(columns=[COLUMN]) before writing"),
     "rfc7946_winding": ("orient the rings without moving a vertex: gdf.geometry = shapely.orient_polygons("
                         "gdf.geometry.values, exterior_cw=False) (or write in EPSG:4326 with "
                         "gdf.to_file(path, driver='GeoJSON', RFC7946='YES')); do not simplify, buffer or make_valid"),
@@ -67,7 +69,7 @@ def repair_line(requirement: Requirement, observed: str) -> str:
 
 # Requirements the request did not spell out (defects found in the input data): the coder is
 # told how to meet them before its first attempt, not only after a failed check.
-HOW_UP_FRONT = frozenset({"antimeridian_cut", "rfc7946_winding", "numeric"})
+HOW_UP_FRONT = frozenset({"antimeridian_cut", "rfc7946_winding", "numeric", "geometry_once"})
 
 
 def coder_view(contract: Contract) -> str:

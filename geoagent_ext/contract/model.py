@@ -39,6 +39,7 @@ Kind = Literal[
     "geometries_unique",   # no two features share a geometry
     "geometry_unchanged",  # params.input: same CRS; every geometry is one of that input's (ring order aside)
     "antimeridian_cut",    # no line/ring jumps over +-180 in one segment (params.lonlat_only: projected files pass)
+    "geometry_once",       # no attribute column repeats the geometry as WKT text
     "rfc7946_winding",     # GeoJSON polygons: exterior counter-clockwise, holes clockwise
     "note",                # not checkable by code
 ]

@@ -46,6 +46,11 @@ _KEEP_KEY = re.compile(r"(\bjoin\s+key\b|\bkey\s+field\b|\bas\s+the\s+key\b|\bke
                        r"\bto\s+identify\s+each\b)", re.IGNORECASE)
 _UNCHANGED = re.compile(r"\b(unchanged|untouched|as\s+(?:it|they)\s+(?:arrives?|are|is))\b|"
                         r"\bleav(?:e|ing)\b[^.;]{0,60}\balone\b", re.IGNORECASE)
+_CONVERT = re.compile(r"\b(convert|re-?project|transform|re-?encode|re-?format|export)\w*\b", re.IGNORECASE)
+# Words that ask for fewer (or other) records than the input has: a conversion saying them may drop rows.
+_SELECTS = re.compile(r"\b(filter\w*|select\w*|only|drop\w*|remov\w*|exclud\w*|dedup\w*|duplicat\w*|clip\w*|subset|"
+                      r"sample\w*|top|first|largest|smallest|split\w*|dissolv\w*|aggregat\w*|merg\w*|join\w*|explod\w*|"
+                      r"group\w*|per|each|summar\w*|count\w*|invalid|repair\w*|fix\w*|clean\w*)\b", re.IGNORECASE)
 _TEXT_COLUMNS = re.compile(r"\b(?:string|text)\s+(?:columns|fields|attributes)\b", re.IGNORECASE)
 _NUMERIC_WORDS = re.compile(r"\b(numeric(?:al)?|numbers?|d?types?|typed|typing)\b", re.IGNORECASE)
 GEOMETRY_TYPES = ("MultiLineString", "MultiPolygon", "MultiPoint", "LineString", "Polygon", "Point")
@@ -213,6 +218,7 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
             _stored_type_rules(b, out, fmt, sentence)
             _row_rules(b, out, sentence, inputs, input_by_base)
     _name_rules(b, outputs)
+    _conversion_rules(b, request, outputs, inputs)
     _provenance(b, inputs)
     _defect_rules(b, outputs, inputs)
     if _NUMERIC_WORDS.search(_FILE.sub(" ", request)):  # the request's words, not its file names
@@ -383,6 +389,19 @@ def _row_rules(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], in
                         _keeps(b, out, name, inputs, required=len(b.outputs) == 1)
 
 
+def _conversion_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[str, dict]) -> None:
+    """A conversion of one input ("convert it to `x.geoparquet`", "reproject ... to ...") that
+    asks for no selection keeps every record: as many rows as the input."""
+    with_rows = [p for p, facts in inputs.items() if facts.get("rows") is not None]
+    if len(with_rows) != 1 or not _CONVERT.search(request) or _SELECTS.search(_FILE.sub(" ", request)):
+        return
+    source, rows = with_rows[0], inputs[with_rows[0]]["rows"]
+    for out in outputs:
+        if file_format(out) in SPATIAL | {"csv", "parquet"}:
+            b.add(out, "rows_as_input", f"one row per feature of `{source}` ({rows}): a conversion keeps every record",
+                  input=source, rows=rows)
+
+
 def _keeps(b: _Builder, out: str, name: str | None, inputs: dict[str, dict], required: bool = True) -> None:
     """``name`` is carried from the one input that has it: the output has it (unless not
     ``required``), with that input's values."""
@@ -431,15 +450,23 @@ def _provenance(b: _Builder, inputs: dict[str, dict]) -> None:
 
 def _defect_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict]) -> None:
     """What the input data says, not the request: a defect found in an input's geometries (by
-    ``input_facts``) must not reach a spatial deliverable made from it. Features jumping over the
+    ``input_facts``) must not reach a spatial deliverable made from it. Geometry kept as WKT text
+    in a column is parsed into the file's geometry, not carried beside it. Features jumping over the
     antimeridian are cut at +-180 (RFC 7946 section 3.1.9; in GeoJSON always, in other formats when
     they stay in lon/lat); GeoJSON polygons follow RFC 7946's right-hand rule (section 3.1.6)."""
     def where(defect: str) -> str:
         return ", ".join(f"{facts['defects'][defect]} in `{path}`" for path, facts in inputs.items()
                          if (facts.get("defects") or {}).get(defect))
     crossing, wound = where("antimeridian"), where("winding")
+    wkt_columns = [c for facts in inputs.values() for c in (facts.get("defects") or {}).get("wkt_text") or []]
+    wkt = ", ".join(f"`{path}` writes it in {', '.join(f'`{c}`' for c in facts['defects']['wkt_text'])}"
+                    for path, facts in inputs.items() if (facts.get("defects") or {}).get("wkt_text"))
     for out in outputs:
         fmt = file_format(out)
+        named = {n for r in b.requirements if r.output == out and r.kind == "columns" for n in r.params["names"]}
+        if wkt and fmt in SPATIAL and not named & set(wkt_columns):  # unless the request keeps that column
+            b.add(out, "geometry_once", f"the geometry is stored once, as the file's geometry: no column repeats it "
+                  f"as WKT text ({wkt}; drop it once parsed)", name=wkt_columns[0])
         if crossing and fmt in SPATIAL:
             b.add(out, "antimeridian_cut",
                   f"no feature jumps over the antimeridian: those that cross it ({crossing}) are cut at ±180° "

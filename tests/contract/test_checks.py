@@ -264,3 +264,30 @@ def test_stored_column_types_are_read_from_the_file_schema(tmp_path):
     frame.assign(units=frame["units"].astype("int32")).drop(columns="seen_at").to_file(tmp_path / "out.gpkg")
     assert check(contract, tmp_path)["`units` is stored as int32"] == (True, "`units` is stored as int32")
     assert not [r for r in derive_contract(request.format(out="out.csv"), ["out.csv"]).requirements if r.kind == "dtype"]
+
+
+def test_geometry_parsed_from_wkt_text_is_not_carried_beside_it(tmp_path):
+    """An input keeping its geometry as WKT text: the spatial deliverable stores it once (the text
+    column dropped), unless the request keeps that column; and a plain conversion keeps every row."""
+    import pandas as pd
+    frame = _points()
+    table = pd.DataFrame({"pid": frame["pid"], "geom_text": frame.geometry.to_wkt()})
+    table.to_csv(tmp_path / "in.csv", index=False)
+    facts = input_facts(tmp_path)
+    assert facts["in.csv"]["defects"] == {"wkt_text": ["geom_text"]}
+    contract = derive_contract("Convert `in.csv` to `out.gpkg` in EPSG:4326.", ["out.gpkg"], facts)
+    texts = {r.kind: r.text for r in contract.requirements}
+    once, rows = texts["geometry_once"], texts["rows_as_input"]
+    assert "`geom_text`" in once and "(4)" in rows
+    parsed = gpd.GeoDataFrame(table, geometry=gpd.GeoSeries.from_wkt(table["geom_text"]), crs=4326)
+    parsed.to_file(tmp_path / "out.gpkg")
+    seen = check(contract, tmp_path)
+    assert seen[once] == (False, "`geom_text` (POINT (16.3 48.2)) repeats the geometry as WKT text beside the geometry column")
+    assert seen[rows] == (True, "4 rows (the input has 4)")
+    parsed.drop(columns="geom_text").iloc[:3].to_file(tmp_path / "out.gpkg")
+    seen = check(contract, tmp_path)
+    assert seen[once][0] is True and seen[rows] == (False, "3 rows (the input has 4)")
+    # The request keeps the text column; a selection may drop rows: neither is a requirement then.
+    kept = derive_contract("Convert `in.csv` to `out.gpkg` with the columns `pid` and `geom_text`, only the first two.",
+                           ["out.gpkg"], facts)
+    assert not {"geometry_once", "rows_as_input"} & {r.kind for r in kept.requirements}

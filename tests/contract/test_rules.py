@@ -167,3 +167,6 @@ def test_the_coder_is_told_up_front_how_to_meet_a_data_defect_requirement():
     cut = next(line for line in view.splitlines() if "antimeridian" in line)
     assert "RFC7946='YES'" in cut  # the how, before any failed check
     assert "How:" not in c.text() and view.count("How:") == 1  # the user's and planner's view stay short
+    wkt = {"t.csv": {"rows": 3, "columns": ["id", "wkt"], "defects": {"wkt_text": ["wkt"]}}}
+    view = coder_view(derive_contract("Turn `t.csv` into `a.gpkg`.", ["a.gpkg"], wkt))
+    assert "gdf.drop(columns=['wkt'])" in next(line for line in view.splitlines() if "WKT text" in line)

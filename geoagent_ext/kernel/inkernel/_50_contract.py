@@ -192,7 +192,7 @@ def _contract_check_dtype(params, types):
 
 
 _CONTRACT_GEOMETRY_KINDS = ("crs_epsg", "crs_projected_metres", "geometry_types", "geometries_present",
-                            "geometries_valid", "geometries_unique", "geometry_unchanged", "antimeridian_cut")
+                            "geometries_valid", "geometries_unique", "geometry_unchanged", "antimeridian_cut", "geometry_once")
 
 
 def _contract_input(path, sources):
@@ -270,6 +270,16 @@ def _contract_check_table(kind, params, data, sources=None):
         moved = sum(w not in known for w in mine)
         return moved == 0, (f"{moved} of {len(data)} geometries differ from every geometry of {params['input']}"
                             if moved else f"every geometry is one of {params['input']}'s, same CRS")
+    if kind == "geometry_once":
+        geometry_name = getattr(data.geometry, "name", "geometry")
+        repeats = []
+        for column in data.columns:
+            values = data[column].dropna() if column != geometry_name else ()
+            first = values.iloc[0] if len(values) else None
+            if isinstance(first, str) and first.lstrip().upper().startswith(GEO_WKT_PREFIXES):  # noqa: F821
+                repeats.append(f"`{column}` ({_contract_short(first, 40)})")
+        return not repeats, (f"{', '.join(repeats)} repeats the geometry as WKT text beside the geometry column"
+                             if repeats else "the geometry is stored once, in the geometry column")
     if kind == "antimeridian_cut":
         if params.get("lonlat_only") and data.crs is not None and data.crs.is_projected:
             return True, f"{_contract_crs_label(data.crs)}: in a projected CRS lines run on across +-180"

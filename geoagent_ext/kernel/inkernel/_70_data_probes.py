@@ -242,6 +242,9 @@ def input_facts(paths):
                 import pandas as pd
                 frame = pd.read_csv(path, sep=None, engine="python")
                 out[path] = {"rows": len(frame), "columns": [str(c) for c in frame.columns]}
+                wkt = _wkt_columns(frame)
+                if wkt:
+                    out[path]["defects"] = {"wkt_text": wkt}
             elif ext in VECTOR_EXT:
                 import pyogrio
                 layers = [row[0] for row in pyogrio.list_layers(path)]
@@ -263,6 +266,17 @@ def _text_columns(frame):
     """The attribute columns holding text (object or pandas' string dtypes)."""
     return [str(c) for c in frame.columns
             if c != "geometry" and (frame[c].dtype.kind in "OSU" or "str" in str(frame[c].dtype))]
+
+
+def _wkt_columns(frame):
+    """The attribute columns whose values are geometries written as WKT text ("POINT (-73.9 40.7)")."""
+    found = []
+    for name in _text_columns(frame):
+        values = frame[name].dropna()
+        first = values.iloc[0] if len(values) else None
+        if isinstance(first, str) and first.lstrip().upper().startswith(GEO_WKT_PREFIXES):  # noqa: F821 - _15_geocolumns
+            found.append(str(name))
+    return found
 
 
 def _numbers_as_text(frame, text_columns):
@@ -296,6 +310,9 @@ def _layer_facts(path, ext, geometry_type, max_bytes=100_000_000):
         numeric = _numbers_as_text(frame, text_columns)
         if numeric:
             defects["numbers_as_text"] = numeric
+        wkt = _wkt_columns(frame)
+        if wkt:
+            defects["wkt_text"] = wkt
         if "Point" not in geometry_type:
             crossing = _contract_uncut_crossings(frame)  # noqa: F821 - _50_contract
             if crossing:

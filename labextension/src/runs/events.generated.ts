@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 6f2a3f9c7bde7ec1f667cabf2aa7e753a448d2749eabea7ca82949fa16e393b3
+ * schema-sha256: b94c1e34abcdeb40191634271b9f6a53ee58b2da00367fc32a46d7eea27ff0d0
  */
 
 export type RunEvent =
@@ -144,6 +144,7 @@ export interface Requirement {
     | 'geometries_unique'
     | 'geometry_unchanged'
     | 'antimeridian_cut'
+    | 'geometry_once'
     | 'rfc7946_winding'
     | 'note';
   params: {
