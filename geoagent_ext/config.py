@@ -142,6 +142,15 @@ class GeoAgentSettings(Configurable):
         ),
     ).tag(config=True)
 
+    propose_requirements = Bool(
+        True,
+        help=(
+            "With the contract: the model also reads the request for requirements the rules did not "
+            "find (one LLM call before the plan). A proposal is kept only when the rules can check it "
+            "and the request writes every column, code and value it names. Off: the rules' contract only."
+        ),
+    ).tag(config=True)
+
     max_attempts = Int(5, help="Attempts per subtask before it is handed to the human.").tag(
         config=True
     )

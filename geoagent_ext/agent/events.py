@@ -113,6 +113,7 @@ class ContractStated(_Event):
     contract: Contract
     by: Literal["request", "user"] = "request"  # "user": as the user left it after review
     awaiting_review: bool = False  # approval mode: the run waits for the user to confirm or edit it
+    dropped: list[str] = Field(default_factory=list)  # the model's proposals the rules did not keep, with why
 
 
 class CrsAdvised(_Event):

@@ -12,8 +12,9 @@ import re
 import uuid
 from dataclasses import dataclass
 
+from ..contract.proposed import parse_proposals
 from .events import SubtaskSpec
-from .prompts import PLANNER_SYSTEM, planner_messages, reviewer_messages, rewriter_messages
+from .prompts import PLANNER_SYSTEM, planner_messages, proposer_messages, reviewer_messages, rewriter_messages
 
 _NUMBERED_RE = re.compile(r"^\s*(?:step\s*)?(\d+)\s*[.):\-]\s+(.+?)\s*$", re.IGNORECASE)
 _DECLINE_RE = re.compile(r"^\s*DECLINE\s*:\s*(.+)$", re.IGNORECASE | re.MULTILINE)
@@ -96,6 +97,12 @@ class Planner:
                 last_error = exc
         assert last_error is not None
         raise last_error
+
+    async def propose_requirements(self, request: str, outputs: list[str], contract: str) -> list[tuple[str, str]]:
+        """(output, sentence) the model reads in the request beyond the rules' ``contract``
+        (unchecked: ``contract.proposed.accept_proposals`` decides what is kept)."""
+        generation = await self.llm.complete(proposer_messages(request, outputs, contract), temperature=0.0, max_tokens=240)
+        return parse_proposals(generation.text, outputs)
 
     async def review(self, request: str, done: list[tuple[str, str]], remaining: list[str]) -> list[str] | None:
         """New remaining subtasks when the reviewer says the plan no longer fits, else None."""

@@ -22,6 +22,7 @@ from ..llm.client import LLMError
 from ..redact import redact, redact_obj
 from . import codeinfo
 from ..contract import Contract, RequirementEdit, apply_edits, derive_contract
+from ..contract.proposed import accept_proposals
 from .bus import EventBus
 from .crs_advice import CrsAdvice
 from .deliverables import DeliverableChecks, input_facts
@@ -68,13 +69,14 @@ class RunOptions(BaseModel):
     mcts: MctsOptions = MctsOptions()
     contract: bool = True  # derive the deliverable contract, check it, and let it decide the status
     crs_advisor: bool = True  # advise the CRS for the data's extent (overview, contract, repairs)
+    propose_requirements: bool = True  # the model proposes requirements beyond the rules' (contract.proposed)
 
     @classmethod
     def from_settings(cls, settings, **overrides) -> "RunOptions":
         """The options every face starts from: the server's/CLI's settings, then the face's own."""
         base = dict(max_attempts=settings.max_attempts, approval_mode=settings.approval_mode,
                     execute_timeout=settings.execute_timeout, contract=settings.check_contract,
-                    crs_advisor=settings.crs_advisor)
+                    crs_advisor=settings.crs_advisor, propose_requirements=settings.propose_requirements)
         return cls(**{**base, **overrides})
 
 
@@ -139,6 +141,7 @@ class Run:
         self.data_files: list[str] = []  # data files found in the working directory at the start
         self.contract: Contract | None = None
         self.input_facts: dict[str, dict] = {}  # rows and columns of the input files, for the contract's rules
+        self._dropped_proposals: list[str] = []  # the model's requirements the rules did not keep, with why
         self.crs_advice = CrsAdvice()
         self.deliverables: DeliverableChecks | None = None
         self.empty_input_columns: list[str] = []  # null in every row of an input file: no step's fault
@@ -380,11 +383,13 @@ class Run:
             self.input_facts = await input_facts(self.kernel, self.data_files, outputs)
             self.contract = derive_contract(self.request, outputs, self.input_facts,
                                             official_crs=self.crs_advice.label_for("official"))
+            if self.options.propose_requirements:
+                await self._add_proposed_requirements()
             if self.options.approval_mode:
                 await self._review_contract()
             self.deliverables = DeliverableChecks(self.kernel, self.contract, self.emit, self.id)
             if not self.options.approval_mode:
-                self.emit(ContractStated(run_id=self.id, contract=self.contract))
+                self.emit(ContractStated(run_id=self.id, contract=self.contract, dropped=self._dropped_proposals))
         self.progress("planning")
         plan = await Planner(self.llm).plan(self.request, self.data_overview, await self._intros(),
                                             self.contract.text() if self.contract else "")
@@ -446,9 +451,23 @@ class Run:
             await reword_subtask(self, index, why, f"step {index + 1} merges on a column one layer lacks "
                                                    f"({why.split(':')[0]}); rewritten")
 
+    async def _add_proposed_requirements(self) -> None:
+        """The model's reading of the request beyond the rules, kept where the rules can check it
+        and the request backs it (``contract.proposed``). A model that cannot answer adds nothing:
+        the plan's own call reports a model that is down."""
+        try:
+            proposals = await Planner(self.llm).propose_requirements(self.request, self.outputs, self.contract.text())
+        except LLMError:
+            return
+        added, dropped = accept_proposals(proposals, self.request, self.contract, self.input_facts)
+        self._dropped_proposals = [f"{said} ({why})" for said, why in dropped]
+        if added:
+            self.contract = self.contract.model_copy(update={"requirements": self.contract.requirements + added})
+
     async def _review_contract(self) -> None:
         """Approval mode: the user confirms, edits, adds or deletes requirements before the plan."""
-        self.emit(ContractStated(run_id=self.id, contract=self.contract, awaiting_review=True))
+        self.emit(ContractStated(run_id=self.id, contract=self.contract, awaiting_review=True,
+                                 dropped=self._dropped_proposals))
         action = await self._wait_human("contract", CONTRACT_REVIEW)
         if action.kind == "contract":
             self.contract = apply_edits(self.contract, action.requirements or [], self.input_facts)

@@ -41,6 +41,7 @@ class TaskResult(BaseModel):
     passed: bool = False
     contract: bool | None = None  # whether the run checked the deliverable contract (None: older results)
     crs_advisor: bool | None = None  # whether the run had the CRS advisor (None: older results)
+    proposals: bool | None = None  # whether the model proposed requirements beyond the rules' (None: older results)
     grader: str = ""  # "task" (the task's own grade.py) or "generic"
     grader_error: str = ""
     gates: list[dict[str, Any]] = Field(default_factory=list)
@@ -103,7 +104,8 @@ async def run_task(task: Task, mode: str, settings: GeoAgentSettings, out_dir: P
     started, started_at = time.monotonic(), time.time()
     result = TaskResult(task_id=task.id, mode=mode, model=model or settings.model,
                         contract=settings.check_contract if mode != "single" else None,
-                        crs_advisor=settings.crs_advisor if mode != "single" else None)
+                        crs_advisor=settings.crs_advisor if mode != "single" else None,
+                        proposals=settings.propose_requirements and settings.check_contract if mode != "single" else None)
     async with open_headless_services(settings, cwd=workdir, model=model, use_index=use_index) as session:
         try:
             if mode == "single":

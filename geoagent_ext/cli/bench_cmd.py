@@ -28,6 +28,8 @@ def register(subparsers) -> None:
                         help="Agent modes without the deliverable contract (same as --config check_contract=false).")
     parser.add_argument("--no-advisor", action="store_true",
                         help="Agent modes without the CRS advisor (same as --config crs_advisor=false).")
+    parser.add_argument("--no-proposals", action="store_true",
+                        help="The contract from the rules only (same as --config propose_requirements=false).")
     parser.add_argument("--task-timeout", type=float, default=1800, help="Seconds per task (default 1800).")
     parser.add_argument("--reference-solutions", help="Folder of <task_id>.py reference solutions for function-call metrics.")
     parser.set_defaults(func=run)
@@ -39,6 +41,8 @@ async def run(args) -> int:
         settings.check_contract = False
     if args.no_advisor:
         settings.crs_advisor = False
+    if args.no_proposals:
+        settings.propose_requirements = False
     try:
         tasks = load_suite(Path(args.suite), args.task)
     except (OSError, ValueError) as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from ..agent.events import Event, Finished
 from ..llm.queue import place_text
@@ -37,7 +38,12 @@ def describe(event: Event) -> None:
         who = " (as you left it)" if event.by == "user" else ""
         console.print(f"[bold]The output must satisfy{who}[/]")
         for r in event.contract.requirements:
-            console.print(f"  • {r.output}: {r.text}" + ("" if r.checkable else " [dim](not checkable)[/]"), markup=False)
+            line = Text(f"  • {r.output}: {r.text}")
+            line.append("" if r.checkable else " (not checkable)", style="dim")
+            line.append(" (proposed by the model)" if r.origin == "model" else "", style="dim")
+            console.print(line)
+        for said in event.dropped:
+            console.print(Text(f"  – not kept: {said}", style="dim"))
     elif t == "requirement_checked" and (not event.passed or event.subtask_id is None):
         mark = "[green]✓[/]" if event.passed else "[red]✗[/]"
         console.print(f"  {mark} {event.output}: {event.text}" + ("" if event.passed else f" [dim]— seen: {event.observed}[/]"))

@@ -52,7 +52,7 @@ class Requirement(BaseModel):
     text: str = Field(description="one sentence a person reads")
     kind: Kind = "note"
     params: dict[str, Any] = Field(default_factory=dict)
-    origin: Literal["request", "user"] = "request"
+    origin: Literal["request", "user", "model"] = "request"  # "model": proposed by the model, kept by the rules
 
     @property
     def checkable(self) -> bool:

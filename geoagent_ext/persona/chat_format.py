@@ -137,6 +137,7 @@ class ChatFormatter:
                          "\n".join(plain(line, 400) for line in e.lines))]
         if t == "contract_stated":
             lines = "\n".join(f"- `{plain(r.output)}`: {plain(r.text, 300)}" + ("" if r.checkable else " *(not checkable)*")
+                               + (" *(proposed by the model)*" if r.origin == "model" else "")
                                for r in e.contract.requirements)
             if e.awaiting_review:
                 return [Post(f"**What the output must satisfy** (checked on the written files):\n\n{lines}\n\n"

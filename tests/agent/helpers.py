@@ -27,8 +27,10 @@ class StepScript:
     replies for its successive attempts (the last one repeats).
     """
 
-    def __init__(self, plan: list[str], steps: dict[str, list[str]], review: str = "OK", rewrite: str = ""):
+    def __init__(self, plan: list[str], steps: dict[str, list[str]], review: str = "OK", rewrite: str = "",
+                 requirements: str = "NONE"):
         self.plan = plan
+        self.requirements = requirements  # the model's proposed requirements (contract.proposed)
         self.rewrite = rewrite  # the planner's new wording for a step that keeps failing the same way
         self.steps = {key: list(replies) for key, replies in steps.items()}
         self.review = review
@@ -38,6 +40,8 @@ class StepScript:
         system, user = messages[0].text, messages[-1].text
         if "plans Python analyses" in system:
             return "\n".join(f"{i}. {step}" for i, step in enumerate(self.plan, 1))
+        if "what the output files must satisfy" in system:
+            return self.requirements
         if "reviewing a geospatial analysis" in system:
             return self.review
         if "keeps failing" in system:

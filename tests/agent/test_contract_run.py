@@ -11,7 +11,7 @@ from shapely.geometry import Point
 
 from geoagent_ext.llm.scripted import ScriptedChatModel
 
-from .helpers import StepScript, make_run, real_kernel
+from .helpers import StepScript, make_run, real_kernel, run_scripted
 
 
 @pytest.fixture
@@ -54,10 +54,11 @@ async def test_wrong_crs_fails_its_requirement_is_repaired_and_the_run_succeeds(
     repair_prompt = next(p for p in model.prompt_texts if "previous attempt failed" in p)
     assert "projected CRS in metres" in repair_prompt and "EPSG:4326" in repair_prompt and "to_crs" in repair_prompt
     # The CRS advisor named Austria's official grid: in the data overview, the contract and the repair.
-    assert "CRS advice for sites.geojson" in model.prompt_texts[0] and "official grid EPSG:31287" in model.prompt_texts[0]
+    plan_prompt = next(p for p in model.prompt_texts if "plans Python analyses" in p)
+    assert "CRS advice for sites.geojson" in plan_prompt and "official grid EPSG:31287" in plan_prompt
     assert "Advised CRS: EPSG:31287" in repair_prompt and "EPSG:31287" in crs_req.text
     # The planner and the coder saw the contract.
-    assert "must satisfy" in model.prompt_texts[0] and "site_id" in model.prompt_texts[0]
+    assert "must satisfy" in plan_prompt and "site_id" in plan_prompt
     assert finished.unmet == [] and gpd.read_file(workdir / "sites_grid.geojson").crs.to_epsg() == 31287
 
 
@@ -169,7 +170,8 @@ async def test_the_user_edited_contract_is_the_one_checked_and_notes_are_not_ver
     assert checked(run) and not any(e.text == "is in EPSG:4326" for e in checked(run))
     assert finished.not_verified == ["out.geojson: reads well for the committee"]
     # The planner saw the edited contract.
-    assert "EPSG:3035" in model.prompt_texts[0] and "reads well" in model.prompt_texts[0]
+    plan_prompt = next(p for p in model.prompt_texts if "plans Python analyses" in p)
+    assert "EPSG:3035" in plan_prompt and "reads well" in plan_prompt
 
 
 async def test_the_same_unmet_requirement_twice_escalates_with_the_carried_column_hint(workdir, tmp_path):
@@ -191,3 +193,34 @@ async def test_the_same_unmet_requirement_twice_escalates_with_the_carried_colum
     assert "keep the GeoDataFrame read from it" in repairs[0] and "SAME problem" not in repairs[0]
     assert "The SAME problem with the result happened twice" in repairs[1]
     assert [e.strategy for e in run.bus.history if e.type == "repaired"] == ["semantic", "escalate"]
+
+
+async def test_a_requirement_the_model_reads_in_the_request_is_checked_and_repaired(workdir, tmp_path):
+    """"Most sites first" names no rule's phrase: the model proposes the sort, the rules keep it (the
+    column is the request's) and drop what the request does not say; the kept one is checked on
+    the file, fails, is repaired, and decides the status."""
+    script = StepScript(
+        ["Load the sites.", "Count the sites per kind and write kinds.csv."],
+        {"Load the sites": [LOAD],
+         "Count the sites": ["sites.groupby('kind').size().rename('n_sites').reset_index().sort_values('n_sites')"
+                             ".to_csv('kinds.csv', index=False)\nprint('written')",
+                             "sites.groupby('kind').size().rename('n_sites').reset_index().sort_values('n_sites', "
+                             "ascending=False).to_csv('kinds.csv', index=False)\nprint('written')"]},
+        requirements="`kinds.csv`: sorted by `n_sites` descending\n`kinds.csv`: has the column `share_pct`\n"
+                     "`kinds.csv`: only kinds with two sites or more",
+    )
+    run, finished, model = await run_scripted(
+        workdir, "Count the sites of `sites.geojson` per kind and write `kinds.csv` with `kind` and `n_sites`, "
+                 "the most common kind first.", script, tmp_path)
+    assert finished.status == "succeeded", finished.message
+    stated = next(e for e in run.bus.history if e.type == "contract_stated")
+    [proposed] = [r for r in stated.contract.requirements if r.origin == "model"]
+    assert (proposed.kind, proposed.params) == ("sorted", {"name": "n_sites", "descending": True})
+    assert any("share_pct" in d and "does not say" in d for d in stated.dropped)
+    assert any("two sites or more" in d and "not checkable" in d for d in stated.dropped)
+    results = checked(run)
+    sorted_checks = [e for e in results if e.requirement_id == proposed.id]
+    assert not sorted_checks[0].passed and sorted_checks[-1].passed
+    # The planner saw the kept requirement (and not the dropped ones).
+    plan_prompt = next(p for p in model.prompt_texts if "plans Python analyses" in p)
+    assert "sorted by `n_sites` descending" in plan_prompt and "share_pct" not in plan_prompt

@@ -51,14 +51,16 @@ async def test_plan_solve_and_replayable_log(workdir, tmp_path, capsys):
     checked = [e for e in run.bus.history if e.type == "requirement_checked"]
     assert checked and all(e.passed for e in checked) and {e.subtask_id is None for e in checked} == {False, True}
     # The planner saw the file profile gathered from the kernel.
-    assert "cities.csv" in model.prompt_texts[0] and "lon" in model.prompt_texts[0]
+    proposer, planner, *coder = model.prompt_texts  # the model's reading of the request, the plan, one per step
+    assert "what the output files must satisfy" in proposer and "cities.geojson" in proposer
+    assert "cities.csv" in planner and "lon" in planner
     # The second step's prompt carries the first step's accepted code.
-    assert "read_csv('cities.csv')" in model.prompt_texts[2]
+    assert "read_csv('cities.csv')" in coder[1]
     logged = list(read_events(run.log.path))
     assert [e.model_dump() for e in logged] == [e.model_dump() for e in run.bus.history]
     solved = [e for e in logged if e.type == "solved"]
     assert solved[0].result.stdout.strip() == "2"
-    assert finished.stats.llm_calls == 3 and finished.stats.solved == 2
+    assert finished.stats.llm_calls == 4 and finished.stats.solved == 2
     # `jupyter geoagent replay` shows the run again from the log alone.
     assert cli_main(["replay", str(run.log.path)]) == 0
     shown = capsys.readouterr().err

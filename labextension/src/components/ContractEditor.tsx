@@ -34,7 +34,7 @@ interface IRow {
   /** The text as stated (empty for new rows): unchanged rows are sent as they came. */
   original: string;
   kind: RequirementKind | null;
-  origin: 'request' | 'user';
+  origin: IContract['requirements'][number]['origin'];
 }
 
 /** The outputs in the contract's order, then any file only a requirement names. */
@@ -88,6 +88,19 @@ export function YouTag(): JSX.Element {
       title="You added or reworded this requirement"
     >
       you
+    </span>
+  );
+}
+
+/** Marks a requirement the model read in the request (kept because the rules can check it). */
+export function ModelTag(): JSX.Element {
+  return (
+    <span
+      className="jp-GeoAgent-tag"
+      data-testid="geoagent-requirement-model"
+      title="Proposed by the model from your request; kept because it names only what the request says and can be checked"
+    >
+      proposed
     </span>
   );
 }
@@ -217,6 +230,7 @@ export function ContractEditor(props: IContractEditorProps): JSX.Element {
                     </span>
                   )}
                   {(row.origin === 'user' || changed) && <YouTag />}
+                  {row.origin === 'model' && !changed && <ModelTag />}
                   <button
                     type="button"
                     className="jp-Button jp-mod-minimal jp-GeoAgent-icon-button"

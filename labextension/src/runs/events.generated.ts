@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: b94c1e34abcdeb40191634271b9f6a53ee58b2da00367fc32a46d7eea27ff0d0
+ * schema-sha256: 5ff43600346709515509d76d65c95625f6f72d5d1ffd35cbd180de56adf8e8d0
  */
 
 export type RunEvent =
@@ -100,6 +100,7 @@ export interface ContractStated {
   contract: Contract;
   by: 'request' | 'user';
   awaiting_review: boolean;
+  dropped: string[];
 }
 export interface Contract {
   outputs: OutputSpec[];
@@ -150,7 +151,7 @@ export interface Requirement {
   params: {
     [k: string]: unknown;
   };
-  origin: 'request' | 'user';
+  origin: 'request' | 'user' | 'model';
 }
 export interface Planned {
   run_id: string;

@@ -1,0 +1,65 @@
+"""The model's proposed requirements: parsed from its answer, kept only when the rules can
+check them and the request writes what they name; repeats are skipped, contradictions and
+what the input data decides are dropped with the reason."""
+
+from __future__ import annotations
+
+from geoagent_ext.contract import derive_contract
+from geoagent_ext.contract.proposed import accept_proposals, parse_proposals
+
+REQUEST = ("Count the stations of `stations.geojson` per district of `districts.geojson`, write `counts.csv` with "
+           "`district` and `n_stations`, busiest first, and `districts.gpkg` in EPSG:3035 with the Polygon outlines.")
+OUTPUTS = ["counts.csv", "districts.gpkg"]
+INPUTS = {"stations.geojson": {"rows": 9, "columns": ["sid"]}, "districts.geojson": {"rows": 3, "columns": ["district"]}}
+
+
+def test_answers_are_read_in_the_shapes_small_models_write():
+    text = ("Here are the requirements:\n1. `counts.csv`: sorted by `n_stations` descending\n"
+            "- districts.gpkg - every feature is a Polygon\n* `other.txt`: whatever\n```\nNONE\n```")
+    assert parse_proposals(text, OUTPUTS) == [("counts.csv", "sorted by `n_stations` descending"),
+                                              ("districts.gpkg", "every feature is a Polygon"),
+                                              ("other.txt", "whatever")]
+    assert parse_proposals("- has the column `n_stations`\nNONE", ["counts.csv"]) == [("counts.csv", "has the column `n_stations`")]
+    assert parse_proposals("NONE", OUTPUTS) == [] and parse_proposals("- a bare line", OUTPUTS) == []
+
+
+def test_only_checkable_grounded_new_and_consistent_proposals_are_kept():
+    contract = derive_contract(REQUEST, OUTPUTS, INPUTS)
+    proposals = [
+        ("counts.csv", "sorted by `n_stations` descending"),          # kept: "busiest first" said it
+        ("districts.gpkg", "every feature is a Polygon"),              # geometry types: the rules' (output sentence)
+        ("counts.csv", "has the columns `district`, `n_stations`"),    # already required: skipped silently
+        ("districts.gpkg", "is in EPSG:3035"),                         # already required: skipped
+        ("districts.gpkg", "is in EPSG:4326"),                         # not in the request
+        ("counts.csv", "has the column `area_km2`"),                   # a column the request does not name
+        ("counts.csv", "only districts with more than 2 stations"),    # an invented filter: no rule reads it
+        ("counts.csv", "one row per input district"),                  # what the input data decides
+        ("summary.json", "has the key `total`"),                       # not an output
+    ]
+    kept, dropped = accept_proposals(proposals, REQUEST, contract, INPUTS)
+    assert [(r.id, r.output, r.kind, r.origin) for r in kept] == [("m1", "counts.csv", "sorted", "model")]
+    assert kept[0].params == {"name": "n_stations", "descending": True}
+    why = dict(dropped)
+    assert why["districts.gpkg: is in EPSG:4326"] == "the request does not say 4326"
+    assert why["counts.csv: has the column `area_km2`"] == "the request does not say area_km2"
+    assert why["counts.csv: only districts with more than 2 stations"] == "not checkable"
+    assert why["counts.csv: one row per input district"] == "rows_as_input is decided by the rules, not proposed"
+    assert why["districts.gpkg: every feature is a Polygon"] == "geometry_types is decided by the rules, not proposed"
+    assert why["summary.json: has the key `total`"] == "summary.json is not an output of this request"
+    assert not any("district`, `n_stations`" in said or "EPSG:3035" in said for said, _ in dropped)
+
+
+def test_a_proposal_contradicting_a_derived_requirement_is_dropped():
+    request = "Write `out.csv` sorted by `score` ascending; `score` is the sum, highest first in the report."
+    contract = derive_contract(request, ["out.csv"])
+    assert [r.params for r in contract.requirements if r.kind == "sorted"] == [{"name": "score", "descending": False}]
+    kept, dropped = accept_proposals([("out.csv", "sorted by `score` descending")], request, contract)
+    assert kept == [] and dropped == [("out.csv: sorted by `score` descending", "contradicts “rows are sorted by `score` ascending”")]
+
+
+def test_new_columns_beside_required_ones_are_kept_alone():
+    request = "Write `out.csv` with `a`; also list `b` and `c` for each row."
+    contract = derive_contract(request, ["out.csv"])
+    kept, _ = accept_proposals([("out.csv", "has the columns `a`, `b`, `c`")], request, contract)
+    [columns] = [r for r in kept if r.kind == "columns"]
+    assert columns.params["names"] == ["b", "c"] and columns.origin == "model"
