@@ -69,7 +69,7 @@ async def main() -> None:
 
         contract, facts = in_copy(folder, derive)
         started = time.perf_counter()
-        proposals = await Planner(llm).propose_requirements(task["instruction"], outputs, contract.text())
+        proposals = await Planner(llm).propose_requirements(task["instruction"], outputs)
         seconds.append(time.perf_counter() - started)
         kept, dropped = accept_proposals(proposals, task["instruction"], contract, facts)
 

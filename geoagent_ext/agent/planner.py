@@ -98,10 +98,10 @@ class Planner:
         assert last_error is not None
         raise last_error
 
-    async def propose_requirements(self, request: str, outputs: list[str], contract: str) -> list[tuple[str, str]]:
-        """(output, sentence) the model reads in the request beyond the rules' ``contract``
-        (unchecked: ``contract.proposed.accept_proposals`` decides what is kept)."""
-        generation = await self.llm.complete(proposer_messages(request, outputs, contract), temperature=0.0, max_tokens=240)
+    async def propose_requirements(self, request: str, outputs: list[str]) -> list[tuple[str, str]]:
+        """(output, sentence) the model reads in the request (unchecked: ``contract.proposed.accept_proposals``
+        keeps what the rules can check and the request backs, beyond what the rules derived)."""
+        generation = await self.llm.complete(proposer_messages(request, outputs), temperature=0.0, max_tokens=200)
         return parse_proposals(generation.text, outputs)
 
     async def review(self, request: str, done: list[tuple[str, str]], remaining: list[str]) -> list[str] | None:

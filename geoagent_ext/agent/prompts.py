@@ -69,13 +69,11 @@ selecting it). Answer with the new step only, one sentence, no code."""
 
 PROPOSER_SYSTEM = """You are GeoAgent, a senior GIS analyst. Before any code is written, you list
 what the output files must satisfy, as the user's request states it.
-Write one line per requirement: the output file in backticks, a colon, one short sentence, e.g.
-`result.csv`: sorted by `population` descending
-`result.gpkg`: every feature is a Polygon
+Write one line per requirement: the output file in backticks, a colon, one short sentence in
+the form `file.ext`: <what the request says about it>.
 Say only what the request says: columns and keys with their exact names in backticks, EPSG
-codes, geometry types, sorting, types, allowed values. Add no filter, column or value the
-request does not state, and do not repeat the requirements already listed.
-If nothing is missing, answer NONE."""
+codes, sorting, stored types, allowed values. Add no filter, column or value the request does
+not state. If the request states nothing about its output files, answer NONE."""
 
 MAX_CODE_CONTEXT = 6000
 MAX_SECTION = 2500
@@ -125,10 +123,10 @@ def planner_messages(request: str, data_overview: str, intros: str, contract: st
     return [SystemMessage(PLANNER_SYSTEM), HumanMessage("\n\n".join(parts))]
 
 
-def proposer_messages(request: str, outputs: list[str], contract: str) -> list[BaseMessage]:
+def proposer_messages(request: str, outputs: list[str]) -> list[BaseMessage]:
+    """The request and its outputs only: shown the rules' requirements, small models copy them out."""
     body = (f"## Request\n{request.strip()}\n\n## Output files\n" + "\n".join(f"- `{o}`" for o in outputs) +
-            f"\n\n## Already listed\n{_clip(contract, MAX_SECTION) or '(nothing)'}\n\n"
-            "Write the missing requirements now, one per line, or NONE.")
+            "\n\nWrite the requirements now, one per line, or NONE.")
     return [SystemMessage(PROPOSER_SYSTEM), HumanMessage(body)]
 
 

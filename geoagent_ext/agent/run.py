@@ -456,7 +456,7 @@ class Run:
         and the request backs it (``contract.proposed``). A model that cannot answer adds nothing:
         the plan's own call reports a model that is down."""
         try:
-            proposals = await Planner(self.llm).propose_requirements(self.request, self.outputs, self.contract.text())
+            proposals = await Planner(self.llm).propose_requirements(self.request, self.outputs)
         except LLMError:
             return
         added, dropped = accept_proposals(proposals, self.request, self.contract, self.input_facts)

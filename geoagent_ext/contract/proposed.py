@@ -26,6 +26,19 @@ PROPOSABLE = frozenset({"columns", "layers", "crs_epsg", "lonlat", "bbox", "inte
                         "non_negative", "sorted", "values_in"})
 MAX_PROPOSALS = 12
 
+# What a kind asks of the request beyond the names it carries: a sentence that writes the column
+# and a word of that meaning ("the busiest district first" for a sort, "as whole numbers" for
+# integers). Small models otherwise "sort by" any column the request names.
+_CUE = {
+    "sorted": re.compile(r"\b(sort|order|rank|descending|ascending|largest|smallest|highest|lowest|biggest|"
+                         r"busiest|top|most|least|first)\w*", re.IGNORECASE),
+    "integer": re.compile(r"\b(integer|int\d*|whole|count)\w*", re.IGNORECASE),
+    "numeric": re.compile(r"\b(numeric|numbers?|float\w*|double|decimal)\b", re.IGNORECASE),
+}
+_DESCENDING = re.compile(r"\b(descending|largest|highest|biggest|busiest|top|most|greatest)\b", re.IGNORECASE)
+_ASCENDING = re.compile(r"\b(ascending|smallest|lowest|least|fewest)\b", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+
 _LINE = re.compile(r"^\s*(?:[-*•]|\d+[.)])?\s*`?([\w./-]+\.[A-Za-z]\w*)`?\s*[:—–-]\s*(.+?)\s*$")
 
 
@@ -47,8 +60,14 @@ def parse_proposals(text: str, outputs: list[str]) -> list[tuple[str, str]]:
 
 def _rules_read(output: str, sentence: str, inputs: dict[str, dict] | None) -> list[Requirement]:
     """What the rules make of one sentence about ``output`` (their own wording, not the model's)."""
-    parsed = derive_contract(f"Write `{output}`: {sentence.strip()}", [output], inputs)
+    # The inputs' columns and rows, not their defects: those the rules add whatever the sentence says.
+    facts = {path: {k: v for k, v in f.items() if k != "defects"} for path, f in (inputs or {}).items()}
+    parsed = derive_contract(f"Write `{output}`: {sentence.strip()}", [output], facts)
     return [r for r in parsed.requirements if r.kind != "exists"]
+
+
+def _words(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
 
 
 def _in_request(word: str, request: str) -> bool:
@@ -64,7 +83,17 @@ def _ungrounded(req: Requirement, request: str) -> str:
         words.append(str(p.get("epsg", "")))
     if req.kind == "dtype":
         words.append(str(p.get("dtype", "")))
-    return ", ".join(w for w in words if not _in_request(w, request))
+    missing = ", ".join(w for w in words if not _in_request(w, request))
+    if missing or req.kind not in _CUE:
+        return missing
+    cued = [s for s in _SENTENCE.split(request) if _CUE[req.kind].search(s) and _in_request(p.get("name", ""), s)]
+    if not cued:
+        return f"{req.kind.replace('_', ' ')} of `{p.get('name', '')}`"
+    if req.kind == "sorted":
+        down, up = any(_DESCENDING.search(s) for s in cued), any(_ASCENDING.search(s) for s in cued)
+        if down != up and down != p.get("descending"):
+            return f"`{p.get('name')}` {'descending' if p.get('descending') else 'ascending'}"
+    return ""
 
 
 def _same_subject(a: Requirement, b: Requirement) -> bool:
@@ -94,10 +123,28 @@ def accept_proposals(proposals: list[tuple[str, str]], request: str, contract: C
         if output not in outputs:
             dropped.append((said, f"{output} is not an output of this request"))
             continue
+        stated = {_words(r.text) for r in contract.requirements + accepted if r.output == output}
+        if _words(sentence) in stated:
+            continue  # the model repeating a requirement it was shown
         read = _rules_read(output, sentence, inputs)
         if not read:
             dropped.append((said, "not checkable"))
         for req in read:
+            known = contract.requirements + accepted
+            if req.kind in ("columns", "layers"):
+                have = {n for r in known if r.output == output and r.kind == req.kind for n in r.params["names"]}
+                values = {str(v) for r in known if r.kind == "values_in" for v in r.params["allowed"]}
+                new = [n for n in req.params["names"] if n not in have]
+                if set(new) & values:  # "a `source` attribute of `a`, `b` or `c`" misread as columns
+                    dropped.append((said, f"{', '.join(sorted(set(new) & values))}: values the request allows, not columns"))
+                    continue
+                if not new:
+                    continue  # already required
+                label = "layers" if req.kind == "layers" else "columns"
+                req = next(r for r in _rules_read(output, f"with the {label} " + ", ".join(f"`{n}`" for n in new), inputs)
+                           if r.kind == req.kind)
+            elif any(r.output == output and r.kind == req.kind and _bare(r.params) == _bare(req.params) for r in known):
+                continue  # already required
             if req.kind not in PROPOSABLE:
                 dropped.append((said, f"{req.kind} is decided by the rules, not proposed"))
                 continue
@@ -105,21 +152,9 @@ def accept_proposals(proposals: list[tuple[str, str]], request: str, contract: C
             if missing:
                 dropped.append((said, f"the request does not say {missing}"))
                 continue
-            known = contract.requirements + accepted
-            if req.kind in ("columns", "layers"):
-                have = {n for r in known if r.output == output and r.kind == req.kind for n in r.params["names"]}
-                new = [n for n in req.params["names"] if n not in have]
-                if not new:
-                    continue
-                label = "layers" if req.kind == "layers" else "columns"
-                req = next(r for r in _rules_read(output, f"with the {label} " + ", ".join(f"`{n}`" for n in new), inputs)
-                           if r.kind == req.kind)
-            elif any(r.output == output and r.kind == req.kind and _bare(r.params) == _bare(req.params) for r in known):
-                continue  # already required
-            else:
-                clash = _contradiction(req, contract)
-                if clash is not None:
-                    dropped.append((said, f"contradicts “{clash.text}”"))
-                    continue
+            clash = _contradiction(req, contract)
+            if clash is not None:
+                dropped.append((said, f"contradicts “{clash.text}”"))
+                continue
             accepted.append(req.model_copy(update={"id": f"m{len(accepted) + 1}", "origin": "model"}))
     return accepted, list(dict.fromkeys(dropped))

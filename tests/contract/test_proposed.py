@@ -63,3 +63,24 @@ def test_new_columns_beside_required_ones_are_kept_alone():
     kept, _ = accept_proposals([("out.csv", "has the columns `a`, `b`, `c`")], request, contract)
     [columns] = [r for r in kept if r.kind == "columns"]
     assert columns.params["names"] == ["b", "c"] and columns.origin == "model"
+
+
+def test_echoes_sorts_without_a_cue_and_values_read_as_columns_add_nothing():
+    """What small models answer: the rules' requirements copied out, a sort of any column the
+    request names, the allowed values of a column listed as if they were columns."""
+    request = ("Write `parks.geojson` with `park_id` and a `source` attribute whose value is one of `osm`, `city` "
+               "or `both`; the largest `area_m2` first.")
+    facts = {"osm.geojson": {"rows": 4, "columns": ["park_id"], "defects": {"antimeridian": 1}}}
+    contract = derive_contract(request, ["parks.geojson"], facts)
+    echoed = [("parks.geojson", r.text) for r in contract.requirements]
+    kept, dropped = accept_proposals(echoed, request, contract, facts)
+    assert kept == [] and dropped == []  # the defect rule is not re-derived from every sentence either
+    kept, dropped = accept_proposals([("parks.geojson", "sorted by `park_id` descending"),
+                                      ("parks.geojson", "sorted by `area_m2` ascending"),
+                                      ("parks.geojson", "sorted by `area_m2` descending"),
+                                      ("parks.geojson", "has the columns `osm`, `city`, `both`")], request, contract, facts)
+    assert [(r.kind, r.params) for r in kept] == [("sorted", {"name": "area_m2", "descending": True})]
+    assert dict(dropped) == {
+        "parks.geojson: sorted by `park_id` descending": "the request does not say sorted of `park_id`",
+        "parks.geojson: sorted by `area_m2` ascending": "the request does not say `area_m2` ascending",
+        "parks.geojson: has the columns `osm`, `city`, `both`": "both, city: values the request allows, not columns"}  # (`osm` names an input)
