@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from .model import Contract, Requirement
-from .rules import derive_contract
+from .rules import _SENTENCE, derive_contract
 
 # Kinds a sentence about the deliverable may state, each bound to a name, code or value the
 # request writes. Left out: what only the input data decides (rows_as_input, values_from_input,
@@ -37,7 +37,6 @@ _CUE = {
 }
 _DESCENDING = re.compile(r"\b(descending|largest|highest|biggest|busiest|top|most|greatest)\b", re.IGNORECASE)
 _ASCENDING = re.compile(r"\b(ascending|smallest|lowest|least|fewest)\b", re.IGNORECASE)
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 
 _LINE = re.compile(r"^\s*(?:[-*•]|\d+[.)])?\s*`?([\w./-]+\.[A-Za-z]\w*)`?\s*[:—–-]\s*(.+?)\s*$")
 
