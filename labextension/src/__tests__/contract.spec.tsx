@@ -201,6 +201,22 @@ describe('ContractView', () => {
     expect(all(el, 'geoagent-contract-unmet')).toHaveLength(0); // lists come with the end of the run
   });
 
+  it('tags what the user added and what the model proposed, not what the request said', () => {
+    const contract: IContract = {
+      ...CONTRACT,
+      requirements: [
+        ...CONTRACT.requirements,
+        req('m1', 'out/summary.json', 'rows are sorted by `total` descending', { kind: 'sorted', origin: 'model' }),
+        req('u6', 'out/summary.json', "'count' holds integers", { kind: 'integer', origin: 'user' })
+      ]
+    };
+    const el = render(view({ contract }));
+    const tags = (id: string) =>
+      Array.from(el.querySelectorAll(`[data-requirement="${id}"] .jp-GeoAgent-tag`)).map(t => t.textContent);
+    expect(['r1', 'r3', 'm1', 'u6'].map(tags)).toEqual([[], [], ['proposed'], ['you']]);
+    expect(all(el, 'geoagent-requirement-model')).toHaveLength(1);
+  });
+
   it('lists the unmet and not verified requirements after the run', () => {
     const el = render(
       view({

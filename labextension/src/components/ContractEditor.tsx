@@ -79,28 +79,22 @@ export function ContractOutputGroup(props: {
   );
 }
 
-/** Marks a requirement the user added or reworded. */
-export function YouTag(): JSX.Element {
-  return (
-    <span
-      className="jp-GeoAgent-tag"
-      data-testid="geoagent-requirement-you"
-      title="You added or reworded this requirement"
-    >
-      you
-    </span>
-  );
-}
+const ORIGIN_TAGS = {
+  user: { label: 'you', title: 'You added or reworded this requirement', testid: 'geoagent-requirement-you' },
+  model: {
+    label: 'proposed',
+    title:
+      'Proposed by the model from your request; kept because it names only what the request says and can be checked',
+    testid: 'geoagent-requirement-model'
+  }
+};
 
-/** Marks a requirement the model read in the request (kept because the rules can check it). */
-export function ModelTag(): JSX.Element {
+/** Marks a requirement the user added or reworded ('user') or the model read in the request ('model'). */
+export function OriginTag(props: { origin: keyof typeof ORIGIN_TAGS }): JSX.Element {
+  const tag = ORIGIN_TAGS[props.origin];
   return (
-    <span
-      className="jp-GeoAgent-tag"
-      data-testid="geoagent-requirement-model"
-      title="Proposed by the model from your request; kept because it names only what the request says and can be checked"
-    >
-      proposed
+    <span className="jp-GeoAgent-tag" data-testid={tag.testid} title={tag.title}>
+      {tag.label}
     </span>
   );
 }
@@ -229,8 +223,8 @@ export function ContractEditor(props: IContractEditorProps): JSX.Element {
                       not verifiable
                     </span>
                   )}
-                  {(row.origin === 'user' || changed) && <YouTag />}
-                  {row.origin === 'model' && !changed && <ModelTag />}
+                  {(row.origin === 'user' || changed) && <OriginTag origin="user" />}
+                  {row.origin === 'model' && !changed && <OriginTag origin="model" />}
                   <button
                     type="button"
                     className="jp-Button jp-mod-minimal jp-GeoAgent-icon-button"

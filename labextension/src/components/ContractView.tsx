@@ -9,7 +9,7 @@ import * as React from 'react';
 
 import { IRequirementCheck, IStepView } from '../runs/model';
 import { IAction, IContract, IRequirement } from '../runs/types';
-import { ContractEditor, ContractOutputGroup, groupByOutput, ModelTag, YouTag } from './ContractEditor';
+import { ContractEditor, ContractOutputGroup, groupByOutput, OriginTag } from './ContractEditor';
 import { StatusBadge, statusLook } from './StatusBadge';
 
 export type RequirementStatus = 'held' | 'unmet' | 'unchecked' | 'not_verifiable';
@@ -109,8 +109,7 @@ export function ContractView(props: IContractViewProps): JSX.Element {
                   <span className="jp-GeoAgent-requirement-meta">
                     <span data-testid="geoagent-requirement-label">{label}</span>
                     {when && <span data-testid="geoagent-requirement-when">{when}</span>}
-                    {requirement.origin === 'user' && <YouTag />}
-                    {requirement.origin === 'model' && <ModelTag />}
+                    {requirement.origin !== 'request' && <OriginTag origin={requirement.origin} />}
                   </span>
                   {status === 'unmet' && check?.observed && (
                     <span
