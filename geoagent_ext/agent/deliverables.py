@@ -4,6 +4,7 @@ words a repair can act on. Every check is an event (``requirement_checked``)."""
 
 from __future__ import annotations
 
+import json
 import posixpath
 from typing import Callable
 
@@ -74,6 +75,27 @@ class DeliverableChecks:
             lines.append(line)
         return lines
 
+    def held_outputs(self) -> list[str]:
+        """Outputs whose every checkable requirement held at its last check (a finished deliverable)."""
+        held = []
+        for out in self.contract.outputs:
+            reqs = [r for r in self.contract.for_output(out.path) if r.checkable]
+            if reqs and all(r.id in self.last and self.last[r.id].passed for r in reqs):
+                held.append(out.path)
+        return held
+
+    def broken_in_trial(self, stdout: str, held: list[str]) -> str:
+        """What a trial (its code + a ``trial_suffix`` covering the ``held`` outputs) would break of
+        those finished deliverables, as the error a repair reads ('' when nothing)."""
+        by_id = {r.id: r for r in self.contract.requirements if r.output in held}
+        broken = [f"`{by_id[r['id']].output}`: {by_id[r['id']].text} — seen: {r.get('observed', '')}"
+                  for r in trial_results(stdout) or [] if r.get("id") in by_id and not r.get("passed")]
+        if not broken:
+            return ""
+        return (f"Not run in your kernel: this code rewrites {', '.join(f'`{p}`' for p in held)}, which already "
+                "meets every requirement, and breaks it: " + "; ".join(broken) +
+                ". Leave that file as it is (do not write it again) and do only what this step adds.")
+
     def unmet(self) -> list[str]:
         by_id = {r.id: r for r in self.contract.requirements}
         return [f"{by_id[i].output}: {by_id[i].text} — seen: {r.observed}" for i, r in self.last.items() if not r.passed]
@@ -99,27 +121,33 @@ async def check_delivered(kernel, request: str, outputs: list[str]) -> tuple[Del
     return checks, await checks.check(), advice
 
 
-def trial_suffix(contract: Contract | None) -> str:
-    """Code appended to a search trial: check the contract on the files the trial wrote (in its
-    sandbox) and print the answer, so a node's reward counts requirements met, not only steps
-    that ran. Uses the helper installed in the kernel (``__geoagent__``); silent without it."""
+def trial_suffix(contract: Contract | None, outputs: list[str] | None = None) -> str:
+    """Code appended to a trial: check the contract (of ``outputs``, default all) on the files
+    the trial wrote (in its sandbox) and print the answer, so a search node's reward counts
+    requirements met, and a step can be kept from breaking a deliverable that holds. Uses the
+    helper installed in the kernel (``__geoagent__``); silent without it."""
     if contract is None:
         return ""
-    payload = check_payload(contract)
+    payload = check_payload(contract, outputs)
     if not payload:
         return ""
     return (f"\ntry:\n    print({TRIAL_MARK!r} + __import__('json').dumps(__geoagent__.check_contract({payload!r})))\n"
             "except Exception:\n    pass\n")
 
 
-def met_share(stdout: str) -> float | None:
-    """The share of requirements a trial's suffix found met, or None when it printed no answer."""
+def trial_results(stdout: str) -> list[dict] | None:
+    """What a trial's suffix found ([{id, passed, observed}]), or None when it printed no answer."""
     for line in reversed((stdout or "").splitlines()):
         if line.startswith(TRIAL_MARK):
-            import json
             try:
                 results = json.loads(line[len(TRIAL_MARK):])
             except ValueError:
                 return None
-            return sum(bool(r.get("passed")) for r in results) / len(results) if results else None
+            return results if isinstance(results, list) else None
     return None
+
+
+def met_share(stdout: str) -> float | None:
+    """The share of requirements a trial's suffix found met, or None when it printed no answer."""
+    results = trial_results(stdout)
+    return sum(bool(r.get("passed")) for r in results) / len(results) if results else None

@@ -50,7 +50,8 @@ from ..llm.client import LLMNoAnswer
 from . import codeinfo, repair
 from .events import SearchNode
 from .subtask_work import (
-    FIRST_TEMPERATURE, MAX_SEMANTIC_RETRIES, REPAIR_TEMPERATURE, Attempt, Outcome, SolverRun, SubtaskWork,
+    BREAKS_DELIVERABLE, FIRST_TEMPERATURE, MAX_SEMANTIC_RETRIES, REPAIR_TEMPERATURE, Attempt, Outcome, SolverRun,
+    SubtaskWork,
     record_failure,
 )
 from .deliverables import met_share, trial_suffix
@@ -304,9 +305,16 @@ class MctsSolver:
             return -1.0
         remaining = len(run.subtasks) - work.index - 1
         last = not (self.options.lookahead and remaining > 0)
-        suffix = trial_suffix(run.contract) if last else ""
+        held = work.held_outputs_written(info)  # a finished deliverable this code rewrites: checked in the trial
+        suffix = trial_suffix(run.contract) if last else trial_suffix(run.contract, held)
         trial = await run.kernel.trial(node.code + work.output_guard() + suffix, timeout=run.options.trial_timeout)
         attempt = Attempt(code=node.code, result=trial)
+        broken = run.deliverables.broken_in_trial(trial.stdout, held) if held and trial.status == "ok" else ""
+        if broken:
+            attempt.error, attempt.ename, attempt.evalue = broken, BREAKS_DELIVERABLE, broken
+            node.attempt, node.status, node.reward = attempt, "failed", -1.0
+            self._publish(work, node, attempt.error)
+            return -1.0
         if trial.status != "ok":
             record_failure(attempt, trial)
             node.attempt, node.status, node.reward = attempt, "failed", -1.0

@@ -22,6 +22,7 @@ from ..llm.client import LLMError
 from .kernel_handle import summarize
 from .planner import Planner, new_subtask
 from ..kernel.errors import measured_in_degrees
+from .deliverables import trial_suffix
 from .probes import run_probe
 from .prompts import SubtaskContext, coder_messages
 from .requested import fields_for, output_guard, subtask_outputs
@@ -94,6 +95,9 @@ class SolverRun(Protocol):
     def defined_names(self) -> set[str]: ...
 
     def may_insert(self, subtask_id: str, name: str | None) -> bool: ...
+
+
+BREAKS_DELIVERABLE = "BreaksDeliverable"  # the ename of an attempt stopped after its trial (``evaluate``)
 
 
 @dataclass
@@ -218,6 +222,15 @@ class SubtaskWork:
                 warnings += deliverables.failures(pairs, advice=self.run.crs_advice.for_purpose)
         return warnings
 
+    def held_outputs_written(self, info: codeinfo.CodeInfo) -> list[str]:
+        """The finished deliverables (every requirement held at the last check) this code writes:
+        its trial checks them, and an attempt that breaks one is not committed."""
+        deliverables = self.run.deliverables
+        if deliverables is None:
+            return []
+        held = deliverables.held_outputs()
+        return [p for p in deliverables.outputs_written_by(info.written_files) if p in held]
+
     async def evaluate(self, code: str, attempt_no: int, node_id: str | None = None) -> Attempt:
         """Trial-run, then commit to the live kernel; returns what happened."""
         info = codeinfo.analyse(code)
@@ -228,10 +241,16 @@ class SubtaskWork:
                                    result=summarize(_NotRunResult(info.problem, info.problem_kind))))
             return attempt
         if self.run.options.use_sandbox:
-            trial = await self.run.kernel.trial(code + self.output_guard(), timeout=self.run.options.trial_timeout)
+            held = self.held_outputs_written(info)
+            trial = await self.run.kernel.trial(code + self.output_guard() + trial_suffix(self.run.contract, held),
+                                                timeout=self.run.options.trial_timeout)
             self.run.emit(Executed(run_id=self.run.id, subtask_id=self.subtask.id, attempt=attempt_no, code=code, trial=True, node_id=node_id, result=summarize(trial)))
             if trial.status != "ok":
                 return record_failure(attempt, trial)
+            broken = self.run.deliverables.broken_in_trial(trial.stdout, held) if held else ""
+            if broken:  # not committed: the deliverable on disk stays as it was
+                attempt.result, attempt.ename, attempt.error, attempt.evalue = trial, BREAKS_DELIVERABLE, broken, broken
+                return attempt
         if not await self.run.approve(self.subtask.id, code):
             attempt.error, attempt.ename = f"The user rejected this code: {self.run.last_rejection or 'no reason given'}", "Rejected"
             return attempt

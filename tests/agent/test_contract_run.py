@@ -224,3 +224,30 @@ async def test_a_requirement_the_model_reads_in_the_request_is_checked_and_repai
     # The planner saw the kept requirement (and not the dropped ones).
     plan_prompt = next(p for p in model.prompt_texts if "plans Python analyses" in p)
     assert "sorted by `n_sites` descending" in plan_prompt and "share_pct" not in plan_prompt
+
+
+@pytest.mark.parametrize("strategy", [{"strategy": "loop"},
+                                      {"strategy": "mcts", "mcts": {"n_samples": 1, "k": 1, "max_nodes": 4}}])
+async def test_a_later_step_is_not_committed_when_it_would_break_a_deliverable_that_holds(workdir, tmp_path, strategy):
+    """A deliverable that meets every requirement is not overwritten by a later step: the attempt
+    (loop) or node (search) that would drop a required column is stopped after its trial (never
+    committed), the repair is told why, and the file on disk stays the one that holds."""
+    script = StepScript(
+        ["Load the sites.", "Write the site kinds to kinds.csv.", "Optionally, plot the sites by kind for a quick look."],
+        {"Load the sites": [LOAD],
+         "Write the site kinds": ["sites[['site_id', 'kind']].to_csv('kinds.csv', index=False)\nprint('written')"],
+         # The map step's first answer redoes the table without `kind`; its repair only maps.
+         "plot the sites": ["sites[['site_id']].to_csv('kinds.csv', index=False)\nax = sites.plot()\nprint('mapped')",
+                        "ax = sites.plot()\nprint('mapped')"]},
+    )
+    run, finished, model = await run_scripted(
+        workdir, "Write `kinds.csv` with `site_id` and `kind` for every site of `sites.geojson`.", script, tmp_path,
+        **strategy)
+    assert finished.status == "succeeded", finished.message
+    import pandas as pd
+    assert list(pd.read_csv(workdir / "kinds.csv").columns) == ["site_id", "kind"]
+    breaking = [e for e in run.bus.history if e.type in ("executed", "code_proposed", "search_node")
+                and "sites[['site_id']]" in (getattr(e, "code", "") or "")]
+    assert breaking and not [e for e in breaking if e.type == "executed" and not e.trial]  # never run in the kernel
+    repair_prompt = next(p for p in model.prompt_texts if "already meets every requirement" in p)
+    assert "kinds.csv" in repair_prompt and "missing ['kind']" in repair_prompt
