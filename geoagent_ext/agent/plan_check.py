@@ -4,7 +4,9 @@ A small planner often relates two layers by ``merge ... on `key``` although only
 has that column (points and the polygons they fall in share no key: they are related by
 location). Every attempt then fails with another ``KeyError`` and the step is skipped, leaving
 the later steps without their input. The input files' columns say so up front, so the step is
-reworded (``Planner.rewrite``) before it runs.
+reworded (``Planner.rewrite``) before it runs. Likewise a step that names a raster library
+(rasterio, xarray) when no data file is a raster loses that phrase: the coder follows the
+step's words and opens vector files with rasterio on every attempt.
 """
 
 from __future__ import annotations
@@ -57,4 +59,24 @@ def unshared_join_keys(descriptions: list[str], columns_by_input: dict[str, list
             found.append((i, f"`{lacking[0]}` has no column `{key}` (only `{having[0]}` has it): layers that share "
                              "no column are related by location, with a spatial join (geopandas.sjoin, predicate "
                              "'within' or 'intersects'; sjoin_nearest for the nearest feature), not a merge"))
+    return found
+
+
+# Files a raster library reads; with none of them among the data, a step "using rasterio" is the
+# planner reaching for the wrong library (seen: "Compute the length of each line using rasterio").
+RASTER_FILES = re.compile(r"\.(tiff?|vrt|img|jp2|asc|nc|zarr|grib2?|hdf5?|h5)$", re.IGNORECASE)
+_RASTER_TOOL = re.compile(r",?\s*\b(?:using|with|via|through)\s+(?:the\s+)?(?:`?(?:rasterio|rioxarray|xarray)`?)"
+                          r"(?:\s+(?:library|package|module))?", re.IGNORECASE)
+
+
+def raster_tools_without_rasters(descriptions: list[str], data_files: list[str], request: str) -> list[tuple[int, str]]:
+    """(step index, the step without its "using rasterio") when no data file is a raster and the
+    request names no raster library: the step is done with the vector tools the data needs."""
+    if any(RASTER_FILES.search(path) for path in data_files) or re.search(r"rasterio|xarray|raster", request, re.I):
+        return []
+    found = []
+    for i, text in enumerate(descriptions):
+        stripped = _RASTER_TOOL.sub("", text).strip()
+        if stripped != text and stripped:
+            found.append((i, stripped))
     return found

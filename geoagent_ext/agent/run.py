@@ -33,7 +33,7 @@ from .events import (
 )
 from .kernel_handle import KernelHandle, KernelLost, format_variables, summarize
 from .loop import SequentialSolver
-from .plan_check import join_steps, unshared_join_keys
+from .plan_check import join_steps, raster_tools_without_rasters, unshared_join_keys
 from .planner import Planner, new_subtask
 from .probes import format_files, run_probe
 from .repair import define_subtask_text
@@ -398,6 +398,7 @@ class Run:
             return "declined", plan.declined
         self.subtasks = plan.subtasks
         self.emit(Planned(run_id=self.id, subtasks=self.subtasks))
+        self._drop_raster_tools()
         await self._reword_unshared_joins()
         solver = self._solver()
         i = 0
@@ -436,6 +437,18 @@ class Run:
             i += 1
             await self._maybe_replan(i, done_outputs, outcome)
         return await self._verdict(outputs, skipped, recheck=not closing.checked_last)
+
+    def _drop_raster_tools(self) -> None:
+        """Steps that name a raster library when no data file is a raster lose that phrase
+        (``plan_check``): the coder follows the step's words and tries to open a vector file with
+        rasterio on every attempt."""
+        changed = raster_tools_without_rasters([s.description for s in self.subtasks], self.data_files, self.request)
+        for index, text in changed:
+            self.subtasks[index] = self.subtasks[index].model_copy(update={"description": text})
+        if changed:
+            self.emit(Replanned(run_id=self.id, subtasks=self.subtasks,
+                                reason=f"step(s) {', '.join(str(i + 1) for i, _ in changed)} named a raster library "
+                                       "but no data file is a raster"))
 
     async def _reword_unshared_joins(self) -> None:
         """Steps that merge layers on a column only one of them has are reworded before they run

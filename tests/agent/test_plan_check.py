@@ -57,3 +57,32 @@ async def test_the_run_rewords_the_refuted_step_before_it_runs(tmp_path):
     assert "Merge the stations" not in script.calls  # the refuted wording never reached the coder
     rewrite_prompt = next(p for p in model.prompt_texts if "has no column `district_code`" in p)
     assert "sjoin" in rewrite_prompt
+
+
+def test_a_raster_library_is_dropped_from_steps_when_no_data_file_is_a_raster():
+    from geoagent_ext.agent.plan_check import raster_tools_without_rasters
+    steps = ["Load `lines.geojson` using geopandas.", "Compute the length of each line using rasterio.",
+             "Sum the lengths per vessel, with the xarray library.", "Write `out.geojson`."]
+    assert raster_tools_without_rasters(steps, ["lines.geojson"], "Measure the lines of `lines.geojson`.") == [
+        (1, "Compute the length of each line."), (2, "Sum the lengths per vessel.")]
+    # A raster among the data, or a request that asks for the library: the steps stand.
+    assert raster_tools_without_rasters(steps, ["lines.geojson", "dem.tif"], "Measure the lines.") == []
+    assert raster_tools_without_rasters(steps, ["lines.geojson"], "Burn the lines into a raster.") == []
+
+
+async def test_the_run_rewords_the_step_before_the_coder_reads_it(tmp_path):
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    gpd.GeoDataFrame({"vessel": ["a", "b"]}, geometry=[box(0, 0, 1, 1).exterior, box(2, 2, 3, 3).exterior],
+                     crs=3857).to_file(workdir / "lines.geojson")
+    script = StepScript(["Load `lines.geojson`.", "Compute the length of each line using rasterio and print the total."],
+                        {"Load": ["import geopandas as gpd\nlines = gpd.read_file('lines.geojson')\nprint(len(lines))"],
+                         "Compute the length": ["print(lines.length.sum())"]})
+    run, finished, model = await run_scripted(workdir, "How long are the lines of `lines.geojson` together?",
+                                              script, tmp_path)
+    assert finished.status == "succeeded", finished.message
+    replanned = next(e for e in run.bus.history if e.type == "replanned")
+    assert "named a raster library" in replanned.reason
+    assert replanned.subtasks[1].description == "Compute the length of each line and print the total."
+    coder = [p for p in model.prompt_texts if "Compute the length" in p]
+    assert coder and not any("rasterio" in p.split("## Your step", 1)[-1].split("\n## ", 1)[0] for p in coder)
