@@ -223,10 +223,10 @@ def run_palette_command(page, label: str, attempts: int = 3) -> None:
         page.locator(".lm-MenuBar-item", has_text="View").click()
         page.locator(".lm-Menu-item", has_text="Command Palette").first.click()
         search = page.locator(".lm-CommandPalette-input")
-        search.wait_for(state="visible")
-        search.fill(label)
         item = page.locator(".lm-CommandPalette-item", has_text=label).first
-        try:
+        try:  # the palette may have closed again before it showed (focus taken), or not list the command yet
+            search.wait_for(state="visible", timeout=10_000)
+            search.fill(label)
             item.wait_for(state="visible", timeout=10_000)
         except PlaywrightTimeout:
             if attempt == attempts - 1:
