@@ -9,6 +9,11 @@ GEO_WKT_PREFIXES = ("POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINEST
 GEO_LON_LAT = (("lon", "lat"), ("longitude", "latitude"), ("lng", "lat"), ("x", "y"))
 
 
+def is_wkt_text(value):
+    """Whether a cell holds a geometry written as WKT text ("POINT (-73.9 40.7)")."""
+    return isinstance(value, str) and value.lstrip().upper().startswith(GEO_WKT_PREFIXES)
+
+
 def geometry_source(df, name):
     """(``geometry=`` expression over frame ``name``, what was found) or (None, "").
 
@@ -23,7 +28,7 @@ def geometry_source(df, name):
         if str(getattr(df[col], "dtype", "")) == "geometry" or hasattr(first, "geom_type"):
             return "%r" % (col,), "column %r holds geometries" % (col,)
     for col, first in firsts.items():
-        if isinstance(first, str) and first.lstrip().upper().startswith(GEO_WKT_PREFIXES):
+        if is_wkt_text(first):
             return ("gpd.GeoSeries.from_wkt(%s[%r])" % (name, col),
                     "column %r holds WKT geometry, e.g. %s" % (col, first.strip()[:60]))
     lower = {str(c).lower(): c for c in df.columns}

@@ -276,7 +276,7 @@ def _contract_check_table(kind, params, data, sources=None):
         for column in data.columns:
             values = data[column].dropna() if column != geometry_name else ()
             first = values.iloc[0] if len(values) else None
-            if isinstance(first, str) and first.lstrip().upper().startswith(GEO_WKT_PREFIXES):  # noqa: F821
+            if is_wkt_text(first):  # noqa: F821 - _15_geocolumns
                 repeats.append(f"`{column}` ({_contract_short(first, 40)})")
         return not repeats, (f"{', '.join(repeats)} repeats the geometry as WKT text beside the geometry column"
                              if repeats else "the geometry is stored once, in the geometry column")

@@ -274,7 +274,7 @@ def _wkt_columns(frame):
     for name in _text_columns(frame):
         values = frame[name].dropna()
         first = values.iloc[0] if len(values) else None
-        if isinstance(first, str) and first.lstrip().upper().startswith(GEO_WKT_PREFIXES):  # noqa: F821 - _15_geocolumns
+        if is_wkt_text(first):  # noqa: F821 - _15_geocolumns
             found.append(str(name))
     return found
 
