@@ -289,6 +289,12 @@ class MctsSolver:
             walker.value += reward
             walker = walker.parent
 
+    def _failed(self, work: SubtaskWork, node: Node, attempt: Attempt) -> float:
+        """Mark the node failed with ``attempt``'s error, publish it; the reward of a failed node."""
+        node.attempt, node.status, node.reward = attempt, "failed", -1.0
+        self._publish(work, node, attempt.error)
+        return -1.0
+
     async def _evaluate(self, work: SubtaskWork, node: Node, rollout: list[str] | None = None) -> float:
         """Trial the node; if it runs, trial node + look-ahead rollout; returns the reward.
 
@@ -300,9 +306,7 @@ class MctsSolver:
         info = codeinfo.analyse(node.code)
         if not info.ok:  # no trial for code that cannot run (or does nothing)
             attempt = Attempt(code=node.code, error=info.problem, ename=info.problem_kind)
-            node.attempt, node.status, node.reward = attempt, "failed", -1.0
-            self._publish(work, node, attempt.error)
-            return -1.0
+            return self._failed(work, node, attempt)
         remaining = len(run.subtasks) - work.index - 1
         last = not (self.options.lookahead and remaining > 0)
         held = work.held_outputs_written(info)  # a finished deliverable this code rewrites: checked in the trial
@@ -312,14 +316,10 @@ class MctsSolver:
         broken = run.deliverables.broken_in_trial(trial.stdout, held) if held and trial.status == "ok" else ""
         if broken:
             attempt.error, attempt.ename, attempt.evalue = broken, BREAKS_DELIVERABLE, broken
-            node.attempt, node.status, node.reward = attempt, "failed", -1.0
-            self._publish(work, node, attempt.error)
-            return -1.0
+            return self._failed(work, node, attempt)
         if trial.status != "ok":
             record_failure(attempt, trial)
-            node.attempt, node.status, node.reward = attempt, "failed", -1.0
-            self._publish(work, node, attempt.error)
-            return -1.0
+            return self._failed(work, node, attempt)
         node.attempt, node.status = attempt, "ok"
         reward = with_requirements(1.0, met_share(trial.stdout)) if last else \
             await self._rollout_reward(work, node, remaining, rollout)
