@@ -6,12 +6,18 @@ location). Every attempt then fails with another ``KeyError`` and the step is sk
 the later steps without their input. The input files' columns say so up front, so the step is
 reworded (``Planner.rewrite``) before it runs. Likewise a step that names a raster library
 (rasterio, xarray) when no data file is a raster loses that phrase: the coder follows the
-step's words and opens vector files with rasterio on every attempt.
+step's words and opens vector files with rasterio on every attempt. And a step the deliverable
+contract forbids (``contract_conflicts``) — reprojecting a layer whose geometry must stay as it is,
+filtering rows out of a file that must keep every row — is dropped or told the limit: the small
+planner adds such steps from habit or from an example in the request, and the run then spends its
+repairs undoing them.
 """
 
 from __future__ import annotations
 
 import re
+
+from ..contract.model import Contract
 
 _JOIN_ON = re.compile(r"\b(?:merg\w*|join\w*)\b[^.;]*?\bon\s+(?:the\s+)?(?:common\s+|shared\s+)?"
                       r"(?:column\s+|key\s+|field\s+)?`?(?P<key>[A-Za-z_]\w*)`?", re.IGNORECASE)
@@ -79,4 +85,46 @@ def raster_tools_without_rasters(descriptions: list[str], data_files: list[str],
         stripped = _RASTER_TOOL.sub("", text).strip()
         if stripped != text and stripped:
             found.append((i, stripped))
+    return found
+
+
+# A step that changes the CRS of a layer ("set the CRS" declares one and is not a reprojection).
+_REPROJECTS = re.compile(r"\b(?:re-?project\w*|to_crs|(?:convert\w*|transform\w*|change\w*)\s+(?:the\s+)?"
+                         r"(?:crs|coordinate reference system|projection|coordinates)\b)", re.IGNORECASE)
+# A step that measures: it may reproject a copy to measure in metres.
+_MEASURES = re.compile(r"\b(?:area\w*|length\w*|distance\w*|buffer\w*|nearest|perimeter\w*|km|metres?|meters?|"
+                       r"hectares?)\b|km²|m²", re.IGNORECASE)
+# A step that leaves rows out.
+_FILTERS = re.compile(r"\b(?:filter\w*|subset\w*|(?:select\w*|keep\w*|retain\w*)\s+only|only\s+(?:the\s+)?rows|"
+                      r"(?:drop\w*|remove\w*|exclud\w*|discard\w*)\s+(?:the\s+|any\s+|all\s+)?rows)\b",
+                      re.IGNORECASE)
+# A step that also writes a file: it cannot be dropped, only told the limit.
+_WRITES = re.compile(r"\b(?:write\w*|sav\w+|export\w*|to_file|to_parquet|to_csv)\b", re.IGNORECASE)
+
+
+def contract_conflicts(descriptions: list[str], contract: Contract | None) -> list[tuple[int, str | None, str]]:
+    """(step index, the step's new wording or None to drop it, why) for the steps the contract
+    forbids: a reprojection when an output must keep an input's geometry in its CRS
+    (``geometry_unchanged``), a row filter when an output must have one row per input feature
+    (``rows_as_input``). A step that also measures or writes keeps its work, with the limit added."""
+    if contract is None:
+        return []
+    limits: list[tuple[re.Pattern, str, re.Pattern | None]] = []
+    for req in contract.requirements:
+        if req.kind == "geometry_unchanged":
+            limits.append((_REPROJECTS, f"`{req.output}` keeps the geometries of `{req.params.get('input')}` in its "
+                                        "CRS: reproject only a copy to measure on, never the layer written", _MEASURES))
+        elif req.kind == "rows_as_input":
+            limits.append((_FILTERS, f"`{req.output}` keeps every row of `{req.params.get('input')}` "
+                                     f"({req.params.get('rows')}): no row is left out", None))
+    found: list[tuple[int, str | None, str]] = []
+    for i, text in enumerate(descriptions):
+        hits = [(why, keeps) for pattern, why, keeps in limits if pattern.search(text)]
+        if not hits:
+            continue
+        why = "; ".join(w for w, _ in hits)
+        if _WRITES.search(text) or any(keeps is not None and keeps.search(text) for _, keeps in hits):
+            found.append((i, f"{text.rstrip()} ({why}.)", why))
+        else:
+            found.append((i, None, why))
     return found

@@ -33,7 +33,7 @@ from .events import (
 )
 from .kernel_handle import KernelHandle, KernelLost, format_variables, summarize
 from .loop import SequentialSolver
-from .plan_check import join_steps, raster_tools_without_rasters, unshared_join_keys
+from .plan_check import contract_conflicts, join_steps, raster_tools_without_rasters, unshared_join_keys
 from .planner import Planner, new_subtask
 from .probes import format_files, run_probe
 from .repair import define_subtask_text
@@ -399,6 +399,7 @@ class Run:
         self.subtasks = plan.subtasks
         self.emit(Planned(run_id=self.id, subtasks=self.subtasks))
         self._drop_raster_tools()
+        self._obey_contract()
         await self._reword_unshared_joins()
         solver = self._solver()
         i = 0
@@ -449,6 +450,23 @@ class Run:
             self.emit(Replanned(run_id=self.id, subtasks=self.subtasks,
                                 reason=f"step(s) {', '.join(str(i + 1) for i, _ in changed)} named a raster library "
                                        "but no data file is a raster"))
+
+    def _obey_contract(self) -> None:
+        """Steps the contract forbids (``plan_check.contract_conflicts``) are dropped, or keep their
+        work with the limit written into them, before the coder reads them."""
+        conflicts = contract_conflicts([s.description for s in self.subtasks], self.contract)
+        if not conflicts:
+            return
+        for index, text, _ in conflicts:
+            if text is not None:
+                self.subtasks[index] = self.subtasks[index].model_copy(update={"description": text})
+        dropped = {index for index, text, _ in conflicts if text is None}
+        if len(dropped) == len(self.subtasks):  # nothing would be left to write the deliverable
+            return
+        self.subtasks = [s for i, s in enumerate(self.subtasks) if i not in dropped]
+        said = "; ".join(f"step {index + 1} {'dropped' if text is None else 'limited'}: {why}"
+                         for index, text, why in conflicts)
+        self.emit(Replanned(run_id=self.id, subtasks=self.subtasks, reason=f"the contract forbids it — {said}"))
 
     async def _reword_unshared_joins(self) -> None:
         """Steps that merge layers on a column only one of them has are reworded before they run

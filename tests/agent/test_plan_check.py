@@ -86,3 +86,53 @@ async def test_the_run_rewords_the_step_before_the_coder_reads_it(tmp_path):
     assert replanned.subtasks[1].description == "Compute the length of each line and print the total."
     coder = [p for p in model.prompt_texts if "Compute the length" in p]
     assert coder and not any("rasterio" in p.split("## Your step", 1)[-1].split("\n## ", 1)[0] for p in coder)
+
+
+def _contract(*requirements):
+    from geoagent_ext.contract import Contract, OutputSpec, Requirement
+    return Contract(outputs=[OutputSpec(path="out.geojson", format="geojson")],
+                    requirements=[Requirement(id=f"r{i}", output="out.geojson", text=text, kind=kind, params=params)
+                                  for i, (kind, text, params) in enumerate(requirements)])
+
+
+def test_steps_the_contract_forbids_are_dropped_or_told_the_limit():
+    from geoagent_ext.agent.plan_check import contract_conflicts
+    unchanged = ("geometry_unchanged", "the geometries are those of `in.geojson`", {"input": "in.geojson"})
+    every_row = ("rows_as_input", "one row per feature of `in.geojson` (4)", {"input": "in.geojson", "rows": 4})
+    plan = ["Load `in.geojson`.",
+            "Convert the CRS of the layer to EPSG:32647 (WGS 84 / UTM zone 47N) using pyproj.",
+            "Reproject the layer to EPSG:32647 and compute each parcel's area in km².",
+            "Set the CRS of the GeoSeries to EPSG:4326.",  # declares a CRS: not a reprojection
+            "Filter the GeoDataFrame to include only rows where `recorded_at` is after 2024-01-01.",
+            "Drop rows with a missing name and write `out.geojson`."]
+    found = {i: (text, why) for i, text, why in contract_conflicts(plan, _contract(unchanged, every_row))}
+    assert sorted(found) == [1, 2, 4, 5]
+    assert found[1][0] is None and "keeps the geometries of `in.geojson` in its CRS" in found[1][1]
+    assert found[2][0].startswith(plan[2]) and "reproject only a copy" in found[2][0]  # it measures: kept, limited
+    assert found[4][0] is None and "keeps every row of `in.geojson` (4)" in found[4][1]
+    assert found[5][0].startswith(plan[5]) and "no row is left out" in found[5][0]  # it writes: kept, limited
+    # Without those requirements the same steps stand.
+    assert contract_conflicts(plan, _contract(("crs_epsg", "EPSG:32647", {"epsg": 32647}))) == []
+    assert contract_conflicts(plan, None) == []
+
+
+async def test_the_run_drops_a_reprojection_of_geometry_that_must_stay_as_it_is(tmp_path):
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    gpd.GeoDataFrame({"name": ["a", "b"], "value": ["1", "2"]}, geometry=[Point(100.5, 13.7), Point(100.6, 13.8)],
+                     crs=4326).to_file(workdir / "stations.geojson")
+    load = "import geopandas as gpd\nstations = gpd.read_file('stations.geojson')\nprint(len(stations))"
+    script = StepScript(
+        ["Load `stations.geojson`.", "Convert the CRS of the stations to EPSG:32647 using pyproj.",
+         "Convert `value` to numbers and write `fixed.geojson`."],
+        {"Load": [load],
+         "Convert the CRS": ["stations = stations.to_crs(32647)"],
+         "Convert `value`": ["stations['value'] = stations['value'].astype(int)\nstations.to_file('fixed.geojson')"]})
+    run, finished, model = await run_scripted(
+        workdir, "Write `fixed.geojson` from `stations.geojson` with `value` as numbers. Leave the geometry alone.",
+        script, tmp_path)
+    assert finished.status == "succeeded", finished.message
+    replanned = next(e for e in run.bus.history if e.type == "replanned")
+    assert "step 2 dropped" in replanned.reason and len(replanned.subtasks) == 2
+    assert "Convert the CRS" not in script.calls  # the forbidden step never reached the coder
+    assert gpd.read_file(workdir / "fixed.geojson").crs.to_epsg() == 4326
