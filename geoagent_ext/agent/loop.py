@@ -94,7 +94,7 @@ class SequentialSolver:
                     failed, repair_context, diagnosis_text, last_strategy = None, "", "", "rewrite"
                     repeats.clear()
                     continue
-            diagnosis = repair.classify(code, attempt.ename, attempt.evalue, attempt.error, attempt.lineno, run.defined_names())
+            diagnosis = work.classify(attempt)
             last_strategy = diagnosis.strategy
             diagnosis_text = diagnosis.message
             if diagnosis.strategy == "add_import":

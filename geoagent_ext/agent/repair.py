@@ -6,6 +6,10 @@ Strategies, by error class:
   shapely``); the fix is certain, so it is applied without asking the model.
 - ``insert_subtask``: any other undefined name; a new subtask that defines it
   is inserted before the current one (the paper's "cut and append").
+- ``example_name``: an undefined name that an example in the retrieved docs uses
+  (``stations.estimate_utm_crs()``) and neither the request nor the step speaks
+  of: the model copied the example's variable; a step defining it would build
+  the wrong thing, so the repair is told to use the session's own variables.
 - ``members``: wrong attribute, wrong call or a bad import; the real members and
   signatures of the live object (jedi in the kernel) go into the prompt.
 - ``data_profile``: a column/key the data does not have; the profile of the
@@ -84,8 +88,10 @@ class Diagnosis:
     fixed_code: str | None = None  # set when the fix is certain (add_import)
 
 
-def classify(code: str, ename: str, evalue: str, message: str, lineno: int | None, defined_before: set[str] | None = None) -> Diagnosis:
-    """Pick the repair strategy from the error; no I/O here (see ``enrich``)."""
+def classify(code: str, ename: str, evalue: str, message: str, lineno: int | None, defined_before: set[str] | None = None,
+             examples: str = "", own_words: str = "") -> Diagnosis:
+    """Pick the repair strategy from the error; no I/O here (see ``enrich``). ``examples``: the
+    docs the coder was shown; ``own_words``: the request and the step."""
     defined_before = defined_before or set()
     if ename in ("NameError", "UnboundLocalError"):
         match = _NAME_ERROR.search(evalue)
@@ -93,6 +99,8 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
             name = match.group(1)
             if name in KNOWN_IMPORTS:
                 return Diagnosis("add_import", message, name=name, fixed_code=f"{KNOWN_IMPORTS[name]}\n{code}")
+            if name not in defined_before and copied_from_example(name, examples, own_words):
+                return Diagnosis("example_name", message, name=name)
             if name not in defined_before:
                 return Diagnosis("insert_subtask", message, name=name)
     if ename == "AttributeError":
@@ -128,8 +136,18 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
     return Diagnosis("analyse", message)
 
 
+def copied_from_example(name: str, examples: str, own_words: str) -> bool:
+    """``name`` is a variable of a docs example (used as ``name.``, ``name[``, ``name =``) that
+    the request and the step never mention."""
+    used = re.search(rf"(?<![\w.]){re.escape(name)}\s*(?:\.|\[|=(?!=))", examples)
+    return bool(used) and not re.search(rf"\b{re.escape(name)}\b", own_words)
+
+
 async def enrich(diagnosis: Diagnosis, code: str, lineno: int | None, kernel) -> str:
     """Facts from the live kernel for the next prompt (empty when there are none)."""
+    if diagnosis.strategy == "example_name":
+        return (f"`{diagnosis.name}` is the variable of an example in the documentation, not one of this session: "
+                "write the step with the session's own variables (listed above) that hold this data.")
     if diagnosis.strategy == "members" and diagnosis.expression:
         return await _members_context(diagnosis, kernel)
     if diagnosis.strategy == "data_profile":

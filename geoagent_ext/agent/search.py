@@ -253,7 +253,7 @@ class MctsSolver:
         node.expanded = True
         attempt = node.attempt
         assert attempt is not None
-        diagnosis = repair.classify(attempt.code, attempt.ename, attempt.evalue, attempt.error or "", attempt.lineno, self.run.defined_names())
+        diagnosis = work.classify(attempt)
         if diagnosis.strategy == "add_import" and diagnosis.fixed_code and diagnosis.fixed_code not in {n.code for n in _walk(state.root)}:
             self._new_node(work, diagnosis.fixed_code, node, 1.0)
             return None

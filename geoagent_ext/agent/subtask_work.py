@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from . import codeinfo
+from . import codeinfo, repair
 from ..contract.advice import coder_view
 from .events import Executed, Replanned
 from ..llm.client import LLMError
@@ -138,6 +138,7 @@ class SubtaskWork:
         self.run = run
         self.index = index
         self.subtask = run.subtasks[index]
+        self.docs_seen = ""  # every doc text this subtask's coder was shown (``repair.copied_from_example``)
 
     def context(self, **overrides: Any) -> SubtaskContext:
         run = self.run
@@ -175,7 +176,15 @@ class SubtaskWork:
             return ""
         if warnings:
             self.run.warn("retrieval", f"API retrieval is degraded: {warnings[0]}")
-        return "\n".join(_format_record(r) for r in records)
+        docs = "\n".join(_format_record(r) for r in records)
+        self.docs_seen += docs + "\n"
+        return docs
+
+    def classify(self, attempt: Attempt) -> repair.Diagnosis:
+        """The repair strategy for a failed attempt, with what this subtask's coder was shown."""
+        return repair.classify(attempt.code, attempt.ename, attempt.evalue, attempt.error or "", attempt.lineno,
+                               self.run.defined_names(), examples=self.docs_seen,
+                               own_words=f"{self.run.request}\n{self.subtask.description}")
 
     async def generate(self, ctx: SubtaskContext, *, temperature: float = FIRST_TEMPERATURE) -> tuple[str, str, Any]:
         """(code, diagnosis line, generation). Raises llm errors after the client's retries."""

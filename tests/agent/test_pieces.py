@@ -156,3 +156,19 @@ def test_a_geo_method_on_a_plain_frame_is_repaired_from_the_data_profile():
     assert d.strategy == "data_profile"
     d = repair.classify(code, "AttributeError", "'DataFrame' object has no attribute 'foo'", "", 1)
     assert d.strategy == "members"
+
+
+def test_a_name_copied_from_a_docs_example_is_not_given_a_step_of_its_own():
+    docs = "Recipe: buffer-in-metres\nutm = stations.estimate_utm_crs()\nbuffers = stations.to_crs(utm)"
+    code = "utm = stations.estimate_utm_crs()"
+    d = repair.classify(code, "NameError", "name 'stations' is not defined", "", 1, examples=docs,
+                        own_words="Buffer every connector of `connectors.geojson` by 400 m.")
+    assert d.strategy == "example_name" and d.name == "stations"
+    # A name the request (or the step) speaks of is the user's: a step defining it is inserted.
+    d = repair.classify(code, "NameError", "name 'stations' is not defined", "", 1, examples=docs,
+                        own_words="Buffer the stations of `stations.geojson` by 400 m.")
+    assert d.strategy == "insert_subtask"
+    # Only a variable the example uses counts, not a word of its prose.
+    d = repair.classify("print(buffers_km)", "NameError", "name 'buffers_km' is not defined", "", 1,
+                        examples="The buffers_km column holds ...", own_words="Buffer the points.")
+    assert d.strategy == "insert_subtask"

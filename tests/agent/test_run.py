@@ -471,3 +471,48 @@ async def test_a_step_that_must_write_the_requested_file_fails_its_trial_when_it
     assert failed and failed[0].trial and "must write names.csv" in failed[0].result.error
     assert "must write names.csv" in model.prompt_texts[-1]  # the repair prompt says why
     assert (workdir / "names.csv").exists()
+
+
+async def test_a_variable_copied_from_a_recipe_is_repaired_not_given_a_step(tmp_path):
+    """The 1.5B copies a recipe's example verbatim (`stations.estimate_utm_crs()`): the repair says
+    whose name that is instead of inserting "Create the variable `stations`" (seen at 55196ce)."""
+    from pathlib import Path
+    import geopandas as gpd
+    from shapely.geometry import Point
+    from geoagent_ext.rag.records import ApiRecord
+    from geoagent_ext.agent.run import Run, RunOptions
+    from geoagent_ext.llm.client import LLMClient
+    from geoagent_ext.llm.scripted import ScriptedChatModel
+    from .helpers import StepScript, real_kernel
+
+    recipe = Path(__file__).parents[2] / "rag_index" / "recipes" / "buffer-in-metres.md"
+
+    class RecipeShelf:  # the index's interface, answering with one real recipe
+        def retrieve(self, query, libraries=None, k=5, warnings=None):
+            return [ApiRecord(id="r", qualified_name="buffer-in-metres", library="geopandas", version="",
+                              kind="recipe", text=recipe.read_text().split("---", 2)[2])]
+
+        def intros(self):
+            return {}
+
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    gpd.GeoDataFrame({"pid": [1, 2]}, geometry=[Point(139.7, 35.6), Point(139.8, 35.7)], crs=4326).to_file(
+        workdir / "pts.geojson")
+    copied = "utm = stations.estimate_utm_crs()\nbuffers = stations.to_crs(utm)"
+    own = ("utm = pts.estimate_utm_crs()\nbuf = pts.to_crs(utm)\nbuf['geometry'] = buf.buffer(100)\n"
+           "buf.to_file('buf.geojson')")
+    script = StepScript(["Load `pts.geojson`.", "Buffer each point by 100 m with geopandas and write `buf.geojson`."],
+                        {"Load": ["import geopandas as gpd\npts = gpd.read_file('pts.geojson')"],
+                         "Buffer each point": [copied, own]})
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = Run("Buffer every point of `pts.geojson` by 100 m into `buf.geojson`.", kernel=kernel,
+                  llm=LLMClient(model, timeout=30, retries=1), model_name="scripted:test",
+                  knowledge_index=RecipeShelf(), options=RunOptions(), log_dir=tmp_path / "runs")
+        finished = await run.wait()
+    assert finished.status == "succeeded", finished.message
+    assert not [e for e in run.bus.history if e.type == "subtask_inserted"]
+    [repaired] = [e for e in run.bus.history if e.type == "repaired"]
+    assert repaired.strategy == "example_name"
+    assert any("is the variable of an example in the documentation" in p for p in model.prompt_texts)

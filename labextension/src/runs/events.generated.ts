@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 5ff43600346709515509d76d65c95625f6f72d5d1ffd35cbd180de56adf8e8d0
+ * schema-sha256: 2610f31055ac9212d281b0acdc8bc99af4490488799c54e4ea07da3e831d26d5
  */
 
 export type RunEvent =
@@ -257,6 +257,7 @@ export interface Repaired {
   strategy:
     | 'add_import'
     | 'insert_subtask'
+    | 'example_name'
     | 'members'
     | 'data_profile'
     | 'analyse'
