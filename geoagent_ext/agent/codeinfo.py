@@ -149,6 +149,19 @@ def callee_of(code: str, func_name: str, lineno: int | None = None) -> str | Non
     return found[0][1] if found else None
 
 
+def call_passing(code: str, keyword: str, lineno: int | None = None) -> str | None:
+    """Source of the called expression that passes ``keyword=`` (on ``lineno`` when given):
+    the call to fix when a library's inner function rejects the keyword
+    (``__cinit__() got an unexpected keyword argument 'driver'`` from ``gdf.to_parquet(..., driver=...)``)."""
+    tree = parse(code)
+    if tree is None:
+        return None
+    found = [(getattr(node, "lineno", 0), ast.unparse(node.func)) for node in ast.walk(tree)
+             if isinstance(node, ast.Call) and any(k.arg == keyword for k in node.keywords)]
+    on_line = [expr for line, expr in found if lineno and line == lineno]
+    return (on_line or [expr for _, expr in found] or [None])[0]
+
+
 def names_in_line(code: str, lineno: int | None) -> list[str]:
     """Plain names read on a line (candidates for a data profile after a KeyError)."""
     line = line_of(code, lineno)

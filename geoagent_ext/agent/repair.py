@@ -76,6 +76,7 @@ _NAME_ERROR = re.compile(r"name '([^']+)' is not defined")
 _ATTR_ERROR = re.compile(r"'?([\w.]+)'? (?:object|module) has no attribute '([^']+)'")
 _MODULE_ATTR = re.compile(r"module '([\w.]+)' has no attribute '([^']+)'")
 _CALL_ERROR = re.compile(r"(\w+)\(\) (?:got an unexpected keyword argument|missing \d+ required|takes \d+|got multiple values)")
+_BAD_KEYWORD = re.compile(r"(?:unexpected keyword argument|multiple values for (?:keyword )?argument) '(\w+)'")
 _IMPORT_NAME = re.compile(r"cannot import name '([^']+)' from '([\w.]+)'")
 
 
@@ -127,6 +128,10 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
             callee = codeinfo.callee_of(code, func, lineno)
             if callee:
                 return Diagnosis("members", message, name=func, expression=callee)
+            keyword = _BAD_KEYWORD.search(evalue)
+            callee = keyword and codeinfo.call_passing(code, keyword.group(1), lineno)
+            if callee:  # raised inside the library: the call on the line that passed the keyword is the one to fix
+                return Diagnosis("members", message, name=callee.rsplit(".", 1)[-1], expression=callee)
     if ename == "ImportError":
         match = _IMPORT_NAME.search(evalue)
         if match:

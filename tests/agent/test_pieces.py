@@ -172,3 +172,13 @@ def test_a_name_copied_from_a_docs_example_is_not_given_a_step_of_its_own():
     d = repair.classify("print(buffers_km)", "NameError", "name 'buffers_km' is not defined", "", 1,
                         examples="The buffers_km column holds ...", own_words="Buffer the points.")
     assert d.strategy == "insert_subtask"
+
+
+def test_a_keyword_rejected_inside_a_library_points_at_the_call_that_passed_it():
+    # pyarrow's ParquetWriter rejects what gdf.to_parquet passed on: the signature to show is to_parquet's.
+    code = "import geopandas as gpd\nparcels.to_parquet('out.geoparquet', driver='GeoParquet')"
+    d = repair.classify(code, "TypeError", "__cinit__() got an unexpected keyword argument 'driver'", "", 2)
+    assert (d.strategy, d.expression, d.name) == ("members", "parcels.to_parquet", "to_parquet")
+    d = repair.classify("parcels.to_parquet('o.parquet', schema=['a'])", "TypeError",
+                        "ParquetWriter.__init__() got multiple values for argument 'schema'", "", 1)
+    assert (d.strategy, d.expression) == ("members", "parcels.to_parquet")

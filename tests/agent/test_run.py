@@ -118,6 +118,24 @@ async def test_attribute_error_prompt_carries_real_members(workdir, tmp_path):
     assert failed and all(e.trial for e in failed)
 
 
+async def test_a_keyword_a_library_rejects_inside_brings_the_outer_call_s_signature(workdir, tmp_path):
+    """`gdf.to_parquet(..., driver=...)` fails in pyarrow's `__cinit__`: the repair shows to_parquet's signature."""
+    script = StepScript(
+        ["Make the points.", "Write the points to `pts.geoparquet`."],
+        {"Make the points": [POINTS],
+         "Write the points": ["pts.to_parquet('pts.geoparquet', driver='GeoParquet')", "pts.to_parquet('pts.geoparquet')"]},
+    )
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("points as GeoParquet", kernel, model, tmp_path)
+        finished = await run.wait()
+    assert finished.status == "succeeded", finished.message
+    [repaired] = [e for e in run.bus.history if e.type == "repaired"]
+    assert repaired.strategy == "members"
+    repair_prompt = next(p for p in model.prompt_texts if "driver='GeoParquet'" in p and "previous attempt failed" in p)
+    assert "Real signature: pts.to_parquet(path" in repair_prompt
+
+
 async def test_missing_import_is_fixed_without_the_model(workdir, tmp_path):
     script = StepScript(["Compute a mean."], {"Compute a mean": ["print(np.mean([1, 2, 3]))"]})
     model = ScriptedChatModel(responder=script)
