@@ -131,6 +131,12 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
         "out['geometry'] = gdf.geometry.buffer(distance_m); then out.to_parquet(...).",
     ),
     (
+        re.compile(r"^AttributeError: (?:module 'geopandas' has no attribute 'concat'|"
+                   r"'(?:Geo)?DataFrame' object has no attribute 'append')", re.M),
+        "geopandas has no concat and pandas 2 removed DataFrame.append: stack frames with "
+        "pd.concat([a, b], ignore_index=True) (import pandas as pd); GeoDataFrames in the same CRS stay a GeoDataFrame.",
+    ),
+    (
         re.compile(r"^EOFError: EOF when reading a line", re.M),
         "The code asked for keyboard input, which a kernel run cannot answer (geemap.Map() "
         "asks to sign in to Earth Engine): use geemap.Map(ee_initialize=False) or leafmap.Map(), "

@@ -57,6 +57,9 @@ def test_plain_pandas_and_missing_import_names_get_their_own_hints():
     hints = gis_hints("ImportError", "cannot import name 'rioxarray' from 'rasterio'",
                       "ImportError: cannot import name 'rioxarray' from 'rasterio'")
     assert len(hints) == 1 and "does not exist in the module" in hints[0]
+    for evalue in ("module 'geopandas' has no attribute 'concat'", "'GeoDataFrame' object has no attribute 'append'"):
+        hints = gis_hints("AttributeError", evalue, f"AttributeError: {evalue}")
+        assert "pd.concat([a, b], ignore_index=True)" in hints[0]  # first: before the generic "real members"
 
 
 def test_a_secret_in_a_long_error_is_masked_before_the_message_is_cut(monkeypatch):
