@@ -81,6 +81,16 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
         "reproject first with gdf.to_crs(...) if another CRS is wanted.",
     ),
     (
+        re.compile(r"Passing 'crs' is not supported", re.I),
+        "to_file writes the frame's own CRS and takes no crs=: reproject first, "
+        "out = gdf.to_crs(epsg=...), then out.to_file(path).",
+    ),
+    (
+        re.compile(r"already has a CRS which is not equal to the passed CRS", re.I),
+        "set_crs only declares the CRS the coordinates are already in; to change the coordinates into another "
+        "CRS use gdf.to_crs(epsg=...) (it takes no allow_override).",
+    ),
+    (
         re.compile(r"already exists|File exists|FileExistsError", re.I),
         "The output already exists: choose a new name or overwrite explicitly "
         "(mode='w' for to_file, overwrite=True where supported, or remove it first).",

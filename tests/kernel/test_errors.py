@@ -46,6 +46,12 @@ def test_gis_hints():
     missing = gis_hints("DataSourceError", "parcels.gpkg: No such file or directory")
     assert "not found" in missing[0]
     assert gis_hints("ZeroDivisionError", "division by zero") == []
+    # Asking to_file or set_crs for a reprojection: to_crs does it.
+    [to_file] = gis_hints("ValueError", "Passing 'crs' is not supported with the 'pyogrio' engine.")
+    assert "then out.to_file(path)" in to_file
+    [set_crs] = gis_hints("ValueError", "The GeoSeries already has a CRS which is not equal to the passed CRS. "
+                                        "Specify 'allow_override=True' to allow replacing the existing CRS")
+    assert "gdf.to_crs(epsg=...)" in set_crs
 
 
 def test_plain_pandas_and_missing_import_names_get_their_own_hints():
