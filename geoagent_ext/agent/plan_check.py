@@ -10,7 +10,9 @@ step's words and opens vector files with rasterio on every attempt. And a step t
 contract forbids (``contract_conflicts``) — reprojecting a layer whose geometry must stay as it is,
 filtering rows out of a file that must keep every row — is dropped or told the limit: the small
 planner adds such steps from habit or from an example in the request, and the run then spends its
-repairs undoing them.
+repairs undoing them. Steps with nothing to do (``idle_steps``) go too: "Verify that the output file
+meets the requirements" when the contract checks the real files after every step anyway, "Close
+the GeoDataFrame" when nothing in pandas or geopandas is open.
 """
 
 from __future__ import annotations
@@ -98,8 +100,8 @@ _MEASURES = re.compile(r"\b(?:area\w*|length\w*|distance\w*|buffer\w*|nearest|pe
 _FILTERS = re.compile(r"\b(?:filter\w*|subset\w*|(?:select\w*|keep\w*|retain\w*)\s+only|only\s+(?:the\s+)?rows|"
                       r"(?:drop\w*|remove\w*|exclud\w*|discard\w*)\s+(?:the\s+|any\s+|all\s+)?rows)\b",
                       re.IGNORECASE)
-# A step that also writes a file: it cannot be dropped, only told the limit.
-_WRITES = re.compile(r"\b(?:write\w*|sav\w+|export\w*|to_file|to_parquet|to_csv)\b", re.IGNORECASE)
+# A step that also writes a file: it cannot be dropped, only told the limit ("written" is a state, not an act).
+_WRITES = re.compile(r"\b(?:writes?|writing|sav(?:e|es|ing)|export\w*|to_file|to_parquet|to_csv)\b", re.IGNORECASE)
 
 
 def contract_conflicts(descriptions: list[str], contract: Contract | None) -> list[tuple[int, str | None, str]]:
@@ -127,4 +129,26 @@ def contract_conflicts(descriptions: list[str], contract: Contract | None) -> li
             found.append((i, f"{text.rstrip()} ({why}.)", why))
         else:
             found.append((i, None, why))
+    return found
+
+
+_VERIFIES = re.compile(r"^\s*(?:verify|double-check|confirm)\b", re.IGNORECASE)
+_CLOSES = re.compile(r"^\s*close\b", re.IGNORECASE)
+_ASKS_TO_CHECK = re.compile(r"\b(?:verif\w*|validat\w*|check\w*|confirm\w*|audit\w*)\b", re.IGNORECASE)
+
+
+def idle_steps(descriptions: list[str], request: str, contract: Contract | None) -> list[tuple[int, str]]:
+    """(step index, why) for steps with nothing to do: one that only verifies, when the contract has
+    checks beyond the file's existence (they run on the real files after every step, stronger than
+    the model's own check) and the request asks for no checking itself; one that only closes things
+    (a GeoDataFrame has nothing to close, a ``with`` block closes its file). A step that also writes stays."""
+    verified = contract is not None and any(r.checkable and r.kind != "exists" for r in contract.requirements)
+    found = []
+    for i, text in enumerate(descriptions):
+        if _WRITES.search(text):
+            continue
+        if _CLOSES.search(text):
+            found.append((i, "nothing in a pandas/geopandas session needs closing"))
+        elif _VERIFIES.search(text) and verified and not _ASKS_TO_CHECK.search(request):
+            found.append((i, "the contract's checks verify the written files after every step"))
     return found

@@ -33,7 +33,7 @@ from .events import (
 )
 from .kernel_handle import KernelHandle, KernelLost, format_variables, summarize
 from .loop import SequentialSolver
-from .plan_check import contract_conflicts, join_steps, raster_tools_without_rasters, unshared_join_keys
+from .plan_check import contract_conflicts, idle_steps, join_steps, raster_tools_without_rasters, unshared_join_keys
 from .planner import Planner, new_subtask
 from .probes import format_files, run_probe
 from .repair import define_subtask_text
@@ -453,20 +453,22 @@ class Run:
 
     def _obey_contract(self) -> None:
         """Steps the contract forbids (``plan_check.contract_conflicts``) are dropped, or keep their
-        work with the limit written into them, before the coder reads them."""
-        conflicts = contract_conflicts([s.description for s in self.subtasks], self.contract)
-        if not conflicts:
+        work with the limit written into them, and steps with nothing to do (``idle_steps``) are
+        dropped, before the coder reads them. A plan is never emptied."""
+        descriptions = [s.description for s in self.subtasks]
+        changes = [(i, text, why) for i, text, why in contract_conflicts(descriptions, self.contract)]
+        changes += [(i, None, why) for i, why in idle_steps(descriptions, self.request, self.contract)
+                     if i not in {j for j, _, _ in changes}]
+        dropped = {i for i, text, _ in changes if text is None}
+        if not changes or len(dropped) == len(self.subtasks):
             return
-        for index, text, _ in conflicts:
+        for index, text, _ in changes:
             if text is not None:
                 self.subtasks[index] = self.subtasks[index].model_copy(update={"description": text})
-        dropped = {index for index, text, _ in conflicts if text is None}
-        if len(dropped) == len(self.subtasks):  # nothing would be left to write the deliverable
-            return
         self.subtasks = [s for i, s in enumerate(self.subtasks) if i not in dropped]
-        said = "; ".join(f"step {index + 1} {'dropped' if text is None else 'limited'}: {why}"
-                         for index, text, why in conflicts)
-        self.emit(Replanned(run_id=self.id, subtasks=self.subtasks, reason=f"the contract forbids it — {said}"))
+        said = "; ".join(f"step {i + 1} {'dropped' if text is None else 'limited'}: {why}"
+                         for i, text, why in sorted(changes, key=lambda c: c[0]))
+        self.emit(Replanned(run_id=self.id, subtasks=self.subtasks, reason=f"the plan was tidied — {said}"))
 
     async def _reword_unshared_joins(self) -> None:
         """Steps that merge layers on a column only one of them has are reworded before they run

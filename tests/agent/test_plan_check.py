@@ -124,7 +124,8 @@ async def test_the_run_drops_a_reprojection_of_geometry_that_must_stay_as_it_is(
     load = "import geopandas as gpd\nstations = gpd.read_file('stations.geojson')\nprint(len(stations))"
     script = StepScript(
         ["Load `stations.geojson`.", "Convert the CRS of the stations to EPSG:32647 using pyproj.",
-         "Convert `value` to numbers and write `fixed.geojson`."],
+         "Convert `value` to numbers and write `fixed.geojson`.",
+         "Verify that the output file meets the specified requirements."],
         {"Load": [load],
          "Convert the CRS": ["stations = stations.to_crs(32647)"],
          "Convert `value`": ["stations['value'] = stations['value'].astype(int)\nstations.to_file('fixed.geojson')"]})
@@ -133,6 +134,24 @@ async def test_the_run_drops_a_reprojection_of_geometry_that_must_stay_as_it_is(
         script, tmp_path)
     assert finished.status == "succeeded", finished.message
     replanned = next(e for e in run.bus.history if e.type == "replanned")
-    assert "step 2 dropped" in replanned.reason and len(replanned.subtasks) == 2
-    assert "Convert the CRS" not in script.calls  # the forbidden step never reached the coder
+    assert "step 2 dropped" in replanned.reason and "step 4 dropped" in replanned.reason
+    assert len(replanned.subtasks) == 2
+    assert "Convert the CRS" not in script.calls  # the forbidden step never reached the coder (nor the idle one:
+    # the script has no reply for it)
     assert gpd.read_file(workdir / "fixed.geojson").crs.to_epsg() == 4326
+
+
+def test_steps_with_nothing_to_do_are_found():
+    from geoagent_ext.agent.plan_check import idle_steps
+    checked = _contract(("integer", "`n` holds integers", {"name": "n"}))
+    plan = ["Load `in.geojson`.", "Count the points per district and write `out.geojson`.",
+            "Verify that the output file meets the specified requirements.",
+            "Close the geopandas objects.",
+            "Close the file and verify that it is written correctly.",
+            "Verify the counts and save them to `out.geojson`."]  # it writes: it stays
+    request = "Count the points of `in.geojson` per district into `out.geojson`."
+    assert [i for i, _ in idle_steps(plan, request, checked)] == [2, 3, 4]
+    # The request asks for a check, or the contract checks no more than the file's existence: verifying is work.
+    assert [i for i, _ in idle_steps(plan, request + " Check that no district is missing.", checked)] == [3, 4]
+    only_exists = _contract(("exists", "`out.geojson` is written", {}))
+    assert [i for i, _ in idle_steps(plan, request, only_exists)] == [3, 4]
