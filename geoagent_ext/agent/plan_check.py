@@ -104,11 +104,19 @@ _FILTERS = re.compile(r"\b(?:filter\w*|subset\w*|(?:select\w*|keep\w*|retain\w*)
 _WRITES = re.compile(r"\b(?:writes?|writing|sav(?:e|es|ing)|export\w*|to_file|to_parquet|to_csv)\b", re.IGNORECASE)
 
 
+def _retypes(column: str) -> re.Pattern:
+    """A step that converts ``column`` to another type ("Convert the `address_id` column to a numeric type")."""
+    return re.compile(rf"\b(?:convert\w*|cast\w*|chang\w*|coerc\w*)\b[^.;]*?`?\b{re.escape(column)}\b`?[^.;]*?"
+                      rf"\b(?:to|as|into)\b[^.;]*?\b(?:numeric|numbers?|int\w*|float\w*|str\w*|text|date\w*|"
+                      rf"timestamp\w*|type|dtype)\b", re.IGNORECASE)
+
+
 def contract_conflicts(descriptions: list[str], contract: Contract | None) -> list[tuple[int, str | None, str]]:
     """(step index, the step's new wording or None to drop it, why) for the steps the contract
     forbids: a reprojection when an output must keep an input's geometry in its CRS
     (``geometry_unchanged``), a row filter when an output must have one row per input feature
-    (``rows_as_input``). A step that also measures or writes keeps its work, with the limit added."""
+    (``rows_as_input``), a type conversion of a column that keeps the input's values
+    (``values_from_input``). A step that also measures or writes keeps its work, with the limit added."""
     if contract is None:
         return []
     limits: list[tuple[re.Pattern, str, re.Pattern | None]] = []
@@ -119,6 +127,9 @@ def contract_conflicts(descriptions: list[str], contract: Contract | None) -> li
         elif req.kind == "rows_as_input":
             limits.append((_FILTERS, f"`{req.output}` keeps every row of `{req.params.get('input')}` "
                                      f"({req.params.get('rows')}): no row is left out", None))
+        elif req.kind == "values_from_input" and req.params.get("name"):
+            limits.append((_retypes(str(req.params["name"])),
+                           f"`{req.params['name']}` keeps the original values of `{req.params.get('input')}`", None))
     found: list[tuple[int, str | None, str]] = []
     for i, text in enumerate(descriptions):
         hits = [(why, keeps) for pattern, why, keeps in limits if pattern.search(text)]
