@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 
-from . import repair
+from . import codeinfo, repair
 from .events import CodeProposed, Repaired
 from ..llm.client import LLMNoAnswer
 from .subtask_work import (
@@ -84,7 +84,7 @@ class SequentialSolver:
                     last_strategy = "escalate"
                 failed = attempt
                 continue
-            signature = repair.error_signature(attempt.ename, attempt.evalue, attempt.lineno)
+            signature = repair.error_signature(attempt.ename, attempt.evalue, codeinfo.line_of(code, attempt.lineno))
             repeats[signature] = repeats.get(signature, 0) + 1
             if repeats[signature] >= 3 and not rewritten:
                 # Third time the same: the subtask's wording is the dead end; the planner rewrites it.

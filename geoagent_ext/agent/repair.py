@@ -212,10 +212,12 @@ def define_subtask_text(name: str, current_subtask: str) -> str:
     return f"Create the variable `{name}` that the next step needs ({current_subtask.rstrip('.')})."
 
 
-def error_signature(ename: str, evalue: str, lineno: int | None) -> tuple[str, str, int | None]:
-    """The same error at the same place (numbers in the message ignored: ids, lengths and
-    addresses change between otherwise identical failures)."""
-    return ename, re.sub(r"\d+", "N", (evalue or "").splitlines()[0] if evalue else "")[:200], lineno
+def error_signature(ename: str, evalue: str, statement: str | None) -> tuple[str, str, str]:
+    """The same error on the same statement (numbers in the message ignored: ids, lengths and
+    addresses change between otherwise identical failures). The statement's text, not its line
+    number: a repair that adds a comment or an import above it moves the line, not the mistake."""
+    return (ename, re.sub(r"\d+", "N", (evalue or "").splitlines()[0] if evalue else "")[:200],
+            re.sub(r"\s+", " ", statement or "").strip())
 
 
 def escalation_note(variables: str, same: str = "error") -> str:

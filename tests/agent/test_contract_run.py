@@ -111,18 +111,25 @@ async def test_a_column_to_derive_is_derived_from_its_provenance(workdir, tmp_pa
     assert {e.text.split(" ")[0] for e in checked(run, passed=True) if e.subtask_id is None} >= {"`bbox_wgs84`", "`count`"}
 
 
-async def test_the_same_error_twice_escalates_and_three_times_rewrites_the_step(workdir, tmp_path):
-    merge = "counts = sites.merge(sites, on='district')\nprint(len(counts))"
+MERGE = "counts = sites.merge(sites, on='district')\nprint(len(counts))"
+
+
+@pytest.mark.parametrize("merges", [
+    [MERGE],  # the same code each time
+    [MERGE, "# Cause: the key\n" + MERGE, "import pandas as pd\n\n" + MERGE],  # the same statement, moved down
+], ids=["same-line", "moved"])
+async def test_the_same_error_twice_escalates_and_three_times_rewrites_the_step(workdir, tmp_path, merges):
     script = StepScript(
         ["Load the sites.", "Merge the sites with themselves on district and count them."],
         {"Load the sites": [LOAD],
-         "Merge the sites": [merge],
+         "Merge the sites": merges,
          "Count the sites per kind": ["counts = sites.groupby('kind').size()\nprint(counts.to_dict())"]},
         rewrite="Count the sites per kind with groupby.",
     )
     model = ScriptedChatModel(responder=script)
     async with real_kernel(workdir) as kernel:
-        run = make_run("Count the sites in sites.geojson per kind.", kernel, model, tmp_path, max_attempts=5)
+        run = make_run("Count the sites in sites.geojson per kind.", kernel, model, tmp_path, max_attempts=5,
+                       on_stuck="skip")  # without the escalation: skipped after five attempts, not waiting
         finished = await run.wait()
     assert finished.status == "succeeded", finished.message
     strategies = [e.strategy for e in run.bus.history if e.type == "repaired"]
