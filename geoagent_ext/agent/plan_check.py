@@ -53,8 +53,8 @@ def join_steps(descriptions: list[str]) -> list[tuple[int, str]]:
     return found
 
 
-def unshared_join_keys(descriptions: list[str], columns_by_input: dict[str, list[str]]) -> list[tuple[int, str]]:
-    """(step index, why) for each of the ``join_steps`` whose key one of the layers it names has
+def unshared_join_keys(descriptions: list[str], columns_by_input: dict[str, list[str]]) -> list[tuple[int, str, str]]:
+    """(step index, key, why) for each of the ``join_steps`` whose key one of the layers it names has
     and another lacks."""
     layers = {path: set(columns) for path, columns in columns_by_input.items() if columns}
     found: list[tuple[int, str]] = []
@@ -64,10 +64,17 @@ def unshared_join_keys(descriptions: list[str], columns_by_input: dict[str, list
         having = [p for p in involved if key in layers[p]]
         lacking = [p for p in involved if key not in layers[p]]
         if having and lacking:
-            found.append((i, f"`{lacking[0]}` has no column `{key}` (only `{having[0]}` has it): layers that share "
+            found.append((i, key, f"`{lacking[0]}` has no column `{key}` (only `{having[0]}` has it): layers that share "
                              "no column are related by location, with a spatial join (geopandas.sjoin, predicate "
                              "'within' or 'intersects'; sjoin_nearest for the nearest feature), not a merge"))
     return found
+
+
+def without_join_key(text: str, key: str) -> str:
+    """``text`` without its "on the `key` column": a spatial join has no key, and a reworded step
+    that keeps one is coded as ``sjoin(..., on=key)`` (seen: five TypeErrors in a row)."""
+    return re.sub(rf"\s+on\s+(?:the\s+)?(?:common\s+|shared\s+)?(?:(?:column|key|field)\s+)?`?{re.escape(key)}`?"
+                  rf"(?:\s+(?:column|key|field)s?)?", "", text, flags=re.IGNORECASE)
 
 
 # Files a raster library reads; with none of them among the data, a step "using rasterio" is the
@@ -143,23 +150,48 @@ def contract_conflicts(descriptions: list[str], contract: Contract | None) -> li
     return found
 
 
+_LOADS = re.compile(r"\s*(?:load|read|open)\b", re.IGNORECASE)
+# A loading step that does more than load (it is not a mere second read).
+_DOES_MORE = re.compile(r"\b(?:convert\w*|re-?project\w*|comput\w*|calculat\w*|merg\w*|join\w*|filter\w*|"
+                        r"select\w*|drop\w*|renam\w*|fix\w*|repair\w*|clean\w*|group\w*|count\w*|buffer\w*|"
+                        r"clip\w*|dissolv\w*|explod\w*|sort\w*|set\w*|pars\w*)\b", re.IGNORECASE)
 _VERIFIES = re.compile(r"^\s*(?:verify|double-check|confirm)\b", re.IGNORECASE)
 _CLOSES = re.compile(r"^\s*close\b", re.IGNORECASE)
 _ASKS_TO_CHECK = re.compile(r"\b(?:verif\w*|validat\w*|check\w*|confirm\w*|audit\w*)\b", re.IGNORECASE)
 
 
-def idle_steps(descriptions: list[str], request: str, contract: Contract | None) -> list[tuple[int, str]]:
+def _files_named(text: str, files: list[str]) -> set[str]:
+    """The data files a step names by file name or full stem (``lagos_landuse``), not by a word of it."""
+    words = set(re.findall(r"[\w.\-]+", text.lower()))
+    found = set()
+    for path in files:
+        name = path.rsplit("/", 1)[-1].lower()
+        if name in words or name.rsplit(".", 1)[0] in words:
+            found.add(path)
+    return found
+
+
+def idle_steps(descriptions: list[str], request: str, contract: Contract | None,
+               data_files: list[str] = ()) -> list[tuple[int, str]]:
     """(step index, why) for steps with nothing to do: one that only verifies, when the contract has
     checks beyond the file's existence (they run on the real files after every step, stronger than
     the model's own check) and the request asks for no checking itself; one that only closes things
-    (a GeoDataFrame has nothing to close, a ``with`` block closes its file). A step that also writes stays."""
+    (a GeoDataFrame has nothing to close, a ``with`` block closes its file); one that only loads
+    files an earlier step loaded (reading them again throws away what the steps between did to
+    them). A step that also writes stays."""
     verified = contract is not None and any(r.checkable and r.kind != "exists" for r in contract.requirements)
+    loaded: set[str] = set()
     found = []
     for i, text in enumerate(descriptions):
+        named = _files_named(text, list(data_files))
         if _WRITES.search(text):
-            continue
-        if _CLOSES.search(text):
+            pass
+        elif _CLOSES.search(text):
             found.append((i, "nothing in a pandas/geopandas session needs closing"))
         elif _VERIFIES.search(text) and verified and not _ASKS_TO_CHECK.search(request):
             found.append((i, "the contract's checks verify the written files after every step"))
+        elif _LOADS.match(text) and named and named <= loaded and not _DOES_MORE.search(text):
+            found.append((i, f"{', '.join(f'`{p}`' for p in sorted(named))} already loaded by an earlier step"))
+        if _LOADS.match(text):
+            loaded |= named
     return found

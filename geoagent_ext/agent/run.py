@@ -33,7 +33,9 @@ from .events import (
 )
 from .kernel_handle import KernelHandle, KernelLost, format_variables, summarize
 from .loop import SequentialSolver
-from .plan_check import contract_conflicts, idle_steps, join_steps, raster_tools_without_rasters, unshared_join_keys
+from .plan_check import (
+    contract_conflicts, idle_steps, join_steps, raster_tools_without_rasters, unshared_join_keys, without_join_key,
+)
 from .planner import Planner, new_subtask
 from .probes import format_files, run_probe
 from .repair import define_subtask_text
@@ -457,7 +459,7 @@ class Run:
         dropped, before the coder reads them. A plan is never emptied."""
         descriptions = [s.description for s in self.subtasks]
         changes = [(i, text, why) for i, text, why in contract_conflicts(descriptions, self.contract)]
-        changes += [(i, None, why) for i, why in idle_steps(descriptions, self.request, self.contract)
+        changes += [(i, None, why) for i, why in idle_steps(descriptions, self.request, self.contract, self.data_files)
                      if i not in {j for j, _, _ in changes}]
         dropped = {i for i, text, _ in changes if text is None}
         if not changes or len(dropped) == len(self.subtasks):
@@ -480,9 +482,9 @@ class Run:
         if not self.input_facts:
             self.input_facts = await input_facts(self.kernel, self.data_files, self.outputs)
         columns = {path: facts.get("columns") or [] for path, facts in self.input_facts.items()}
-        for index, why in unshared_join_keys(descriptions, columns):
-            await reword_subtask(self, index, why, f"step {index + 1} merges on a column one layer lacks "
-                                                   f"({why.split(':')[0]}); rewritten")
+        for index, key, why in unshared_join_keys(descriptions, columns):
+            await reword_subtask(self, index, why, f"step {index + 1} merges on `{key}`, a column one layer lacks; "
+                                                   "rewritten", refine=lambda text, key=key: without_join_key(text, key))
 
     async def _add_proposed_requirements(self) -> None:
         """The model's reading of the request beyond the rules, kept where the rules can check it

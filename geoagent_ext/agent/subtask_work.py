@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Callable, Protocol, runtime_checkable
 
 from . import codeinfo, repair
 from ..contract.advice import coder_view
@@ -304,14 +304,18 @@ def _format_record(record: Any) -> str:
     return f"- {name}{signature}: {summary[:200]}"
 
 
-async def reword_subtask(run: SolverRun, index: int, error: str, reason: str) -> bool:
+async def reword_subtask(run: SolverRun, index: int, error: str, reason: str,
+                         refine: Callable[[str], str] | None = None) -> bool:
     """Ask the planner for a new wording of subtask ``index`` (what went or would go wrong:
-    ``error``) and publish the changed plan with ``reason``; True when it changed."""
+    ``error``) and publish the changed plan with ``reason``; True when it changed. ``refine``
+    mends the new wording where the caller knows what it must not say."""
     plan = [s.description for s in run.subtasks]
     try:
         description = await Planner(run.llm).rewrite(run.request, run.data_overview, plan, index, error)
     except LLMError:
         return False
+    if refine is not None and description:
+        description = refine(description)
     if not description:
         return False
     fresh = new_subtask(description)  # its artifacts (the files it names) come from the new wording

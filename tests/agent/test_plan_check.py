@@ -16,8 +16,8 @@ def test_a_merge_on_a_key_one_layer_lacks_is_found():
     plan = ["Load the districts and the stations.",
             "Merge the `stations` DataFrame with the `districts` DataFrame on the `district_code` column.",
             "Count the stations per district_code."]
-    [(index, why)] = unshared_join_keys(plan, COLUMNS)
-    assert index == 1 and "`vienna_stations.geojson` has no column `district_code`" in why and "sjoin" in why
+    [(index, key, why)] = unshared_join_keys(plan, COLUMNS)
+    assert (index, key) == (1, "district_code") and "`vienna_stations.geojson` has no column `district_code`" in why and "sjoin" in why
 
 
 def test_keys_both_layers_have_or_that_a_spatial_join_made_are_left_alone():
@@ -48,12 +48,16 @@ async def test_the_run_rewords_the_refuted_step_before_it_runs(tmp_path):
         {"Load the districts": [load],
          "Merge the stations": ["counts = stations.merge(districts, on='district_code')\nprint(len(counts))"],
          "Spatially join": [join]},
-        rewrite="Spatially join the stations to the districts with sjoin and count them per district_code.")
+        # the planner's new wording keeps the key: the run takes it out (sjoin has no `on`)
+        rewrite="Spatially join the stations to the districts on the `district_code` column with sjoin and count "
+                "them per district_code.")
     run, finished, model = await run_scripted(
         work, "Count the stations of `stations.geojson` in each district of `districts.geojson`.", script, tmp_path)
     assert finished.status == "succeeded", finished.message
     [replan] = [e for e in run.bus.history if e.type == "replanned"]
-    assert "district_code" in replan.reason and replan.subtasks[1].description.startswith("Spatially join")
+    assert "district_code" in replan.reason
+    assert replan.subtasks[1].description == ("Spatially join the stations to the districts with sjoin and count "
+                                              "them per district_code.")
     assert "Merge the stations" not in script.calls  # the refuted wording never reached the coder
     rewrite_prompt = next(p for p in model.prompt_texts if "has no column `district_code`" in p)
     assert "sjoin" in rewrite_prompt
@@ -160,3 +164,24 @@ def test_steps_with_nothing_to_do_are_found():
     assert [i for i, _ in idle_steps(plan, request + " Check that no district is missing.", checked)] == [3, 4]
     only_exists = _contract(("exists", "`out.geojson` is written", {}))
     assert [i for i, _ in idle_steps(plan, request, only_exists)] == [3, 4]
+
+
+def test_a_reworded_join_loses_its_key():
+    from geoagent_ext.agent.plan_check import without_join_key
+    said = "Use spatial join to merge the `hex` and `landuse` DataFrames on the `hex_id` column."
+    assert without_join_key(said, "hex_id") == "Use spatial join to merge the `hex` and `landuse` DataFrames."
+    assert without_join_key("Join them on hex_id and count per hex_id.", "hex_id") == "Join them and count per hex_id."
+
+
+def test_a_second_load_of_loaded_files_is_idle():
+    from geoagent_ext.agent.plan_check import idle_steps
+    files = ["lagos_hex_grid.geojson", "lagos_landuse.geojson"]
+    plan = ["Load the `lagos_hex_grid.geojson` and `lagos_landuse.geojson` files into geopandas DataFrames.",
+            "Convert `lagos_hex_grid` to EPSG:26391.",
+            "Read the `lagos_hex_grid.geojson` file into a geopandas DataFrame.",
+            "Read the `lagos_landuse.geojson` file and reproject it to EPSG:26391.",  # does more: stays
+            "Load the lagos data."]  # names no file exactly: stays
+    found = idle_steps(plan, "Rank the hex cells.", None, files)
+    assert found == [(2, "`lagos_hex_grid.geojson` already loaded by an earlier step")]
+    # The first load of a file is work, even when another file was loaded before it.
+    assert idle_steps(["Load `lagos_hex_grid.geojson`.", "Load `lagos_landuse.geojson`."], "x", None, files) == []
