@@ -87,3 +87,26 @@ async def test_columns_empty_in_the_input_are_named_and_not_blamed_on_a_step(tmp
     assert profile["empty_columns"] == ["postal_city", "unused"]
     assert "Columns empty in every row of these files (keep them as they are): postal_city, unused" in format_files(profile)
     assert checks == {"warnings": ["`df` has all-null column(s): city"]}  # the step's own empty column still counts
+
+
+def test_the_file_profile_of_a_layered_file_says_how_to_read_every_layer(tmp_path):
+    import os
+
+    import geopandas as gpd
+    from shapely.geometry import Point
+
+    from geoagent_ext.agent.probes import local_probes
+
+    for layer, crs in (("roads", 4326), ("parcels", 32647)):
+        gpd.GeoDataFrame({"k": [1]}, geometry=[Point(100, 13)], crs=crs).to_file(tmp_path / "d.gpkg", layer=layer)
+    gpd.GeoDataFrame({"k": [1]}, geometry=[Point(100, 13)], crs=4326).to_file(tmp_path / "one.gpkg")
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        files = local_probes()["profile_files"](".")["files"]
+    finally:
+        os.chdir(cwd)
+    assert files["d.gpkg"].startswith("vector: 2 layers: gpd.read_file('d.gpkg') reads only the first; read each with "
+                                      "gpd.read_file('d.gpkg', layer=name) for name, _ in pyogrio.list_layers('d.gpkg')")
+    assert "layer 'parcels' 1 features" in files["d.gpkg"]
+    assert "layers" not in files["one.gpkg"]

@@ -25,6 +25,10 @@ def _vector(path):
         fields = ", ".join(f"{n}:{t}" for n, t in zip(info["fields"], info["dtypes"]))
         name = f" layer '{layer}'" if len(layers) > 1 else ""
         out.append(f"{name} {info.get('features')} features, {info.get('geometry_type')}, CRS {crs}; fields: {fields[:600]}")
+    if len(layers) > 1:  # a small model reads the file once and takes the frame for every layer
+        more = f" (and {len(layers) - 5} more)" if len(layers) > 5 else ""
+        out.insert(0, f" {len(layers)} layers{more}: gpd.read_file('{path}') reads only the first; read each with "
+                      f"gpd.read_file('{path}', layer=name) for name, _ in pyogrio.list_layers('{path}')")
     return "vector:" + ";".join(out)
 
 
