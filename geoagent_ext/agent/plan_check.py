@@ -12,7 +12,9 @@ filtering rows out of a file that must keep every row — is dropped or told the
 planner adds such steps from habit or from an example in the request, and the run then spends its
 repairs undoing them. Steps with nothing to do (``idle_steps``) go too: "Verify that the output file
 meets the requirements" when the contract checks the real files after every step anyway, "Close
-the GeoDataFrame" when nothing in pandas or geopandas is open.
+the GeoDataFrame" when nothing in pandas or geopandas is open, a second "Read `x.geojson`" that
+would throw away what the steps between did to it. A reworded join loses its key
+(``without_join_key``): the planner's new wording tends to keep "on the `key` column".
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ def unshared_join_keys(descriptions: list[str], columns_by_input: dict[str, list
     """(step index, key, why) for each of the ``join_steps`` whose key one of the layers it names has
     and another lacks."""
     layers = {path: set(columns) for path, columns in columns_by_input.items() if columns}
-    found: list[tuple[int, str]] = []
+    found: list[tuple[int, str, str]] = []
     for i, key in join_steps(descriptions):
         named = _named(descriptions[i], list(layers))
         involved = named if len(named) >= 2 else (list(layers) if len(layers) == 2 else [])
@@ -151,10 +153,12 @@ def contract_conflicts(descriptions: list[str], contract: Contract | None) -> li
 
 
 _LOADS = re.compile(r"\s*(?:load|read|open)\b", re.IGNORECASE)
-# A loading step that does more than load (it is not a mere second read).
-_DOES_MORE = re.compile(r"\b(?:convert\w*|re-?project\w*|comput\w*|calculat\w*|merg\w*|join\w*|filter\w*|"
-                        r"select\w*|drop\w*|renam\w*|fix\w*|repair\w*|clean\w*|group\w*|count\w*|buffer\w*|"
-                        r"clip\w*|dissolv\w*|explod\w*|sort\w*|set\w*|pars\w*)\b", re.IGNORECASE)
+# The words of a step that only loads files (anything else in it is work: "and reproject it").
+_LOAD_WORDS = {"load", "loads", "read", "reads", "open", "the", "a", "an", "and", "both", "file", "files", "data",
+               "dataset", "datasets", "into", "in", "as", "to", "using", "with", "from", "it", "them", "its", "their",
+               "geopandas", "gpd", "pandas", "pd", "read_file", "read_parquet", "read_csv", "geodataframe",
+               "geodataframes", "dataframe", "dataframes", "frame", "frames", "variable", "variables", "layer",
+               "layers", "geojson", "geopackage", "gpkg", "csv", "parquet", "geoparquet", "shapefile", "again"}
 _VERIFIES = re.compile(r"^\s*(?:verify|double-check|confirm)\b", re.IGNORECASE)
 _CLOSES = re.compile(r"^\s*close\b", re.IGNORECASE)
 _ASKS_TO_CHECK = re.compile(r"\b(?:verif\w*|validat\w*|check\w*|confirm\w*|audit\w*)\b", re.IGNORECASE)
@@ -162,13 +166,20 @@ _ASKS_TO_CHECK = re.compile(r"\b(?:verif\w*|validat\w*|check\w*|confirm\w*|audit
 
 def _files_named(text: str, files: list[str]) -> set[str]:
     """The data files a step names by file name or full stem (``lagos_landuse``), not by a word of it."""
-    words = set(re.findall(r"[\w.\-]+", text.lower()))
+    words = {w.strip(".-") for w in re.findall(r"[\w.\-]+", text.lower())}
     found = set()
     for path in files:
         name = path.rsplit("/", 1)[-1].lower()
         if name in words or name.rsplit(".", 1)[0] in words:
             found.add(path)
     return found
+
+
+def _only_loads(text: str, files: set[str]) -> bool:
+    """The step's words are loading words and the names of ``files`` (nothing else to do)."""
+    names = {n for p in files for n in (p.rsplit("/", 1)[-1].lower(), p.rsplit("/", 1)[-1].lower().rsplit(".", 1)[0])}
+    words = {w.strip(".-") for w in re.findall(r"[\w.\-]+", text.lower())} - {""}
+    return bool(_LOADS.match(text)) and words <= _LOAD_WORDS | names
 
 
 def idle_steps(descriptions: list[str], request: str, contract: Contract | None,
@@ -190,7 +201,7 @@ def idle_steps(descriptions: list[str], request: str, contract: Contract | None,
             found.append((i, "nothing in a pandas/geopandas session needs closing"))
         elif _VERIFIES.search(text) and verified and not _ASKS_TO_CHECK.search(request):
             found.append((i, "the contract's checks verify the written files after every step"))
-        elif _LOADS.match(text) and named and named <= loaded and not _DOES_MORE.search(text):
+        elif named and named <= loaded and _only_loads(text, named):
             found.append((i, f"{', '.join(f'`{p}`' for p in sorted(named))} already loaded by an earlier step"))
         if _LOADS.match(text):
             loaded |= named

@@ -180,8 +180,11 @@ def test_a_second_load_of_loaded_files_is_idle():
             "Convert `lagos_hex_grid` to EPSG:26391.",
             "Read the `lagos_hex_grid.geojson` file into a geopandas DataFrame.",
             "Read the `lagos_landuse.geojson` file and reproject it to EPSG:26391.",  # does more: stays
-            "Load the lagos data."]  # names no file exactly: stays
+            "Load the lagos data.",  # names no file exactly: stays
+            "Open `lagos_hex_grid.geojson` and list the columns.",  # does more: stays
+            "Read lagos_landuse.geojson into a GeoDataFrame."]
     found = idle_steps(plan, "Rank the hex cells.", None, files)
-    assert found == [(2, "`lagos_hex_grid.geojson` already loaded by an earlier step")]
+    assert found == [(2, "`lagos_hex_grid.geojson` already loaded by an earlier step"),
+                     (6, "`lagos_landuse.geojson` already loaded by an earlier step")]
     # The first load of a file is work, even when another file was loaded before it.
     assert idle_steps(["Load `lagos_hex_grid.geojson`.", "Load `lagos_landuse.geojson`."], "x", None, files) == []
