@@ -114,10 +114,11 @@ _WRITES = re.compile(r"\b(?:writes?|writing|sav(?:e|es|ing)|export\w*|to_file|to
 
 
 def _retypes(column: str) -> re.Pattern:
-    """A step that converts ``column`` to another type ("Convert the `address_id` column to a numeric type")."""
+    """A step that converts ``column`` to numbers or dates ("Convert the `address_id` column to a numeric
+    type"), which loses ids like 'A0001' or '007'; to text is left alone (it keeps what it reads)."""
     return re.compile(rf"\b(?:convert\w*|cast\w*|chang\w*|coerc\w*)\b[^.;]*?`?\b{re.escape(column)}\b`?[^.;]*?"
-                      rf"\b(?:to|as|into)\b[^.;]*?\b(?:numeric|numbers?|int\w*|float\w*|str\w*|text|date\w*|"
-                      rf"timestamp\w*|type|dtype)\b", re.IGNORECASE)
+                      rf"\b(?:to|as|into)\b[^.;]*?\b(?:numeric|numbers?|int\w*|float\w*|date\w*|timestamp\w*)\b",
+                      re.IGNORECASE)
 
 
 def contract_conflicts(descriptions: list[str], contract: Contract | None) -> list[tuple[int, str | None, str]]:

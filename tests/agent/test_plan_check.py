@@ -117,7 +117,8 @@ def test_steps_the_contract_forbids_are_dropped_or_told_the_limit():
     assert found[5][0].startswith(plan[5]) and "no row is left out" in found[5][0]  # it writes: kept, limited
     ids = ("values_from_input", "`address_id` keeps the original values", {"name": "address_id", "input": "a.parquet"})
     steps = ["Convert the `address_id` column to a numeric type for easier comparison.",
-             "Convert `distance` to kilometres.", "Keep the original `address_id` from `a.parquet`."]
+             "Convert `distance` to kilometres.", "Keep the original `address_id` from `a.parquet`.",
+             "Convert the `address_id` column to a string to preserve the original values."]  # to text: kept
     [(index, text, why)] = contract_conflicts(steps, _contract(ids))
     assert (index, text) == (0, None) and "`address_id` keeps the original values of `a.parquet`" in why
     # Without those requirements the same steps stand.
