@@ -300,7 +300,9 @@ def _format_record(record: Any) -> str:
     signature = getattr(record, "signature", "") or ""
     summary = getattr(record, "summary", "") or ""
     if getattr(record, "kind", "") == "recipe":
-        return f"Recipe: {name}\n{getattr(record, 'text', '')[:800]}"
+        # A small model copies a recipe's variables (`stations`) into a session that has none.
+        return f"Recipe: {name} (its variable names are the example's: write yours with this session's)\n" \
+               f"{getattr(record, 'text', '')[:800]}"
     return f"- {name}{signature}: {summary[:200]}"
 
 

@@ -534,3 +534,6 @@ async def test_a_variable_copied_from_a_recipe_is_repaired_not_given_a_step(tmp_
     [repaired] = [e for e in run.bus.history if e.type == "repaired"]
     assert repaired.strategy == "example_name"
     assert any("is the variable of an example in the documentation" in p for p in model.prompt_texts)
+    # The recipe itself says so up front.
+    assert any("its variable names are the example's" in p and "stations.estimate_utm_crs()" in p
+               for p in model.prompt_texts)
