@@ -401,7 +401,7 @@ class Run:
         self.subtasks = plan.subtasks
         self.emit(Planned(run_id=self.id, subtasks=self.subtasks))
         self._drop_raster_tools()
-        self._obey_contract()
+        self._tidy_plan()
         await self._reword_unshared_joins()
         solver = self._solver()
         i = 0
@@ -453,12 +453,12 @@ class Run:
                                 reason=f"step(s) {', '.join(str(i + 1) for i, _ in changed)} named a raster library "
                                        "but no data file is a raster"))
 
-    def _obey_contract(self) -> None:
+    def _tidy_plan(self) -> None:
         """Steps the contract forbids (``plan_check.contract_conflicts``) are dropped, or keep their
         work with the limit written into them, and steps with nothing to do (``idle_steps``) are
         dropped, before the coder reads them. A plan is never emptied."""
         descriptions = [s.description for s in self.subtasks]
-        changes = [(i, text, why) for i, text, why in contract_conflicts(descriptions, self.contract)]
+        changes = list(contract_conflicts(descriptions, self.contract))
         changes += [(i, None, why) for i, why in idle_steps(descriptions, self.request, self.contract, self.data_files)
                      if i not in {j for j, _, _ in changes}]
         dropped = {i for i, text, _ in changes if text is None}
