@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from typing import Callable
 
 WRITE_METHODS = {
     "to_file", "to_parquet", "to_csv", "to_json", "to_feather", "to_netcdf", "to_raster",
@@ -132,34 +133,28 @@ def attribute_owner(code: str, attr: str, lineno: int | None = None) -> str | No
     return found[0][1]
 
 
-def callee_of(code: str, func_name: str, lineno: int | None = None) -> str | None:
-    """Source of the called expression named ``func_name`` (``gdf.sjoin`` for ``sjoin()``)."""
+def _called(code: str, matches: Callable[[ast.Call], bool], lineno: int | None) -> str | None:
+    """Source of the called expression of the first call ``matches`` accepts, the one on
+    ``lineno`` first."""
     tree = parse(code)
     if tree is None:
         return None
-    found: list[tuple[int, str]] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            name = call_name(node.func) or ""
-            if name.split(".")[-1] == func_name:
-                found.append((getattr(node, "lineno", 0), ast.unparse(node.func)))
-    for line, expr in found:
-        if lineno and line == lineno:
-            return expr
-    return found[0][1] if found else None
+    found = [(getattr(node, "lineno", 0), ast.unparse(node.func)) for node in ast.walk(tree)
+             if isinstance(node, ast.Call) and matches(node)]
+    on_line = [expr for line, expr in found if lineno and line == lineno]
+    return (on_line or [expr for _, expr in found] or [None])[0]
+
+
+def callee_of(code: str, func_name: str, lineno: int | None = None) -> str | None:
+    """Source of the called expression named ``func_name`` (``gdf.sjoin`` for ``sjoin()``)."""
+    return _called(code, lambda node: (call_name(node.func) or "").split(".")[-1] == func_name, lineno)
 
 
 def call_passing(code: str, keyword: str, lineno: int | None = None) -> str | None:
     """Source of the called expression that passes ``keyword=`` (on ``lineno`` when given):
     the call to fix when a library's inner function rejects the keyword
     (``__cinit__() got an unexpected keyword argument 'driver'`` from ``gdf.to_parquet(..., driver=...)``)."""
-    tree = parse(code)
-    if tree is None:
-        return None
-    found = [(getattr(node, "lineno", 0), ast.unparse(node.func)) for node in ast.walk(tree)
-             if isinstance(node, ast.Call) and any(k.arg == keyword for k in node.keywords)]
-    on_line = [expr for line, expr in found if lineno and line == lineno]
-    return (on_line or [expr for _, expr in found] or [None])[0]
+    return _called(code, lambda node: any(k.arg == keyword for k in node.keywords), lineno)
 
 
 def names_in_line(code: str, lineno: int | None) -> list[str]:
