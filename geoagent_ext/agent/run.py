@@ -400,7 +400,6 @@ class Run:
             return "declined", plan.declined
         self.subtasks = plan.subtasks
         self.emit(Planned(run_id=self.id, subtasks=self.subtasks))
-        self._drop_raster_tools()
         self._tidy_plan()
         await self._reword_unshared_joins()
         solver = self._solver()
@@ -441,35 +440,34 @@ class Run:
             await self._maybe_replan(i, done_outputs, outcome)
         return await self._verdict(outputs, skipped, recheck=not closing.checked_last)
 
-    def _drop_raster_tools(self) -> None:
-        """Steps that name a raster library when no data file is a raster lose that phrase
-        (``plan_check``): the coder follows the step's words and tries to open a vector file with
-        rasterio on every attempt."""
-        changed = raster_tools_without_rasters([s.description for s in self.subtasks], self.data_files, self.request)
-        for index, text in changed:
-            self.subtasks[index] = self.subtasks[index].model_copy(update={"description": text})
-        if changed:
-            self.emit(Replanned(run_id=self.id, subtasks=self.subtasks,
-                                reason=f"step(s) {', '.join(str(i + 1) for i, _ in changed)} named a raster library "
-                                       "but no data file is a raster"))
-
     def _tidy_plan(self) -> None:
-        """Steps the contract forbids (``plan_check.contract_conflicts``) are dropped, or keep their
-        work with the limit written into them, and steps with nothing to do (``idle_steps``) are
-        dropped, before the coder reads them. A plan is never emptied."""
+        """One pass over the plan before the coder reads it, one ``replanned`` event for all it
+        changed (``plan_check``): a step naming a raster library when no data file is a raster
+        loses that phrase (the coder would open a vector file with rasterio on every attempt);
+        then, on that wording, steps the contract forbids are dropped or keep their work with the
+        limit written into them, and steps with nothing to do are dropped. A plan is never emptied."""
         descriptions = [s.description for s in self.subtasks]
-        changes = list(contract_conflicts(descriptions, self.contract))
-        changes += [(i, None, why) for i, why in idle_steps(descriptions, self.request, self.contract, self.data_files)
-                     if i not in {j for j, _, _ in changes}]
-        dropped = {i for i, text, _ in changes if text is None}
-        if not changes or len(dropped) == len(self.subtasks):
+        changes: dict[int, tuple[str | None, str]] = {
+            i: (text, "it named a raster library but no data file is a raster")
+            for i, text in raster_tools_without_rasters(descriptions, self.data_files, self.request)}
+        for i, (text, _) in changes.items():
+            descriptions[i] = text
+        for i, text, why in contract_conflicts(descriptions, self.contract):
+            changes[i] = (text, why)
+        for i, why in idle_steps(descriptions, self.request, self.contract, self.data_files):
+            changes.setdefault(i, (None, why))
+        dropped = {i for i, (text, _) in changes.items() if text is None}
+        if len(dropped) == len(self.subtasks):
+            changes = {i: change for i, change in changes.items() if change[0] is not None}
+            dropped = set()
+        if not changes:
             return
-        for index, text, _ in changes:
+        for index, (text, _) in changes.items():
             if text is not None:
                 self.subtasks[index] = self.subtasks[index].model_copy(update={"description": text})
         self.subtasks = [s for i, s in enumerate(self.subtasks) if i not in dropped]
-        said = "; ".join(f"step {i + 1} {'dropped' if text is None else 'limited'}: {why}"
-                         for i, text, why in sorted(changes, key=lambda c: c[0]))
+        said = "; ".join(f"step {i + 1} {'dropped' if text is None else 'reworded'}: {why}"
+                         for i, (text, why) in sorted(changes.items()))
         self.emit(Replanned(run_id=self.id, subtasks=self.subtasks, reason=f"the plan was tidied — {said}"))
 
     async def _reword_unshared_joins(self) -> None:

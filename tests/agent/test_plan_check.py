@@ -86,7 +86,7 @@ async def test_the_run_rewords_the_step_before_the_coder_reads_it(tmp_path):
                                               script, tmp_path)
     assert finished.status == "succeeded", finished.message
     replanned = next(e for e in run.bus.history if e.type == "replanned")
-    assert "named a raster library" in replanned.reason
+    assert "named a raster library" in replanned.reason and replanned.reason.startswith("the plan was tidied")
     assert replanned.subtasks[1].description == "Compute the length of each line and print the total."
     coder = [p for p in model.prompt_texts if "Compute the length" in p]
     assert coder and not any("rasterio" in p.split("## Your step", 1)[-1].split("\n## ", 1)[0] for p in coder)
@@ -133,8 +133,8 @@ async def test_the_run_drops_a_reprojection_of_geometry_that_must_stay_as_it_is(
                      crs=4326).to_file(workdir / "stations.geojson")
     load = "import geopandas as gpd\nstations = gpd.read_file('stations.geojson')\nprint(len(stations))"
     script = StepScript(
-        ["Load `stations.geojson`.", "Convert the CRS of the stations to EPSG:32647 using pyproj.",
-         "Convert `value` to numbers and write `fixed.geojson`.",
+        ["Load `stations.geojson`.", "Convert the CRS of the stations to EPSG:32647 using rasterio.",
+         "Convert `value` to numbers with xarray and write `fixed.geojson`.",
          "Verify that the output file meets the specified requirements."],
         {"Load": [load],
          "Convert the CRS": ["stations = stations.to_crs(32647)"],
@@ -143,9 +143,12 @@ async def test_the_run_drops_a_reprojection_of_geometry_that_must_stay_as_it_is(
         workdir, "Write `fixed.geojson` from `stations.geojson` with `value` as numbers. Leave the geometry alone.",
         script, tmp_path)
     assert finished.status == "succeeded", finished.message
-    replanned = next(e for e in run.bus.history if e.type == "replanned")
+    # One event for the whole tidying: the raster phrase and the contract's drops together.
+    [replanned] = [e for e in run.bus.history if e.type == "replanned"]
     assert "step 2 dropped" in replanned.reason and "step 4 dropped" in replanned.reason
-    assert len(replanned.subtasks) == 2
+    assert "step 3 reworded: it named a raster library" in replanned.reason
+    assert [s.description for s in replanned.subtasks] == ["Load `stations.geojson`.",
+                                                           "Convert `value` to numbers and write `fixed.geojson`."]
     assert "Convert the CRS" not in script.calls  # the forbidden step never reached the coder (nor the idle one:
     # the script has no reply for it)
     assert gpd.read_file(workdir / "fixed.geojson").crs.to_epsg() == 4326
