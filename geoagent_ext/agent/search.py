@@ -50,8 +50,9 @@ from ..llm.client import LLMNoAnswer
 from . import codeinfo, repair
 from .events import SearchNode
 from .subtask_work import (
-    BREAKS_DELIVERABLE, FIRST_TEMPERATURE, MAX_SEMANTIC_RETRIES, REPAIR_TEMPERATURE, Attempt, Outcome, SolverRun,
+    FIRST_TEMPERATURE, MAX_SEMANTIC_RETRIES, REPAIR_TEMPERATURE, Attempt, Outcome, SolverRun,
     SubtaskWork,
+    record_broken,
     record_failure,
 )
 from .deliverables import met_share, trial_suffix
@@ -309,14 +310,11 @@ class MctsSolver:
             return self._failed(work, node, attempt)
         remaining = len(run.subtasks) - work.index - 1
         last = not (self.options.lookahead and remaining > 0)
-        held = work.held_outputs_written(info)  # a finished deliverable this code rewrites: checked in the trial
-        suffix = trial_suffix(run.contract) if last else trial_suffix(run.contract, held)
-        trial = await run.kernel.trial(node.code + work.output_guard() + suffix, timeout=run.options.trial_timeout)
+        # A finished deliverable this code rewrites is checked in the trial; the last step checks them all.
+        trial, broken = await work.trial(node.code, work.held_outputs_written(info), every_requirement=last)
         attempt = Attempt(code=node.code, result=trial)
-        broken = run.deliverables.broken_in_trial(trial.stdout, held) if held and trial.status == "ok" else ""
         if broken:
-            attempt.error, attempt.ename, attempt.evalue = broken, BREAKS_DELIVERABLE, broken
-            return self._failed(work, node, attempt)
+            return self._failed(work, node, record_broken(attempt, trial, broken))
         if trial.status != "ok":
             record_failure(attempt, trial)
             return self._failed(work, node, attempt)

@@ -240,6 +240,17 @@ class SubtaskWork:
         held = deliverables.held_outputs()
         return [p for p in deliverables.outputs_written_by(info.written_files) if p in held]
 
+    async def trial(self, code: str, held: list[str], *, every_requirement: bool = False) -> tuple[Any, str]:
+        """Run the code in a fork of the kernel with the output guard and the contract's checks:
+        of the finished deliverables it rewrites (``held``), or of every requirement (the search's
+        reward for a program's last step). Returns the trial and what it broke of ``held`` ("" when
+        nothing: then committing it cannot undo a finished deliverable)."""
+        contract = self.run.contract
+        suffix = trial_suffix(contract) if every_requirement else trial_suffix(contract, held)
+        trial = await self.run.kernel.trial(code + self.output_guard() + suffix, timeout=self.run.options.trial_timeout)
+        broken = self.run.deliverables.broken_in_trial(trial.stdout, held) if held and trial.status == "ok" else ""
+        return trial, broken
+
     async def evaluate(self, code: str, attempt_no: int, node_id: str | None = None) -> Attempt:
         """Trial-run, then commit to the live kernel; returns what happened."""
         info = codeinfo.analyse(code)
@@ -250,16 +261,12 @@ class SubtaskWork:
                                    result=summarize(_NotRunResult(info.problem, info.problem_kind))))
             return attempt
         if self.run.options.use_sandbox:
-            held = self.held_outputs_written(info)
-            trial = await self.run.kernel.trial(code + self.output_guard() + trial_suffix(self.run.contract, held),
-                                                timeout=self.run.options.trial_timeout)
+            trial, broken = await self.trial(code, self.held_outputs_written(info))
             self.run.emit(Executed(run_id=self.run.id, subtask_id=self.subtask.id, attempt=attempt_no, code=code, trial=True, node_id=node_id, result=summarize(trial)))
             if trial.status != "ok":
                 return record_failure(attempt, trial)
-            broken = self.run.deliverables.broken_in_trial(trial.stdout, held) if held else ""
             if broken:  # not committed: the deliverable on disk stays as it was
-                attempt.result, attempt.ename, attempt.error, attempt.evalue = trial, BREAKS_DELIVERABLE, broken, broken
-                return attempt
+                return record_broken(attempt, trial, broken)
         if not await self.run.approve(self.subtask.id, code):
             attempt.error, attempt.ename = f"The user rejected this code: {self.run.last_rejection or 'no reason given'}", "Rejected"
             return attempt
@@ -279,6 +286,13 @@ class _NotRunResult:
     def __init__(self, message: str, ename: str):
         self.status, self.stdout, self.stderr, self.outputs, self.duration_s = "error", "", "", [], 0.0
         self.error = type("E", (), {"message": message, "ename": ename})()
+
+
+def record_broken(attempt: Attempt, trial: Any, broken: str) -> Attempt:
+    """An attempt that ran but would break a finished deliverable (``SubtaskWork.trial``): not
+    committed, and repaired with what it broke as its error."""
+    attempt.result, attempt.ename, attempt.error, attempt.evalue = trial, BREAKS_DELIVERABLE, broken, broken
+    return attempt
 
 
 def record_failure(attempt: Attempt, result: Any) -> Attempt:
