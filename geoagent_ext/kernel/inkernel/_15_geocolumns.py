@@ -2,7 +2,8 @@
 # Shared: the helper uses it for variable hints and for the file profiles of the
 # data probes (_70_data_probes.py), so there is one rule for both.
 # Small models copy an exact call built from the real column names instead of
-# guessing one.
+# guessing one. GeoParquet's "geo" metadata is read here too, once for every part
+# that needs it (contract checks, CRS advisor, data probes).
 
 GEO_WKT_PREFIXES = ("POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON",
                     "GEOMETRYCOLLECTION")
@@ -37,3 +38,16 @@ def geometry_source(df, name):
             return ("gpd.points_from_xy(%s[%r], %s[%r])" % (name, lower[lon], name, lower[lat]),
                     "coordinates in columns %r/%r" % (lower[lon], lower[lat]))
     return None, ""
+
+
+def geoparquet_meta(schema):
+    """The GeoParquet "geo" metadata of a pyarrow schema as a dict; {} for plain Parquet."""
+    return json.loads((schema.metadata or {}).get(b"geo", b"null") or "null") or {}
+
+
+def geoparquet_primary(geo):
+    """(name, metadata, CRS) of the primary geometry column of GeoParquet metadata. The spec:
+    no "crs" key means OGC:CRS84 (lon/lat); "crs": null means unknown (None here)."""
+    name = geo.get("primary_column", "geometry")
+    column = geo.get("columns", {}).get(name, {})
+    return name, column, column["crs"] if "crs" in column else "OGC:CRS84"

@@ -15,7 +15,7 @@ def _contract_load(path, fmt):
         return {"": pd.read_csv(path)}
     if fmt in ("parquet", "geoparquet"):
         import pyarrow.parquet as pq
-        if b"geo" in (pq.read_schema(path).metadata or {}):
+        if geoparquet_meta(pq.read_schema(path)):
             import geopandas as gpd
             return {"": gpd.read_parquet(path)}
         import pandas as pd
@@ -161,11 +161,9 @@ def _contract_stored_types(path, fmt):
     """{layer: {column: canonical type}} as the file stores them (geometry columns left out): a
     Parquet schema, not the pandas frame read from it (which turns timestamp[us] into [ns])."""
     if fmt in ("parquet", "geoparquet"):
-        import json as _j
         import pyarrow.parquet as pq
         schema = pq.read_schema(path)
-        geo = _j.loads((schema.metadata or {}).get(b"geo", b"null") or "null") or {}
-        skip = set(geo.get("columns", {}))
+        skip = set(geoparquet_meta(schema).get("columns", {}))
         return {"": {f.name: _contract_type_name(f.type) for f in schema if f.name not in skip
                      and not f.name.startswith("__index_level_")}}
     import pyogrio

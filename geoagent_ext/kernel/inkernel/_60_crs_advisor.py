@@ -632,15 +632,11 @@ def _advisor_read_file(path, layer=None):
     import os
     ext = os.path.splitext(path)[1].lower()
     if ext in (".parquet", ".geoparquet"):
-        import json as _j
         import pyarrow.parquet as pq
-        meta = (pq.read_schema(path).metadata or {}).get(b"geo")
-        if meta is None:
+        geo = geoparquet_meta(pq.read_schema(path))
+        if not geo:
             return f"`{path}` is plain Parquet without GeoParquet metadata: no geometry column or CRS to advise on"
-        geo = _j.loads(meta)
-        col = geo.get("primary_column", "geometry")
-        info = geo.get("columns", {}).get(col, {})
-        crs = info["crs"] if "crs" in info else "OGC:CRS84"  # GeoParquet: no key means lon/lat (OGC:CRS84)
+        col, info, crs = geoparquet_primary(geo)
         if crs is None:
             return f"`{path}`: its GeoParquet metadata says the CRS of `{col}` is unknown (crs: null): set it first"
         bbox = info.get("bbox")

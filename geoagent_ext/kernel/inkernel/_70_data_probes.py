@@ -38,14 +38,12 @@ def _parquet(path):
     import pyarrow.parquet as pq
     pf = pq.ParquetFile(path)
     schema = pf.schema_arrow
-    geo = json.loads((schema.metadata or {}).get(b"geo", b"null"))
+    geo = geoparquet_meta(schema)
     rows = pf.metadata.num_rows
     if not geo:
         cols = ", ".join(f"{f.name}:{f.type}" for f in schema)
         return f"table: {rows} rows; columns: {cols[:600]}"
-    primary = geo.get("primary_column", "geometry")
-    column = geo.get("columns", {}).get(primary, {})
-    crs = column.get("crs", "OGC:CRS84")  # GeoParquet: no "crs" key means OGC:CRS84
+    primary, column, crs = geoparquet_primary(geo)
     if isinstance(crs, dict):
         import pyproj
         crs = pyproj.CRS.from_json_dict(crs).to_string()
@@ -61,10 +59,10 @@ def _parquet_columns(path):
     import pyarrow.parquet as pq
     pf = pq.ParquetFile(path)
     names = set(pf.schema_arrow.names)
-    geo = json.loads((pf.schema_arrow.metadata or {}).get(b"geo", b"null"))
+    geo = geoparquet_meta(pf.schema_arrow)
     problem = None
     if geo:
-        primary = geo.get("primary_column", "geometry")
+        primary = geoparquet_primary(geo)[0]
         if primary in names:
             names.add("geometry")
         else:  # a GeoDataFrame written without its active geometry column
