@@ -131,6 +131,25 @@ def named_libraries(text: str) -> list[str]:
     return sorted({lib for word, lib in LIBRARY_WORDS.items() if word in lowered})
 
 
+RASTER_LIBRARIES = frozenset({"rasterio", "rioxarray", "xarray", "xarray-spatial"})
+# A raster in the data overview (a file profiled "raster: …", a rasterio or xarray object in the
+# kernel) or in the request's words.
+_RASTER_WORDS = re.compile(r"\braster|rasterio|xarray|DataArray", re.IGNORECASE)
+
+
+def docs_libraries(step: str, request: str, overview: str) -> list[str] | None:
+    """The libraries a step's API docs come from: those the step names; else, when neither the
+    data nor the request has a raster, every library but the raster ones (a repair's query holds
+    the error, and "dst.write(...): arr must be an array" brings rasterio's docs to a vector task
+    whose coder reached for rasterio once); else all of them (None)."""
+    named = named_libraries(step)
+    if named:
+        return named
+    if _RASTER_WORDS.search(request) or _RASTER_WORDS.search(overview):
+        return None
+    return sorted(set(LIBRARY_WORDS.values()) - RASTER_LIBRARIES)
+
+
 class SubtaskWork:
     """The operations on one subtask that both the loop and the search use."""
 
@@ -162,14 +181,14 @@ class SubtaskWork:
         knowledge_index = self.run.knowledge_index
         if knowledge_index is None or self.run.options.retrieval == "never":
             return ""
-        libraries = named_libraries(self.subtask.description)
-        if not libraries and failure is None and self.run.options.retrieval != "always":
+        if not named_libraries(self.subtask.description) and failure is None and self.run.options.retrieval != "always":
             return ""
+        libraries = docs_libraries(self.subtask.description, self.run.request, self.run.data_overview)
         query = self.subtask.description if failure is None else f"{self.subtask.description}\n{failure}"
         warnings: list[str] = []
         try:
             # Off the event loop: the first call loads chromadb and the embedding model.
-            records = await asyncio.to_thread(knowledge_index.retrieve, query, libraries=libraries or None, k=4,
+            records = await asyncio.to_thread(knowledge_index.retrieve, query, libraries=libraries, k=4,
                                               warnings=warnings)
         except Exception as exc:  # a broken index degrades answers, it must not stop the run
             self.run.warn("retrieval", f"API retrieval is degraded: {exc}; steps are written without API docs")

@@ -537,3 +537,54 @@ async def test_a_variable_copied_from_a_recipe_is_repaired_not_given_a_step(tmp_
     # The recipe itself says so up front.
     assert any("its variable names are the example's" in p and "stations.estimate_utm_crs()" in p
                for p in model.prompt_texts)
+
+
+def test_docs_for_a_vector_task_leave_the_raster_libraries_out():
+    """A repair's docs query holds the error: "dst.write(1.0, 1): arr must be an array-like" brought
+    rasterio's docs to fiji's vector transects (seen at 55196ce). With no raster in the data or the
+    request, the docs come from the other libraries; a step naming a library gets that library."""
+    from geoagent_ext.agent.subtask_work import RASTER_LIBRARIES, docs_libraries
+    vector = "- `lines.geojson`: vector: 3 features, LineString, CRS EPSG:4326"
+    libraries = docs_libraries("Compute the length of each line.", "How long are the lines?", vector)
+    assert libraries and "geopandas" in libraries and not RASTER_LIBRARIES & set(libraries)
+    assert docs_libraries("Compute the length with rasterio.", "How long?", vector) == ["rasterio"]
+    assert docs_libraries("Compute the length.", "How long?", vector + "\n- `dem.tif`: raster: 1 band(s) 10x10") is None
+    assert docs_libraries("Compute the mean.", "Average the raster per district.", vector) is None
+    assert docs_libraries("Compute the mean.", "Average it.", "dem: xarray DataArray, dims {'y': 5}") is None
+
+
+async def test_a_repair_on_vector_data_reads_no_raster_docs(tmp_path):
+    import geopandas as gpd
+    from shapely.geometry import LineString
+    from geoagent_ext.agent.run import Run, RunOptions
+    from geoagent_ext.llm.client import LLMClient
+    from geoagent_ext.llm.scripted import ScriptedChatModel
+    from .helpers import StepScript, real_kernel
+
+    raster_libraries = {"rasterio", "rioxarray", "xarray", "xarray-spatial"}
+    asked = []
+
+    class Shelf:  # the index's interface, recording which libraries each query was limited to
+        def retrieve(self, query, libraries=None, k=5, warnings=None):
+            asked.append(libraries)
+            return []
+
+        def intros(self):
+            return {}
+
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    gpd.GeoDataFrame({"tid": [1]}, geometry=[LineString([(0, 0), (1000, 0)])], crs=3857).to_file(
+        workdir / "lines.geojson")
+    script = StepScript(["Load `lines.geojson`.", "Compute the total length and print it."],
+                        {"Load": ["import geopandas as gpd\nlines = gpd.read_file('lines.geojson')"],
+                         "Compute the total": ["import rasterio\nrasterio.open('lines.geojson')",
+                                               "print(lines.length.sum())"]})
+    async with real_kernel(workdir) as kernel:
+        run = Run("How long are the lines of `lines.geojson` together?", kernel=kernel,
+                  llm=LLMClient(ScriptedChatModel(responder=script), timeout=30, retries=1),
+                  model_name="scripted:test", knowledge_index=Shelf(), options=RunOptions(), log_dir=tmp_path / "runs")
+        finished = await run.wait()
+    assert finished.status == "succeeded", finished.message
+    assert asked, "the repair asked for no docs"
+    assert all(libraries and "geopandas" in libraries and not raster_libraries & set(libraries) for libraries in asked)
