@@ -143,11 +143,13 @@ class GeoAgentSettings(Configurable):
     ).tag(config=True)
 
     propose_requirements = Bool(
-        True,
+        None,
+        allow_none=True,
         help=(
             "With the contract: the model also reads the request for requirements the rules did not "
             "find (one LLM call before the plan). A proposal is kept only when the rules can check it "
-            "and the request writes every column, code and value it names. Off: the rules' contract only."
+            "and the request writes every column, code and value it names. Off: the rules' contract only. "
+            "Unset: on, except with the bundled local models (local:...), whose proposals were never kept."
         ),
     ).tag(config=True)
 

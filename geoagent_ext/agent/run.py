@@ -22,7 +22,7 @@ from ..llm.client import LLMError
 from ..redact import redact, redact_obj
 from . import codeinfo
 from ..contract import Contract, RequirementEdit, apply_edits, derive_contract
-from ..contract.proposed import accept_proposals
+from ..contract.proposed import accept_proposals, proposals_wanted
 from .bus import EventBus
 from .crs_advice import CrsAdvice
 from .deliverables import DeliverableChecks, input_facts
@@ -71,7 +71,9 @@ class RunOptions(BaseModel):
     mcts: MctsOptions = MctsOptions()
     contract: bool = True  # derive the deliverable contract, check it, and let it decide the status
     crs_advisor: bool = True  # advise the CRS for the data's extent (overview, contract, repairs)
-    propose_requirements: bool = True  # the model proposes requirements beyond the rules' (contract.proposed)
+    # The model proposes requirements beyond the rules' (contract.proposed); None: by the model
+    # (``proposals_wanted``).
+    propose_requirements: bool | None = None
 
     @classmethod
     def from_settings(cls, settings, **overrides) -> "RunOptions":
@@ -385,7 +387,7 @@ class Run:
             self.input_facts = await input_facts(self.kernel, self.data_files, outputs)
             self.contract = derive_contract(self.request, outputs, self.input_facts,
                                             official_crs=self.crs_advice.label_for("official"))
-            if self.options.propose_requirements:
+            if proposals_wanted(self.options.propose_requirements, self.model_name):
                 await self._add_proposed_requirements()
             if self.options.approval_mode:
                 await self._review_contract()

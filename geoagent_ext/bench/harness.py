@@ -10,7 +10,6 @@ Each task runs in a fresh kernel whose working dir is a copy of its inputs.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -21,6 +20,7 @@ from ..agent.kernel_handle import KernelLost
 from ..agent.probes import format_files, run_probe
 from ..agent.prompts import single_messages
 from ..config import GeoAgentSettings
+from ..contract.proposed import proposals_wanted
 from ..llm.parsing import extract_code
 from ..services import open_headless_services, run_options
 from .suite import Task
@@ -105,7 +105,9 @@ async def run_task(task: Task, mode: str, settings: GeoAgentSettings, out_dir: P
     result = TaskResult(task_id=task.id, mode=mode, model=model or settings.model,
                         contract=settings.check_contract if mode != "single" else None,
                         crs_advisor=settings.crs_advisor if mode != "single" else None,
-                        proposals=settings.propose_requirements and settings.check_contract if mode != "single" else None)
+                        proposals=(settings.check_contract and proposals_wanted(settings.propose_requirements,
+                                                                             model or settings.model))
+                        if mode != "single" else None)
     async with open_headless_services(settings, cwd=workdir, model=model, use_index=use_index) as session:
         try:
             if mode == "single":

@@ -588,3 +588,35 @@ async def test_a_repair_on_vector_data_reads_no_raster_docs(tmp_path):
     assert finished.status == "succeeded", finished.message
     assert asked, "the repair asked for no docs"
     assert all(libraries and "geopandas" in libraries and not raster_libraries & set(libraries) for libraries in asked)
+
+
+async def test_the_bundled_local_model_is_not_asked_for_proposals_unless_the_setting_says_so(workdir, tmp_path):
+    """Its proposals were never kept (0 of 16 over the dev requests) and the call took ~27 s of a
+    run: with the setting unset a run of a local: model plans at once; set, it asks."""
+    from geoagent_ext.agent.run import Run, RunOptions
+    from geoagent_ext.llm.client import LLMClient
+
+    script = StepScript(["Write the cities to cities.geojson."],
+                        {"Write the cities": ["import pandas as pd, geopandas as gpd\ndf = pd.read_csv('cities.csv')\n"
+                                              "gpd.GeoDataFrame(df, geometry=gpd.points_from_xy(df.lon, df.lat), "
+                                              "crs=4326).to_file('cities.geojson')"]})
+    asked = {}
+    for setting in (None, True):
+        (workdir / "cities.geojson").unlink(missing_ok=True)
+        model = ScriptedChatModel(responder=script)
+        async with real_kernel(workdir) as kernel:
+            run = Run("Turn cities.csv into cities.geojson", kernel=kernel, llm=LLMClient(model, timeout=30, retries=1),
+                      model_name="local:qwen2.5-coder-1.5b", options=RunOptions(propose_requirements=setting),
+                      log_dir=tmp_path / "runs")
+            finished = await run.wait()
+        assert finished.status == "succeeded", finished.message
+        asked[setting] = any("what the output files must satisfy" in p for p in model.prompt_texts)
+    assert asked == {None: False, True: True}
+
+
+def test_proposals_follow_the_setting_else_the_model():
+    from geoagent_ext.config import GeoAgentSettings
+    from geoagent_ext.contract.proposed import proposals_wanted
+    assert GeoAgentSettings().propose_requirements is None
+    assert not proposals_wanted(None, "local:qwen2.5-coder-1.5b") and proposals_wanted(None, "openai:gpt-4o")
+    assert proposals_wanted(True, "local:qwen2.5-coder-1.5b") and not proposals_wanted(False, "openai:gpt-4o")
