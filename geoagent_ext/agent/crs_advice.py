@@ -89,8 +89,20 @@ class CrsAdvice:
 
     def for_subtask(self, description: str) -> str:
         """The advice a subtask's coder gets: the purpose its words name, else nothing."""
-        for pattern, purpose in SUBTASK_PURPOSES:
-            if pattern.search(description):
-                why = self.for_purpose(purpose)
-                return f"CRS for this step ({purpose}): {why}" if why else ""
-        return ""
+        purpose = _purpose_of(description)
+        why = self.for_purpose(purpose) if purpose else ""
+        return f"CRS for this step ({purpose}): {why}" if why else ""
+
+    def step_label(self, description: str) -> str:
+        """What the plan shows beside a step: "areas in EPSG:3035 (ETRS89-extended / LAEA Europe)", or ''."""
+        purpose = _purpose_of(description)
+        label = self.label_for(purpose) if purpose else ""
+        return f"{_STEP_WORDS[purpose]} {label}" if label else ""
+
+
+_STEP_WORDS = {"area": "areas in", "distance": "distances in", "official": "official grid"}
+
+
+def _purpose_of(description: str) -> str | None:
+    """The purpose a step's words name (``SUBTASK_PURPOSES``, first match), or None."""
+    return next((purpose for pattern, purpose in SUBTASK_PURPOSES if pattern.search(description)), None)

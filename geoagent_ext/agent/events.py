@@ -28,6 +28,9 @@ class SubtaskSpec(BaseModel):
     description: str
     artifacts: list[str] = Field(default_factory=list)
     inserted_for: str | None = None  # set when a repair inserted this step to define a name
+    # The advisor's CRS for what the step does ("areas in EPSG:3035 (ETRS89-extended / LAEA
+    # Europe)"), shown beside it before its code runs; '' when it measures and reprojects nothing.
+    crs_advice: str = ""
 
 
 class ExecutionSummary(BaseModel):

@@ -166,6 +166,7 @@ class Run:
         self._seq += 1
         event.seq = self._seq
         event.run_id = self.id
+        event = self._with_crs_advice(event)
         # Safety net: nothing secret-looking may leave the process inside an event. Each string
         # first, as itself (in JSON text a value with a quote or backslash is escaped and no longer
         # matches), then the JSON text, for key/value shapes split across a dict ("api_key": "...").
@@ -173,6 +174,18 @@ class Run:
         clean = type(event).model_validate_json(redact(json.dumps(data)))
         self.bus.publish(clean)
         return clean
+
+    def _with_crs_advice(self, event: Event) -> Event:
+        """Steps reach the faces with the advisor's CRS for what each does (``CrsAdvice.step_label``):
+        every event that carries steps passes here, whoever planned, tidied or inserted them."""
+        label = self.crs_advice.step_label
+        if isinstance(event, (Planned, Replanned)):
+            return event.model_copy(update={"subtasks": [
+                s.model_copy(update={"crs_advice": label(s.description)}) for s in event.subtasks]})
+        if isinstance(event, SubtaskInserted):
+            return event.model_copy(update={"subtask": event.subtask.model_copy(
+                update={"crs_advice": label(event.subtask.description)})})
+        return event
 
     def progress(self, message: str, subtask_id: str | None = None) -> None:
         self.emit(Progress(run_id=self.id, message=message, subtask_id=subtask_id))

@@ -25,7 +25,7 @@ def describe(event: Event) -> None:
     elif t == "planned":
         console.print("[bold]Plan[/]")
         for i, s in enumerate(event.subtasks, 1):
-            console.print(f"  {i}. {s.description}")
+            console.print(f"  {i}. {escape(s.description)}" + (f" [dim]({escape(s.crs_advice)})[/]" if s.crs_advice else ""))
     elif t == "replanned":
         console.print(f"[yellow]Re-planned[/] ({event.reason})")
     elif t == "subtask_inserted":

@@ -80,7 +80,8 @@ class ChatFormatter:
         return f"**{number}.** {plain(self.descriptions.get(subtask_id, subtask_id))}"
 
     def _plan(self, subtasks, start: int = 0) -> str:
-        return "\n".join(f"{i}. {plain(s.description)}" for i, s in enumerate(subtasks[start:], start=start + 1))
+        return "\n".join(f"{i}. {plain(s.description)}" + (f" — *{plain(s.crs_advice)}*" if s.crs_advice else "")
+                         for i, s in enumerate(subtasks[start:], start=start + 1))
 
     def feed(self, event: Event) -> list[Post]:
         posts = self._posts(event)

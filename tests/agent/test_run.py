@@ -360,7 +360,7 @@ async def test_a_written_file_without_the_requested_keys_is_repaired(workdir, tm
     assert json.loads((workdir / "summary.json").read_text()) == {"count": 2, "names": ["A", "B"]}
 
 
-async def test_a_buffer_in_degrees_runs_but_is_repaired_towards_the_advisors_crs(workdir, tmp_path):
+async def test_a_buffer_in_degrees_runs_but_is_repaired_towards_the_advisors_crs(workdir, tmp_path, capsys):
     # geopandas only warns on stderr; the code runs and the rings are 400 degrees wide. The
     # after-step check turns the warning into a failure whose repair prompt says why, and names
     # the CRS the advisor picked for this data (London: the British National Grid).
@@ -393,6 +393,17 @@ async def test_a_buffer_in_degrees_runs_but_is_repaired_towards_the_advisors_crs
     assert advised.lines[0].startswith("- CRS advice for stops.geojson") and "EPSG:27700" in advised.lines[0]
     assert fold(run.bus.history)["crs_advice"] == advised.lines
     assert "EPSG:27700" in ChatFormatter(run.id).feed(advised)[0].text
+    # The plan shows, beside the step that buffers, the CRS it will measure in — before its code runs.
+    planned = next(e for e in run.bus.history if e.type == "planned")
+    assert planned.subtasks[0].crs_advice == "distances in EPSG:27700 (OSGB36 / British National Grid)"
+    assert planned.seq < next(e for e in run.bus.history if e.type == "code_proposed").seq
+    chat = ChatFormatter(run.id)
+    chat.feed(run.bus.history[0])
+    assert "Buffer the stops by 400 m. — *distances in EPSG:27700 (OSGB36 / British National Grid)*" in \
+        chat.feed(planned)[0].text
+    assert cli_main(["replay", str(run.log.path)]) == 0  # the CLI's plan too
+    assert "1. Buffer the stops by 400 m. (distances in EPSG:27700 (OSGB36 / British National Grid))" in \
+        " ".join(capsys.readouterr().err.split())  # the terminal wraps long lines
 
 
 async def test_without_the_advisor_no_crs_is_advised_anywhere(workdir, tmp_path):
@@ -413,6 +424,7 @@ async def test_without_the_advisor_no_crs_is_advised_anywhere(workdir, tmp_path)
     assert not [e for e in run.bus.history if e.type == "crs_advised"]
     assert not [p for p in model.prompt_texts if "EPSG:27700" in p or "CRS advice" in p]
     assert "advisor's official grid" not in run.contract.text()
+    assert [s.crs_advice for s in next(e for e in run.bus.history if e.type == "planned").subtasks] == [""]
 
 
 async def test_an_answer_of_only_comments_is_a_failed_attempt(workdir, tmp_path):

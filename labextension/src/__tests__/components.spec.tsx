@@ -20,8 +20,8 @@ import { all, cleanup, render, rerender } from './render';
 afterEach(cleanup);
 
 function step(id: string, status: IStepView['status'], extra: Partial<IStepView> = {}): IStepView {
-  return { id, description: `Step ${id}`, status, attempts: [], code: '', error: '', nodes: {}, nodeOrder: [],
-           hints: [], ...extra };
+  return { id, description: `Step ${id}`, status, attempts: [], code: '', error: '', crsAdvice: '', nodes: {},
+           nodeOrder: [], hints: [], ...extra };
 }
 
 describe('PlanList', () => {
@@ -52,6 +52,21 @@ describe('PlanList', () => {
     expect(all(el, 'geoagent-step-time').map(t => t.textContent)).toEqual(['4.2 s', '1 min 01 s']);
     expect(rows[1].getAttribute('aria-pressed')).toBe('true');
     expect(rows.every(r => r.tagName === 'BUTTON')).toBe(true); // keyboard reachable
+  });
+
+  it('shows the CRS the advisor picked beside the step that measures', () => {
+    const run = [
+      ev({ type: 'planned', libraries: [], subtasks: [
+        { id: 's1', description: 'Load the districts', artifacts: [], inserted_for: null, crs_advice: '' },
+        { id: 's2', description: 'Compute areas in km²', artifacts: [], inserted_for: null,
+          crs_advice: 'areas in EPSG:3035 (ETRS89-extended / LAEA Europe)' }
+      ] })
+    ].reduce(applyEvent, emptyRun('r1'));
+    const el = render(<PlanList steps={run.steps} selected={null} onSelect={() => undefined} now={0} />);
+    expect(all(el, 'geoagent-step-crs').map(c => c.textContent)).toEqual([
+      'areas in EPSG:3035 (ETRS89-extended / LAEA Europe)'
+    ]);
+    expect(all(el, 'geoagent-step')[1].textContent).toContain('EPSG:3035');
   });
 });
 

@@ -127,6 +127,17 @@ describe('applyEvent', () => {
     expect(run.steps[1].insertedFor).toBe('s2');
   });
 
+  it('shows a kept step in its new wording after the plan was tidied', () => {
+    const run = fold([
+      ev({ type: 'planned', subtasks: PLAN, libraries: [] }),
+      ev({ type: 'replanned', reason: 'the plan was tidied', subtasks: [
+        PLAN[0], { ...PLAN[1], description: 'Compute areas in metres', crs_advice: 'areas in EPSG:3035 (LAEA Europe)' }
+      ] })
+    ]);
+    expect(run.steps.map(s => s.description)).toEqual(['Load the parcels', 'Compute areas in metres']);
+    expect(run.steps[1].crsAdvice).toBe('areas in EPSG:3035 (LAEA Europe)');
+  });
+
   it('stops showing a step as working when the run is cancelled', () => {
     const run = fold([
       ev({ type: 'planned', subtasks: PLAN, libraries: [] }),

@@ -47,6 +47,11 @@ export function PlanList(props: IPlanListProps): JSX.Element {
               <span className="jp-GeoAgent-step-index">{i + 1}.</span>
               <span className="jp-GeoAgent-step-text">
                 <span className="jp-GeoAgent-step-description">{step.description}</span>
+                {step.crsAdvice && (
+                  <span className="jp-GeoAgent-step-crs" data-testid="geoagent-step-crs">
+                    {step.crsAdvice}
+                  </span>
+                )}
                 <span className="jp-GeoAgent-step-meta">
                   <span data-testid="geoagent-step-label">{stepLabel(step)}</span>
                   {attempts > 0 && (

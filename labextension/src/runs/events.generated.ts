@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 2610f31055ac9212d281b0acdc8bc99af4490488799c54e4ea07da3e831d26d5
+ * schema-sha256: 9ab297c2eee24b65506784968f93bc2eb64c1dd178f86f26897d84d2e703eda1
  */
 
 export type RunEvent =
@@ -169,6 +169,7 @@ export interface SubtaskSpec {
   description: string;
   artifacts: string[];
   inserted_for: string | null;
+  crs_advice: string;
 }
 export interface Replanned {
   run_id: string;

@@ -82,6 +82,8 @@ export interface IStepView {
   code: string;
   error: string;
   insertedFor?: string | null;
+  /** The CRS advisor's choice for what the step does ("areas in EPSG:3035 (…)"), or ''. */
+  crsAdvice: string;
   /** The accepted code and its outputs (what goes into the notebook). */
   solved?: { code: string; result: IExecutionSummary; by: 'agent' | 'human' };
   nodes: Record<string, ISearchNode>;
@@ -170,6 +172,7 @@ function newStep(spec: ISubtaskSpec): IStepView {
     code: '',
     error: '',
     insertedFor: spec.inserted_for ?? null,
+    crsAdvice: spec.crs_advice ?? '',
     nodes: {},
     nodeOrder: [],
     hints: []
@@ -249,8 +252,15 @@ export function applyEvent(run: IRunView, event: RunEvent): IRunView {
       break;
     case 'planned':
     case 'replanned': {
+      // A step kept by the new plan keeps its state; its wording and CRS are the new plan's
+      // (a tidied or rewritten step keeps its id).
       const known = new Map(next.steps.map(s => [s.id, s]));
-      next.steps = event.subtasks.map(spec => known.get(spec.id) ?? newStep(spec));
+      next.steps = event.subtasks.map(spec => {
+        const step = known.get(spec.id);
+        return step
+          ? { ...step, description: spec.description, crsAdvice: spec.crs_advice ?? '' }
+          : newStep(spec);
+      });
       next.progress = '';
       break;
     }
