@@ -160,6 +160,13 @@ _LOAD_WORDS = {"load", "loads", "read", "reads", "open", "the", "a", "an", "and"
                "geopandas", "gpd", "pandas", "pd", "read_file", "read_parquet", "read_csv", "geodataframe",
                "geodataframes", "dataframe", "dataframes", "frame", "frames", "variable", "variables", "layer",
                "layers", "geojson", "geopackage", "gpkg", "csv", "parquet", "geoparquet", "shapefile", "again"}
+# "Load the necessary libraries", "Import geopandas and pandas": each step imports what it uses, and
+# such a step only invites a long answer (the 1.5B once wrote ~1000 tokens of one import line).
+_IMPORT_WORDS = {"import", "imports", "load", "the", "all", "necessary", "required", "needed", "relevant", "python",
+                 "geospatial", "libraries", "library", "modules", "module", "packages", "package", "and", "such",
+                 "as", "like", "including", "e.g", "for", "this", "task", "analysis", "geopandas", "gpd", "pandas",
+                 "pd", "numpy", "np", "shapely", "pyproj", "matplotlib", "rasterio", "scipy", "os", "json",
+                 "pyarrow", "pyogrio", "fiona"}
 _VERIFIES = re.compile(r"^\s*(?:verify|double-check|confirm)\b", re.IGNORECASE)
 _CLOSES = re.compile(r"^\s*close\b", re.IGNORECASE)
 _ASKS_TO_CHECK = re.compile(r"\b(?:verif\w*|validat\w*|check\w*|confirm\w*|audit\w*)\b", re.IGNORECASE)
@@ -183,14 +190,22 @@ def _only_loads(text: str, files: set[str]) -> bool:
     return bool(_LOADS.match(text)) and words <= _LOAD_WORDS | names
 
 
+def _only_imports(text: str) -> bool:
+    """The step imports libraries and does nothing else."""
+    words = [w.strip(".-") for w in re.findall(r"[\w.\-]+", text.lower())]
+    words = [w for w in words if w]
+    return bool(words) and words[0] in ("import", "load") and set(words) <= _IMPORT_WORDS and len(words) > 1 \
+        and words[1:] != ["all"]
+
+
 def idle_steps(descriptions: list[str], request: str, contract: Contract | None,
                data_files: list[str] = ()) -> list[tuple[int, str]]:
     """(step index, why) for steps with nothing to do: one that only verifies, when the contract has
     checks beyond the file's existence (they run on the real files after every step, stronger than
     the model's own check) and the request asks for no checking itself; one that only closes things
-    (a GeoDataFrame has nothing to close, a ``with`` block closes its file); one that only loads
-    files an earlier step loaded (reading them again throws away what the steps between did to
-    them). A step that also writes stays."""
+    (a GeoDataFrame has nothing to close, a ``with`` block closes its file); one that only imports
+    libraries (each step imports what it uses); one that only loads files an earlier step loaded
+    (reading them again throws away what the steps between did to them). A step that also writes stays."""
     verified = contract is not None and any(r.checkable and r.kind != "exists" for r in contract.requirements)
     loaded: set[str] = set()
     found = []
@@ -200,6 +215,8 @@ def idle_steps(descriptions: list[str], request: str, contract: Contract | None,
             pass
         elif _CLOSES.search(text):
             found.append((i, "nothing in a pandas/geopandas session needs closing"))
+        elif _only_imports(text):
+            found.append((i, "each step imports the libraries it uses"))
         elif _VERIFIES.search(text) and verified and not _ASKS_TO_CHECK.search(request):
             found.append((i, "the contract's checks verify the written files after every step"))
         elif named and named <= loaded and _only_loads(text, named):

@@ -69,7 +69,7 @@ class GenerationStats:
     generation_seconds: float = 0.0
     save_seconds: float = 0.0  # copying the state into PrefixStateCache
     logprob: float = 0.0
-    finish_reason: str = "stop"  # stop | length
+    finish_reason: str = "stop"  # stop | length | repetition
     token_logprobs: list[float] = field(default_factory=list, repr=False)
 
     def as_metadata(self) -> dict[str, Any]:
@@ -272,6 +272,9 @@ class LlamaEngine:
                     if len(stats.token_logprobs) >= max_tokens:
                         stats.finish_reason = "length"
                         break
+                    if text.endswith("\n") and repeating_tail(text):
+                        stats.finish_reason = "repetition"
+                        break
                     if deadline is not None and time.monotonic() > deadline:
                         raise DeadlineExceeded("generation passed its deadline")
             finally:
@@ -291,6 +294,28 @@ class LlamaEngine:
         stats.tokens_out = len(stats.token_logprobs)
         stats.logprob = float(sum(stats.token_logprobs))
         yield stats
+
+
+# A small model at a low temperature can fall into writing one line (or a few) over and over
+# until max_tokens: seen with the 1.5B, a "Load the necessary libraries" step answered with ~1000
+# tokens of the same scipy import, 3 minutes a call. A block of 1 line repeated 5 times in a row,
+# or of 2-3 lines 4 times, with some substance (not "]" or blank lines), ends the answer there.
+_REPEATS = {1: 5, 2: 4, 3: 4}
+_REPEAT_MIN_CHARS = 12
+
+
+def repeating_tail(text: str) -> bool:
+    """Whether the complete lines of ``text`` end with a block of lines repeated back to back."""
+    lines = text.rsplit("\n", 13)[1:-1]  # the last complete lines (at most 12)
+    for period, times in _REPEATS.items():
+        if len(lines) < period * times:
+            continue
+        block = lines[-period:]
+        if sum(len(line.strip()) for line in block) < _REPEAT_MIN_CHARS:
+            continue
+        if all(lines[len(lines) - period * (k + 1):len(lines) - period * k] == block for k in range(times)):
+            return True
+    return False
 
 
 def _stop_prefix_len(text: str, stops: list[str]) -> int:

@@ -126,3 +126,22 @@ async def test_client_sample_and_timeout_release_the_model(model):
     assert time.perf_counter() - start < 15
     assert pieces and "".join(pieces) == gen.text  # streamed through astream
     assert gen.logprob is not None and gen.tokens_out >= 1
+
+
+def test_an_answer_caught_in_a_loop_ends_at_the_repetition(model):
+    """The 1.5B answered a "Load the libraries" step with ~1000 tokens of one import line (3 min a
+    call); the engine stops at five identical lines instead of running to max_tokens."""
+    prompt = "Write 30 lines of Python, each one exactly `x.append(12345)`. Reply with the lines only."
+    msg = model.invoke([HumanMessage(prompt)], temperature=0.0, seed=1)
+    meta = msg.response_metadata
+    assert meta["finish_reason"] == "repetition", (meta, msg.text)
+    assert msg.text.count("x.append(12345)") == 5 and meta["tokens_out"] < 96
+
+
+def test_repeating_tail_needs_a_real_block_repeated_back_to_back():
+    from geoagent_ext.llm.llama_engine import repeating_tail
+    line = "from scipy.spatial.distance import squareform\n"
+    assert repeating_tail("import os\n" + line * 5) and not repeating_tail("import os\n" + line * 4)
+    assert repeating_tail("x = 1\n" + "a = f(1)\nb = g(2)\n" * 4)  # a two-line block
+    assert not repeating_tail("x = 1\n" + "]\n" * 9)  # closing brackets are not a loop
+    assert not repeating_tail("x = 1\n" + line * 4 + "print(1)\n" + line)  # back to back, at the end
