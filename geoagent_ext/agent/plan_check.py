@@ -126,10 +126,14 @@ def contract_conflicts(descriptions: list[str], contract: Contract | None) -> li
     forbids: a reprojection when an output must keep an input's geometry in its CRS
     (``geometry_unchanged``), a row filter when an output must have one row per input feature
     (``rows_as_input``), a type conversion of a column that keeps the input's values
-    (``values_from_input``). A step that also measures or writes keeps its work, with the limit added."""
+    (``values_from_input``). A step that also measures or writes keeps its work, with the limit added.
+    A step writing files named after the layers an output must have (``layers``: "save the layers
+    as `points.gpkg`, `lines.gpkg`") is told they are layers of that output (it is never dropped:
+    an input may have such a name)."""
     if contract is None:
         return []
     limits: list[tuple[re.Pattern, str, re.Pattern | None]] = []
+    layer_files: list[tuple[re.Pattern, str]] = []
     for req in contract.requirements:
         if req.kind == "geometry_unchanged":
             limits.append((_REPROJECTS, f"`{req.output}` keeps the geometries of `{req.params.get('input')}` in its "
@@ -140,9 +144,17 @@ def contract_conflicts(descriptions: list[str], contract: Contract | None) -> li
         elif req.kind == "values_from_input" and req.params.get("name"):
             limits.append((_retypes(str(req.params["name"])),
                            f"`{req.params['name']}` keeps the original values of `{req.params.get('input')}`", None))
+        elif req.kind == "layers" and req.params.get("names"):
+            names = [str(n) for n in req.params["names"]]
+            layer_files.append((re.compile(rf"\b(?:{'|'.join(map(re.escape, names))})\.(?:gpkg|geojson|shp|fgb|"
+                                           r"parquet|geoparquet)\b", re.IGNORECASE),
+                                f"{', '.join(names)} are layers of `{req.output}`, not files: write each with "
+                                f"gdf.to_file('{req.output}', layer=name)"))
     found: list[tuple[int, str | None, str]] = []
     for i, text in enumerate(descriptions):
         hits = [(why, keeps) for pattern, why, keeps in limits if pattern.search(text)]
+        if _WRITES.search(text):
+            hits += [(why, None) for pattern, why in layer_files if pattern.search(text)]
         if not hits:
             continue
         why = "; ".join(w for w, _ in hits)

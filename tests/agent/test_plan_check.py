@@ -124,6 +124,14 @@ def test_steps_the_contract_forbids_are_dropped_or_told_the_limit():
     # Without those requirements the same steps stand.
     assert contract_conflicts(plan, _contract(("crs_epsg", "EPSG:32647", {"epsg": 32647}))) == []
     assert contract_conflicts(plan, None) == []
+    # Layers the output must have, planned as files of their own (seen at 55196ce, heritage.gpkg):
+    # the writing step is told; a step reading an input of such a name is left alone.
+    layers = ("layers", "has the layers points, lines", {"names": ["points", "lines"]})
+    steps = ["Load `points.gpkg`.", "Save the layers as separate GeoPackage files: `points.gpkg`, `lines.gpkg`.",
+             "Write the layers to `out.geojson`."]
+    [(index, text, why)] = contract_conflicts(steps, _contract(layers))
+    assert index == 1 and text.startswith(steps[1])
+    assert "points, lines are layers of `out.geojson`, not files" in text and "layer=name" in why
 
 
 async def test_the_run_drops_a_reprojection_of_geometry_that_must_stay_as_it_is(tmp_path):
