@@ -5,6 +5,8 @@ named defect far more often than an unnamed one ("the result looks wrong")."""
 
 from __future__ import annotations
 
+import re
+
 from .model import Contract, Requirement
 
 ADVICE = {
@@ -56,12 +58,17 @@ ADVICE = {
 def repair_line(requirement: Requirement, observed: str) -> str:
     """'`out.csv` must: rows are sorted by `code` ascending. Seen: ... How: ...'"""
     how = ADVICE.get(requirement.kind, "")
-    carried = [n for n, source in (requirement.params.get("provenance") or {}).items()
-               if source.startswith("from `") and n in observed]
-    if requirement.kind == "columns" and carried:  # lost on the way, not to be computed
-        how = (f"{', '.join(carried)} come(s) from the input: keep the GeoDataFrame read from it and change only "
-               "what the step changes (gdf['geometry'] = new_geometries, or gdf.set_geometry(...)); a new "
-               "gpd.GeoDataFrame(geometry=...) drops every attribute. " + how)
+    missing = observed.split("; it has", 1)[0]  # "missing ['a', 'b']; it has [...]"
+    carried = {n: source for n, source in (requirement.params.get("provenance") or {}).items()
+               if source.startswith("from `") and re.search(rf"'{re.escape(n)}'|\b{re.escape(n)}\b", missing)}
+    if requirement.kind == "columns" and carried:  # lost on the way or never joined in: not to be computed
+        files = ", ".join(sorted({f"`{source.split('`')[1]}`" for source in carried.values()}))
+        how = (f"{', '.join(carried)} come(s) from {files}: write the frame read from it, changing only what the "
+               "steps change (gdf['geometry'] = new_geometries, or gdf.set_geometry(...)); a new "
+               "gpd.GeoDataFrame(geometry=...) drops every attribute. When the frame you write was built from "
+               "another layer, bring the columns in: by location, gpd.sjoin(points, polygons[[...columns, "
+               "'geometry']], predicate='within') (or count per polygon and keep every polygon), or .merge on a "
+               "key both layers really share. " + how)
     how = how.replace("COLUMN", f"'{requirement.params.get('name', '')}'").replace(
         "CODE", str(requirement.params.get("epsg", "")))
     return f"`{requirement.output}` must satisfy: {requirement.text}. Seen: {observed}." + (f" How: {how}." if how else "")

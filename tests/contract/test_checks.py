@@ -291,3 +291,20 @@ def test_geometry_parsed_from_wkt_text_is_not_carried_beside_it(tmp_path):
     kept = derive_contract("Convert `in.csv` to `out.gpkg` with the columns `pid` and `geom_text`, only the first two.",
                            ["out.gpkg"], facts)
     assert not {"geometry_once", "rows_as_input"} & {r.kind for r in kept.requirements}
+
+
+def test_a_missing_column_carried_from_another_layer_is_joined_in_not_computed():
+    """vienna at 55196ce: the CSV built from the stations lacked `district_name`, a column of the
+    districts layer; the repair must say where it lives and how to bring it in, and name only the
+    columns really missing."""
+    from geoagent_ext.contract import Requirement
+    from geoagent_ext.contract.advice import repair_line
+    req = Requirement(id="r2", output="counts.csv", text="has the columns district_code, district_name, n",
+                      kind="columns", params={"names": ["district_code", "district_name", "n"], "provenance": {
+                          "district_code": "from `districts.geojson`", "district_name": "from `districts.geojson`",
+                          "n": "computed: a count per row or group (0 for groups with none)"}})
+    line = repair_line(req, "missing ['district_name']; it has ['district_code', 'geometry', 'n', 'station_id']")
+    how = line.split("How: ", 1)[1]
+    assert how.startswith("district_name come(s) from `districts.geojson`")
+    assert "gpd.sjoin(" in how and "predicate='within'" in how
+    assert "district_code" not in how.split(":", 1)[0]  # present already: not named as missing
