@@ -72,6 +72,9 @@ class DeliverableChecks:
             if advice is not None and req.kind == "crs_projected_metres":
                 choice = advice("official") or advice("distance")
                 line += f" Advised CRS: {choice}." if choice else ""
+            elif advice is not None and req.kind == "measure_units":
+                choice = advice("area" if req.params.get("measure") == "area" else "distance")
+                line += f" Advised CRS to measure in: {choice}." if choice else ""
             lines.append(line)
         return lines
 

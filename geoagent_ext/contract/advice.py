@@ -30,6 +30,9 @@ ADVICE = {
               "to_parquet, which keeps these types"),
     "non_negative": "compute the measure in a metric CRS; drop nothing, and check for NaN/inf",
     "non_empty": "fill every row: join or compute the value for all rows, not only some",
+    "measure_units": ("measure in a projected CRS in metres made for the data (an equal-area one for areas, the "
+                      "local UTM zone or national grid for lengths), never in degrees or Web Mercator, then convert "
+                      "to the unit the name says (m² / 1e6 = km², m² / 1e4 = ha, m / 1000 = km)"),
     "unique": "make the values unique (drop duplicate rows, or rank with method='first')",
     "sorted": "sort with .sort_values(COLUMN) just before writing",
     "rows_as_input": ("one row per input feature: do not filter, explode or inner-join away rows "

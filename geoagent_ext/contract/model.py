@@ -27,6 +27,8 @@ Kind = Literal[
     "dtype",               # params.name + params.dtype: the column's stored type; or params.dtype + params.others
                            # (the other attribute columns, params.others = the typed names left out)
     "non_negative",        # params.name: finite numbers >= 0
+    "measure_units",       # params.name, measure (area|length|perimeter), unit, input: each value is the feature's
+                           # geodesic measure in that unit (its own geometry, or its input feature's by a key)
     "non_empty",           # params.name: no null or empty value
     "unique",              # params.name: no duplicate value
     "sorted",              # params.name, params.descending

@@ -37,6 +37,11 @@ _GEOGRAPHIC = re.compile(r"\b(?:in|to|as)\s+(?:WGS\s?-?84|lon(?:gitude)?\s*/\s*l
 _LONLAT_NAME = re.compile(r"(^|_)(wgs84|lon|lat|lng|longitude|latitude|lonlat)($|_)", re.IGNORECASE)
 _COUNT_NAME = re.compile(r"(^|_)(count|n)($|_)|^n_", re.IGNORECASE)
 _MEASURE_NAME = re.compile(r"(^|_)(area|length|distance|dist|perimeter)($|_)", re.IGNORECASE)  # measures cannot be negative
+# A measure of a feature's own geometry with its unit in the name ("area_km2", "length_m"): a distance
+# to another layer is not one.
+_MEASURE_UNIT = re.compile(r"^(?:\w+_)?(area|length|perimeter)_(km2|sqkm|m2|sqm|ha|km|m)$", re.IGNORECASE)
+_UNIT_WORDS = {"km2": "km²", "sqkm": "km²", "m2": "m²", "sqm": "m²", "ha": "hectares", "km": "km", "m": "metres"}
+_MEASURED_TYPES = {"area": ("Polygon",), "perimeter": ("Polygon",), "length": ("LineString",)}
 _SORT = re.compile(r"\b(?:sort(?:ed)?|order(?:ed)?)\s+(?:the\s+)?(?:rows\s+|it\s+|them\s+|output\s+)?by\s+`?([A-Za-z_]\w*)`?"
                    r"(?P<rest>[^.;]{0,40})", re.IGNORECASE)
 # "one row per input feature", "one Point feature per original address": up to three words between
@@ -217,7 +222,7 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
             _format_rules(b, out, sentence)
             _stored_type_rules(b, out, fmt, sentence)
             _row_rules(b, out, sentence, inputs, input_by_base)
-    _name_rules(b, outputs)
+    _name_rules(b, outputs, inputs)
     _conversion_rules(b, request, outputs, inputs)
     _provenance(b, inputs)
     _defect_rules(b, outputs, inputs)
@@ -493,8 +498,13 @@ def _number_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict]) -> N
                           name=name, if_present=True)
 
 
-def _name_rules(b: _Builder, outputs: list[str]) -> None:
-    """What a requested name itself says: lon/lat values, bounding boxes, counts, measures."""
+def _name_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict] | None = None) -> None:
+    """What a requested name itself says: lon/lat values, bounding boxes, counts, measures, and a
+    measure's unit ("area_km2": each feature's area in km², checked against the geodesic area of
+    the feature — its own geometry, or the input feature it stands for — when the one spatial input
+    has geometries that measure: polygons for area and perimeter, lines for length)."""
+    inputs = inputs or {}
+    spatial = [p for p in inputs if file_format(p) in SPATIAL]
     for req in [r for r in b.requirements if r.kind == "columns"]:
         for name in req.params["names"]:
             out = req.output
@@ -507,6 +517,15 @@ def _name_rules(b: _Builder, outputs: list[str]) -> None:
                 b.add(out, "integer", f"`{name}` holds integer counts", name=name)
             elif _MEASURE_NAME.search(name):
                 b.add(out, "non_negative", f"`{name}` is a finite number >= 0", name=name)
+            unit = _MEASURE_UNIT.match(name)
+            if unit and len(spatial) == 1:
+                measure, code = unit.group(1).lower(), unit.group(2).lower()
+                kinds = _MEASURED_TYPES[measure]
+                source_type = str(inputs[spatial[0]].get("geometry_type") or "")
+                if (code in ("km", "m")) == (measure != "area") and any(k in source_type for k in kinds):
+                    b.add(out, "measure_units", f"`{name}` is each feature's {measure} in {_UNIT_WORDS[code]} "
+                          "(as on the ellipsoid: not in degrees, not in another unit)",
+                          name=name, measure=measure, unit=code, input=spatial[0])
 
 
 def user_requirement(output: str, text: str, inputs: dict[str, dict] | None = None, req_id: str = "u1") -> list[Requirement]:

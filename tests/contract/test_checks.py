@@ -308,3 +308,42 @@ def test_a_missing_column_carried_from_another_layer_is_joined_in_not_computed()
     assert how.startswith("district_name come(s) from `districts.geojson`")
     assert "gpd.sjoin(" in how and "predicate='within'" in how
     assert "district_code" not in how.split(":", 1)[0]  # present already: not named as missing
+
+
+def test_a_measure_in_the_wrong_unit_or_crs_fails_with_what_it_looks_like(tmp_path):
+    """`area_km2` must be each feature's area in km²: computed in degrees, in Web Mercator or left in
+    m², the file fails with the factor seen; per row by its own geometry, by a key into the input,
+    or — groups of the input's features — by the total."""
+    import pandas as pd
+    districts = gpd.GeoDataFrame({"code": [1, 2, 3], "kind": ["a", "a", "b"]},
+                                 geometry=[box(16.30, 48.18, 16.36, 48.22), box(16.36, 48.18, 16.42, 48.24),
+                                           box(16.28, 48.22, 16.34, 48.26)], crs=4326)
+    districts.to_file(tmp_path / "districts.geojson")
+    contract = derive_contract("Write `areas.geojson` and `areas.csv` from `districts.geojson` with `code` and "
+                               "`area_km2`, and `kinds.csv` with `kind` and `area_km2` per kind.",
+                               ["areas.geojson", "areas.csv", "kinds.csv"], input_facts(tmp_path))
+    km2 = districts.to_crs(3035).area / 1e6  # LAEA Europe: equal-area
+    right = districts.assign(area_km2=km2)
+
+    def write(values) -> dict[str, dict]:
+        """{output: its measure_units result} after writing the three files with these areas."""
+        right.assign(area_km2=values).to_file(tmp_path / "areas.geojson")
+        right.assign(area_km2=values).drop(columns="geometry").to_csv(tmp_path / "areas.csv", index=False)
+        pd.DataFrame({"kind": ["a", "b"], "area_km2": [values[0] + values[1], values[2]]}).to_csv(
+            tmp_path / "kinds.csv", index=False)
+        results = {r["id"]: r for r in in_folder(tmp_path, HELPER.check_contract, check_payload(contract))}
+        return {r.output: results[r.id] for r in contract.requirements if r.kind == "measure_units"}
+
+    seen = write(km2.tolist())
+    assert sorted(seen) == ["areas.csv", "areas.geojson", "kinds.csv"] and all(r["passed"] for r in seen.values()), seen
+    assert "each row's geometry" in seen["areas.geojson"]["observed"]
+    assert "feature of the same `code`" in seen["areas.csv"]["observed"]
+    assert "sums to" in seen["kinds.csv"]["observed"]
+    for values, said in [((km2 * 1e6).tolist(), "m² written as km²"),
+                         (districts.area.tolist(), "as if measured in degrees"),
+                         ((districts.to_crs(3857).area / 1e6).tolist(), "distorts")]:
+        seen = write(values)
+        assert not seen["areas.geojson"]["passed"] and not seen["areas.csv"]["passed"], seen
+        assert said in seen["areas.geojson"]["observed"] and said in seen["areas.csv"]["observed"], seen
+        # Groups are checked by their total, in a wide band: units and degrees fail, a distortion of 2.6x too.
+        assert not seen["kinds.csv"]["passed"], seen

@@ -170,3 +170,18 @@ def test_the_coder_is_told_up_front_how_to_meet_a_data_defect_requirement():
     wkt = {"t.csv": {"rows": 3, "columns": ["id", "wkt"], "defects": {"wkt_text": ["wkt"]}}}
     view = coder_view(derive_contract("Turn `t.csv` into `a.gpkg`.", ["a.gpkg"], wkt))
     assert "gdf.drop(columns=['wkt'])" in next(line for line in view.splitlines() if "WKT text" in line)
+
+
+def test_a_measure_with_its_unit_in_the_name_is_checked_against_the_geometry():
+    polygons = {"parcels.geojson": {"rows": 3, "columns": ["pid"], "geometry_type": "MultiPolygon,Polygon"}}
+    request = "Write `a.csv` with `pid`, `area_km2`, `area_ha`, `length_km2` and `distance_m` from `parcels.geojson`."
+    measured = {r.params["name"]: r for r in derive_contract(request, ["a.csv"], polygons).requirements
+                if r.kind == "measure_units"}
+    assert sorted(measured) == ["area_ha", "area_km2"]  # a length in km² is no unit; a distance needs another layer
+    assert measured["area_km2"].params == {"name": "area_km2", "measure": "area", "unit": "km2", "input": "parcels.geojson"}
+    assert "area in km²" in measured["area_km2"].text
+    # Points have no area to check against; two spatial inputs leave open which one is measured.
+    points = {"parcels.geojson": {"rows": 3, "columns": ["pid"], "geometry_type": "Point"}}
+    assert "measure_units" not in {r.kind for r in derive_contract(request, ["a.csv"], points).requirements}
+    two = {**polygons, "roads.geojson": {"rows": 2, "columns": [], "geometry_type": "LineString"}}
+    assert "measure_units" not in {r.kind for r in derive_contract(request, ["a.csv"], two).requirements}

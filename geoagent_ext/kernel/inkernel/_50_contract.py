@@ -200,6 +200,90 @@ def _contract_input(path, sources):
     return next(iter(sources[path].values()))
 
 
+_CONTRACT_UNIT_FACTOR = {"km2": 1e-6, "sqkm": 1e-6, "m2": 1.0, "sqm": 1.0, "ha": 1e-4, "km": 1e-3, "m": 1.0}
+
+
+def _contract_geodesic(frame, measure):
+    """Each feature's area (m²), perimeter or length (m) on the WGS84 ellipsoid (pyproj.Geod: no
+    CRS to choose, right across the antimeridian), None where its geometry has no such measure."""
+    from pyproj import Geod
+    geod = Geod(ellps="WGS84")
+    lonlat = frame.geometry.to_crs(4326) if not frame.crs.equals("EPSG:4326") else frame.geometry
+    kinds = ("LineString", "MultiLineString") if measure == "length" else ("Polygon", "MultiPolygon")
+    out = []
+    for geom in lonlat.values:
+        if geom is None or geom.is_empty or geom.geom_type not in kinds:
+            out.append(None)
+        elif measure == "area":
+            out.append(abs(geod.geometry_area_perimeter(geom)[0]))
+        else:
+            out.append(geod.geometry_length(geom))
+    return out
+
+
+def _contract_unit_guess(ratio):
+    """What a value/true-measure ratio far from 1 suggests."""
+    import math
+    for factor, said in ((1e6, "m² written as km²"), (1e-6, "km² written as m²"), (100, "hectares written as km²"),
+                         (1e-2, "km² written as hectares"), (1e4, "m² written as hectares"), (1e-4, "hectares written as m²"),
+                         (1e3, "metres written as km"), (1e-3, "km written as metres")):
+        if abs(math.log10(ratio / factor)) < 0.05:
+            return f": looks like {said}"
+    if ratio < 1e-3:
+        return ": far too small, as if measured in degrees (a geographic CRS)"
+    return ": measured in a CRS that distorts it here (Web Mercator?) or not this feature's measure"
+
+
+def _contract_measure_units(params, data, sources):
+    """(passed, observed) of a measure column against the geodesic measure of each row's feature:
+    its own geometry, else the input feature with the same key (a column unique in the input), else
+    (rows not matched) the sum against the input's total, within a wide band."""
+    import pandas as pd
+    name, measure, unit = params["name"], params["measure"], params["unit"]
+    label = {"km2": "km²", "sqkm": "km²", "m2": "m²", "sqm": "m²"}.get(unit, unit)
+    values = pd.to_numeric(data[name], errors="coerce").tolist()
+    factor = _CONTRACT_UNIT_FACTOR[unit]
+    expected, how = None, ""
+    if hasattr(data, "geometry") and data.crs is not None:
+        own = _contract_geodesic(data, measure)
+        if any(e for e in own):
+            expected, how = own, "each row's geometry"
+    src = _contract_input(params["input"], {} if sources is None else sources) if params.get("input") else None
+    if expected is None:
+        if src is None or not hasattr(src, "geometry") or src.crs is None:
+            return False, f"cannot measure `{name}`: neither the file nor `{params.get('input')}` has geometries with a CRS"
+        measures = _contract_geodesic(src, measure)
+        for key in data.columns:
+            if key == name or key not in src.columns or key == src.geometry.name:
+                continue
+            keys = src[key].astype(str)
+            if src[key].isna().any() or keys.duplicated().any():
+                continue
+            lookup = dict(zip(keys, measures))
+            mine = data[key].astype(str).tolist()
+            if mine and all(k in lookup for k in mine):
+                expected, how = [lookup[k] for k in mine], f"the `{params['input']}` feature of the same `{key}`"
+                break
+        if expected is None:  # rows that are not the input's features (groups, a selection): the scale only.
+            # The band: not more than the input has, and not as small as square degrees are of km² (about
+            # 8e-5 / cos(latitude), under 5e-4 up to 80°); a selection of less than 0.05 % of the whole is rare.
+            total = sum(e for e in measures if e) * factor
+            mine = sum(v for v in values if v == v)
+            ratio = mine / total if total else float("inf")
+            ok = 5e-4 <= ratio <= 1.05
+            return ok, (f"`{name}` sums to {ratio:.3g} × the geodesic {measure} of all of `{params['input']}` in {label}"
+                        + ("" if ok else _contract_unit_guess(ratio)))
+    pairs = [(v, e * factor) for v, e in zip(values, expected) if e and v == v]
+    if not pairs:
+        return False, f"`{name}`: no row has both a number and a feature with a {measure}"
+    ratios = sorted(v / e for v, e in pairs)
+    median = ratios[len(ratios) // 2]
+    close = sum(0.9 <= r <= 1.1 for r in ratios) / len(ratios)
+    ok = 0.97 <= median <= 1.03 and close >= 0.9
+    return ok, (f"`{name}` is {median:.4g} × the geodesic {measure} of {how} in {label} (median; {close:.0%} of "
+                f"{len(ratios)} rows within 10%)" + ("" if ok else _contract_unit_guess(median)))
+
+
 def _contract_strings(values):
     """A column's or a JSON value's items as text, for comparing with names, templates and inputs."""
     return [str(v) for v in (values.tolist() if hasattr(values, "tolist") else values)]
@@ -324,6 +408,10 @@ def _contract_check_table(kind, params, data, sources=None):
             return not bad, f"`{name}` = {_contract_short(value)}" + (f": not numbers {bad[:3]}" if bad else "")
         ok = value.dtype.kind in "iuf" or str(value.dtype).startswith(("Int", "UInt", "Float"))
         return ok, f"`{name}` dtype {value.dtype}, first values {_contract_short(value.head(3).tolist())}"
+    if kind == "measure_units":
+        if isinstance(data, dict):
+            return False, f"`{name}` is a JSON value, not a column of features"
+        return _contract_measure_units(params, data, sources)
     if kind == "non_negative":
         try:
             nums = [float(v) for v in (values.tolist() if hasattr(values, "tolist") else values)]

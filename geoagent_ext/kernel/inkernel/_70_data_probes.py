@@ -238,8 +238,11 @@ def input_facts(paths):
         ext = os.path.splitext(path)[1].lower()
         try:
             if ext in (".parquet", ".geoparquet"):
+                import pyarrow.parquet as pq
                 rows, names, _ = _parquet_columns(path)
-                out[path] = {"rows": rows, "columns": sorted(n for n in names if n != "geometry")}
+                geo = geoparquet_meta(pq.read_schema(path))  # noqa: F821 - _15_geocolumns
+                out[path] = {"rows": rows, "columns": sorted(n for n in names if n != "geometry"),
+                             "geometry_type": ",".join(geoparquet_primary(geo)[1].get("geometry_types") or []) if geo else ""}  # noqa: F821
             elif ext in (".csv", ".tsv"):
                 import pandas as pd
                 frame = pd.read_csv(path, sep=None, engine="python")
@@ -252,7 +255,8 @@ def input_facts(paths):
                 layers = [row[0] for row in pyogrio.list_layers(path)]
                 info = pyogrio.read_info(path, layer=layers[0]) if layers else {}
                 out[path] = {"rows": info.get("features") if len(layers) == 1 else None,
-                             "columns": [str(c) for c in info.get("fields", [])], "layers": len(layers)}
+                             "columns": [str(c) for c in info.get("fields", [])], "layers": len(layers),
+                             "geometry_type": str(info.get("geometry_type") or "")}
                 if len(layers) == 1:
                     out[path].update(_layer_facts(path, ext, info.get("geometry_type") or ""))
         except Exception:
@@ -305,9 +309,10 @@ def _layer_facts(path, ext, geometry_type, max_bytes=100_000_000):
     if os.path.getsize(path) > max_bytes:
         return {}
     import geopandas as gpd
-    defects, text_columns = {}, []
+    defects, text_columns, kinds = {}, [], ""
     try:
         frame = gpd.read_file(path)
+        kinds = ",".join(sorted(set(frame.geom_type.dropna())))  # GDAL says "Unknown" for a mixed layer
         text_columns = _text_columns(frame)
         numeric = _numbers_as_text(frame, text_columns)
         if numeric:
@@ -325,7 +330,10 @@ def _layer_facts(path, ext, geometry_type, max_bytes=100_000_000):
                     defects["winding"] = wrong
     except Exception:
         pass
-    return {"defects": defects, "text_columns": text_columns}
+    facts = {"defects": defects, "text_columns": text_columns}
+    if kinds:
+        facts["geometry_type"] = kinds
+    return facts
 
 
 def missing_files(paths):

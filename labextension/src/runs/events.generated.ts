@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 9ab297c2eee24b65506784968f93bc2eb64c1dd178f86f26897d84d2e703eda1
+ * schema-sha256: 8677bb1c6aa79745a57bf7404267ba6d27a292757e4c316532c2acab7b99c8ed
  */
 
 export type RunEvent =
@@ -133,6 +133,7 @@ export interface Requirement {
     | 'numeric'
     | 'dtype'
     | 'non_negative'
+    | 'measure_units'
     | 'non_empty'
     | 'unique'
     | 'sorted'
