@@ -501,8 +501,8 @@ def _number_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict]) -> N
 def _name_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict] | None = None) -> None:
     """What a requested name itself says: lon/lat values, bounding boxes, counts, measures, and a
     measure's unit ("area_km2": each feature's area in km², checked against the geodesic area of
-    the feature — its own geometry, or the input feature it stands for — when the one spatial input
-    has geometries that measure: polygons for area and perimeter, lines for length)."""
+    the feature — its own geometry, or the input feature it stands for — when one spatial input
+    has geometries of that measure: polygons for area and perimeter, lines for length)."""
     inputs = inputs or {}
     spatial = [p for p in inputs if file_format(p) in SPATIAL]
     for req in [r for r in b.requirements if r.kind == "columns"]:
@@ -518,14 +518,14 @@ def _name_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict] | None 
             elif _MEASURE_NAME.search(name):
                 b.add(out, "non_negative", f"`{name}` is a finite number >= 0", name=name)
             unit = _MEASURE_UNIT.match(name)
-            if unit and len(spatial) == 1:
+            if unit:
                 measure, code = unit.group(1).lower(), unit.group(2).lower()
-                kinds = _MEASURED_TYPES[measure]
-                source_type = str(inputs[spatial[0]].get("geometry_type") or "")
-                if (code in ("km", "m")) == (measure != "area") and any(k in source_type for k in kinds):
+                measured = [p for p in spatial  # the inputs with geometries of that measure: one, or which is open
+                            if any(k in str(inputs[p].get("geometry_type") or "") for k in _MEASURED_TYPES[measure])]
+                if (code in ("km", "m")) == (measure != "area") and len(measured) == 1:
                     b.add(out, "measure_units", f"`{name}` is each feature's {measure} in {_UNIT_WORDS[code]} "
                           "(as on the ellipsoid: not in degrees, not in another unit)",
-                          name=name, measure=measure, unit=code, input=spatial[0])
+                          name=name, measure=measure, unit=code, input=measured[0])
 
 
 def user_requirement(output: str, text: str, inputs: dict[str, dict] | None = None, req_id: str = "u1") -> list[Requirement]:

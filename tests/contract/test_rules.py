@@ -180,8 +180,12 @@ def test_a_measure_with_its_unit_in_the_name_is_checked_against_the_geometry():
     assert sorted(measured) == ["area_ha", "area_km2"]  # a length in km² is no unit; a distance needs another layer
     assert measured["area_km2"].params == {"name": "area_km2", "measure": "area", "unit": "km2", "input": "parcels.geojson"}
     assert "area in km²" in measured["area_km2"].text
-    # Points have no area to check against; two spatial inputs leave open which one is measured.
+    # Points have no area to check against; of two polygon layers it is open which one is measured.
     points = {"parcels.geojson": {"rows": 3, "columns": ["pid"], "geometry_type": "Point"}}
     assert "measure_units" not in {r.kind for r in derive_contract(request, ["a.csv"], points).requirements}
-    two = {**polygons, "roads.geojson": {"rows": 2, "columns": [], "geometry_type": "LineString"}}
+    two = {**polygons, "zones.geojson": {"rows": 2, "columns": [], "geometry_type": "Polygon"}}
     assert "measure_units" not in {r.kind for r in derive_contract(request, ["a.csv"], two).requirements}
+    # Stations beside the districts: the districts are the one layer with areas.
+    beside = {**polygons, "stations.geojson": {"rows": 9, "columns": [], "geometry_type": "Point"}}
+    assert {r.params["input"] for r in derive_contract(request, ["a.csv"], beside).requirements
+            if r.kind == "measure_units"} == {"parcels.geojson"}
