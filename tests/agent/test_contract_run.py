@@ -258,3 +258,29 @@ async def test_a_later_step_is_not_committed_when_it_would_break_a_deliverable_t
     assert breaking and not [e for e in breaking if e.type == "executed" and not e.trial]  # never run in the kernel
     repair_prompt = next(p for p in model.prompt_texts if "already meets every requirement" in p)
     assert "kinds.csv" in repair_prompt and "missing ['kind']" in repair_prompt
+
+
+async def test_an_area_measured_in_degrees_fails_its_unit_and_is_repaired_in_the_advisors_crs(tmp_path):
+    """`area_km2` written from `.area` on lon/lat polygons (square degrees) runs and writes a CSV of
+    the right shape; only the measure check sees it. The repair gets the factor and the advisor's
+    CRS for areas; the run succeeds once the areas are real km²."""
+    from shapely.geometry import box
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    gpd.GeoDataFrame({"code": [1, 2]}, geometry=[box(16.30, 48.18, 16.36, 48.22), box(16.36, 48.18, 16.42, 48.24)],
+                     crs=4326).to_file(workdir / "districts.geojson")
+    load = "import geopandas as gpd\ndistricts = gpd.read_file('districts.geojson')"
+    degrees = "districts.assign(area_km2=districts.area).drop(columns='geometry').to_csv('areas.csv', index=False)"
+    metric = ("districts.assign(area_km2=districts.to_crs(3035).area / 1e6).drop(columns='geometry')"
+              ".to_csv('areas.csv', index=False)")
+    script = StepScript(["Load the districts.", "Compute each district's area in km² and write areas.csv."],
+                        {"Load the districts": [load], "Compute each district": [degrees, metric]})
+    run, finished, model = await run_scripted(
+        workdir, "Write `areas.csv` with `code` and `area_km2` for every district of `districts.geojson`.",
+        script, tmp_path, on_stuck="skip")
+    assert finished.status == "succeeded", finished.message
+    unit = [e for e in checked(run) if "area in km²" in e.text]
+    assert not unit[0].passed and "as if measured in degrees" in unit[0].observed
+    assert unit[-1].passed
+    repair_prompt = next(p for p in model.prompt_texts if "previous attempt failed" in p)
+    assert "as if measured in degrees" in repair_prompt and "Advised CRS to measure in: EPSG:" in repair_prompt
