@@ -467,10 +467,13 @@ class Run:
             for i, text in raster_tools_without_rasters(descriptions, self.data_files, self.request)}
         for i, (text, _) in changes.items():
             descriptions[i] = text
+        reworded_only = set(changes)  # a rewording the contract's limit or an idle drop replaces
         for i, text, why in contract_conflicts(descriptions, self.contract):
             changes[i] = (text, why)
+            reworded_only.discard(i)
         for i, why in idle_steps(descriptions, self.request, self.contract, self.data_files):
-            changes.setdefault(i, (None, why))
+            if i not in changes or i in reworded_only:
+                changes[i] = (None, why)
         dropped = {i for i, (text, _) in changes.items() if text is None}
         if len(dropped) == len(self.subtasks):
             changes = {i: change for i, change in changes.items() if change[0] is not None}

@@ -143,7 +143,7 @@ async def test_the_run_drops_a_reprojection_of_geometry_that_must_stay_as_it_is(
     script = StepScript(
         ["Load `stations.geojson`.", "Convert the CRS of the stations to EPSG:32647 using rasterio.",
          "Convert `value` to numbers with xarray and write `fixed.geojson`.",
-         "Verify that the output file meets the specified requirements."],
+         "Verify that the output file meets the specified requirements using rasterio."],  # idle once reworded
         {"Load": [load],
          "Convert the CRS": ["stations = stations.to_crs(32647)"],
          "Convert `value`": ["stations['value'] = stations['value'].astype(int)\nstations.to_file('fixed.geojson')"]})
