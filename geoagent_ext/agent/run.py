@@ -455,12 +455,13 @@ class Run:
             await self._maybe_replan(i, done_outputs, outcome)
         return await self._verdict(outputs, skipped, recheck=not closing.checked_last)
 
-    def _tidy_plan(self) -> None:
-        """One pass over the plan before the coder reads it, one ``replanned`` event for all it
-        changed (``plan_check``): a step naming a raster library when no data file is a raster
-        loses that phrase (the coder would open a vector file with rasterio on every attempt);
-        then, on that wording, steps the contract forbids are dropped or keep their work with the
-        limit written into them, and steps with nothing to do are dropped. A plan is never emptied."""
+    def _tidy_plan(self, start: int = 0) -> None:
+        """One pass over the plan's steps from ``start`` (the new ones, after a review) before the
+        coder reads them, one ``replanned`` event for all it changed (``plan_check``): a step
+        naming a raster library when no data file is a raster loses that phrase (the coder would
+        open a vector file with rasterio on every attempt); then, on that wording, steps the
+        contract forbids are dropped or keep their work with the limit written into them, and
+        steps with nothing to do are dropped. What is left to do is never emptied."""
         descriptions = [s.description for s in self.subtasks]
         changes: dict[int, tuple[str | None, str]] = {
             i: (text, "it named a raster library but no data file is a raster")
@@ -474,8 +475,9 @@ class Run:
         for i, why in idle_steps(descriptions, self.request, self.contract, self.data_files):
             if i not in changes or i in reworded_only:
                 changes[i] = (None, why)
+        changes = {i: change for i, change in changes.items() if i >= start}
         dropped = {i for i, (text, _) in changes.items() if text is None}
-        if len(dropped) == len(self.subtasks):
+        if len(dropped) == len(self.subtasks) - start:
             changes = {i: change for i, change in changes.items() if change[0] is not None}
             dropped = set()
         if not changes:
@@ -633,6 +635,7 @@ class Run:
             return
         self.subtasks = self.subtasks[:next_index] + [new_subtask(d) for d in descriptions]
         self.emit(Replanned(run_id=self.id, reason="a step's result showed the plan no longer fits", subtasks=self.subtasks))
+        self._tidy_plan(start=next_index)  # the reviewer's steps pass the same checks as the planner's
 
 
 async def drive(run: Run, on_event: Callable[[Event], Awaitable[None] | None] | None = None) -> Finished:

@@ -202,3 +202,31 @@ def test_a_second_load_of_loaded_files_is_idle():
                      (6, "`lagos_landuse.geojson` already loaded by an earlier step")]
     # The first load of a file is work, even when another file was loaded before it.
     assert idle_steps(["Load `lagos_hex_grid.geojson`.", "Load `lagos_landuse.geojson`."], "x", None, files) == []
+
+
+async def test_steps_a_review_adds_pass_the_same_checks(tmp_path):
+    """The reviewer rewrites the rest of the plan after a step that needed repairs; its new steps
+    are tidied like the planner's ("Verify ..." when the contract checks the files, a reprojection
+    of geometry that must stay as it is)."""
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    gpd.GeoDataFrame({"name": ["a", "b"], "value": ["1", "2"]}, geometry=[Point(100.5, 13.7), Point(100.6, 13.8)],
+                     crs=4326).to_file(workdir / "stations.geojson")
+    load = "import geopandas as gpd\nstations = gpd.read_file('stations.geojson')\nprint(len(stations))"
+    review = ("1. Reproject the stations to EPSG:32647.\n2. Convert `value` to numbers and write `fixed.geojson`.\n"
+              "3. Verify that the output file meets the requirements.")
+    script = StepScript(["Load `stations.geojson`.", "Write `fixed.geojson`."],
+                        {"Load": ["print(undefined_thing)", load],  # a repair: the review is asked
+                         "Convert `value`": ["stations['value'] = stations['value'].astype(int)\n"
+                                             "stations.to_file('fixed.geojson')"]},
+                        review=review)
+    run, finished, model = await run_scripted(
+        workdir, "Write `fixed.geojson` from `stations.geojson` with `value` as numbers. Leave the geometry alone.",
+        script, tmp_path, review="always", on_stuck="skip")
+    assert finished.status == "succeeded", finished.message
+    reviewed, tidied = [e for e in run.bus.history if e.type == "replanned"][-2:]
+    assert reviewed.reason == "a step's result showed the plan no longer fits"
+    assert tidied.reason.startswith("the plan was tidied") and "step 2 dropped" in tidied.reason \
+        and "step 4 dropped" in tidied.reason
+    assert [s.description for s in tidied.subtasks][1:] == ["Convert `value` to numbers and write `fixed.geojson`."]
+    assert "Reproject the stations" not in script.calls
