@@ -197,7 +197,8 @@ async def test_the_same_unmet_requirement_twice_escalates_with_the_carried_colum
     assert finished.status == "succeeded", finished.message
     repairs = [p for p in model.prompt_texts if "previous attempt failed" in p]
     assert len(repairs) == 2
-    assert "keep the GeoDataFrame read from it" in repairs[0] and "SAME problem" not in repairs[0]
+    assert "site_id come(s) from `sites.geojson`: write the frame read from it" in repairs[0] \
+        and "SAME problem" not in repairs[0]
     assert "The SAME problem with the result happened twice" in repairs[1]
     assert [e.strategy for e in run.bus.history if e.type == "repaired"] == ["semantic", "escalate"]
 

@@ -103,7 +103,7 @@ async def test_check_deliverable_reads_the_written_file_back(mcp, jp_serverapp, 
     path, kernel_id = await _notebook_with_data(jp_serverapp, jp_root_dir)
     out = jp_root_dir / "work" / "out"
     out.mkdir()
-    (out / "summary.csv").write_text("district_code,area_km2\nB,13.8\nA,13.8\n")
+    (out / "summary.csv").write_text("district_code,area_km2\nB,16.5\nA,16.5\n")  # each box: 16.5 km²
 
     check = await mcp.ok("geoagent_check_deliverable", request=REQUEST, outputs=["out/summary.csv"], notebook_path=path)
     failed = {r["requirement"].split(" (")[0]: r["seen"] for r in check["results"] if not r["passed"]}
@@ -113,9 +113,14 @@ async def test_check_deliverable_reads_the_written_file_back(mcp, jp_serverapp, 
     assert "district_name" in failed["has the columns district_code, district_name, area_km2"]
     assert len(check["fix"]) == 2
 
-    (out / "summary.csv").write_text("district_code,district_name,area_km2\nA,Innere Stadt,13.8\nB,Leopoldstadt,13.8\n")
+    (out / "summary.csv").write_text("district_code,district_name,area_km2\nA,Innere Stadt,16.5\nB,Leopoldstadt,16.5\n")
     check = await mcp.ok("geoagent_check_deliverable", request=REQUEST, outputs=["out/summary.csv"], notebook_path=path)
-    assert check["passed"] and len(check["results"]) == 4 and check["fix"] == []
+    assert check["passed"] and len(check["results"]) == 5 and check["fix"] == []
+    # Square degrees are not km²: the area check reads the districts' own geometries.
+    (out / "summary.csv").write_text("district_code,district_name,area_km2\nA,Innere Stadt,0.002\nB,Leopoldstadt,0.002\n")
+    check = await mcp.ok("geoagent_check_deliverable", request=REQUEST, outputs=["out/summary.csv"], notebook_path=path)
+    [unit] = [r for r in check["results"] if not r["passed"]]
+    assert "as if measured in degrees" in unit["seen"], unit
 
 
 async def test_the_run_tool_runs_in_the_notebooks_kernel_one_run_at_a_time(mcp, jp_serverapp, jp_root_dir, tmp_path):

@@ -276,12 +276,23 @@ def _contract_measure_units(params, data, sources):
     pairs = [(v, e * factor) for v, e in zip(values, expected) if e and v == v]
     if not pairs:
         return False, f"`{name}`: no row has both a number and a feature with a {measure}"
-    ratios = sorted(v / e for v, e in pairs)
-    median = ratios[len(ratios) // 2]
-    close = sum(0.9 <= r <= 1.1 for r in ratios) / len(ratios)
-    ok = 0.97 <= median <= 1.03 and close >= 0.9
+    # Within 3 % (another fitting CRS, a valid repair) or half the rounding the values show
+    # ("integer hectares": 1 for a 1.4 ha parcel).
+    slack = _contract_rounding_step([v for v, _ in pairs]) / 2
+    close = sum(abs(v - e) <= 0.03 * e + slack for v, e in pairs) / len(pairs)
+    median = sorted(v / e for v, e in pairs)[len(pairs) // 2]
+    ok = close >= 0.9
     return ok, (f"`{name}` is {median:.4g} × the geodesic {measure} of {how} in {label} (median; {close:.0%} of "
-                f"{len(ratios)} rows within 10%)" + ("" if ok else _contract_unit_guess(median)))
+                f"{len(pairs)} rows within 3 %{' or the rounding' if slack else ''})"
+                + ("" if ok else _contract_unit_guess(median)))
+
+
+def _contract_rounding_step(values):
+    """1 when every value is a whole number, 0.1 ... 1e-6 for the fewest decimals that write them all, else 0."""
+    for step in (1.0, 0.1, 0.01, 1e-3, 1e-4, 1e-5, 1e-6):
+        if all(abs(v / step - round(v / step)) < 1e-6 for v in values):
+            return step
+    return 0.0
 
 
 def _contract_strings(values):

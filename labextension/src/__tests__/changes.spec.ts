@@ -12,7 +12,8 @@ import { addNamespaceChange, emptyVariables } from '../runs/variables';
 import { result } from './fakes';
 
 function solved(id: string, description: string, code: string): IStepView {
-  return { id, description, status: 'solved', attempts: [], code, error: '', nodes: {}, nodeOrder: [], hints: [],
+  return { id, description, status: 'solved', attempts: [], code, error: '', crsAdvice: '', nodes: {},
+           nodeOrder: [], hints: [],
            by: 'agent', solved: { code, by: 'agent', result: result('ok') as any } };
 }
 

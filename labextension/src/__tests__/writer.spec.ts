@@ -23,7 +23,8 @@ function solved(id: string, description: string, code: string, by: 'agent' | 'hu
     { output_type: 'stream', name: 'stdout', text: `${id} done\n` },
     { output_type: 'display_data', data: { 'text/html': '<div class="map">map</div>', 'text/plain': 'Map' }, metadata: {} }
   ];
-  return { id, description, status: 'solved', attempts: [], code, error: '', nodes: {}, nodeOrder: [], hints: [],
+  return { id, description, status: 'solved', attempts: [], code, error: '', crsAdvice: '', nodes: {},
+           nodeOrder: [], hints: [],
            by, solved: { code, by, result: result('ok', { outputs }) as any } };
 }
 
