@@ -21,7 +21,7 @@ from .events import Executed, Replanned
 from ..llm.client import LLMError
 from .kernel_handle import summarize
 from .planner import Planner, new_subtask
-from ..kernel.errors import measured_in_degrees
+from ..kernel.errors import crs_mismatch, measured_in_degrees
 from .deliverables import trial_suffix
 from .probes import run_probe
 from .prompts import SubtaskContext, coder_messages
@@ -232,7 +232,8 @@ class SubtaskWork:
     async def check(self, info: codeinfo.CodeInfo, stderr: str = "") -> list[str]:
         """The after-step check. Warnings about a subtask's code that ran: empty or all-null
         results, written files that are missing, broken, or lack the keys/columns the request
-        names, measurements made in degrees (geopandas' warning on ``stderr``), and each
+        names, measurements made in degrees and joins of layers in different CRSs (geopandas'
+        warnings on ``stderr``), and each
         requirement of the deliverable contract that a file this subtask wrote does not meet."""
         fields = fields_for(info.written_files, self.run.request)
         checks = await run_probe(self.run.kernel, "check_result", info.assigned, info.written_files, fields,
@@ -242,6 +243,9 @@ class SubtaskWork:
         if degrees:
             named = self.run.crs_advice.for_purpose("area" if "area" in degrees else "distance")
             warnings.append(degrees + (f" The CRS advisor's choice for this data: {named}." if named else ""))
+        mismatch = crs_mismatch(stderr)
+        if mismatch:
+            warnings.append(mismatch)
         deliverables = self.run.deliverables
         if deliverables is not None:  # the contract's requirements of the deliverables this subtask wrote
             written = deliverables.outputs_written_by(info.written_files)

@@ -13,7 +13,7 @@ Module map (one concern each):
 ``launch``      start a kernel with a cwd; find a notebook's kernel; a headless manager
 """
 
-from .errors import gis_hints, measured_in_degrees, shorten_error, strip_ansi
+from .errors import crs_mismatch, gis_hints, measured_in_degrees, shorten_error, strip_ansi
 from .exceptions import (
     KernelBusyError,
     KernelDeadError,
@@ -39,6 +39,7 @@ __all__ = [
     "ProbeError",
     "TrialResult",
     "VariableSummary",
+    "crs_mismatch",
     "gis_hints",
     "measured_in_degrees",
     "kernel_for_notebook",

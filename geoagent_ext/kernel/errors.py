@@ -52,6 +52,24 @@ def measured_in_degrees(stderr: str) -> str | None:
     return f"geopandas warned that '{match.group(1)}' ran in a geographic CRS, so its result is in degrees. {DEGREES_HINT}"
 
 
+# geopandas' UserWarning for a join/overlay/clip of two layers in different CRSs: it runs, and
+# matches nothing (a spatial join of lon/lat points with LAEA polygons is empty).
+_CRS_MISMATCH = re.compile(r"CRS mismatch between the CRS of left geometries and the CRS of right geometries"
+                           r"(?:.*?Left CRS: (?P<left>[^\n]+)\s*Right CRS: (?P<right>[^\n]+))?", re.S)
+
+
+def crs_mismatch(stderr: str) -> str | None:
+    """A warning for a step that joined, overlaid or clipped layers in different CRSs (geopandas
+    says so on stderr; the code runs and its result is empty or wrong), or None."""
+    match = _CRS_MISMATCH.search(strip_ansi(stderr or ""))
+    if match is None:
+        return None
+    which = f" (left {match.group('left').strip()}, right {match.group('right').strip()})" if match.group("left") else ""
+    return (f"geopandas warned that the two layers of a join, overlay or clip are in different CRSs{which}, so "
+            "their geometries were compared in different units and the result is empty or wrong. Reproject one "
+            "to the other's CRS first: right = right.to_crs(left.crs).")
+
+
 # (pattern searched in "ename: evalue\n<traceback>\n<stderr>", hint). Order = priority.
 GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
     (

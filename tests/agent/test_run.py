@@ -632,3 +632,34 @@ def test_proposals_follow_the_setting_else_the_model():
     assert GeoAgentSettings().propose_requirements is None
     assert not proposals_wanted(None, "local:qwen2.5-coder-1.5b") and proposals_wanted(None, "openai:gpt-4o")
     assert proposals_wanted(True, "local:qwen2.5-coder-1.5b") and not proposals_wanted(False, "openai:gpt-4o")
+
+
+async def test_a_join_of_layers_in_different_crss_runs_but_is_repaired(tmp_path):
+    """Example 01 at ce1c104: the districts were reprojected to EPSG:3035 in place, the stations
+    stayed in lon/lat, and the spatial join matched nothing. geopandas only warns; the after-step
+    check makes it a failure whose repair names both CRSs."""
+    import geopandas as gpd
+    from shapely.geometry import Point, box
+
+    from .helpers import run_scripted
+
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    gpd.GeoDataFrame({"code": [1]}, geometry=[box(16.3, 48.1, 16.5, 48.3)], crs=4326).to_file(workdir / "districts.geojson")
+    gpd.GeoDataFrame({"sid": [1, 2]}, geometry=[Point(16.35, 48.2), Point(16.4, 48.25)], crs=4326).to_file(
+        workdir / "stations.geojson")
+    load = ("import geopandas as gpd\ndistricts = gpd.read_file('districts.geojson').to_crs(3035)\n"
+            "stations = gpd.read_file('stations.geojson')")
+    mixed = "joined = gpd.sjoin(stations, districts, predicate='within')\nprint(len(joined))"
+    same = "joined = gpd.sjoin(stations.to_crs(districts.crs), districts, predicate='within')\nprint(len(joined))"
+    script = StepScript(["Load the layers.", "Join the stations to the districts."],
+                        {"Load the layers": [load], "Join the stations": [mixed, same]})
+    run, finished, model = await run_scripted(workdir, "Which district is each station of `stations.geojson` in?",
+                                              script, tmp_path, on_stuck="skip")
+    assert finished.status == "succeeded", finished.message
+    warned = [e for e in run.bus.history if e.type == "executed" and e.result.warnings]
+    assert any("different CRSs (left EPSG:4326, right EPSG:3035)" in w for e in warned for w in e.result.warnings)
+    repair = next(p for p in model.prompt_texts if "previous attempt failed" in p)
+    assert "right = right.to_crs(left.crs)" in repair
+    solved = [e for e in run.bus.history if e.type == "solved"]
+    assert solved[-1].result.stdout.strip() == "2"
