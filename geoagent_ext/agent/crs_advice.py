@@ -17,12 +17,14 @@ from typing import Any
 PURPOSES = ("same", "area", "distance", "official")
 SPATIAL_EXT = {".geojson", ".gpkg", ".shp", ".fgb", ".kml", ".gml", ".parquet", ".geoparquet", ".tif", ".tiff"}
 MAX_LAYERS = 6
-# What a subtask does -> the purpose whose answer its coder gets (first match wins).
+# What a subtask does -> the purpose whose answer its coder gets (first match wins): the region's
+# grid when named, else what the step measures ("the area ... using the projected CRS" is an area
+# step), else a bare reprojection gets the official grid.
 SUBTASK_PURPOSES = (
-    (re.compile(r"\b(official|national|grid|metric projection|projected crs)\b", re.I), "official"),
+    (re.compile(r"\b(official|national|grid)\b", re.I), "official"),
     (re.compile(r"\b(area|areas|km²|km2|hectare|ha\b|m²|m2|equal[- ]area)", re.I), "area"),
     (re.compile(r"\b(distance|buffer|nearest|length|within|radius|metres|meters|km\b)", re.I), "distance"),
-    (re.compile(r"\b(reproject|to_crs|project|convert .* crs|crs)\b", re.I), "official"),
+    (re.compile(r"\b(reproject|to_crs|project|convert .* crs|crs|metric projection|projected crs)\b", re.I), "official"),
 )
 
 

@@ -180,6 +180,9 @@ _IMPORT_WORDS = {"import", "imports", "load", "the", "all", "necessary", "requir
                  "pd", "numpy", "np", "shapely", "pyproj", "matplotlib", "rasterio", "scipy", "os", "json",
                  "pyarrow", "pyogrio", "fiona"}
 _VERIFIES = re.compile(r"^\s*(?:verify|double-check|confirm)\b", re.IGNORECASE)
+# "Optionally, map the result": what the request did not ask for only risks the deliverable (at
+# 45f228b such a step's repairs rewrote London's finished CSV without a column).
+_OPTIONAL = re.compile(r"^\s*(?:optionally|if (?:needed|desired|wanted|you (?:want|wish|like)))\b", re.IGNORECASE)
 _CLOSES = re.compile(r"^\s*close\b", re.IGNORECASE)
 _ASKS_TO_CHECK = re.compile(r"\b(?:verif\w*|validat\w*|check\w*|confirm\w*|audit\w*)\b", re.IGNORECASE)
 
@@ -216,7 +219,8 @@ def idle_steps(descriptions: list[str], request: str, contract: Contract | None,
     checks beyond the file's existence (they run on the real files after every step, stronger than
     the model's own check) and the request asks for no checking itself; one that only closes things
     (a GeoDataFrame has nothing to close, a ``with`` block closes its file); one that only imports
-    libraries (each step imports what it uses); one that only loads files an earlier step loaded
+    libraries (each step imports what it uses); an optional one ("Optionally, map the result"); one
+    that only loads files an earlier step loaded
     (reading them again throws away what the steps between did to them). A step that also writes stays."""
     verified = contract is not None and any(r.checkable and r.kind != "exists" for r in contract.requirements)
     loaded: set[str] = set()
@@ -229,6 +233,8 @@ def idle_steps(descriptions: list[str], request: str, contract: Contract | None,
             found.append((i, "nothing in a pandas/geopandas session needs closing"))
         elif _only_imports(text):
             found.append((i, "each step imports the libraries it uses"))
+        elif _OPTIONAL.search(text):
+            found.append((i, "an optional step the request did not ask for"))
         elif _VERIFIES.search(text) and verified and not _ASKS_TO_CHECK.search(request):
             found.append((i, "the contract's checks verify the written files after every step"))
         elif named and named <= loaded and _only_loads(text, named):

@@ -171,13 +171,15 @@ def test_steps_with_nothing_to_do_are_found():
             "Close the file and verify that it is written correctly.",
             "Verify the counts and save them to `out.geojson`.",  # it writes: it stays
             "Load the necessary libraries.", "Import geopandas and pandas.",
-            "Import the libraries and read the districts."]  # it reads data: it stays
+            "Import the libraries and read the districts.",  # it reads data: it stays
+            "Optionally, create a static map of the districts with geemap.",
+            "Optionally, write the counts to `out.geojson` as well."]  # it writes: it stays
     request = "Count the points of `in.geojson` per district into `out.geojson`."
-    assert [i for i, _ in idle_steps(plan, request, checked)] == [2, 3, 4, 6, 7]
+    assert [i for i, _ in idle_steps(plan, request, checked)] == [2, 3, 4, 6, 7, 9]
     # The request asks for a check, or the contract checks no more than the file's existence: verifying is work.
-    assert [i for i, _ in idle_steps(plan, request + " Check that no district is missing.", checked)] == [3, 4, 6, 7]
+    assert [i for i, _ in idle_steps(plan, request + " Check that no district is missing.", checked)] == [3, 4, 6, 7, 9]
     only_exists = _contract(("exists", "`out.geojson` is written", {}))
-    assert [i for i, _ in idle_steps(plan, request, only_exists)] == [3, 4, 6, 7]
+    assert [i for i, _ in idle_steps(plan, request, only_exists)] == [3, 4, 6, 7, 9]
 
 
 def test_a_reworded_join_loses_its_key():
@@ -230,3 +232,23 @@ async def test_steps_a_review_adds_pass_the_same_checks(tmp_path):
         and "step 4 dropped" in tidied.reason
     assert [s.description for s in tidied.subtasks][1:] == ["Convert `value` to numbers and write `fixed.geojson`."]
     assert "Reproject the stations" not in script.calls
+
+
+def test_a_step_gets_the_advisors_crs_for_what_it_measures():
+    """Example 01 at ce1c104: "Compute the area ... using the projected CRS" was labelled with the
+    official grid because "projected CRS" was read before "area"; the measure decides, a grid the
+    step names comes first, a bare reprojection gets the official grid."""
+    from geoagent_ext.agent.crs_advice import CrsAdvice
+    advice = CrsAdvice({"d.geojson": {
+        "area": [{"epsg": 3035, "name": "ETRS89-extended / LAEA Europe", "why": "equal-area"}],
+        "distance": [{"epsg": 32633, "name": "WGS 84 / UTM zone 33N", "why": "conformal"}],
+        "official": [{"epsg": 31287, "name": "MGI / Austria Lambert", "why": "official"}]}})
+    label = advice.step_label
+    assert label("Compute the area of each district in km² using the projected CRS.") == \
+        "areas in EPSG:3035 (ETRS89-extended / LAEA Europe)"
+    assert label("Buffer each stop by 400 m in the projected CRS.") == "distances in EPSG:32633 (WGS 84 / UTM zone 33N)"
+    assert label("Reproject the districts to the national grid and compute their areas.") == \
+        "official grid EPSG:31287 (MGI / Austria Lambert)"
+    assert label("Convert the geometry to a projected (metric) CRS.") == "official grid EPSG:31287 (MGI / Austria Lambert)"
+    assert label("Load the districts.") == ""
+    assert advice.for_subtask("Compute the area using the projected CRS.").startswith("CRS for this step (area): ")
