@@ -336,6 +336,12 @@ def test_a_measure_in_the_wrong_unit_or_crs_fails_with_what_it_looks_like(tmp_pa
 
     seen = write(km2.tolist())
     assert sorted(seen) == ["areas.csv", "areas.geojson", "kinds.csv"] and all(r["passed"] for r in seen.values()), seen
+    # A CSV written from the GeoDataFrame keeps a WKT "geometry" column: a table, matched by key
+    # (london at ce1c104 failed "could not check: 'DataFrame' object has no attribute 'crs'").
+    right.to_csv(tmp_path / "areas.csv", index=False)
+    results = {r["id"]: r for r in in_folder(tmp_path, HELPER.check_contract, check_payload(contract))}
+    [csv] = [results[r.id] for r in contract.requirements if r.kind == "measure_units" and r.output == "areas.csv"]
+    assert csv["passed"] and "feature of the same `code`" in csv["observed"], csv
     assert "each row's geometry" in seen["areas.geojson"]["observed"]
     assert "feature of the same `code`" in seen["areas.csv"]["observed"]
     assert "sums to" in seen["kinds.csv"]["observed"]

@@ -234,6 +234,12 @@ def _contract_unit_guess(ratio):
     return ": measured in a CRS that distorts it here (Web Mercator?) or not this feature's measure"
 
 
+def _contract_has_geometry(data):
+    """A GeoDataFrame, not a table whose text column happens to be called "geometry" (a CSV
+    written from one: `data.geometry` is then that column and has no CRS)."""
+    return hasattr(data, "crs") and hasattr(data, "geometry") and hasattr(data.geometry, "crs")
+
+
 def _contract_measure_units(params, data, sources):
     """(passed, observed) of a measure column against the geodesic measure of each row's feature:
     its own geometry, else the input feature with the same key (a column unique in the input), else
@@ -244,13 +250,13 @@ def _contract_measure_units(params, data, sources):
     values = pd.to_numeric(data[name], errors="coerce").tolist()
     factor = _CONTRACT_UNIT_FACTOR[unit]
     expected, how = None, ""
-    if hasattr(data, "geometry") and data.crs is not None:
+    if _contract_has_geometry(data) and data.crs is not None:
         own = _contract_geodesic(data, measure)
         if any(e for e in own):
             expected, how = own, "each row's geometry"
     src = _contract_input(params["input"], {} if sources is None else sources) if params.get("input") else None
     if expected is None:
-        if src is None or not hasattr(src, "geometry") or src.crs is None:
+        if src is None or not _contract_has_geometry(src) or src.crs is None:
             return False, f"cannot measure `{name}`: neither the file nor `{params.get('input')}` has geometries with a CRS"
         measures = _contract_geodesic(src, measure)
         for key in data.columns:
@@ -313,7 +319,7 @@ def _contract_check_table(kind, params, data, sources=None):
             have.add("geometry")
         missing = [n for n in params.get("names", []) if n not in have]
         return not missing, (f"missing {missing}; it has {sorted(have)[:15]}" if missing else "all present")
-    if kind in _CONTRACT_GEOMETRY_KINDS and (isinstance(data, dict) or not hasattr(data, "geometry")):
+    if kind in _CONTRACT_GEOMETRY_KINDS and (isinstance(data, dict) or not _contract_has_geometry(data)):
         return False, "no geometry in the file"
     if kind in ("crs_epsg", "crs_projected_metres", "geometry_types"):
         crs = data.crs
