@@ -241,11 +241,12 @@ async def test_a_later_step_is_not_committed_when_it_would_break_a_deliverable_t
     (loop) or node (search) that would drop a required column is stopped after its trial (never
     committed), the repair is told why, and the file on disk stays the one that holds."""
     script = StepScript(
-        ["Load the sites.", "Write the site kinds to kinds.csv.", "Optionally, plot the sites by kind for a quick look."],
+        # (An "Optionally, plot ..." step would be dropped before it runs: the plan asks for the plot.)
+        ["Load the sites.", "Write the site kinds to kinds.csv.", "Plot the sites by kind for a quick look."],
         {"Load the sites": [LOAD],
          "Write the site kinds": ["sites[['site_id', 'kind']].to_csv('kinds.csv', index=False)\nprint('written')"],
          # The map step's first answer redoes the table without `kind`; its repair only maps.
-         "plot the sites": ["sites[['site_id']].to_csv('kinds.csv', index=False)\nax = sites.plot()\nprint('mapped')",
+         "Plot the sites": ["sites[['site_id']].to_csv('kinds.csv', index=False)\nax = sites.plot()\nprint('mapped')",
                         "ax = sites.plot()\nprint('mapped')"]},
     )
     run, finished, model = await run_scripted(
