@@ -187,9 +187,14 @@ _CLOSES = re.compile(r"^\s*close\b", re.IGNORECASE)
 _ASKS_TO_CHECK = re.compile(r"\b(?:verif\w*|validat\w*|check\w*|confirm\w*|audit\w*)\b", re.IGNORECASE)
 
 
+def _words(text: str) -> list[str]:
+    """A step's words in order, lower case, file names kept whole ("lagos_landuse.geojson")."""
+    return [w for w in (w.strip(".-") for w in re.findall(r"[\w.\-]+", text.lower())) if w]
+
+
 def _files_named(text: str, files: list[str]) -> set[str]:
     """The data files a step names by file name or full stem (``lagos_landuse``), not by a word of it."""
-    words = {w.strip(".-") for w in re.findall(r"[\w.\-]+", text.lower())}
+    words = set(_words(text))
     found = set()
     for path in files:
         name = path.rsplit("/", 1)[-1].lower()
@@ -201,14 +206,12 @@ def _files_named(text: str, files: list[str]) -> set[str]:
 def _only_loads(text: str, files: set[str]) -> bool:
     """The step's words are loading words and the names of ``files`` (nothing else to do)."""
     names = {n for p in files for n in (p.rsplit("/", 1)[-1].lower(), p.rsplit("/", 1)[-1].lower().rsplit(".", 1)[0])}
-    words = {w.strip(".-") for w in re.findall(r"[\w.\-]+", text.lower())} - {""}
-    return bool(_LOADS.match(text)) and words <= _LOAD_WORDS | names
+    return bool(_LOADS.match(text)) and set(_words(text)) <= _LOAD_WORDS | names
 
 
 def _only_imports(text: str) -> bool:
     """The step imports libraries and does nothing else."""
-    words = [w.strip(".-") for w in re.findall(r"[\w.\-]+", text.lower())]
-    words = [w for w in words if w]
+    words = _words(text)
     return bool(words) and words[0] in ("import", "load") and set(words) <= _IMPORT_WORDS and len(words) > 1 \
         and words[1:] != ["all"]
 

@@ -254,8 +254,8 @@ def _contract_measure_units(params, data, sources):
         own = _contract_geodesic(data, measure)
         if any(e for e in own):
             expected, how = own, "each row's geometry"
-    src = _contract_input(params["input"], {} if sources is None else sources) if params.get("input") else None
-    if expected is None:
+    if expected is None:  # the input is read only when the file's own geometry cannot answer
+        src = _contract_input(params["input"], {} if sources is None else sources) if params.get("input") else None
         if src is None or not _contract_has_geometry(src) or src.crs is None:
             return False, f"cannot measure `{name}`: neither the file nor `{params.get('input')}` has geometries with a CRS"
         measures = _contract_geodesic(src, measure)

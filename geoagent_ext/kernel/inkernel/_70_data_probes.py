@@ -53,16 +53,18 @@ def _parquet(path):
 
 
 def _parquet_columns(path):
-    """(rows, column names, problem) of a (Geo)Parquet file from its metadata; "geometry"
-    stands for the primary geometry column, whatever its name. ``problem``: why readers of
-    GeoParquet (gpd.read_parquet) cannot load it, or None."""
+    """(rows, column names, problem, geometry types) of a (Geo)Parquet file from its metadata;
+    "geometry" stands for the primary geometry column, whatever its name. ``problem``: why readers
+    of GeoParquet (gpd.read_parquet) cannot load it, or None; geometry types as the GeoParquet
+    metadata lists them ("Polygon,MultiPolygon"; "" for plain Parquet or none listed)."""
     import pyarrow.parquet as pq
     pf = pq.ParquetFile(path)
     names = set(pf.schema_arrow.names)
     geo = geoparquet_meta(pf.schema_arrow)
-    problem = None
+    problem, kinds = None, ""
     if geo:
-        primary = geoparquet_primary(geo)[0]
+        primary, column, _ = geoparquet_primary(geo)
+        kinds = ",".join(column.get("geometry_types") or [])
         if primary in names:
             names.add("geometry")
         else:  # a GeoDataFrame written without its active geometry column
@@ -70,7 +72,7 @@ def _parquet_columns(path):
                        f"(make the wanted geometry active with gdf.set_geometry(...) before writing)")
     elif path.lower().endswith(".geoparquet"):
         problem = "it is plain Parquet, not GeoParquet: write it from a GeoDataFrame with gdf.to_parquet(...)"
-    return pf.metadata.num_rows, names, problem
+    return pf.metadata.num_rows, names, problem, kinds
 
 
 def _table(path):
@@ -202,7 +204,7 @@ def _file_warnings(path, fields=()):
                         f"with keys {', '.join(fields)}"]
             have = set(doc) if isinstance(doc, dict) else set()
         elif ext in (".parquet", ".geoparquet"):
-            rows, have, problem = _parquet_columns(path)
+            rows, have, problem, _ = _parquet_columns(path)
             if problem:
                 return [f"`{path}` does not load as GeoParquet: {problem}"]
             if rows == 0:
@@ -238,11 +240,8 @@ def input_facts(paths):
         ext = os.path.splitext(path)[1].lower()
         try:
             if ext in (".parquet", ".geoparquet"):
-                import pyarrow.parquet as pq
-                rows, names, _ = _parquet_columns(path)
-                geo = geoparquet_meta(pq.read_schema(path))  # noqa: F821 - _15_geocolumns
-                out[path] = {"rows": rows, "columns": sorted(n for n in names if n != "geometry"),
-                             "geometry_type": ",".join(geoparquet_primary(geo)[1].get("geometry_types") or []) if geo else ""}  # noqa: F821
+                rows, names, _, kinds = _parquet_columns(path)
+                out[path] = {"rows": rows, "columns": sorted(n for n in names if n != "geometry"), "geometry_type": kinds}
             elif ext in (".csv", ".tsv"):
                 import pandas as pd
                 frame = pd.read_csv(path, sep=None, engine="python")
