@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..contract.model import Contract
+
 PURPOSES = ("same", "area", "distance", "official")
 SPATIAL_EXT = {".geojson", ".gpkg", ".shp", ".fgb", ".kml", ".gml", ".parquet", ".geoparquet", ".tif", ".tiff"}
 MAX_LAYERS = 6
@@ -33,7 +35,7 @@ def _first(answer: Any) -> dict | None:
 
 
 def _label(choice: dict) -> str:
-    return f"EPSG:{choice['epsg']} ({choice['name']})"
+    return f"EPSG:{choice['epsg']} ({choice['name']})" if choice.get("name") else f"EPSG:{choice['epsg']}"
 
 
 @dataclass
@@ -41,6 +43,9 @@ class CrsAdvice:
     """path -> {purpose -> ranked choices or a sentence}, for the data files found at the start."""
 
     layers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # The CRS the contract fixes for what is written (a bare reprojection's answer, see ``within``):
+    # {"epsg" (absent when the advisor did not read a kept layer's CRS), "name", "why"}; None: free.
+    written: dict[str, Any] | None = None
 
     @classmethod
     async def gather(cls, kernel, files: list[str], named: list[str]) -> "CrsAdvice":
@@ -75,14 +80,41 @@ class CrsAdvice:
                 lines.append(f"- CRS advice for {path}: " + "; ".join(parts))
         return "\n".join(lines)
 
+    def within(self, contract: Contract | None) -> "CrsAdvice":
+        """This advice under a contract that decides the CRS of what is written: an exact EPSG
+        (``crs_epsg``), or an input's own CRS (``geometry_unchanged``). A step that reprojects or
+        names "the CRS" is then told that CRS, not the region's official grid: at 66818bb a step
+        "write the file with the specified columns and CRS" got the official UTM zone and wrote
+        `to_file(..., crs=32647)` for a layer that had to stay as it was. Measuring (area,
+        distance) keeps the advisor's answer: it works on a copy."""
+        pins: list[dict[str, Any]] = []
+        for req in contract.requirements if contract else []:
+            if req.kind == "crs_epsg" and req.params.get("epsg"):
+                code = int(req.params["epsg"])
+                pins.append({"epsg": code, "name": "", "why": f"`{req.output}` must be in EPSG:{code} (the "
+                             f"contract): reproject the layer written with gdf.to_crs(epsg={code})"})
+            elif req.kind == "geometry_unchanged":
+                kept = posixpath.basename(str(req.params.get("input")))
+                own = next((_first(a.get("same")) for path, a in self.layers.items()
+                            if posixpath.basename(path) == kept), None) or {}
+                where = f" EPSG:{own['epsg']}" if own.get("epsg") else ""
+                pins.append({**own, "why": f"`{req.output}` keeps the geometries of `{req.params.get('input')}` in "
+                             f"their own CRS{where}: never reproject the layer written or pass crs= when writing"})
+        codes = {p.get("epsg") for p in pins}
+        written = (pins[0] if len(codes) == 1 else None) if pins else None
+        return CrsAdvice(self.layers, written)
+
     def _choice(self, purpose: str) -> dict | None:
-        """The first answer for ``purpose`` of the first layer (the request's own first) that has one."""
+        """The first answer for ``purpose`` of the first layer (the request's own first) that has one;
+        for a bare reprojection, the CRS the contract fixes when it does."""
+        if purpose == "official" and self.written is not None:
+            return self.written
         return next((c for c in (_first(a.get(purpose)) for a in self.layers.values()) if c), None)
 
     def label_for(self, purpose: str) -> str:
         """'EPSG:3460 (Fiji 1986 / Fiji Map Grid)', or ''."""
         choice = self._choice(purpose)
-        return _label(choice) if choice else ""
+        return _label(choice) if choice and choice.get("epsg") else ""
 
     def for_purpose(self, purpose: str) -> str:
         """The answer for ``purpose`` with its reason, or ''."""
@@ -99,7 +131,8 @@ class CrsAdvice:
         """What the plan shows beside a step: "areas in EPSG:3035 (ETRS89-extended / LAEA Europe)", or ''."""
         purpose = _purpose_of(description)
         label = self.label_for(purpose) if purpose else ""
-        return f"{_STEP_WORDS[purpose]} {label}" if label else ""
+        words = "written in" if purpose == "official" and self.written is not None else _STEP_WORDS.get(purpose or "")
+        return f"{words} {label}" if label else ""
 
 
 _STEP_WORDS = {"area": "areas in", "distance": "distances in", "official": "official grid"}

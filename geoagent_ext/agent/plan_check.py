@@ -100,8 +100,11 @@ def raster_tools_without_rasters(descriptions: list[str], data_files: list[str],
 
 
 # A step that changes the CRS of a layer ("set the CRS" declares one and is not a reprojection).
+# "Ensure the CRS of the layer is in a projected (metric) CRS" asks for one too.
 _REPROJECTS = re.compile(r"\b(?:re-?project\w*|to_crs|(?:convert\w*|transform\w*|change\w*)\s+(?:the\s+)?"
-                         r"(?:crs|coordinate reference system|projection|coordinates)\b)", re.IGNORECASE)
+                         r"(?:crs|coordinate reference system|projection|coordinates)\b|"
+                         r"(?:ensure|make\s+sure)\b[^.;]*?\b(?:crs|projection)\b[^.;]*?"
+                         r"\b(?:projected|metric|utm|epsg)\b)", re.IGNORECASE)
 # A step that measures: it may reproject a copy to measure in metres.
 _MEASURES = re.compile(r"\b(?:area\w*|length\w*|distance\w*|buffer\w*|nearest|perimeter\w*|km|metres?|meters?|"
                        r"hectares?)\b|km²|m²", re.IGNORECASE)

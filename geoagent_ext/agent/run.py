@@ -404,6 +404,7 @@ class Run:
                 await self._add_proposed_requirements()
             if self.options.approval_mode:
                 await self._review_contract()
+            self.crs_advice = self.crs_advice.within(self.contract)
             self.deliverables = DeliverableChecks(self.kernel, self.contract, self.emit, self.id)
             if not self.options.approval_mode:
                 self.emit(ContractStated(run_id=self.id, contract=self.contract, dropped=self._dropped_proposals))

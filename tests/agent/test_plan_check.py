@@ -108,9 +108,13 @@ def test_steps_the_contract_forbids_are_dropped_or_told_the_limit():
             "Reproject the layer to EPSG:32647 and compute each parcel's area in km².",
             "Set the CRS of the GeoSeries to EPSG:4326.",  # declares a CRS: not a reprojection
             "Filter the GeoDataFrame to include only rows where `recorded_at` is after 2024-01-01.",
-            "Drop rows with a missing name and write `out.geojson`."]
+            "Drop rows with a missing name and write `out.geojson`.",
+            # at 66818bb (bangkok): a reprojection in other words
+            "Ensure the CRS of the GeoDataFrame is in a projected (metric) CRS (e.g., EPSG:10594).",
+            "Make sure the CRS is set."]  # no target CRS: not a reprojection
     found = {i: (text, why) for i, text, why in contract_conflicts(plan, _contract(unchanged, every_row))}
-    assert sorted(found) == [1, 2, 4, 5]
+    assert sorted(found) == [1, 2, 4, 5, 6]
+    assert found[6][0] is None
     assert found[1][0] is None and "keeps the geometries of `in.geojson` in its CRS" in found[1][1]
     assert found[2][0].startswith(plan[2]) and "reproject only a copy" in found[2][0]  # it measures: kept, limited
     assert found[4][0] is None and "keeps every row of `in.geojson` (4)" in found[4][1]
@@ -159,6 +163,9 @@ async def test_the_run_drops_a_reprojection_of_geometry_that_must_stay_as_it_is(
                                                            "Convert `value` to numbers and write `fixed.geojson`."]
     assert "Convert the CRS" not in script.calls  # the forbidden step never reached the coder (nor the idle one:
     # the script has no reply for it)
+    # The plan shows the CRS the contract keeps beside the reprojection, not the advisor's grid.
+    planned = next(e for e in run.bus.history if e.type == "planned")
+    assert planned.subtasks[1].crs_advice == "written in EPSG:4326 (WGS 84)", planned.subtasks[1].crs_advice
     assert gpd.read_file(workdir / "fixed.geojson").crs.to_epsg() == 4326
 
 
@@ -252,3 +259,28 @@ def test_a_step_gets_the_advisors_crs_for_what_it_measures():
     assert label("Convert the geometry to a projected (metric) CRS.") == "official grid EPSG:31287 (MGI / Austria Lambert)"
     assert label("Load the districts.") == ""
     assert advice.for_subtask("Compute the area using the projected CRS.").startswith("CRS for this step (area): ")
+
+
+def test_a_crs_the_contract_fixes_is_the_one_a_reprojecting_step_is_told():
+    """At 66818bb (bangkok) the step "write the layer with the specified columns and CRS" got the
+    official UTM zone although the contract kept the input's geometry in its CRS; the coder passed
+    `crs=32647` to `to_file` three times. Under the contract a bare reprojection is told the
+    contract's CRS; measuring keeps the advisor's answer (it works on a copy)."""
+    from geoagent_ext.agent.crs_advice import CrsAdvice
+    advice = CrsAdvice({"./in.geojson": {
+        "same": [{"epsg": 4326, "name": "WGS 84", "units": "degree", "why": "its own"}],
+        "area": [{"epsg": 6933, "name": "WGS 84 / NSIDC EASE-Grid 2.0 Global", "why": "equal-area"}],
+        "official": [{"epsg": 32647, "name": "WGS 84 / UTM zone 47N", "why": "official"}]}})
+    write = "Write the layer to `out.geojson` with the specified columns and CRS."
+    assert advice.step_label(write) == "official grid EPSG:32647 (WGS 84 / UTM zone 47N)"
+    kept = advice.within(_contract(("geometry_unchanged", "geometry as `in.geojson`", {"input": "in.geojson"})))
+    assert kept.step_label(write) == "written in EPSG:4326 (WGS 84)"
+    told = kept.for_subtask(write)
+    assert "keeps the geometries of `in.geojson` in their own CRS EPSG:4326" in told and "32647" not in told
+    assert kept.step_label("Compute each parcel's area in km².") == "areas in EPSG:6933 (WGS 84 / NSIDC EASE-Grid 2.0 Global)"
+    pinned = advice.within(_contract(("crs_epsg", "is in EPSG:3857", {"epsg": 3857})))
+    assert pinned.step_label("Reproject the layer to a metric CRS.") == "written in EPSG:3857"
+    assert "gdf.to_crs(epsg=3857)" in pinned.for_subtask("Reproject the layer to a metric CRS.")
+    # Two outputs that disagree, or no CRS in the contract: the advisor's grid stands.
+    both = _contract(("crs_epsg", "EPSG:3857", {"epsg": 3857}), ("crs_epsg", "EPSG:4326", {"epsg": 4326}))
+    assert advice.within(both).step_label(write) == advice.within(None).step_label(write) == advice.step_label(write)
