@@ -34,7 +34,8 @@ from .events import (
 from .kernel_handle import KernelHandle, KernelLost, format_variables, summarize
 from .loop import SequentialSolver
 from .plan_check import (
-    contract_conflicts, idle_steps, join_steps, raster_tools_without_rasters, unshared_join_keys, without_join_key,
+    contract_conflicts, idle_steps, join_steps, raster_tools_without_rasters, uncovered_requirements, unshared_join_keys,
+    without_join_key,
 )
 from .planner import Planner, new_subtask
 from .probes import format_files, run_probe
@@ -462,7 +463,8 @@ class Run:
         naming a raster library when no data file is a raster loses that phrase (the coder would
         open a vector file with rasterio on every attempt); then, on that wording, steps the
         contract forbids are dropped or keep their work with the limit written into them, and
-        steps with nothing to do are dropped. What is left to do is never emptied."""
+        steps with nothing to do are dropped; last, the step that writes an output is told the
+        requirements on its columns no step names. What is left to do is never emptied."""
         descriptions = [s.description for s in self.subtasks]
         changes: dict[int, tuple[str | None, str]] = {
             i: (text, "it named a raster library but no data file is a raster")
@@ -476,6 +478,9 @@ class Run:
         for i, why in idle_steps(descriptions, self.request, self.contract, self.data_files):
             if i not in changes or i in reworded_only:
                 changes[i] = (None, why)
+        current = [changes[i][0] if i in changes else text for i, text in enumerate(descriptions)]
+        for i, text, why in uncovered_requirements(current, self.contract):
+            changes[i] = (text, f"{changes[i][1]}; {why}" if i in changes else why)
         changes = {i: change for i, change in changes.items() if i >= start}
         dropped = {i for i, (text, _) in changes.items() if text is None}
         if len(dropped) == len(self.subtasks) - start:

@@ -284,3 +284,48 @@ def test_a_crs_the_contract_fixes_is_the_one_a_reprojecting_step_is_told():
     # Two outputs that disagree, or no CRS in the contract: the advisor's grid stands.
     both = _contract(("crs_epsg", "EPSG:3857", {"epsg": 3857}), ("crs_epsg", "EPSG:4326", {"epsg": 4326}))
     assert advice.within(both).step_label(write) == advice.within(None).step_label(write) == advice.step_label(write)
+
+
+def test_the_writing_step_is_told_the_column_requirements_no_step_names():
+    """At 66818bb (bangkok) the plan converted three text columns to numbers and never `station_id`,
+    whose "holds integers" failed on every write: requirements on columns no step names are added
+    to the step that writes their output."""
+    from geoagent_ext.agent.plan_check import uncovered_requirements
+    contract = _contract(
+        ("integer", "`station_id` holds integers, not text", {"name": "station_id", "if_present": True}),
+        ("numeric", "`pm25` holds numbers, not text", {"name": "pm25", "if_present": True}),
+        ("sorted", "sorted by `area_km2`, largest first", {"name": "area_km2", "descending": True}),
+        ("values_from_input", "`name` keeps its values", {"name": "name", "input": "in.geojson"}),  # needs no step
+        ("crs_epsg", "is in EPSG:4326", {"epsg": 4326}))  # names no column
+    plan = ["Load `in.geojson`.", "Convert `pm25` to numbers.", "Compute each feature's area in km² as `area_km2`.",
+            "Write the layer to `out.geojson`.", "Verify the output."]
+    [(index, text, why)] = uncovered_requirements(plan, contract)
+    assert index == 3 and text.startswith("Write the layer to `out.geojson`. (Before writing, also: ")
+    assert "where `station_id` is kept, `station_id` holds integers, not text" in text
+    assert "pm25" not in text and "area_km2" not in text and "`name`" not in text and why.startswith("1 column requirement(s)")
+    # A step already dropped (None) names nothing; with no step writing, nothing is told (the
+    # closing steps carry the requirements); without a contract nothing either.
+    assert uncovered_requirements([None, "Convert `pm25` to numbers.", "Write `out.geojson`."], contract)[0][0] == 2
+    assert uncovered_requirements(["Load `in.geojson`.", "Convert `pm25` to numbers."], contract) == []
+    assert uncovered_requirements(plan, None) == []
+
+
+async def test_the_run_tells_the_writing_step_a_column_requirement_no_step_names(tmp_path):
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    gpd.GeoDataFrame({"value": ["1.5", "2.5"], "code": ["10", "20"]}, geometry=[Point(100.5, 13.7), Point(100.6, 13.8)],
+                     crs=4326).to_file(workdir / "stations.geojson")
+    load = "import geopandas as gpd\nstations = gpd.read_file('stations.geojson')\nprint(len(stations))"
+    write = ("import pandas as pd\nstations['value'] = pd.to_numeric(stations['value'])\n"
+             "stations['code'] = stations['code'].astype(int)\nstations.to_file('fixed.geojson')")
+    script = StepScript(["Load `stations.geojson`.", "Convert `value` to numbers and write `fixed.geojson`."],
+                        {"Load": [load], "Convert `value`": [write]})
+    run, finished, model = await run_scripted(
+        workdir, "Write `fixed.geojson` from `stations.geojson` with its numbers stored as numbers, not text.",
+        script, tmp_path)
+    assert finished.status == "succeeded", finished.message
+    [replanned] = [e for e in run.bus.history if e.type == "replanned"]
+    told = replanned.subtasks[-1].description
+    assert told.startswith("Convert `value` to numbers and write `fixed.geojson`. (Before writing, also: ")
+    assert "where `code` is kept, `code` holds integers" in told and "`value` holds" not in told
+    assert any("where `code` is kept" in p.split("## Your step", 1)[-1] for p in model.prompt_texts)
