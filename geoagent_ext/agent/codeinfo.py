@@ -157,6 +157,35 @@ def call_passing(code: str, keyword: str, lineno: int | None = None) -> str | No
     return _called(code, lambda node: any(k.arg == keyword for k in node.keywords), lineno)
 
 
+def without_keyword(code: str, keyword: str, lineno: int | None = None) -> str | None:
+    """``code`` with ``keyword=...`` taken out of the call that passes it (the one on ``lineno``
+    first; the name matched case-insensitively, as GDAL options come back upper case), the rest of
+    the text as written; None when no call passes it."""
+    tree = parse(code)
+    if tree is None:
+        return None
+    found = [(node, k) for node in ast.walk(tree) if isinstance(node, ast.Call)
+             for k in node.keywords if k.arg and k.arg.lower() == keyword.lower()]
+    if not found:
+        return None
+    call, kw = next(((n, k) for n, k in found if lineno and n.lineno <= lineno <= (n.end_lineno or n.lineno)), found[0])
+    raw = code.encode()  # ast offsets count bytes
+    starts = [0]
+    for line in raw.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    start = starts[kw.lineno - 1] + kw.col_offset
+    end = starts[(kw.end_lineno or kw.lineno) - 1] + (kw.end_col_offset or 0)
+    before, after = raw[:start], raw[end:]
+    trimmed = before.rstrip()
+    if trimmed.endswith(b","):  # ", crs=32647)" -> ")"
+        before = trimmed[:-1]
+    else:  # "(crs=32647, index=False)" -> "(index=False)"
+        after = after.lstrip()
+        after = after[1:].lstrip() if after.startswith(b",") else after
+    fixed = (before + after).decode()
+    return fixed if parse(fixed) is not None else None
+
+
 def names_in_line(code: str, lineno: int | None) -> list[str]:
     """Plain names read on a line (candidates for a data profile after a KeyError)."""
     line = line_of(code, lineno)

@@ -39,7 +39,7 @@ class SequentialSolver:
         failed: Attempt | None = None
         repair_context = ""
         semantic_failures = 0
-        pending_code: str | None = None  # a certain fix (add_import) skips the model
+        pending_code: str | None = None  # a certain fix (add_import, drop_keyword) skips the model
         diagnosis_text = ""
         repeats: dict[tuple, int] = {}  # error signature -> times seen in this subtask
         rewritten = False
@@ -97,9 +97,9 @@ class SequentialSolver:
             diagnosis = work.classify(attempt)
             last_strategy = diagnosis.strategy
             diagnosis_text = diagnosis.message
-            if diagnosis.strategy == "add_import":
+            if diagnosis.fixed_code:
                 pending_code = diagnosis.fixed_code
-                diagnosis_text = f"added `{diagnosis.fixed_code.splitlines()[0]}`"
+                diagnosis_text = diagnosis.fix_said
             elif diagnosis.strategy == "insert_subtask" and run.may_insert(subtask.id, diagnosis.name):
                 return Outcome("insert", code=code, error=attempt.error, attempts=attempt_no, name=diagnosis.name)
             elif diagnosis.strategy == "insert_subtask":

@@ -10,6 +10,11 @@ Strategies, by error class:
   (``stations.estimate_utm_crs()``) and neither the request nor the step speaks
   of: the model copied the example's variable; a step defining it would build
   the wrong thing, so the repair is told to use the session's own variables.
+- ``drop_keyword``: a call passed on a keyword that the library it reaches refuses
+  (``to_file(..., crs=32647)``: "Passing 'crs' is not supported with the 'pyogrio'
+  engine"); it can never run with it, so it is taken out without asking the model (the
+  1.5B put it back three times after being told); what the keyword meant is left to the
+  contract's checks.
 - ``members``: wrong attribute, wrong call or a bad import; the real members and
   signatures of the live object (jedi in the kernel) go into the prompt.
 - ``data_profile``: a column/key the data does not have; the profile of the
@@ -77,6 +82,12 @@ _ATTR_ERROR = re.compile(r"'?([\w.]+)'? (?:object|module) has no attribute '([^'
 _MODULE_ATTR = re.compile(r"module '([\w.]+)' has no attribute '([^']+)'")
 _CALL_ERROR = re.compile(r"(\w+)\(\) (?:got an unexpected keyword argument|missing \d+ required|takes \d+|got multiple values)")
 _BAD_KEYWORD = re.compile(r"(?:unexpected keyword argument|multiple values for (?:keyword )?argument) '(\w+)'")
+# A keyword a library refuses after taking it through **kwargs, in geopandas/pyogrio's words ("Passing
+# 'crs' is not supported with the 'pyogrio' engine"; an unknown keyword becomes a GDAL option:
+# "unrecognized option 'COLUMNS'"). A keyword the called function itself rejects goes to ``members``:
+# its signature may name the keyword meant (sjoin's ``op`` is now ``predicate``; dropping it would
+# change the join).
+_REFUSED_KEYWORD = re.compile(r"Passing '(\w+)' is not supported|unrecognized option '(\w+)'")
 _IMPORT_NAME = re.compile(r"cannot import name '([^']+)' from '([\w.]+)'")
 
 
@@ -86,7 +97,14 @@ class Diagnosis:
     message: str
     name: str | None = None
     expression: str | None = None
-    fixed_code: str | None = None  # set when the fix is certain (add_import)
+    fixed_code: str | None = None  # set when the fix is certain (add_import, drop_keyword): no model call
+
+    @property
+    def fix_said(self) -> str:
+        """What the certain fix did, for the ``repaired`` event."""
+        if self.strategy == "drop_keyword":
+            return f"took `{self.name}=` out of the call: the library does not take it"
+        return f"added `{(self.fixed_code or '').splitlines()[0]}`"
 
 
 def classify(code: str, ename: str, evalue: str, message: str, lineno: int | None, defined_before: set[str] | None = None,
@@ -104,6 +122,10 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
                 return Diagnosis("example_name", message, name=name)
             if name not in defined_before:
                 return Diagnosis("insert_subtask", message, name=name)
+    refused = _REFUSED_KEYWORD.search(evalue)
+    dropped = refused and _dropping(code, next(g for g in refused.groups() if g), lineno, message)
+    if dropped:
+        return dropped
     if ename == "AttributeError":
         match = _MODULE_ATTR.search(evalue)
         if match:
@@ -131,7 +153,8 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
             keyword = _BAD_KEYWORD.search(evalue)
             callee = keyword and codeinfo.call_passing(code, keyword.group(1), lineno)
             if callee:  # raised inside the library: the call on the line that passed the keyword is the one to fix
-                return Diagnosis("members", message, name=callee.rsplit(".", 1)[-1], expression=callee)
+                return _dropping(code, keyword.group(1), lineno, message) or \
+                    Diagnosis("members", message, name=callee.rsplit(".", 1)[-1], expression=callee)
     if ename == "ImportError":
         match = _IMPORT_NAME.search(evalue)
         if match:
@@ -139,6 +162,12 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
     if ename == "KeyError" or "not in index" in evalue or "columns" in evalue.lower():
         return Diagnosis("data_profile", message)
     return Diagnosis("analyse", message)
+
+
+def _dropping(code: str, keyword: str, lineno: int | None, message: str) -> Diagnosis | None:
+    """The certain fix for a keyword the library refuses: the call without it."""
+    fixed = codeinfo.without_keyword(code, keyword, lineno)
+    return Diagnosis("drop_keyword", message, name=keyword, fixed_code=fixed) if fixed and fixed.strip() else None
 
 
 def copied_from_example(name: str, examples: str, own_words: str) -> bool:

@@ -255,7 +255,7 @@ class MctsSolver:
         attempt = node.attempt
         assert attempt is not None
         diagnosis = work.classify(attempt)
-        if diagnosis.strategy == "add_import" and diagnosis.fixed_code and diagnosis.fixed_code not in {n.code for n in _walk(state.root)}:
+        if diagnosis.fixed_code and diagnosis.fixed_code not in {n.code for n in _walk(state.root)}:
             self._new_node(work, diagnosis.fixed_code, node, 1.0)
             return None
         if diagnosis.strategy == "insert_subtask" and self.run.may_insert(work.subtask.id, diagnosis.name):

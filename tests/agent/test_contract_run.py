@@ -286,3 +286,22 @@ async def test_an_area_measured_in_degrees_fails_its_unit_and_is_repaired_in_the
     assert unit[-1].passed
     repair_prompt = next(p for p in model.prompt_texts if "previous attempt failed" in p)
     assert "as if measured in degrees" in repair_prompt and "Advised CRS to measure in: EPSG:" in repair_prompt
+
+
+async def test_a_keyword_the_writer_refuses_is_taken_out_and_the_file_written_without_a_model_call(tmp_path):
+    """At 66818bb the 1.5B passed `crs=32647` to `to_file` five times in one run; pyogrio refuses
+    it. The call without it runs at once; the scripted coder is asked once for the step."""
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    gpd.GeoDataFrame({"name": ["a", "b"]}, geometry=[Point(100.5, 13.7), Point(100.6, 13.8)],
+                     crs=4326).to_file(workdir / "stations.geojson")
+    load = "import geopandas as gpd\nstations = gpd.read_file('stations.geojson')\nprint(len(stations))"
+    write = "stations.to_file('copy.geojson', crs=4326)\nprint('written')"
+    script = StepScript(["Load `stations.geojson`.", "Write the stations to `copy.geojson`."],
+                        {"Load": [load], "Write the stations": [write]})
+    run, finished, model = await run_scripted(workdir, "Copy `stations.geojson` to `copy.geojson`.", script, tmp_path)
+    assert finished.status == "succeeded", finished.message
+    [repaired] = [e for e in run.bus.history if e.type == "repaired"]
+    assert repaired.strategy == "drop_keyword" and "crs=4326" in repaired.diff
+    assert script.calls["Write the stations"] == 1  # the fix needed no model call
+    assert len(gpd.read_file(workdir / "copy.geojson")) == 2

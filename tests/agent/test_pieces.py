@@ -174,11 +174,43 @@ def test_a_name_copied_from_a_docs_example_is_not_given_a_step_of_its_own():
     assert d.strategy == "insert_subtask"
 
 
-def test_a_keyword_rejected_inside_a_library_points_at_the_call_that_passed_it():
-    # pyarrow's ParquetWriter rejects what gdf.to_parquet passed on: the signature to show is to_parquet's.
+def test_a_keyword_rejected_inside_a_library_is_taken_out_of_the_call_that_passed_it():
+    # pyarrow's ParquetWriter rejects what gdf.to_parquet passed on: to_parquet's own signature
+    # does not list it either, so the keyword goes.
     code = "import geopandas as gpd\nparcels.to_parquet('out.geoparquet', driver='GeoParquet')"
     d = repair.classify(code, "TypeError", "__cinit__() got an unexpected keyword argument 'driver'", "", 2)
-    assert (d.strategy, d.expression, d.name) == ("members", "parcels.to_parquet", "to_parquet")
+    assert (d.strategy, d.name) == ("drop_keyword", "driver")
+    assert d.fixed_code == "import geopandas as gpd\nparcels.to_parquet('out.geoparquet')"
     d = repair.classify("parcels.to_parquet('o.parquet', schema=['a'])", "TypeError",
                         "ParquetWriter.__init__() got multiple values for argument 'schema'", "", 1)
-    assert (d.strategy, d.expression) == ("members", "parcels.to_parquet")
+    assert (d.strategy, d.fixed_code) == ("drop_keyword", "parcels.to_parquet('o.parquet')")
+    # A call the code cannot lose the keyword from (passed in **kwargs): its signature goes to the model.
+    d = repair.classify("parcels.to_parquet('o.parquet', **opts)", "TypeError",
+                        "__cinit__() got an unexpected keyword argument 'driver'", "", 1)
+    assert d.strategy != "drop_keyword"
+
+
+def test_a_keyword_the_library_refuses_is_taken_out_without_the_model():
+    """At 66818bb the 1.5B passed `crs=32647` to `to_file` three times after being told pyogrio
+    refuses it; an unknown keyword pyogrio turns into a GDAL option fails the same way."""
+    code = "import geopandas as gpd\nout = gdf.copy()\nout.to_file('out.geojson', crs=32647)\nprint(len(out))"
+    d = repair.classify(code, "ValueError", "Passing 'crs' is not supported with the 'pyogrio' engine.", "", 3)
+    assert d.strategy == "drop_keyword" and d.fix_said.startswith("took `crs=` out")
+    assert d.fixed_code == "import geopandas as gpd\nout = gdf.copy()\nout.to_file('out.geojson')\nprint(len(out))"
+    code = "gdf.to_file('out.geojson', driver='GeoJSON',\n            columns=['a', 'b'])"
+    d = repair.classify(code, "DataSourceError", "unrecognized option 'COLUMNS' for driver 'GeoJSON'", "", 1)
+    assert d.fixed_code == "gdf.to_file('out.geojson', driver='GeoJSON')"
+    # The called function's own keyword may have a new name: its signature goes to the model.
+    d = repair.classify("y = gpd.sjoin(a, b, op='within')", "TypeError",
+                        "sjoin() got an unexpected keyword argument 'op'", "", 1)
+    assert d.strategy == "members" and d.fixed_code is None
+    # A keyword the code does not pass: nothing to take out.
+    d = repair.classify("gdf.to_file('out.geojson')", "ValueError", "Passing 'crs' is not supported", "", 1)
+    assert d.strategy == "analyse"
+
+
+def test_without_keyword_keeps_the_rest_of_the_text():
+    assert codeinfo.without_keyword("x = f(crs=1, b=2)  # note", "crs") == "x = f(b=2)  # note"
+    assert codeinfo.without_keyword("x = f(crs=1)\ny = f(crs=2)", "crs", 2) == "x = f(crs=1)\ny = f()"
+    assert codeinfo.without_keyword("s = 'é'; f('é', crs=1)", "CRS") == "s = 'é'; f('é')"
+    assert codeinfo.without_keyword("f(a, **kw)", "crs") is None

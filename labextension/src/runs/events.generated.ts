@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 8677bb1c6aa79745a57bf7404267ba6d27a292757e4c316532c2acab7b99c8ed
+ * schema-sha256: d87d72b30e49d25b0a8174cfa2bdc3b97fa23fa3e9a379166ee202120bb518a5
  */
 
 export type RunEvent =
@@ -258,6 +258,7 @@ export interface Repaired {
   attempt: number;
   strategy:
     | 'add_import'
+    | 'drop_keyword'
     | 'insert_subtask'
     | 'example_name'
     | 'members'
