@@ -165,6 +165,12 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
         "pd.concat([a, b], ignore_index=True) (import pandas as pd); GeoDataFrames in the same CRS stay a GeoDataFrame.",
     ),
     (
+        re.compile(r"data type '(?:Multi)?(?:Polygon|LineString|Point)' not understood", re.I),
+        "A geometry type is not a dtype: make each geometry multi-part with shapely instead, e.g. "
+        "from shapely.geometry import MultiPolygon; gdf['geometry'] = gdf.geometry.apply("
+        "lambda g: MultiPolygon([g]) if g is not None and g.geom_type == 'Polygon' else g).",
+    ),
+    (
         re.compile(r"^EOFError: EOF when reading a line", re.M),
         "The code asked for keyboard input, which a kernel run cannot answer (geemap.Map() "
         "asks to sign in to Earth Engine): use geemap.Map(ee_initialize=False) or leafmap.Map(), "

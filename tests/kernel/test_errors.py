@@ -52,6 +52,9 @@ def test_gis_hints():
     [set_crs] = gis_hints("ValueError", "The GeoSeries already has a CRS which is not equal to the passed CRS. "
                                         "Specify 'allow_override=True' to allow replacing the existing CRS")
     assert "gdf.to_crs(epsg=...)" in set_crs
+    # A geometry type asked of astype (at 66818bb, three times in a row): shapely makes it multi-part.
+    [multi] = gis_hints("TypeError", "data type 'MultiPolygon' not understood")
+    assert "MultiPolygon([g])" in multi and "geom_type == 'Polygon'" in multi
 
 
 def test_plain_pandas_and_missing_import_names_get_their_own_hints():
