@@ -168,7 +168,28 @@ def without_keyword(code: str, keyword: str, lineno: int | None = None) -> str |
              for k in node.keywords if k.arg and k.arg.lower() == keyword.lower()]
     if not found:
         return None
-    call, kw = next(((n, k) for n, k in found if lineno and n.lineno <= lineno <= (n.end_lineno or n.lineno)), found[0])
+    _, kw = next(((n, k) for n, k in found if lineno and n.lineno <= lineno <= (n.end_lineno or n.lineno)), found[0])
+    return _cut(code, kw)
+
+
+def without_assigned_inplace(code: str) -> str:
+    """``code`` without ``inplace=True`` in calls whose result is assigned (``gdf = gdf.drop_duplicates(...,
+    inplace=True)`` makes ``gdf`` None: the next line fails with "'NoneType' object has no attribute")."""
+    while True:
+        tree = parse(code)
+        if tree is None:
+            return code
+        kw = next((k for node in ast.walk(tree) if isinstance(node, (ast.Assign, ast.AnnAssign))
+                   and isinstance(node.value, ast.Call) for k in node.value.keywords
+                   if k.arg == "inplace" and isinstance(k.value, ast.Constant) and k.value.value is True), None)
+        fixed = _cut(code, kw) if kw is not None else None
+        if fixed is None:
+            return code
+        code = fixed
+
+
+def _cut(code: str, kw: ast.keyword) -> str | None:
+    """``code`` without the keyword argument ``kw`` and its comma, the rest as written."""
     raw = code.encode()  # ast offsets count bytes
     starts = [0]
     for line in raw.splitlines(keepends=True):

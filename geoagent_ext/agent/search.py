@@ -52,6 +52,7 @@ from .events import SearchNode
 from .subtask_work import (
     FIRST_TEMPERATURE, MAX_SEMANTIC_RETRIES, REPAIR_TEMPERATURE, Attempt, Outcome, SolverRun,
     SubtaskWork,
+    code_of,
     record_broken,
     record_failure,
 )
@@ -207,8 +208,6 @@ class MctsSolver:
     async def _sample_children(self, work: SubtaskWork, state: _SubtaskSearch, parent: Node, ctx, count: int, keep: int,
                                temperature: float) -> list[Node]:
         """Draw ``count`` candidates, keep the ``keep`` best by sequence score among those not yet in the tree."""
-        from ..llm.parsing import extract_code
-
         gens = []
         for _ in range(count):  # one by one: a code-less sample is dropped, not fatal
             try:
@@ -219,7 +218,7 @@ class MctsSolver:
         known = {n.code for n in _walk(state.root)}
         seen: dict[str, Any] = {}
         for gen in gens:
-            code = extract_code(gen.text) or ""
+            code = code_of(gen.text)
             if code.strip() and code not in seen and code not in known:
                 seen[code] = gen
         ranked = sorted(seen.items(), key=lambda kv: (kv[1].logprob or 0.0) / max(kv[1].tokens_out, 1), reverse=True)[:keep]
@@ -326,8 +325,6 @@ class MctsSolver:
         return reward
 
     async def _rollout_reward(self, work: SubtaskWork, node: Node, remaining: int, chunks: list[str] | None = None) -> float:
-        from ..llm.parsing import extract_code
-
         if chunks is None:
             ctx = work.context(lookahead=True, subtask_index=work.index + 1)
             ctx.accepted_code = ctx.accepted_code + [node.code]
@@ -335,7 +332,7 @@ class MctsSolver:
                 gen = await self.run.llm.complete(coder_messages(ctx), temperature=0.2, max_tokens=self.run.options.max_tokens * 2, expect="code")
             except Exception:
                 return 1.0 / (remaining + 1)  # the node itself ran; no rollout to credit
-            chunks = split_rollout(extract_code(gen.text) or "")[:remaining]
+            chunks = split_rollout(code_of(gen.text))[:remaining]
         if not chunks:
             return 1.0 / (remaining + 1)
         guards = [work.output_guard(work.index + i) for i in range(len(chunks) + 1)]

@@ -210,9 +210,7 @@ class SubtaskWork:
         generation = await self.run.llm.complete(
             coder_messages(ctx), temperature=temperature, max_tokens=self.run.options.max_tokens, expect="code"
         )
-        from ..llm.parsing import extract_code
-
-        code = extract_code(generation.text) or ""
+        code = code_of(generation.text)
         cause = _CAUSE_RE.search(generation.text)
         return code, (cause.group(1).strip() if cause else ""), generation
 
@@ -309,6 +307,14 @@ class _NotRunResult:
     def __init__(self, message: str, ename: str):
         self.status, self.stdout, self.stderr, self.outputs, self.duration_s = "error", "", "", [], 0.0
         self.error = type("E", (), {"message": message, "ename": ename})()
+
+
+def code_of(answer: str) -> str:
+    """The Python of a coder's answer ('' when none), with a slip that is never meant undone:
+    ``inplace=True`` in a call whose result is assigned (the name becomes None)."""
+    from ..llm.parsing import extract_code
+
+    return codeinfo.without_assigned_inplace(extract_code(answer) or "")
 
 
 def record_broken(attempt: Attempt, trial: Any, broken: str) -> Attempt:

@@ -214,3 +214,15 @@ def test_without_keyword_keeps_the_rest_of_the_text():
     assert codeinfo.without_keyword("x = f(crs=1)\ny = f(crs=2)", "crs", 2) == "x = f(crs=1)\ny = f()"
     assert codeinfo.without_keyword("s = 'é'; f('é', crs=1)", "CRS") == "s = 'é'; f('é')"
     assert codeinfo.without_keyword("f(a, **kw)", "crs") is None
+
+
+def test_inplace_in_an_assigned_call_is_taken_out_of_the_coders_answer():
+    """At 66818bb: `pois = pois.drop_duplicates(subset='parcel_id', inplace=True)` made `pois` None and
+    the next line failed; in a call whose result is assigned, inplace=True is never meant."""
+    from geoagent_ext.agent.subtask_work import code_of
+    answer = ("```python\npois = pois.drop_duplicates(subset='parcel_id', inplace=True)  # dedupe\n"
+              "pois.reset_index(drop=True, inplace=True)\nb = a.fillna(0, inplace=False)\n```")
+    assert code_of(answer) == ("pois = pois.drop_duplicates(subset='parcel_id')  # dedupe\n"
+                               "pois.reset_index(drop=True, inplace=True)\nb = a.fillna(0, inplace=False)")
+    assert codeinfo.without_assigned_inplace("x = y.f(inplace=True)\nz = w.g(a, inplace=True)") == "x = y.f()\nz = w.g(a)"
+    assert code_of("no code here") == ""
