@@ -52,7 +52,7 @@ Rules:
 - Write files exactly where and how the request says (file name, format, keys, columns).
 - In JSON output use plain Python numbers, lists and dicts; a value per group is a dict
   mapping each group to its value (for example `series.to_dict()`).
-- End the block by printing a short summary of the result (shape, CRS, a few values).
+- End the block by printing a short summary of the result (shape, a few values; `.crs` of a GeoDataFrame only).
 - Never ask for input, never install packages, never use network services."""
 
 REVIEWER_SYSTEM = """You are GeoAgent, reviewing a geospatial analysis while it runs.
