@@ -169,7 +169,7 @@ def contract_conflicts(descriptions: list[str], contract: Contract | None) -> li
 
 
 # Requirements on one column's values that some step has to act on (keeping values needs no step).
-_ACTED_ON = frozenset({"integer", "numeric", "dtype", "non_negative", "measure_units", "non_empty", "unique",
+_ACTED_ON = frozenset({"integer", "numeric", "dtype", "non_negative", "measure_units", "group_keys", "non_empty", "unique",
                        "sorted", "lonlat", "bbox", "values_in", "pattern"})
 MAX_APPENDED = 4
 

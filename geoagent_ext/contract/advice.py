@@ -22,6 +22,9 @@ ADVICE = {
                        "wraps single parts; gdf.explode(index_parts=False) splits multi-parts"),
     "lonlat": "reproject to EPSG:4326 first (gdf.to_crs(4326)) and take the values from that",
     "bbox": "use [minx, miny, maxx, maxy] = list(map(float, gdf.total_bounds))",
+    "group_keys": ("make it a dict {group value: value} over every value of the group column, e.g. "
+                   "counts.reindex(sorted(layer[GROUP].dropna().unique()), fill_value=0) then "
+                   "{str(k): int(v) for k, v in counts.items()}; not a list of records, not df.to_dict()"),
     "integer": ("cast with pd.to_numeric(...).astype(int) (fill missing counts with 0 first, or use 'Int64' to keep "
                 "nulls); in JSON use int(...)"),
     "numeric": "convert with pd.to_numeric(gdf[COLUMN], errors='coerce') (placeholders become NaN) before writing",
@@ -73,6 +76,7 @@ def repair_line(requirement: Requirement, observed: str) -> str:
                "'geometry']], predicate='within') (or count per polygon and keep every polygon), or .merge on a "
                "key both layers really share. " + how)
     how = how.replace("COLUMN", f"'{requirement.params.get('name', '')}'").replace(
+        "GROUP", f"'{requirement.params.get('column', '')}'").replace(
         "CODE", str(requirement.params.get("epsg", "")))
     return f"`{requirement.output}` must satisfy: {requirement.text}. Seen: {observed}." + (f" How: {how}." if how else "")
 

@@ -21,7 +21,9 @@ Kind = Literal[
     "crs_projected_metres",  # a projected CRS in metres whose area of use contains the data
     "geometry_types",      # params.allowed: OGC type names every feature must have
     "lonlat",              # params.name: values (or a bbox) within lon/lat ranges
-    "bbox",                # params.name: [minx, miny, maxx, maxy], min <= max
+    "bbox",                # params.name: [minx, miny, maxx, maxy], min <= max; params.input: the bounds of that
+                           # input's whole layer (in its CRS, in lon/lat, or in params.epsg)
+    "group_keys",          # params.name, column, input: a JSON object with one key per value of that input column
     "integer",             # params.name: integer-valued numbers (a dict's values too)
     "numeric",             # params.name: numbers, not text
     "dtype",               # params.name + params.dtype: the column's stored type; or params.dtype + params.others

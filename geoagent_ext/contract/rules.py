@@ -40,6 +40,11 @@ _MEASURE_NAME = re.compile(r"(^|_)(area|length|distance|dist|perimeter)($|_)", r
 # A measure of a feature's own geometry with its unit in the name ("area_km2", "length_m"): a distance
 # to another layer is not one.
 _MEASURE_UNIT = re.compile(r"^(?:\w+_)?(area|length|perimeter)_(km2|sqkm|m2|sqm|ha|km|m)$", re.IGNORECASE)
+# "count_per_district", "area_by_land_use": an object keyed by the values of that column.
+_PER_GROUP = re.compile(r"^\w+?_(?:per|by)_(\w+)$", re.IGNORECASE)
+# "the overall bounding box", "the bbox of the whole layer": every feature's bounds, not one's.
+_WHOLE_BBOX = re.compile(r"\b(?:overall|whole|entire|full|total|complete)\s+(?:\w+\s+){0,2}?(?:bounding\s+box|bbox|extent)\b|"
+                         r"\b(?:bounding\s+box|bbox|extent)\s+of\s+(?:the\s+)?(?:whole|entire|all|every)\b", re.IGNORECASE)
 _UNIT_WORDS = {"km2": "km²", "sqkm": "km²", "m2": "m²", "sqm": "m²", "ha": "hectares", "km": "km", "m": "metres"}
 _MEASURED_TYPES = {"area": ("Polygon",), "perimeter": ("Polygon",), "length": ("LineString",)}
 _SORT = re.compile(r"\b(?:sort(?:ed)?|order(?:ed)?)\s+(?:the\s+)?(?:rows\s+|it\s+|them\s+|output\s+)?by\s+`?([A-Za-z_]\w*)`?"
@@ -222,7 +227,7 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
             _format_rules(b, out, sentence)
             _stored_type_rules(b, out, fmt, sentence)
             _row_rules(b, out, sentence, inputs, input_by_base)
-    _name_rules(b, outputs, inputs)
+    _name_rules(b, outputs, inputs, whole_layer=_whole_layer(request, inputs, input_by_base))
     _conversion_rules(b, request, outputs, inputs)
     _provenance(b, inputs)
     _defect_rules(b, outputs, inputs)
@@ -498,19 +503,60 @@ def _number_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict]) -> N
                           name=name, if_present=True)
 
 
-def _name_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict] | None = None) -> None:
-    """What a requested name itself says: lon/lat values, bounding boxes, counts, measures, and a
-    measure's unit ("area_km2": each feature's area in km², checked against the geodesic area of
-    the feature — its own geometry, or the input feature it stands for — when one spatial input
-    has geometries of that measure: polygons for area and perimeter, lines for length)."""
+def _whole_layer(request: str, inputs: dict[str, dict], input_by_base: dict[str, str]) -> dict | None:
+    """{"input", "epsg"?} when the request asks for the bounding box of a whole layer ("the overall
+    bounding box") and names one input with geometries (a layer, or a table with a WKT column)."""
+    if not _WHOLE_BBOX.search(request):
+        return None
+    named = [input_by_base[_base(f)] for f in _files(request) if _base(f) in input_by_base]
+    geometric = [p for p in dict.fromkeys(named) if file_format(p) in SPATIAL
+                 or (inputs[p].get("defects") or {}).get("wkt_text")]
+    if len(geometric) != 1:
+        return None
+    codes = {int(c) for c in _EPSG.findall(request)}
+    return {"input": geometric[0], **({"epsg": codes.pop()} if len(codes) == 1 else {})}
+
+
+def _group_column(name: str, inputs: dict[str, dict]) -> tuple[str, str] | None:
+    """(column, input) that "count_per_district" is keyed by: `district` (or `district_name`,
+    `_id`, `_code`; a plural's singular too) in exactly one input."""
+    m = _PER_GROUP.match(name)
+    if not m:
+        return None
+    group = m.group(1).lower()
+    for stem in dict.fromkeys((group, group.rstrip("s"))):
+        for column in (stem, f"{stem}_name", f"{stem}_id", f"{stem}_code"):
+            holders = [p for p, facts in inputs.items() if column in (facts.get("columns") or [])]
+            if len(holders) == 1:
+                return column, holders[0]
+            if holders:
+                return None
+    return None
+
+
+def _name_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict] | None = None,
+                whole_layer: dict | None = None) -> None:
+    """What a requested name itself says: lon/lat values, bounding boxes (of the whole layer when
+    the request says so: ``whole_layer``), counts, measures, a JSON value per group keyed by the
+    group column's values ("count_per_district"), and a measure's unit ("area_km2": each feature's
+    area in km², checked against the geodesic area of the feature — its own geometry, or the input
+    feature it stands for — when one spatial input has geometries of that measure: polygons for
+    area and perimeter, lines for length)."""
     inputs = inputs or {}
     spatial = [p for p in inputs if file_format(p) in SPATIAL]
     for req in [r for r in b.requirements if r.kind == "columns"]:
         for name in req.params["names"]:
             out = req.output
             is_bbox = "bbox" in name.lower() or "bounds" in name.lower()
-            if is_bbox:
+            if is_bbox and whole_layer:
+                b.add(out, "bbox", f"`{name}` is [minx, miny, maxx, maxy] of the whole layer of "
+                      f"`{whole_layer['input']}` (every feature)", name=name, **whole_layer)
+            elif is_bbox:
                 b.add(out, "bbox", f"`{name}` is [minx, miny, maxx, maxy] with min <= max", name=name)
+            grouped = _group_column(name, inputs) if file_format(out) == "json" else None
+            if grouped:
+                b.add(out, "group_keys", f"`{name}` is an object with one key per value of `{grouped[0]}` in "
+                      f"`{grouped[1]}` (groups with none too)", name=name, column=grouped[0], input=grouped[1])
             if _LONLAT_NAME.search(name):
                 b.add(out, "lonlat", f"`{name}` holds longitude/latitude values (WGS84 degrees)", name=name)
             elif _COUNT_NAME.search(name) and not is_bbox:

@@ -353,3 +353,48 @@ def test_a_measure_in_the_wrong_unit_or_crs_fails_with_what_it_looks_like(tmp_pa
         assert said in seen["areas.geojson"]["observed"] and said in seen["areas.csv"]["observed"], seen
         # Groups are checked by their total, in a wide band: units and degrees fail, a distortion of 2.6x too.
         assert not seen["kinds.csv"]["passed"], seen
+
+
+def test_a_summary_bbox_of_the_whole_layer_and_a_count_per_group_are_checked_on_their_values(tmp_path):
+    """dd-l1 capetown at 66818bb ended `succeeded` with the bbox of one clinic and
+    `count_per_subdistrict` as a frame's to_dict() ({"subdistrict": {...}, "count": {...}}): both
+    passed "min <= max" and "integer counts". "The overall bounding box" is every feature's, and a
+    value per group is an object keyed by the group column's values."""
+    import pandas as pd
+    pts = [(18.40, -34.05, "North"), (18.80, -33.72, "South"), (18.50, -33.90, "North"), (18.60, -33.80, "East")]
+    pd.DataFrame({"site_id": [1, 2, 3, 4], "area_name": [a for _, _, a in pts],
+                  "wkt_geom": [f"POINT ({x} {y})" for x, y, _ in pts]}).to_csv(tmp_path / "sites.csv", index=False)
+    contract = derive_contract("Summarise `sites.csv` in `summary.json` with keys `count`, `bbox` and "
+                               "`count_per_area_name`: the overall bounding box and the count per area.",
+                               ["summary.json"], input_facts(tmp_path))
+
+    def seen(doc) -> dict[str, tuple]:
+        (tmp_path / "summary.json").write_text(json.dumps(doc))
+        return {k: v for k, v in check(contract, tmp_path).items() if k.startswith("`bbox`") or "is an object" in k}
+
+    right = {"count": 4, "bbox": [18.4, -34.05, 18.8, -33.72], "count_per_area_name": {"North": 2, "South": 1, "East": 1}}
+    results = seen(right)
+    assert len(results) == 2 and all(ok for ok, _ in results.values()), results
+    one_site = dict(right, bbox=[18.5, -33.9, 18.5, -33.9])
+    [(ok, observed)] = [v for k, v in seen(one_site).items() if k.startswith("`bbox`")]
+    assert not ok and "the whole layer of `sites.csv` spans [18.4, -34.05, 18.8, -33.72]" in observed
+    records = dict(right, count_per_area_name={"area_name": {"0": "East", "1": "North"}, "count": {"0": 1, "1": 2}})
+    [(ok, observed)] = [v for k, v in seen(records).items() if "is an object" in k]
+    assert not ok and "3 value(s) of `area_name` missing" in observed and "not values of `area_name`" in observed
+    as_list = dict(right, count_per_area_name=[{"area_name": "North", "count": 2}])
+    [(ok, observed)] = [v for k, v in seen(as_list).items() if "is an object" in k]
+    assert not ok and "a JSON list, not an object keyed by the values of `area_name`" in observed
+
+
+def test_a_whole_layer_bbox_passes_in_the_layers_crs_in_lonlat_or_in_the_crs_the_request_names(tmp_path):
+    layer = gpd.GeoDataFrame({"n": [1, 2]}, geometry=[Point(500000, 4000000), Point(510000, 4010000)], crs=32633)
+    layer.to_file(tmp_path / "pts.geojson")
+    contract = derive_contract("Write `box.json` with the key `bbox`: the bounding box of the whole layer "
+                               "`pts.geojson` in EPSG:3857.", ["box.json"], input_facts(tmp_path))
+    [req] = [r for r in contract.requirements if r.kind == "bbox"]
+    assert req.params == {"name": "bbox", "input": "pts.geojson", "epsg": 3857}
+    for crs in (32633, 4326, 3857):
+        bounds = [round(v, 7) for v in layer.to_crs(crs).total_bounds]
+        (tmp_path / "box.json").write_text(json.dumps({"bbox": bounds}))
+        [(ok, observed)] = [v for k, v in check(contract, tmp_path).items() if k.startswith("`bbox`")]
+        assert ok, (crs, observed)

@@ -189,3 +189,24 @@ def test_a_measure_with_its_unit_in_the_name_is_checked_against_the_geometry():
     beside = {**polygons, "stations.geojson": {"rows": 9, "columns": [], "geometry_type": "Point"}}
     assert {r.params["input"] for r in derive_contract(request, ["a.csv"], beside).requirements
             if r.kind == "measure_units"} == {"parcels.geojson"}
+
+
+def test_a_bbox_of_the_whole_layer_and_a_value_per_group_are_read_from_the_names_and_words():
+    facts = {"sites.csv": {"rows": 4, "columns": ["site_id", "area_name", "wkt_geom"],
+                           "defects": {"wkt_text": ["wkt_geom"]}},
+             "zones.geojson": {"rows": 3, "columns": ["zone", "label"], "geometry_type": "Polygon"}}
+    c = derive_contract("From `sites.csv` write `s.json` with `bbox` (the overall bounding box), `count_per_area` "
+                        "and `n_by_zone`.", ["s.json"], facts)
+    by_kind = {r.kind: r.params for r in c.requirements if r.kind in ("bbox", "group_keys")}
+    assert by_kind["bbox"] == {"name": "bbox", "input": "sites.csv"}
+    groups = [r.params for r in c.requirements if r.kind == "group_keys"]
+    assert {"name": "count_per_area", "column": "area_name", "input": "sites.csv"} in groups
+    assert {"name": "n_by_zone", "column": "zone", "input": "zones.geojson"} in groups
+    # No "overall", or two layers named: a bbox is only [minx, miny, maxx, maxy]; a CSV's column
+    # named "count_per_area" is a column, not an object.
+    plain = derive_contract("From `sites.csv` write `s.json` with `bbox` and `count_per_area`.", ["s.json"], facts)
+    assert [r.params for r in plain.requirements if r.kind == "bbox"] == [{"name": "bbox"}]
+    both = derive_contract("From `sites.csv` and `zones.geojson` write `s.json` with the overall `bbox`.", ["s.json"], facts)
+    assert [r.params for r in both.requirements if r.kind == "bbox"] == [{"name": "bbox"}]
+    table = derive_contract("From `sites.csv` write `s.csv` with `count_per_area`.", ["s.csv"], facts)
+    assert not [r for r in table.requirements if r.kind == "group_keys"]

@@ -293,6 +293,62 @@ def _contract_measure_units(params, data, sources):
                 + ("" if ok else _contract_unit_guess(median)))
 
 
+def _contract_layer_bounds(params, sources):
+    """[(where, [minx, miny, maxx, maxy])] of an input's whole layer: in its CRS, in lon/lat and in
+    ``params["epsg"]``; a table's WKT column as written (it has no CRS)."""
+    src = _contract_input(params["input"], sources)
+    if _contract_has_geometry(src):
+        geoms = src.geometry[~(src.geometry.isna() | src.geometry.is_empty)]
+    else:
+        import geopandas as gpd
+        column = next((c for c in src.columns if src[c].notna().any()
+                       and is_wkt_text(src[c].dropna().iloc[0])), None)  # noqa: F821 - _15_geocolumns
+        if column is None:
+            return []
+        geoms = gpd.GeoSeries.from_wkt(src[column].dropna())
+    spans = [(_contract_crs_label(geoms.crs) if geoms.crs is not None else "as written", geoms.total_bounds)]
+    if geoms.crs is not None:
+        for code in dict.fromkeys(c for c in (4326, params.get("epsg")) if c and c != geoms.crs.to_epsg()):
+            spans.append((f"EPSG:{code}", geoms.to_crs(code).total_bounds))
+    return [(where, [float(v) for v in box]) for where, box in spans]
+
+
+def _contract_whole_bbox(name, nums, params, sources):
+    """A bbox that must be the bounds of a whole layer: equal to them in one of its CRSs, to
+    1/10000 of the extent (rounding to metres or 6 decimals of a degree passes)."""
+    spans = _contract_layer_bounds(params, sources)
+    if not spans:
+        return False, f"`{name}` = {_contract_short(nums)}; the extent of `{params['input']}` could not be read"
+    for where, box in spans:
+        tolerance = 1e-4 * max(box[2] - box[0], box[3] - box[1], 1e-6)
+        if all(abs(a - b) <= tolerance for a, b in zip(nums, box)):
+            return True, f"`{name}` = {_contract_short(nums)}: the whole layer of `{params['input']}` ({where})"
+    seen = " or ".join(f"{[round(v, 6) for v in box]} ({where})" for where, box in spans)
+    return False, f"`{name}` = {_contract_short(nums)}; the whole layer of `{params['input']}` spans {seen}"
+
+
+def _contract_group_keys(name, value, params, sources):
+    """A JSON object keyed by every value of the group column (keys compared as text; 3.0 is '3')."""
+    column = params["column"]
+    if not isinstance(value, dict):
+        return False, (f"`{name}` = {_contract_short(value, 100)}: a JSON {type(value).__name__}, not an object "
+                       f"keyed by the values of `{column}`")
+    src = _contract_input(params["input"], sources)
+    if column not in getattr(src, "columns", []):
+        return False, f"`{column}` is not in {params['input']}"
+    want = {str(int(v)) if isinstance(v, float) and v.is_integer() else str(v) for v in src[column].dropna().tolist()}
+    have = {str(k) for k in value}
+    missing, foreign = sorted(want - have), sorted(have - want)
+    if not missing and not foreign:
+        return True, f"`{name}` has a key for each of the {len(want)} values of `{column}`"
+    said = f"`{name}` keys {sorted(have)[:6]}"
+    if missing:
+        said += f"; {len(missing)} value(s) of `{column}` missing, e.g. {missing[:4]}"
+    if foreign:
+        said += f"; {len(foreign)} key(s) that are not values of `{column}`: {foreign[:4]}"
+    return False, said
+
+
 def _contract_rounding_step(values):
     """1 when every value is a whole number, 0.1 ... 1e-6 for the fewest decimals that write them all, else 0."""
     for step in (1.0, 0.1, 0.01, 1e-3, 1e-4, 1e-5, 1e-6):
@@ -398,7 +454,11 @@ def _contract_check_table(kind, params, data, sources=None):
         if len(nums) != 4 or not all(isinstance(v, (int, float)) and math.isfinite(v) for v in nums):
             return False, f"`{name}` = {_contract_short(value)}: not 4 finite numbers"
         ok = nums[0] <= nums[2] and nums[1] <= nums[3]
-        return ok, f"`{name}` = {_contract_short(nums)}" + ("" if ok else ": min > max")
+        if not ok or not params.get("input"):
+            return ok, f"`{name}` = {_contract_short(nums)}" + ("" if ok else ": min > max")
+        return _contract_whole_bbox(name, nums, params, {} if sources is None else sources)
+    if kind == "group_keys":
+        return _contract_group_keys(name, value, params, {} if sources is None else sources)
     if kind == "lonlat":
         nums = [v for v in _contract_numbers(value) if isinstance(v, (int, float)) and not isinstance(v, bool)]
         if not nums:

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: d87d72b30e49d25b0a8174cfa2bdc3b97fa23fa3e9a379166ee202120bb518a5
+ * schema-sha256: 5a73d631181936fca6d4f3a48f0e174be2deab4e11a8d38a23ed4e0c742dc21c
  */
 
 export type RunEvent =
@@ -129,6 +129,7 @@ export interface Requirement {
     | 'geometry_types'
     | 'lonlat'
     | 'bbox'
+    | 'group_keys'
     | 'integer'
     | 'numeric'
     | 'dtype'
