@@ -118,12 +118,12 @@ async def test_attribute_error_prompt_carries_real_members(workdir, tmp_path):
     assert failed and all(e.trial for e in failed)
 
 
-async def test_a_keyword_a_library_rejects_inside_brings_the_outer_call_s_signature(workdir, tmp_path):
-    """`gdf.to_parquet(..., driver=...)` fails in pyarrow's `__cinit__`: the repair shows to_parquet's signature."""
+async def test_a_keyword_a_library_rejects_inside_is_taken_out_without_the_model(workdir, tmp_path):
+    """`gdf.to_parquet(..., driver=...)` fails in pyarrow's `__cinit__`: to_parquet's own signature
+    does not list `driver` either, so the call runs again without it, no model call between."""
     script = StepScript(
         ["Make the points.", "Write the points to `pts.geoparquet`."],
-        {"Make the points": [POINTS],
-         "Write the points": ["pts.to_parquet('pts.geoparquet', driver='GeoParquet')", "pts.to_parquet('pts.geoparquet')"]},
+        {"Make the points": [POINTS], "Write the points": ["pts.to_parquet('pts.geoparquet', driver='GeoParquet')"]},
     )
     model = ScriptedChatModel(responder=script)
     async with real_kernel(workdir) as kernel:
@@ -131,9 +131,11 @@ async def test_a_keyword_a_library_rejects_inside_brings_the_outer_call_s_signat
         finished = await run.wait()
     assert finished.status == "succeeded", finished.message
     [repaired] = [e for e in run.bus.history if e.type == "repaired"]
-    assert repaired.strategy == "members"
-    repair_prompt = next(p for p in model.prompt_texts if "driver='GeoParquet'" in p and "previous attempt failed" in p)
-    assert "Real signature: pts.to_parquet(path" in repair_prompt
+    assert repaired.strategy == "drop_keyword" and repaired.diagnosis.startswith("took `driver=` out")
+    assert script.calls["Write the points"] == 1
+    solved = [e for e in run.bus.history if e.type == "solved"][-1]
+    assert solved.code == "pts.to_parquet('pts.geoparquet')"
+    assert (workdir / "pts.geoparquet").exists()
 
 
 async def test_missing_import_is_fixed_without_the_model(workdir, tmp_path):
