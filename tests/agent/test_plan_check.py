@@ -99,6 +99,15 @@ def _contract(*requirements):
                                   for i, (kind, text, params) in enumerate(requirements)])
 
 
+def _stations(tmp_path, **columns):
+    """(a work folder with `stations.geojson`: two points in Bangkok with ``columns``, the code that loads it)."""
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    gpd.GeoDataFrame(columns, geometry=[Point(100.5, 13.7), Point(100.6, 13.8)], crs=4326).to_file(
+        workdir / "stations.geojson")
+    return workdir, "import geopandas as gpd\nstations = gpd.read_file('stations.geojson')\nprint(len(stations))"
+
+
 def test_steps_the_contract_forbids_are_dropped_or_told_the_limit():
     from geoagent_ext.agent.plan_check import contract_conflicts
     unchanged = ("geometry_unchanged", "the geometries are those of `in.geojson`", {"input": "in.geojson"})
@@ -139,11 +148,7 @@ def test_steps_the_contract_forbids_are_dropped_or_told_the_limit():
 
 
 async def test_the_run_drops_a_reprojection_of_geometry_that_must_stay_as_it_is(tmp_path):
-    workdir = tmp_path / "work"
-    workdir.mkdir()
-    gpd.GeoDataFrame({"name": ["a", "b"], "value": ["1", "2"]}, geometry=[Point(100.5, 13.7), Point(100.6, 13.8)],
-                     crs=4326).to_file(workdir / "stations.geojson")
-    load = "import geopandas as gpd\nstations = gpd.read_file('stations.geojson')\nprint(len(stations))"
+    workdir, load = _stations(tmp_path, name=["a", "b"], value=["1", "2"])
     script = StepScript(
         ["Load `stations.geojson`.", "Convert the CRS of the stations to EPSG:32647 using rasterio.",
          "Convert `value` to numbers with xarray and write `fixed.geojson`.",
@@ -217,11 +222,7 @@ async def test_steps_a_review_adds_pass_the_same_checks(tmp_path):
     """The reviewer rewrites the rest of the plan after a step that needed repairs; its new steps
     are tidied like the planner's ("Verify ..." when the contract checks the files, a reprojection
     of geometry that must stay as it is)."""
-    workdir = tmp_path / "work"
-    workdir.mkdir()
-    gpd.GeoDataFrame({"name": ["a", "b"], "value": ["1", "2"]}, geometry=[Point(100.5, 13.7), Point(100.6, 13.8)],
-                     crs=4326).to_file(workdir / "stations.geojson")
-    load = "import geopandas as gpd\nstations = gpd.read_file('stations.geojson')\nprint(len(stations))"
+    workdir, load = _stations(tmp_path, name=["a", "b"], value=["1", "2"])
     review = ("1. Reproject the stations to EPSG:32647.\n2. Convert `value` to numbers and write `fixed.geojson`.\n"
               "3. Verify that the output file meets the requirements.")
     script = StepScript(["Load `stations.geojson`.", "Write `fixed.geojson`."],
@@ -311,11 +312,7 @@ def test_the_writing_step_is_told_the_column_requirements_no_step_names():
 
 
 async def test_the_run_tells_the_writing_step_a_column_requirement_no_step_names(tmp_path):
-    workdir = tmp_path / "work"
-    workdir.mkdir()
-    gpd.GeoDataFrame({"value": ["1.5", "2.5"], "code": ["10", "20"]}, geometry=[Point(100.5, 13.7), Point(100.6, 13.8)],
-                     crs=4326).to_file(workdir / "stations.geojson")
-    load = "import geopandas as gpd\nstations = gpd.read_file('stations.geojson')\nprint(len(stations))"
+    workdir, load = _stations(tmp_path, value=["1.5", "2.5"], code=["10", "20"])
     write = ("import pandas as pd\nstations['value'] = pd.to_numeric(stations['value'])\n"
              "stations['code'] = stations['code'].astype(int)\nstations.to_file('fixed.geojson')")
     script = StepScript(["Load `stations.geojson`.", "Convert `value` to numbers and write `fixed.geojson`."],
