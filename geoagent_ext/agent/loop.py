@@ -17,6 +17,8 @@ from .subtask_work import (
     FIRST_TEMPERATURE, MAX_SEMANTIC_RETRIES, REPAIR_TEMPERATURE, Attempt, Outcome, SolverRun, SubtaskWork,
 )
 
+MAX_FREE_FIXES = 3  # certain fixes (no model call) per subtask that do not count against max_attempts
+
 
 def unified_diff(old: str, new: str) -> str:
     return "".join(
@@ -43,11 +45,14 @@ class SequentialSolver:
         diagnosis_text = ""
         repeats: dict[tuple, int] = {}  # error signature -> times seen in this subtask
         rewritten = False
-        for attempt_no in range(1, run.options.max_attempts + 1):
+        attempt_no = written = free = 0
+        while written < run.options.max_attempts or pending_code is not None:
+            attempt_no += 1
             run.stats.attempts += 1
             if pending_code is not None:
                 code, pending_code = pending_code, None
             else:
+                written += 1
                 ctx = work.context(
                     variables=await run.variable_summary(),
                     api_docs=await work.api_docs(failed.error if failed else None),
@@ -97,9 +102,16 @@ class SequentialSolver:
             diagnosis = work.classify(attempt)
             last_strategy = diagnosis.strategy
             diagnosis_text = diagnosis.message
-            if diagnosis.fixed_code:
+            if diagnosis.fixed_code and (free < MAX_FREE_FIXES or written < run.options.max_attempts):
+                # A certain fix costs no model call and, up to MAX_FREE_FIXES, none of the budget
+                # (at 40cb1d5 two keywords taken out of one call used cairo's last two attempts);
+                # beyond that it counts like a written attempt.
                 pending_code = diagnosis.fixed_code
                 diagnosis_text = diagnosis.fix_said
+                if free < MAX_FREE_FIXES:
+                    free += 1
+                else:
+                    written += 1
             elif diagnosis.strategy == "insert_subtask" and run.may_insert(subtask.id, diagnosis.name):
                 return Outcome("insert", code=code, error=attempt.error, attempts=attempt_no, name=diagnosis.name)
             elif diagnosis.strategy == "insert_subtask":
@@ -111,4 +123,4 @@ class SequentialSolver:
                 last_strategy = "escalate"
             failed = attempt
         return Outcome("needs_human", code=failed.code if failed else "", error=failed.error or "" if failed else "",
-                       attempts=run.options.max_attempts)
+                       attempts=attempt_no)

@@ -119,22 +119,25 @@ async def test_attribute_error_prompt_carries_real_members(workdir, tmp_path):
 
 
 async def test_a_keyword_a_library_rejects_inside_is_taken_out_without_the_model(workdir, tmp_path):
-    """`gdf.to_parquet(..., driver=...)` fails in pyarrow's `__cinit__`: to_parquet's own signature
-    does not list `driver` either, so the call runs again without it, no model call between."""
+    """`gdf.to_parquet(..., driver=..., columns=...)` fails in pyarrow's `__cinit__`, one keyword at a
+    time: to_parquet's own signature lists neither, so the call runs again without each, no model call
+    between and none of the budget spent (one attempt here; at 40cb1d5 two such fixes used cairo's last two)."""
     script = StepScript(
         ["Make the points.", "Write the points to `pts.geoparquet`."],
-        {"Make the points": [POINTS], "Write the points": ["pts.to_parquet('pts.geoparquet', driver='GeoParquet')"]},
+        {"Make the points": [POINTS],
+         "Write the points": ["pts.to_parquet('pts.geoparquet', driver='GeoParquet', columns=['geometry'])"]},
     )
     model = ScriptedChatModel(responder=script)
     async with real_kernel(workdir) as kernel:
-        run = make_run("points as GeoParquet", kernel, model, tmp_path)
+        run = make_run("points as GeoParquet", kernel, model, tmp_path, max_attempts=1)
         finished = await run.wait()
     assert finished.status == "succeeded", finished.message
-    [repaired] = [e for e in run.bus.history if e.type == "repaired"]
-    assert repaired.strategy == "drop_keyword" and repaired.diagnosis.startswith("took `driver=` out")
+    repaired = [e for e in run.bus.history if e.type == "repaired"]
+    assert [e.strategy for e in repaired] == ["drop_keyword", "drop_keyword"]
+    assert repaired[0].diagnosis.startswith("took `driver=` out") and repaired[1].diagnosis.startswith("took `columns=` out")
     assert script.calls["Write the points"] == 1
     solved = [e for e in run.bus.history if e.type == "solved"][-1]
-    assert solved.code == "pts.to_parquet('pts.geoparquet')"
+    assert solved.code == "pts.to_parquet('pts.geoparquet')" and solved.attempts == 3
     assert (workdir / "pts.geoparquet").exists()
 
 
