@@ -45,13 +45,16 @@ async def remote(jp_serverapp):
 
 
 def _comparable(outputs):
+    """(stream outputs by stream, the others in order): stdout and stderr are flushed apart, so
+    which of them comes first differs from run to run on any kernel (a CI run saw it)."""
     out = []
     for o in outputs:
         o = dict(o)
         if o["output_type"] == "error":
             o["traceback"] = [strip_ansi(line) for line in o["traceback"]]
         out.append(o)
-    return out
+    streams = sorted((o for o in out if o["output_type"] == "stream"), key=lambda o: o["name"])  # stable
+    return streams, [o for o in out if o["output_type"] != "stream"]
 
 
 async def test_execute_gives_the_outputs_and_tracebacks_a_local_kernel_gives(remote, tmp_path):
