@@ -100,9 +100,8 @@ class CrsAdvice:
                 where = f" EPSG:{own['epsg']}" if own.get("epsg") else ""
                 pins.append({**own, "why": f"`{req.output}` keeps the geometries of `{req.params.get('input')}` in "
                              f"their own CRS{where}: never reproject the layer written or pass crs= when writing"})
-        codes = {p.get("epsg") for p in pins}
-        written = (pins[0] if len(codes) == 1 else None) if pins else None
-        return CrsAdvice(self.layers, written)
+        agreed = len({p.get("epsg") for p in pins}) == 1  # none, or outputs that disagree: the advisor's grid
+        return CrsAdvice(self.layers, pins[0] if agreed else None)
 
     def _choice(self, purpose: str) -> dict | None:
         """The first answer for ``purpose`` of the first layer (the request's own first) that has one;

@@ -184,6 +184,7 @@ def uncovered_requirements(descriptions: list[str | None], contract: Contract | 
     if contract is None:
         return []
     texts = {i: t for i, t in enumerate(descriptions) if t}
+    writers = [i for i, t in texts.items() if _WRITES.search(t)]
     told: dict[int, list[str]] = {}
     for req in contract.requirements:
         name = str(req.params.get("name") or "")
@@ -192,7 +193,6 @@ def uncovered_requirements(descriptions: list[str | None], contract: Contract | 
         if any(re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", t, re.IGNORECASE) for t in texts.values()):
             continue
         base = req.output.rsplit("/", 1)[-1].lower()
-        writers = [i for i, t in texts.items() if _WRITES.search(t)]
         index = next((i for i in writers if base in texts[i].lower()), writers[-1] if writers else None)
         said = f"where `{name}` is kept, {req.text}" if req.params.get("if_present") else req.text
         said = f"in `{req.output}`, {said}" if len(contract.outputs) > 1 else said

@@ -255,7 +255,7 @@ def _contract_measure_units(params, data, sources):
         if any(e for e in own):
             expected, how = own, "each row's geometry"
     if expected is None:  # the input is read only when the file's own geometry cannot answer
-        src = _contract_input(params["input"], {} if sources is None else sources) if params.get("input") else None
+        src = _contract_input(params["input"], sources) if params.get("input") else None
         if src is None or not _contract_has_geometry(src) or src.crs is None:
             return False, f"cannot measure `{name}`: neither the file nor `{params.get('input')}` has geometries with a CRS"
         measures = _contract_geodesic(src, measure)
@@ -301,11 +301,10 @@ def _contract_layer_bounds(params, sources):
         geoms = src.geometry[~(src.geometry.isna() | src.geometry.is_empty)]
     else:
         import geopandas as gpd
-        column = next((c for c in src.columns if src[c].notna().any()
-                       and is_wkt_text(src[c].dropna().iloc[0])), None)  # noqa: F821 - _15_geocolumns
-        if column is None:
+        columns = _wkt_columns(src)  # noqa: F821 - _70_data_probes: the column input_facts named
+        if not columns:
             return []
-        geoms = gpd.GeoSeries.from_wkt(src[column].dropna())
+        geoms = gpd.GeoSeries.from_wkt(src[columns[0]].dropna())
     spans = [(_contract_crs_label(geoms.crs) if geoms.crs is not None else "as written", geoms.total_bounds)]
     if geoms.crs is not None:
         for code in dict.fromkeys(c for c in (4326, params.get("epsg")) if c and c != geoms.crs.to_epsg()):
@@ -367,6 +366,7 @@ def _contract_check_table(kind, params, data, sources=None):
     input files already read in this check (several requirements may read the same input)."""
     import math
     name = params.get("name")
+    sources = {} if sources is None else sources
     if not isinstance(data, dict) and not hasattr(data, "columns"):
         return False, f"the file holds a JSON {type(data).__name__}, not an object with named values"
     if kind == "columns":
@@ -416,7 +416,7 @@ def _contract_check_table(kind, params, data, sources=None):
         repeated = int(present.normalize().to_wkb().duplicated().sum())
         return repeated == 0, f"{repeated} of {len(data)} features repeat an earlier feature's geometry"
     if kind == "geometry_unchanged":
-        src = _contract_input(params["input"], {} if sources is None else sources)
+        src = _contract_input(params["input"], sources)
         if src.crs != data.crs:
             return False, f"{_contract_crs_label(data.crs)}; the input is in {_contract_crs_label(src.crs)}"
         import shapely
@@ -456,9 +456,9 @@ def _contract_check_table(kind, params, data, sources=None):
         ok = nums[0] <= nums[2] and nums[1] <= nums[3]
         if not ok or not params.get("input"):
             return ok, f"`{name}` = {_contract_short(nums)}" + ("" if ok else ": min > max")
-        return _contract_whole_bbox(name, nums, params, {} if sources is None else sources)
+        return _contract_whole_bbox(name, nums, params, sources)
     if kind == "group_keys":
-        return _contract_group_keys(name, value, params, {} if sources is None else sources)
+        return _contract_group_keys(name, value, params, sources)
     if kind == "lonlat":
         nums = [v for v in _contract_numbers(value) if isinstance(v, (int, float)) and not isinstance(v, bool)]
         if not nums:
@@ -520,7 +520,7 @@ def _contract_check_table(kind, params, data, sources=None):
         foreign = sorted({v for v in seq if v not in params.get("allowed", [])})
         return not foreign, f"`{name}` values {sorted(set(seq))[:6]}" + (f"; not allowed: {foreign[:4]}" if foreign else "")
     if kind == "values_from_input":
-        src = _contract_input(params["input"], {} if sources is None else sources)
+        src = _contract_input(params["input"], sources)
         if params["name"] not in getattr(src, "columns", []):
             return False, f"`{name}` is not in {params['input']}"
         allowed = set(map(str, src[params["name"]].dropna().tolist()))
