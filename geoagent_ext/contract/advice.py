@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from .model import Contract, Requirement
+from .rules import file_format
 
 ADVICE = {
     "exists": "write the file with the right writer for its format (to_file / to_csv / to_parquet / json.dump)",
@@ -75,6 +76,10 @@ def repair_line(requirement: Requirement, observed: str) -> str:
                "another layer, bring the columns in: by location, gpd.sjoin(points, polygons[[...columns, "
                "'geometry']], predicate='within') (or count per polygon and keep every polygon), or .merge on a "
                "key both layers really share. " + how)
+    if (requirement.kind in ("crs_epsg", "crs_projected_metres") and file_format(requirement.output) == "geojson"
+            and observed.startswith("EPSG:4326")):  # the frame may be right and the writer undo it
+        how += ("; GDAL writes GeoJSON with RFC7946='YES' in EPSG:4326 whatever the frame's CRS, so write this "
+                "file without RFC7946 (cut at the antimeridian in an earlier file, if needed)")
     how = how.replace("COLUMN", f"'{requirement.params.get('name', '')}'").replace(
         "GROUP", f"'{requirement.params.get('column', '')}'").replace(
         "CODE", str(requirement.params.get("epsg", "")))

@@ -398,3 +398,21 @@ def test_a_whole_layer_bbox_passes_in_the_layers_crs_in_lonlat_or_in_the_crs_the
         (tmp_path / "box.json").write_text(json.dumps({"bbox": bounds}))
         [(ok, observed)] = [v for k, v in check(contract, tmp_path).items() if k.startswith("`bbox`")]
         assert ok, (crs, observed)
+
+
+def test_a_geojson_written_with_rfc7946_fails_its_projected_crs_and_the_repair_says_why(tmp_path):
+    """fiji at 40cb1d5: the frame was in the national grid, but ``to_file(..., RFC7946='YES')``
+    wrote the deliverable in EPSG:4326 three attempts in a row; the repair must name the writer."""
+    from geoagent_ext.contract.advice import repair_line
+    lines = gpd.GeoDataFrame({"tid": ["a", "b"]}, geometry=[box(178.0, -18.2, 178.1, -18.1).exterior,
+                                                             box(178.2, -18.2, 178.3, -18.1).exterior], crs=4326)
+    lines.to_file(tmp_path / "in.geojson")
+    contract = derive_contract("Reproject `in.geojson` to EPSG:3460 and write `out.geojson` with `tid`.",
+                               ["out.geojson"], input_facts(tmp_path))
+    lines.to_crs(3460).to_file(tmp_path / "out.geojson", driver="GeoJSON", RFC7946="YES")
+    crs = next(r for r in contract.requirements if r.kind == "crs_epsg")
+    passed, observed = check(contract, tmp_path)[crs.text]
+    assert not passed and observed.startswith("EPSG:4326")
+    assert "without RFC7946" in repair_line(crs, observed)
+    lines.to_crs(3460).to_file(tmp_path / "out.geojson", driver="GeoJSON")
+    assert check(contract, tmp_path)[crs.text][0]
