@@ -9,7 +9,7 @@ import posixpath
 from typing import Callable
 
 from ..contract import Contract, Requirement, RequirementResult, check_payload, derive_contract, read_answer
-from ..contract.advice import repair_line
+from ..contract.advice import NO_GEOMETRY, no_geometry_line, repair_line
 from .crs_advice import CrsAdvice
 from .events import RequirementChecked
 from .probes import run_probe
@@ -65,8 +65,12 @@ class DeliverableChecks:
         """One repair line per failed requirement: the requirement, what was seen, how to meet it
         (and, for a CRS requirement, the CRS advisor's choice: ``advice(purpose)``)."""
         lines = []
+        without_geometry: dict[str, list[str]] = {}
         for req, res in pairs:
             if res.passed:
+                continue
+            if res.observed == NO_GEOMETRY:
+                without_geometry.setdefault(req.output, []).append(req.text)
                 continue
             line = repair_line(req, res.observed)
             if advice is not None and req.kind == "crs_projected_metres":
@@ -76,7 +80,7 @@ class DeliverableChecks:
                 choice = advice("area" if req.params.get("measure") == "area" else "distance")
                 line += f" Advised CRS to measure in: {choice}." if choice else ""
             lines.append(line)
-        return lines
+        return [no_geometry_line(out, texts) for out, texts in without_geometry.items()] + lines
 
     def held_outputs(self) -> list[str]:
         """Outputs whose every checkable requirement held at its last check (a finished deliverable)."""

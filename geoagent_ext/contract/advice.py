@@ -62,6 +62,17 @@ ADVICE = {
 }
 
 
+NO_GEOMETRY = "no geometry in the file"  # what every geometry check of _50_contract sees then
+
+
+def no_geometry_line(output: str, texts: list[str]) -> str:
+    """One line for all the geometry requirements of a file written without its geometry (cairo
+    at 40cb1d5: four lines of geometry advice, and the repairs kept editing a missing column)."""
+    return (f"`{output}` has no geometry, so it cannot satisfy: {'; '.join(texts)}. How: the frame written lost "
+            "its geometry column (a selection like gdf[['a', 'b']] drops it): keep it with "
+            "gdf[['a', 'b', 'geometry']], or write the GeoDataFrame the geometry steps built.")
+
+
 def repair_line(requirement: Requirement, observed: str) -> str:
     """'`out.csv` must: rows are sorted by `code` ascending. Seen: ... How: ...'"""
     how = ADVICE.get(requirement.kind, "")

@@ -416,3 +416,27 @@ def test_a_geojson_written_with_rfc7946_fails_its_projected_crs_and_the_repair_s
     assert "without RFC7946" in repair_line(crs, observed)
     lines.to_crs(3460).to_file(tmp_path / "out.geojson", driver="GeoJSON")
     assert check(contract, tmp_path)[crs.text][0]
+
+
+def test_a_spatial_file_written_without_its_geometry_gets_one_repair_line_naming_the_cause(tmp_path):
+    """cairo at 40cb1d5: a column selection dropped the geometry; four geometry requirements each
+    said 'no geometry in the file' with their own advice, and the repairs edited a missing column."""
+    import pandas as pd
+    from geoagent_ext.agent.deliverables import DeliverableChecks
+    from geoagent_ext.contract import RequirementResult
+    parcels = gpd.GeoDataFrame({"pid": [1, 2], "cls": ["a", "b"]},
+                               geometry=[box(31.2, 30.0, 31.3, 30.1), box(31.3, 30.0, 31.4, 30.1)], crs=4326)
+    parcels.to_file(tmp_path / "in.geojson")
+    contract = derive_contract("Write `out.geoparquet` from `in.geojson` with `pid` and `cls`: every feature a "
+                               "MultiPolygon, no duplicate geometries and no empty geometries.", ["out.geoparquet"],
+                               input_facts(tmp_path))
+    pd.DataFrame(parcels[["pid", "cls"]]).to_parquet(tmp_path / "out.geoparquet")
+    results = in_folder(tmp_path, HELPER.check_contract, check_payload(contract))
+    by_id = {r.id: r for r in contract.requirements}
+    pairs = [(by_id[r["id"]], RequirementResult(**r)) for r in results]
+    blind = [req.text for req, res in pairs if not res.passed and res.observed == "no geometry in the file"]
+    assert len(blind) == 3
+    lines = DeliverableChecks.failures(pairs)
+    about_geometry = [line for line in lines if "no geometry" in line]
+    assert len(about_geometry) == 1 and "gdf[['a', 'b', 'geometry']]" in about_geometry[0]
+    assert all(text in about_geometry[0] for text in blind)
