@@ -8,8 +8,9 @@ For each run log: its request, its contract (the ``contract_stated`` event) and 
 why. The data files are those under ``--data-dir`` (``*/inputs/``) whose names or stems the request
 writes. No model, no kernel: a way to read the checks against real plans for wrong drops.
 Then the step that writes an output and is told the column requirements no step names
-(``uncovered_requirements``, on the plan without the dropped steps). Figures, printed last:
-``plans``, ``steps``, ``dropped``, ``limited``, ``told``.
+(``uncovered_requirements``, on the plan without the dropped steps), and the loops spread over
+steps that become one step (``loop_bodies``). Figures, printed last: ``plans``, ``steps``,
+``dropped``, ``limited``, ``told``, ``folded`` (steps folded into a loop step).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import argparse
 import json
 from pathlib import Path
 
-from geoagent_ext.agent.plan_check import contract_conflicts, idle_steps, uncovered_requirements
+from geoagent_ext.agent.plan_check import contract_conflicts, idle_steps, loop_bodies, uncovered_requirements
 from geoagent_ext.contract import Contract
 
 
@@ -37,7 +38,7 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, default=None, help="folders whose inputs/ hold the data files")
     args = parser.parse_args()
     names = sorted({p.name for p in args.data_dir.glob("*/inputs/*")}) if args.data_dir else []
-    totals = {"plans": 0, "steps": 0, "dropped": 0, "limited": 0, "told": 0}
+    totals = {"plans": 0, "steps": 0, "dropped": 0, "limited": 0, "told": 0, "folded": 0}
     for log in args.logs:
         read = first_plan(log)
         if read is None:
@@ -53,6 +54,9 @@ def main() -> None:
             print(f"   step {index + 1} {'dropped' if text is None else 'limited'}: {plan[index][:100]}\n      why: {why[:160]}")
         dropped = {index for index, text, _ in changes if text is None}
         kept = [None if i in dropped else step for i, step in enumerate(plan)]
+        for index, text, body in loop_bodies(plan):
+            totals["folded"] += len(body)
+            print(f"   steps {index + 1}-{body[-1] + 1} folded: {text[:220]}")
         for index, text, why in uncovered_requirements(kept, contract):
             totals["told"] += 1
             print(f"   step {index + 1} told: {text[:220]}\n      why: {why}")

@@ -13,8 +13,10 @@ planner adds such steps from habit or from an example in the request, and the ru
 repairs undoing them. Steps with nothing to do (``idle_steps``) go too: "Verify that the output file
 meets the requirements" when the contract checks the real files after every step anyway, "Close
 the GeoDataFrame" when nothing in pandas or geopandas is open, a second "Read `x.geojson`" that
-would throw away what the steps between did to it. A reworded join loses its key
-(``without_join_key``): the planner's new wording tends to keep "on the `key` column".
+would throw away what the steps between did to it. A loop spread over steps ("Iterate over each
+layer." then "For each layer, ...") becomes one step (``loop_bodies``): each step runs once. A
+reworded join loses its key (``without_join_key``): the planner's new wording tends to keep "on
+the `key` column".
 """
 
 from __future__ import annotations
@@ -202,6 +204,38 @@ def uncovered_requirements(descriptions: list[str | None], contract: Contract | 
              f"{len(said)} column requirement(s) of the contract no step names") for i, said in sorted(told.items())]
 
 
+# "Iterate over each layer in the dataset." then "For each layer, read ...", "Count the features":
+# each step runs once, in its own cell, so a loop split over steps never loops (the coder of the
+# opener writes an empty loop, the next ones work on whatever name the loop left behind).
+_OPENS_LOOP = re.compile(r"^\s*(?:iterate|loop)\s+(?:over|through)\b", re.IGNORECASE)
+_ENDS_LOOP = re.compile(r"^\s*(?:after|once|when|combine\w*|concat\w*|sort\w*|repeat\w*)\b", re.IGNORECASE)
+
+
+def loop_bodies(descriptions: list[str]) -> list[tuple[int, str, list[int]]]:
+    """(opener's index, the loop as one step, indexes of the steps folded into it) for each step
+    that opens a loop: its body is the steps after it up to the one that writes or leaves the loop
+    ("Sort the results", "After the loop ..."), and the one step collects a record per item."""
+    found = []
+    i = 0
+    while i < len(descriptions):
+        if not _OPENS_LOOP.match(descriptions[i]):
+            i += 1
+            continue
+        body = []
+        j = i + 1
+        while j < len(descriptions) and not _WRITES.search(descriptions[j]) and not _ENDS_LOOP.match(descriptions[j]):
+            body.append(j)
+            j += 1
+        if body:
+            parts = [descriptions[i].rstrip(" .")] + [descriptions[k].strip().rstrip(" .") for k in body]
+            text = (f"In one loop: {parts[0]}; inside it, for each item: "
+                    + "; ".join(p[:1].lower() + p[1:] for p in parts[1:])
+                    + ". Collect one record (a dict) per item in a list for the next step")
+            found.append((i, text, body))
+        i = j
+    return found
+
+
 _LOADS = re.compile(r"\s*(?:load|read|open)\b", re.IGNORECASE)
 # The words of a step that only loads files (anything else in it is work: "and reproject it").
 _LOAD_WORDS = {"load", "loads", "read", "reads", "open", "the", "a", "an", "and", "both", "file", "files", "data",
@@ -221,6 +255,7 @@ _VERIFIES = re.compile(r"^\s*(?:verify|double-check|confirm)\b", re.IGNORECASE)
 # 45f228b such a step's repairs rewrote London's finished CSV without a column).
 _OPTIONAL = re.compile(r"^\s*(?:optionally|if (?:needed|desired|wanted|you (?:want|wish|like)))\b", re.IGNORECASE)
 _CLOSES = re.compile(r"^\s*close\b", re.IGNORECASE)
+_REPEATS = re.compile(r"^\s*repeat\s+(?:the\s+)?steps?\b", re.IGNORECASE)
 _ASKS_TO_CHECK = re.compile(r"\b(?:verif\w*|validat\w*|check\w*|confirm\w*|audit\w*)\b", re.IGNORECASE)
 
 
@@ -269,6 +304,8 @@ def idle_steps(descriptions: list[str], request: str, contract: Contract | None,
         named = _files_named(text, list(data_files))
         if _WRITES.search(text):
             pass
+        elif _REPEATS.search(text):
+            found.append((i, "each step runs once: a loop is written inside one step"))
         elif _CLOSES.search(text):
             found.append((i, "nothing in a pandas/geopandas session needs closing"))
         elif _only_imports(text):

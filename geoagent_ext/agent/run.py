@@ -34,7 +34,7 @@ from .events import (
 from .kernel_handle import KernelHandle, KernelLost, format_variables, summarize
 from .loop import SequentialSolver
 from .plan_check import (
-    contract_conflicts, idle_steps, join_steps, raster_tools_without_rasters, uncovered_requirements, unshared_join_keys,
+    contract_conflicts, idle_steps, join_steps, loop_bodies, raster_tools_without_rasters, uncovered_requirements, unshared_join_keys,
     without_join_key,
 )
 from .planner import Planner, new_subtask
@@ -461,7 +461,8 @@ class Run:
         """One pass over the plan's steps from ``start`` (the new ones, after a review) before the
         coder reads them, one ``replanned`` event for all it changed (``plan_check``): a step
         naming a raster library when no data file is a raster loses that phrase (the coder would
-        open a vector file with rasterio on every attempt); then, on that wording, steps the
+        open a vector file with rasterio on every attempt); a loop spread over steps becomes one
+        step (each step runs once); then, on that wording, steps the
         contract forbids are dropped or keep their work with the limit written into them, and
         steps with nothing to do are dropped; last, the step that writes an output is told the
         requirements on its columns no step names. What is left to do is never emptied."""
@@ -471,12 +472,21 @@ class Run:
             for i, text in raster_tools_without_rasters(descriptions, self.data_files, self.request)}
         for i, (text, _) in changes.items():
             descriptions[i] = text
-        reworded_only = set(changes)  # a rewording the contract's limit or an idle drop replaces
+        folded: set[int] = set()  # steps now inside a loop step (and the loop step): no other check rewords them
+        for i, text, body in loop_bodies(descriptions):
+            if i < start:
+                continue
+            changes[i] = (text, f"a loop runs in one step: steps {i + 2}–{body[-1] + 1} are its body")
+            changes.update({j: (None, f"folded into step {i + 1}'s loop") for j in body})
+            folded.update([i, *body])
+            descriptions[i] = text
+        reworded_only = set(changes) - folded  # a rewording the contract's limit or an idle drop replaces
         for i, text, why in contract_conflicts(descriptions, self.contract):
-            changes[i] = (text, why)
-            reworded_only.discard(i)
+            if i not in folded:
+                changes[i] = (text, why)
+                reworded_only.discard(i)
         for i, why in idle_steps(descriptions, self.request, self.contract, self.data_files):
-            if i not in changes or i in reworded_only:
+            if i not in folded and (i not in changes or i in reworded_only):
                 changes[i] = (None, why)
         current = [changes[i][0] if i in changes else text for i, text in enumerate(descriptions)]
         for i, text, why in uncovered_requirements(current, self.contract):

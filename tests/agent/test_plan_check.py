@@ -326,3 +326,54 @@ async def test_the_run_tells_the_writing_step_a_column_requirement_no_step_names
     assert told.startswith("Convert `value` to numbers and write `fixed.geojson`. (Before writing, also: ")
     assert "where `code` is kept, `code` holds integers" in told and "`value` holds" not in told
     assert any("where `code` is kept" in p.split("## Your step", 1)[-1] for p in model.prompt_texts)
+
+
+def test_a_loop_spread_over_steps_becomes_one_step():
+    """Every plan of the multi-layer audit at 40cb1d5 and before opened a loop in one step
+    ("Iterate over each layer in the dataset.") and put its body in the next ones; each step runs
+    once, so the coder of the opener wrote an empty loop and the rest saw one layer."""
+    from geoagent_ext.agent.plan_check import idle_steps, loop_bodies
+    plan = ["Load the `survey.gpkg` file into a GeoDataFrame.",
+            "Iterate over each layer in the GeoDataFrame.",
+            "For each layer, read the geometry and compute the CRS.",
+            "Extract the geometry type.",
+            "Count the number of features in the layer.",
+            "Write the results to `audit.csv` with the specified columns.",
+            "Repeat steps 2-5 for all layers in the dataset."]
+    [(opener, text, body)] = loop_bodies(plan)
+    assert (opener, body) == (1, [2, 3, 4])
+    assert text == ("In one loop: Iterate over each layer in the GeoDataFrame; inside it, for each item: for each "
+                    "layer, read the geometry and compute the CRS; extract the geometry type; count the number of "
+                    "features in the layer. Collect one record (a dict) per item in a list for the next step")
+    assert idle_steps(plan, "Audit every layer of `survey.gpkg` into `audit.csv`.", None) == [
+        (6, "each step runs once: a loop is written inside one step")]
+    # A step that leaves the loop ends it; a loop with no body after it, or no loop, is left alone.
+    assert loop_bodies(plan[:3] + ["Sort the records by layer name.", "Write `audit.csv`."])[0][2] == [2]
+    assert loop_bodies(["Iterate over each layer and count its features.", "Write `audit.csv`."]) == []
+    assert loop_bodies(["For each layer, count its features.", "Write `audit.csv`."]) == []
+
+
+async def test_the_run_folds_a_loop_into_one_step_the_coder_sees_whole(tmp_path):
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    for name, epsg in (("roads", 4326), ("parcels", 32647)):
+        gpd.GeoDataFrame({"n": [1]}, geometry=[Point(100.5, 13.7)], crs=4326).to_crs(epsg).to_file(
+            workdir / "survey.gpkg", layer=name)
+    loop = ("import pyogrio, geopandas as gpd\nrecords = []\nfor name in pyogrio.list_layers('survey.gpkg')[:, 0]:\n"
+            "    layer = gpd.read_file('survey.gpkg', layer=name)\n"
+            "    records.append({'layer': name, 'epsg': layer.crs.to_epsg(), 'features': len(layer)})")
+    write = "import pandas as pd\npd.DataFrame(records).to_csv('audit.csv', index=False)"
+    script = StepScript(["Iterate over each layer in `survey.gpkg`.", "Read the layer and find its EPSG code.",
+                         "Count the features of the layer.", "Write the records to `audit.csv`."],
+                        {"In one loop": [loop], "Write the records": [write]})
+    run, finished, model = await run_scripted(
+        workdir, "Write `audit.csv` with one row per layer of `survey.gpkg`: `layer`, `epsg`, `features`.",
+        script, tmp_path, on_stuck="skip")
+    assert finished.status == "succeeded", finished.message
+    [tidied] = [e for e in run.bus.history if e.type == "replanned"]
+    assert "a loop runs in one step: steps 2–3 are its body" in tidied.reason
+    assert [s.description for s in tidied.subtasks][0].startswith("In one loop: Iterate over each layer")
+    assert len(tidied.subtasks) == 2
+    assert any("count the features of the layer" in p.split("## Your step", 1)[-1] for p in model.prompt_texts)
+    import pandas as pd
+    assert sorted(pd.read_csv(workdir / "audit.csv")["epsg"]) == [4326, 32647]
