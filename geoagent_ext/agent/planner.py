@@ -123,6 +123,8 @@ class Planner:
                                              temperature=0.3, max_tokens=120)
         lines = [line for line in (l.replace("**", "").strip() for l in generation.text.splitlines()) if line]
         lines = [l for l in lines if not l.startswith(("```", "#"))]
+        # "Replace the current step 4 with the following:" (example 01 at b5e4531) introduces the step
+        lines = [l for i, l in enumerate(lines) if not (l.endswith(":") and i + 1 < len(lines))]
         if not lines:
             return None
         match = _NUMBERED_RE.match(lines[0])

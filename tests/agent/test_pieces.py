@@ -227,3 +227,19 @@ def test_inplace_in_an_assigned_call_is_taken_out_of_the_coders_answer():
                                "pois.reset_index(drop=True, inplace=True)\nb = a.fillna(0, inplace=False)")
     assert codeinfo.without_assigned_inplace("x = y.f(inplace=True)\nz = w.g(a, inplace=True)") == "x = y.f()\nz = w.g(a)"
     assert code_of("no code here") == ""
+
+
+async def test_a_rewritten_step_is_the_step_not_the_line_that_introduces_it():
+    """Example 01 at b5e4531: the rewriter answered "Replace the current step 4 with the
+    following:" above the new step, and that line became step 4."""
+    from geoagent_ext.agent.planner import Planner
+    from geoagent_ext.llm.client import LLMClient
+    from geoagent_ext.llm.scripted import ScriptedChatModel
+    answers = iter(["Replace the current step 4 with the following:\n\n4. Count the stations per district with "
+                    "gpd.sjoin(stations, districts, predicate='within').",
+                    "Count the stations per district:"])
+    planner = Planner(LLMClient(ScriptedChatModel(responder=lambda messages: next(answers)), retries=1))
+    plan = ["Load.", "Reproject.", "Compute areas.", "Count the number of stations in each district."]
+    assert await planner.rewrite("r", "", plan, 3, "KeyError") == \
+        "Count the stations per district with gpd.sjoin(stations, districts, predicate='within')."
+    assert await planner.rewrite("r", "", plan, 3, "KeyError") == "Count the stations per district:"  # the only line
