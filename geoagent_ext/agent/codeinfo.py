@@ -172,6 +172,52 @@ def without_keyword(code: str, keyword: str, lineno: int | None = None) -> str |
     return _cut(code, kw)
 
 
+def bound_names(code: str) -> set[str]:
+    """Every name ``code`` binds: assigned, imported (``import geopandas as gpd`` binds ``gpd``),
+    defined, or taken as an argument or loop variable."""
+    tree = parse(code)
+    if tree is None:
+        return set()
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+    return bound
+
+
+def attribute_bases(code: str) -> list[str]:
+    """Names used as ``name.attribute`` in ``code``, in order of first use (``gpd`` of ``gpd.read_file``)."""
+    tree = parse(code)
+    if tree is None:
+        return []
+    return list(dict.fromkeys(node.value.id for node in ast.walk(tree)
+                              if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)))
+
+
+def with_parquet_writer(code: str) -> str:
+    """``code`` with each ``x.to_file('out.geoparquet', ...)`` written ``x.to_parquet('out.geoparquet')``.
+    The GDAL of the pyogrio wheels has no (Geo)Parquet driver: with ``driver=`` the call fails, and
+    without one it silently writes a Shapefile folder named ``out.geoparquet``; geopandas writes
+    GeoParquet with pyarrow."""
+    tree = parse(code)
+    calls = [node for node in ast.walk(tree)
+             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "to_file"
+             and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
+             and node.args[0].value.lower().endswith((".parquet", ".geoparquet"))] if tree is not None else []
+    raw = code.encode()  # ast offsets count bytes
+    for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset), reverse=True):  # from the end: offsets hold
+        owner, path = ast.get_source_segment(code, call.func.value), ast.get_source_segment(code, call.args[0])
+        start, end = _span(raw, call)
+        raw = raw[:start] + f"{owner}.to_parquet({path})".encode() + raw[end:]
+    return raw.decode()
+
+
 def without_assigned_inplace(code: str) -> str:
     """``code`` without ``inplace=True`` in calls whose result is assigned (``gdf = gdf.drop_duplicates(...,
     inplace=True)`` makes ``gdf`` None: the next line fails with "'NoneType' object has no attribute")."""
@@ -188,14 +234,19 @@ def without_assigned_inplace(code: str) -> str:
         code = fixed
 
 
-def _cut(code: str, kw: ast.keyword) -> str | None:
-    """``code`` without the keyword argument ``kw`` and its comma, the rest as written."""
-    raw = code.encode()  # ast offsets count bytes
+def _span(raw: bytes, node: ast.AST) -> tuple[int, int]:
+    """(start, end) byte offsets of ``node`` in the UTF-8 source ``raw`` it was parsed from."""
     starts = [0]
     for line in raw.splitlines(keepends=True):
         starts.append(starts[-1] + len(line))
-    start = starts[kw.lineno - 1] + kw.col_offset
-    end = starts[(kw.end_lineno or kw.lineno) - 1] + (kw.end_col_offset or 0)
+    return (starts[node.lineno - 1] + node.col_offset,
+            starts[(node.end_lineno or node.lineno) - 1] + (node.end_col_offset or 0))
+
+
+def _cut(code: str, kw: ast.keyword) -> str | None:
+    """``code`` without the keyword argument ``kw`` and its comma, the rest as written."""
+    raw = code.encode()  # ast offsets count bytes
+    start, end = _span(raw, kw)
     before, after = raw[:start], raw[end:]
     trimmed = before.rstrip()
     if trimmed.endswith(b","):  # ", crs=32647)" -> ")"

@@ -73,6 +73,20 @@ KNOWN_IMPORTS = {
     "from_origin": "from rasterio.transform import from_origin",
 }
 
+# The conventional module aliases (``gpd``, ``pd``, ...): a step that uses one it never imports is
+# given the import before it runs. The 1.5B drops the import line on attempt after attempt (nyc at
+# 40cb1d5: six NameErrors for ``gpd`` in one step), each one costing a trial.
+MODULE_ALIASES = {name: line for name, line in KNOWN_IMPORTS.items() if line.startswith("import ")}
+
+
+def with_module_imports(code: str, bound_before: set[str]) -> str:
+    """``code`` with the import of each module alias it uses as ``alias.x`` that neither it nor an
+    earlier step (``bound_before``) binds; the code as written otherwise."""
+    bound = codeinfo.bound_names(code) | bound_before
+    missing = [name for name in codeinfo.attribute_bases(code) if name in MODULE_ALIASES and name not in bound]
+    return "\n".join(MODULE_ALIASES[name] for name in missing) + "\n" + code if missing else code
+
+
 # Submodules that `import package` does not load: `package.sub` then fails with
 # "module 'package' has no attribute 'sub'" and the fix is `import package.sub`.
 KNOWN_SUBMODULES = {

@@ -218,7 +218,7 @@ class MctsSolver:
         known = {n.code for n in _walk(state.root)}
         seen: dict[str, Any] = {}
         for gen in gens:
-            code = code_of(gen.text)
+            code = code_of(gen.text, self.run.accepted)
             if code.strip() and code not in seen and code not in known:
                 seen[code] = gen
         ranked = sorted(seen.items(), key=lambda kv: (kv[1].logprob or 0.0) / max(kv[1].tokens_out, 1), reverse=True)[:keep]
@@ -332,7 +332,7 @@ class MctsSolver:
                 gen = await self.run.llm.complete(coder_messages(ctx), temperature=0.2, max_tokens=self.run.options.max_tokens * 2, expect="code")
             except Exception:
                 return 1.0 / (remaining + 1)  # the node itself ran; no rollout to credit
-            chunks = split_rollout(code_of(gen.text))[:remaining]
+            chunks = split_rollout(code_of(gen.text, self.run.accepted))[:remaining]
         if not chunks:
             return 1.0 / (remaining + 1)
         guards = [work.output_guard(work.index + i) for i in range(len(chunks) + 1)]

@@ -210,7 +210,7 @@ class SubtaskWork:
         generation = await self.run.llm.complete(
             coder_messages(ctx), temperature=temperature, max_tokens=self.run.options.max_tokens, expect="code"
         )
-        code = code_of(generation.text)
+        code = code_of(generation.text, self.run.accepted)
         cause = _CAUSE_RE.search(generation.text)
         return code, (cause.group(1).strip() if cause else ""), generation
 
@@ -309,12 +309,17 @@ class _NotRunResult:
         self.error = type("E", (), {"message": message, "ename": ename})()
 
 
-def code_of(answer: str) -> str:
-    """The Python of a coder's answer ('' when none), with a slip that is never meant undone:
-    ``inplace=True`` in a call whose result is assigned (the name becomes None)."""
+def code_of(answer: str, accepted: list[tuple[str, str]] = ()) -> str:
+    """The Python of a coder's answer ('' when none), with slips that are never meant: ``inplace=True``
+    in a call whose result is assigned (the name becomes None), ``to_file`` of a GeoParquet path (see
+    ``codeinfo.with_parquet_writer``), and a module alias used but imported neither here nor by the
+    ``accepted`` steps' code (``gpd.read_file`` without ``import geopandas as gpd``)."""
     from ..llm.parsing import extract_code
 
-    return codeinfo.without_assigned_inplace(extract_code(answer) or "")
+    code = codeinfo.with_parquet_writer(codeinfo.without_assigned_inplace(extract_code(answer) or ""))
+    if not code.strip():
+        return code
+    return repair.with_module_imports(code, {n for _, done in accepted for n in codeinfo.bound_names(done)})
 
 
 def record_broken(attempt: Attempt, trial: Any, broken: str) -> Attempt:

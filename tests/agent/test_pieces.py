@@ -243,3 +243,40 @@ async def test_a_rewritten_step_is_the_step_not_the_line_that_introduces_it():
     assert await planner.rewrite("r", "", plan, 3, "KeyError") == \
         "Count the stations per district with gpd.sjoin(stations, districts, predicate='within')."
     assert await planner.rewrite("r", "", plan, 3, "KeyError") == "Count the stations per district:"  # the only line
+
+
+def test_a_module_alias_used_without_its_import_gets_it_before_the_code_runs():
+    """nyc at 40cb1d5: the coder left out `import geopandas as gpd` on six attempts of one step;
+    each NameError cost a trial. An alias the code and the earlier steps never bind is imported."""
+    from geoagent_ext.agent.subtask_work import code_of
+    answer = ("# Cause: the frame had no geometry\n```python\n"
+              "gdf = gpd.GeoDataFrame(df, geometry=gpd.GeoSeries.from_wkt(df['wkt']), crs=4326)\n"
+              "n = np.int32(len(gdf))\n```")
+    assert code_of(answer) == ("import geopandas as gpd\nimport numpy as np\n"
+                               "gdf = gpd.GeoDataFrame(df, geometry=gpd.GeoSeries.from_wkt(df['wkt']), crs=4326)\n"
+                               "n = np.int32(len(gdf))")
+    # imported by an earlier step, by the code itself, or a variable of that name: left alone
+    assert code_of(answer, [("s1", "import geopandas as gpd\nimport numpy as np")]).startswith("gdf = ")
+    assert code_of("```python\nimport geopandas as gpd\nx = gpd.read_file('a.gpkg')\n```") == \
+        "import geopandas as gpd\nx = gpd.read_file('a.gpkg')"
+    assert code_of("```python\nfor re in rows:\n    print(re.name)\n```") == "for re in rows:\n    print(re.name)"
+    # a class name (`CRS`) may be the user's own: only module aliases are added up front
+    assert code_of("```python\ngrid = CRS.from_epsg(3460)\n```") == "grid = CRS.from_epsg(3460)"
+
+
+def test_a_geoparquet_written_with_to_file_is_written_with_to_parquet(tmp_path, monkeypatch):
+    """nyc at 40cb1d5: `to_file('addresses.geoparquet', driver='GeoParquet')` failed (no such GDAL
+    driver here) and the repairs then wrote nothing; without `driver=` the same call writes a
+    Shapefile folder under the GeoParquet name."""
+    import geopandas as gpd
+    from shapely.geometry import Point
+    from geoagent_ext.agent.subtask_work import code_of
+    answer = ("```python\nout = gdf.to_crs(4326)  # é\nout.to_file('a.geoparquet', driver='GeoParquet', crs='EPSG:4326')\n"
+              "gdf[gdf.n > 1].to_file(\"b.parquet\")\ngdf.to_file('c.gpkg', layer='x')\n```")
+    code = code_of(answer)
+    assert code == ("out = gdf.to_crs(4326)  # é\nout.to_parquet('a.geoparquet')\n"
+                    "gdf[gdf.n > 1].to_parquet(\"b.parquet\")\ngdf.to_file('c.gpkg', layer='x')")
+    gdf = gpd.GeoDataFrame({"n": [1, 2]}, geometry=[Point(0, 0), Point(1, 1)], crs=4326)
+    monkeypatch.chdir(tmp_path)
+    exec(code, {"gdf": gdf})
+    assert len(gpd.read_parquet("b.parquet")) == 1 and gpd.read_parquet("a.geoparquet").crs.to_epsg() == 4326
