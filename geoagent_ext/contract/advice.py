@@ -30,7 +30,8 @@ ADVICE = {
                 "nulls); in JSON use int(...)"),
     "numeric": "convert with pd.to_numeric(gdf[COLUMN], errors='coerce') (placeholders become NaN) before writing",
     "dtype": ("cast just before writing: df[COLUMN] = df[COLUMN].astype('int32') / 'float64' / 'string' / 'bool'; a timestamp: "
-              "pd.to_datetime(df[COLUMN]).astype('datetime64[us]') (the unit the requirement names); write GeoParquet with "
+              "pd.to_datetime(df[COLUMN], utc=True).dt.tz_localize(None).astype('datetime64[us]') (the unit the requirement names; "
+              "utc=True reads zoned and plain times alike); write GeoParquet with "
               "to_parquet, which keeps these types"),
     "non_negative": "compute the measure in a metric CRS; drop nothing, and check for NaN/inf",
     "non_empty": "fill every row: join or compute the value for all rows, not only some",

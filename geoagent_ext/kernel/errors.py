@@ -171,6 +171,18 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
         "lambda g: MultiPolygon([g]) if g is not None and g.geom_type == 'Polygon' else g).",
     ),
     (
+        re.compile(r"^AttributeError: (?:type object|module) '(?:GeoDataFrame|geopandas)' has no attribute "
+                   r"'(?:from_wkt|read_wkt|from_wkb)'", re.M),
+        "Parse WKT text with gpd.GeoSeries.from_wkt(df['wkt_column']), then build the frame: "
+        "gdf = gpd.GeoDataFrame(df, geometry=gpd.GeoSeries.from_wkt(df['wkt_column']), crs='EPSG:4326').",
+    ),
+    (
+        re.compile(r"timezone-aware dtype to timezone-naive|index is not a valid DatetimeIndex or PeriodIndex", re.I),
+        "Time zones of a column's values go through .dt: s = pd.to_datetime(df[col], utc=True); "
+        "s.dt.tz_convert('UTC').dt.tz_localize(None) drops the zone (Series.tz_localize acts on the index); "
+        "then .astype('datetime64[us]') if that unit is wanted.",
+    ),
+    (
         re.compile(r"^EOFError: EOF when reading a line", re.M),
         "The code asked for keyboard input, which a kernel run cannot answer (geemap.Map() "
         "asks to sign in to Earth Engine): use geemap.Map(ee_initialize=False) or leafmap.Map(), "

@@ -136,3 +136,29 @@ def test_a_measurement_in_degrees_is_named_but_a_centroid_is_not():
     assert warning is not None and "'buffer' ran in a geographic CRS" in warning and "estimate_utm_crs" in warning
     assert measured_in_degrees(stderr.replace("'buffer'", "'centroid'")) is None
     assert measured_in_degrees("") is None
+
+
+def test_wkt_parsing_and_time_zone_slips_get_the_way_that_works():
+    """nyc at 40cb1d5: `gpd.GeoDataFrame.from_wkt` three times; `astype('datetime64[us]')` of
+    zoned times, then `Series.tz_localize` (the index's). The errors are pandas' own; the hint's
+    recipe is run here too."""
+    import geopandas as gpd
+    import pandas as pd
+    from geoagent_ext.kernel.errors import gis_hints
+
+    df = pd.DataFrame({"wkt": ["POINT (1 2)"], "at": ["2024-03-01T10:00:00Z"]})
+    errors = []
+    for slip in (lambda: gpd.GeoDataFrame.from_wkt(df["wkt"]),
+                 lambda: pd.to_datetime(df["at"]).astype("datetime64[us]"),
+                 lambda: pd.to_datetime(df["at"]).tz_localize(None)):
+        try:
+            slip()
+        except Exception as exc:
+            errors.append((type(exc).__name__, str(exc)))
+    assert len(errors) == 3
+    wkt, zoned, index = (gis_hints(ename, evalue) for ename, evalue in errors)
+    assert any("gpd.GeoSeries.from_wkt(df['wkt_column'])" in h for h in wkt)
+    assert any(".dt.tz_localize(None)" in h for h in zoned) and any(".dt.tz_localize(None)" in h for h in index)
+    fixed = pd.to_datetime(df["at"], utc=True).dt.tz_convert("UTC").dt.tz_localize(None).astype("datetime64[us]")
+    assert str(fixed.dtype) == "datetime64[us]"
+    assert gpd.GeoDataFrame(df, geometry=gpd.GeoSeries.from_wkt(df["wkt"]), crs="EPSG:4326").geometry[0].x == 1
