@@ -178,7 +178,7 @@ MAX_APPENDED = 4
 
 def uncovered_requirements(descriptions: list[str | None], contract: Contract | None) -> list[tuple[int, str, str]]:
     """(step index, its new wording, why) for the step that writes an output, told the requirements
-    on that output's columns no step of the plan names: the planner reads the contract but a small
+    on that output's columns (or layers) no step of the plan names: the planner reads the contract but a small
     model plans for some of its columns only (at 66818bb bangkok converted three text columns to
     numbers and never `station_id`, whose "holds integers" then failed on every write). The
     writing step is the first that writes and names the output, else the last that writes; a plan
@@ -189,19 +189,23 @@ def uncovered_requirements(descriptions: list[str | None], contract: Contract | 
     writers = [i for i, t in texts.items() if _WRITES.search(t)]
     told: dict[int, list[str]] = {}
     for req in contract.requirements:
-        name = str(req.params.get("name") or "")
-        if req.kind not in _ACTED_ON or not name or (req.kind == "dtype" and req.params.get("others")):
+        names = [str(n) for n in req.params.get("names") or []] if req.kind == "layers" else [str(req.params.get("name") or "")]
+        if (req.kind not in _ACTED_ON and req.kind != "layers") or not all(names) or not names \
+                or (req.kind == "dtype" and req.params.get("others")):
             continue
-        if any(re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", t, re.IGNORECASE) for t in texts.values()):
+        if all(any(re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", t, re.IGNORECASE) for t in texts.values())
+               for name in names):
             continue
         base = req.output.rsplit("/", 1)[-1].lower()
         index = next((i for i in writers if base in texts[i].lower()), writers[-1] if writers else None)
-        said = f"where `{name}` is kept, {req.text}" if req.params.get("if_present") else req.text
+        said = f"where `{names[0]}` is kept, {req.text}" if req.params.get("if_present") else req.text
+        said = f"`{req.output}` {said}" if req.kind == "layers" else said
         said = f"in `{req.output}`, {said}" if len(contract.outputs) > 1 else said
         if index is not None and said not in told.get(index, []):
             told.setdefault(index, []).append(said)
     return [(i, f"{texts[i].rstrip()} (Before writing, also: {'; '.join(said[:MAX_APPENDED])}.)",
-             f"{len(said)} column requirement(s) of the contract no step names") for i, said in sorted(told.items())]
+             f"{len(said)} column or layer requirement(s) of the contract no step names")
+            for i, said in sorted(told.items())]
 
 
 # "Iterate over each layer in the dataset." then "For each layer, read ...", "Count the features":

@@ -303,12 +303,25 @@ def test_the_writing_step_is_told_the_column_requirements_no_step_names():
     [(index, text, why)] = uncovered_requirements(plan, contract)
     assert index == 3 and text.startswith("Write the layer to `out.geojson`. (Before writing, also: ")
     assert "where `station_id` is kept, `station_id` holds integers, not text" in text
-    assert "pm25" not in text and "area_km2" not in text and "`name`" not in text and why.startswith("1 column requirement(s)")
+    assert "pm25" not in text and "area_km2" not in text and "`name`" not in text and why.startswith("1 column or layer requirement(s)")
     # A step already dropped (None) names nothing; with no step writing, nothing is told (the
     # closing steps carry the requirements); without a contract nothing either.
     assert uncovered_requirements([None, "Convert `pm25` to numbers.", "Write `out.geojson`."], contract)[0][0] == 2
     assert uncovered_requirements(["Load `in.geojson`.", "Convert `pm25` to numbers."], contract) == []
     assert uncovered_requirements(plan, None) == []
+
+
+def test_the_writing_step_is_told_the_layers_no_step_names():
+    """cairo-mixedgeom at 40cb1d5: "has the layers points, lines, polygons" and a plan that never
+    named a layer; its one write made one layer."""
+    from geoagent_ext.agent.plan_check import uncovered_requirements
+    contract = _contract(("layers", "has the layers points, lines, polygons",
+                          {"names": ["points", "lines", "polygons"]}))
+    plan = ["Load `sites.geojson`.", "Explode the multi-part geometries.", "Write `heritage.gpkg`."]
+    [(index, text, _)] = uncovered_requirements(plan, contract)
+    assert index == 2 and text.endswith("(Before writing, also: `out.geojson` has the layers points, lines, polygons.)")
+    named = plan[:2] + ["Write the points, lines and polygons to `heritage.gpkg`, one layer each."]
+    assert uncovered_requirements(named, contract) == []
 
 
 async def test_the_run_tells_the_writing_step_a_column_requirement_no_step_names(tmp_path):
