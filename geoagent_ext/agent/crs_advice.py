@@ -121,10 +121,19 @@ class CrsAdvice:
         return (choice.get("why") or _label(choice)) if choice else ""
 
     def for_subtask(self, description: str) -> str:
-        """The advice a subtask's coder gets: the purpose its words name, else nothing."""
+        """The advice a subtask's coder gets: the purpose its words name, else nothing. A step worded
+        "Set the CRS ... to" a CRS the data is not in is told to convert: cairo-mixedgeom at 40cb1d5
+        labelled lon/lat degrees EPSG:22992 with set_crs, and the file sat at the grid's origin."""
         purpose = _purpose_of(description)
         why = self.for_purpose(purpose) if purpose else ""
-        return f"CRS for this step ({purpose}): {why}" if why else ""
+        if not why:
+            return ""
+        own = next((c for c in (_first(a.get("same")) for a in self.layers.values()) if c), None) or {}
+        target = (self._choice(purpose) or {}).get("epsg")
+        if _SETS_CRS.search(description) and own.get("epsg") and target and own["epsg"] != target:
+            why += (f" The data's coordinates are in EPSG:{own['epsg']} now: convert them with "
+                    f"gdf.to_crs(epsg={target}); set_crs only relabels coordinates, it does not move them.")
+        return f"CRS for this step ({purpose}): {why}"
 
     def step_label(self, description: str) -> str:
         """What the plan shows beside a step: "areas in EPSG:3035 (ETRS89-extended / LAEA Europe)", or ''."""
@@ -134,6 +143,7 @@ class CrsAdvice:
         return f"{words} {label}" if label else ""
 
 
+_SETS_CRS = re.compile(r"\bset(?:s|ting)?\s+(?:the\s+)?(?:crs|coordinate reference system|projection)\b|\bset_crs\b", re.I)
 _STEP_WORDS = {"area": "areas in", "distance": "distances in", "official": "official grid"}
 
 

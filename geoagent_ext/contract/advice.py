@@ -15,7 +15,9 @@ ADVICE = {
     "columns": ("add the missing columns before writing; a column that is not in the input must be computed "
                 "(from geometry.bounds, .area/.length in a metric CRS, a spatial join with the other layer, "
                 "or a rename of an existing column)"),
-    "layers": "write each layer with gdf.to_file(path, layer=NAME, driver='GPKG')",
+    "layers": ("write each layer from the rows it holds with gdf.to_file(path, layer=NAME, driver='GPKG'), e.g. "
+               "one geometry kind per layer: gdf[gdf.geom_type.isin(['Point', 'MultiPoint'])].to_file(path, "
+               "layer='points', driver='GPKG') (a GeoDataFrame's rows, not a unary_union)"),
     "crs_epsg": "reproject with gdf.to_crs(epsg=CODE) before writing (set_crs only labels, it does not convert)",
     "crs_projected_metres": ("reproject with gdf.to_crs(...) to a projected CRS in metres made for this region "
                              "(its national grid, or gdf.estimate_utm_crs()) before measuring and writing"),

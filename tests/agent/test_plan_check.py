@@ -282,6 +282,12 @@ def test_a_crs_the_contract_fixes_is_the_one_a_reprojecting_step_is_told():
     pinned = advice.within(_contract(("crs_epsg", "is in EPSG:3857", {"epsg": 3857})))
     assert pinned.step_label("Reproject the layer to a metric CRS.") == "written in EPSG:3857"
     assert "gdf.to_crs(epsg=3857)" in pinned.for_subtask("Reproject the layer to a metric CRS.")
+    # "Set the CRS to" a CRS the data is not in means converting (cairo-mixedgeom at 40cb1d5 relabelled degrees)
+    relabel = advice.for_subtask("Set the CRS of the GeoDataFrame to the official grid EPSG:32647.")
+    assert "in EPSG:4326 now: convert them with gdf.to_crs(epsg=32647); set_crs only relabels" in relabel
+    assert "set_crs only relabels" not in advice.for_subtask("Reproject the layer to the official grid.")
+    assert "set_crs only relabels" not in advice.within(_contract(("crs_epsg", "EPSG:4326", {"epsg": 4326}))) \
+        .for_subtask("Set the CRS of the layer to EPSG:4326.")  # already in it: a label is right
     # Two outputs that disagree, or no CRS in the contract: the advisor's grid stands.
     both = _contract(("crs_epsg", "EPSG:3857", {"epsg": 3857}), ("crs_epsg", "EPSG:4326", {"epsg": 4326}))
     assert advice.within(both).step_label(write) == advice.within(None).step_label(write) == advice.step_label(write)
