@@ -25,6 +25,10 @@ ADVICE = {
                        "wraps single parts; gdf.explode(index_parts=False) splits multi-parts"),
     "lonlat": "reproject to EPSG:4326 first (gdf.to_crs(4326)) and take the values from that",
     "bbox": "use [minx, miny, maxx, maxy] = list(map(float, gdf.total_bounds))",
+    "buffer_distance": ("buffer once, by exactly DIST metres (a radius, not a diameter), in a projected CRS in metres made "
+                        "for the data (not EPSG:4326's degrees, not Web Mercator): out = gdf.to_crs(gdf.estimate_utm_crs()) "
+                        "(or the advised CRS); out['geometry'] = out.buffer(DIST); then out.to_crs(...) if the file must "
+                        "be in another CRS"),
     "group_keys": ("make it a dict {group value: value} over every value of the group column, e.g. "
                    "counts.reindex(sorted(layer[GROUP].dropna().unique()), fill_value=0) then "
                    "{str(k): int(v) for k, v in counts.items()}; not a list of records, not df.to_dict()"),
@@ -96,7 +100,7 @@ def repair_line(requirement: Requirement, observed: str) -> str:
                 "file without RFC7946 (cut at the antimeridian in an earlier file, if needed)")
     how = how.replace("COLUMN", f"'{requirement.params.get('name', '')}'").replace(
         "GROUP", f"'{requirement.params.get('column', '')}'").replace(
-        "CODE", str(requirement.params.get("epsg", "")))
+        "CODE", str(requirement.params.get("epsg", ""))).replace("DIST", f"{requirement.params.get('distance_m', 0):g}")
     return f"`{requirement.output}` must satisfy: {requirement.text}. Seen: {observed}." + (f" How: {how}." if how else "")
 
 

@@ -24,6 +24,8 @@ Kind = Literal[
     "bbox",                # params.name: [minx, miny, maxx, maxy], min <= max; params.input: the bounds of that
                            # input's whole layer (in its CRS, in lon/lat, or in params.epsg)
     "group_keys",          # params.name, column, input: a JSON object with one key per value of that input column
+    "buffer_distance",     # params.input, distance_m: the polygons cover what that input buffered by the distance
+                           # (in true metres) covers
     "integer",             # params.name: integer-valued numbers (a dict's values too)
     "numeric",             # params.name: numbers, not text
     "dtype",               # params.name + params.dtype: the column's stored type; or params.dtype + params.others

@@ -45,6 +45,11 @@ _PER_GROUP = re.compile(r"^\w+?_(?:per|by)_(\w+)$", re.IGNORECASE)
 # "the overall bounding box", "the bbox of the whole layer": every feature's bounds, not one's.
 _WHOLE_BBOX = re.compile(r"\b(?:overall|whole|entire|full|total|complete)\s+(?:\w+\s+){0,2}?(?:bounding\s+box|bbox|extent)\b|"
                          r"\b(?:bounding\s+box|bbox|extent)\s+of\s+(?:the\s+)?(?:whole|entire|all|every)\b", re.IGNORECASE)
+# "a 400 m buffer", "a 1.5-km buffer zone", "buffer every stop by 250 m", "buffers with a radius of 1 km"
+_DISTANCE = r"(\d+(?:\.\d+)?)[\s-]*(m|metres?|meters?|km|kilomet(?:re|er)s?)\b"
+_BUFFER = re.compile(rf"\b{_DISTANCE}[\s-]+(?:[\w-]+\s+){{0,2}}?buffers?\b|"
+                     rf"\bbuffer\w*\s+(?:[\w`.-]+\s+){{0,5}}?(?:of|by|at|to|with\s+(?:a\s+)?(?:radius|distance)\s+of)\s+{_DISTANCE}",
+                     re.IGNORECASE)
 _UNIT_WORDS = {"km2": "km²", "sqkm": "km²", "m2": "m²", "sqm": "m²", "ha": "hectares", "km": "km", "m": "metres"}
 _MEASURED_TYPES = {"area": ("Polygon",), "perimeter": ("Polygon",), "length": ("LineString",)}
 _SORT = re.compile(r"\b(?:sort(?:ed)?|order(?:ed)?)\s+(?:the\s+)?(?:rows\s+|it\s+|them\s+|output\s+)?by\s+`?([A-Za-z_]\w*)`?"
@@ -229,6 +234,7 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
             _row_rules(b, out, sentence, inputs, input_by_base)
     _name_rules(b, outputs, inputs, whole_layer=_whole_layer(request, inputs, input_by_base))
     _conversion_rules(b, request, outputs, inputs)
+    _buffer_rules(b, request, outputs, inputs, input_by_base)
     _provenance(b, inputs)
     _defect_rules(b, outputs, inputs)
     if _NUMERIC_WORDS.search(_FILE.sub(" ", request)):  # the request's words, not its file names
@@ -515,6 +521,27 @@ def _whole_layer(request: str, inputs: dict[str, dict], input_by_base: dict[str,
         return None
     codes = {int(c) for c in _EPSG.findall(request)}
     return {"input": geometric[0], **({"epsg": codes.pop()} if len(codes) == 1 else {})}
+
+
+def _buffer_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[str, dict],
+                  input_by_base: dict[str, str]) -> None:
+    """A buffer at one distance the request states ("a 400 m buffer around every connector"), of
+    the one spatial input it names, into its one spatial output: the file's polygons cover what that
+    input buffered by the distance in true metres covers (not degrees, not Web Mercator's metres,
+    not twice the distance)."""
+    distances = set()
+    for m in _BUFFER.finditer(request):
+        value, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        distances.add(float(value) * (1000.0 if unit.lower().startswith("k") else 1.0))
+    spatial_out = [o for o in outputs if file_format(o) in SPATIAL]
+    named = [input_by_base[_base(f)] for f in _files(request) if _base(f) in input_by_base]
+    spatial_in = [p for p in dict.fromkeys(named) if file_format(p) in SPATIAL]
+    if len(distances) != 1 or len(spatial_out) != 1 or len(spatial_in) != 1:
+        return
+    distance = distances.pop()
+    b.add(spatial_out[0], "buffer_distance",
+          f"its polygons cover what the features of `{spatial_in[0]}` buffered by {distance:g} m cover (true "
+          "metres, measured in a projected CRS made for the data)", input=spatial_in[0], distance_m=distance)
 
 
 def _group_column(name: str, inputs: dict[str, dict]) -> tuple[str, str] | None:

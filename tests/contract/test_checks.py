@@ -440,3 +440,30 @@ def test_a_spatial_file_written_without_its_geometry_gets_one_repair_line_naming
     about_geometry = [line for line in lines if "no geometry" in line]
     assert len(about_geometry) == 1 and "gdf[['a', 'b', 'geometry']]" in about_geometry[0]
     assert all(text in about_geometry[0] for text in blind)
+
+
+def test_a_buffer_at_the_wrong_distance_or_in_the_wrong_metres_fails_with_the_distance_seen(tmp_path):
+    """tokyo-busstop at 40cb1d5: "a 400 m buffer around every connector" written as 800 m
+    buffers passed every requirement and the run said `succeeded` (graded 0.5). The distance the
+    request states is checked as a region, whatever the file's CRS or row layout."""
+    stops = gpd.GeoDataFrame({"sid": ["a", "b", "c"]}, geometry=[Point(139.70, 35.69), Point(139.75, 35.68),
+                                                                 Point(139.72, 35.70)], crs=4326)
+    stops.to_file(tmp_path / "stops.geojson")
+    contract = derive_contract("Draw a 400 m buffer around every stop in `stops.geojson` and save it as "
+                               "`zones.geoparquet` with `sid`.", ["zones.geoparquet"], input_facts(tmp_path))
+    [req] = [r for r in contract.requirements if r.kind == "buffer_distance"]
+    assert req.params == {"input": "stops.geojson", "distance_m": 400.0}
+    metric = stops.to_crs(stops.estimate_utm_crs())
+
+    def seen(frame):
+        frame.to_parquet(tmp_path / "zones.geoparquet")
+        return check(contract, tmp_path)[req.text]
+
+    assert seen(metric.assign(geometry=metric.buffer(400)).to_crs(6677))[0]  # another metric CRS: the same region
+    assert seen(metric.assign(geometry=metric.buffer(400)).dissolve())[0]  # dissolved: the same region too
+    passed, observed = seen(metric.assign(geometry=metric.buffer(800)))
+    assert not passed and "as if buffered by about 800 m" in observed
+    mercator = stops.to_crs(3857)
+    assert not seen(mercator.assign(geometry=mercator.buffer(400)))[0]  # Web Mercator's metres are 0.81 true ones here
+    from geoagent_ext.contract.advice import repair_line
+    assert "out.buffer(400)" in repair_line(req, observed)

@@ -190,7 +190,8 @@ def _contract_check_dtype(params, types):
 
 
 _CONTRACT_GEOMETRY_KINDS = ("crs_epsg", "crs_projected_metres", "geometry_types", "geometries_present",
-                            "geometries_valid", "geometries_unique", "geometry_unchanged", "antimeridian_cut", "geometry_once")
+                            "geometries_valid", "geometries_unique", "geometry_unchanged", "antimeridian_cut", "geometry_once",
+                            "buffer_distance")
 
 
 def _contract_input(path, sources):
@@ -291,6 +292,28 @@ def _contract_measure_units(params, data, sources):
     return ok, (f"`{name}` is {median:.4g} × the geodesic {measure} of {how} in {label} (median; {close:.0%} of "
                 f"{len(pairs)} rows within 3 %{' or the rounding' if slack else ''})"
                 + ("" if ok else _contract_unit_guess(median)))
+
+
+def _contract_buffer_cover(params, data, sources):
+    """(passed, observed): the file's polygons against the input buffered by ``distance_m`` in the
+    input's UTM zone, compared as regions (overlap over union), so per-feature or dissolved buffers
+    both answer; an input of points also says the distance the file looks buffered by."""
+    import math
+    src, distance = _contract_input(params["input"], sources), float(params["distance_m"])
+    if not _contract_has_geometry(src) or src.crs is None or data.crs is None:
+        return False, f"cannot compare: the file or `{params['input']}` has no CRS"
+    metric = src.estimate_utm_crs()
+    want = src.to_crs(metric).geometry.buffer(distance).union_all()
+    got = data.to_crs(metric).geometry.make_valid().union_all()
+    union = want.union(got).area
+    overlap = want.intersection(got).area / union if union else 0.0
+    ratio = got.area / want.area if want.area else float("inf")
+    seen = ""
+    if set(src.geometry.geom_type.dropna()) <= {"Point"} and 0 < ratio < float("inf") and abs(ratio - 1) > 0.03:
+        seen = f"; as if buffered by about {distance * math.sqrt(ratio):.4g} m"
+    ok = overlap >= 0.95
+    return ok, (f"the polygons cover {ratio:.3g} × the area of `{params['input']}` buffered by {distance:g} m, "
+                f"{overlap:.0%} of the two overlapping" + ("" if ok else seen))
 
 
 def _contract_layer_bounds(params, sources):
@@ -425,6 +448,8 @@ def _contract_check_table(kind, params, data, sources=None):
         moved = sum(w not in known for w in mine)
         return moved == 0, (f"{moved} of {len(data)} geometries differ from every geometry of {params['input']}"
                             if moved else f"every geometry is one of {params['input']}'s, same CRS")
+    if kind == "buffer_distance":
+        return _contract_buffer_cover(params, data, sources)
     if kind == "geometry_once":
         geometry_name = getattr(data.geometry, "name", "geometry")
         repeats = []

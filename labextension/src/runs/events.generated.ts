@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 5a73d631181936fca6d4f3a48f0e174be2deab4e11a8d38a23ed4e0c742dc21c
+ * schema-sha256: 5349d356ca588d4aa2f276588e6c8b5002cf3885bac56e383ce3e012fdc33dcc
  */
 
 export type RunEvent =
@@ -130,6 +130,7 @@ export interface Requirement {
     | 'lonlat'
     | 'bbox'
     | 'group_keys'
+    | 'buffer_distance'
     | 'integer'
     | 'numeric'
     | 'dtype'
