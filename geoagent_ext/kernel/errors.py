@@ -183,6 +183,13 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
         "then .astype('datetime64[us]') if that unit is wanted.",
     ),
     (
+        re.compile(r"'NoneType' object has no attribute '(?:centroid|area|length|buffer|bounds|exterior|interiors|"
+                   r"geom_type|is_valid|is_empty|representative_point|coords|geoms|convex_hull|envelope|simplify)'"),
+        "Some geometries are missing (None), e.g. left empty by an overlay: use the GeoSeries methods "
+        "(gdf.geometry.centroid, .representative_point(), .area), which keep None as None, instead of "
+        ".apply(lambda g: ...), or drop them first: gdf = gdf[gdf.geometry.notna() & ~gdf.geometry.is_empty].",
+    ),
+    (
         re.compile(r"^EOFError: EOF when reading a line", re.M),
         "The code asked for keyboard input, which a kernel run cannot answer (geemap.Map() "
         "asks to sign in to Earth Engine): use geemap.Map(ee_initialize=False) or leafmap.Map(), "

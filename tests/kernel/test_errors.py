@@ -162,3 +162,19 @@ def test_wkt_parsing_and_time_zone_slips_get_the_way_that_works():
     fixed = pd.to_datetime(df["at"], utc=True).dt.tz_convert("UTC").dt.tz_localize(None).astype("datetime64[us]")
     assert str(fixed.dtype) == "datetime64[us]"
     assert gpd.GeoDataFrame(df, geometry=gpd.GeoSeries.from_wkt(df["wkt"]), crs="EPSG:4326").geometry[0].x == 1
+
+
+def test_a_missing_geometry_met_in_an_apply_gets_the_vectorized_way():
+    """nyc-symdiff at 55196ce: `.geometry.apply(lambda x: x.centroid)` over a None geometry, twice."""
+    import geopandas as gpd
+    from shapely.geometry import box
+    from geoagent_ext.kernel.errors import gis_hints
+
+    frame = gpd.GeoDataFrame(geometry=[box(0, 0, 1, 1), None], crs=3857)
+    try:
+        frame.geometry.apply(lambda g: g.centroid)
+    except AttributeError as exc:
+        hints = gis_hints("AttributeError", str(exc))
+    assert any("gdf.geometry.centroid" in h for h in hints)
+    assert frame.geometry.centroid.isna().tolist() == [False, True]  # the way the hint gives keeps None as None
+    assert not any("gdf.geometry.centroid" in h for h in gis_hints("AttributeError", "'NoneType' object has no attribute 'append'"))
