@@ -8,6 +8,7 @@ write, which names it assigns) and by the benchmark's function-call metrics.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -215,6 +216,29 @@ def with_parquet_writer(code: str) -> str:
         owner, path = ast.get_source_segment(code, call.func.value), ast.get_source_segment(code, call.args[0])
         start, end = _span(raw, call)
         raw = raw[:start] + f"{owner}.to_parquet({path})".encode() + raw[end:]
+    return raw.decode()
+
+
+_LABELLED_EPSG = re.compile(r"^\s*(EPSG:\s*\d{4,6})\b\s*[^\d\s].*$", re.IGNORECASE | re.DOTALL)
+_CRS_CALLS = ("to_crs", "set_crs", "CRS", "from_user_input", "from_string", "from_crs", "Proj")
+
+
+def with_bare_epsg(code: str) -> str:
+    """``code`` with a CRS argument copied with its label ("EPSG:2048 Hartebeesthoek94 / Lo19",
+    capetown at 40cb1d5: pyproj found no such CRS) cut to its code ("EPSG:2048"), in the calls that
+    take a CRS (``to_crs``, ``set_crs``, ``CRS(...)``, ``Transformer.from_crs``, ...)."""
+    tree = parse(code)
+    if tree is None:
+        return code
+    labelled = [arg for node in ast.walk(tree)
+                if isinstance(node, ast.Call) and (call_name(node.func) or "").rsplit(".", 1)[-1] in _CRS_CALLS
+                for arg in [*node.args, *(k.value for k in node.keywords)]
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and _LABELLED_EPSG.match(arg.value)]
+    raw = code.encode()
+    for arg in sorted(labelled, key=lambda a: (a.lineno, a.col_offset), reverse=True):
+        start, end = _span(raw, arg)
+        bare = _LABELLED_EPSG.match(arg.value).group(1).replace(" ", "").upper()
+        raw = raw[:start] + repr(bare).encode() + raw[end:]
     return raw.decode()
 
 

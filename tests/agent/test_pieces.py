@@ -280,3 +280,20 @@ def test_a_geoparquet_written_with_to_file_is_written_with_to_parquet(tmp_path, 
     monkeypatch.chdir(tmp_path)
     exec(code, {"gdf": gdf})
     assert len(gpd.read_parquet("b.parquet")) == 1 and gpd.read_parquet("a.geoparquet").crs.to_epsg() == 4326
+
+
+def test_a_crs_copied_with_its_label_is_cut_to_its_code_before_it_runs():
+    """capetown-nn at 40cb1d5: `to_crs("EPSG:2048 Hartebeesthoek94 / Lo19")`, the advisor's line
+    copied whole; pyproj knows no such CRS. Other strings keep their words."""
+    import pyproj
+    from geoagent_ext.agent.subtask_work import code_of
+    answer = ("```python\nout = gdf.to_crs(\"EPSG:2048 Hartebeesthoek94 / Lo19\")\n"
+              "t = Transformer.from_crs('EPSG:4326', crs_to='EPSG:32734 (WGS 84 / UTM zone 34S)')\n"
+              "gdf['crs'] = 'EPSG:2048 Hartebeesthoek94'\n```")
+    code = code_of(answer)
+    assert code.splitlines() == [
+        "out = gdf.to_crs('EPSG:2048')", "t = Transformer.from_crs('EPSG:4326', crs_to='EPSG:32734')",
+        "gdf['crs'] = 'EPSG:2048 Hartebeesthoek94'"]
+    with pytest.raises(pyproj.exceptions.CRSError):
+        pyproj.CRS("EPSG:2048 Hartebeesthoek94 / Lo19")
+    assert pyproj.CRS("EPSG:2048").to_epsg() == 2048
