@@ -517,8 +517,13 @@ class Run:
             self.input_facts = await input_facts(self.kernel, self.data_files, self.outputs)
         columns = {path: facts.get("columns") or [] for path, facts in self.input_facts.items()}
         for index, key, why in unshared_join_keys(descriptions, columns):
-            await reword_subtask(self, index, why, f"step {index + 1} merges on `{key}`, a column one layer lacks; "
-                                                   "rewritten", refine=lambda text, key=key: without_join_key(text, key))
+            reason = f"step {index + 1} merges on `{key}`, a column one layer lacks; rewritten"
+            if not await reword_subtask(self, index, why, reason, refine=lambda text, key=key: without_join_key(text, key)):
+                # no new wording from the model (vienna at 40cb1d5: the merge stayed and failed ten
+                # times): the step keeps its words without the key, and the reason is written into it
+                text = f"{without_join_key(descriptions[index], key).rstrip(' .')} ({why})."
+                self.subtasks[index] = self.subtasks[index].model_copy(update={"description": text})
+                self.emit(Replanned(run_id=self.id, reason=reason, subtasks=self.subtasks))
 
     async def _add_proposed_requirements(self) -> None:
         """The model's reading of the request beyond the rules, kept where the rules can check it

@@ -63,6 +63,31 @@ async def test_the_run_rewords_the_refuted_step_before_it_runs(tmp_path):
     assert "sjoin" in rewrite_prompt
 
 
+async def test_a_refuted_merge_the_model_cannot_reword_gets_the_reason_written_into_it(tmp_path):
+    """vienna at 40cb1d5: the rewriter's answer was no new step, the merge on `district_code` (which
+    the stations lack) stayed as planned and failed on ten attempts over two steps."""
+    work = tmp_path / "work"
+    work.mkdir()
+    gpd.GeoDataFrame({"district_code": ["01", "02"]}, geometry=[box(0, 0, 1, 1), box(1, 0, 2, 1)],
+                     crs=4326).to_file(work / "districts.geojson")
+    gpd.GeoDataFrame({"station_id": ["a", "b"]}, geometry=[Point(0.5, 0.5), Point(1.5, 0.5)],
+                     crs=4326).to_file(work / "stations.geojson")
+    load = ("import geopandas as gpd\ndistricts = gpd.read_file('districts.geojson')\n"
+            "stations = gpd.read_file('stations.geojson')")
+    join = "joined = gpd.sjoin(stations, districts, predicate='within')\nprint(joined.groupby('district_code').size())"
+    merge = "Merge the stations with the districts on `district_code` and count."
+    script = StepScript(["Load the districts and the stations.", merge],
+                        {"Load the districts": [load], "related by location": [join]},
+                        rewrite=merge)  # the same step again: no new wording
+    run, finished, _ = await run_scripted(
+        work, "Count the stations of `stations.geojson` in each district of `districts.geojson`.", script, tmp_path)
+    assert finished.status == "succeeded", finished.message
+    [replan] = [e for e in run.bus.history if e.type == "replanned"]
+    told = replan.subtasks[1].description
+    assert told.startswith("Merge the stations with the districts and count (`stations.geojson` has no column "
+                           "`district_code`") and "geopandas.sjoin" in told
+
+
 def test_a_raster_library_is_dropped_from_steps_when_no_data_file_is_a_raster():
     from geoagent_ext.agent.plan_check import raster_tools_without_rasters
     steps = ["Load `lines.geojson` using geopandas.", "Compute the length of each line using rasterio.",
