@@ -211,12 +211,8 @@ def with_parquet_writer(code: str) -> str:
              if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "to_file"
              and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
              and node.args[0].value.lower().endswith((".parquet", ".geoparquet"))] if tree is not None else []
-    raw = code.encode()  # ast offsets count bytes
-    for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset), reverse=True):  # from the end: offsets hold
-        owner, path = ast.get_source_segment(code, call.func.value), ast.get_source_segment(code, call.args[0])
-        start, end = _span(raw, call)
-        raw = raw[:start] + f"{owner}.to_parquet({path})".encode() + raw[end:]
-    return raw.decode()
+    return _replaced(code, [(call, f"{ast.get_source_segment(code, call.func.value)}.to_parquet("
+                                   f"{ast.get_source_segment(code, call.args[0])})") for call in calls])
 
 
 _LABELLED_EPSG = re.compile(r"^\s*(EPSG:\s*\d{4,6})\b\s*[^\d\s].*$", re.IGNORECASE | re.DOTALL)
@@ -234,12 +230,8 @@ def with_bare_epsg(code: str) -> str:
                 if isinstance(node, ast.Call) and (call_name(node.func) or "").rsplit(".", 1)[-1] in _CRS_CALLS
                 for arg in [*node.args, *(k.value for k in node.keywords)]
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and _LABELLED_EPSG.match(arg.value)]
-    raw = code.encode()
-    for arg in sorted(labelled, key=lambda a: (a.lineno, a.col_offset), reverse=True):
-        start, end = _span(raw, arg)
-        bare = _LABELLED_EPSG.match(arg.value).group(1).replace(" ", "").upper()
-        raw = raw[:start] + repr(bare).encode() + raw[end:]
-    return raw.decode()
+    return _replaced(code, [(arg, repr(_LABELLED_EPSG.match(arg.value).group(1).replace(" ", "").upper()))
+                            for arg in labelled])
 
 
 def without_assigned_inplace(code: str) -> str:
@@ -265,6 +257,15 @@ def _span(raw: bytes, node: ast.AST) -> tuple[int, int]:
         starts.append(starts[-1] + len(line))
     return (starts[node.lineno - 1] + node.col_offset,
             starts[(node.end_lineno or node.lineno) - 1] + (node.end_col_offset or 0))
+
+
+def _replaced(code: str, edits: list[tuple[ast.AST, str]]) -> str:
+    """``code`` with each node's source replaced by its text (nodes of one parse, not nested)."""
+    raw = code.encode()  # ast offsets count bytes
+    for node, text in sorted(edits, key=lambda e: (e[0].lineno, e[0].col_offset), reverse=True):  # from the end
+        start, end = _span(raw, node)
+        raw = raw[:start] + text.encode() + raw[end:]
+    return raw.decode()
 
 
 def _cut(code: str, kw: ast.keyword) -> str | None:

@@ -509,13 +509,17 @@ def _number_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict]) -> N
                           name=name, if_present=True)
 
 
+def _named_inputs(request: str, input_by_base: dict[str, str]) -> list[str]:
+    """The input files the request names, once each, in its order."""
+    return list(dict.fromkeys(input_by_base[_base(f)] for f in _files(request) if _base(f) in input_by_base))
+
+
 def _whole_layer(request: str, inputs: dict[str, dict], input_by_base: dict[str, str]) -> dict | None:
     """{"input", "epsg"?} when the request asks for the bounding box of a whole layer ("the overall
     bounding box") and names one input with geometries (a layer, or a table with a WKT column)."""
     if not _WHOLE_BBOX.search(request):
         return None
-    named = [input_by_base[_base(f)] for f in _files(request) if _base(f) in input_by_base]
-    geometric = [p for p in dict.fromkeys(named) if file_format(p) in SPATIAL
+    geometric = [p for p in _named_inputs(request, input_by_base) if file_format(p) in SPATIAL
                  or (inputs[p].get("defects") or {}).get("wkt_text")]
     if len(geometric) != 1:
         return None
@@ -534,8 +538,7 @@ def _buffer_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[st
         value, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         distances.add(float(value) * (1000.0 if unit.lower().startswith("k") else 1.0))
     spatial_out = [o for o in outputs if file_format(o) in SPATIAL]
-    named = [input_by_base[_base(f)] for f in _files(request) if _base(f) in input_by_base]
-    spatial_in = [p for p in dict.fromkeys(named) if file_format(p) in SPATIAL]
+    spatial_in = [p for p in _named_inputs(request, input_by_base) if file_format(p) in SPATIAL]
     if len(distances) != 1 or len(spatial_out) != 1 or len(spatial_in) != 1:
         return
     distance = distances.pop()
