@@ -32,6 +32,11 @@ ADVICE = {
     "group_keys": ("make it a dict {group value: value} over every value of the group column, e.g. "
                    "counts.reindex(sorted(layer[GROUP].dropna().unique()), fill_value=0) then "
                    "{str(k): int(v) for k, v in counts.items()}; not a list of records, not df.to_dict()"),
+    "point_counts": ("count by location, not by an attribute of the points: j = gpd.sjoin(POINTS.to_crs(POLYGONS.crs), "
+                     "POLYGONS[[KEY, 'geometry']], predicate='within'); POLYGONS[COLUMN] = POLYGONS[KEY].map("
+                     "j.groupby(KEY).size()).fillna(0).astype(int) (POINTS, POLYGONS: the frames read from PFILE and "
+                     "GFILE; KEY: the polygons' id column), then write one row per polygon, 0 where none"),
+    "density": "compute it from its own row's columns just before writing: df[COLUMN] = df[NUM] / df[DEN] * FACTOR",
     "integer": ("cast with pd.to_numeric(...).astype(int) (fill missing counts with 0 first, or use 'Int64' to keep "
                 "nulls); in JSON use int(...)"),
     "numeric": "convert with pd.to_numeric(gdf[COLUMN], errors='coerce') (placeholders become NaN) before writing",
@@ -98,19 +103,30 @@ def repair_line(requirement: Requirement, observed: str) -> str:
             and observed.startswith("EPSG:4326")):  # the frame may be right and the writer undo it
         how += ("; GDAL writes GeoJSON with RFC7946='YES' in EPSG:4326 whatever the frame's CRS, so write this "
                 "file without RFC7946 (cut at the antimeridian in an earlier file, if needed)")
-    how = how.replace("COLUMN", f"'{requirement.params.get('name', '')}'").replace(
-        "GROUP", f"'{requirement.params.get('column', '')}'").replace(
-        "CODE", str(requirement.params.get("epsg", ""))).replace("DIST", f"{requirement.params.get('distance_m', 0):g}")
+    how = _filled(how, requirement)
     return f"`{requirement.output}` must satisfy: {requirement.text}. Seen: {observed}." + (f" How: {how}." if how else "")
+
+
+def _filled(how: str, requirement: Requirement) -> str:
+    """The advice with the requirement's own names in place of its capitalised words (COLUMN, DIST, ...)."""
+    params = requirement.params
+    for word, value in (("COLUMN", f"'{params.get('name', '')}'"), ("GROUP", f"'{params.get('column', '')}'"),
+                        ("CODE", str(params.get("epsg", ""))), ("DIST", f"{params.get('distance_m', 0):g}"),
+                        ("PFILE", f"`{params.get('points', '')}`"), ("GFILE", f"`{params.get('polygons', '')}`"),
+                        ("NUM", f"'{params.get('count', '')}'"), ("DEN", f"'{params.get('measure', '')}'"),
+                        ("FACTOR", f"{params.get('factor', 1):g}")):
+        how = how.replace(word, value)
+    return how
 
 
 # Requirements the request did not spell out (defects found in the input data): the coder is
 # told how to meet them before its first attempt, not only after a failed check.
-HOW_UP_FRONT = frozenset({"antimeridian_cut", "rfc7946_winding", "numeric", "geometry_once"})
+# A point count too: the small model counts with a groupby on a column the points lack.
+HOW_UP_FRONT = frozenset({"antimeridian_cut", "rfc7946_winding", "numeric", "geometry_once", "point_counts"})
 
 
 def coder_view(contract: Contract) -> str:
     """The contract as the coder reads it: each requirement, and for the data-defect ones, how."""
     def how(r: Requirement) -> str:
-        return f". How: {ADVICE[r.kind].replace('COLUMN', repr(r.params.get('name', '')))}." if r.kind in HOW_UP_FRONT else ""
+        return f". How: {_filled(ADVICE[r.kind], r)}." if r.kind in HOW_UP_FRONT else ""
     return contract.text(how)

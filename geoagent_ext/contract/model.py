@@ -26,6 +26,9 @@ Kind = Literal[
     "group_keys",          # params.name, column, input: a JSON object with one key per value of that input column
     "buffer_distance",     # params.input, distance_m: the polygons cover what that input buffered by the distance
                            # (in true metres) covers
+    "point_counts",        # params.name, points, polygons: each row's value is the number of those points inside its
+                           # polygon (the file's own, or the polygons input's of the same key); every polygon has a row
+    "density",             # params.name, count, measure, factor: each row's value is count / measure * factor
     "integer",             # params.name: integer-valued numbers (a dict's values too)
     "numeric",             # params.name: numbers, not text
     "dtype",               # params.name + params.dtype: the column's stored type; or params.dtype + params.others

@@ -41,6 +41,8 @@ _MEASURE_NAME = re.compile(r"(^|_)(area|length|distance|dist|perimeter)($|_)", r
 # to another layer is not one.
 _MEASURE_UNIT = re.compile(r"^(?:\w+_)?(area|length|perimeter)_(km2|sqkm|m2|sqm|ha|km|m)$", re.IGNORECASE)
 # "count_per_district", "area_by_land_use": an object keyed by the values of that column.
+_DENSITY = re.compile(r"^(\w+?)_per_(\d+(?:\.\d+)?)?_?(km2|sqkm|m2|sqm|ha|km|m)$", re.IGNORECASE)  # "stations_per_10km2"
+_TO_BASE = {"km2": 1e6, "sqkm": 1e6, "m2": 1.0, "sqm": 1.0, "ha": 1e4, "km": 1e3, "m": 1.0}
 _PER_GROUP = re.compile(r"^\w+?_(?:per|by)_(\w+)$", re.IGNORECASE)
 # "the overall bounding box", "the bbox of the whole layer": every feature's bounds, not one's.
 _WHOLE_BBOX = re.compile(r"\b(?:overall|whole|entire|full|total|complete)\s+(?:\w+\s+){0,2}?(?:bounding\s+box|bbox|extent)\b|"
@@ -235,6 +237,8 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
     _name_rules(b, outputs, inputs, whole_layer=_whole_layer(request, inputs, input_by_base))
     _conversion_rules(b, request, outputs, inputs)
     _buffer_rules(b, request, outputs, inputs, input_by_base)
+    _point_count_rules(b, outputs, inputs, _named_inputs(request, input_by_base))
+    _density_rules(b)
     _provenance(b, inputs)
     _defect_rules(b, outputs, inputs)
     if _NUMERIC_WORDS.search(_FILE.sub(" ", request)):  # the request's words, not its file names
@@ -545,6 +549,62 @@ def _buffer_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[st
     b.add(spatial_out[0], "buffer_distance",
           f"its polygons cover what the features of `{spatial_in[0]}` buffered by {distance:g} m cover (true "
           "metres, measured in a projected CRS made for the data)", input=spatial_in[0], distance_m=distance)
+
+
+_GENERIC_COUNTED = {"", "point", "feature", "record", "row", "item", "count", "total"}
+
+
+def _layer_kinds(facts: dict) -> set[str]:
+    """The geometry types of an input's layer ("MultiPolygon,Polygon" -> both; GDAL's "Unknown" -> none)."""
+    return {k.strip().removeprefix("3D ").strip() for k in str(facts.get("geometry_type") or "").split(",")} - {"", "Unknown"}
+
+
+def _point_count_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict], named: list[str]) -> None:
+    """A count column ("station_count", "n_stations") of a table when the request names one polygon
+    layer and the point layer counted (the one whose name holds the count's noun, or the only one):
+    each row's value is the number of those points inside its polygon, every polygon with a row (a
+    count taken by location, which no attribute of the points can stand in for)."""
+    polygons = [p for p in named if p in inputs and _layer_kinds(inputs[p]) and _layer_kinds(inputs[p]) <= {"Polygon", "MultiPolygon"}]
+    points = [p for p in named if p in inputs and _layer_kinds(inputs[p]) and _layer_kinds(inputs[p]) <= {"Point", "MultiPoint"}]
+    if len(polygons) != 1 or not points:
+        return
+    for req in [r for r in b.requirements if r.kind == "columns" and file_format(r.output) != "json"]:
+        for name in req.params["names"]:
+            if not _COUNT_NAME.search(name) or _PER_GROUP.match(name):
+                continue
+            noun = re.sub(r"(^|_)(count|n|num|number)(_|$)", "_", name.lower()).strip("_").rstrip("s")
+            counted = [p for p in points if noun and noun in _base(p).lower()]
+            if not counted and noun in _GENERIC_COUNTED and len(points) == 1:
+                counted = points
+            if len(counted) == 1:
+                b.add(req.output, "point_counts", f"`{name}` is the number of `{counted[0]}` points inside each polygon "
+                      f"of `{polygons[0]}` (a row for every polygon, 0 where none)",
+                      name=name, points=counted[0], polygons=polygons[0])
+
+
+def _density_rules(b: _Builder) -> None:
+    """A rate per unit of a measure beside its count and its measure in the same file
+    ("stations_per_10km2" with `station_count` and `area_km2`): each row's value is the count over
+    the measure, scaled to the unit the name says (not the count over 10, not per km² when it
+    says per 10 km²)."""
+    for req in [r for r in b.requirements if r.kind == "columns"]:
+        names = req.params["names"]
+        for name in names:
+            m = _DENSITY.match(name)
+            if not m:
+                continue
+            noun, scale, unit = m.group(1).lower().rstrip("s"), float(m.group(2) or 1), m.group(3).lower()
+            counts = [n for n in names if n != name and _COUNT_NAME.search(n) and noun in n.lower()]
+            measures = [(n, u.group(2).lower()) for n in names if (u := _MEASURE_UNIT.match(n))
+                        and (u.group(1).lower() == "area") == (unit not in ("km", "m"))
+                        and (u.group(2).lower() in ("km", "m")) == (unit in ("km", "m"))]
+            if len(counts) != 1 or len(measures) != 1:
+                continue
+            measure, measure_unit = measures[0]
+            factor = scale * _TO_BASE[unit] / _TO_BASE[measure_unit]  # value = count / measure * factor
+            said = f"{m.group(2) or ''} {_UNIT_WORDS[unit]}".strip()
+            b.add(req.output, "density", f"`{name}` is `{counts[0]}` per {said} of `{measure}` "
+                  f"(`{counts[0]}` / `{measure}` × {factor:g})", name=name, count=counts[0], measure=measure, factor=factor)
 
 
 def _group_column(name: str, inputs: dict[str, dict]) -> tuple[str, str] | None:

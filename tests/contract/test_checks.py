@@ -467,3 +467,77 @@ def test_a_buffer_at_the_wrong_distance_or_in_the_wrong_metres_fails_with_the_di
     assert not seen(mercator.assign(geometry=mercator.buffer(400)))[0]  # Web Mercator's metres are 0.81 true ones here
     from geoagent_ext.contract.advice import repair_line
     assert "out.buffer(400)" in repair_line(req, observed)
+
+
+def test_a_count_per_polygon_is_checked_by_location_with_every_polygon_present(tmp_path):
+    """Example 01 at 26bba65: "count the stations in each district" was computed with a groupby on
+    the stations' own column and accepted (no requirement looked at the counts). A count column
+    over one point layer and one polygon layer is checked against the points inside each polygon,
+    matched by the key the file shares with the polygons ("3" and 3 alike), zero rows included."""
+    districts = gpd.GeoDataFrame({"code": ["01", "02", "03"], "name": ["Mitte", "Nord", "Leer"]},
+                                 geometry=[box(0, 0, 10, 10), box(10, 0, 20, 10), box(20, 0, 30, 10)], crs=31287)
+    districts.to_file(tmp_path / "districts.geojson")
+    stations = gpd.GeoDataFrame({"sid": range(5), "code": ["02"] * 5},  # the stations' own column lies
+                                geometry=[Point(1, 1), Point(2, 2), Point(3, 3), Point(12, 5), Point(15, 5)],
+                                crs=31287).to_crs(4326)
+    stations.to_file(tmp_path / "stations.geojson")
+    request = ("Count the stations of `stations.geojson` in every district of `districts.geojson` and write "
+               "`per_district.csv` with `code`, `name` and `station_count`.")
+    contract = derive_contract(request, ["per_district.csv"], input_facts(tmp_path))
+    [req] = [r for r in contract.requirements if r.kind == "point_counts"]
+    assert req.params == {"name": "station_count", "points": "stations.geojson", "polygons": "districts.geojson"}
+
+    def seen(rows):
+        import pandas as pd
+        pd.DataFrame(rows, columns=["code", "name", "station_count"]).to_csv(tmp_path / "per_district.csv", index=False)
+        return check(contract, tmp_path)[req.text]
+
+    assert seen([[1, "Mitte", 3], [2, "Nord", 2], [3, "Leer", 0]])[0]
+    passed, observed = seen([[2, "Nord", 5]])  # the groupby on the stations' column
+    assert not passed and "2 of 3 polygons have no row" in observed and "counted 2" in observed
+    passed, observed = seen([[1, "Mitte", 3], [2, "Nord", 2]])  # the empty district dropped
+    assert not passed and "1 of 3 polygons have no row" in observed
+    assert seen([["Nord", "Nord", 2], ["Mitte", "Mitte", 3], ["Leer", "Leer", 0]])[0]  # keyed by the names instead
+    passed, observed = seen([["a", "?", 0], ["b", "?", 3], ["c", "?", 2]])  # no key: compared as a multiset
+    assert passed and "compared sorted" in observed
+    passed, observed = seen([["a", "?", 1], ["b", "?", 1], ["c", "?", 3]])
+    assert not passed and "[0, 2, 3]" in observed
+    from geoagent_ext.contract.advice import coder_view, repair_line
+    assert "gpd.sjoin(" in repair_line(req, observed) and "`stations.geojson`" in repair_line(req, observed)
+    assert "predicate='within'" in coder_view(contract)  # told before the first attempt, not only after a failure
+    districts.assign(station_count=[3, 2, 0]).to_file(tmp_path / "counted.geojson")
+    own = derive_contract(request.replace("per_district.csv", "counted.geojson"), ["counted.geojson"],
+                          input_facts(tmp_path))
+    assert all(passed for passed, _ in check(own, tmp_path).values())  # the file's own polygons
+
+
+def test_a_count_column_of_something_else_is_not_a_point_count(tmp_path):
+    """Only the point layer the count's noun names (or the only one, for a generic "n_points")."""
+    gpd.GeoDataFrame({"code": [1]}, geometry=[box(0, 0, 1, 1)], crs=3035).to_file(tmp_path / "zones.geojson")
+    gpd.GeoDataFrame({"k": [1]}, geometry=[Point(0.5, 0.5)], crs=3035).to_file(tmp_path / "trees.geojson")
+    facts = input_facts(tmp_path)
+    words = "Use `trees.geojson` and `zones.geojson` and write `out.csv` with `code` and `{}`."
+    kinds = {name: [r.kind for r in derive_contract(words.format(name), ["out.csv"], facts).requirements]
+             for name in ("tree_count", "n_points", "vertex_count")}
+    assert "point_counts" in kinds["tree_count"] and "point_counts" in kinds["n_points"]
+    assert "point_counts" not in kinds["vertex_count"] and "integer" in kinds["vertex_count"]
+
+
+def test_a_rate_per_unit_is_its_count_over_its_measure_scaled_to_the_unit_named(tmp_path):
+    """Example 01 at 26bba65: "stations per 10 km²" was computed as the count divided by 10."""
+    contract = derive_contract("Write `out.csv` with `code`, `tree_count`, `area_ha` and `trees_per_10km2`.", ["out.csv"])
+    [req] = [r for r in contract.requirements if r.kind == "density"]
+    assert req.params == {"name": "trees_per_10km2", "count": "tree_count", "measure": "area_ha", "factor": 1000.0}
+
+    def seen(rate):
+        import pandas as pd
+        pd.DataFrame({"code": [1, 2, 3], "tree_count": [4, 0, 9], "area_ha": [200.0, 50.0, 300.0],
+                      "trees_per_10km2": rate}).to_csv(tmp_path / "out.csv", index=False)
+        return check(contract, tmp_path)[req.text]
+
+    passed, observed = seen([20.0, 0.0, 30.0])
+    assert passed and observed.startswith("`trees_per_10km2` = ")
+    passed, observed = seen([0.4, 0.0, 0.9])  # the count over 10
+    assert not passed and "expected 20" in observed
+    no_measure = derive_contract("Write `out.csv` with `tree_count` and `trees_per_10km2`.", ["out.csv"])
+    assert "density" not in {r.kind for r in no_measure.requirements}  # nothing in the file to check it by

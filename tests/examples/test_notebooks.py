@@ -152,6 +152,18 @@ def test_01_vector_areas_per_district(executed):
     assert table["station_count"].sum() == 49
     assert (table["station_count"] == 0).sum() == 4  # empty districts are kept
     assert "Vienna: 414.9 km²" in _text_of(run["nb"])
+    # The contract GeoAgent derives from the request the notebook gives holds on the worked solution
+    # (no false alarm), counts by location and rate per 10 km² among its checks.
+    from geoagent_ext.contract import derive_contract
+    from ..contract.test_checks import check, in_folder, PROBES
+    request = next(line[2:] for cell in run["nb"].cells if cell.cell_type == "markdown"
+                   for line in cell.source.splitlines() if line.startswith("> ") and "district_summary" in line)
+    inputs = ["data/vienna_districts.geojson", "data/vienna_stations.geojson"]
+    contract = derive_contract(request, ["outputs/district_summary.csv"],
+                               in_folder(run["workdir"], PROBES["input_facts"], inputs))
+    assert {"point_counts", "density", "measure_units"} <= {r.kind for r in contract.requirements}
+    failed = {k: v for k, v in check(contract, run["workdir"]).items() if not v[0]}
+    assert not failed, failed
 
 
 def test_02_nearest_hospital(executed):

@@ -316,6 +316,112 @@ def _contract_buffer_cover(params, data, sources):
                 f"{overlap:.0%} of the two overlapping" + ("" if ok else seen))
 
 
+def _contract_key(value):
+    """A key as compared across files: 3, 3.0, "3" and "03" alike; text stripped."""
+    text = str(value).strip()
+    try:
+        number = float(text)
+    except ValueError:
+        return text
+    return str(int(number)) if number.is_integer() else text
+
+
+def _contract_key_match(data, polys, name):
+    """(column, [polygon row of each file row], unmatched polygon rows) for the file column that
+    names the polygons: one of the same name whose input values are unique, else a text column equal
+    to a unique text column of the input (numbers under other names could match by chance); None."""
+    import pandas as pd
+    geometry = getattr(getattr(polys, "geometry", None), "name", "geometry")
+    shared = [c for c in data.columns if c in polys.columns and c not in (name, geometry)]
+    def text(frame, c):
+        return not pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_datetime64_any_dtype(frame[c])
+    texts = [c for c in polys.columns if c != geometry and c not in shared and text(polys, c)]
+    for column in shared + [c for c in data.columns if c not in shared and c != name and text(data, c)]:
+        for src_column in ([column] if column in shared else texts):
+            keys = [_contract_key(v) for v in polys[src_column].tolist()]
+            if pd.isna(polys[src_column]).any() or len(set(keys)) != len(keys):
+                continue
+            where = {k: i for i, k in enumerate(keys)}
+            mine = [_contract_key(v) for v in data[column].tolist()]
+            if mine and all(k in where for k in mine):
+                rows = [where[k] for k in mine]
+                return column, rows, sorted(set(range(len(keys))) - set(rows))
+    return None
+
+
+def _contract_point_counts(params, data, sources):
+    """(passed, observed) of a count column against the points inside each polygon (within, or on
+    its edge too: either predicate's counts pass): the file's own polygons, else the input polygon
+    of the same key (and every polygon needs a row), else the counts compared as a multiset."""
+    import numpy as np
+    import pandas as pd
+    import shapely
+    name = params["name"]
+    pts = _contract_input(params["points"], sources)
+    own = (_contract_has_geometry(data) and data.crs is not None and len(data)
+           and set(data.geom_type.dropna()) <= {"Polygon", "MultiPolygon"})
+    polys = data if own else _contract_input(params["polygons"], sources)
+    if not _contract_has_geometry(pts) or pts.crs is None or not _contract_has_geometry(polys) or polys.crs is None:
+        return False, f"cannot count: `{params['points']}` or the polygons have no CRS"
+    tree = shapely.STRtree(polys.geometry.values)
+    located = pts.to_crs(polys.crs).geometry.values
+    truth = {p: np.bincount(tree.query(located, predicate=p)[1], minlength=len(polys)) for p in ("within", "intersects")}
+    values = pd.to_numeric(data[name], errors="coerce").tolist()
+    where = f"`{params['points']}` points inside each polygon"
+    if own:
+        rows, missing, how = list(range(len(data))), [], "each row's own polygon"
+    else:
+        matched = _contract_key_match(data, polys, name)
+        if matched is None:  # rows not keyed to the polygons: the counts as a multiset
+            want = sorted(int(v) for v in truth["within"])
+            got = sorted(v for v in values if v == v)
+            ok = got in (want, sorted(int(v) for v in truth["intersects"]))
+            return ok, (f"`{name}` holds the counts of the {where} of `{params['polygons']}` (no column names the polygons; "
+                        f"compared sorted)" if ok else f"`{name}` sorted is {_contract_short(got, 80)}; the {where} of "
+                        f"`{params['polygons']}` sorted are {_contract_short(want, 80)}")
+        key, rows, missing = matched
+        how = f"the `{params['polygons']}` polygon of the same `{key}`"
+    for predicate, counts in truth.items():
+        wrong = [i for i, r in enumerate(rows) if values[i] != counts[r]]
+        if not wrong and not missing:
+            return True, f"`{name}` is the number of {where}, by {how} ({len(rows)} rows, {predicate})"
+    counts = truth["within"]
+    wrong = [i for i, r in enumerate(rows) if values[i] != counts[r]]
+    said = f"`{name}` differs from the number of {where} ({how}) on {len(wrong)} of {len(rows)} rows"
+    if wrong:
+        i = wrong[0]
+        label = f"`{key}`={data[key].iloc[i]}" if not own else f"row {i}"
+        said += f", e.g. {label}: {_contract_short(values[i], 20)}, counted {int(counts[rows[i]])}"
+    total = sum(v for v in values if v == v)
+    said += f"; the column sums to {total:g}, the points inside are {int(counts.sum())}"
+    if missing:
+        said += f"; {len(missing)} of {len(polys)} polygons have no row (a polygon with no point is a row with 0)"
+    return False, said
+
+
+def _contract_density(params, data):
+    """(passed, observed) of a rate against count / measure * factor of its own row, within 1 % or
+    half the rounding the values show; rows without a positive measure are left out."""
+    import pandas as pd
+    name, count, measure, factor = params["name"], params["count"], params["measure"], float(params["factor"])
+    absent = [c for c in (name, count, measure) if c not in data.columns]
+    if absent:
+        return False, f"{absent} not in the file"
+    values, counts, measures = (pd.to_numeric(data[c], errors="coerce").tolist() for c in (name, count, measure))
+    rows = [(v, c / m * factor) for v, c, m in zip(values, counts, measures) if m == m and m > 0 and c == c]
+    if not rows:
+        return False, f"no row has a number in `{count}` and a positive `{measure}`"
+    slack = _contract_rounding_step([v for v, _ in rows if v == v]) / 2
+    wrong = [(v, e) for v, e in rows if not (v == v and abs(v - e) <= 0.01 * abs(e) + slack)]
+    if not wrong:
+        return True, f"`{name}` = `{count}` / `{measure}` × {factor:g} on all {len(rows)} rows"
+    v, e = wrong[0]
+    ratio = sorted(v / e for v, e in rows if e and v == v)
+    seen = f"; as if × {factor * ratio[len(ratio) // 2]:.4g}" if ratio else ""
+    return False, (f"`{name}` differs from `{count}` / `{measure}` × {factor:g} on {len(wrong)} of {len(rows)} rows "
+                   f"(e.g. {_contract_short(v, 20)}, expected {e:.4g}){seen}")
+
+
 def _contract_layer_bounds(params, sources):
     """[(where, [minx, miny, maxx, maxy])] of an input's whole layer: in its CRS, in lon/lat and in
     ``params["epsg"]``; a table's WKT column as written (it has no CRS)."""
@@ -450,6 +556,12 @@ def _contract_check_table(kind, params, data, sources=None):
                             if moved else f"every geometry is one of {params['input']}'s, same CRS")
     if kind == "buffer_distance":
         return _contract_buffer_cover(params, data, sources)
+    if kind == "density":
+        return _contract_density(params, data)
+    if kind == "point_counts":
+        if name not in data.columns:
+            return False, f"`{name}` is not in the file"
+        return _contract_point_counts(params, data, sources)
     if kind == "geometry_once":
         geometry_name = getattr(data.geometry, "name", "geometry")
         repeats = []

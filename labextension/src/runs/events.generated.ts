@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 5349d356ca588d4aa2f276588e6c8b5002cf3885bac56e383ce3e012fdc33dcc
+ * schema-sha256: 3b2f40272d2cf8a194b3c16ea99f9d42b272dc343b07040b750461be63c8f840
  */
 
 export type RunEvent =
@@ -131,6 +131,8 @@ export interface Requirement {
     | 'bbox'
     | 'group_keys'
     | 'buffer_distance'
+    | 'point_counts'
+    | 'density'
     | 'integer'
     | 'numeric'
     | 'dtype'
