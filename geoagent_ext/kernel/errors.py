@@ -190,6 +190,12 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
         ".apply(lambda g: ...), or drop them first: gdf = gdf[gdf.geometry.notna() & ~gdf.geometry.is_empty].",
     ),
     (
+        re.compile(r"x attribute access only provided for Point geometries", re.I),
+        ".x and .y exist only for points. To reproject any geometry (lines, polygons) use "
+        "gdf = gdf.to_crs(target_crs), not a pyproj Transformer over coordinates; the coordinates of "
+        "any geometry are shapely.get_coordinates(gdf.geometry.values).",
+    ),
+    (
         re.compile(r"^EOFError: EOF when reading a line", re.M),
         "The code asked for keyboard input, which a kernel run cannot answer (geemap.Map() "
         "asks to sign in to Earth Engine): use geemap.Map(ee_initialize=False) or leafmap.Map(), "

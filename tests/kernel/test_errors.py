@@ -178,3 +178,19 @@ def test_a_missing_geometry_met_in_an_apply_gets_the_vectorized_way():
     assert any("gdf.geometry.centroid" in h for h in hints)
     assert frame.geometry.centroid.isna().tolist() == [False, True]  # the way the hint gives keeps None as None
     assert not any("gdf.geometry.centroid" in h for h in gis_hints("AttributeError", "'NoneType' object has no attribute 'append'"))
+
+
+def test_point_coordinates_of_lines_get_the_reprojection_that_works_for_every_geometry():
+    """fiji at d518539: `transformer.transform(gdf.geometry.x, gdf.geometry.y)` over lines, four
+    attempts and a skipped step. geopandas' own error; the hint's way is run here too."""
+    import geopandas as gpd
+    from shapely.geometry import LineString
+    from geoagent_ext.kernel.errors import gis_hints
+
+    lines = gpd.GeoDataFrame(geometry=[LineString([(178, -17), (179, -18)])], crs=4326)
+    try:
+        lines.geometry.x
+    except ValueError as exc:
+        hints = gis_hints("ValueError", str(exc))
+    assert any("gdf.to_crs(target_crs)" in h for h in hints)
+    assert lines.to_crs(epsg=3460).geometry.iloc[0].geom_type == "LineString"
