@@ -37,6 +37,10 @@ GEO_MEMBERS = {
 
 DEGREES_HINT = ("Areas, lengths, buffers and distances in a geographic CRS (degrees) are wrong: "
                 "reproject to a projected CRS first, e.g. gdf.to_crs(gdf.estimate_utm_crs()).")
+_TO_MULTI = ("make each single-part geometry multi-part with shapely, leaving multi-parts as they are, e.g. "
+             "from shapely.geometry import MultiPolygon; gdf['geometry'] = gdf.geometry.apply("
+             "lambda g: MultiPolygon([g]) if g is not None and g.geom_type == 'Polygon' else g).")
+
 # geopandas' UserWarning for an operation run in degrees, with the operations to match.
 _GEOGRAPHIC_RESULT = r"geographic CRS\. Results from '({})'"
 _MEASURED_IN_DEGREES = re.compile(
@@ -166,9 +170,12 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
     ),
     (
         re.compile(r"data type '(?:Multi)?(?:Polygon|LineString|Point)' not understood", re.I),
-        "A geometry type is not a dtype: make each geometry multi-part with shapely instead, e.g. "
-        "from shapely.geometry import MultiPolygon; gdf['geometry'] = gdf.geometry.apply("
-        "lambda g: MultiPolygon([g]) if g is not None and g.geom_type == 'Polygon' else g).",
+        "A geometry type is not a dtype: " + _TO_MULTI,
+    ),
+    (
+        re.compile(r"Sequences of multi-(?:polygons|linestrings|points) are not valid arguments|"
+                   r"has no attribute '(?:to_|as_)?multi\w*'", re.I),
+        "Some geometries are multi-part already, and geopandas has no to-multi method: " + _TO_MULTI,
     ),
     (
         re.compile(r"^AttributeError: (?:type object|module) '(?:GeoDataFrame|geopandas)' has no attribute "

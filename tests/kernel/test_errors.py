@@ -194,3 +194,22 @@ def test_point_coordinates_of_lines_get_the_reprojection_that_works_for_every_ge
         hints = gis_hints("ValueError", str(exc))
     assert any("gdf.to_crs(target_crs)" in h for h in hints)
     assert lines.to_crs(epsg=3460).geometry.iloc[0].geom_type == "LineString"
+
+
+def test_wrapping_a_multipolygon_again_or_an_invented_to_multi_gets_the_wrap_of_single_parts_only():
+    """cairo-dedup at d518539: `MultiPolygon([g])` over a layer that already had MultiPolygons, then
+    `GeoSeries.to_multi_polygon()` four times. shapely's and geopandas' own errors; the hint's way is run."""
+    import geopandas as gpd
+    from shapely.geometry import MultiPolygon, box
+    from geoagent_ext.kernel.errors import gis_hints
+
+    frame = gpd.GeoDataFrame(geometry=[box(0, 0, 1, 1), MultiPolygon([box(2, 2, 3, 3)])], crs=3857)
+    errors = []
+    for slip in (lambda: frame.geometry.apply(lambda g: MultiPolygon([g])), lambda: frame.geometry.to_multi_polygon()):
+        try:
+            slip()
+        except Exception as exc:
+            errors.append(gis_hints(type(exc).__name__, str(exc)))
+    assert len(errors) == 2 and all(any("leaving multi-parts as they are" in h for h in hints) for hints in errors)
+    fixed = frame.geometry.apply(lambda g: MultiPolygon([g]) if g is not None and g.geom_type == "Polygon" else g)
+    assert set(fixed.geom_type) == {"MultiPolygon"}
