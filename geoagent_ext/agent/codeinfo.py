@@ -201,6 +201,31 @@ def attribute_bases(code: str) -> list[str]:
                               if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)))
 
 
+def without_unused_import(code: str, lineno: int | None, name: str | None = None) -> str | None:
+    """``code`` without the import on ``lineno`` (only ``name`` of it, when the error names one)
+    if nothing in the code uses what it binds; None when the code uses it, or no import is there."""
+    tree = parse(code)
+    if tree is None or not lineno:
+        return None
+    node = next((n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+                 and n.lineno <= lineno <= (n.end_lineno or n.lineno)), None)
+    if node is None:
+        return None
+    dropped = [a for a in node.names if name is None or a.name == name]
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    if not dropped or any((a.asname or a.name).split(".")[0] in used for a in dropped):
+        return None
+    kept = [a for a in node.names if a not in dropped]
+    text = ""
+    if kept:
+        listed = ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in kept)
+        text = f"from {'.' * node.level}{node.module or ''} import {listed}" if isinstance(node, ast.ImportFrom) else f"import {listed}"
+    fixed = _replaced(code, [(node, text)])
+    if parse(fixed) is None:  # the import was a block's only statement
+        fixed = _replaced(code, [(node, "pass")])
+    return fixed
+
+
 def with_parquet_writer(code: str) -> str:
     """``code`` with each ``x.to_file('out.geoparquet', ...)`` written ``x.to_parquet('out.geoparquet')``.
     The GDAL of the pyogrio wheels has no (Geo)Parquet driver: with ``driver=`` the call fails, and

@@ -41,7 +41,7 @@ class SequentialSolver:
         failed: Attempt | None = None
         repair_context = ""
         semantic_failures = 0
-        pending_code: str | None = None  # a certain fix (add_import, drop_keyword) skips the model
+        pending_code: str | None = None  # a certain fix (add_import, drop_keyword, drop_import) skips the model
         diagnosis_text = ""
         repeats: dict[tuple, int] = {}  # error signature -> times seen in this subtask
         rewritten = False

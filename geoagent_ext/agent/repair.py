@@ -15,6 +15,10 @@ Strategies, by error class:
   engine"); it can never run with it, so it is taken out without asking the model (the
   1.5B put it back three times after being told); what the keyword meant is left to the
   contract's checks.
+- ``drop_import``: an import that fails (no such module, no such name in it) binds nothing the
+  code uses (``from shapely.ops import buffer`` above code that never calls ``buffer``): it is
+  taken out without asking the model (bangkok-multicrs at d518539: four model calls, 370 s,
+  moving the import to other modules that do not exist either).
 - ``members``: wrong attribute, wrong call or a bad import; the real members and
   signatures of the live object (jedi in the kernel) go into the prompt.
 - ``data_profile``: a column/key the data does not have; the profile of the
@@ -109,6 +113,7 @@ _BAD_KEYWORD = re.compile(r"(?:unexpected keyword argument|multiple values for (
 # its signature may name the keyword meant (sjoin's ``op`` is now ``predicate``; dropping it would
 # change the join).
 _REFUSED_KEYWORD = re.compile(r"Passing '(\w+)' is not supported|unrecognized option '(\w+)'")
+_NO_MODULE = re.compile(r"No module named '([\w.]+)'")
 _IMPORT_NAME = re.compile(r"cannot import name '([^']+)' from '([\w.]+)'")
 
 
@@ -118,13 +123,15 @@ class Diagnosis:
     message: str
     name: str | None = None
     expression: str | None = None
-    fixed_code: str | None = None  # set when the fix is certain (add_import, drop_keyword): no model call
+    fixed_code: str | None = None  # set when the fix is certain (add_import, drop_keyword, drop_import): no model call
 
     @property
     def fix_said(self) -> str:
         """What the certain fix did, for the ``repaired`` event."""
         if self.strategy == "drop_keyword":
             return f"took `{self.name}=` out of the call: the library does not take it"
+        if self.strategy == "drop_import":
+            return f"took out the import of `{self.name}`: it fails and nothing uses it"
         return f"added `{(self.fixed_code or '').splitlines()[0]}`"
 
 
@@ -176,8 +183,14 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
             if callee:  # raised inside the library: the call on the line that passed the keyword is the one to fix
                 return _dropping(code, keyword.group(1), lineno, message) or \
                     Diagnosis("members", message, name=callee.rsplit(".", 1)[-1], expression=callee)
-    if ename == "ImportError":
+    if ename in ("ImportError", "ModuleNotFoundError"):
         match = _IMPORT_NAME.search(evalue)
+        failed = match.group(1) if match else None
+        fixed = codeinfo.without_unused_import(code, lineno, failed)
+        if fixed is not None:
+            module = _NO_MODULE.search(evalue)
+            return Diagnosis("drop_import", message, name=failed or (module.group(1) if module else "the module"),
+                             fixed_code=fixed)
         if match:
             return Diagnosis("members", message, name=match.group(1), expression=match.group(2))
     if ename == "KeyError" or "not in index" in evalue or "columns" in evalue.lower():

@@ -297,3 +297,28 @@ def test_a_crs_copied_with_its_label_is_cut_to_its_code_before_it_runs():
     with pytest.raises(pyproj.exceptions.CRSError):
         pyproj.CRS("EPSG:2048 Hartebeesthoek94 / Lo19")
     assert pyproj.CRS("EPSG:2048").to_epsg() == 2048
+
+
+def test_a_failing_import_nothing_uses_is_taken_out_without_the_model():
+    """bangkok-multicrs at d518539: `from shapely.ops import buffer` above code that never calls
+    `buffer`; four model calls (370 s) moved the import to modules that do not exist either."""
+    code = "import pandas as pd\nfrom shapely.ops import buffer\nrows = pd.DataFrame({'a': [1]})"
+    d = repair.classify(code, "ImportError", "cannot import name 'buffer' from 'shapely.ops' (/x/ops.py)", "", 2)
+    assert d.strategy == "drop_import" and d.fix_said == "took out the import of `buffer`: it fails and nothing uses it"
+    assert d.fixed_code == "import pandas as pd\n\nrows = pd.DataFrame({'a': [1]})"
+    d = repair.classify("from shapely.geometry.buffer import buffer\nx = 1", "ModuleNotFoundError",
+                        "No module named 'shapely.geometry.buffer'", "", 1)
+    assert d.strategy == "drop_import" and d.fixed_code == "\nx = 1"
+    # Only the name that fails goes when another name of the same import is used.
+    d = repair.classify("from shapely.ops import buffer, unary_union\nu = unary_union([])", "ImportError",
+                        "cannot import name 'buffer' from 'shapely.ops'", "", 1)
+    assert d.fixed_code == "from shapely.ops import unary_union\nu = unary_union([])"
+    # The only statement of a block keeps the block valid.
+    d = repair.classify("try:\n    import nosuch\nexcept OSError:\n    pass", "ModuleNotFoundError",
+                        "No module named 'nosuch'", "", 2)
+    assert d.fixed_code == "try:\n    pass\nexcept OSError:\n    pass"
+    # A name the code uses is not dropped: its module's members go to the model.
+    d = repair.classify("from shapely.ops import buffer\ny = buffer(x, 1)", "ImportError",
+                        "cannot import name 'buffer' from 'shapely.ops'", "", 1)
+    assert d.strategy == "members" and d.fixed_code is None
+    assert repair.classify("import nosuch as ns\nns.go()", "ModuleNotFoundError", "No module named 'nosuch'", "", 1).fixed_code is None

@@ -153,6 +153,23 @@ async def test_missing_import_is_fixed_without_the_model(workdir, tmp_path):
     assert script.calls["Compute a mean"] == 1  # the fix needed no second model call
 
 
+async def test_a_failing_import_nothing_uses_is_taken_out_without_the_model(workdir, tmp_path):
+    """A real kernel's ImportError for an import the step never uses: the step runs again without
+    it, no model call (bangkok-multicrs at d518539 spent four calls and its whole budget on it)."""
+    script = StepScript(["Compute a mean."], {"Compute a mean": [
+        "import numpy as np\nfrom shapely.ops import buffer\nprint(np.mean([1, 2, 3]))"]})
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("mean", kernel, model, tmp_path, max_attempts=1)
+        finished = await run.wait()
+    assert finished.status == "succeeded", finished.message
+    [repaired] = [e for e in run.bus.history if e.type == "repaired"]
+    assert repaired.strategy == "drop_import" and "-from shapely.ops import buffer" in repaired.diff
+    solved = [e for e in run.bus.history if e.type == "solved"][0]
+    assert "buffer" not in solved.code and solved.result.stdout.strip() == "2.0"
+    assert script.calls["Compute a mean"] == 1
+
+
 async def test_key_error_prompt_carries_the_real_columns(workdir, tmp_path):
     script = StepScript(
         ["Load the cities.", "Print the population column."],

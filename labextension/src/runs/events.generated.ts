@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 3b2f40272d2cf8a194b3c16ea99f9d42b272dc343b07040b750461be63c8f840
+ * schema-sha256: 93accc94df1ea3c17ff4c90613b3c50918a78fae94cacb2f1ae382967a4a99ef
  */
 
 export type RunEvent =
@@ -263,6 +263,7 @@ export interface Repaired {
   strategy:
     | 'add_import'
     | 'drop_keyword'
+    | 'drop_import'
     | 'insert_subtask'
     | 'example_name'
     | 'members'
