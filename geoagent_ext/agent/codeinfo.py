@@ -8,7 +8,9 @@ write, which names it assigns) and by the benchmark's function-call metrics.
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -199,6 +201,15 @@ def attribute_bases(code: str) -> list[str]:
         return []
     return list(dict.fromkeys(node.value.id for node in ast.walk(tree)
                               if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)))
+
+
+def without_comment(line: str) -> str:
+    """``line`` without its trailing ``# comment`` (a '#' inside a string stays)."""
+    try:
+        comments = [t for t in tokenize.generate_tokens(io.StringIO(line).readline) if t.type == tokenize.COMMENT]
+    except (tokenize.TokenError, SyntaxError):
+        return line
+    return line[:comments[0].start[1]].rstrip() if comments and comments[0].start[0] == 1 else line
 
 
 def without_unused_import(code: str, lineno: int | None, name: str | None = None) -> str | None:

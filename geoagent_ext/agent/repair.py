@@ -278,9 +278,10 @@ def define_subtask_text(name: str, current_subtask: str) -> str:
 def error_signature(ename: str, evalue: str, statement: str | None) -> tuple[str, str, str]:
     """The same error on the same statement (numbers in the message ignored: ids, lengths and
     addresses change between otherwise identical failures). The statement's text, not its line
-    number: a repair that adds a comment or an import above it moves the line, not the mistake."""
+    number: a repair that adds a comment or an import above it moves the line, not the mistake;
+    nor does a comment it adds on the line ("# Corrected import")."""
     return (ename, re.sub(r"\d+", "N", (evalue or "").splitlines()[0] if evalue else "")[:200],
-            re.sub(r"\s+", " ", statement or "").strip())
+            re.sub(r"\s+", " ", codeinfo.without_comment(statement or "")).strip())
 
 
 def escalation_note(variables: str, same: str = "error") -> str:

@@ -117,7 +117,8 @@ MERGE = "counts = sites.merge(sites, on='district')\nprint(len(counts))"
 @pytest.mark.parametrize("merges", [
     [MERGE],  # the same code each time
     [MERGE, "# Cause: the key\n" + MERGE, "import pandas as pd\n\n" + MERGE],  # the same statement, moved down
-], ids=["same-line", "moved"])
+    [MERGE, MERGE.replace("\n", "  # Corrected merge\n"), MERGE.replace("\n", "  # '#' kept\n")],  # a comment on it
+], ids=["same-line", "moved", "commented"])
 async def test_the_same_error_twice_escalates_and_three_times_rewrites_the_step(workdir, tmp_path, merges):
     script = StepScript(
         ["Load the sites.", "Merge the sites with themselves on district and count them."],
