@@ -203,6 +203,21 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
         "any geometry are shapely.get_coordinates(gdf.geometry.values).",
     ),
     (
+        re.compile(r"nested renamer is not supported", re.I),
+        "A selected column's .agg takes a function name, not a dict: df.groupby(KEY)[COL].agg('sum') "
+        "(or .sum()); to name the result, df.groupby(KEY).agg(new_name=(COL, 'sum')).",
+    ),
+    (
+        re.compile(r"IntCastingNaNError|Cannot convert non-finite values \(NA or inf\) to integer", re.I),
+        "Some values are missing: fill them before the cast, df[COL] = df[COL].fillna(0).astype(int) "
+        "(a count with no match is 0), or keep them missing with .astype('Int64').",
+    ),
+    (
+        re.compile(r"^KeyError: .*not found in axis", re.M),
+        "That column is not in the frame any more (an earlier step dropped or renamed it; see its real "
+        "columns): drop only what is there, df.drop(columns=[...], errors='ignore').",
+    ),
+    (
         re.compile(r"^EOFError: EOF when reading a line", re.M),
         "The code asked for keyboard input, which a kernel run cannot answer (geemap.Map() "
         "asks to sign in to Earth Engine): use geemap.Map(ee_initialize=False) or leafmap.Map(), "

@@ -213,3 +213,27 @@ def test_wrapping_a_multipolygon_again_or_an_invented_to_multi_gets_the_wrap_of_
     assert len(errors) == 2 and all(any("leaving multi-parts as they are" in h for h in hints) for hints in errors)
     fixed = frame.geometry.apply(lambda g: MultiPolygon([g]) if g is not None and g.geom_type == "Polygon" else g)
     assert set(fixed.geom_type) == {"MultiPolygon"}
+
+
+def test_pandas_aggregation_cast_and_drop_slips_get_the_call_that_works():
+    """nyc-wkt at d518539: `.groupby(k)[c].agg({c: 'sum'})` twice, `.astype(int)` over NaN, then
+    `drop(columns=[...])` of a column already gone, three times. pandas' own errors; the hints' ways run."""
+    import pandas as pd
+    from geoagent_ext.kernel.errors import gis_hints
+
+    df = pd.DataFrame({"id": [1, 1, 2], "units": [2.0, None, 3.0]})
+    errors = []
+    for slip in (lambda: df.groupby("id")["units"].agg({"units": "sum"}), lambda: df["units"].astype(int),
+                 lambda: df.drop(columns=["gone"])):
+        try:
+            slip()
+        except Exception as exc:
+            errors.append(gis_hints(type(exc).__name__, str(exc)))
+    assert len(errors) == 3
+    nested, cast, drop = errors
+    assert any(".agg('sum')" in h for h in nested)
+    assert any(".fillna(0).astype(int)" in h for h in cast)
+    assert any("errors='ignore'" in h for h in drop)
+    assert df.groupby("id")["units"].agg("sum").tolist() == [2.0, 3.0]
+    assert df["units"].fillna(0).astype(int).tolist() == [2, 0, 3]
+    assert list(df.drop(columns=["gone"], errors="ignore").columns) == ["id", "units"]
