@@ -114,6 +114,10 @@ _MEASURES = re.compile(r"\b(?:area\w*|length\w*|distance\w*|buffer\w*|nearest|pe
 _FILTERS = re.compile(r"\b(?:filter\w*|subset\w*|(?:select\w*|keep\w*|retain\w*)\s+only|only\s+(?:the\s+)?rows|"
                       r"(?:drop\w*|remove\w*|exclud\w*|discard\w*)\s+(?:the\s+|any\s+|all\s+)?rows)\b",
                       re.IGNORECASE)
+# A step that sums or averages over rows ("Compute the sum of `unit_count` for each feature", read
+# from a request that says what the user will query later: nyc-wkt at d518539).
+_AGGREGATES = re.compile(r"\b(?:sum|total|mean|average|median)\s+(?:of|over)\b|\b(?:aggregat\w*|group\w*\s+by)\b",
+                         re.IGNORECASE)
 # A step that also writes a file: it cannot be dropped, only told the limit ("written" is a state, not an act).
 _WRITES = re.compile(r"\b(?:writes?|writing|sav(?:e|es|ing)|export\w*|to_file|to_parquet|to_csv)\b", re.IGNORECASE)
 
@@ -129,8 +133,8 @@ def _retypes(column: str) -> re.Pattern:
 def contract_conflicts(descriptions: list[str], contract: Contract | None) -> list[tuple[int, str | None, str]]:
     """(step index, the step's new wording or None to drop it, why) for the steps the contract
     forbids: a reprojection when an output must keep an input's geometry in its CRS
-    (``geometry_unchanged``), a row filter when an output must have one row per input feature
-    (``rows_as_input``), a type conversion of a column that keeps the input's values
+    (``geometry_unchanged``), a row filter or a sum over rows when an output must have one row per
+    input feature (``rows_as_input``), a type conversion of a column that keeps the input's values
     (``values_from_input``). A step that also measures or writes keeps its work, with the limit added.
     A step writing files named after the layers an output must have (``layers``: "save the layers
     as `points.gpkg`, `lines.gpkg`") is told they are layers of that output (it is never dropped:
@@ -146,6 +150,8 @@ def contract_conflicts(descriptions: list[str], contract: Contract | None) -> li
         elif req.kind == "rows_as_input":
             limits.append((_FILTERS, f"`{req.output}` keeps every row of `{req.params.get('input')}` "
                                      f"({req.params.get('rows')}): no row is left out", None))
+            limits.append((_AGGREGATES, f"`{req.output}` has one row per feature of `{req.params.get('input')}`: "
+                                        "nothing is summed, averaged or grouped over rows", None))
         elif req.kind == "values_from_input" and req.params.get("name"):
             limits.append((_retypes(str(req.params["name"])),
                            f"`{req.params['name']}` keeps the original values of `{req.params.get('input')}`", None))
