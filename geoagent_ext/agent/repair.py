@@ -14,7 +14,8 @@ Strategies, by error class:
   (``to_file(..., crs=32647)``: "Passing 'crs' is not supported with the 'pyogrio'
   engine"); it can never run with it, so it is taken out without asking the model (the
   1.5B put it back three times after being told); what the keyword meant is left to the
-  contract's checks.
+  contract's checks. So is a sibling method's keyword with no use where it is passed
+  (``to_crs(..., allow_override=True)``: set_crs's).
 - ``drop_import``: an import that fails (no such module, no such name in it) binds nothing the
   code uses (``from shapely.ops import buffer`` above code that never calls ``buffer``): it is
   taken out without asking the model (bangkok-multicrs at d518539: four model calls, 370 s,
@@ -114,6 +115,10 @@ _BAD_KEYWORD = re.compile(r"(?:unexpected keyword argument|multiple values for (
 # change the join).
 _REFUSED_KEYWORD = re.compile(r"Passing '(\w+)' is not supported|unrecognized option '(\w+)'")
 _NO_MODULE = re.compile(r"No module named '([\w.]+)'")
+# Keywords of a sibling method passed to one that has no such parameter and no use for it:
+# ``to_crs(epsg=..., allow_override=True)`` (set_crs's keyword; geopandas' own error for set_crs
+# suggests it) converts the same without it (cairo-mixedgeom at d518539: two model calls, 160 s).
+_SIBLING_KEYWORDS = {"to_crs": ("allow_override",)}
 _IMPORT_NAME = re.compile(r"cannot import name '([^']+)' from '([\w.]+)'")
 
 
@@ -175,10 +180,14 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
         match = _CALL_ERROR.search(evalue)
         if match:
             func = match.group(1)
+            keyword = _BAD_KEYWORD.search(evalue)
+            sibling = keyword and keyword.group(1) in _SIBLING_KEYWORDS.get(func, ()) and \
+                _dropping(code, keyword.group(1), lineno, message)
+            if sibling:
+                return sibling
             callee = codeinfo.callee_of(code, func, lineno)
             if callee:
                 return Diagnosis("members", message, name=func, expression=callee)
-            keyword = _BAD_KEYWORD.search(evalue)
             callee = keyword and codeinfo.call_passing(code, keyword.group(1), lineno)
             if callee:  # raised inside the library: the call on the line that passed the keyword is the one to fix
                 return _dropping(code, keyword.group(1), lineno, message) or \

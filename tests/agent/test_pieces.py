@@ -205,6 +205,10 @@ def test_a_keyword_the_library_refuses_is_taken_out_without_the_model():
     d = repair.classify("y = gpd.sjoin(a, b, op='within')", "TypeError",
                         "sjoin() got an unexpected keyword argument 'op'", "", 1)
     assert d.strategy == "members" and d.fixed_code is None
+    # set_crs's keyword passed to to_crs (cairo-mixedgeom at d518539, twice): to_crs converts the same without it.
+    d = repair.classify("g = g.to_crs(epsg=22992, allow_override=True)", "TypeError",
+                        "GeoDataFrame.to_crs() got an unexpected keyword argument 'allow_override'", "", 1)
+    assert (d.strategy, d.fixed_code) == ("drop_keyword", "g = g.to_crs(epsg=22992)")
     # A keyword the code does not pass: nothing to take out.
     d = repair.classify("gdf.to_file('out.geojson')", "ValueError", "Passing 'crs' is not supported", "", 1)
     assert d.strategy == "analyse"
