@@ -40,9 +40,10 @@ _MEASURE_NAME = re.compile(r"(^|_)(area|length|distance|dist|perimeter)($|_)", r
 # A measure of a feature's own geometry with its unit in the name ("area_km2", "length_m"): a distance
 # to another layer is not one.
 _MEASURE_UNIT = re.compile(r"^(?:\w+_)?(area|length|perimeter)_(km2|sqkm|m2|sqm|ha|km|m)$", re.IGNORECASE)
-# "count_per_district", "area_by_land_use": an object keyed by the values of that column.
-_DENSITY = re.compile(r"^(\w+?)_per_(\d+(?:\.\d+)?)?_?(km2|sqkm|m2|sqm|ha|km|m)$", re.IGNORECASE)  # "stations_per_10km2"
+# "stations_per_10km2": a rate per (a multiple of) a unit of a measure; the units in m² or m.
+_DENSITY = re.compile(r"^(\w+?)_per_(\d+(?:\.\d+)?)?_?(km2|sqkm|m2|sqm|ha|km|m)$", re.IGNORECASE)
 _TO_BASE = {"km2": 1e6, "sqkm": 1e6, "m2": 1.0, "sqm": 1.0, "ha": 1e4, "km": 1e3, "m": 1.0}
+# "count_per_district", "area_by_land_use": an object keyed by the values of that column.
 _PER_GROUP = re.compile(r"^\w+?_(?:per|by)_(\w+)$", re.IGNORECASE)
 # "the overall bounding box", "the bbox of the whole layer": every feature's bounds, not one's.
 _WHOLE_BBOX = re.compile(r"\b(?:overall|whole|entire|full|total|complete)\s+(?:\w+\s+){0,2}?(?:bounding\s+box|bbox|extent)\b|"
@@ -234,10 +235,11 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
             _format_rules(b, out, sentence)
             _stored_type_rules(b, out, fmt, sentence)
             _row_rules(b, out, sentence, inputs, input_by_base)
-    _name_rules(b, outputs, inputs, whole_layer=_whole_layer(request, inputs, input_by_base))
+    named = _named_inputs(request, input_by_base)
+    _name_rules(b, outputs, inputs, whole_layer=_whole_layer(request, inputs, named))
     _conversion_rules(b, request, outputs, inputs)
-    _buffer_rules(b, request, outputs, inputs, input_by_base)
-    _point_count_rules(b, outputs, inputs, _named_inputs(request, input_by_base))
+    _buffer_rules(b, request, outputs, named)
+    _point_count_rules(b, outputs, inputs, named)
     _density_rules(b)
     _provenance(b, inputs)
     _defect_rules(b, outputs, inputs)
@@ -518,12 +520,12 @@ def _named_inputs(request: str, input_by_base: dict[str, str]) -> list[str]:
     return list(dict.fromkeys(input_by_base[_base(f)] for f in _files(request) if _base(f) in input_by_base))
 
 
-def _whole_layer(request: str, inputs: dict[str, dict], input_by_base: dict[str, str]) -> dict | None:
+def _whole_layer(request: str, inputs: dict[str, dict], named: list[str]) -> dict | None:
     """{"input", "epsg"?} when the request asks for the bounding box of a whole layer ("the overall
-    bounding box") and names one input with geometries (a layer, or a table with a WKT column)."""
+    bounding box") and names (``named``) one input with geometries (a layer, or a table with a WKT column)."""
     if not _WHOLE_BBOX.search(request):
         return None
-    geometric = [p for p in _named_inputs(request, input_by_base) if file_format(p) in SPATIAL
+    geometric = [p for p in named if file_format(p) in SPATIAL
                  or (inputs[p].get("defects") or {}).get("wkt_text")]
     if len(geometric) != 1:
         return None
@@ -531,8 +533,7 @@ def _whole_layer(request: str, inputs: dict[str, dict], input_by_base: dict[str,
     return {"input": geometric[0], **({"epsg": codes.pop()} if len(codes) == 1 else {})}
 
 
-def _buffer_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[str, dict],
-                  input_by_base: dict[str, str]) -> None:
+def _buffer_rules(b: _Builder, request: str, outputs: list[str], named: list[str]) -> None:
     """A buffer at one distance the request states ("a 400 m buffer around every connector"), of
     the one spatial input it names, into its one spatial output: the file's polygons cover what that
     input buffered by the distance in true metres covers (not degrees, not Web Mercator's metres,
@@ -542,7 +543,7 @@ def _buffer_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[st
         value, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         distances.add(float(value) * (1000.0 if unit.lower().startswith("k") else 1.0))
     spatial_out = [o for o in outputs if file_format(o) in SPATIAL]
-    spatial_in = [p for p in _named_inputs(request, input_by_base) if file_format(p) in SPATIAL]
+    spatial_in = [p for p in named if file_format(p) in SPATIAL]
     if len(distances) != 1 or len(spatial_out) != 1 or len(spatial_in) != 1:
         return
     distance = distances.pop()
@@ -564,8 +565,9 @@ def _point_count_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict],
     layer and the point layer counted (the one whose name holds the count's noun, or the only one):
     each row's value is the number of those points inside its polygon, every polygon with a row (a
     count taken by location, which no attribute of the points can stand in for)."""
-    polygons = [p for p in named if p in inputs and _layer_kinds(inputs[p]) and _layer_kinds(inputs[p]) <= {"Polygon", "MultiPolygon"}]
-    points = [p for p in named if p in inputs and _layer_kinds(inputs[p]) and _layer_kinds(inputs[p]) <= {"Point", "MultiPoint"}]
+    kinds = {p: _layer_kinds(inputs[p]) for p in named if p in inputs}
+    polygons = [p for p, k in kinds.items() if k and k <= {"Polygon", "MultiPolygon"}]
+    points = [p for p, k in kinds.items() if k and k <= {"Point", "MultiPoint"}]
     if len(polygons) != 1 or not points:
         return
     for req in [r for r in b.requirements if r.kind == "columns" and file_format(r.output) != "json"]:

@@ -381,12 +381,11 @@ def _contract_point_counts(params, data, sources):
                         f"`{params['polygons']}` sorted are {_contract_short(want, 80)}")
         key, rows, missing = matched
         how = f"the `{params['polygons']}` polygon of the same `{key}`"
-    for predicate, counts in truth.items():
-        wrong = [i for i, r in enumerate(rows) if values[i] != counts[r]]
-        if not wrong and not missing:
-            return True, f"`{name}` is the number of {where}, by {how} ({len(rows)} rows, {predicate})"
-    counts = truth["within"]
-    wrong = [i for i, r in enumerate(rows) if values[i] != counts[r]]
+    wrong_by = {p: [i for i, r in enumerate(rows) if values[i] != counts[r]] for p, counts in truth.items()}
+    held = [p for p, wrong in wrong_by.items() if not wrong]
+    if held and not missing:
+        return True, f"`{name}` is the number of {where}, by {how} ({len(rows)} rows, {held[0]})"
+    counts, wrong = truth["within"], wrong_by["within"]
     said = f"`{name}` differs from the number of {where} ({how}) on {len(wrong)} of {len(rows)} rows"
     if wrong:
         i = wrong[0]
