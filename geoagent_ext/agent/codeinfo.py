@@ -160,10 +160,11 @@ def call_passing(code: str, keyword: str, lineno: int | None = None) -> str | No
     return _called(code, lambda node: any(k.arg == keyword for k in node.keywords), lineno)
 
 
-def without_keyword(code: str, keyword: str, lineno: int | None = None) -> str | None:
+def without_keyword(code: str, keyword: str, lineno: int | None = None, *, same_method: bool = False) -> str | None:
     """``code`` with ``keyword=...`` taken out of the call that passes it (the one on ``lineno``
     first; the name matched case-insensitively, as GDAL options come back upper case), the rest of
-    the text as written; None when no call passes it."""
+    the text as written; None when no call passes it. ``same_method``: also out of every other call
+    of that method (three ``to_file(..., crs=...)`` in a row were three trials at d518539)."""
     tree = parse(code)
     if tree is None:
         return None
@@ -171,8 +172,49 @@ def without_keyword(code: str, keyword: str, lineno: int | None = None) -> str |
              for k in node.keywords if k.arg and k.arg.lower() == keyword.lower()]
     if not found:
         return None
-    _, kw = next(((n, k) for n, k in found if lineno and n.lineno <= lineno <= (n.end_lineno or n.lineno)), found[0])
-    return _cut(code, kw)
+    call, kw = next(((n, k) for n, k in found if lineno and n.lineno <= lineno <= (n.end_lineno or n.lineno)), found[0])
+    fixed = _cut(code, kw)
+    method = (call_name(call.func) or "").split(".")[-1]
+    while fixed is not None and same_method:
+        tree = parse(fixed)
+        more = [k for node in ast.walk(tree) if isinstance(node, ast.Call) and (call_name(node.func) or "").split(".")[-1] == method
+                for k in node.keywords if k.arg and k.arg.lower() == keyword.lower()]
+        if not more:
+            break
+        fixed = _cut(fixed, more[0])
+    return fixed
+
+
+def with_call_edited(code: str, func_name: str, lineno: int | None = None, *, method: str | None = None,
+                     drop: dict[str, object | None] | None = None, rename: dict[str, str] | None = None) -> str | None:
+    """``code`` with the call named ``func_name`` (the one on ``lineno`` first) changed to the API
+    meant: called as ``method`` instead (``gdf.sjoin`` -> ``gdf.sjoin_nearest``), without the keywords
+    in ``drop`` (each only when passed the constant given, or any value for None) and with the keywords
+    in ``rename`` renamed; the rest of the text as written. None when no such call or nothing changed."""
+    tree = parse(code)
+    if tree is None:
+        return None
+    calls = [node for node in ast.walk(tree)
+             if isinstance(node, ast.Call) and (call_name(node.func) or "").split(".")[-1] == func_name]
+    if not calls:
+        return None
+    call = next((n for n in calls if lineno and n.lineno <= lineno <= (n.end_lineno or n.lineno)), calls[0])
+    drop, rename = drop or {}, rename or {}
+    edited = ast.Call(func=call.func, args=call.args, keywords=[])
+    for kw in call.keywords:
+        dropped = kw.arg in drop and (drop[kw.arg] is None or
+                                      (isinstance(kw.value, ast.Constant) and kw.value.value == drop[kw.arg]))
+        if not dropped:
+            edited.keywords.append(ast.keyword(arg=rename.get(kw.arg, kw.arg) if kw.arg else None, value=kw.value))
+    if method and not isinstance(call.func, ast.Attribute):
+        return None  # a bare ``sjoin(...)``: the method meant may not be imported
+    if method:
+        edited.func = ast.Attribute(value=call.func.value, attr=method, ctx=ast.Load())
+    text = ast.unparse(edited)
+    if text == ast.unparse(call):
+        return None
+    fixed = _replaced(code, [(call, text)])
+    return fixed if parse(fixed) is not None else None
 
 
 def bound_names(code: str) -> set[str]:

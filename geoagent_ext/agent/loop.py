@@ -41,7 +41,10 @@ class SequentialSolver:
         failed: Attempt | None = None
         repair_context = ""
         semantic_failures = 0
-        pending_code: str | None = None  # a certain fix (add_import, drop_keyword, drop_import) skips the model
+        # A certain fix (add_import, drop_keyword, drop_import, fix_call, mend) skips the model; the
+        # step the run adds to fix an output starts with the mechanical mend of what failed.
+        pending_code: str | None = work.closing_mend()
+        mending = pending_code is not None  # the attempt being evaluated is a mend
         diagnosis_text = ""
         repeats: dict[tuple, int] = {}  # error signature -> times seen in this subtask
         rewritten = False
@@ -78,16 +81,22 @@ class SequentialSolver:
             attempt = await work.evaluate(code, attempt_no)
             if attempt.error is None and (not attempt.warnings or semantic_failures >= MAX_SEMANTIC_RETRIES):
                 return Outcome("solved", code=code, result=attempt.result, warnings=attempt.warnings, attempts=attempt_no)
+            was_mend, mending = mending, False
             if attempt.error is None:
-                semantic_failures += 1
                 attempt.error = "The code ran but the result looks wrong: " + "; ".join(attempt.warnings)
+                failed = attempt
+                mended = work.mended(code) if free < MAX_FREE_FIXES else None
+                if mended:  # the file's failed requirements with a mechanical remedy: mended without the model
+                    pending_code, mending, free = mended, True, free + 1
+                    last_strategy, diagnosis_text = "mend", repair.Diagnosis("mend", "").fix_said
+                    continue
+                semantic_failures += 0 if was_mend else 1  # a mend that left other defects is not the coder's retry
                 last_strategy, repair_context, diagnosis_text = "semantic", "", attempt.error
                 signature = repair.error_signature("Semantic", "; ".join(attempt.warnings), None)
                 repeats[signature] = repeats.get(signature, 0) + 1
                 if repeats[signature] >= 2:  # the same defect again (an unmet requirement): say so, with the real data
                     repair_context = repair.escalation_note(await run.variable_summary(), same="problem")
                     last_strategy = "escalate"
-                failed = attempt
                 continue
             signature = repair.error_signature(attempt.ename, attempt.evalue, codeinfo.line_of(code, attempt.lineno))
             repeats[signature] = repeats.get(signature, 0) + 1

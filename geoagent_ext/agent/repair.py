@@ -20,6 +20,12 @@ Strategies, by error class:
   code uses (``from shapely.ops import buffer`` above code that never calls ``buffer``): it is
   taken out without asking the model (bangkok-multicrs at d518539: four model calls, 370 s,
   moving the import to other modules that do not exist either).
+- ``fix_call``: a call to a geopandas API that was renamed or split, written the old or the
+  sibling's way (``sjoin(..., how='nearest', distance_col=...)`` is ``sjoin_nearest``;
+  ``sjoin(op=...)`` is ``predicate=`` since geopandas 1.0): rewritten without asking the model
+  (capetown-nn at d518539: three model calls, 100 s, never found ``sjoin_nearest``). A keyword the
+  called function refuses a second time after its signature was shown (``distance(method=...)``
+  with another value each time) is taken out the same way.
 - ``members``: wrong attribute, wrong call or a bad import; the real members and
   signatures of the live object (jedi in the kernel) go into the prompt.
 - ``data_profile``: a column/key the data does not have; the profile of the
@@ -119,6 +125,13 @@ _NO_MODULE = re.compile(r"No module named '([\w.]+)'")
 # ``to_crs(epsg=..., allow_override=True)`` (set_crs's keyword; geopandas' own error for set_crs
 # suggests it) converts the same without it (cairo-mixedgeom at d518539: two model calls, 160 s).
 _SIBLING_KEYWORDS = {"to_crs": ("allow_override",)}
+# Calls written for another geopandas API: (function, keyword) -> the call as the API has it now.
+_NEAREST = {"method": "sjoin_nearest", "drop": {"how": "nearest", "predicate": None, "op": None}}
+_CALL_FIXES = {
+    ("sjoin", "distance_col"): _NEAREST, ("sjoin", "max_distance"): _NEAREST, ("sjoin", "how"): _NEAREST,
+    ("sjoin", "op"): {"rename": {"op": "predicate"}},
+}
+_HOW_NEAREST = re.compile(r'`how` was "nearest"')
 _IMPORT_NAME = re.compile(r"cannot import name '([^']+)' from '([\w.]+)'")
 
 
@@ -135,16 +148,24 @@ class Diagnosis:
         """What the certain fix did, for the ``repaired`` event."""
         if self.strategy == "drop_keyword":
             return f"took `{self.name}=` out of the call: the library does not take it"
+        if self.strategy == "mend":
+            return "appended the contract's mechanical mend of the file it wrote"
+        if self.strategy == "fix_call":
+            return f"rewrote the call to `{self.name}` as the library has it now"
         if self.strategy == "drop_import":
             return f"took out the import of `{self.name}`: it fails and nothing uses it"
         return f"added `{(self.fixed_code or '').splitlines()[0]}`"
 
 
 def classify(code: str, ename: str, evalue: str, message: str, lineno: int | None, defined_before: set[str] | None = None,
-             examples: str = "", own_words: str = "") -> Diagnosis:
+             examples: str = "", own_words: str = "", refused_before: set[tuple[str, str]] | None = None) -> Diagnosis:
     """Pick the repair strategy from the error; no I/O here (see ``enrich``). ``examples``: the
-    docs the coder was shown; ``own_words``: the request and the step."""
+    docs the coder was shown; ``own_words``: the request and the step; ``refused_before``: the
+    (function, keyword) pairs a called function already refused in this subtask."""
     defined_before = defined_before or set()
+    fixed_call = _fixed_call(code, ename, evalue, message, lineno)
+    if fixed_call:
+        return fixed_call
     if ename in ("NameError", "UnboundLocalError"):
         match = _NAME_ERROR.search(evalue)
         if match:
@@ -155,8 +176,8 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
                 return Diagnosis("example_name", message, name=name)
             if name not in defined_before:
                 return Diagnosis("insert_subtask", message, name=name)
-    refused = _REFUSED_KEYWORD.search(evalue)
-    dropped = refused and _dropping(code, next(g for g in refused.groups() if g), lineno, message)
+    refused = _REFUSED_KEYWORD.search(evalue)  # the library refuses it in every call of that method
+    dropped = refused and _dropping(code, next(g for g in refused.groups() if g), lineno, message, same_method=True)
     if dropped:
         return dropped
     if ename == "AttributeError":
@@ -186,6 +207,10 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
             if sibling:
                 return sibling
             callee = codeinfo.callee_of(code, func, lineno)
+            again = keyword and (func, keyword.group(1)) in (refused_before or set()) and \
+                _dropping(code, keyword.group(1), lineno, message)
+            if callee and again:  # its signature was shown and the model passed it again
+                return again
             if callee:
                 return Diagnosis("members", message, name=func, expression=callee)
             callee = keyword and codeinfo.call_passing(code, keyword.group(1), lineno)
@@ -207,9 +232,25 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
     return Diagnosis("analyse", message)
 
 
-def _dropping(code: str, keyword: str, lineno: int | None, message: str) -> Diagnosis | None:
-    """The certain fix for a keyword the library refuses: the call without it."""
-    fixed = codeinfo.without_keyword(code, keyword, lineno)
+def refused_keyword(ename: str, evalue: str) -> tuple[str, str] | None:
+    """(function, keyword) when the called function itself refused a keyword."""
+    call, keyword = _CALL_ERROR.search(evalue or ""), _BAD_KEYWORD.search(evalue or "")
+    return (call.group(1), keyword.group(1)) if ename == "TypeError" and call and keyword else None
+
+
+def _fixed_call(code: str, ename: str, evalue: str, message: str, lineno: int | None) -> Diagnosis | None:
+    """The certain rewrite of a call written for another geopandas API (``_CALL_FIXES``)."""
+    refused = refused_keyword(ename, evalue)
+    if refused is None and ename == "ValueError" and _HOW_NEAREST.search(evalue or ""):
+        refused = ("sjoin", "how")
+    fix = _CALL_FIXES.get(refused) if refused else None
+    fixed = fix and codeinfo.with_call_edited(code, refused[0], lineno, **fix)
+    return Diagnosis("fix_call", message, name=refused[0], fixed_code=fixed) if fixed else None
+
+
+def _dropping(code: str, keyword: str, lineno: int | None, message: str, same_method: bool = False) -> Diagnosis | None:
+    """The certain fix for a keyword the library refuses: the call (or every call of its method) without it."""
+    fixed = codeinfo.without_keyword(code, keyword, lineno, same_method=same_method)
     return Diagnosis("drop_keyword", message, name=keyword, fixed_code=fixed) if fixed and fixed.strip() else None
 
 

@@ -57,9 +57,17 @@ def output_subtask(path: str) -> str:
     return f"Compute everything the request asks for that is not done yet and write it to `{path}`."
 
 
+_CONTRACT_FIX = "Fix `{path}` so that it meets these requirements, then write it again: "
+
+
 def contract_subtask(path: str, problems: list[str]) -> str:
     """The subtask added when a written output does not meet the contract: what is wrong, what was seen."""
-    return f"Fix `{path}` so that it meets these requirements, then write it again: " + "; ".join(problems)
+    return _CONTRACT_FIX.format(path=path) + "; ".join(problems)
+
+
+def contract_subtask_output(description: str, outputs: list[str]) -> str | None:
+    """The output a ``contract_subtask`` fixes, or None for any other step."""
+    return next((p for p in outputs if description.startswith(_CONTRACT_FIX.format(path=p))), None)
 
 
 def subtask_outputs(artifacts: list[str], outputs: list[str]) -> list[str]:

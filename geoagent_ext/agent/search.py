@@ -50,7 +50,7 @@ from ..llm.client import LLMNoAnswer
 from . import codeinfo, repair
 from .events import SearchNode
 from .subtask_work import (
-    FIRST_TEMPERATURE, MAX_SEMANTIC_RETRIES, REPAIR_TEMPERATURE, Attempt, Outcome, SolverRun,
+    FIRST_TEMPERATURE, MAX_SEMANTIC_RETRIES, REPAIR_TEMPERATURE, RESULT_CHECK, Attempt, Outcome, SolverRun,
     SubtaskWork,
     code_of,
     record_broken,
@@ -454,7 +454,7 @@ class MctsSolver:
         """The after-step check found the committed node's result wrong: it becomes a failed node to repair."""
         assert node.attempt is not None
         node.attempt.error = "The code ran but the result looks wrong: " + "; ".join(warnings)
-        node.attempt.ename, node.attempt.evalue, node.attempt.lineno = "ResultCheck", "; ".join(warnings), None
+        node.attempt.ename, node.attempt.evalue, node.attempt.lineno = RESULT_CHECK, "; ".join(warnings), None
         node.status, node.reward, node.expanded = "failed", -1.0, False
         runnable = [n for n in _walk(state.root) if n.status == "ok"]
         state.best = max(runnable, key=lambda n: n.reward or 0) if runnable else None

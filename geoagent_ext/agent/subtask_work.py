@@ -17,15 +17,18 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol, runtime_checkable
 
 from . import codeinfo, repair
 from ..contract.advice import coder_view
+from ..contract.mend import mend_code
+from ..contract.model import Requirement
 from .events import Executed, Replanned
 from ..llm.client import LLMError
 from .kernel_handle import summarize
+from .plan_check import written_later
 from .planner import Planner, new_subtask
 from ..kernel.errors import crs_mismatch, measured_in_degrees
 from .deliverables import trial_suffix
 from .probes import run_probe
 from .prompts import SubtaskContext, coder_messages
-from .requested import fields_for, output_guard, subtask_outputs
+from .requested import contract_subtask_output, fields_for, output_guard, subtask_outputs
 
 if TYPE_CHECKING:
     from ..contract import Contract
@@ -98,6 +101,7 @@ class SolverRun(Protocol):
 
 
 BREAKS_DELIVERABLE = "BreaksDeliverable"  # the ename of an attempt stopped after its trial (``evaluate``)
+RESULT_CHECK = "ResultCheck"  # the ename of a committed attempt whose after-step check failed (the search's)
 
 
 @dataclass
@@ -158,6 +162,9 @@ class SubtaskWork:
         self.index = index
         self.subtask = run.subtasks[index]
         self.docs_seen = ""  # every doc text this subtask's coder was shown (``repair.copied_from_example``)
+        self.refused: set[tuple[str, str]] = set()  # (function, keyword) a call refused in this subtask
+        # The contract's failed requirements of the files this subtask's last checked attempt wrote.
+        self.failed_requirements: list[Requirement] = []
 
     def context(self, **overrides: Any) -> SubtaskContext:
         run = self.run
@@ -200,10 +207,19 @@ class SubtaskWork:
         return docs
 
     def classify(self, attempt: Attempt) -> repair.Diagnosis:
-        """The repair strategy for a failed attempt, with what this subtask's coder was shown."""
-        return repair.classify(attempt.code, attempt.ename, attempt.evalue, attempt.error or "", attempt.lineno,
-                               self.run.defined_names(), examples=self.docs_seen,
-                               own_words=f"{self.run.request}\n{self.subtask.description}")
+        """The repair strategy for a failed attempt, with what this subtask's coder was shown and
+        the keywords its calls already refused."""
+        mended = self.mended(attempt.code) if attempt.ename == RESULT_CHECK else None
+        if mended:  # the search's node whose written file failed the contract
+            return repair.Diagnosis("mend", attempt.error or "", name="the contract", fixed_code=mended)
+        diagnosis = repair.classify(attempt.code, attempt.ename, attempt.evalue, attempt.error or "", attempt.lineno,
+                                    self.run.defined_names(), examples=self.docs_seen,
+                                    own_words=f"{self.run.request}\n{self.subtask.description}",
+                                    refused_before=self.refused)
+        refused = repair.refused_keyword(attempt.ename, attempt.evalue)
+        if refused:
+            self.refused.add(refused)
+        return diagnosis
 
     async def generate(self, ctx: SubtaskContext, *, temperature: float = FIRST_TEMPERATURE) -> tuple[str, str, Any]:
         """(code, diagnosis line, generation). Raises llm errors after the client's retries."""
@@ -249,8 +265,43 @@ class SubtaskWork:
             written = deliverables.outputs_written_by(info.written_files)
             if written:
                 pairs = await deliverables.check(written, subtask_id=self.subtask.id)
-                warnings += deliverables.failures(pairs, advice=self.run.crs_advice.for_purpose)
+                descriptions = [s.description for s in self.run.subtasks]
+                later = {p for p in written if written_later(descriptions, self.index, p)}
+                own = [(r, res) for r, res in pairs if r.output not in later]
+                self.failed_requirements = [r for r, res in own if not res.passed]
+                warnings += deliverables.failures(own, advice=self.run.crs_advice.for_purpose)
+                if any(not res.passed for r, res in pairs if r.output in later):
+                    self.run.progress(f"{', '.join(sorted(later))}: not final yet — a later step writes it, "
+                                      "and its requirements are checked again then", self.subtask.id)
         return warnings
+
+    def mended(self, code: str) -> str | None:
+        """``code`` followed by the mechanical mends (``contract.mend``) of the requirements its
+        files failed, or None when there are none or they are already in it."""
+        mends = self._mends(self.failed_requirements)
+        mends = [m for m in mends if m not in code]
+        return "\n\n".join([code.rstrip(), *mends]) if mends else None
+
+    def closing_mend(self) -> str | None:
+        """For the step the run adds to fix an output (``requested.contract_subtask``): the mend of
+        that output's requirements that failed at the last check, run before any model call."""
+        deliverables = self.run.deliverables
+        path = contract_subtask_output(self.subtask.description, [o.path for o in self.run.contract.outputs]) \
+            if deliverables is not None and self.run.contract is not None else None
+        if path is None:
+            return None
+        failed = [r for r in self.run.contract.for_output(path) if r.id in deliverables.last and not deliverables.last[r.id].passed]
+        return "\n\n".join(self._mends(failed)) or None
+
+    def _mends(self, failed: list[Requirement]) -> list[str]:
+        contract = self.run.contract
+        if contract is None:
+            return []
+        by_output: dict[str, list[Requirement]] = {}
+        for req in failed:
+            by_output.setdefault(req.output, []).append(req)
+        mends = [mend_code(contract, path, reqs) for path, reqs in by_output.items()]
+        return [code for code, _ in filter(None, mends)]
 
     def held_outputs_written(self, info: codeinfo.CodeInfo) -> list[str]:
         """The finished deliverables (every requirement held at the last check) this code writes:

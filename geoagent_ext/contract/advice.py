@@ -32,10 +32,10 @@ ADVICE = {
     "group_keys": ("make it a dict {group value: value} over every value of the group column, e.g. "
                    "counts.reindex(sorted(layer[GROUP].dropna().unique()), fill_value=0) then "
                    "{str(k): int(v) for k, v in counts.items()}; not a list of records, not df.to_dict()"),
-    "point_counts": ("count by location, not by an attribute of the points: j = gpd.sjoin(POINTS.to_crs(POLYGONS.crs), "
-                     "POLYGONS[[KEY, 'geometry']], predicate='within'); POLYGONS[COLUMN] = POLYGONS[KEY].map("
-                     "j.groupby(KEY).size()).fillna(0).astype(int) (POINTS, POLYGONS: the frames read from PFILE and "
-                     "GFILE; KEY: the polygons' id column), then write one row per polygon, 0 where none"),
+    "point_counts": ("count by location, not by an attribute of the points: pts = gpd.read_file(PFILE); "
+                     "polys = gpd.read_file(GFILE); j = gpd.sjoin(pts.to_crs(polys.crs), polys[[KEY, 'geometry']], "
+                     "predicate='within'); polys[COLUMN] = polys[KEY].map(j.groupby(KEY).size()).fillna(0).astype(int); "
+                     "then write one row per polygon of polys (0 where none) with the columns asked for"),
     "density": "compute it from its own row's columns just before writing: df[COLUMN] = df[NUM] / df[DEN] * FACTOR",
     "integer": ("cast with pd.to_numeric(...).astype(int) (fill missing counts with 0 first, or use 'Int64' to keep "
                 "nulls); in JSON use int(...)"),
@@ -112,7 +112,8 @@ def _filled(how: str, requirement: Requirement) -> str:
     params = requirement.params
     for word, value in (("COLUMN", f"'{params.get('name', '')}'"), ("GROUP", f"'{params.get('column', '')}'"),
                         ("CODE", str(params.get("epsg", ""))), ("DIST", f"{params.get('distance_m', 0):g}"),
-                        ("PFILE", f"`{params.get('points', '')}`"), ("GFILE", f"`{params.get('polygons', '')}`"),
+                        ("PFILE", repr(str(params.get("points", "")))), ("GFILE", repr(str(params.get("polygons", "")))),
+                        ("KEY", repr(str(params.get("key") or "id"))),
                         ("NUM", f"'{params.get('count', '')}'"), ("DEN", f"'{params.get('measure', '')}'"),
                         ("FACTOR", f"{params.get('factor', 1):g}")):
         how = how.replace(word, value)

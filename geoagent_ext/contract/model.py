@@ -18,7 +18,8 @@ Kind = Literal[
     "columns",             # params.names: columns (tables/layers) or top-level keys (JSON)
     "layers",              # params.names: layers of a GeoPackage
     "crs_epsg",            # params.epsg: the declared CRS is this EPSG code
-    "crs_projected_metres",  # a projected CRS in metres whose area of use contains the data
+    "crs_projected_metres",  # a projected CRS in metres whose area of use contains the data (params.advised_epsg:
+                           # the CRS advisor's official grid, the mend's choice)
     "geometry_types",      # params.allowed: OGC type names every feature must have
     "lonlat",              # params.name: values (or a bbox) within lon/lat ranges
     "bbox",                # params.name: [minx, miny, maxx, maxy], min <= max; params.input: the bounds of that

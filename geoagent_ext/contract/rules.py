@@ -265,8 +265,10 @@ def _crs_rules(b: _Builder, out: str, fmt: str, sentence: str, official_crs: str
         b.add(out, "crs_epsg", f"is in EPSG:{codes[0]}", epsg=codes[0])
     elif _METRIC_CRS.search(sentence):
         advised = f"; the advisor's official grid for this data: {official_crs}" if official_crs else ""
+        code = re.match(r"EPSG:(\d+)", official_crs)
         b.add(out, "crs_projected_metres",
-              f"is in a projected CRS in metres whose area of use contains the data (the region's grid{advised})")
+              f"is in a projected CRS in metres whose area of use contains the data (the region's grid{advised})",
+              **({"advised_epsg": int(code.group(1))} if code else {}))
     elif _GEOGRAPHIC.search(sentence):
         b.add(out, "crs_epsg", "is in WGS84 (EPSG:4326)", epsg=4326)
 
@@ -581,7 +583,16 @@ def _point_count_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict],
             if len(counted) == 1:
                 b.add(req.output, "point_counts", f"`{name}` is the number of `{counted[0]}` points inside each polygon "
                       f"of `{polygons[0]}` (a row for every polygon, 0 where none)",
-                      name=name, points=counted[0], polygons=polygons[0])
+                      name=name, points=counted[0], polygons=polygons[0],
+                      **_polygon_key(req.params["names"], inputs[polygons[0]].get("columns") or []))
+
+
+def _polygon_key(names: list[str], columns: list[str]) -> dict[str, str]:
+    """{"key": the polygons' column a count table keys its rows by} — the first of the output's
+    columns the polygon layer has — or {} when none: the advice's code names it (the 1.5B copied
+    a placeholder ``KEY`` as a variable, vienna at d518539)."""
+    key = next((n for n in names if n in columns), None)
+    return {"key": key} if key else {}
 
 
 def _density_rules(b: _Builder) -> None:

@@ -306,3 +306,58 @@ async def test_a_keyword_the_writer_refuses_is_taken_out_and_the_file_written_wi
     assert repaired.strategy == "drop_keyword" and "crs=4326" in repaired.diff
     assert script.calls["Write the stations"] == 1  # the fix needed no model call
     assert len(gpd.read_file(workdir / "copy.geojson")) == 2
+
+
+async def test_a_deliverable_an_early_step_writes_is_left_to_the_step_that_writes_it(workdir, tmp_path):
+    """The small model writes the whole pipeline, deliverable included, in its "Load" step. The file
+    is checked (the events say it fails) but not repaired there: a later step names it, and the
+    check on what that step writes is the one repaired. The run succeeds with one answer per step."""
+    script = StepScript(
+        ["Load the sites.", "Reproject the sites and write them to sites_grid.geojson."],
+        {"Load the sites": [LOAD + "\nsites.to_file('sites_grid.geojson')"],
+         "Reproject the sites": ["sites.to_crs(31287).to_file('sites_grid.geojson')\nprint('written')"]},
+    )
+    run, finished, model = await run_scripted(
+        workdir, "Convert `sites.geojson` to the national grid of Austria and write `sites_grid.geojson`.", script,
+        tmp_path)
+    assert finished.status == "succeeded", finished.message
+    load_id = run.subtasks[0].id
+    assert [e for e in checked(run, passed=False) if e.subtask_id == load_id]  # checked on the early write, and failing
+    assert script.calls == {"Load the sites": 1, "Reproject the sites": 1}  # no repair of either step
+    assert not [p for p in model.prompt_texts if "previous attempt failed" in p]
+    assert any(e.type == "progress" and "a later step writes it" in e.message for e in run.bus.history)
+
+
+async def test_a_requirement_with_a_mechanical_remedy_is_mended_without_the_model(workdir, tmp_path):
+    """The written file fails "every feature is a MultiPoint": the contract's mend is appended to the
+    step and run without a model call; the run succeeds on the mended file."""
+    script = StepScript(
+        ["Load the sites.", "Write the sites to sites_multi.geojson."],
+        {"Load the sites": [LOAD], "Write the sites": ["sites.to_file('sites_multi.geojson')\nprint('written')"]},
+    )
+    run, finished, model = await run_scripted(
+        workdir, "Write `sites_multi.geojson` from `sites.geojson` with every feature as a MultiPoint.", script, tmp_path)
+    assert finished.status == "succeeded", finished.message
+    assert script.calls["Write the sites"] == 1
+    mend = next(e for e in run.bus.history if e.type == "repaired")
+    assert mend.strategy == "mend" and "_mend = gpd.read_file('sites_multi.geojson')" in mend.diff
+    assert set(gpd.read_file(workdir / "sites_multi.geojson").geom_type) == {"MultiPoint"}
+    # The mend is part of the step's code in the kernel's history (what the notebook gets).
+    assert "MultiPoint" in run.accepted[-1][1] and "sites.to_file" in run.accepted[-1][1]
+
+
+async def test_the_closing_step_starts_with_the_mend_of_what_failed(workdir, tmp_path):
+    """The "Load" step writes the deliverable (left to the later step that saves), the saving step
+    writes nothing: the closing step for the failed requirement is the mend, no model call."""
+    script = StepScript(
+        ["Load the sites.", "Save the result."],
+        {"Load the sites": [LOAD + "\nsites.to_crs(31287).to_file('sites_grid.geojson')"],
+         "Save the result": ["print('saved')"]},
+    )
+    run, finished, model = await run_scripted(
+        workdir, "Write `sites_grid.geojson` from `sites.geojson` in EPSG:3035.", script, tmp_path)
+    assert finished.status == "succeeded", finished.message
+    assert script.calls == {"Load the sites": 1, "Save the result": 1}  # the closing step asked the model nothing
+    closing = run.subtasks[-1]
+    assert closing.description.startswith("Fix `sites_grid.geojson`")
+    assert gpd.read_file(workdir / "sites_grid.geojson").crs.to_epsg() == 3035

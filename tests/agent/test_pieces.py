@@ -87,7 +87,7 @@ def test_attribute_owner_prefers_failing_line():
         ("NameError", "name 'districts' is not defined", "insert_subtask", None),
         ("AttributeError", "'GeoDataFrame' object has no attribute 'to_crss'", "members", "parcels"),
         ("AttributeError", "module 'geopandas' has no attribute 'read_files'", "members", "geopandas"),
-        ("TypeError", "sjoin() got an unexpected keyword argument 'op'", "members", "gpd.sjoin"),
+        ("TypeError", "sjoin() got an unexpected keyword argument 'lsuffix_'", "members", "gpd.sjoin"),
         ("ImportError", "cannot import name 'foo' from 'shapely.ops'", "members", "shapely.ops"),
         ("KeyError", "'population'", "data_profile", None),
         ("ValueError", "something odd", "analyse", None),
@@ -198,12 +198,18 @@ def test_a_keyword_the_library_refuses_is_taken_out_without_the_model():
     d = repair.classify(code, "ValueError", "Passing 'crs' is not supported with the 'pyogrio' engine.", "", 3)
     assert d.strategy == "drop_keyword" and d.fix_said.startswith("took `crs=` out")
     assert d.fixed_code == "import geopandas as gpd\nout = gdf.copy()\nout.to_file('out.geojson')\nprint(len(out))"
+    # Refused by the writer, so by each of its calls: one fix for the three layers (three trials at d518539).
+    code = ("for n in ['points', 'lines']:\n    g.to_file('h.gpkg', layer=n, crs=22992)\n"
+            "g.to_file('h.gpkg', layer='polygons', crs=22992)\ng.to_crs(crs=22992)")
+    d = repair.classify(code, "ValueError", "Passing 'crs' is not supported with the 'pyogrio' engine.", "", 2)
+    assert d.fixed_code == ("for n in ['points', 'lines']:\n    g.to_file('h.gpkg', layer=n)\n"
+                            "g.to_file('h.gpkg', layer='polygons')\ng.to_crs(crs=22992)")
     code = "gdf.to_file('out.geojson', driver='GeoJSON',\n            columns=['a', 'b'])"
     d = repair.classify(code, "DataSourceError", "unrecognized option 'COLUMNS' for driver 'GeoJSON'", "", 1)
     assert d.fixed_code == "gdf.to_file('out.geojson', driver='GeoJSON')"
     # The called function's own keyword may have a new name: its signature goes to the model.
-    d = repair.classify("y = gpd.sjoin(a, b, op='within')", "TypeError",
-                        "sjoin() got an unexpected keyword argument 'op'", "", 1)
+    d = repair.classify("y = gpd.overlay(a, b, op='union')", "TypeError",
+                        "overlay() got an unexpected keyword argument 'op'", "", 1)
     assert d.strategy == "members" and d.fixed_code is None
     # set_crs's keyword passed to to_crs (cairo-mixedgeom at d518539, twice): to_crs converts the same without it.
     d = repair.classify("g = g.to_crs(epsg=22992, allow_override=True)", "TypeError",
@@ -212,6 +218,41 @@ def test_a_keyword_the_library_refuses_is_taken_out_without_the_model():
     # A keyword the code does not pass: nothing to take out.
     d = repair.classify("gdf.to_file('out.geojson')", "ValueError", "Passing 'crs' is not supported", "", 1)
     assert d.strategy == "analyse"
+
+
+def test_a_call_written_for_another_geopandas_api_is_rewritten_without_the_model():
+    """capetown-nn at d518539: `sjoin(how='nearest', distance_col=...)` three model calls, never
+    `sjoin_nearest`; `op=` is `predicate=` since geopandas 1.0."""
+    code = "import geopandas as gpd\nj = addresses.sjoin(hospitals, how='nearest', distance_col='d')  # join\nprint(j)"
+    d = repair.classify(code, "TypeError", "sjoin() got an unexpected keyword argument 'distance_col'", "", 2)
+    assert d.strategy == "fix_call" and "sjoin" in d.fix_said
+    assert d.fixed_code == "import geopandas as gpd\nj = addresses.sjoin_nearest(hospitals, distance_col='d')  # join\nprint(j)"
+    d = repair.classify("j = gpd.sjoin(a, b, how='nearest', predicate='intersects')", "ValueError",
+                        '`how` was "nearest" but is expected to be in [\'left\', \'right\', \'inner\']', "", 1)
+    assert d.fixed_code == "j = gpd.sjoin_nearest(a, b)"
+    d = repair.classify("y = gpd.sjoin(a, b, how='left', op='within')", "TypeError",
+                        "sjoin() got an unexpected keyword argument 'op'", "", 1)
+    assert (d.strategy, d.fixed_code) == ("fix_call", "y = gpd.sjoin(a, b, how='left', predicate='within')")
+    # A bare sjoin(...) imported by name: sjoin_nearest may not be imported, the model is asked.
+    d = repair.classify("j = sjoin(a, b, distance_col='d')", "TypeError",
+                        "sjoin() got an unexpected keyword argument 'distance_col'", "", 1)
+    assert d.strategy != "fix_call"
+
+
+def test_a_keyword_the_function_refuses_again_after_its_signature_was_shown_is_taken_out():
+    """capetown-nn at d518539: `distance(h, method='haversine')`, then 'geodesic', then 'euclidean':
+    the members repair showed the signature each time. The second refusal takes the keyword out."""
+    from types import SimpleNamespace
+    from geoagent_ext.agent.subtask_work import Attempt, SubtaskWork
+    run = SimpleNamespace(subtasks=[SimpleNamespace(id="s", description="Measure the distance.")], request="r",
+                          defined_names=lambda: {"a", "h"})
+    work = SubtaskWork(run, 0)
+    evalue = "GeoPandasBase.distance() got an unexpected keyword argument 'method'"
+    first = Attempt(code="a['d'] = a.distance(h, method='haversine')", ename="TypeError", evalue=evalue, lineno=1)
+    assert work.classify(first).strategy == "members"
+    again = Attempt(code="a['d'] = a.distance(h, method='geodesic')", ename="TypeError", evalue=evalue, lineno=1)
+    d = work.classify(again)
+    assert (d.strategy, d.fixed_code) == ("drop_keyword", "a['d'] = a.distance(h)")
 
 
 def test_without_keyword_keeps_the_rest_of_the_text():

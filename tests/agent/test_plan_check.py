@@ -425,3 +425,16 @@ async def test_the_run_folds_a_loop_into_one_step_the_coder_sees_whole(tmp_path)
     assert any("count the features of the layer" in p.split("## Your step", 1)[-1] for p in model.prompt_texts)
     import pandas as pd
     assert sorted(pd.read_csv(workdir / "audit.csv")["epsg"]) == [4326, 32647]
+
+
+def test_a_deliverable_is_written_later_when_a_later_step_names_it_or_writes():
+    from geoagent_ext.agent.plan_check import written_later
+    plan = ["Load the official and OSM park layers from the GeoPackage.",
+            "Identify the patches claimed by one side only.",
+            "Write the `parks_disagreement.geojson` file."]
+    assert written_later(plan, 0, "out/parks_disagreement.geojson") and written_later(plan, 1, "parks_disagreement.geojson")
+    assert not written_later(plan, 2, "parks_disagreement.geojson")  # the writing step is checked as it writes
+    # A later step that saves without naming the file also writes it; a step that itself writes or names it does not wait.
+    assert written_later(["Load the parks.", "Save the result."], 0, "a.geojson")
+    assert not written_later(["Load the parks and save them to a.geojson.", "Plot them."], 0, "a.geojson")
+    assert not written_later(["Load the parks.", "Plot them."], 0, "a.geojson")

@@ -485,7 +485,8 @@ def test_a_count_per_polygon_is_checked_by_location_with_every_polygon_present(t
                "`per_district.csv` with `code`, `name` and `station_count`.")
     contract = derive_contract(request, ["per_district.csv"], input_facts(tmp_path))
     [req] = [r for r in contract.requirements if r.kind == "point_counts"]
-    assert req.params == {"name": "station_count", "points": "stations.geojson", "polygons": "districts.geojson"}
+    assert req.params == {"name": "station_count", "points": "stations.geojson", "polygons": "districts.geojson",
+                          "key": "code"}
 
     def seen(rows):
         import pandas as pd
@@ -503,7 +504,9 @@ def test_a_count_per_polygon_is_checked_by_location_with_every_polygon_present(t
     passed, observed = seen([["a", "?", 1], ["b", "?", 1], ["c", "?", 3]])
     assert not passed and "[0, 2, 3]" in observed
     from geoagent_ext.contract.advice import coder_view, repair_line
-    assert "gpd.sjoin(" in repair_line(req, observed) and "`stations.geojson`" in repair_line(req, observed)
+    # The advice is code with this data's names: no placeholder for the coder to copy as a variable.
+    assert "gpd.read_file('stations.geojson')" in repair_line(req, observed)
+    assert "polys[['code', 'geometry']]" in repair_line(req, observed) and "KEY" not in coder_view(contract)
     assert "predicate='within'" in coder_view(contract)  # told before the first attempt, not only after a failure
     districts.assign(station_count=[3, 2, 0]).to_file(tmp_path / "counted.geojson")
     own = derive_contract(request.replace("per_district.csv", "counted.geojson"), ["counted.geojson"],

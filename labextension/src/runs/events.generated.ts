@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 93accc94df1ea3c17ff4c90613b3c50918a78fae94cacb2f1ae382967a4a99ef
+ * schema-sha256: dbd010348fe7f0fdf2c8a53cf2f644822a0764ad4f197b0d936638e506fa976b
  */
 
 export type RunEvent =
@@ -264,6 +264,8 @@ export interface Repaired {
     | 'add_import'
     | 'drop_keyword'
     | 'drop_import'
+    | 'fix_call'
+    | 'mend'
     | 'insert_subtask'
     | 'example_name'
     | 'members'

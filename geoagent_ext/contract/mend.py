@@ -1,0 +1,151 @@
+"""Mechanical mends: the code that makes a written file meet a failed requirement whose remedy
+needs no judgement — reproject to the EPSG code asked for (or the CRS advisor's official grid for
+"a metric CRS"), cut lines and rings at the antimeridian,
+wrap single parts into the multi-part
+type asked for (or split them), drop null, empty or repeated geometries, repair invalid ones,
+orient rings by RFC 7946, drop a WKT column that repeats the geometry, store integral numbers as
+integers and a column as the type asked for, sort the rows.
+
+The agent appends it to the step that wrote the file (or runs it as the closing step) without
+asking the model: the 1.5B, told "every feature is a MultiPolygon", wrote
+``to_multi_polygon()`` four times (cairo-dedup at d518539). The mend reads the file back,
+changes only what the requirements name, and writes it in the same format; its trial and the
+contract's check on the real file decide whether it is kept. Requirements whose values must be
+computed (areas, counts, lon/lat) are not mechanical: they stay the model's, with their advice.
+A GeoPackage whose layers the request names after geometry kinds ("points", "lines", "polygons")
+is read whole and written back one kind per layer; with other layer names it gets no mend.
+"""
+
+from __future__ import annotations
+
+from .model import Contract, Requirement
+from .rules import file_format
+
+_GEO_READ = {"geojson": "gpd.read_file({p!r})", "gpkg": "gpd.read_file({p!r})", "shp": "gpd.read_file({p!r})",
+             "fgb": "gpd.read_file({p!r})", "geoparquet": "gpd.read_parquet({p!r})"}
+_GEO_WRITE = {"geojson": "_mend.to_file({p!r}, driver='GeoJSON')", "gpkg": "_mend.to_file({p!r}, driver='GPKG')",
+              "shp": "_mend.to_file({p!r}, driver='ESRI Shapefile')", "fgb": "_mend.to_file({p!r}, driver='FlatGeobuf')",
+              "geoparquet": "_mend.to_parquet({p!r})"}
+# Tables: read so that a value is written back exactly as it was read.
+_TABLE_READ = {"csv": "pd.read_csv({p!r}, dtype=str, keep_default_na=False)", "parquet": "pd.read_parquet({p!r})"}
+_TABLE_WRITE = {"csv": "_mend.to_csv({p!r}, index=False)", "parquet": "_mend.to_parquet({p!r}, index=False)"}
+_TYPED = {"parquet", "geoparquet"}  # formats whose stored types a cast reaches (GeoJSON/CSV keep none)
+_GEOMETRY_KINDS = ("crs_epsg", "crs_projected_metres", "geometries_present", "geometries_valid", "antimeridian_cut", "geometry_types",
+                   "geometries_unique", "rfc7946_winding", "geometry_once")
+_TABLE_KINDS = ("integer", "dtype", "sorted")  # in this order: a cast before the sort that reads it
+
+
+def mend_code(contract: Contract, path: str, failed: list[Requirement]) -> tuple[str, list[Requirement]] | None:
+    """(code, the requirements it mends) for output ``path`` and its failed requirements, or None
+    when none of them has a mechanical remedy in this file's format (a GeoPackage of several
+    layers is left alone: the mend reads and writes one)."""
+    fmt = file_format(path)
+    spatial = fmt in _GEO_READ
+    layers = next((r for r in contract.for_output(path) if r.kind == "layers"), None)
+    by_kind = _layers_by_kind([str(n) for n in layers.params.get("names") or []]) if layers is not None else None
+    if (not spatial and fmt not in _TABLE_READ) or (layers is not None and (fmt != "gpkg" or by_kind is None)):
+        return None
+    lines: list[str] = []
+    mended: list[Requirement] = [layers] if layers is not None and layers in failed else []
+    for kind in _GEOMETRY_KINDS + _TABLE_KINDS:
+        for req in [r for r in failed if r.kind == kind]:
+            step = _step(req, fmt, spatial)
+            if step:
+                lines += step
+                mended.append(req)
+    if not mended:
+        return None
+    said = "; ".join(r.text for r in mended)
+    read, write = (_GEO_READ[fmt], _GEO_WRITE[fmt]) if spatial else (_TABLE_READ[fmt], _TABLE_WRITE[fmt])
+    read, write = read.format(p=path), write.format(p=path)
+    if by_kind is not None:  # every layer, read as one frame, written back one geometry kind per layer
+        read = f"pd.concat([gpd.read_file({path!r}, layer=n) for n in gpd.list_layers({path!r})['name']], ignore_index=True)"
+        write = "\n".join(["import os", f"os.remove({path!r})", f"for _layer, _kinds in {by_kind!r}.items():",
+                           f"    _mend[_mend.geom_type.isin(_kinds)].to_file({path!r}, layer=_layer, driver='GPKG')"])
+    code = "\n".join([f"# Mend `{path}` for the contract: {said}",
+                      "import geopandas as gpd" if spatial else "import pandas as pd",
+                      *(["import pandas as pd", "import shapely"] if spatial else []),
+                      f"_mend = {read}", *lines, write, f"print('mended {path}:', len(_mend), 'rows')"])
+    return code, mended
+
+
+_KIND_WORDS = {"point": ["Point", "MultiPoint"], "line": ["LineString", "MultiLineString"],
+               "polygon": ["Polygon", "MultiPolygon"]}
+
+
+def _layers_by_kind(names: list[str]) -> dict[str, list[str]] | None:
+    """{layer: the geometry types it holds} when every layer is named for one geometry kind
+    ("points", "lines", "polygons"), else None: any other split is the model's to decide."""
+    found = {}
+    for name in names:
+        kinds = [k for word, k in _KIND_WORDS.items() if word in name.lower()]
+        if len(kinds) != 1:
+            return None
+        found[name] = kinds[0]
+    return found or None
+
+
+def _step(req: Requirement, fmt: str, spatial: bool) -> list[str]:
+    """The lines that mend one requirement on the frame ``_mend`` ([] when not mechanical here)."""
+    p = req.params
+    if req.kind in _GEOMETRY_KINDS and not spatial:
+        return []
+    epsg = p.get("epsg") if req.kind == "crs_epsg" else p.get("advised_epsg")  # the CRS advisor's official grid
+    if req.kind in ("crs_epsg", "crs_projected_metres") and epsg:
+        return ["if _mend.crs is not None:", f"    _mend = _mend.to_crs(epsg={int(epsg)})"]
+    if req.kind == "geometries_present":
+        return ["_mend = _mend[~(_mend.geometry.isna() | _mend.geometry.is_empty)]"]
+    if req.kind == "geometries_valid":
+        return ["_mend = _mend.set_geometry(_mend.geometry.make_valid(method='structure', keep_collapsed=False))"]
+    if req.kind == "antimeridian_cut":  # GDAL's RFC 7946 writer cuts at +-180 in lon/lat; then back to the file's CRS
+        return ["import os, tempfile", "_crs, _cut = _mend.crs, os.path.join(tempfile.mkdtemp(), 'cut.geojson')",
+                "_mend.to_crs(4326).to_file(_cut, driver='GeoJSON', RFC7946='YES')",
+                "_mend = gpd.read_file(_cut).to_crs(_crs)"]
+    if req.kind == "geometry_types":
+        allowed = [str(t) for t in p.get("allowed") or []]
+        if allowed and all(t.startswith("Multi") for t in allowed):
+            return [f"_mend = _mend.set_geometry(_mend.geometry.apply(lambda g: getattr(shapely.geometry, 'Multi' + g.geom_type)"
+                    f"([g]) if g is not None and 'Multi' + g.geom_type in {allowed!r} else g))"]
+        if allowed and not any(t.startswith("Multi") for t in allowed):
+            return ["_mend = _mend.explode(index_parts=False).reset_index(drop=True)"]
+        return []
+    if req.kind == "geometries_unique":
+        return ["_mend = _mend[~_mend.geometry.normalize().to_wkb().duplicated()]"]
+    if req.kind == "rfc7946_winding":
+        return ["_mend = _mend.set_geometry(gpd.GeoSeries(shapely.orient_polygons(_mend.geometry.values, exterior_cw=False), "
+                "index=_mend.index, crs=_mend.crs))"]
+    if req.kind == "geometry_once" and p.get("name"):
+        return [f"_mend = _mend.drop(columns=[{str(p['name'])!r}], errors='ignore')"]
+    if req.kind == "integer" and p.get("name"):  # integral values stored as floats or text ("3.0"); a fraction fails
+        return [f"_mend[{str(p['name'])!r}] = pd.to_numeric(_mend[{str(p['name'])!r}]).astype('Int64')"]
+    if req.kind == "dtype" and fmt in _TYPED:
+        return _cast(p, spatial)
+    if req.kind == "sorted" and p.get("name"):
+        name, ascending = str(p["name"]), not p.get("descending")
+        numbers = "pd.to_numeric(s, errors='coerce')"
+        return [f"_mend = _mend.sort_values({name!r}, ascending={ascending}, kind='stable', "
+                f"key=lambda s: {numbers} if {numbers}.notna().all() else s)"]
+    return []
+
+
+def _cast(p: dict, spatial: bool) -> list[str]:
+    """Store a column (or every other attribute column) as the type the request names."""
+    dtype = str(p.get("dtype") or "").lower().replace(" ", "")
+    if dtype.startswith("timestamp["):
+        unit, _, zone = dtype[len("timestamp["):-1].partition(",tz=")
+        converted = "pd.to_datetime(_mend[c], utc=True)" + (f".dt.tz_convert({zone!r})" if zone else ".dt.tz_localize(None)")
+        cast = f"{converted}.astype('datetime64[{unit}{', ' + zone if zone else ''}]')"
+    elif dtype in ("string", "large_string", "utf8", "text", "strings"):
+        cast = "_mend[c].astype('string')"
+    elif dtype in ("bool", "boolean"):
+        cast = "_mend[c].astype(bool)"
+    elif dtype.startswith(("int", "uint", "float")) or dtype == "double":
+        cast = f"pd.to_numeric(_mend[c]).astype({'float64' if dtype == 'double' else dtype!r})"
+    else:
+        return []
+    if p.get("name"):
+        columns = repr([str(p["name"])])
+    else:
+        skipped = [*map(str, p.get("others") or []), *(["_mend.geometry.name"] if spatial else [])]
+        columns = f"[c for c in _mend.columns if c not in [{', '.join(repr(n) if n != '_mend.geometry.name' else n for n in skipped)}]]"
+    return [f"for c in {columns}:", f"    _mend[c] = {cast}"]

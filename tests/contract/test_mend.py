@@ -1,0 +1,116 @@
+"""The mechanical mends on real files: a deliverable failing requirements whose remedy needs no
+judgement meets them after its mend, checked by the same in-kernel checker; what the mend cannot
+know (a value to compute) is left failing, and a file it cannot read safely gets no mend."""
+
+from __future__ import annotations
+
+import geopandas as gpd
+import pandas as pd
+from shapely.geometry import MultiPolygon, Polygon
+
+from geoagent_ext.contract import derive_contract
+from geoagent_ext.contract.mend import mend_code
+
+from .test_checks import check, in_folder
+
+CW_SQUARE = Polygon([(16.30, 48.20), (16.30, 48.21), (16.31, 48.21), (16.31, 48.20)])  # exterior clockwise
+
+
+def _parcels():
+    shifted = Polygon([(x + 0.02, y) for x, y in CW_SQUARE.exterior.coords])
+    return gpd.GeoDataFrame({"pid": ["b", "a", "a2", "c"], "units": ["3", "10", "10", "2"], "area_m2": [1.0, 2.0, 2.0, 3.0]},
+                            geometry=[CW_SQUARE, MultiPolygon([shifted]), MultiPolygon([shifted]), None], crs=4326)
+
+
+def _run_mends(contract, path, folder):
+    failed = [r for r in contract.for_output(path) if not check(contract, folder)[r.text][0]]
+    found = mend_code(contract, path, failed)
+    assert found is not None, failed
+    code, mended = found
+    in_folder(folder, exec, code, {})
+    return failed, mended
+
+
+def test_a_geoparquet_failing_mechanical_requirements_meets_them_after_its_mend(tmp_path):
+    _parcels().to_parquet(tmp_path / "parcels.geoparquet")
+    contract = derive_contract(
+        "Write `parcels.geoparquet` in EPSG:3035 with every feature as a MultiPolygon, no null or empty geometries "
+        "and no duplicate geometries, with `units` as int32, sorted by `units` descending.", ["parcels.geoparquet"])
+    failed, mended = _run_mends(contract, "parcels.geoparquet", tmp_path)
+    assert {r.kind for r in failed} == {r.kind for r in mended} == {
+        "crs_epsg", "geometry_types", "geometries_present", "geometries_unique", "integer", "dtype", "sorted"}
+    assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
+    out = gpd.read_parquet(tmp_path / "parcels.geoparquet")
+    assert list(out["pid"]) == ["a", "b"] and str(out["units"].dtype) == "int32"  # a2 repeats a's geometry
+
+
+def test_a_csv_is_sorted_as_numbers_and_keeps_its_text(tmp_path):
+    pd.DataFrame({"code": ["10", "9", "007"], "name": ["x", "y", "z"]}).to_csv(tmp_path / "t.csv", index=False)
+    contract = derive_contract("Write `t.csv` with columns `code` and `name`, sorted by `code` ascending.", ["t.csv"])
+    _run_mends(contract, "t.csv", tmp_path)
+    assert (tmp_path / "t.csv").read_text().splitlines() == ["code,name", "007,z", "9,y", "10,x"]
+    assert all(ok for ok, _ in check(contract, tmp_path).values())
+
+
+def test_geojson_rings_are_oriented_and_a_value_to_compute_is_left_to_the_model(tmp_path):
+    gpd.GeoDataFrame({"pid": ["a"]}, geometry=[CW_SQUARE], crs=4326).to_file(tmp_path / "in.geojson")
+    gpd.GeoDataFrame({"pid": ["a"]}, geometry=[CW_SQUARE], crs=4326).to_file(tmp_path / "out.geojson")
+    from .test_checks import input_facts
+    contract = derive_contract("Write `out.geojson` from `in.geojson` with `bbox_wgs84` for each parcel.",
+                               ["out.geojson"], input_facts(tmp_path))
+    kinds = {r.kind for r in contract.for_output("out.geojson")}
+    assert "rfc7946_winding" in kinds
+    failed, mended = _run_mends(contract, "out.geojson", tmp_path)
+    assert [r.kind for r in mended] == ["rfc7946_winding"] and "columns" in {r.kind for r in failed}
+    seen = check(contract, tmp_path)
+    assert all(ok for text, (ok, _) in seen.items() if "right-hand rule" in text)
+    assert not all(ok for ok, _ in seen.values())  # the column to compute is still missing
+
+
+def test_no_mend_for_what_has_no_mechanical_remedy_or_layers_not_named_for_geometry_kinds():
+    contract = derive_contract("Write `s.json` with `count`; write `t.csv` with `area_km2`.", ["s.json", "t.csv"])
+    assert mend_code(contract, "s.json", contract.for_output("s.json")) is None
+    assert mend_code(contract, "t.csv", contract.for_output("t.csv")) is None
+    layered = derive_contract("Write `out.gpkg` with layers `roads` and `parcels`, every feature single-part.", ["out.gpkg"])
+    assert "layers" in {r.kind for r in layered.requirements}
+    assert mend_code(layered, "out.gpkg", layered.for_output("out.gpkg")) is None
+
+
+def test_a_geopackage_is_split_into_the_layers_named_for_geometry_kinds(tmp_path):
+    from shapely.geometry import LineString, MultiPoint, Point
+    mixed = gpd.GeoDataFrame({"site_id": ["s1", "s1", "s2", "s3"]},
+                             geometry=[MultiPoint([(16.30, 48.20), (16.31, 48.20)]), LineString([(16.3, 48.2), (16.4, 48.3)]),
+                                       CW_SQUARE, Point(16.32, 48.21)], crs=4326)
+    mixed.to_file(tmp_path / "sites.gpkg", layer="sites", driver="GPKG")
+    contract = derive_contract("Write `sites.gpkg` with the layers `points`, `lines` and `polygons`, every feature "
+                               "single-part.", ["sites.gpkg"])
+    failed, mended = _run_mends(contract, "sites.gpkg", tmp_path)
+    assert {r.kind for r in mended} == {r.kind for r in failed} == {"layers", "geometry_types"}
+    assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
+    assert list(gpd.list_layers(tmp_path / "sites.gpkg")["name"]) == ["points", "lines", "polygons"]
+    points = gpd.read_file(tmp_path / "sites.gpkg", layer="points")
+    assert list(points["site_id"]) == ["s1", "s1", "s3"] and set(points.geom_type) == {"Point"}
+
+
+def test_lines_across_the_antimeridian_are_cut_and_made_multi_part_in_the_files_crs(tmp_path):
+    from .test_checks import _transects, input_facts
+    _transects().to_file(tmp_path / "t.geojson")
+    contract = derive_contract("Reproject `t.geojson` to EPSG:3460 and write `out.geojson`, every feature a MultiLineString.",
+                               ["out.geojson"], input_facts(tmp_path))
+    _transects().to_crs(3460).to_file(tmp_path / "out.geojson")
+    failed, mended = _run_mends(contract, "out.geojson", tmp_path)
+    assert {r.kind for r in mended} == {"antimeridian_cut", "geometry_types"}
+    assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
+    out = gpd.read_file(tmp_path / "out.geojson")
+    assert out.crs.to_epsg() == 3460 and list(out.geom_type) == ["MultiLineString", "MultiLineString"]
+    assert len(out.geometry.iloc[1].geoms) == 2  # cut at the antimeridian into two parts
+
+
+def test_a_file_left_in_degrees_is_reprojected_to_the_advisors_official_grid(tmp_path):
+    gpd.GeoDataFrame({"pid": ["a"]}, geometry=[CW_SQUARE], crs=4326).to_file(tmp_path / "out.gpkg")
+    contract = derive_contract("Convert the parcels to the national grid and write `out.gpkg`.", ["out.gpkg"],
+                               official_crs="EPSG:31287 (MGI / Austria Lambert)")
+    failed, mended = _run_mends(contract, "out.gpkg", tmp_path)
+    assert [r.kind for r in mended] == ["crs_projected_metres"]
+    assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
+    assert gpd.read_file(tmp_path / "out.gpkg").crs.to_epsg() == 31287
