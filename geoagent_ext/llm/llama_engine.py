@@ -299,14 +299,17 @@ class LlamaEngine:
 # A small model at a low temperature can fall into writing one line (or a few) over and over
 # until max_tokens: seen with the 1.5B, a "Load the necessary libraries" step answered with ~1000
 # tokens of the same scipy import, 3 minutes a call. A block of 1 line repeated 5 times in a row,
-# or of 2-3 lines 4 times, with some substance (not "]" or blank lines), ends the answer there.
-_REPEATS = {1: 5, 2: 4, 3: 4}
+# or of 2-3 lines 4 times, or of 4-6 lines 3 times (fiji at d518539: a comment, `to_crs(3460)`, a
+# blank line, the same comment, `to_crs(4326)`, a blank line, until max_tokens: 160 s), with some
+# substance (not "]" or blank lines), ends the answer there.
+_REPEATS = {1: 5, 2: 4, 3: 4, 4: 3, 5: 3, 6: 3}
 _REPEAT_MIN_CHARS = 12
+_REPEAT_WINDOW = max(period * times for period, times in _REPEATS.items())
 
 
 def repeating_tail(text: str) -> bool:
     """Whether the complete lines of ``text`` end with a block of lines repeated back to back."""
-    lines = text.rsplit("\n", 13)[1:-1]  # the last complete lines (at most 12)
+    lines = text.rsplit("\n", _REPEAT_WINDOW + 1)[1:-1]  # the last complete lines
     for period, times in _REPEATS.items():
         if len(lines) < period * times:
             continue
