@@ -220,23 +220,23 @@ def test_a_keyword_the_library_refuses_is_taken_out_without_the_model():
     assert d.strategy == "analyse"
 
 
-def test_a_call_written_for_another_geopandas_api_is_rewritten_without_the_model():
-    """capetown-nn at d518539: `sjoin(how='nearest', distance_col=...)` three model calls, never
-    `sjoin_nearest`; `op=` is `predicate=` since geopandas 1.0."""
-    code = "import geopandas as gpd\nj = addresses.sjoin(hospitals, how='nearest', distance_col='d')  # join\nprint(j)"
-    d = repair.classify(code, "TypeError", "sjoin() got an unexpected keyword argument 'distance_col'", "", 2)
-    assert d.strategy == "fix_call" and "sjoin" in d.fix_said
-    assert d.fixed_code == "import geopandas as gpd\nj = addresses.sjoin_nearest(hospitals, distance_col='d')  # join\nprint(j)"
-    d = repair.classify("j = gpd.sjoin(a, b, how='nearest', predicate='intersects')", "ValueError",
-                        '`how` was "nearest" but is expected to be in [\'left\', \'right\', \'inner\']', "", 1)
-    assert d.fixed_code == "j = gpd.sjoin_nearest(a, b)"
-    d = repair.classify("y = gpd.sjoin(a, b, how='left', op='within')", "TypeError",
-                        "sjoin() got an unexpected keyword argument 'op'", "", 1)
-    assert (d.strategy, d.fixed_code) == ("fix_call", "y = gpd.sjoin(a, b, how='left', predicate='within')")
+@pytest.mark.parametrize("code,ename,evalue,fixed", [
+    # capetown-nn at d518539: three model calls, never `sjoin_nearest`.
+    ("import geopandas as gpd\nj = addresses.sjoin(hospitals, how='nearest', distance_col='d')  # join\nprint(j)",
+     "TypeError", "sjoin() got an unexpected keyword argument 'distance_col'",
+     "import geopandas as gpd\nj = addresses.sjoin_nearest(hospitals, distance_col='d')  # join\nprint(j)"),
+    ("j = gpd.sjoin(a, b, how='nearest', predicate='intersects')", "ValueError",
+     '`how` was "nearest" but is expected to be in [\'left\', \'right\', \'inner\']', "j = gpd.sjoin_nearest(a, b)"),
+    # `op=` is `predicate=` since geopandas 1.0.
+    ("y = gpd.sjoin(a, b, how='left', op='within')", "TypeError", "sjoin() got an unexpected keyword argument 'op'",
+     "y = gpd.sjoin(a, b, how='left', predicate='within')"),
     # A bare sjoin(...) imported by name: sjoin_nearest may not be imported, the model is asked.
-    d = repair.classify("j = sjoin(a, b, distance_col='d')", "TypeError",
-                        "sjoin() got an unexpected keyword argument 'distance_col'", "", 1)
-    assert d.strategy != "fix_call"
+    ("j = sjoin(a, b, distance_col='d')", "TypeError", "sjoin() got an unexpected keyword argument 'distance_col'", None),
+])
+def test_a_call_written_for_another_geopandas_api_is_rewritten_without_the_model(code, ename, evalue, fixed):
+    d = repair.classify(code, ename, evalue, "", code.count("\n") and 2 or 1)
+    assert (d.strategy == "fix_call") == (fixed is not None) and d.fixed_code == fixed
+    assert fixed is None or "sjoin" in d.fix_said
 
 
 def test_a_keyword_the_function_refuses_again_after_its_signature_was_shown_is_taken_out():
