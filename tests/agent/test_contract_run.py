@@ -31,13 +31,12 @@ def checked(run, passed=None):
     return [e for e in run.bus.history if e.type == "requirement_checked" and (passed is None or e.passed == passed)]
 
 
-async def test_wrong_crs_fails_its_requirement_is_repaired_and_the_run_succeeds(workdir, tmp_path):
+async def test_wrong_crs_fails_its_requirement_is_mended_and_the_run_succeeds(workdir, tmp_path):
     script = StepScript(
         ["Load the sites.", "Reproject the sites and write them to sites_grid.geojson."],
         {"Load the sites": [LOAD],
-         # First answer: set_crs labels the degrees as metres... no: writes them unchanged, in EPSG:4326.
-         "Reproject the sites": ["sites.to_file('sites_grid.geojson')\nprint('written')",
-                                 "sites.to_crs(31287).to_file('sites_grid.geojson')\nprint('written')"]},
+         # The answer writes them unchanged, in EPSG:4326; the mend reprojects to the advisor's grid.
+         "Reproject the sites": ["sites.to_file('sites_grid.geojson')\nprint('written')"]},
     )
     model = ScriptedChatModel(responder=script)
     async with real_kernel(workdir) as kernel:
@@ -50,16 +49,33 @@ async def test_wrong_crs_fails_its_requirement_is_repaired_and_the_run_succeeds(
     first = [e for e in checked(run) if e.requirement_id == crs_req.id]
     assert not first[0].passed and "EPSG:4326" in first[0].observed
     assert first[-1].passed and "EPSG:31287" in first[-1].observed
-    # The repair prompt named the requirement, what was seen and how to meet it.
-    repair_prompt = next(p for p in model.prompt_texts if "previous attempt failed" in p)
-    assert "projected CRS in metres" in repair_prompt and "EPSG:4326" in repair_prompt and "to_crs" in repair_prompt
-    # The CRS advisor named Austria's official grid: in the data overview, the contract and the repair.
+    assert script.calls["Reproject the sites"] == 1  # mended, not asked again
+    assert [e.strategy for e in run.bus.history if e.type == "repaired"] == ["mend"]
+    # The CRS advisor named Austria's official grid: in the data overview, the contract and the mend.
     plan_prompt = next(p for p in model.prompt_texts if "plans Python analyses" in p)
     assert "CRS advice for sites.geojson" in plan_prompt and "official grid EPSG:31287" in plan_prompt
-    assert "Advised CRS: EPSG:31287" in repair_prompt and "EPSG:31287" in crs_req.text
+    assert "EPSG:31287" in crs_req.text and "to_crs(epsg=31287)" in run.accepted[-1][1]
     # The planner and the coder saw the contract.
     assert "must satisfy" in plan_prompt and "site_id" in plan_prompt
     assert finished.unmet == [] and gpd.read_file(workdir / "sites_grid.geojson").crs.to_epsg() == 31287
+
+
+async def test_a_crs_requirement_the_mend_cannot_meet_is_repaired_by_the_model_with_the_advisors_crs(workdir, tmp_path):
+    """A GeoPackage written without a CRS: no mend knows what its coordinates are in; the repair prompt
+    names the requirement, what was seen, how to meet it and the advisor's grid."""
+    script = StepScript(
+        ["Load the sites.", "Reproject the sites and write them to sites_grid.gpkg."],
+        {"Load the sites": [LOAD],
+         "Reproject the sites": ["sites.set_crs(None, allow_override=True).to_file('sites_grid.gpkg')\nprint('written')",
+                                 "sites.to_crs(31287).to_file('sites_grid.gpkg')\nprint('written')"]},
+    )
+    run, finished, model = await run_scripted(
+        workdir, "Convert `sites.geojson` to the national grid of Austria and write `sites_grid.gpkg`.", script, tmp_path)
+    assert finished.status == "succeeded", finished.message
+    repair_prompt = next(p for p in model.prompt_texts if "previous attempt failed" in p)
+    assert "projected CRS in metres" in repair_prompt and "to_crs" in repair_prompt
+    assert "Advised CRS: EPSG:31287" in repair_prompt
+    assert gpd.read_file(workdir / "sites_grid.gpkg").crs.to_epsg() == 31287
 
 
 async def test_a_deliverable_still_lacking_a_column_ends_partial_and_lists_it(workdir, tmp_path):
