@@ -3,7 +3,8 @@ needs no judgement — reproject to the EPSG code asked for (or the CRS advisor'
 "a metric CRS"), cut lines and rings at the antimeridian,
 wrap single parts into the multi-part
 type asked for (or split them), drop null, empty or repeated geometries, repair invalid ones,
-orient rings by RFC 7946, drop a WKT column that repeats the geometry, store integral numbers as
+orient rings by RFC 7946, drop a WKT column that repeats the geometry, keep one row per value of
+a column where the request says which ("keep the record with the earliest `record_seq`"), store integral numbers as
 integers and a column as the type asked for, sort the rows.
 
 The agent appends it to the step that wrote the file (or runs it as the closing step) without
@@ -32,7 +33,7 @@ _TABLE_WRITE = {"csv": "_mend.to_csv({p!r}, index=False)", "parquet": "_mend.to_
 _TYPED = {"parquet", "geoparquet"}  # formats whose stored types a cast reaches (GeoJSON/CSV keep none)
 _GEOMETRY_KINDS = ("crs_epsg", "crs_projected_metres", "geometries_present", "geometries_valid", "antimeridian_cut", "geometry_types",
                    "geometries_unique", "rfc7946_winding", "geometry_once")
-_TABLE_KINDS = ("integer", "dtype", "sorted")  # in this order: a cast before the sort that reads it
+_TABLE_KINDS = ("unique", "integer", "dtype", "sorted")  # in this order: a cast before the sort that reads it
 
 
 def mend_code(contract: Contract, path: str, failed: list[Requirement]) -> tuple[str, list[Requirement]] | None:
@@ -109,13 +110,15 @@ def _step(req: Requirement, fmt: str, spatial: bool) -> list[str]:
         if allowed and not any(t.startswith("Multi") for t in allowed):
             return ["_mend = _mend.explode(index_parts=False).reset_index(drop=True)"]
         return []
-    if req.kind == "geometries_unique":
-        return ["_mend = _mend[~_mend.geometry.normalize().to_wkb().duplicated()]"]
+    if req.kind == "geometries_unique":  # the row the request keeps of each duplicate, else the first in the file
+        return [*_kept_first(p), "_mend = _mend[~_mend.geometry.normalize().to_wkb().duplicated()]"]
     if req.kind == "rfc7946_winding":
         return ["_mend = _mend.set_geometry(gpd.GeoSeries(shapely.orient_polygons(_mend.geometry.values, exterior_cw=False), "
                 "index=_mend.index, crs=_mend.crs))"]
     if req.kind == "geometry_once" and p.get("name"):
         return [f"_mend = _mend.drop(columns=[{str(p['name'])!r}], errors='ignore')"]
+    if req.kind == "unique" and p.get("name") and p.get("keep_by"):  # which row stays is the request's, not ours
+        return [*_kept_first(p), f"_mend = _mend.drop_duplicates({str(p['name'])!r})"]
     if req.kind == "integer" and p.get("name"):  # integral values stored as floats or text ("3.0"); a fraction fails
         return [f"_mend[{str(p['name'])!r}] = pd.to_numeric(_mend[{str(p['name'])!r}]).astype('Int64')"]
     if req.kind == "dtype" and fmt in _TYPED:
@@ -126,6 +129,14 @@ def _step(req: Requirement, fmt: str, spatial: bool) -> list[str]:
         return [f"_mend = _mend.sort_values({name!r}, ascending={ascending}, kind='stable', "
                 f"key=lambda s: {numbers} if {numbers}.notna().all() else s)"]
     return []
+
+
+def _kept_first(p: dict) -> list[str]:
+    """Order the rows so the one the request keeps of each duplicate comes first ("keep the record
+    with the earliest `record_seq`"); a missing column fails the mend's trial rather than keep another."""
+    if not p.get("keep_by"):
+        return []
+    return [f"_mend = _mend.sort_values({str(p['keep_by'])!r}, ascending={p.get('keep') != 'max'}, kind='stable')"]
 
 
 def _cast(p: dict, spatial: bool) -> list[str]:

@@ -38,7 +38,7 @@ Kind = Literal[
     "measure_units",       # params.name, measure (area|length|perimeter), unit, input: each value is the feature's
                            # geodesic measure in that unit (its own geometry, or its input feature's by a key)
     "non_empty",           # params.name: no null or empty value
-    "unique",              # params.name: no duplicate value
+    "unique",              # params.name: no duplicate value (params.keep_by, keep: min|max — the row the request keeps)
     "sorted",              # params.name, params.descending
     "rows_as_input",       # params.input: as many rows as that input file has features
     "values_from_input",   # params.name, params.input: every value occurs in that input's column
@@ -46,7 +46,7 @@ Kind = Literal[
     "pattern",             # params.name, params.regex: every value is written this way ("EPSG:NNNN")
     "geometries_present",  # no null or empty geometry
     "geometries_valid",    # every geometry is valid
-    "geometries_unique",   # no two features share a geometry
+    "geometries_unique",   # no two features share a geometry (params.keep_by, keep as for unique)
     "geometry_unchanged",  # params.input: same CRS; every geometry is one of that input's (ring order aside)
     "antimeridian_cut",    # no line/ring jumps over +-180 in one segment (params.lonlat_only: projected files pass)
     "geometry_once",       # no attribute column repeats the geometry as WKT text

@@ -241,11 +241,32 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
     _buffer_rules(b, request, outputs, named)
     _point_count_rules(b, outputs, inputs, named)
     _density_rules(b)
+    _keep_rule(b, request)
     _provenance(b, inputs)
     _defect_rules(b, outputs, inputs)
     if _NUMERIC_WORDS.search(_FILE.sub(" ", request)):  # the request's words, not its file names
         _number_rules(b, outputs, inputs)
     return Contract(outputs=[OutputSpec(path=o, format=file_format(o)) for o in outputs], requirements=b.requirements)
+
+
+_KEEP = re.compile(r"\bkeep(?:ing)?\s+(?:only\s+)?the\s+(?:record|row|feature|entry|one|version|copy)\s+with\s+the\s+"
+                   r"(?P<which>earliest|oldest|first|lowest|smallest|minimum|latest|newest|most\s+recent|last|highest|"
+                   r"largest|biggest|maximum)\s+`?(?P<column>[A-Za-z_]\w*)`?", re.IGNORECASE)
+_KEEP_MIN = ("earliest", "oldest", "first", "lowest", "smallest", "minimum")
+
+
+def _keep_rule(b: _Builder, request: str) -> None:
+    """"When duplicates exist, keep the record with the earliest `record_seq`": which of the
+    duplicates stays, for the mend of a uniqueness requirement (``keep_by``, ``keep``: min | max).
+    The check is the same (the values or geometries are unique); the mend keeps that row, not the
+    first in the file."""
+    m = _KEEP.search(request)
+    if not m:
+        return
+    keep = "min" if m.group("which").lower() in _KEEP_MIN else "max"
+    for req in b.requirements:
+        if req.kind in ("geometries_unique", "unique"):
+            req.params.update(keep_by=m.group("column"), keep=keep)
 
 
 def _ticked_list_after(sentence: str, word: re.Pattern) -> list[str]:

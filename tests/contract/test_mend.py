@@ -114,3 +114,23 @@ def test_a_file_left_in_degrees_is_reprojected_to_the_advisors_official_grid(tmp
     assert [r.kind for r in mended] == ["crs_projected_metres"]
     assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
     assert gpd.read_file(tmp_path / "out.gpkg").crs.to_epsg() == 31287
+
+
+def test_of_duplicates_the_mend_keeps_the_row_the_request_says(tmp_path):
+    """"Keep the record with the earliest `record_seq`": not the first in the file."""
+    square = MultiPolygon([CW_SQUARE])
+    gpd.GeoDataFrame({"parcel_id": ["p1", "p1", "p2"], "record_seq": [7, 3, 5]},
+                     geometry=[square, square, MultiPolygon([Polygon([(0, 0), (0, 1), (1, 1)])])],
+                     crs=4326).to_parquet(tmp_path / "parcels.geoparquet")
+    contract = derive_contract("When duplicates exist, keep the record with the earliest record_seq. Write "
+                               "`parcels.geoparquet` with `parcel_id` unique and no duplicate geometries.",
+                               ["parcels.geoparquet"])
+    uniq = [r for r in contract.requirements if r.kind in ("unique", "geometries_unique")]
+    assert len(uniq) == 2 and all(r.params["keep_by"] == "record_seq" and r.params["keep"] == "min" for r in uniq)
+    _run_mends(contract, "parcels.geoparquet", tmp_path)
+    assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
+    out = gpd.read_parquet(tmp_path / "parcels.geoparquet").sort_values("parcel_id")
+    assert list(out["record_seq"]) == [3, 5]
+    # Without a rule for which stays, a repeated value is the model's to resolve.
+    plain = derive_contract("Write `t.csv` with `parcel_id` unique.", ["t.csv"])
+    assert mend_code(plain, "t.csv", plain.requirements) is None
