@@ -397,6 +397,7 @@ class Run:
     async def _plan_and_solve(self) -> tuple[str, str]:
         self.data_overview = await self._gather_overview()
         self.outputs = outputs = await self._absent(requested_files(self.request))
+        await run_probe(self.kernel, "make_output_dirs", outputs)  # example 01's `outputs/` is not there on a fresh copy
         if self.options.contract and outputs:
             self.input_facts = await input_facts(self.kernel, self.data_files, outputs)
             self.contract = derive_contract(self.request, outputs, self.input_facts,

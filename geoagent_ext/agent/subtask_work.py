@@ -165,6 +165,7 @@ class SubtaskWork:
         self.refused: set[tuple[str, str]] = set()  # (function, keyword) a call refused in this subtask
         # The contract's failed requirements of the files this subtask's last checked attempt wrote.
         self.failed_requirements: list[Requirement] = []
+        self.mended_ids: set[str] = set()  # requirements a mend was appended for in this subtask
 
     def context(self, **overrides: Any) -> SubtaskContext:
         run = self.run
@@ -278,7 +279,7 @@ class SubtaskWork:
     def mended(self, code: str) -> str | None:
         """``code`` followed by the mechanical mends (``contract.mend``) of the requirements its
         files failed, or None when there are none or they are already in it."""
-        mends = self._mends(self.failed_requirements)
+        mends = self._mends([r for r in self.failed_requirements if r.id not in self.mended_ids])
         mends = [m for m in mends if m not in code]
         return "\n\n".join([code.rstrip(), *mends]) if mends else None
 
@@ -300,8 +301,9 @@ class SubtaskWork:
         by_output: dict[str, list[Requirement]] = {}
         for req in failed:
             by_output.setdefault(req.output, []).append(req)
-        mends = [mend_code(contract, path, reqs) for path, reqs in by_output.items()]
-        return [code for code, _ in filter(None, mends)]
+        mends = [found for found in (mend_code(contract, path, reqs) for path, reqs in by_output.items()) if found]
+        self.mended_ids.update(r.id for _, reqs in mends for r in reqs)  # a mend that did not meet it is not tried again
+        return [code for code, _ in mends]
 
     def held_outputs_written(self, info: codeinfo.CodeInfo) -> list[str]:
         """The finished deliverables (every requirement held at the last check) this code writes:

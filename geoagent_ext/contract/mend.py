@@ -120,7 +120,10 @@ def _step(req: Requirement, fmt: str, spatial: bool) -> list[str]:
     if req.kind == "unique" and p.get("name") and p.get("keep_by"):  # which row stays is the request's, not ours
         return [*_kept_first(p), f"_mend = _mend.drop_duplicates({str(p['name'])!r})"]
     if req.kind == "integer" and p.get("name"):  # integral values stored as floats or text ("3.0"); a fraction fails
-        return [f"_mend[{str(p['name'])!r}] = pd.to_numeric(_mend[{str(p['name'])!r}]).astype('Int64')"]
+        # A missing value is left as it is: what it stands for (0 for a count?) is the model's to say.
+        c = repr(str(p["name"]))
+        return [f"if pd.to_numeric(_mend[{c}]).notna().all():",
+                f"    _mend[{c}] = pd.to_numeric(_mend[{c}]).astype('Int64')"]
     if req.kind == "dtype" and fmt in _TYPED:
         return _cast(p, spatial)
     if req.kind == "sorted" and p.get("name"):

@@ -377,3 +377,29 @@ async def test_the_closing_step_starts_with_the_mend_of_what_failed(workdir, tmp
     closing = run.subtasks[-1]
     assert closing.description.startswith("Fix `sites_grid.geojson`")
     assert gpd.read_file(workdir / "sites_grid.geojson").crs.to_epsg() == 3035
+
+
+async def test_the_folder_of_an_output_is_made_before_the_first_step(workdir, tmp_path):
+    """Example 01 at 536c870: `to_csv('outputs/district_summary.csv')` failed on a fresh copy
+    (no `outputs/`) and a model call went to an OSError."""
+    script = StepScript(["Write the sites to out/sites.csv."],
+                        {"Write the sites": [LOAD + "\nsites.drop(columns='geometry').to_csv('out/sites.csv', index=False)"]})
+    run, finished, model = await run_scripted(workdir, "Write `out/sites.csv` from `sites.geojson`.", script, tmp_path,
+                                              on_stuck="skip")
+    assert finished.status == "succeeded", finished.message
+    assert script.calls == {"Write the sites": 1} and (workdir / "out" / "sites.csv").exists()
+
+
+def test_a_mend_that_did_not_meet_its_requirement_is_not_appended_again():
+    """Example 01 at 536c870: the same mends were appended three times while `station_count` kept NaN."""
+    from types import SimpleNamespace
+    from geoagent_ext.agent.subtask_work import SubtaskWork
+    from geoagent_ext.contract import derive_contract
+    contract = derive_contract("Write `t.csv` with `n` (integer), sorted by `n`.", ["t.csv"])
+    run = SimpleNamespace(subtasks=[SimpleNamespace(id="s", description="Write t.csv.")], contract=contract)
+    work = SubtaskWork(run, 0)
+    work.failed_requirements = [r for r in contract.requirements if r.kind in ("integer", "sorted")]
+    first = work.mended("df.to_csv('t.csv', index=False)")
+    assert first and "astype('Int64')" in first and "sort_values('n'" in first
+    # The next attempt (the model's rewrite, without the mend) fails the same two: no second mend.
+    assert work.mended("df.sort_values('n').to_csv('t.csv', index=False)") is None

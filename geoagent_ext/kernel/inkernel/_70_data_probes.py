@@ -340,6 +340,17 @@ def missing_files(paths):
     return [p for p in paths if not os.path.exists(p)]
 
 
+def make_output_dirs(paths):
+    """Create the folders the request's output files go in ("outputs/summary.csv"): every writer
+    fails on a missing folder, each in its own words (pandas, GDAL, Arrow, open). Returns those made."""
+    made = []
+    for folder in sorted({os.path.dirname(p) for p in paths if os.path.dirname(p)}):
+        if not os.path.isdir(folder):
+            os.makedirs(folder, exist_ok=True)
+            made.append(folder)
+    return made
+
+
 def check_result(names, files, fields=None, empty_in_input=()):
     """Semantic checks after a step: empty/all-null results, claimed files that are missing or
     broken or lack the keys/columns the request names (``fields``: path -> names).

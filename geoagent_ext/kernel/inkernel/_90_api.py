@@ -28,5 +28,6 @@ _API = {
     "profile_file": profile_file,
     "input_facts": input_facts,
     "missing_files": missing_files,
+    "make_output_dirs": make_output_dirs,
     "check_result": check_result,
 }
