@@ -93,7 +93,13 @@ def _step(req: Requirement, fmt: str, spatial: bool) -> list[str]:
         return []
     epsg = p.get("epsg") if req.kind == "crs_epsg" else p.get("advised_epsg")  # the CRS advisor's official grid
     if req.kind in ("crs_epsg", "crs_projected_metres") and epsg:
-        return ["if _mend.crs is not None:", f"    _mend = _mend.to_crs(epsg={int(epsg)})"]
+        # Labelled in degrees but holding coordinates no degree has (a frame built in metres and given
+        # crs=4326, fiji at 536c870): the label is wrong, not the coordinates; else reproject.
+        return ["_b = _mend.total_bounds",
+                "if _mend.crs is not None and _mend.crs.is_geographic and (abs(_b[[0, 2]]).max() > 180 or abs(_b[[1, 3]]).max() > 90):",
+                f"    _mend = _mend.set_crs(epsg={int(epsg)}, allow_override=True)",
+                "elif _mend.crs is not None:",
+                f"    _mend = _mend.to_crs(epsg={int(epsg)})"]
     if req.kind == "geometries_present":
         return ["_mend = _mend[~(_mend.geometry.isna() | _mend.geometry.is_empty)]"]
     if req.kind == "geometries_valid":

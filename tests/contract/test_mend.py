@@ -134,3 +134,16 @@ def test_of_duplicates_the_mend_keeps_the_row_the_request_says(tmp_path):
     # Without a rule for which stays, a repeated value is the model's to resolve.
     plain = derive_contract("Write `t.csv` with `parcel_id` unique.", ["t.csv"])
     assert mend_code(plain, "t.csv", plain.requirements) is None
+
+
+def test_metres_labelled_as_degrees_are_relabelled_not_reprojected(tmp_path):
+    """Fiji at 536c870: a frame built in EPSG:3460 metres and written with crs=4326; reprojecting
+    it again gave infinite coordinates. Coordinates no degree has mean the label is wrong."""
+    from .test_checks import _transects, input_facts
+    _transects().to_file(tmp_path / "t.geojson")
+    contract = derive_contract("Reproject `t.geojson` to EPSG:3460 and write `out.gpkg`.", ["out.gpkg"], input_facts(tmp_path))
+    metres = _transects().to_crs(3460)
+    metres.set_crs(4326, allow_override=True).to_file(tmp_path / "out.gpkg")
+    _run_mends(contract, "out.gpkg", tmp_path)
+    out = gpd.read_file(tmp_path / "out.gpkg")
+    assert out.crs.to_epsg() == 3460 and out.geometry.geom_equals_exact(metres.geometry, 1e-6).all()
