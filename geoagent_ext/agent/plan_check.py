@@ -104,8 +104,10 @@ def raster_tools_without_rasters(descriptions: list[str], data_files: list[str],
 
 # A step that changes the CRS of a layer ("set the CRS" declares one and is not a reprojection).
 # "Ensure the CRS of the layer is in a projected (metric) CRS" asks for one too.
+# (Converting "the geometry column" too: bangkok-coercion at 536c870 planned "Convert the geometry column
+# to a numeric type", which the coder wrote as `to_crs(epsg=10594)`, and the file lost its input's CRS.)
 _REPROJECTS = re.compile(r"\b(?:re-?project\w*|to_crs|(?:convert\w*|transform\w*|change\w*)\s+(?:the\s+)?"
-                         r"(?:crs|coordinate reference system|projection|coordinates)\b|"
+                         r"(?:crs|coordinate reference system|projection|coordinates|geometr(?:y|ies)(?:\s+column)?)\b|"
                          r"(?:ensure|make\s+sure)\b[^.;]*?\b(?:crs|projection)\b[^.;]*?"
                          r"\b(?:projected|metric|utm|epsg)\b)", re.IGNORECASE)
 # A step that measures: it may reproject a copy to measure in metres.
