@@ -24,6 +24,7 @@ from __future__ import annotations
 import posixpath
 import re
 
+from ..contract.mend import mend_code
 from ..contract.model import Contract
 
 _JOIN_ON = re.compile(r"\b(?:merg\w*|join\w*)\b[^.;]*?\bon\s+(?:the\s+)?(?:common\s+|shared\s+)?"
@@ -269,6 +270,17 @@ _VERIFIES = re.compile(r"^\s*(?:verify|double-check|confirm)\b", re.IGNORECASE)
 _OPTIONAL = re.compile(r"^\s*(?:optionally|if (?:needed|desired|wanted|you (?:want|wish|like)))\b", re.IGNORECASE)
 _CLOSES = re.compile(r"^\s*close\b", re.IGNORECASE)
 _REPEATS = re.compile(r"^\s*repeat\s+(?:the\s+)?steps?\b", re.IGNORECASE)
+# Steps that only do what the contract's mend does on the written file (``contract.mend``): convert the
+# geometries to the multi-part type an output requires, drop the null/empty geometries it forbids. The
+# 1.5B spent cairo-dedup's first 130 s (536c870) on `x.multipolygon` for the first; the mend is certain.
+# (Repairing invalid or dropping duplicate geometries stays a step: later joins, overlays or sums
+# need it done before them.)
+_MENDED_STEPS = {
+    "geometry_types": re.compile(r"^\s*(?:convert|cast|change|transform|make|turn|ensure)\w*\b[^.;]*\bmulti-?"
+                                 r"(?:polygon|linestring|line|point|part)s?\b[^.;]*[.;]?\s*$", re.IGNORECASE),
+    "geometries_present": re.compile(r"^\s*(?:remove|drop|filter(?:\s+out)?|exclude|discard|delete)\b[^.;]*"
+                                     r"\b(?:null|empty|missing)\b[^.;]*\bgeometr[^.;]*[.;]?\s*$", re.IGNORECASE),
+}
 _ASKS_TO_CHECK = re.compile(r"\b(?:verif\w*|validat\w*|check\w*|confirm\w*|audit\w*)\b", re.IGNORECASE)
 
 
@@ -309,8 +321,11 @@ def idle_steps(descriptions: list[str], request: str, contract: Contract | None,
     (a GeoDataFrame has nothing to close, a ``with`` block closes its file); one that only imports
     libraries (each step imports what it uses); an optional one ("Optionally, map the result"); one
     that only loads files an earlier step loaded
-    (reading them again throws away what the steps between did to them). A step that also writes stays."""
+    (reading them again throws away what the steps between did to them); one that only does what the
+    contract's mend does on the written file (``_MENDED_STEPS``). A step that also writes stays."""
     verified = contract is not None and any(r.checkable and r.kind != "exists" for r in contract.requirements)
+    mended = {kind: pattern for kind, pattern in _MENDED_STEPS.items() if contract is not None and any(
+        r.kind == kind and mend_code(contract, r.output, [r]) is not None for r in contract.requirements)}
     loaded: set[str] = set()
     found = []
     for i, text in enumerate(descriptions):
@@ -329,6 +344,8 @@ def idle_steps(descriptions: list[str], request: str, contract: Contract | None,
             found.append((i, "the contract's checks verify the written files after every step"))
         elif named and named <= loaded and _only_loads(text, named):
             found.append((i, f"{', '.join(f'`{p}`' for p in sorted(named))} already loaded by an earlier step"))
+        elif any(pattern.match(text) for pattern in mended.values()) and not _MEASURES.search(text):
+            found.append((i, "the contract's mend does this on the written file, without the model"))
         if _LOADS.match(text):
             loaded |= named
     return found

@@ -225,6 +225,23 @@ def test_steps_with_nothing_to_do_are_found():
     assert [i for i, _ in idle_steps(plan, request, only_exists)] == [3, 4, 6, 7, 9]
 
 
+def test_steps_the_contracts_mend_does_are_idle():
+    """cairo-dedup at 536c870: 130 s on "Convert the geometry column to a MultiPolygon type"."""
+    from geoagent_ext.agent.plan_check import idle_steps
+    multi = ("geometry_types", "every feature is a MultiPolygon", {"allowed": ["MultiPolygon"]})
+    present = ("geometries_present", "no feature has a null or empty geometry", {})
+    plan = ["Load `in.geojson`.", "Convert the geometry column to a MultiPolygon type.",
+            "Remove any null or empty geometries.", "Remove duplicate geometries.",  # duplicates: a step (sums after)
+            "Convert the polygons to MultiPolygon and compute each one's area.",  # it measures: it stays
+            "Write the result to `out.geojson`."]
+    assert [i for i, _ in idle_steps(plan, "r", _contract(multi, present))] == [1, 2]
+    assert "mend" in dict(idle_steps(plan, "r", _contract(multi, present)))[1]
+    assert idle_steps(plan, "r", _contract(present)) == [(2, idle_steps(plan, "r", _contract(present))[0][1])]
+    # Without the requirement (or with one no mend meets: either type allowed) the step is work.
+    either = ("geometry_types", "Polygon or MultiPolygon", {"allowed": ["Polygon", "MultiPolygon"]})
+    assert idle_steps(plan, "r", _contract(either)) == [] and idle_steps(plan, "r", None) == []
+
+
 def test_a_reworded_join_loses_its_key():
     from geoagent_ext.agent.plan_check import without_join_key
     said = "Use spatial join to merge the `hex` and `landuse` DataFrames on the `hex_id` column."
