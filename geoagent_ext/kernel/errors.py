@@ -156,6 +156,14 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
         "columns, then call the method on the GeoDataFrame.",
     ),
     (
+        # bangkok-multicrs at 536c870: `for layer in gpd.list_layers(path)['name']: layer.crs`, five attempts.
+        re.compile(r"^AttributeError: 'str' object has no attribute '(%s|crs|to_crs|columns|head|iloc|loc)'"
+                   % "|".join(sorted(GEO_MEMBERS)), re.M),
+        "That value is text (a file path, or a layer name from gpd.list_layers(path)['name']), not a "
+        "GeoDataFrame: read it first, e.g. for name in gpd.list_layers(path)['name']: "
+        "layer = gpd.read_file(path, layer=name); then use layer.crs, layer.geom_type, len(layer).",
+    ),
+    (
         re.compile(r"^AttributeError: 'GeoSeries' object has no attribute "
                    r"'(to_parquet|to_feather|columns|merge|drop|rename|sort_values|set_geometry|loc\w*)'", re.M),
         "A GeoSeries is only the geometry column: keep the other columns by replacing the "

@@ -237,3 +237,20 @@ def test_pandas_aggregation_cast_and_drop_slips_get_the_call_that_works():
     assert df.groupby("id")["units"].agg("sum").tolist() == [2.0, 3.0]
     assert df["units"].fillna(0).astype(int).tolist() == [2, 0, 3]
     assert list(df.drop(columns=["gone"], errors="ignore").columns) == ["id", "units"]
+
+
+def test_a_layer_name_used_as_a_layer_gets_the_read_it_first_hint():
+    import geopandas as gpd
+    from shapely.geometry import Point
+    from geoagent_ext.kernel.errors import gis_hints
+    import tempfile, os
+    path = os.path.join(tempfile.mkdtemp(), "two.gpkg")
+    for name in ("a", "b"):
+        gpd.GeoDataFrame(geometry=[Point(0, 0)], crs=4326).to_file(path, layer=name)
+    try:
+        for layer in gpd.list_layers(path)["name"]:
+            layer.crs  # the slip, on the real objects
+    except AttributeError as exc:
+        hints = gis_hints("AttributeError", str(exc))
+    assert any("gpd.read_file(path, layer=name)" in h for h in hints)
+    assert not any("read_file" in h for h in gis_hints("AttributeError", "'str' object has no attribute 'decode'"))
