@@ -4,8 +4,8 @@ needs no judgement — reproject to the EPSG code asked for (or the CRS advisor'
 wrap single parts into the multi-part
 type asked for (or split them), drop null, empty or repeated geometries, repair invalid ones,
 orient rings by RFC 7946, drop a WKT column that repeats the geometry, keep one row per value of
-a column where the request says which ("keep the record with the earliest `record_seq`"), store integral numbers as
-integers and a column as the type asked for, sort the rows.
+a column where the request says which ("keep the record with the earliest `record_seq`"), store a
+column as the type asked for, sort the rows.
 
 The agent appends it to the step that wrote the file (or runs it as the closing step) without
 asking the model: the 1.5B, told "every feature is a MultiPolygon", wrote
@@ -33,7 +33,9 @@ _TABLE_WRITE = {"csv": "_mend.to_csv({p!r}, index=False)", "parquet": "_mend.to_
 _TYPED = {"parquet", "geoparquet"}  # formats whose stored types a cast reaches (GeoJSON/CSV keep none)
 _GEOMETRY_KINDS = ("crs_epsg", "crs_projected_metres", "geometries_present", "geometries_valid", "antimeridian_cut", "geometry_types",
                    "geometries_unique", "rfc7946_winding", "geometry_once")
-_TABLE_KINDS = ("unique", "integer", "dtype", "sorted")  # in this order: a cast before the sort that reads it
+# In this order: a cast before the sort that reads it. ("Holds integers" is not mended: decimals or
+# missing values need the model's judgement — round? 0? — and a cast that fails costs an attempt.)
+_TABLE_KINDS = ("unique", "dtype", "sorted")
 
 
 def mend_code(contract: Contract, path: str, failed: list[Requirement]) -> tuple[str, list[Requirement]] | None:
@@ -125,11 +127,6 @@ def _step(req: Requirement, fmt: str, spatial: bool) -> list[str]:
         return [f"_mend = _mend.drop(columns=[{str(p['name'])!r}], errors='ignore')"]
     if req.kind == "unique" and p.get("name") and p.get("keep_by"):  # which row stays is the request's, not ours
         return [*_kept_first(p), f"_mend = _mend.drop_duplicates({str(p['name'])!r})"]
-    if req.kind == "integer" and p.get("name"):  # integral values stored as floats or text ("3.0"); a fraction fails
-        # A missing value is left as it is: what it stands for (0 for a count?) is the model's to say.
-        c = repr(str(p["name"]))
-        return [f"if pd.to_numeric(_mend[{c}]).notna().all():",
-                f"    _mend[{c}] = pd.to_numeric(_mend[{c}]).astype('Int64')"]
     if req.kind == "dtype" and fmt in _TYPED:
         return _cast(p, spatial)
     if req.kind == "sorted" and p.get("name"):
