@@ -224,14 +224,15 @@ def run_palette_command(page, label: str, attempts: int = 3) -> None:
         page.locator(".lm-Menu-item", has_text="Command Palette").first.click()
         search = page.locator(".lm-CommandPalette-input")
         item = page.locator(".lm-CommandPalette-item", has_text=label).first
-        try:  # the palette may have closed again before it showed (focus taken), or not list the command yet
+        try:  # the palette may have closed again before it showed (focus taken), or not list the command yet,
+            # or close between showing the command and the click (seen in full CI runs on 2 cores)
             search.wait_for(state="visible", timeout=10_000)
             search.fill(label)
             item.wait_for(state="visible", timeout=10_000)
+            item.click(timeout=10_000)
         except PlaywrightTimeout:
             if attempt == attempts - 1:
                 raise
             page.keyboard.press("Escape")
             continue
-        item.click()
         return
