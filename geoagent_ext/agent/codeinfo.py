@@ -87,6 +87,16 @@ def call_name(func: ast.AST) -> str | None:
     return ".".join(reversed(parts))
 
 
+def _method(node: ast.Call) -> str:
+    """The last name of a call's target (``sjoin`` of ``gpd.sjoin`` and of ``gdf.sjoin``)."""
+    return (call_name(node.func) or "").split(".")[-1]
+
+
+def _on_line_first(nodes: list, lineno: int | None):
+    """The first node spanning ``lineno``, else the first node."""
+    return next((n for n in nodes if lineno and n.lineno <= lineno <= (n.end_lineno or n.lineno)), nodes[0])
+
+
 def _string_arg(node: ast.Call, keywords: tuple[str, ...]) -> str | None:
     for kw in node.keywords:
         if kw.arg in keywords and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
@@ -150,7 +160,7 @@ def _called(code: str, matches: Callable[[ast.Call], bool], lineno: int | None) 
 
 def callee_of(code: str, func_name: str, lineno: int | None = None) -> str | None:
     """Source of the called expression named ``func_name`` (``gdf.sjoin`` for ``sjoin()``)."""
-    return _called(code, lambda node: (call_name(node.func) or "").split(".")[-1] == func_name, lineno)
+    return _called(code, lambda node: _method(node) == func_name, lineno)
 
 
 def call_passing(code: str, keyword: str, lineno: int | None = None) -> str | None:
@@ -172,12 +182,13 @@ def without_keyword(code: str, keyword: str, lineno: int | None = None, *, same_
              for k in node.keywords if k.arg and k.arg.lower() == keyword.lower()]
     if not found:
         return None
-    call, kw = next(((n, k) for n, k in found if lineno and n.lineno <= lineno <= (n.end_lineno or n.lineno)), found[0])
+    call = _on_line_first([n for n, _ in found], lineno)
+    kw = next(k for n, k in found if n is call)
     fixed = _cut(code, kw)
-    method = (call_name(call.func) or "").split(".")[-1]
+    method = _method(call)
     while fixed is not None and same_method:
         tree = parse(fixed)
-        more = [k for node in ast.walk(tree) if isinstance(node, ast.Call) and (call_name(node.func) or "").split(".")[-1] == method
+        more = [k for node in ast.walk(tree) if isinstance(node, ast.Call) and _method(node) == method
                 for k in node.keywords if k.arg and k.arg.lower() == keyword.lower()]
         if not more:
             break
@@ -194,11 +205,10 @@ def with_call_edited(code: str, func_name: str, lineno: int | None = None, *, me
     tree = parse(code)
     if tree is None:
         return None
-    calls = [node for node in ast.walk(tree)
-             if isinstance(node, ast.Call) and (call_name(node.func) or "").split(".")[-1] == func_name]
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and _method(node) == func_name]
     if not calls:
         return None
-    call = next((n for n in calls if lineno and n.lineno <= lineno <= (n.end_lineno or n.lineno)), calls[0])
+    call = _on_line_first(calls, lineno)
     drop, rename = drop or {}, rename or {}
     edited = ast.Call(func=call.func, args=call.args, keywords=[])
     for kw in call.keywords:
