@@ -118,7 +118,7 @@ def _step(req: Requirement, fmt: str, spatial: bool) -> list[str]:
         if allowed and not any(t.startswith("Multi") for t in allowed):
             return ["_mend = _mend.explode(index_parts=False).reset_index(drop=True)"]
         return []
-    if req.kind == "geometries_unique":  # the row the request keeps of each duplicate, else the first in the file
+    if req.kind == "geometries_unique" and p.get("keep") != "as_requested":  # the request's row, else the first
         return [*_kept_first(p), "_mend = _mend[~_mend.geometry.normalize().to_wkb().duplicated()]"]
     if req.kind == "rfc7946_winding":
         return ["_mend = _mend.set_geometry(gpd.GeoSeries(shapely.orient_polygons(_mend.geometry.values, exterior_cw=False), "

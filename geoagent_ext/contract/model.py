@@ -38,7 +38,8 @@ Kind = Literal[
     "measure_units",       # params.name, measure (area|length|perimeter), unit, input: each value is the feature's
                            # geodesic measure in that unit (its own geometry, or its input feature's by a key)
     "non_empty",           # params.name: no null or empty value
-    "unique",              # params.name: no duplicate value (params.keep_by, keep: min|max — the row the request keeps)
+    "unique",              # params.name: no duplicate value (params.keep_by, keep: min|max — the row the request keeps;
+                           # keep: as_requested — a rule only the model can follow, no mend)
     "sorted",              # params.name, params.descending
     "rows_as_input",       # params.input: as many rows as that input file has features
     "values_from_input",   # params.name, params.input: every value occurs in that input's column

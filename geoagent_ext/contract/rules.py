@@ -252,6 +252,12 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
 _KEEP = re.compile(r"\bkeep(?:ing)?\s+(?:only\s+)?the\s+(?:record|row|feature|entry|one|version|copy)\s+with\s+the\s+"
                    r"(?P<which>earliest|oldest|first|lowest|smallest|minimum|latest|newest|most\s+recent|last|highest|"
                    r"largest|biggest|maximum)\s+`?(?P<column>[A-Za-z_]\w*)`?", re.IGNORECASE)
+# "keep the most complete record", "retain the copy with the larger area": a rule for which stays
+_KEEP_SAID = re.compile(r"\b(keep|keeping|retain|retaining|prefer|preferring)\b[^.;]{0,80}\bduplicat|"
+                        r"\bduplicat[^.;]{0,80}\b(keep|keeping|retain|retaining|prefer|preferring)\b", re.IGNORECASE)
+# "keeping one copy", "keep the first occurrence": any one of them (the mend's first in the file)
+_KEEP_ANY = re.compile(r"\b(keep|keeping|retain|retaining)\s+(only\s+)?(one|a\s+single|the\s+first)(\s+(copy|record|row|"
+                       r"feature|occurrence|entry))?(\s+of\s+each)?\b(?!\s+(with|whose|that|which|having))", re.IGNORECASE)
 _KEEP_MIN = ("earliest", "oldest", "first", "lowest", "smallest", "minimum")
 
 
@@ -259,14 +265,21 @@ def _keep_rule(b: _Builder, request: str) -> None:
     """"When duplicates exist, keep the record with the earliest `record_seq`": which of the
     duplicates stays, for the mend of a uniqueness requirement (``keep_by``, ``keep``: min | max).
     The check is the same (the values or geometries are unique); the mend keeps that row, not the
-    first in the file."""
+    first in the file. A rule stated in other words ("keep the most complete record") is shown as a
+    note and leaves the duplicates to the model: a mend keeping the first would pass a wrong file."""
+    uniqueness = [r for r in b.requirements if r.kind in ("geometries_unique", "unique")]
     m = _KEEP.search(request)
-    if not m:
-        return
-    keep = "min" if m.group("which").lower() in _KEEP_MIN else "max"
-    for req in b.requirements:
-        if req.kind in ("geometries_unique", "unique"):
+    if m:
+        keep = "min" if m.group("which").lower() in _KEEP_MIN else "max"
+        for req in uniqueness:
             req.params.update(keep_by=m.group("column"), keep=keep)
+        return
+    said = next((s for s in _SENTENCE.split(request) if _KEEP_SAID.search(s) and not _KEEP_ANY.search(s)), None)
+    if said and uniqueness:  # a rule the request states but these rules cannot read: the model's, and shown
+        for req in uniqueness:
+            req.params["keep"] = "as_requested"
+        b.add(uniqueness[0].output, "note", f"of each set of duplicates, the one kept is the one the request says: "
+                                            f"\"{said.strip()[:200]}\"")
 
 
 def _ticked_list_after(sentence: str, word: re.Pattern) -> list[str]:

@@ -148,3 +148,23 @@ def test_metres_labelled_as_degrees_are_relabelled_not_reprojected(tmp_path):
     _run_mends(contract, "out.gpkg", tmp_path)
     out = gpd.read_file(tmp_path / "out.gpkg")
     assert out.crs.to_epsg() == 3460 and out.geometry.geom_equals_exact(metres.geometry, 1e-6).all()
+
+
+def test_a_keep_rule_the_rules_cannot_read_is_a_note_and_not_mended(tmp_path):
+    """"Keep the most complete record" names which duplicate stays in words no rule reads: keeping
+    the first in the file would pass the uniqueness check with the wrong rows, so the mend does not
+    run, and the rule is shown as a requirement no code checks."""
+    contract = derive_contract("Remove duplicate geometries, keeping the most complete record of each. "
+                               "Write `parcels.geojson` with no duplicate geometries.", ["parcels.geojson"])
+    uniq = [r for r in contract.requirements if r.kind == "geometries_unique"]
+    notes = [r for r in contract.requirements if r.kind == "note"]
+    assert uniq and uniq[0].params["keep"] == "as_requested"
+    assert len(notes) == 1 and "most complete record" in notes[0].text and not notes[0].checkable
+    assert mend_code(contract, "parcels.geojson", uniq) is None
+    # The plain request (no rule) keeps the first, as before.
+    plain = derive_contract("Write `parcels.geojson` with no duplicate geometries.", ["parcels.geojson"])
+    assert mend_code(plain, "parcels.geojson", [r for r in plain.requirements if r.kind == "geometries_unique"])
+    for any_one in ("Drop duplicate geometries, keeping one copy of each.", "Keep the first occurrence of duplicates."):
+        contract = derive_contract(any_one + " Write `parcels.geojson` with no duplicate geometries.", ["parcels.geojson"])
+        assert not [r for r in contract.requirements if r.kind == "note"], any_one
+        assert mend_code(contract, "parcels.geojson", [r for r in contract.requirements if r.kind == "geometries_unique"])
