@@ -5,14 +5,18 @@ wrap single parts into the multi-part
 type asked for (or split them), drop null, empty or repeated geometries, repair invalid ones,
 orient rings by RFC 7946, drop a WKT column that repeats the geometry, keep one row per value of
 a column where the request says which ("keep the record with the earliest `record_seq`"), store a
-column as the type asked for, sort the rows.
+column as the type asked for, sort the rows; count the points inside each polygon and take a rate
+over that count, both by their definition.
 
 The agent appends it to the step that wrote the file (or runs it as the closing step) without
 asking the model: the 1.5B, told "every feature is a MultiPolygon", wrote
 ``to_multi_polygon()`` four times (cairo-dedup at d518539). The mend reads the file back,
 changes only what the requirements name, and writes it in the same format; its trial and the
-contract's check on the real file decide whether it is kept. Requirements whose values must be
-computed (areas, counts, lon/lat) are not mechanical: they stay the model's, with their advice.
+contract's check on the real file decide whether it is kept. Values whose computation needs a
+choice (areas in which CRS, lon/lat of what) stay the model's, with their advice; a count of
+points per polygon has one definition (example 01 at 36eafa3: the 1.5B wrote the total, 49, on
+every district's row and then lost the variable it had counted into), so its mend counts them
+(``within``, the check's first predicate) and recomputes the rates over that count.
 A GeoPackage whose layers the request names after geometry kinds ("points", "lines", "polygons")
 is read whole and written back one kind per layer; with other layer names it gets no mend.
 """
@@ -36,6 +40,10 @@ _GEOMETRY_KINDS = ("crs_epsg", "crs_projected_metres", "geometries_present", "ge
 # In this order: a cast before the sort that reads it. ("Holds integers" is not mended: decimals or
 # missing values need the model's judgement — round? 0? — and a cast that fails costs an attempt.)
 _TABLE_KINDS = ("unique", "dtype", "sorted")
+_VALUE_KINDS = ("point_counts", "density")  # after the geometry, before a cast or a sort that reads them
+# A key as the check compares it across files: 3, 3.0, "3" and "03" alike.
+_KEY = ("_key = lambda v: (lambda t: str(int(float(t))) if t.replace('.', '', 1).lstrip('-').isdigit() "
+        "and float(t).is_integer() else t)(str(v).strip())")
 
 
 def mend_code(contract: Contract, path: str, failed: list[Requirement]) -> tuple[str, list[Requirement]] | None:
@@ -50,8 +58,8 @@ def mend_code(contract: Contract, path: str, failed: list[Requirement]) -> tuple
         return None
     lines: list[str] = []
     mended: list[Requirement] = [layers] if layers is not None and layers in failed else []
-    for kind in _GEOMETRY_KINDS + _TABLE_KINDS:
-        for req in [r for r in failed if r.kind == kind]:
+    for kind in _GEOMETRY_KINDS + _VALUE_KINDS + _TABLE_KINDS:
+        for req in [r for r in failed if r.kind == kind] + _rates_over(contract, path, mended, failed, kind):
             step = _step(req, fmt, spatial)
             if step:
                 lines += step
@@ -65,15 +73,43 @@ def mend_code(contract: Contract, path: str, failed: list[Requirement]) -> tuple
         read = f"pd.concat([gpd.read_file({path!r}, layer=n) for n in gpd.list_layers({path!r})['name']], ignore_index=True)"
         write = "\n".join(["import os", f"os.remove({path!r})", f"for _layer, _kinds in {by_kind!r}.items():",
                            f"    _mend[_mend.geom_type.isin(_kinds)].to_file({path!r}, layer=_layer, driver='GPKG')"])
+    counted = spatial or any(r.kind == "point_counts" for r in mended)
     code = "\n".join([f"# Mend `{path}` for the contract: {said}",
-                      "import geopandas as gpd" if spatial else "import pandas as pd",
-                      *(["import pandas as pd", "import shapely"] if spatial else []),
+                      *(["import geopandas as gpd", "import shapely"] if counted else []), "import pandas as pd",
                       f"_mend = {read}", *lines, write, f"print('mended {path}:', len(_mend), 'rows')"])
     return code, mended
 
 
 _KIND_WORDS = {"point": ["Point", "MultiPoint"], "line": ["LineString", "MultiLineString"],
                "polygon": ["Polygon", "MultiPolygon"]}
+
+
+def _rates_over(contract: Contract, path: str, mended: list[Requirement], failed: list[Requirement],
+                kind: str) -> list[Requirement]:
+    """The rates over a count the mend has just recomputed: they held over the old count and
+    would fail over the new one."""
+    if kind != "density":
+        return []
+    counts = {r.params.get("name") for r in mended if r.kind == "point_counts"}
+    return [r for r in contract.for_output(path) if r.kind == "density" and r not in failed and r.params.get("count") in counts]
+
+
+def _point_counts(p: dict, spatial: bool) -> list[str]:
+    """The points inside each polygon: the file's own polygons, else the polygons input's, carried
+    to the file's rows by the key they share (a row whose key no polygon has fails the trial)."""
+    name, points, polygons, key = (str(p.get(k) or "") for k in ("name", "points", "polygons", "key"))
+    if not (name and points and polygons) or not (spatial or key):
+        return []
+    read = {f: (_GEO_READ.get(file_format(f)) or "gpd.read_file({p!r})").format(p=f) for f in (points, polygons)}
+    own = "_mend.crs is not None and len(_mend) and set(_mend.geom_type.dropna()) <= {'Polygon', 'MultiPolygon'}"
+    lines = [f"_polys = _mend if {own} else {read[polygons]}" if spatial else f"_polys = {read[polygons]}",
+             f"_inside = shapely.STRtree(_polys.geometry.values).query({read[points]}.to_crs(_polys.crs).geometry.values, "
+             "predicate='within')[1]",
+             "_n = pd.Series(_inside).value_counts().reindex(range(len(_polys)), fill_value=0).astype(int).tolist()"]
+    if not key:  # only the file's own polygons can take the counts
+        return lines + ["assert _polys is _mend, 'no key to carry the counts to the rows'", f"_mend[{name!r}] = _n"]
+    return lines + [_KEY, f"_by_key = dict(zip(map(_key, _polys[{key!r}]), _n))",
+                    f"_mend[{name!r}] = _n if _polys is _mend else [_by_key[_key(v)] for v in _mend[{key!r}]]"]
 
 
 def _layers_by_kind(names: list[str]) -> dict[str, list[str]] | None:
@@ -127,6 +163,11 @@ def _step(req: Requirement, fmt: str, spatial: bool) -> list[str]:
         return [f"_mend = _mend.drop(columns=[{str(p['name'])!r}], errors='ignore')"]
     if req.kind == "unique" and p.get("name") and p.get("keep_by"):  # which row stays is the request's, not ours
         return [*_kept_first(p), f"_mend = _mend.drop_duplicates({str(p['name'])!r})"]
+    if req.kind == "point_counts":
+        return _point_counts(p, spatial)
+    if req.kind == "density" and all(p.get(k) for k in ("name", "count", "measure", "factor")):
+        return [f"_mend[{str(p['name'])!r}] = pd.to_numeric(_mend[{str(p['count'])!r}]) / "
+                f"pd.to_numeric(_mend[{str(p['measure'])!r}]) * {float(p['factor'])!r}"]
     if req.kind == "dtype" and fmt in _TYPED:
         return _cast(p, spatial)
     if req.kind == "sorted" and p.get("name"):

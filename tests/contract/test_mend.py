@@ -168,3 +168,45 @@ def test_a_keep_rule_the_rules_cannot_read_is_a_note_and_not_mended(tmp_path):
         contract = derive_contract(any_one + " Write `parcels.geojson` with no duplicate geometries.", ["parcels.geojson"])
         assert not [r for r in contract.requirements if r.kind == "note"], any_one
         assert mend_code(contract, "parcels.geojson", [r for r in contract.requirements if r.kind == "geometries_unique"])
+
+
+def test_counts_per_polygon_are_counted_and_their_rate_recomputed(tmp_path):
+    """Example 01 at 36eafa3: the 1.5B wrote the total station count on every district's row (the
+    rate over it held, computed from the wrong count). A count of points per polygon has one
+    definition: the mend counts them by location, carries them to the rows by the key the file
+    shares with the polygons ("01" and 1 alike), and recomputes the rate over the new count."""
+    from shapely.geometry import Point, box
+
+    from .test_checks import input_facts
+    districts = gpd.GeoDataFrame({"code": ["01", "02", "03"], "name": ["Mitte", "Nord", "Leer"]},
+                                 geometry=[box(0, 0, 1000, 1000), box(1000, 0, 2000, 1000), box(2000, 0, 3000, 1000)],
+                                 crs=31287)
+    districts.to_file(tmp_path / "districts.geojson")
+    gpd.GeoDataFrame({"sid": range(5)}, geometry=[Point(1, 1), Point(2, 2), Point(3, 3), Point(1200, 5), Point(1500, 5)],
+                     crs=31287).to_crs(4326).to_file(tmp_path / "stations.geojson")
+    request = ("Count the stations of `stations.geojson` in every district of `districts.geojson` and write "
+               "`per_district.csv` with `code`, `name`, `area_km2`, `station_count` and `stations_per_km2`.")
+    contract = derive_contract(request, ["per_district.csv"], input_facts(tmp_path))
+    assert {"point_counts", "density"} <= {r.kind for r in contract.requirements}
+    pd.DataFrame({"code": [3, 1, 2], "name": ["Leer", "Mitte", "Nord"], "area_km2": [1.0, 1.0, 1.0],
+                  "station_count": [5, 5, 5], "stations_per_km2": [5.0, 5.0, 5.0]}).to_csv(tmp_path / "per_district.csv",
+                                                                                        index=False)
+    failed, mended = _run_mends(contract, "per_district.csv", tmp_path)
+    assert [r.kind for r in failed if r.kind in ("point_counts", "density")] == ["point_counts"]
+    assert {r.kind for r in mended} >= {"point_counts", "density"}  # the rate held over the wrong count
+    out = pd.read_csv(tmp_path / "per_district.csv")
+    assert list(out["station_count"]) == [0, 3, 2] and list(out["stations_per_km2"]) == [0.0, 3.0, 2.0]
+    assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
+    # A row whose key no district has: the mend's trial fails rather than invent a count.
+    pd.DataFrame({"code": [9], "name": ["?"], "area_km2": [1.0], "station_count": [5],
+                  "stations_per_km2": [5.0]}).to_csv(tmp_path / "per_district.csv", index=False)
+    import pytest
+    with pytest.raises(KeyError):
+        _run_mends(contract, "per_district.csv", tmp_path)
+    # The file's own polygons take their counts without a key.
+    counted = derive_contract(request.replace("per_district.csv", "counted.geojson"), ["counted.geojson"],
+                              input_facts(tmp_path))
+    districts.assign(area_km2=1.0, station_count=1, stations_per_km2=1.0).to_file(tmp_path / "counted.geojson")
+    _run_mends(counted, "counted.geojson", tmp_path)
+    out = gpd.read_file(tmp_path / "counted.geojson")
+    assert list(out["station_count"]) == [3, 2, 0] and list(out["stations_per_km2"]) == [3.0, 2.0, 0.0]
