@@ -103,6 +103,12 @@ def repair_line(requirement: Requirement, observed: str) -> str:
             and observed.startswith("EPSG:4326")):  # the frame may be right and the writer undo it
         how += ("; GDAL writes GeoJSON with RFC7946='YES' in EPSG:4326 whatever the frame's CRS, so write this "
                 "file without RFC7946 (cut at the antimeridian in an earlier file, if needed)")
+    as_type = str(requirement.params.get("as_type") or "")
+    if requirement.kind == "values_from_input" and as_type:  # a cast that changed the values, not only the type
+        cast = (f"pd.to_datetime(df[COLUMN], utc=True).dt.tz_localize(None).astype('datetime64[{as_type[10:-1] or 'us'}]')"
+                if as_type.startswith("timestamp[") else f"pd.to_numeric(df[COLUMN]).astype('{as_type}')")
+        how = (f"convert the input's own column once, just before writing: df[COLUMN] = {cast}; never through "
+               "integers or another unit (epoch numbers read back as nanoseconds are 1970 dates)")
     how = _filled(how, requirement)
     return f"`{requirement.output}` must satisfy: {requirement.text}. Seen: {observed}." + (f" How: {how}." if how else "")
 

@@ -5,7 +5,7 @@ wrap single parts into the multi-part
 type asked for (or split them), drop null, empty or repeated geometries, repair invalid ones,
 orient rings by RFC 7946, drop a WKT column that repeats the geometry, keep one row per value of
 a column where the request says which ("keep the record with the earliest `record_seq`"), store a
-column as the type asked for, sort the rows; count the points inside each polygon and take a rate
+column as the type asked for, sort the rows, keep only the columns a CSV lists; count the points inside each polygon and take a rate
 over that count, both by their definition.
 
 The agent appends it to the step that wrote the file (or runs it as the closing step) without
@@ -39,7 +39,7 @@ _GEOMETRY_KINDS = ("crs_epsg", "crs_projected_metres", "geometries_present", "ge
                    "geometries_unique", "rfc7946_winding", "geometry_once")
 # In this order: a cast before the sort that reads it. ("Holds integers" is not mended: decimals or
 # missing values need the model's judgement — round? 0? — and a cast that fails costs an attempt.)
-_TABLE_KINDS = ("unique", "dtype", "sorted")
+_TABLE_KINDS = ("columns", "unique", "dtype", "sorted")
 _VALUE_KINDS = ("point_counts", "density")  # after the geometry, before a cast or a sort that reads them
 # A key as the check compares it across files: 3, 3.0, "3" and "03" alike.
 _KEY = ("_key = lambda v: (lambda t: str(int(float(t))) if t.replace('.', '', 1).lstrip('-').isdigit() "
@@ -163,6 +163,8 @@ def _step(req: Requirement, fmt: str, spatial: bool) -> list[str]:
         return [f"_mend = _mend.drop(columns=[{str(p['name'])!r}], errors='ignore')"]
     if req.kind == "unique" and p.get("name") and p.get("keep_by"):  # which row stays is the request's, not ours
         return [*_kept_first(p), f"_mend = _mend.drop_duplicates({str(p['name'])!r})"]
+    if req.kind == "columns" and p.get("only") and not spatial:  # the listed ones, in their order; a missing one stays failing
+        return [f"_mend = _mend[[c for c in {list(map(str, p.get('names') or []))!r} if c in _mend.columns]]"]
     if req.kind == "point_counts":
         return _point_counts(p, spatial)
     if req.kind == "density" and all(p.get(k) for k in ("name", "count", "measure", "factor")):
@@ -191,7 +193,11 @@ def _cast(p: dict, spatial: bool) -> list[str]:
     dtype = str(p.get("dtype") or "").lower().replace(" ", "")
     if dtype.startswith("timestamp["):
         unit, _, zone = dtype[len("timestamp["):-1].partition(",tz=")
-        converted = "pd.to_datetime(_mend[c], utc=True)" + (f".dt.tz_convert({zone!r})" if zone else ".dt.tz_localize(None)")
+        # Numbers are epoch times in the unit their size says (1.7e12: milliseconds), not always nanoseconds.
+        unit_of = ("(None if not pd.api.types.is_numeric_dtype(_mend[c]) else ['s', 'ms', 'us', 'ns']"
+                   "[min(3, max(0, len(str(int(_mend[c].abs().median()))) - 10) // 3)])")
+        converted = f"pd.to_datetime(_mend[c], utc=True, unit={unit_of})" + \
+            (f".dt.tz_convert({zone!r})" if zone else ".dt.tz_localize(None)")
         cast = f"{converted}.astype('datetime64[{unit}{', ' + zone if zone else ''}]')"
     elif dtype in ("string", "large_string", "utf8", "text", "strings"):
         cast = "_mend[c].astype('string')"

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 # params.if_present: the requirement binds only an output that has the column (a defect rule's).
 Kind = Literal[
     "exists",              # the file exists and opens as its format
-    "columns",             # params.names: columns (tables/layers) or top-level keys (JSON)
+    "columns",             # params.names: columns (tables/layers) or top-level keys (JSON); params.only: no others
     "layers",              # params.names: layers of a GeoPackage
     "crs_epsg",            # params.epsg: the declared CRS is this EPSG code
     "crs_projected_metres",  # a projected CRS in metres whose area of use contains the data (params.advised_epsg:
@@ -42,7 +42,8 @@ Kind = Literal[
                            # keep: as_requested — a rule only the model can follow, no mend)
     "sorted",              # params.name, params.descending
     "rows_as_input",       # params.input: as many rows as that input file has features
-    "values_from_input",   # params.name, params.input: every value occurs in that input's column
+    "values_from_input",   # params.name, params.input: every value occurs in that input's column (params.as_type:
+                           # converted to that type: the same instants or numbers, none lost)
     "values_in",           # params.name, params.allowed: every value is one of these
     "pattern",             # params.name, params.regex: every value is written this way ("EPSG:NNNN")
     "geometries_present",  # no null or empty geometry

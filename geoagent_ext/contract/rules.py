@@ -218,7 +218,8 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
         for out in outs:
             fmt = file_format(out)
             names_output = any(_base(f) == _base(out) for f in _files(sentence))
-            fields = [f for f in _named_fields(sentence, exclude, input_columns, names_output) if f not in value_words]
+            part = _part_about(sentence, out, outs)
+            fields = [f for f in _named_fields(part, exclude, input_columns, names_output) if f not in value_words]
             layers = _ticked_list_after(sentence, _LAYER_WORD) if fmt == "gpkg" else []
             fields = [f for f in fields if f not in layers]
             if fields:
@@ -242,6 +243,8 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
     _point_count_rules(b, outputs, inputs, named)
     _density_rules(b)
     _keep_rule(b, request)
+    _exact_columns(b, request)
+    _converted_values(b, inputs)
     _provenance(b, inputs)
     _defect_rules(b, outputs, inputs)
     if _NUMERIC_WORDS.search(_FILE.sub(" ", request)):  # the request's words, not its file names
@@ -280,6 +283,26 @@ def _keep_rule(b: _Builder, request: str) -> None:
             req.params["keep"] = "as_requested"
         b.add(uniqueness[0].output, "note", f"of each set of duplicates, the one kept is the one the request says: "
                                             f"\"{said.strip()[:200]}\"")
+
+
+def _part_about(sentence: str, out: str, outs: list[str]) -> str:
+    """The words of a sentence naming several outputs that are about ``out``: from its name to the
+    next output's ("write `clean.gpkg` with no empty geometries and `audit.csv` with declared_crs":
+    declared_crs is the CSV's column, not the GeoPackage's). A part with nothing but a joining word
+    shares the next part ("`a.csv` and `b.csv` with code and name": both)."""
+    bases = {_base(o) for o in outs}
+    marks = [(m.start(), m.end(), _base(m.group(1))) for m in _FILE.finditer(sentence) if _base(m.group(1)) in bases]
+    if len(outs) < 2 or len({b for _, _, b in marks}) < 2:
+        return sentence
+    parts = [(base, sentence[end:marks[i + 1][0] if i + 1 < len(marks) else len(sentence)])
+             for i, (_, end, base) in enumerate(marks)]
+    mine = [i for i, (base, _) in enumerate(parts) if base == _base(out)]
+    if not mine:
+        return sentence
+    i = mine[0]
+    while i + 1 < len(parts) and re.fullmatch(r"[\s,;]*(and|or|as\s+well\s+as)?[\s,;]*", parts[i][1], re.IGNORECASE):
+        i += 1
+    return sentence[:marks[0][0]] + parts[i][1] if mine[0] == 0 else parts[i][1]
 
 
 def _ticked_list_after(sentence: str, word: re.Pattern) -> list[str]:
@@ -460,6 +483,18 @@ def _conversion_rules(b: _Builder, request: str, outputs: list[str], inputs: dic
                   input=source, rows=rows)
 
 
+def _converted_values(b: _Builder, inputs: dict[str, dict]) -> None:
+    """"`recorded_at` as `timestamp[us]`" of a column one input has: stored in that type, its
+    values are still the input's (nyc-wkt at 36eafa3: epoch milliseconds cast as nanoseconds passed
+    the type check with 1970 dates). Text types need no such check: any value has a text."""
+    for req in [r for r in b.requirements if r.kind == "dtype" and r.params.get("name")]:
+        name, dtype = str(req.params["name"]), str(req.params["dtype"]).lower()
+        holders = [p for p, facts in inputs.items() if name in (facts.get("columns") or [])]
+        if len(holders) == 1 and dtype.startswith(("timestamp", "datetime", "date", "int", "uint", "float", "double")):
+            b.add(req.output, "values_from_input", f"`{name}` keeps the values of `{holders[0]}`, converted to {dtype} "
+                  "(the same instants or numbers)", name=name, input=holders[0], as_type=dtype)
+
+
 def _keeps(b: _Builder, out: str, name: str | None, inputs: dict[str, dict], required: bool = True) -> None:
     """``name`` is carried from the one input that has it: the output has it (unless not
     ``required``), with that input's values."""
@@ -493,6 +528,24 @@ def _input_for(noun: str, candidates: Iterable[str]) -> str | None:
     if len(matching) == 1:
         return matching[0]
     return candidates[0] if len(candidates) == 1 else None
+
+
+# "keep all the other attributes", "plus the original fields": more columns than the ones listed
+_MORE_COLUMNS = re.compile(r"\b(all|other|original|input|existing|remaining)\s+(the\s+)?(other\s+|original\s+|input\s+|"
+                            r"source\s+|existing\s+)?(columns|attributes|fields|properties)\b|\bplus\b|\bin\s+addition\b|"
+                           r"\bas\s+well\s+as\b|\balong\s+with\b|\bamong\s+others\b|\bsuch\s+as\b|\be\.g\.", re.IGNORECASE)
+
+
+def _exact_columns(b: _Builder, request: str) -> None:
+    """A CSV whose columns the request lists has those columns and no others (``params.only``):
+    the geometry written as WKT beside them, or the row index as ``Unnamed: 0``, is not what
+    "write `summary.csv` with code, name and count" asked for (example 01's file had a `geometry`
+    column). Not when the request keeps more ("all the original attributes", "plus")."""
+    if _MORE_COLUMNS.search(_FILE.sub(" ", request)):
+        return
+    for req in [r for r in b.requirements if r.kind == "columns" and file_format(r.output) == "csv"]:
+        req.params["only"] = True
+        req.text = req.text.replace("has the columns", "has exactly the columns", 1)
 
 
 def _provenance(b: _Builder, inputs: dict[str, dict]) -> None:
@@ -717,6 +770,9 @@ def user_requirement(output: str, text: str, inputs: dict[str, dict] | None = No
     cannot turn into a check stays a note: shown, reported "not verified", never passed."""
     parsed = derive_contract(f"Write `{output}`: {text.strip()}", [output], inputs)
     typed = [r for r in parsed.requirements if r.kind != "exists"]
+    for r in typed:  # the user's words decide: "has the columns a, b" allows others, "exactly" does not
+        if r.kind == "columns" and not re.search(r"\b(exactly|only)\b", text, re.IGNORECASE):
+            r.params.pop("only", None)
     if not typed:
         return [Requirement(id=req_id, output=output, text=text.strip(), kind="note", origin="user")]
     return [r.model_copy(update={"id": f"{req_id}{'abcdefgh'[i]}" if len(typed) > 1 else req_id, "origin": "user",

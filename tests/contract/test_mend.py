@@ -71,7 +71,7 @@ def test_geojson_rings_are_oriented_and_a_value_to_compute_is_left_to_the_model(
 def test_no_mend_for_what_has_no_mechanical_remedy_or_layers_not_named_for_geometry_kinds():
     contract = derive_contract("Write `s.json` with `count`; write `t.csv` with `area_km2`.", ["s.json", "t.csv"])
     assert mend_code(contract, "s.json", contract.for_output("s.json")) is None
-    assert mend_code(contract, "t.csv", contract.for_output("t.csv")) is None
+    assert mend_code(contract, "t.csv", [r for r in contract.for_output("t.csv") if r.kind != "columns"]) is None
     layered = derive_contract("Write `out.gpkg` with layers `roads` and `parcels`, every feature single-part.", ["out.gpkg"])
     assert "layers" in {r.kind for r in layered.requirements}
     assert mend_code(layered, "out.gpkg", layered.for_output("out.gpkg")) is None
@@ -134,7 +134,7 @@ def test_of_duplicates_the_mend_keeps_the_row_the_request_says(tmp_path):
     assert list(out["record_seq"]) == [3, 5]
     # Without a rule for which stays, a repeated value is the model's to resolve.
     plain = derive_contract("Write `t.csv` with `parcel_id` unique.", ["t.csv"])
-    assert mend_code(plain, "t.csv", plain.requirements) is None
+    assert mend_code(plain, "t.csv", [r for r in plain.requirements if r.kind != "columns"]) is None
 
 
 def test_metres_labelled_as_degrees_are_relabelled_not_reprojected(tmp_path):
@@ -210,3 +210,59 @@ def test_counts_per_polygon_are_counted_and_their_rate_recomputed(tmp_path):
     _run_mends(counted, "counted.geojson", tmp_path)
     out = gpd.read_file(tmp_path / "counted.geojson")
     assert list(out["station_count"]) == [3, 2, 0] and list(out["stations_per_km2"]) == [3.0, 2.0, 0.0]
+
+
+def test_a_csv_keeps_only_the_columns_the_request_lists_in_their_order(tmp_path):
+    """Example 01 at 36eafa3 wrote its summary with a `geometry` column beside the five asked for.
+    A CSV whose columns the request lists has exactly those (an index written as `Unnamed: 0` is
+    not one of them); the mend keeps the listed ones in the listed order. "Plus the original
+    attributes" asks for more, and a column the file lacks is left failing, for the model."""
+    contract = derive_contract("Write `t.csv` with `code`, `name` and `n`.", ["t.csv"])
+    [cols] = [r for r in contract.requirements if r.kind == "columns"]
+    assert cols.params["only"] and cols.text.startswith("has exactly the columns")
+    pd.DataFrame({"Unnamed: 0": [0], "n": [3], "geometry": ["POINT (1 2)"], "name": ["a"], "code": ["01"]}).to_csv(
+        tmp_path / "t.csv", index=False)
+    passed, observed = check(contract, tmp_path)[cols.text]
+    assert not passed and observed == "also has ['Unnamed: 0', 'geometry'], not asked for"
+    _run_mends(contract, "t.csv", tmp_path)
+    assert (tmp_path / "t.csv").read_text().splitlines() == ["code,name,n", "01,a,3"]
+    assert all(ok for ok, _ in check(contract, tmp_path).values())
+    more = derive_contract("Write `t.csv` with `code` and `n`, plus the original attributes.", ["t.csv"])
+    assert not [r for r in more.requirements if r.params.get("only")]
+    pd.DataFrame({"code": ["01"], "geometry": ["POINT (1 2)"]}).to_csv(tmp_path / "t.csv", index=False)
+    _run_mends(contract, "t.csv", tmp_path)
+    passed, observed = check(contract, tmp_path)[cols.text]
+    assert not passed and observed.startswith("missing ['name', 'n']")
+    assert (tmp_path / "t.csv").read_text().splitlines() == ["code", "01"]
+
+
+def test_a_time_column_cast_from_numbers_keeps_the_input_instants(tmp_path):
+    """nyc-wkt at 36eafa3: the 1.5B stored `recorded_at` as epoch milliseconds; the cast to
+    `timestamp[us]` read them as nanoseconds and wrote 1970 dates, which passed the type check and
+    the run said `succeeded`. A converted column keeps the input's values (a requirement of its
+    own), and numbers are read in the epoch unit their size says."""
+    from shapely.geometry import Point
+
+    from .test_checks import input_facts
+    pd.DataFrame({"id": ["a", "b"], "recorded_at": ["2024-01-01T00:00:00Z", "2024-01-12T07:13:17Z"],
+                  "unit_count": ["0", "3"], "geometry_wkt": ["POINT (1 2)", "POINT (3 4)"]}).to_csv(tmp_path / "in.csv", index=False)
+    contract = derive_contract("Convert `in.csv` to `out.geoparquet`: `recorded_at` as `timestamp[us]`, `unit_count` as "
+                               "`int32`.", ["out.geoparquet"], input_facts(tmp_path))
+    kept = [r for r in contract.requirements if r.kind == "values_from_input" and r.params.get("as_type")]
+    assert sorted(r.params["name"] for r in kept) == ["recorded_at", "unit_count"]
+    millis = pd.to_datetime(pd.Series(["2024-01-01T00:00:00Z", "2024-01-12T07:13:17Z"])).astype("int64") // 1_000_000
+    frame = gpd.GeoDataFrame({"id": ["a", "b"], "recorded_at": millis, "unit_count": [0, 3]},
+                             geometry=[Point(1, 2), Point(3, 4)], crs=4326)
+    frame.assign(recorded_at=pd.to_datetime(millis).astype("datetime64[us]")).to_parquet(tmp_path / "out.geoparquet")
+    [times] = [r for r in kept if r.params["name"] == "recorded_at"]
+    passed, observed = check(contract, tmp_path)[times.text]
+    assert not passed and "1970-01-01" in observed and "2024-01-01T00:00:00+00:00" in observed  # the type alone held
+    frame.to_parquet(tmp_path / "out.geoparquet")  # the numbers themselves, as the step wrote them
+    _run_mends(contract, "out.geoparquet", tmp_path)
+    out = gpd.read_parquet(tmp_path / "out.geoparquet")
+    assert [str(t) for t in out["recorded_at"]] == ["2024-01-01 00:00:00", "2024-01-12 07:13:17"]
+    assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
+    from geoagent_ext.contract.advice import repair_line
+    frame.assign(recorded_at=pd.to_datetime(millis).astype("datetime64[us]")).to_parquet(tmp_path / "out.geoparquet")
+    line = repair_line(times, check(contract, tmp_path)[times.text][1])
+    assert "df['recorded_at'] = pd.to_datetime(df['recorded_at'], utc=True).dt.tz_localize(None).astype('datetime64[us]')" in line

@@ -210,3 +210,17 @@ def test_a_bbox_of_the_whole_layer_and_a_value_per_group_are_read_from_the_names
     assert [r.params for r in both.requirements if r.kind == "bbox"] == [{"name": "bbox"}]
     table = derive_contract("From `sites.csv` write `s.csv` with `count_per_area`.", ["s.csv"], facts)
     assert not [r for r in table.requirements if r.kind == "group_keys"]
+
+
+def test_a_sentence_naming_two_outputs_gives_each_its_own_columns():
+    """"Write `clean.gpkg` with no empty geometries, and `audit.csv` with declared_crs": the
+    column is the CSV's; the GeoPackage was required to have it too before. Outputs joined by "and"
+    before one list share it."""
+    def columns(request, outputs):
+        return {r.output: r.params["names"] for r in derive_contract(request, outputs).requirements if r.kind == "columns"}
+    assert columns("Write `clean.gpkg` with no empty geometries, and `audit.csv` with `declared_crs`.",
+                   ["clean.gpkg", "audit.csv"]) == {"audit.csv": ["declared_crs"]}
+    assert columns("Write `a.csv` with `code` and `b.csv` with `name`.", ["a.csv", "b.csv"]) == \
+        {"a.csv": ["code"], "b.csv": ["name"]}
+    assert columns("Write `a.csv` and `b.csv` with columns `code` and `name`.", ["a.csv", "b.csv"]) == \
+        {"a.csv": ["code", "name"], "b.csv": ["code", "name"]}

@@ -489,6 +489,35 @@ def _contract_strings(values):
     return [str(v) for v in (values.tolist() if hasattr(values, "tolist") else values)]
 
 
+def _contract_converted_values(name, params, mine, theirs):
+    """(passed, observed) of a column converted to another type: it holds the input's values in
+    that type — the same instants (a naive time read as UTC; numbers are not instants: epoch
+    milliseconds read as nanoseconds made 1970 dates, nyc-wkt at 36eafa3) or the same numbers —
+    and loses none of them."""
+    import pandas as pd
+    dtype = str(params["as_type"]).lower()
+    if dtype.startswith(("timestamp", "datetime", "date")):
+        if pd.api.types.is_numeric_dtype(mine):
+            return False, f"`{name}` holds numbers ({str(mine.dtype)}), not the times of {params['input']}"
+        got = pd.to_datetime(mine, utc=True, errors="coerce")
+        want = pd.to_datetime(theirs, utc=True, errors="coerce", format="mixed") \
+            if not pd.api.types.is_numeric_dtype(theirs) else pd.Series([], dtype="datetime64[ns, UTC]")
+        show = lambda v: v.isoformat()  # noqa: E731
+    else:
+        got, want = pd.to_numeric(mine, errors="coerce"), pd.to_numeric(theirs, errors="coerce")
+        show = lambda v: f"{v:g}"  # noqa: E731
+    known = set(want.dropna().tolist())
+    foreign = [v for v in got.dropna().tolist() if v not in known]
+    lost = int(got.isna().sum()) - int(want.isna().sum())
+    said = []
+    if foreign:
+        said.append(f"{len(foreign)} of {len(got)} values are none of {params['input']}'s, e.g. {show(foreign[0])}"
+                    + (f" (it has {show(min(known))} … {show(max(known))})" if known else ""))
+    if lost > 0:
+        said.append(f"{lost} value(s) more are missing than in {params['input']}")
+    return not said, f"`{name}`: " + ("; ".join(said) if said else f"every value is one of {params['input']}'s, as {dtype}")
+
+
 def _contract_check_table(kind, params, data, sources=None):
     """(passed, observed) of one requirement on one table/layer or JSON document. ``sources``:
     input files already read in this check (several requirements may read the same input)."""
@@ -502,7 +531,10 @@ def _contract_check_table(kind, params, data, sources=None):
         if hasattr(data, "geometry") and not isinstance(data, dict):
             have.add("geometry")
         missing = [n for n in params.get("names", []) if n not in have]
-        return not missing, (f"missing {missing}; it has {sorted(have)[:15]}" if missing else "all present")
+        extra = sorted(have - set(params.get("names", []))) if params.get("only") else []
+        said = ([f"missing {missing}; it has {sorted(have)[:15]}"] if missing else []) + \
+            ([f"also has {extra[:10]}, not asked for"] if extra else [])
+        return not said, "; ".join(said) or "all present"
     if kind in _CONTRACT_GEOMETRY_KINDS and (isinstance(data, dict) or not _contract_has_geometry(data)):
         return False, "no geometry in the file"
     if kind in ("crs_epsg", "crs_projected_metres", "geometry_types"):
@@ -659,6 +691,8 @@ def _contract_check_table(kind, params, data, sources=None):
         src = _contract_input(params["input"], sources)
         if params["name"] not in getattr(src, "columns", []):
             return False, f"`{name}` is not in {params['input']}"
+        if params.get("as_type") and not isinstance(data, dict):
+            return _contract_converted_values(name, params, value, src[params["name"]])
         allowed = set(map(str, src[params["name"]].dropna().tolist()))
         seq = _contract_strings(value)
         foreign = [v for v in seq if v not in allowed]
