@@ -197,12 +197,16 @@ def test_counts_per_polygon_are_counted_and_their_rate_recomputed(tmp_path):
     out = pd.read_csv(tmp_path / "per_district.csv")
     assert list(out["station_count"]) == [0, 3, 2] and list(out["stations_per_km2"]) == [0.0, 3.0, 2.0]
     assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
-    # A row whose key no district has: the mend's trial fails rather than invent a count.
+    # A row whose key no district has: no count is invented for it; a file without the measure
+    # still gets its counts (one mend that cannot apply leaves the others).
     pd.DataFrame({"code": [9], "name": ["?"], "area_km2": [1.0], "station_count": [5],
                   "stations_per_km2": [5.0]}).to_csv(tmp_path / "per_district.csv", index=False)
-    import pytest
-    with pytest.raises(KeyError):
-        _run_mends(contract, "per_district.csv", tmp_path)
+    _run_mends(contract, "per_district.csv", tmp_path)
+    assert list(pd.read_csv(tmp_path / "per_district.csv")["station_count"]) == [5]
+    pd.DataFrame({"code": ["02", "01"], "name": ["Nord", "Mitte"], "station_count": [5, 5]}).to_csv(
+        tmp_path / "per_district.csv", index=False)
+    _run_mends(contract, "per_district.csv", tmp_path)
+    assert list(pd.read_csv(tmp_path / "per_district.csv")["station_count"]) == [2, 3]
     # The file's own polygons take their counts without a key.
     counted = derive_contract(request.replace("per_district.csv", "counted.geojson"), ["counted.geojson"],
                               input_facts(tmp_path))
