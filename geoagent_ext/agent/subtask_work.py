@@ -254,13 +254,8 @@ class SubtaskWork:
         checks = await run_probe(self.run.kernel, "check_result", info.assigned, info.written_files, fields,
                                  self.run.empty_input_columns)
         warnings = list((checks or {}).get("warnings", []))
-        degrees = measured_in_degrees(stderr)
-        if degrees:
-            named = self.run.crs_advice.for_purpose("area" if "area" in degrees else "distance")
-            warnings.append(degrees + (f" The CRS advisor's choice for this data: {named}." if named else ""))
-        mismatch = crs_mismatch(stderr)
-        if mismatch:
-            warnings.append(mismatch)
+        measured: list[bool] = []  # the written files' measure requirements, held or not
+        contract_warnings: list[str] = []
         deliverables = self.run.deliverables
         if deliverables is not None:  # the contract's requirements of the deliverables this subtask wrote
             written = deliverables.outputs_written_by(info.written_files)
@@ -270,11 +265,19 @@ class SubtaskWork:
                 later = {p for p in written if written_later(descriptions, self.index, p)}
                 own = [(r, res) for r, res in pairs if r.output not in later]
                 self.failed_requirements = [r for r, res in own if not res.passed]
-                warnings += deliverables.failures(own, advice=self.run.crs_advice.for_purpose)
+                measured = [res.passed for r, res in own if r.kind == "measure_units"]
+                contract_warnings = deliverables.failures(own, advice=self.run.crs_advice.for_purpose)
                 if any(not res.passed for r, res in pairs if r.output in later):
                     self.run.progress(f"{', '.join(sorted(later))}: not final yet — a later step writes it, "
                                       "and its requirements are checked again then", self.subtask.id)
-        return warnings
+        degrees = measured_in_degrees(stderr)
+        if degrees and not (measured and all(measured)):  # a measure the file shows right (a mend redid it) stands
+            named = self.run.crs_advice.for_purpose("area" if "area" in degrees else "distance")
+            warnings.append(degrees + (f" The CRS advisor's choice for this data: {named}." if named else ""))
+        mismatch = crs_mismatch(stderr)
+        if mismatch:
+            warnings.append(mismatch)
+        return warnings + contract_warnings
 
     def mended(self, code: str) -> str | None:
         """``code`` followed by the mechanical mends (``contract.mend``) of the requirements its

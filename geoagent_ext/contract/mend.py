@@ -40,7 +40,9 @@ _GEOMETRY_KINDS = ("crs_epsg", "crs_projected_metres", "geometries_present", "ge
 # In this order: a cast before the sort that reads it. ("Holds integers" is not mended: decimals or
 # missing values need the model's judgement — round? 0? — and a cast that fails costs an attempt.)
 _TABLE_KINDS = ("columns", "unique", "dtype", "sorted")
-_VALUE_KINDS = ("point_counts", "density")  # after the geometry, before a cast or a sort that reads them
+# After the geometry, before a cast or a sort that reads them: counts first (they may rebuild the
+# rows), then measures by the rows' keys, then the rates over both.
+_VALUE_KINDS = ("point_counts", "measure_units", "density")
 # A key as the check compares it across files: 3, 3.0, "3" and "03" alike.
 _KEY = ("_key = lambda v: (lambda t: str(int(float(t))) if t.replace('.', '', 1).lstrip('-').isdigit() "
         "and float(t).is_integer() else t)(str(v).strip())")
@@ -58,9 +60,10 @@ def mend_code(contract: Contract, path: str, failed: list[Requirement]) -> tuple
         return None
     lines: list[str] = []
     mended: list[Requirement] = [layers] if layers is not None and layers in failed else []
+    columns = [str(n) for r in contract.for_output(path) if r.kind == "columns" for n in r.params.get("names") or []]
     for kind in _GEOMETRY_KINDS + _VALUE_KINDS + _TABLE_KINDS:
         for req in [r for r in failed if r.kind == kind] + _rates_over(contract, path, mended, failed, kind):
-            step = _step(req, fmt, spatial)
+            step = _step(req, fmt, spatial, columns)
             if step:  # one that cannot apply (a column the file lacks) leaves the others to apply
                 lines += ["try:", *(f"    {line}" for line in step), "except Exception as _why:",
                           f"    print('mend not applied ({req.kind}):', type(_why).__name__, _why)"]
@@ -74,7 +77,7 @@ def mend_code(contract: Contract, path: str, failed: list[Requirement]) -> tuple
         read = f"pd.concat([gpd.read_file({path!r}, layer=n) for n in gpd.list_layers({path!r})['name']], ignore_index=True)"
         write = "\n".join(["import os", f"os.remove({path!r})", f"for _layer, _kinds in {by_kind!r}.items():",
                            f"    _mend[_mend.geom_type.isin(_kinds)].to_file({path!r}, layer=_layer, driver='GPKG')"])
-    counted = spatial or any(r.kind == "point_counts" for r in mended)
+    counted = spatial or any(r.kind in ("point_counts", "measure_units") for r in mended)
     code = "\n".join([f"# Mend `{path}` for the contract: {said}",
                       *(["import geopandas as gpd", "import shapely"] if counted else []), "import pandas as pd",
                       f"_mend = {read}", *lines, write, f"print('mended {path}:', len(_mend), 'rows')"])
@@ -87,30 +90,71 @@ _KIND_WORDS = {"point": ["Point", "MultiPoint"], "line": ["LineString", "MultiLi
 
 def _rates_over(contract: Contract, path: str, mended: list[Requirement], failed: list[Requirement],
                 kind: str) -> list[Requirement]:
-    """The rates over a count the mend has just recomputed: they held over the old count and
-    would fail over the new one."""
+    """The rates over a count or a measure the mend has just recomputed: they held over the old
+    values and would fail over the new ones."""
     if kind != "density":
         return []
-    counts = {r.params.get("name") for r in mended if r.kind == "point_counts"}
-    return [r for r in contract.for_output(path) if r.kind == "density" and r not in failed and r.params.get("count") in counts]
+    redone = {r.params.get("name") for r in mended if r.kind in ("point_counts", "measure_units")}
+    return [r for r in contract.for_output(path) if r.kind == "density" and r not in failed
+            and {r.params.get("count"), r.params.get("measure")} & redone]
 
 
-def _point_counts(p: dict, spatial: bool) -> list[str]:
+def _read(path: str) -> str:
+    return (_GEO_READ.get(file_format(path)) or "gpd.read_file({p!r})").format(p=path)
+
+
+_OWN_POLYGONS = "_mend.crs is not None and len(_mend) and set(_mend.geom_type.dropna()) <= {'Polygon', 'MultiPolygon'}"
+
+
+def _point_counts(p: dict, spatial: bool, columns: list[str]) -> list[str]:
     """The points inside each polygon: the file's own polygons, else the polygons input's, carried
-    to the file's rows by the key they share (a row whose key no polygon has fails the trial)."""
+    to the file's rows by the key they share. A table whose rows are not one per polygon (example
+    01 at 6323937 wrote the stations' rows) is rebuilt from the polygons: their key and the columns
+    asked for that they hold, the file's other values carried by key (a key no polygon has gets none)."""
     name, points, polygons, key = (str(p.get(k) or "") for k in ("name", "points", "polygons", "key"))
     if not (name and points and polygons) or not (spatial or key):
         return []
-    read = {f: (_GEO_READ.get(file_format(f)) or "gpd.read_file({p!r})").format(p=f) for f in (points, polygons)}
-    own = "_mend.crs is not None and len(_mend) and set(_mend.geom_type.dropna()) <= {'Polygon', 'MultiPolygon'}"
-    lines = [f"_polys = _mend if {own} else {read[polygons]}" if spatial else f"_polys = {read[polygons]}",
-             f"_inside = shapely.STRtree(_polys.geometry.values).query({read[points]}.to_crs(_polys.crs).geometry.values, "
+    lines = [f"_polys = _mend if {_OWN_POLYGONS} else {_read(polygons)}" if spatial else f"_polys = {_read(polygons)}",
+             f"_inside = shapely.STRtree(_polys.geometry.values).query({_read(points)}.to_crs(_polys.crs).geometry.values, "
              "predicate='within')[1]",
              "_n = pd.Series(_inside).value_counts().reindex(range(len(_polys)), fill_value=0).astype(int).tolist()"]
     if not key:  # only the file's own polygons can take the counts
         return lines + ["assert _polys is _mend, 'no key to carry the counts to the rows'", f"_mend[{name!r}] = _n"]
-    return lines + [_KEY, f"_by_key = dict(zip(map(_key, _polys[{key!r}]), _n))",
-                    f"_mend[{name!r}] = _n if _polys is _mend else [_by_key[_key(v)] for v in _mend[{key!r}]]"]
+    lines += [_KEY, f"_by_key = dict(zip(map(_key, _polys[{key!r}]), _n))"]
+    if not spatial:
+        carried = [key] + [c for c in columns if c not in (key, name)]
+        lines += [f"if sorted(map(_key, _mend[{key!r}])) != sorted(_by_key):  # not one row per polygon",
+                  f"    _old = _mend.assign(_k=_mend[{key!r}].map(_key)).drop_duplicates('_k').set_index('_k')",
+                  f"    _rows = pd.DataFrame(_polys[[c for c in {carried!r} if c in _polys.columns]])",
+                  "    for c in [c for c in _old.columns if c not in _rows.columns]:",
+                  f"        _rows[c] = _rows[{key!r}].map(_key).map(_old[c])",
+                  "    _mend = _rows.reset_index(drop=True)"]
+    return lines + [f"_mend[{name!r}] = _n if _polys is _mend else [_by_key.get(_key(v)) for v in _mend[{key!r}]]"]
+
+
+_MEASURE_FACTOR = {"km2": 1e-6, "sqkm": 1e-6, "m2": 1.0, "sqm": 1.0, "ha": 1e-4, "km": 1e-3, "m": 1.0}
+
+
+def _measures(p: dict, spatial: bool) -> list[str]:
+    """Each feature's area, perimeter or length on the WGS84 ellipsoid in the unit asked for (what
+    the check compares with): the file's own geometries, else the input feature of the same key
+    (a column of the file unique in the input)."""
+    name, measure, unit, source = (str(p.get(k) or "") for k in ("name", "measure", "unit", "input"))
+    if not (name and source) or unit not in _MEASURE_FACTOR or measure not in ("area", "perimeter", "length"):
+        return []
+    how = {"area": "abs(_geod.geometry_area_perimeter(g)[0])", "perimeter": "_geod.geometry_area_perimeter(g)[1]",
+           "length": "_geod.geometry_length(g)"}[measure]
+    kinds = ("LineString", "MultiLineString") if measure == "length" else ("Polygon", "MultiPolygon")
+    own = f"_mend.crs is not None and _mend.geom_type.isin({kinds!r}).any()" if spatial else "False"
+    lines = ["import pyproj", "_geod = pyproj.Geod(ellps='WGS84')", f"_src = _mend if {own} else {_read(source)}",
+             f"_m = [{how} * {_MEASURE_FACTOR[unit]!r} if g is not None and not g.is_empty else None "
+             "for g in _src.geometry.to_crs(4326)]",
+             "if _src is _mend:", f"    _mend[{name!r}] = _m", "else:",
+             f"    _k = next(c for c in _mend.columns if c in _src.columns and c not in ({name!r}, _src.geometry.name) "
+             "and _src[c].notna().all() and not _src[c].astype(str).duplicated().any())", f"    {_KEY}",
+             "    _lookup = dict(zip(map(_key, _src[_k]), _m))",
+             f"    _mend[{name!r}] = [_lookup.get(_key(v)) for v in _mend[_k]]"]
+    return lines
 
 
 def _layers_by_kind(names: list[str]) -> dict[str, list[str]] | None:
@@ -125,7 +169,7 @@ def _layers_by_kind(names: list[str]) -> dict[str, list[str]] | None:
     return found or None
 
 
-def _step(req: Requirement, fmt: str, spatial: bool) -> list[str]:
+def _step(req: Requirement, fmt: str, spatial: bool, columns: list[str] = ()) -> list[str]:
     """The lines that mend one requirement on the frame ``_mend`` ([] when not mechanical here)."""
     p = req.params
     if req.kind in _GEOMETRY_KINDS and not spatial:
@@ -167,7 +211,9 @@ def _step(req: Requirement, fmt: str, spatial: bool) -> list[str]:
     if req.kind == "columns" and p.get("only") and not spatial:  # the listed ones, in their order; a missing one stays failing
         return [f"_mend = _mend[[c for c in {list(map(str, p.get('names') or []))!r} if c in _mend.columns]]"]
     if req.kind == "point_counts":
-        return _point_counts(p, spatial)
+        return _point_counts(p, spatial, list(columns))
+    if req.kind == "measure_units":
+        return _measures(p, spatial)
     if req.kind == "density" and all(p.get(k) for k in ("name", "count", "measure", "factor")):
         return [f"_mend[{str(p['name'])!r}] = pd.to_numeric(_mend[{str(p['count'])!r}]) / "
                 f"pd.to_numeric(_mend[{str(p['measure'])!r}]) * {float(p['factor'])!r}"]

@@ -279,10 +279,11 @@ async def test_a_later_step_is_not_committed_when_it_would_break_a_deliverable_t
     assert "kinds.csv" in repair_prompt and "missing ['kind']" in repair_prompt
 
 
-async def test_an_area_measured_in_degrees_fails_its_unit_and_is_repaired_in_the_advisors_crs(tmp_path):
+async def test_an_area_measured_in_degrees_fails_its_unit_and_is_measured_again_by_the_mend(tmp_path):
     """`area_km2` written from `.area` on lon/lat polygons (square degrees) runs and writes a CSV of
-    the right shape; only the measure check sees it. The repair gets the factor and the advisor's
-    CRS for areas; the run succeeds once the areas are real km²."""
+    the right shape; only the measure check sees it. The mend measures each district on the
+    ellipsoid, by the key the file shares with the districts, without a model call; the run succeeds
+    once the areas are real km²."""
     from shapely.geometry import box
     workdir = tmp_path / "work"
     workdir.mkdir()
@@ -301,8 +302,12 @@ async def test_an_area_measured_in_degrees_fails_its_unit_and_is_repaired_in_the
     unit = [e for e in checked(run) if "area in km²" in e.text]
     assert not unit[0].passed and "as if measured in degrees" in unit[0].observed
     assert unit[-1].passed
-    repair_prompt = next(p for p in model.prompt_texts if "previous attempt failed" in p)
-    assert "as if measured in degrees" in repair_prompt and "Advised CRS to measure in: EPSG:" in repair_prompt
+    [repaired] = [e for e in run.bus.history if e.type == "repaired"]
+    assert repaired.strategy == "mend" and "geometry_area_perimeter" in repaired.diff
+    assert not [p for p in model.prompt_texts if "previous attempt failed" in p]
+    import pandas as pd
+    areas = pd.read_csv(workdir / "areas.csv")
+    assert list(areas.columns) == ["code", "area_km2"] and 19 < areas["area_km2"][0] < 21  # 0.06° × 0.04° at 48°N
 
 
 async def test_a_keyword_the_writer_refuses_is_taken_out_and_the_file_written_without_a_model_call(tmp_path):

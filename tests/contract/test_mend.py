@@ -197,16 +197,21 @@ def test_counts_per_polygon_are_counted_and_their_rate_recomputed(tmp_path):
     out = pd.read_csv(tmp_path / "per_district.csv")
     assert list(out["station_count"]) == [0, 3, 2] and list(out["stations_per_km2"]) == [0.0, 3.0, 2.0]
     assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
-    # A row whose key no district has: no count is invented for it; a file without the measure
-    # still gets its counts (one mend that cannot apply leaves the others).
-    pd.DataFrame({"code": [9], "name": ["?"], "area_km2": [1.0], "station_count": [5],
-                  "stations_per_km2": [5.0]}).to_csv(tmp_path / "per_district.csv", index=False)
+    # Example 01 at 6323937: the stations' rows written (a district per station, no area): the
+    # table is rebuilt one row per district, its name from the districts, the areas measured and the
+    # rate taken over both; a value of the old rows is carried by key.
+    pd.DataFrame({"sid": [0, 1, 3], "code": ["01", "01", "02"], "name": ["s0", "s1", "s3"], "note": ["a", "a", "b"],
+                  "station_count": [9, 9, 9]}).to_csv(tmp_path / "per_district.csv", index=False)
+    failed, mended = _run_mends(contract, "per_district.csv", tmp_path)
+    assert {"point_counts", "measure_units", "density", "columns"} <= {r.kind for r in mended}
+    out = pd.read_csv(tmp_path / "per_district.csv")
+    assert list(out.columns) == ["code", "name", "area_km2", "station_count", "stations_per_km2"]
+    assert list(out["name"]) == ["Mitte", "Nord", "Leer"] and list(out["station_count"]) == [3, 2, 0]
+    assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
+    # One mend that cannot apply leaves the others: no key column at all, the order still made.
+    pd.DataFrame({"name": ["b", "a"]}).to_csv(tmp_path / "per_district.csv", index=False)
     _run_mends(contract, "per_district.csv", tmp_path)
-    assert list(pd.read_csv(tmp_path / "per_district.csv")["station_count"]) == [5]
-    pd.DataFrame({"code": ["02", "01"], "name": ["Nord", "Mitte"], "station_count": [5, 5]}).to_csv(
-        tmp_path / "per_district.csv", index=False)
-    _run_mends(contract, "per_district.csv", tmp_path)
-    assert list(pd.read_csv(tmp_path / "per_district.csv")["station_count"]) == [2, 3]
+    assert list(pd.read_csv(tmp_path / "per_district.csv")["name"]) == ["b", "a"]
     # The file's own polygons take their counts without a key.
     counted = derive_contract(request.replace("per_district.csv", "counted.geojson"), ["counted.geojson"],
                               input_facts(tmp_path))
