@@ -24,7 +24,7 @@ is read whole and written back one kind per layer; with other layer names it get
 from __future__ import annotations
 
 from .model import Contract, Requirement
-from .rules import file_format
+from .rules import UNIT_IN_BASE, file_format
 
 _GEO_READ = {"geojson": "gpd.read_file({p!r})", "gpkg": "gpd.read_file({p!r})", "shp": "gpd.read_file({p!r})",
              "fgb": "gpd.read_file({p!r})", "geoparquet": "gpd.read_parquet({p!r})"}
@@ -132,22 +132,19 @@ def _point_counts(p: dict, spatial: bool, columns: list[str]) -> list[str]:
     return lines + [f"_mend[{name!r}] = _n if _polys is _mend else [_by_key.get(_key(v)) for v in _mend[{key!r}]]"]
 
 
-_MEASURE_FACTOR = {"km2": 1e-6, "sqkm": 1e-6, "m2": 1.0, "sqm": 1.0, "ha": 1e-4, "km": 1e-3, "m": 1.0}
-
-
 def _measures(p: dict, spatial: bool) -> list[str]:
     """Each feature's area, perimeter or length on the WGS84 ellipsoid in the unit asked for (what
     the check compares with): the file's own geometries, else the input feature of the same key
     (a column of the file unique in the input)."""
     name, measure, unit, source = (str(p.get(k) or "") for k in ("name", "measure", "unit", "input"))
-    if not (name and source) or unit not in _MEASURE_FACTOR or measure not in ("area", "perimeter", "length"):
+    if not (name and source) or unit not in UNIT_IN_BASE or measure not in ("area", "perimeter", "length"):
         return []
     how = {"area": "abs(_geod.geometry_area_perimeter(g)[0])", "perimeter": "_geod.geometry_area_perimeter(g)[1]",
            "length": "_geod.geometry_length(g)"}[measure]
     kinds = ("LineString", "MultiLineString") if measure == "length" else ("Polygon", "MultiPolygon")
     own = f"_mend.crs is not None and _mend.geom_type.isin({kinds!r}).any()" if spatial else "False"
     lines = ["import pyproj", "_geod = pyproj.Geod(ellps='WGS84')", f"_src = _mend if {own} else {_read(source)}",
-             f"_m = [{how} * {_MEASURE_FACTOR[unit]!r} if g is not None and not g.is_empty else None "
+             f"_m = [{how} / {UNIT_IN_BASE[unit]!r} if g is not None and not g.is_empty else None "
              "for g in _src.geometry.to_crs(4326)]",
              "if _src is _mend:", f"    _mend[{name!r}] = _m", "else:",
              f"    _k = next(c for c in _mend.columns if c in _src.columns and c not in ({name!r}, _src.geometry.name) "

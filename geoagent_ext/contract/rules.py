@@ -42,7 +42,8 @@ _MEASURE_NAME = re.compile(r"(^|_)(area|length|distance|dist|perimeter)($|_)", r
 _MEASURE_UNIT = re.compile(r"^(?:\w+_)?(area|length|perimeter)_(km2|sqkm|m2|sqm|ha|km|m)$", re.IGNORECASE)
 # "stations_per_10km2": a rate per (a multiple of) a unit of a measure; the units in m² or m.
 _DENSITY = re.compile(r"^(\w+?)_per_(\d+(?:\.\d+)?)?_?(km2|sqkm|m2|sqm|ha|km|m)$", re.IGNORECASE)
-_TO_BASE = {"km2": 1e6, "sqkm": 1e6, "m2": 1.0, "sqm": 1.0, "ha": 1e4, "km": 1e3, "m": 1.0}
+# A unit in its base (m² or m): what one of it is worth, for measures and rates.
+UNIT_IN_BASE = {"km2": 1e6, "sqkm": 1e6, "m2": 1.0, "sqm": 1.0, "ha": 1e4, "km": 1e3, "m": 1.0}
 # "count_per_district", "area_by_land_use": an object keyed by the values of that column.
 _PER_GROUP = re.compile(r"^\w+?_(?:per|by)_(\w+)$", re.IGNORECASE)
 # "the overall bounding box", "the bbox of the whole layer": every feature's bounds, not one's.
@@ -701,7 +702,7 @@ def _density_rules(b: _Builder) -> None:
             if len(counts) != 1 or len(measures) != 1:
                 continue
             measure, measure_unit = measures[0]
-            factor = scale * _TO_BASE[unit] / _TO_BASE[measure_unit]  # value = count / measure * factor
+            factor = scale * UNIT_IN_BASE[unit] / UNIT_IN_BASE[measure_unit]  # value = count / measure * factor
             said = f"{m.group(2) or ''} {_UNIT_WORDS[unit]}".strip()
             b.add(req.output, "density", f"`{name}` is `{counts[0]}` per {said} of `{measure}` "
                   f"(`{counts[0]}` / `{measure}` × {factor:g})", name=name, count=counts[0], measure=measure, factor=factor)
