@@ -346,9 +346,36 @@ def idle_steps(descriptions: list[str], request: str, contract: Contract | None,
             found.append((i, f"{', '.join(f'`{p}`' for p in sorted(named))} already loaded by an earlier step"))
         elif any(pattern.match(text) for pattern in mended.values()) and not _MEASURES.search(text):
             found.append((i, "the contract's mend does this on the written file, without the model"))
+        elif value := _mended_value(text, contract):
+            found.append((i, f"the contract's mend computes `{value}` on the written file, by its definition"))
         if _LOADS.match(text):
             loaded |= named
     return found
+
+
+_COUNTING = re.compile(r"\b(?:count\w*|number\s+of|tally)\b", re.IGNORECASE)
+
+
+def _mended_value(text: str, contract: Contract | None) -> str | None:
+    """The column a step only computes when the contract's mend computes it on the written file
+    (example 01 at 481be20: the 1.5B counted the stations on the joined stations' rows and spent
+    five attempts on a rate over them): a count of points per polygon ("count the stations per
+    district", no measure), or a rate named with nothing but its operands. None otherwise."""
+    if contract is None:
+        return None
+    columns = {str(n) for r in contract.requirements if r.kind == "columns" for n in r.params.get("names") or []}
+    named = {c for c in columns if re.search(rf"(?<![\w]){re.escape(c)}(?![\w])", text)}
+    for r in contract.requirements:
+        if r.kind not in ("point_counts", "density") or mend_code(contract, r.output, [r]) is None:
+            continue
+        name = str(r.params.get("name"))
+        if r.kind == "density" and name in named and named <= {name, r.params.get("count"), r.params.get("measure")}:
+            return name
+        noun = re.sub(r"(^|_)(count|n|num|number)(_|$)", "_", name.lower()).strip("_").rstrip("s")
+        if (r.kind == "point_counts" and named <= {name, r.params.get("key")} and _COUNTING.search(text) and noun
+                and re.search(rf"\b{re.escape(noun)}", text, re.IGNORECASE) and not _MEASURES.search(text)):
+            return name
+    return None
 
 
 def written_later(descriptions: list[str], index: int, output: str) -> bool:

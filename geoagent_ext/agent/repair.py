@@ -154,7 +154,29 @@ class Diagnosis:
             return f"rewrote the call to `{self.name}` as the library has it now"
         if self.strategy == "drop_import":
             return f"took out the import of `{self.name}`: it fails and nothing uses it"
+        if self.strategy == "drop_mended_column":
+            return f"took `{self.name}` out of the selection: the contract's mend computes it on the written file"
         return f"added `{(self.fixed_code or '').splitlines()[0]}`"
+
+
+_MISSING_IN_INDEX = re.compile(r"""^["']?\[(?P<names>[^\]]*)\] not in index""")
+
+
+def without_mended_columns(code: str, ename: str, evalue: str, lineno: int | None, mended: set[str]) -> Diagnosis | None:
+    """``df[['code', 'station_count']]`` failing on columns the contract's mend computes on the
+    written file: the selection without them (a certain fix), or None."""
+    match = _MISSING_IN_INDEX.match(evalue) if ename == "KeyError" and lineno else None
+    missing = {n.strip().strip("'\"") for n in match.group("names").split(",")} if match else set()
+    lines = code.splitlines()
+    if not missing or not missing <= mended or not 0 < lineno <= len(lines):
+        return None
+    line = lines[lineno - 1]
+    for name in missing:
+        line = re.sub(rf"""\s*,\s*(['"]){re.escape(name)}\1|(['"]){re.escape(name)}\2\s*,\s*""", "", line)
+    if line == lines[lineno - 1]:
+        return None
+    fixed = "\n".join(lines[:lineno - 1] + [line] + lines[lineno:])
+    return Diagnosis("drop_mended_column", evalue, name=", ".join(sorted(missing)), fixed_code=fixed)
 
 
 def classify(code: str, ename: str, evalue: str, message: str, lineno: int | None, defined_before: set[str] | None = None,

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Protocol, runtime_checkable
 
 from . import codeinfo, repair
-from ..contract.advice import coder_view
+from ..contract.advice import coder_view, mended_values
 from ..contract.mend import mend_code
 from ..contract.model import Requirement
 from .events import Executed, Replanned
@@ -213,6 +213,10 @@ class SubtaskWork:
         mended = self.mended(attempt.code) if attempt.ename == RESULT_CHECK else None
         if mended:  # the search's node whose written file failed the contract
             return repair.Diagnosis("mend", attempt.error or "", name="the contract", fixed_code=mended)
+        left_out = repair.without_mended_columns(attempt.code, attempt.ename, attempt.evalue, attempt.lineno,
+                                                 mended_values(self.run.contract)) if attempt.ename == "KeyError" else None
+        if left_out:
+            return left_out
         diagnosis = repair.classify(attempt.code, attempt.ename, attempt.evalue, attempt.error or "", attempt.lineno,
                                     self.run.defined_names(), examples=self.docs_seen,
                                     own_words=f"{self.run.request}\n{self.subtask.description}",

@@ -132,8 +132,26 @@ def _filled(how: str, requirement: Requirement) -> str:
 HOW_UP_FRONT = frozenset({"antimeridian_cut", "rfc7946_winding", "numeric", "geometry_once", "point_counts"})
 
 
+# Values the mend computes on the written file by their definition (``contract.mend``): the coder
+# leaves them out rather than compute them on the wrong rows (example 01 at 481be20).
+MENDED_VALUES = frozenset({"point_counts", "density"})
+
+
+def mended_values(contract: Contract | None) -> set[str]:
+    """The columns the contract's mend computes on the written file (counts and rates with a key
+    to carry them by)."""
+    from .mend import mend_code  # the mend reads the rules; the advice only asks it
+    return {str(r.params.get("name")) for r in (contract.requirements if contract else [])
+            if r.kind in MENDED_VALUES and mend_code(contract, r.output, [r]) is not None}
+
+
 def coder_view(contract: Contract) -> str:
     """The contract as the coder reads it: each requirement, and for the data-defect ones, how."""
+    computed = mended_values(contract)
+
     def how(r: Requirement) -> str:
+        if r.kind in MENDED_VALUES and str(r.params.get("name")) in computed:
+            return (f". Computed on the written file by the contract's mend: leave `{r.params.get('name')}` out of "
+                    "the code and write the other columns")
         return f". How: {_filled(ADVICE[r.kind], r)}." if r.kind in HOW_UP_FRONT else ""
     return contract.text(how)

@@ -408,3 +408,33 @@ def test_a_mend_that_did_not_meet_its_requirement_is_not_appended_again():
     assert first and "sort_values('n'" in first and "Int64" not in first  # integers are the model's (decimals? NaN?)
     # The next attempt (the model's rewrite, without the mend) fails the same two: no second mend.
     assert work.mended("df.sort_values('n').to_csv('t.csv', index=False)") is None
+
+
+async def test_a_count_the_mend_computes_is_left_out_of_the_selection_and_counted_on_the_file(tmp_path):
+    """Example 01 at 481be20: the 1.5B computed the station count on the joined stations' rows and
+    never wrote a file. The count's step is idle (the mend counts by location on the written file);
+    the writing step that selects the count anyway (`KeyError`) gets it taken out of the selection
+    without a model call, and the mend counts: `succeeded` with one model call per step."""
+    from shapely.geometry import box
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    gpd.GeoDataFrame({"code": [1, 2], "name": ["A", "B"]}, geometry=[box(0, 0, 1, 1), box(1, 0, 2, 1)],
+                     crs=4326).to_file(workdir / "districts.geojson")
+    gpd.GeoDataFrame({"sid": [1, 2, 3]}, geometry=[Point(0.5, 0.5), Point(0.2, 0.3), Point(1.5, 0.5)],
+                     crs=4326).to_file(workdir / "stations.geojson")
+    load = ("import geopandas as gpd\ndistricts = gpd.read_file('districts.geojson')\n"
+            "stations = gpd.read_file('stations.geojson')")
+    write = "districts[['code', 'name', 'station_count']].to_csv('counts.csv', index=False)"
+    script = StepScript(["Load `districts.geojson` and `stations.geojson`.", "Count the number of stations per district.",
+                         "Write `counts.csv`."],
+                        {"Load `districts": [load], "Count the number": ["districts['station_count'] = 99"],
+                         "Write `counts.csv`": [write]})
+    run, finished, model = await run_scripted(
+        workdir, "Count the stations of `stations.geojson` in each district of `districts.geojson` and write "
+                 "`counts.csv` with `code`, `name` and `station_count`.", script, tmp_path, on_stuck="skip")
+    assert finished.status == "succeeded", finished.message
+    strategies = [e.strategy for e in run.bus.history if e.type == "repaired"]
+    assert strategies == ["drop_mended_column", "mend"], strategies
+    assert [s.description for s in run.subtasks if "Count the number" in s.description] == []  # idle: dropped
+    import pandas as pd
+    assert pd.read_csv(workdir / "counts.csv").to_dict("list") == {"code": [1, 2], "name": ["A", "B"], "station_count": [2, 1]}

@@ -457,3 +457,29 @@ def test_a_deliverable_is_written_later_when_a_later_step_names_it_or_writes():
     assert written_later(["Load the parks.", "Save the result."], 0, "a.geojson")
     assert not written_later(["Load the parks and save them to a.geojson.", "Plot them."], 0, "a.geojson")
     assert not written_later(["Load the parks.", "Plot them."], 0, "a.geojson")
+
+
+def test_steps_that_only_compute_a_count_or_rate_the_mend_computes_are_idle():
+    """Example 01 at 481be20: "Group the merged frame by `district_code` and count the stations"
+    and "Compute `stations_per_10km2` by dividing `station_count` by `area_km2`" ran on the joined
+    stations' rows (five attempts, then the user was needed). The mend counts by location and takes
+    the rate on the written file; the area and the writing stay the model's."""
+    from geoagent_ext.agent.plan_check import idle_steps
+    from geoagent_ext.contract import derive_contract
+    facts = {"stations.geojson": {"columns": ["sid"], "geometry_type": "Point", "rows": 5},
+             "districts.geojson": {"columns": ["code", "name"], "geometry_type": "Polygon", "rows": 3}}
+    request = ("Count the stations of `stations.geojson` in every district of `districts.geojson`, add stations per "
+               "10 km², and write `summary.csv` with `code`, `name`, `area_km2`, `station_count` and `stations_per_10km2`.")
+    contract = derive_contract(request, ["summary.csv"], facts)
+    assert {"point_counts", "density"} <= {r.kind for r in contract.requirements}
+    plan = ["Load `stations.geojson` and `districts.geojson`.",
+            "Compute the area of each district in km².",
+            "Merge the stations and the districts on `code`.",
+            "Group the merged frame by `code` and count the number of stations per district.",
+            "Compute the `stations_per_10km2` by dividing the `station_count` by the `area_km2` and multiplying by 10.",
+            "Compute the `stations_per_10km2` and the `name` length.",
+            "Write the districts to `summary.csv`."]
+    idle = dict(idle_steps(plan, request, contract))
+    assert sorted(idle) == [3, 4] and "`station_count`" in idle[3] and "`stations_per_10km2`" in idle[4]
+    keyless = derive_contract(request.replace("`code`, `name`, ", ""), ["summary.csv"], facts)  # no key to carry counts
+    assert 3 not in dict(idle_steps(plan, request, keyless))

@@ -507,7 +507,11 @@ def test_a_count_per_polygon_is_checked_by_location_with_every_polygon_present(t
     # The advice is code with this data's names: no placeholder for the coder to copy as a variable.
     assert "gpd.read_file('stations.geojson')" in repair_line(req, observed)
     assert "polys[['code', 'geometry']]" in repair_line(req, observed) and "KEY" not in coder_view(contract)
-    assert "predicate='within'" in coder_view(contract)  # told before the first attempt, not only after a failure
+    # The mend counts them on the written file: the coder leaves the count out (it counted on the
+    # wrong rows, example 01 at 481be20); without a key to carry counts by, it is told how up front.
+    assert "leave `station_count` out of the code" in coder_view(contract)
+    unkeyed = derive_contract(request.replace("`code`, `name` and ", ""), ["per_district.csv"], input_facts(tmp_path))
+    assert "predicate='within'" in coder_view(unkeyed) and "leave" not in coder_view(unkeyed)
     districts.assign(station_count=[3, 2, 0]).to_file(tmp_path / "counted.geojson")
     own = derive_contract(request.replace("per_district.csv", "counted.geojson"), ["counted.geojson"],
                           input_facts(tmp_path))

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: dbd010348fe7f0fdf2c8a53cf2f644822a0764ad4f197b0d936638e506fa976b
+ * schema-sha256: 98e690cccfb0b8c3e4ac5ac2c9d8c8b989b3845ce033757bc5105fe6fbc456aa
  */
 
 export type RunEvent =
@@ -266,6 +266,7 @@ export interface Repaired {
     | 'drop_import'
     | 'fix_call'
     | 'mend'
+    | 'drop_mended_column'
     | 'insert_subtask'
     | 'example_name'
     | 'members'
