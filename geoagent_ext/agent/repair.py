@@ -164,11 +164,12 @@ _MISSING_IN_INDEX = re.compile(r"""^["']?\[(?P<names>[^\]]*)\] not in index""")
 
 def without_mended_columns(code: str, ename: str, evalue: str, lineno: int | None, mended: set[str]) -> Diagnosis | None:
     """``df[['code', 'station_count']]`` failing on columns the contract's mend computes on the
-    written file: the selection without them (a certain fix), or None."""
+    written file: the selection without them (a certain fix; other missing columns are then the
+    error the model sees), or None."""
     match = _MISSING_IN_INDEX.match(evalue) if ename == "KeyError" and lineno else None
-    missing = {n.strip().strip("'\"") for n in match.group("names").split(",")} if match else set()
+    missing = {n.strip().strip("'\"") for n in match.group("names").split(",")} & mended if match else set()
     lines = code.splitlines()
-    if not missing or not missing <= mended or not 0 < lineno <= len(lines):
+    if not missing or not 0 < lineno <= len(lines):
         return None
     line = lines[lineno - 1]
     for name in missing:

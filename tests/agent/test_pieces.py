@@ -367,3 +367,14 @@ def test_a_failing_import_nothing_uses_is_taken_out_without_the_model():
                         "cannot import name 'buffer' from 'shapely.ops'", "", 1)
     assert d.strategy == "members" and d.fixed_code is None
     assert repair.classify("import nosuch as ns\nns.go()", "ModuleNotFoundError", "No module named 'nosuch'", "", 1).fixed_code is None
+
+
+def test_columns_the_mend_computes_are_taken_out_of_a_failing_selection():
+    """Only the mended ones: a selection missing other columns too keeps those, for the model."""
+    from geoagent_ext.agent.repair import without_mended_columns
+    code = "import pandas as pd\nout = df[['code', 'name', 'station_count', 'rate']]\nout.to_csv('a.csv')"
+    fixed = without_mended_columns(code, "KeyError", "\"['name', 'station_count', 'rate'] not in index\"", 2,
+                                   {"station_count", "rate"})
+    assert fixed.strategy == "drop_mended_column" and fixed.fixed_code.splitlines()[1] == "out = df[['code', 'name']]"
+    assert without_mended_columns(code, "KeyError", "\"['name'] not in index\"", 2, {"station_count"}) is None
+    assert without_mended_columns(code, "KeyError", "'station_count'", 2, {"station_count"}) is None  # not a selection
