@@ -5,7 +5,7 @@ wrap single parts into the multi-part
 type asked for (or split them), drop null, empty or repeated geometries, repair invalid ones,
 orient rings by RFC 7946, drop a WKT column that repeats the geometry, keep one row per value of
 a column where the request says which ("keep the record with the earliest `record_seq`"), store a
-column as the type asked for, sort the rows, keep only the columns a CSV lists; count the points inside each polygon and take a rate
+column as the type asked for, sort the rows, drop a geometry or row-index column a CSV got; count the points inside each polygon and take a rate
 over that count, both by their definition.
 
 The agent appends it to the step that wrote the file (or runs it as the closing step) without
@@ -42,6 +42,8 @@ _GEOMETRY_KINDS = ("crs_epsg", "crs_projected_metres", "geometries_present", "ge
 _TABLE_KINDS = ("columns", "unique", "dtype", "sorted")
 # After the geometry, before a cast or a sort that reads them: counts first (they may rebuild the
 # rows), then measures by the rows' keys, then the rates over both.
+# A geometry or row-index column a table got by writing a (Geo)DataFrame whole (as the check reads it).
+_STRAY = ("geometry", "geom", "the_geom", "wkt", "geometry_wkt", "index", "level_0", "index_right", "index_left")
 _VALUE_KINDS = ("point_counts", "measure_units", "density")
 # A key as the check compares it across files: 3, 3.0, "3" and "03" alike.
 _KEY = ("_key = lambda v: (lambda t: str(int(float(t))) if t.replace('.', '', 1).lstrip('-').isdigit() "
@@ -110,7 +112,8 @@ def _point_counts(p: dict, spatial: bool, columns: list[str]) -> list[str]:
     """The points inside each polygon: the file's own polygons, else the polygons input's, carried
     to the file's rows by the key they share. A table whose rows are not one per polygon (example
     01 at 6323937 wrote the stations' rows) is rebuilt from the polygons: their key and the columns
-    asked for that they hold, the file's other values carried by key (a key no polygon has gets none)."""
+    asked for that they hold, the file's values of the other columns asked for carried by key (a key
+    no polygon has gets none)."""
     name, points, polygons, key = (str(p.get(k) or "") for k in ("name", "points", "polygons", "key"))
     if not (name and points and polygons) or not (spatial or key):
         return []
@@ -126,7 +129,7 @@ def _point_counts(p: dict, spatial: bool, columns: list[str]) -> list[str]:
         lines += [f"if sorted(map(_key, _mend[{key!r}])) != sorted(_by_key):  # not one row per polygon",
                   f"    _old = _mend.assign(_k=_mend[{key!r}].map(_key)).drop_duplicates('_k').set_index('_k')",
                   f"    _rows = pd.DataFrame(_polys[[c for c in {carried!r} if c in _polys.columns]])",
-                  "    for c in [c for c in _old.columns if c not in _rows.columns]:",
+                  f"    for c in [c for c in {columns!r} if c in _old.columns and c not in _rows.columns]:",
                   f"        _rows[c] = _rows[{key!r}].map(_key).map(_old[c])",
                   "    _mend = _rows.reset_index(drop=True)"]
     return lines + [f"_mend[{name!r}] = _n if _polys is _mend else [_by_key.get(_key(v)) for v in _mend[{key!r}]]"]
@@ -205,8 +208,10 @@ def _step(req: Requirement, fmt: str, spatial: bool, columns: list[str] = ()) ->
         return [f"_mend = _mend.drop(columns=[{str(p['name'])!r}], errors='ignore')"]
     if req.kind == "unique" and p.get("name") and p.get("keep_by"):  # which row stays is the request's, not ours
         return [*_kept_first(p), f"_mend = _mend.drop_duplicates({str(p['name'])!r})"]
-    if req.kind == "columns" and p.get("only") and not spatial:  # the listed ones, in their order; a missing one stays failing
-        return [f"_mend = _mend[[c for c in {list(map(str, p.get('names') or []))!r} if c in _mend.columns]]"]
+    if req.kind == "columns" and p.get("no_stray") and not spatial:  # the listed ones first, in their order
+        names = list(map(str, p.get("names") or []))
+        return [f"_mend = _mend[[c for c in {names!r} if c in _mend.columns] + [c for c in _mend.columns if c not in "
+                f"{names!r} and not (str(c).lower() in {_STRAY!r} or str(c).lower().startswith('unnamed:'))]]"]
     if req.kind == "point_counts":
         return _point_counts(p, spatial, list(columns))
     if req.kind == "measure_units":

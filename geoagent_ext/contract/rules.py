@@ -244,7 +244,7 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
     _point_count_rules(b, outputs, inputs, named)
     _density_rules(b)
     _keep_rule(b, request)
-    _exact_columns(b, request)
+    _no_stray_columns(b, request)
     _converted_values(b, inputs)
     _provenance(b, inputs)
     _defect_rules(b, outputs, inputs)
@@ -531,22 +531,20 @@ def _input_for(noun: str, candidates: Iterable[str]) -> str | None:
     return candidates[0] if len(candidates) == 1 else None
 
 
-# "keep all the other attributes", "plus the original fields": more columns than the ones listed
-_MORE_COLUMNS = re.compile(r"\b(all|other|original|input|existing|remaining)\s+(the\s+)?(other\s+|original\s+|input\s+|"
-                            r"source\s+|existing\s+)?(columns|attributes|fields|properties)\b|\bplus\b|\bin\s+addition\b|"
-                           r"\bas\s+well\s+as\b|\balong\s+with\b|\bamong\s+others\b|\bsuch\s+as\b|\be\.g\.", re.IGNORECASE)
+# "include the geometry as WKT", "a geometry column": the CSV carries its geometry on purpose
+_GEOMETRY_WANTED = re.compile(r"\bwkt\b|(?<!\bno\s)\bgeometry\s+(?:column|as)\b", re.IGNORECASE)
 
 
-def _exact_columns(b: _Builder, request: str) -> None:
-    """A CSV whose columns the request lists has those columns and no others (``params.only``):
-    the geometry written as WKT beside them, or the row index as ``Unnamed: 0``, is not what
-    "write `summary.csv` with code, name and count" asked for (example 01's file had a `geometry`
-    column). Not when the request keeps more ("all the original attributes", "plus")."""
-    if _MORE_COLUMNS.search(_FILE.sub(" ", request)):
+def _no_stray_columns(b: _Builder, request: str) -> None:
+    """A CSV whose columns the request lists has no geometry or row-index column beside them
+    (``params.no_stray``): example 01's summary carried `geometry` and `index_right` after a
+    `to_csv` of a joined GeoDataFrame. Other extra columns are left alone: a column the rules did
+    not read as asked for may still be one ("its id, name, and area_km2")."""
+    if _GEOMETRY_WANTED.search(request):
         return
     for req in [r for r in b.requirements if r.kind == "columns" and file_format(r.output) == "csv"]:
-        req.params["only"] = True
-        req.text = req.text.replace("has the columns", "has exactly the columns", 1)
+        req.params["no_stray"] = True
+        req.text += ", and no geometry or row-index column beside them"
 
 
 def _provenance(b: _Builder, inputs: dict[str, dict]) -> None:
@@ -771,9 +769,9 @@ def user_requirement(output: str, text: str, inputs: dict[str, dict] | None = No
     cannot turn into a check stays a note: shown, reported "not verified", never passed."""
     parsed = derive_contract(f"Write `{output}`: {text.strip()}", [output], inputs)
     typed = [r for r in parsed.requirements if r.kind != "exists"]
-    for r in typed:  # the user's words decide: "has the columns a, b" allows others, "exactly" does not
-        if r.kind == "columns" and not re.search(r"\b(exactly|only)\b", text, re.IGNORECASE):
-            r.params.pop("only", None)
+    for r in typed:  # the user's words decide: without "beside them" a geometry column may stay
+        if r.kind == "columns" and "beside them" not in text:
+            r.params.pop("no_stray", None)
     if not typed:
         return [Requirement(id=req_id, output=output, text=text.strip(), kind="note", origin="user")]
     return [r.model_copy(update={"id": f"{req_id}{'abcdefgh'[i]}" if len(typed) > 1 else req_id, "origin": "user",

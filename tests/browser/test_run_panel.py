@@ -285,7 +285,7 @@ def test_contract_review_then_checks_in_approval_mode(lab_page):
     expect(rows).to_have_count(5)
     expect(editor.get_by_test_id("geoagent-contract-output")).to_have_attribute("data-output", "parcels.csv")
     inputs = editor.get_by_test_id("geoagent-requirement-input")
-    expect(inputs.nth(1)).to_have_value(re.compile(r"^has exactly the columns parcel, area_ha "))
+    expect(inputs.nth(1)).to_have_value(re.compile(r"^has the columns parcel, area_ha, and no geometry or row-index column "))
     sorted_row = editor.locator("[data-testid='geoagent-requirement-edit-row'][data-requirement='r3']")
     expect(sorted_row.get_by_test_id("geoagent-requirement-input")).to_have_value("rows are sorted by `parcel` ascending")
     expect(panel.get_by_test_id("geoagent-step")).to_have_count(0)

@@ -221,29 +221,26 @@ def test_counts_per_polygon_are_counted_and_their_rate_recomputed(tmp_path):
     assert list(out["station_count"]) == [3, 2, 0] and list(out["stations_per_km2"]) == [3.0, 2.0, 0.0]
 
 
-def test_a_csv_keeps_only_the_columns_the_request_lists_in_their_order(tmp_path):
-    """Example 01 at 36eafa3 wrote its summary with a `geometry` column beside the five asked for.
-    A CSV whose columns the request lists has exactly those (an index written as `Unnamed: 0` is
-    not one of them); the mend keeps the listed ones in the listed order. "Plus the original
-    attributes" asks for more, and a column the file lacks is left failing, for the model."""
+def test_a_csv_loses_a_geometry_or_index_column_it_was_not_asked_for(tmp_path):
+    """Example 01 at 36eafa3 wrote its summary with `geometry` (and at 6323937 `index_right`) beside
+    the five columns asked for: a CSV whose columns the request lists has no geometry or row-index
+    column beside them; the mend drops those and puts the listed ones first, in their order. Other
+    extra columns stay (the rules may not have read every column asked for), and so does a geometry
+    the request wants as WKT."""
     contract = derive_contract("Write `t.csv` with `code`, `name` and `n`.", ["t.csv"])
     [cols] = [r for r in contract.requirements if r.kind == "columns"]
-    assert cols.params["only"] and cols.text.startswith("has exactly the columns")
-    pd.DataFrame({"Unnamed: 0": [0], "n": [3], "geometry": ["POINT (1 2)"], "name": ["a"], "code": ["01"]}).to_csv(
-        tmp_path / "t.csv", index=False)
+    assert cols.params["no_stray"] and "no geometry or row-index column beside them" in cols.text
+    pd.DataFrame({"Unnamed: 0": [0], "n": [3], "geometry": ["POINT (1 2)"], "name": ["a"], "note": ["x"],
+                  "code": ["01"]}).to_csv(tmp_path / "t.csv", index=False)
     passed, observed = check(contract, tmp_path)[cols.text]
-    assert not passed and observed == "also has ['Unnamed: 0', 'geometry'], not asked for"
+    assert not passed and observed == "also has ['Unnamed: 0', 'geometry'], a geometry or row index not asked for"
     _run_mends(contract, "t.csv", tmp_path)
-    assert (tmp_path / "t.csv").read_text().splitlines() == ["code,name,n", "01,a,3"]
+    assert (tmp_path / "t.csv").read_text().splitlines() == ["code,name,n,note", "01,a,3,x"]
     assert all(ok for ok, _ in check(contract, tmp_path).values())
-    more = derive_contract("Write `t.csv` with `code` and `n`, plus the original attributes.", ["t.csv"])
-    assert not [r for r in more.requirements if r.params.get("only")]
-    pd.DataFrame({"code": ["01"], "geometry": ["POINT (1 2)"]}).to_csv(tmp_path / "t.csv", index=False)
-    _run_mends(contract, "t.csv", tmp_path)
-    passed, observed = check(contract, tmp_path)[cols.text]
-    assert not passed and observed.startswith("missing ['name', 'n']")
-    assert (tmp_path / "t.csv").read_text().splitlines() == ["code", "01"]
-
+    wkt = derive_contract("Write `t.csv` with `code` and the geometry as WKT.", ["t.csv"])
+    assert not [r for r in wkt.requirements if r.params.get("no_stray")]
+    plain = derive_contract("Write `t.csv` with `code` and `n`, with no geometry column.", ["t.csv"])
+    assert [r for r in plain.requirements if r.params.get("no_stray")]
 
 def test_a_time_column_cast_from_numbers_keeps_the_input_instants(tmp_path):
     """nyc-wkt at 36eafa3: the 1.5B stored `recorded_at` as epoch milliseconds; the cast to

@@ -108,9 +108,9 @@ async def test_check_deliverable_reads_the_written_file_back(mcp, jp_serverapp, 
     check = await mcp.ok("geoagent_check_deliverable", request=REQUEST, outputs=["out/summary.csv"], notebook_path=path)
     failed = {r["requirement"].split(" (")[0]: r["seen"] for r in check["results"] if not r["passed"]}
     assert not check["passed"]
-    assert set(failed) == {"has exactly the columns district_code, district_name, area_km2",
+    assert set(failed) == {"has the columns district_code, district_name, area_km2, and no geometry or row-index column beside them",
                            "rows are sorted by `district_code` ascending"}, check["results"]
-    assert "district_name" in failed["has exactly the columns district_code, district_name, area_km2"]
+    assert "district_name" in failed["has the columns district_code, district_name, area_km2, and no geometry or row-index column beside them"]
     assert len(check["fix"]) == 2
 
     (out / "summary.csv").write_text("district_code,district_name,area_km2\nA,Innere Stadt,16.5\nB,Leopoldstadt,16.5\n")

@@ -489,6 +489,13 @@ def _contract_strings(values):
     return [str(v) for v in (values.tolist() if hasattr(values, "tolist") else values)]
 
 
+def _contract_stray_column(name):
+    """A geometry or row-index column a table got by writing a (Geo)DataFrame whole."""
+    lower = str(name).lower()
+    return lower in ("geometry", "geom", "the_geom", "wkt", "geometry_wkt", "index", "level_0", "index_right",
+                     "index_left") or lower.startswith("unnamed:")
+
+
 def _contract_converted_values(name, params, mine, theirs):
     """(passed, observed) of a column converted to another type: it holds the input's values in
     that type — the same instants (a naive time read as UTC; numbers are not instants: epoch
@@ -531,9 +538,10 @@ def _contract_check_table(kind, params, data, sources=None):
         if hasattr(data, "geometry") and not isinstance(data, dict):
             have.add("geometry")
         missing = [n for n in params.get("names", []) if n not in have]
-        extra = sorted(have - set(params.get("names", []))) if params.get("only") else []
+        extra = [c for c in sorted(have - set(params.get("names", []))) if _contract_stray_column(c)] \
+            if params.get("no_stray") else []
         said = ([f"missing {missing}; it has {sorted(have)[:15]}"] if missing else []) + \
-            ([f"also has {extra[:10]}, not asked for"] if extra else [])
+            ([f"also has {extra[:10]}, a geometry or row index not asked for"] if extra else [])
         return not said, "; ".join(said) or "all present"
     if kind in _CONTRACT_GEOMETRY_KINDS and (isinstance(data, dict) or not _contract_has_geometry(data)):
         return False, "no geometry in the file"
