@@ -27,7 +27,8 @@ import re
 from ..contract.mend import mend_code
 from ..contract.model import Contract
 
-_JOIN_ON = re.compile(r"\b(?:merg\w*|join\w*)\b[^.;]*?\bon\s+(?:the\s+)?(?:common\s+|shared\s+)?"
+# (A dot inside a word is a file name's, not the sentence's end: "merge `a.geojson` and `b.geojson` on ...".)
+_JOIN_ON = re.compile(r"\b(?:merg\w*|join\w*)\b(?:[^.;]|\.(?=\w))*?\bon\s+(?:the\s+)?(?:common\s+|shared\s+)?"
                       r"(?:column\s+|key\s+|field\s+)?`?(?P<key>[A-Za-z_]\w*)`?", re.IGNORECASE)
 # A step that relates layers by location (this one or an earlier one): keys may come from it.
 _BY_LOCATION = re.compile(r"\b(sjoin\w*|spatial(?:ly)?|within|contain\w*|intersect\w*|nearest|overlay|"
@@ -369,13 +370,25 @@ def _mended_value(text: str, contract: Contract | None) -> str | None:
         if r.kind not in ("point_counts", "density") or mend_code(contract, r.output, [r]) is None:
             continue
         name = str(r.params.get("name"))
-        if r.kind == "density" and name in named and named <= {name, r.params.get("count"), r.params.get("measure")}:
+        operands = {name, r.params.get("count"), r.params.get("measure")}
+        if r.kind == "density" and (name in named or _says_rate(text, name)) and named <= operands:
             return name
         noun = re.sub(r"(^|_)(count|n|num|number)(_|$)", "_", name.lower()).strip("_").rstrip("s")
         if (r.kind == "point_counts" and named <= {name, r.params.get("key")} and _COUNTING.search(text) and noun
                 and re.search(rf"\b{re.escape(noun)}", text, re.IGNORECASE) and not _MEASURES.search(text)):
             return name
     return None
+
+
+def _says_rate(text: str, name: str) -> bool:
+    """The step names the rate in words: "the stations per 10 km²" for `stations_per_10km2`."""
+    noun, _, per = name.lower().partition("_per_")
+    if not (noun and per):
+        return False
+    scale = re.match(r"\d+(?:\.\d+)?", per)
+    pattern = (r"\b" + re.escape(noun.rstrip("s")) + r"\w*\s+per\s+" + (re.escape(scale.group(0)) + r"\s*" if scale else "")
+               + r"(?:sq\w*\s+)?(?:km|kilomet|m\b|m²|met|ha\b|hect)")
+    return bool(re.search(pattern, text, re.IGNORECASE))
 
 
 def written_later(descriptions: list[str], index: int, output: str) -> bool:

@@ -478,8 +478,22 @@ def test_steps_that_only_compute_a_count_or_rate_the_mend_computes_are_idle():
             "Group the merged frame by `code` and count the number of stations per district.",
             "Compute the `stations_per_10km2` by dividing the `station_count` by the `area_km2` and multiplying by 10.",
             "Compute the `stations_per_10km2` and the `name` length.",
+            "Compute the stations per 10 km² by dividing the station count by the area in square kilometers.",
             "Write the districts to `summary.csv`."]
     idle = dict(idle_steps(plan, request, contract))
-    assert sorted(idle) == [3, 4] and "`station_count`" in idle[3] and "`stations_per_10km2`" in idle[4]
+    assert sorted(idle) == [3, 4, 6] and "`station_count`" in idle[3] and "`stations_per_10km2`" in idle[4]
     keyless = derive_contract(request.replace("`code`, `name`, ", ""), ["summary.csv"], facts)  # no key to carry counts
     assert 3 not in dict(idle_steps(plan, request, keyless))
+
+
+def test_a_merge_between_two_named_files_is_seen_as_a_merge():
+    """Example 01 at 1c835c3: "Merge the `data/vienna_districts.geojson` and `data/vienna_stations.geojson`
+    GeoDataFrames on the `district_code` column" was not seen as a merge (the file names' dots ended the
+    sentence for the pattern) and failed on `KeyError: 'district_code'` attempt after attempt."""
+    from geoagent_ext.agent.plan_check import unshared_join_keys
+    plan = ["Load `data/vienna_districts.geojson` and `data/vienna_stations.geojson`.",
+            "Merge the `data/vienna_districts.geojson` and `data/vienna_stations.geojson` GeoDataFrames on the "
+            "`district_code` column."]
+    columns = {"data/vienna_districts.geojson": ["district_code", "district_name"], "data/vienna_stations.geojson": ["name"]}
+    [(index, key, why)] = unshared_join_keys(plan, columns)
+    assert (index, key) == (1, "district_code") and "spatial join" in why
