@@ -354,6 +354,7 @@ def idle_steps(descriptions: list[str], request: str, contract: Contract | None,
     return found
 
 
+_MERGES = re.compile(r"^\s*(?:merge|join|combine|spatial(?:ly)?\s+join)\b", re.IGNORECASE)
 _COUNTING = re.compile(r"\b(?:count\w*|number\s+of|tally)\b", re.IGNORECASE)
 
 
@@ -361,11 +362,14 @@ def _mended_value(text: str, contract: Contract | None) -> str | None:
     """The column a step only computes when the contract's mend computes it on the written file
     (example 01 at 481be20: the 1.5B counted the stations on the joined stations' rows and spent
     five attempts on a rate over them): a count of points per polygon ("count the stations per
-    district", no measure), or a rate named with nothing but its operands. None otherwise."""
+    district", no measure), a merge that relates the points file or a counted column to the
+    polygons (at f2774b6 "Merge the districts and the computed `stations_per_10km2` on
+    `district_code`" needed the user), or a rate named with nothing but its operands. None otherwise."""
     if contract is None:
         return None
     columns = {str(n) for r in contract.requirements if r.kind == "columns" for n in r.params.get("names") or []}
     named = {c for c in columns if re.search(rf"(?<![\w]){re.escape(c)}(?![\w])", text)}
+    mended_names = {str(r.params.get("name")) for r in contract.requirements if r.kind in ("point_counts", "density")}
     for r in contract.requirements:
         if r.kind not in ("point_counts", "density") or mend_code(contract, r.output, [r]) is None:
             continue
@@ -373,6 +377,9 @@ def _mended_value(text: str, contract: Contract | None) -> str | None:
         operands = {name, r.params.get("count"), r.params.get("measure")}
         if r.kind == "density" and (name in named or _says_rate(text, name)) and named <= operands:
             return name
+        if r.kind == "point_counts" and _MERGES.search(text) and (
+                (named & mended_names) or r.params.get("points", "") in text) and not _MEASURES.search(text):
+            return name  # relating the points to the polygons serves only the count (example 01 at f2774b6)
         noun = re.sub(r"(^|_)(count|n|num|number)(_|$)", "_", name.lower()).strip("_").rstrip("s")
         if (r.kind == "point_counts" and named <= {name, r.params.get("key")} and _COUNTING.search(text) and noun
                 and re.search(rf"\b{re.escape(noun)}", text, re.IGNORECASE) and not _MEASURES.search(text)):
