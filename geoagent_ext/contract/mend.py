@@ -248,8 +248,9 @@ def _cast(p: dict, spatial: bool) -> list[str]:
         converted = f"pd.to_datetime(_mend[c], utc=True, unit={unit_of})" + \
             (f".dt.tz_convert({zone!r})" if zone else ".dt.tz_localize(None)")
         cast = f"{converted}.astype('datetime64[{unit}{', ' + zone if zone else ''}]')"
-    elif dtype in ("string", "large_string", "utf8", "text", "strings"):
-        cast = "_mend[c].astype('string')"
+    elif dtype in ("string", "large_string", "utf8", "text", "strings"):  # a code read as float: "10002", not "10002.0"
+        cast = ("(_mend[c].astype('Int64') if pd.api.types.is_float_dtype(_mend[c]) and (_mend[c].dropna() % 1 == 0).all() "
+                "else _mend[c]).astype('string')")
     elif dtype in ("bool", "boolean"):
         cast = "_mend[c].astype(bool)"
     elif dtype.startswith(("int", "uint", "float")) or dtype == "double":

@@ -272,3 +272,16 @@ def test_a_time_column_cast_from_numbers_keeps_the_input_instants(tmp_path):
     frame.assign(recorded_at=pd.to_datetime(millis).astype("datetime64[us]")).to_parquet(tmp_path / "out.geoparquet")
     line = repair_line(times, check(contract, tmp_path)[times.text][1])
     assert "df['recorded_at'] = pd.to_datetime(df['recorded_at'], utc=True).dt.tz_localize(None).astype('datetime64[us]')" in line
+
+
+def test_a_code_read_as_float_is_stored_as_its_digits(tmp_path):
+    """nyc-wkt at f2774b6: postcodes read by `read_csv` as float64 were stored as "10002.0" by the
+    cast to string; whole numbers are written as their digits, a missing one stays missing."""
+    from shapely.geometry import Point
+    gpd.GeoDataFrame({"postcode": [10002.0, None], "note": [1.5, 2.0]}, geometry=[Point(0, 0), Point(1, 1)],
+                     crs=4326).to_parquet(tmp_path / "a.geoparquet")
+    contract = derive_contract("Write `a.geoparquet` with all other columns as string.", ["a.geoparquet"])
+    _run_mends(contract, "a.geoparquet", tmp_path)
+    out = gpd.read_parquet(tmp_path / "a.geoparquet")
+    assert out["postcode"].tolist()[0] == "10002" and pd.isna(out["postcode"].tolist()[1])
+    assert out["note"].tolist() == ["1.5", "2.0"]
