@@ -91,6 +91,21 @@ def test_a_geopackage_is_split_into_the_layers_named_for_geometry_kinds(tmp_path
     assert list(gpd.list_layers(tmp_path / "sites.gpkg")["name"]) == ["points", "lines", "polygons"]
     points = gpd.read_file(tmp_path / "sites.gpkg", layer="points")
     assert list(points["site_id"]) == ["s1", "s1", "s3"] and set(points.geom_type) == {"Point"}
+    # cairo-mixedgeom at f2774b6: the whole frame written to each of the three layers; the split
+    # kept every copy (three times the features). The check sees features in several layers, and the
+    # mend keeps each feature once.
+    for name in ("points", "lines", "polygons"):
+        mixed.to_file(tmp_path / "sites.gpkg", layer=name, driver="GPKG")
+    layers = next(r for r in contract.requirements if r.kind == "layers")
+    passed, observed = check(contract, tmp_path)[layers.text]
+    assert not passed and "4 feature(s) are in more than one layer" in observed
+    _run_mends(contract, "sites.gpkg", tmp_path)
+    assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
+    assert sum(len(gpd.read_file(tmp_path / "sites.gpkg", layer=n)) for n in ("points", "lines", "polygons")) == 5
+    gpd.GeoDataFrame(geometry=[Point(1, 1)], crs=4326).to_file(tmp_path / "bare.gpkg", layer="points")
+    gpd.GeoDataFrame(geometry=[Point(1, 1)], crs=4326).to_file(tmp_path / "bare.gpkg", layer="lines")
+    bare = derive_contract("Write `bare.gpkg` with the layers `points` and `lines`.", ["bare.gpkg"])
+    assert not check(bare, tmp_path)[bare.requirements[-1].text][0]  # no attribute columns: the geometry alone
 
 
 def test_lines_across_the_antimeridian_are_cut_and_made_multi_part_in_the_files_crs(tmp_path):

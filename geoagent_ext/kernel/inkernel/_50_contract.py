@@ -715,6 +715,19 @@ def _contract_format(path):
     return {".json": "json", ".csv": "csv", ".parquet": "parquet", ".geoparquet": "geoparquet"}.get(ext, "vector")
 
 
+def _contract_shared_features(layers):
+    """How many features (geometry and attributes alike) of a layered file are in more than one layer."""
+    seen, shared = {}, set()
+    for name, data in layers.items():
+        if not _contract_has_geometry(data):
+            continue
+        keys = data.drop(columns=[data.geometry.name]).astype(str).agg("|".join, axis=1) + data.geometry.to_wkb(hex=True)
+        for key in set(keys.tolist()):
+            if seen.setdefault(key, name) != name:
+                shared.add(key)
+    return len(shared)
+
+
 def _contract_over_layers(layers, check):
     """(passed on every layer, what each showed) of ``check`` on {layer name: data}."""
     passed, observed = True, ""
@@ -763,7 +776,10 @@ def check_contract(outputs):
                                                              lambda types: _contract_check_dtype(params, types))
                 elif kind == "layers":
                     missing = [n for n in params.get("names", []) if n not in layers]
-                    passed, observed = not missing, (f"layers {sorted(layers)}" + (f"; missing {missing}" if missing else ""))
+                    shared = _contract_shared_features(layers)
+                    passed = not missing and not shared
+                    observed = (f"layers {sorted(layers)}" + (f"; missing {missing}" if missing else "")
+                                + (f"; {shared} feature(s) are in more than one layer" if shared else ""))
                 else:
                     passed, observed = _contract_over_layers(
                         layers, lambda data: _contract_check_table(kind, params, data, sources))
