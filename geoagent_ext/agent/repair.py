@@ -290,7 +290,7 @@ async def enrich(diagnosis: Diagnosis, code: str, lineno: int | None, kernel) ->
         return (f"`{diagnosis.name}` is the variable of an example in the documentation, not one of this session: "
                 "write the step with the session's own variables (listed above) that hold this data.")
     if diagnosis.strategy == "members" and diagnosis.expression:
-        return await _members_context(diagnosis, kernel)
+        return await _series_frame(diagnosis, kernel) + await _members_context(diagnosis, kernel)
     if diagnosis.strategy == "data_profile":
         profiles = []
         for name in codeinfo.names_in_line(code, lineno)[:4]:
@@ -302,6 +302,24 @@ async def enrich(diagnosis: Diagnosis, code: str, lineno: int | None, kernel) ->
                 profiles.append(profile)
         return ("The data on the failing line really looks like this:\n" + "\n".join(profiles)) if profiles else ""
     return ""
+
+
+async def _series_frame(diagnosis: Diagnosis, kernel) -> str:
+    """For a GeoSeries used as a table (tokyo-busstop at f2774b6: `buffered.to_parquet(...)`, then
+    the hint's `gdf.copy()` applied to the GeoSeries itself): the GeoDataFrame with its rows, by
+    name, and the line that puts the series back into it. Empty when there is none."""
+    if "'GeoSeries' object has no attribute" not in diagnosis.message or not diagnosis.expression:
+        return ""
+    series = diagnosis.expression
+    try:
+        frames = await kernel.probe("frames_with_rows_of", series, probe_timeout=30)
+    except Exception:  # advice only
+        return ""
+    if not frames:
+        return ""
+    frame = frames[0]
+    return (f"`{series}` is a GeoSeries with the rows of the GeoDataFrame `{frame}`: out = gpd.GeoDataFrame("
+            f"{frame}.drop(columns={frame}.geometry.name), geometry={series}, crs={series}.crs), then write out.\n")
 
 
 def _member_field(member, field: str) -> str:

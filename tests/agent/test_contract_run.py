@@ -438,3 +438,22 @@ async def test_a_count_the_mend_computes_is_left_out_of_the_selection_and_counte
     assert [s.description for s in run.subtasks if "Count the number" in s.description] == []  # idle: dropped
     import pandas as pd
     assert pd.read_csv(workdir / "counts.csv").to_dict("list") == {"code": [1, 2], "name": ["A", "B"], "station_count": [2, 1]}
+
+
+async def test_a_geoseries_written_as_a_table_is_shown_the_frame_with_its_rows(tmp_path):
+    """tokyo-busstop at f2774b6: `buffered = stops.buffer(400)` (a GeoSeries) was written with
+    `to_parquet`, and the hint's "out = gdf.copy()" was applied to the series itself five times. The
+    repair names the GeoDataFrame with the series' rows and how to put it back."""
+    from geoagent_ext.agent import repair
+    async with real_kernel(tmp_path) as kernel:
+        await kernel.execute("import geopandas as gpd\nfrom shapely.geometry import Point\n"
+                             "stops = gpd.GeoDataFrame({'cid': [1, 2]}, geometry=[Point(0, 0), Point(1, 1)], crs=3857)\n"
+                             "other = stops.iloc[:1]\nbuffered = stops.buffer(400).to_crs(4326)")
+        code = "buffered.to_parquet('out.geoparquet')"
+        error = (await kernel.execute(code)).error
+        message = error.message + "\n" + "\n".join(error.hints)
+        diagnosis = repair.classify(code, error.ename, error.evalue, message, error.lineno, {"buffered", "stops"})
+        context = await repair.enrich(diagnosis, code, error.lineno, kernel)
+    assert diagnosis.strategy == "members", diagnosis
+    assert ("`buffered` is a GeoSeries with the rows of the GeoDataFrame `stops`: out = gpd.GeoDataFrame("
+            "stops.drop(columns=stops.geometry.name), geometry=buffered, crs=buffered.crs)") in context

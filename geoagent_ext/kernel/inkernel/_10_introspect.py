@@ -319,6 +319,24 @@ def _summary(obj):
         return _short(obj, 80)
 
 
+def frames_with_rows_of(name):
+    """The user's GeoDataFrames with the rows (index) of the series ``name``: the frame a geometry
+    operation's GeoSeries came from, whose other columns a file of it needs."""
+    ns = _ns()
+    obj = _resolve(name)
+    if not hasattr(obj, "index") or _is_pandas(obj, "DataFrame"):
+        return []
+    found = []
+    for var in sorted(_user_names(ns, private=False)):
+        other = ns[var]
+        try:
+            if other is not obj and _is_pandas(other, "DataFrame") and _is_geo(other) and other.index.equals(obj.index):
+                found.append(var)
+        except Exception:
+            continue
+    return found
+
+
 def variables():
     """The user's variables (modules included: aliases matter) with one-line summaries."""
     ns = _ns()

@@ -7,6 +7,7 @@ _API = {
     "members": members,
     "closest_names": closest_names,
     "profile": profile,
+    "frames_with_rows_of": frames_with_rows_of,
     "variables": variables,
     "snapshot": snapshot,
     "diff": diff,
