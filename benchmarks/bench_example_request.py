@@ -120,6 +120,16 @@ def compare(mine: Path, reference: Path) -> tuple[bool, str]:
     return True, "every column and row matches"
 
 
+def prepared_copies(tmp: Path, notebook: str):
+    """(work, ref, notebook): two copies of ``examples/``, the worked solution run in ``ref``."""
+    work, ref = tmp / "work", tmp / "ref"
+    for d in (work, ref):
+        shutil.copytree(ROOT / "examples", d)
+    nb = nbformat.read(work / notebook, as_version=4)
+    worked_solution(ref, nb)
+    return work, ref, nb
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--notebook", default="01_vector_areas_per_district.ipynb")
@@ -129,12 +139,8 @@ def main() -> None:
     ap.add_argument("--keep-log", type=Path, help="folder to copy the run log (JSONL) into")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        work, ref = Path(tmp) / "work", Path(tmp) / "ref"
-        for d in (work, ref):
-            shutil.copytree(ROOT / "examples", d)
-        nb = nbformat.read(work / args.notebook, as_version=4)
+        work, ref, nb = prepared_copies(Path(tmp), args.notebook)
         request = request_of(nb)
-        worked_solution(ref, nb)
         server = Server(work, args.model)
         try:
             server.wait_ready()

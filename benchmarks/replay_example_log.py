@@ -15,13 +15,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import tempfile
 from pathlib import Path
 
-import nbformat
-
-from bench_example_request import ROOT, code_cells, compare, worked_solution
+from bench_example_request import code_cells, compare, prepared_copies
 
 
 def main() -> None:
@@ -33,11 +30,7 @@ def main() -> None:
     codes = [e["code"] for e in map(json.loads, args.log.open()) if e["type"] == "solved"]
     here = Path.cwd()
     with tempfile.TemporaryDirectory() as tmp:
-        work, ref = Path(tmp) / "work", Path(tmp) / "ref"
-        for d in (work, ref):
-            shutil.copytree(ROOT / "examples", d)
-        nb = nbformat.read(work / args.notebook, as_version=4)
-        worked_solution(ref, nb)
+        work, ref, nb = prepared_copies(Path(tmp), args.notebook)
         os.chdir(work)
         try:
             (work / args.output).parent.mkdir(parents=True, exist_ok=True)  # the run makes it before its first step
