@@ -24,6 +24,7 @@ from __future__ import annotations
 import posixpath
 import re
 
+from ..contract.advice import MENDED_VALUES, mended_values
 from ..contract.mend import mend_code
 from ..contract.model import Contract
 
@@ -327,6 +328,7 @@ def idle_steps(descriptions: list[str], request: str, contract: Contract | None,
     verified = contract is not None and any(r.checkable and r.kind != "exists" for r in contract.requirements)
     mended = {kind: pattern for kind, pattern in _MENDED_STEPS.items() if contract is not None and any(
         r.kind == kind and mend_code(contract, r.output, [r]) is not None for r in contract.requirements)}
+    computed = mended_values(contract)
     loaded: set[str] = set()
     found = []
     for i, text in enumerate(descriptions):
@@ -347,7 +349,7 @@ def idle_steps(descriptions: list[str], request: str, contract: Contract | None,
             found.append((i, f"{', '.join(f'`{p}`' for p in sorted(named))} already loaded by an earlier step"))
         elif any(pattern.match(text) for pattern in mended.values()) and not _MEASURES.search(text):
             found.append((i, "the contract's mend does this on the written file, without the model"))
-        elif value := _mended_value(text, contract):
+        elif computed and (value := _mended_value(text, contract, computed)):
             found.append((i, f"the contract's mend computes `{value}` on the written file, by its definition"))
         if _LOADS.match(text):
             loaded |= named
@@ -358,22 +360,21 @@ _MERGES = re.compile(r"^\s*(?:merge|join|combine|spatial(?:ly)?\s+join)\b", re.I
 _COUNTING = re.compile(r"\b(?:count\w*|number\s+of|tally)\b", re.IGNORECASE)
 
 
-def _mended_value(text: str, contract: Contract | None) -> str | None:
+def _mended_value(text: str, contract: Contract, computed: set[str]) -> str | None:
     """The column a step only computes when the contract's mend computes it on the written file
     (example 01 at 481be20: the 1.5B counted the stations on the joined stations' rows and spent
     five attempts on a rate over them): a count of points per polygon ("count the stations per
     district", no measure), a merge that relates the points file or a counted column to the
     polygons (at f2774b6 "Merge the districts and the computed `stations_per_10km2` on
-    `district_code`" needed the user), or a rate named with nothing but its operands. None otherwise."""
-    if contract is None:
-        return None
+    `district_code`" needed the user), or a rate named with nothing but its operands. None otherwise.
+    ``computed``: the columns the mend computes (``advice.mended_values``)."""
     columns = {str(n) for r in contract.requirements if r.kind == "columns" for n in r.params.get("names") or []}
     named = {c for c in columns if re.search(rf"(?<![\w]){re.escape(c)}(?![\w])", text)}
-    mended_names = {str(r.params.get("name")) for r in contract.requirements if r.kind in ("point_counts", "density")}
+    mended_names = {str(r.params.get("name")) for r in contract.requirements if r.kind in MENDED_VALUES}
     for r in contract.requirements:
-        if r.kind not in ("point_counts", "density") or mend_code(contract, r.output, [r]) is None:
-            continue
         name = str(r.params.get("name"))
+        if r.kind not in MENDED_VALUES or name not in computed:
+            continue
         operands = {name, r.params.get("count"), r.params.get("measure")}
         if r.kind == "density" and (name in named or _says_rate(text, name)) and named <= operands:
             return name

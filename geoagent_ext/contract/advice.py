@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from .mend import mend_code
 from .model import Contract, Requirement
 from .rules import file_format
 
@@ -140,7 +141,6 @@ MENDED_VALUES = frozenset({"point_counts", "density"})
 def mended_values(contract: Contract | None) -> set[str]:
     """The columns the contract's mend computes on the written file (counts and rates with a key
     to carry them by)."""
-    from .mend import mend_code  # the mend reads the rules; the advice only asks it
     return {str(r.params.get("name")) for r in (contract.requirements if contract else [])
             if r.kind in MENDED_VALUES and mend_code(contract, r.output, [r]) is not None}
 

@@ -5,8 +5,9 @@ wrap single parts into the multi-part
 type asked for (or split them), drop null, empty or repeated geometries, repair invalid ones,
 orient rings by RFC 7946, drop a WKT column that repeats the geometry, keep one row per value of
 a column where the request says which ("keep the record with the earliest `record_seq`"), store a
-column as the type asked for, sort the rows, drop a geometry or row-index column a CSV got; count the points inside each polygon and take a rate
-over that count, both by their definition.
+column as the type asked for, sort the rows, drop a geometry or row-index column a CSV got; count
+the points inside each polygon, measure each feature on the ellipsoid and take a rate over those,
+each by its definition.
 
 The agent appends it to the step that wrote the file (or runs it as the closing step) without
 asking the model: the 1.5B, told "every feature is a MultiPolygon", wrote
@@ -16,7 +17,8 @@ contract's check on the real file decide whether it is kept. Values whose comput
 choice (areas in which CRS, lon/lat of what) stay the model's, with their advice; a count of
 points per polygon has one definition (example 01 at 36eafa3: the 1.5B wrote the total, 49, on
 every district's row and then lost the variable it had counted into), so its mend counts them
-(``within``, the check's first predicate) and recomputes the rates over that count.
+(``within``, the check's first predicate) and recomputes the rates over that count; a measure in
+the unit its name says is taken on the WGS84 ellipsoid, as the check takes it.
 A GeoPackage whose layers the request names after geometry kinds ("points", "lines", "polygons")
 is read whole and written back one kind per layer; with other layer names it gets no mend.
 """
@@ -42,9 +44,10 @@ _GEOMETRY_KINDS = ("crs_epsg", "crs_projected_metres", "geometries_present", "ge
 _TABLE_KINDS = ("columns", "unique", "dtype", "sorted")
 # After the geometry, before a cast or a sort that reads them: counts first (they may rebuild the
 # rows), then measures by the rows' keys, then the rates over both.
-# A geometry or row-index column a table got by writing a (Geo)DataFrame whole (as the check reads it).
-_STRAY = ("geometry", "geom", "the_geom", "wkt", "geometry_wkt", "index", "level_0", "index_right", "index_left")
 _VALUE_KINDS = ("point_counts", "measure_units", "density")
+# A geometry or row-index column a table got by writing a (Geo)DataFrame whole (the in-kernel
+# checker's `_contract_stray_column` names the same: it runs in the kernel and cannot import this).
+_STRAY = ("geometry", "geom", "the_geom", "wkt", "geometry_wkt", "index", "level_0", "index_right", "index_left")
 # A key as the check compares it across files: 3, 3.0, "3" and "03" alike.
 _KEY = ("_key = lambda v: (lambda t: str(int(float(t))) if t.replace('.', '', 1).lstrip('-').isdigit() "
         "and float(t).is_integer() else t)(str(v).strip())")
