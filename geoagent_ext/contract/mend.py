@@ -2,7 +2,8 @@
 needs no judgement — reproject to the EPSG code asked for (or the CRS advisor's official grid for
 "a metric CRS"), cut lines and rings at the antimeridian,
 wrap single parts into the multi-part
-type asked for (or split them), drop null, empty or repeated geometries, repair invalid ones,
+type asked for (or split them), take the geometry from the one other geometry column holding the
+kinds asked for (polygons buffered into a column beside the points), drop null, empty or repeated geometries, repair invalid ones,
 orient rings by RFC 7946, drop a WKT column that repeats the geometry, keep one row per value of
 a column where the request says which ("keep the record with the earliest `record_seq`"), store a
 column as the type asked for, sort the rows, drop a geometry or row-index column a CSV got; count
@@ -203,11 +204,11 @@ def _step(req: Requirement, fmt: str, spatial: bool, columns: list[str] = ()) ->
     if req.kind == "geometry_types":
         allowed = [str(t) for t in p.get("allowed") or []]
         if allowed and all(t.startswith("Multi") for t in allowed):
-            return [f"_mend = _mend.set_geometry(_mend.geometry.apply(lambda g: getattr(shapely.geometry, 'Multi' + g.geom_type)"
-                    f"([g]) if g is not None and 'Multi' + g.geom_type in {allowed!r} else g))"]
+            return [*_promoted(allowed), f"_mend = _mend.set_geometry(_mend.geometry.apply(lambda g: getattr(shapely.geometry, "
+                    f"'Multi' + g.geom_type)([g]) if g is not None and 'Multi' + g.geom_type in {allowed!r} else g))"]
         if allowed and not any(t.startswith("Multi") for t in allowed):
-            return ["_mend = _mend.explode(index_parts=False).reset_index(drop=True)"]
-        return []
+            return [*_promoted(allowed), "_mend = _mend.explode(index_parts=False).reset_index(drop=True)"]
+        return _promoted(allowed)
     if req.kind == "geometries_unique" and p.get("keep") != "as_requested":  # the request's row, else the first
         return [*_kept_first(p), "_mend = _mend[~_mend.geometry.normalize().to_wkb().duplicated()]"]
     if req.kind == "rfc7946_winding":
@@ -236,6 +237,21 @@ def _step(req: Requirement, fmt: str, spatial: bool, columns: list[str] = ()) ->
         return [f"_mend = _mend.sort_values({name!r}, ascending={ascending}, kind='stable', "
                 f"key=lambda s: {numbers} if {numbers}.notna().all() else s)"]
     return []
+
+
+def _promoted(allowed: list[str]) -> list[str]:
+    """The file's geometry taken from its one other geometry column whose shapes are the kinds asked
+    for, in the file's CRS (tokyo-busstop at c650f01: ``gdf['buffered'] = gdf.buffer(400)`` wrote the
+    polygons beside the points; GeoParquet keeps both, and three repairs never moved them)."""
+    if not allowed:
+        return []
+    kinds = ("set(_mend[c].geom_type.dropna())", f"set({allowed!r})")
+    return [f"_alt = [c for c in _mend.columns if c != _mend.geometry.name and str(_mend[c].dtype) == 'geometry' "
+            f"and len(_mend[c].dropna()) and {kinds[0]} <= {kinds[1]}]",
+            f"if len(_alt) == 1 and not set(_mend.geom_type.dropna()) <= {kinds[1]}:",
+            "    _crs, _name = _mend.crs, _mend.geometry.name",
+            "    _mend = _mend.set_geometry(_alt[0]).drop(columns=_name).rename_geometry(_name)",
+            "    _mend = _mend.to_crs(_crs) if _crs is not None and _mend.crs is not None else _mend"]
 
 
 def _kept_first(p: dict) -> list[str]:

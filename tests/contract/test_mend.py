@@ -300,3 +300,27 @@ def test_a_code_read_as_float_is_stored_as_its_digits(tmp_path):
     out = gpd.read_parquet(tmp_path / "a.geoparquet")
     assert out["postcode"].tolist()[0] == "10002" and pd.isna(out["postcode"].tolist()[1])
     assert out["note"].tolist() == ["1.5", "2.0"]
+
+
+def test_polygons_written_beside_the_points_become_the_files_geometry_in_its_crs(tmp_path):
+    # tokyo-busstop at c650f01: `gdf['buffered'] = gdf.buffer(400)` in metres, then the frame taken
+    # to EPSG:4326 and written: GeoParquet keeps the points as the geometry and the polygons beside
+    # them, in the metric CRS; three model repairs never moved them.
+    from shapely.geometry import Point
+    from .test_checks import input_facts
+    stops = gpd.GeoDataFrame({"stop_id": ["a", "b"]}, geometry=[Point(139.70, 35.68), Point(139.71, 35.69)], crs=4326)
+    stops.to_file(tmp_path / "stops.geojson")
+    contract = derive_contract("Buffer every stop of `stops.geojson` by 400 m and write the polygons to `zones.geoparquet` "
+                               "with `stop_id`, every feature a Polygon or MultiPolygon.", ["zones.geoparquet"], input_facts(tmp_path))
+    written = stops.to_crs(32654)
+    written["buffered"] = written.buffer(400)
+    written.to_crs(4326).to_parquet(tmp_path / "zones.geoparquet")
+    failed, mended = _run_mends(contract, "zones.geoparquet", tmp_path)
+    assert {"geometry_types", "buffer_distance"} <= {r.kind for r in failed} and [r.kind for r in mended] == ["geometry_types"]
+    assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
+    out = gpd.read_parquet(tmp_path / "zones.geoparquet")
+    assert list(out.columns) == ["stop_id", "geometry"] and set(out.geom_type) == {"Polygon"} and out.crs.to_epsg() == 4326
+    # Without such a column there is nothing to promote: points stay points, and the check says so.
+    stops.to_parquet(tmp_path / "zones.geoparquet")
+    _run_mends(contract, "zones.geoparquet", tmp_path)
+    assert not all(ok for ok, _ in check(contract, tmp_path).values())
