@@ -289,6 +289,25 @@ def without_unused_import(code: str, lineno: int | None, name: str | None = None
     return fixed
 
 
+def with_import_moved(code: str, lineno: int | None, name: str, home: str) -> str | None:
+    """``code`` with ``name`` of the ``from ... import`` on ``lineno`` imported from ``home``
+    instead (its alias kept, the other names left where they were); None when no such import is there."""
+    tree = parse(code)
+    if tree is None or not lineno:
+        return None
+    node = next((n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.lineno <= lineno <= (n.end_lineno or n.lineno)
+                 and any(a.name == name for a in n.names)), None)
+    if node is None:
+        return None
+    said = lambda aliases: ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in aliases)  # noqa: E731
+    moved = [a for a in node.names if a.name == name]
+    kept = [a for a in node.names if a.name != name]
+    text = f"from {home} import {said(moved)}"
+    if kept:
+        text = f"from {'.' * node.level}{node.module or ''} import {said(kept)}\n{' ' * node.col_offset}{text}"
+    return _replaced(code, [(node, text)])
+
+
 def with_parquet_writer(code: str) -> str:
     """``code`` with each ``x.to_file('out.geoparquet', ...)`` written ``x.to_parquet('out.geoparquet')``.
     The GDAL of the pyogrio wheels has no (Geo)Parquet driver: with ``driver=`` the call fails, and

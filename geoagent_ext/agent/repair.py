@@ -154,6 +154,8 @@ class Diagnosis:
             return f"rewrote the call to `{self.name}` as the library has it now"
         if self.strategy == "drop_import":
             return f"took out the import of `{self.name}`: it fails and nothing uses it"
+        if self.strategy == "move_import":
+            return f"imported `{self.name}` from where the installed library has it"
         if self.strategy == "drop_mended_column":
             return f"took `{self.name}` out of the selection: the contract's mend computes it on the written file"
         return f"added `{(self.fixed_code or '').splitlines()[0]}`"
@@ -282,6 +284,21 @@ def copied_from_example(name: str, examples: str, own_words: str) -> bool:
     the request and the step never mention."""
     used = re.search(rf"(?<![\w.]){re.escape(name)}\s*(?:\.|\[|=(?!=))", examples)
     return bool(used) and not re.search(rf"\b{re.escape(name)}\b", own_words)
+
+
+async def relocated_import(diagnosis: Diagnosis, code: str, lineno: int | None, kernel) -> Diagnosis | None:
+    """The certain fix of ``from M import X`` when M lacks X and another module of its package has
+    it (asked of the live kernel: the installed version decides), or None."""
+    match = _IMPORT_NAME.search(diagnosis.message) if diagnosis.strategy == "members" else None
+    if match is None:
+        return None
+    name, module = match.groups()
+    try:
+        homes = await kernel.probe("home_of", module, name, probe_timeout=30)
+    except Exception:  # introspection is advice; the model's repair still follows
+        return None
+    fixed = codeinfo.with_import_moved(code, lineno, name, homes[0]) if homes else None
+    return Diagnosis("move_import", diagnosis.message, name=f"{homes[0]}.{name}", fixed_code=fixed) if fixed else None
 
 
 async def enrich(diagnosis: Diagnosis, code: str, lineno: int | None, kernel) -> str:

@@ -253,7 +253,7 @@ class MctsSolver:
         node.expanded = True
         attempt = node.attempt
         assert attempt is not None
-        diagnosis = work.classify(attempt)
+        diagnosis = await work.diagnose(attempt)
         if diagnosis.fixed_code and diagnosis.fixed_code not in {n.code for n in _walk(state.root)}:
             self._new_node(work, diagnosis.fixed_code, node, 1.0)
             return None

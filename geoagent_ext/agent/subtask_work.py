@@ -226,6 +226,13 @@ class SubtaskWork:
             self.refused.add(refused)
         return diagnosis
 
+    async def diagnose(self, attempt: Attempt) -> repair.Diagnosis:
+        """``classify``, then the certain fixes only the live kernel can tell (where a name the code
+        imported from the wrong module really is)."""
+        diagnosis = self.classify(attempt)
+        moved = await repair.relocated_import(diagnosis, attempt.code, attempt.lineno, self.run.kernel)
+        return moved or diagnosis
+
     async def generate(self, ctx: SubtaskContext, *, temperature: float = FIRST_TEMPERATURE) -> tuple[str, str, Any]:
         """(code, diagnosis line, generation). Raises llm errors after the client's retries."""
         generation = await self.run.llm.complete(

@@ -127,3 +127,28 @@ async def test_profile_of_a_plain_frame_with_geometries_says_how_to_make_it_a_ge
     assert "geometry=gpd.points_from_xy(stations['Longitude'], stations['Latitude'])" in coords
     # a frame without geometry gets no such line
     assert "GeoDataFrame" not in await service.profile(geo_kernel, "df")
+
+
+async def test_a_name_imported_from_the_wrong_module_is_imported_from_where_the_library_has_it(service, geo_kernel):
+    """nyc-symdiff at c650f01: `from shapely.ops import buffer` six times (and `shapely.geometry`,
+    as the model's repair said); shapely 2 has `buffer` at the top. The kernel says where, and the
+    import is rewritten without a model call; a name the package lacks gets no rewrite."""
+    from geoagent_ext.agent import repair
+    from geoagent_ext.agent.kernel_handle import BoundKernel
+
+    assert (await service.probe(geo_kernel, "home_of", "shapely.ops", "buffer"))[0] == "shapely"
+    assert await service.probe(geo_kernel, "home_of", "shapely.ops", "no_such_function") == []
+    code = "import shapely\nfrom shapely.ops import unary_union, buffer as buf\nout = buf(unary_union([shapely.Point(0, 0)]), 1.0)"
+    failed = await service.execute(geo_kernel, code)
+    error = failed.error
+    assert failed.status == "error" and error.ename == "ImportError" and error.lineno == 2
+    diagnosis = repair.classify(code, error.ename, error.evalue, error.message, error.lineno)
+    assert diagnosis.strategy == "members"
+    moved = await repair.relocated_import(diagnosis, code, 2, BoundKernel(service, geo_kernel))
+    assert moved is not None and moved.strategy == "move_import" and "from where the installed library" in moved.fix_said
+    assert moved.fixed_code.splitlines()[1:3] == ["from shapely.ops import unary_union", "from shapely import buffer as buf"]
+    fixed = await service.execute(geo_kernel, moved.fixed_code + "\nprint(round(out.area, 1))")
+    assert fixed.status == "ok" and fixed.stdout.strip() == "3.1"
+    unknown = repair.classify("from shapely.ops import nope\nnope()", "ImportError",
+                              "cannot import name 'nope' from 'shapely.ops'", "ImportError: cannot import name 'nope' from 'shapely.ops'", 1)
+    assert await repair.relocated_import(unknown, "from shapely.ops import nope\nnope()", 1, BoundKernel(service, geo_kernel)) is None

@@ -114,6 +114,32 @@ def closest_names(expression, wrong_name, n=5):
     return out[:n]
 
 
+def home_of(module, name):
+    """Where ``name`` really lives when ``from module import name`` failed: the loaded public modules
+    of the same package that have it, the shortest path first (``from shapely.ops import buffer``:
+    ``shapely``, whose 2.x functions live at the top; nyc-symdiff at c650f01 tried `shapely.ops`
+    and `shapely.geometry` six times)."""
+    import importlib
+
+    root = str(module).split(".")[0]
+    if not root or str(name).startswith("_"):
+        return []
+    try:
+        importlib.import_module(root)
+    except Exception:
+        return []
+    homes = []
+    for mod_name in sorted((m for m in list(sys.modules) if m == root or m.startswith(root + ".")),
+                           key=lambda m: (m.count("."), m)):
+        mod = sys.modules.get(mod_name)
+        if mod_name == module or mod is None or any(part.startswith("_") for part in mod_name.split(".")):
+            continue
+        found = getattr(mod, name, None)
+        if found is not None and not isinstance(found, _types.ModuleType):
+            homes.append(mod_name)
+    return homes[:3]
+
+
 # ---------------------------------------------------------------- profiles
 
 

@@ -6,6 +6,7 @@
 _API = {
     "members": members,
     "closest_names": closest_names,
+    "home_of": home_of,
     "profile": profile,
     "frames_with_rows_of": frames_with_rows_of,
     "variables": variables,

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 98e690cccfb0b8c3e4ac5ac2c9d8c8b989b3845ce033757bc5105fe6fbc456aa
+ * schema-sha256: daaa44fd86e02734f14c5ba4110b269aca262af5cda844e5e2f57033126e1805
  */
 
 export type RunEvent =
@@ -265,6 +265,7 @@ export interface Repaired {
     | 'drop_keyword'
     | 'drop_import'
     | 'fix_call'
+    | 'move_import'
     | 'mend'
     | 'drop_mended_column'
     | 'insert_subtask'
