@@ -308,6 +308,19 @@ def with_import_moved(code: str, lineno: int | None, name: str, home: str) -> st
     return _replaced(code, [(node, text)])
 
 
+def with_attribute_moved(code: str, lineno: int | None, name: str, home: str) -> str | None:
+    """``code`` with each ``<dotted name>.name`` on ``lineno`` written ``home.name``; None when there is none."""
+    tree = parse(code)
+    if tree is None or not lineno:
+        return None
+
+    def dotted(node: ast.AST) -> bool:
+        return isinstance(node, ast.Name) or (isinstance(node, ast.Attribute) and dotted(node.value))
+    edits = [(n, f"{home}.{name}") for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == name
+             and n.lineno == lineno and dotted(n.value) and ast.unparse(n.value) != home]
+    return _replaced(code, edits) if edits else None
+
+
 def with_parquet_writer(code: str) -> str:
     """``code`` with each ``x.to_file('out.geoparquet', ...)`` written ``x.to_parquet('out.geoparquet')``.
     The GDAL of the pyogrio wheels has no (Geo)Parquet driver: with ``driver=`` the call fails, and

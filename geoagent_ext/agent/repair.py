@@ -155,7 +155,7 @@ class Diagnosis:
         if self.strategy == "drop_import":
             return f"took out the import of `{self.name}`: it fails and nothing uses it"
         if self.strategy == "move_import":
-            return f"imported `{self.name}` from where the installed library has it"
+            return f"took `{self.name}` from where the installed libraries have it"
         if self.strategy == "drop_mended_column":
             return f"took `{self.name}` out of the selection: the contract's mend computes it on the written file"
         return f"added `{(self.fixed_code or '').splitlines()[0]}`"
@@ -287,18 +287,27 @@ def copied_from_example(name: str, examples: str, own_words: str) -> bool:
 
 
 async def relocated_import(diagnosis: Diagnosis, code: str, lineno: int | None, kernel) -> Diagnosis | None:
-    """The certain fix of ``from M import X`` when M lacks X and another module of its package has
-    it (asked of the live kernel: the installed version decides), or None."""
-    match = _IMPORT_NAME.search(diagnosis.message) if diagnosis.strategy == "members" else None
-    if match is None:
+    """The certain fix of ``from M import X`` (or ``m.X``) when M lacks X and another module has it:
+    one of M's package, else one the session uses (asked of the live kernel: the installed
+    versions decide), or None."""
+    imported = _IMPORT_NAME.search(diagnosis.message) if diagnosis.strategy == "members" else None
+    attribute = _MODULE_ATTR.search(diagnosis.message) if diagnosis.strategy == "members" and not imported else None
+    if imported is None and attribute is None:
         return None
-    name, module = match.groups()
+    name, module = imported.groups() if imported else attribute.groups()[::-1]
     try:
         homes = await kernel.probe("home_of", module, name, probe_timeout=30)
     except Exception:  # introspection is advice; the model's repair still follows
         return None
-    fixed = codeinfo.with_import_moved(code, lineno, name, homes[0]) if homes else None
-    return Diagnosis("move_import", diagnosis.message, name=f"{homes[0]}.{name}", fixed_code=fixed) if fixed else None
+    if not homes:
+        return None
+    home, alias = homes[0]["module"], homes[0]["alias"]
+    if imported:
+        fixed = codeinfo.with_import_moved(code, lineno, name, home)
+    else:
+        fixed = codeinfo.with_attribute_moved(code, lineno, name, alias or home)
+        fixed = fixed if fixed is None or alias else f"import {home}\n{fixed}"
+    return Diagnosis("move_import", diagnosis.message, name=f"{home}.{name}", fixed_code=fixed) if fixed else None
 
 
 async def enrich(diagnosis: Diagnosis, code: str, lineno: int | None, kernel) -> str:

@@ -136,7 +136,7 @@ async def test_a_name_imported_from_the_wrong_module_is_imported_from_where_the_
     from geoagent_ext.agent import repair
     from geoagent_ext.agent.kernel_handle import BoundKernel
 
-    assert (await service.probe(geo_kernel, "home_of", "shapely.ops", "buffer"))[0] == "shapely"
+    assert (await service.probe(geo_kernel, "home_of", "shapely.ops", "buffer"))[0] == {"module": "shapely", "alias": None}
     assert await service.probe(geo_kernel, "home_of", "shapely.ops", "no_such_function") == []
     code = "import shapely\nfrom shapely.ops import unary_union, buffer as buf\nout = buf(unary_union([shapely.Point(0, 0)]), 1.0)"
     failed = await service.execute(geo_kernel, code)
@@ -145,10 +145,18 @@ async def test_a_name_imported_from_the_wrong_module_is_imported_from_where_the_
     diagnosis = repair.classify(code, error.ename, error.evalue, error.message, error.lineno)
     assert diagnosis.strategy == "members"
     moved = await repair.relocated_import(diagnosis, code, 2, BoundKernel(service, geo_kernel))
-    assert moved is not None and moved.strategy == "move_import" and "from where the installed library" in moved.fix_said
+    assert moved is not None and moved.strategy == "move_import" and "`shapely.buffer` from where the installed" in moved.fix_said
     assert moved.fixed_code.splitlines()[1:3] == ["from shapely.ops import unary_union", "from shapely import buffer as buf"]
     fixed = await service.execute(geo_kernel, moved.fixed_code + "\nprint(round(out.area, 1))")
     assert fixed.status == "ok" and fixed.stdout.strip() == "3.1"
     unknown = repair.classify("from shapely.ops import nope\nnope()", "ImportError",
                               "cannot import name 'nope' from 'shapely.ops'", "ImportError: cannot import name 'nope' from 'shapely.ops'", 1)
     assert await repair.relocated_import(unknown, "from shapely.ops import nope\nnope()", 1, BoundKernel(service, geo_kernel)) is None
+    # capetown-nn at c650f01: `gpd.to_numeric` three times; pandas has it, bound as `pd` in the session.
+    assert (await service.execute(geo_kernel, "import pandas as pd")).status == "ok"
+    code = "n = gpd.to_numeric(['1', '2']).sum()\nprint(n)"
+    failed = (await service.execute(geo_kernel, code)).error
+    diagnosis = repair.classify(code, failed.ename, failed.evalue, failed.message, failed.lineno)
+    moved = await repair.relocated_import(diagnosis, code, failed.lineno, BoundKernel(service, geo_kernel))
+    assert moved.fixed_code == "n = pd.to_numeric(['1', '2']).sum()\nprint(n)"
+    assert (await service.execute(geo_kernel, moved.fixed_code)).stdout.strip() == "3"

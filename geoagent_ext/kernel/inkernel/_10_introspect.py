@@ -115,10 +115,11 @@ def closest_names(expression, wrong_name, n=5):
 
 
 def home_of(module, name):
-    """Where ``name`` really lives when ``from module import name`` failed: the loaded public modules
-    of the same package that have it, the shortest path first (``from shapely.ops import buffer``:
-    ``shapely``, whose 2.x functions live at the top; nyc-symdiff at c650f01 tried `shapely.ops`
-    and `shapely.geometry` six times)."""
+    """Where ``name`` really lives when ``module`` lacks it, as ``[{"module", "alias"}]``: the loaded
+    public modules of the same package first, shortest path first (``from shapely.ops import
+    buffer``: ``shapely``, whose 2.x functions live at the top; nyc-symdiff at c650f01 tried
+    `shapely.ops` and `shapely.geometry` six times); else a module the session has bound to a name,
+    or a loaded data library (``gpd.to_numeric``: ``pandas`` as ``pd``; capetown-nn at c650f01)."""
     import importlib
 
     root = str(module).split(".")[0]
@@ -128,16 +129,27 @@ def home_of(module, name):
         importlib.import_module(root)
     except Exception:
         return []
+
+    def has(mod):
+        found = getattr(mod, name, None)
+        return found is not None and not isinstance(found, _types.ModuleType)
+
     homes = []
     for mod_name in sorted((m for m in list(sys.modules) if m == root or m.startswith(root + ".")),
                            key=lambda m: (m.count("."), m)):
         mod = sys.modules.get(mod_name)
-        if mod_name == module or mod is None or any(part.startswith("_") for part in mod_name.split(".")):
-            continue
-        found = getattr(mod, name, None)
-        if found is not None and not isinstance(found, _types.ModuleType):
-            homes.append(mod_name)
+        if mod_name != module and mod is not None and not any(p.startswith("_") for p in mod_name.split(".")) and has(mod):
+            homes.append({"module": mod_name, "alias": None})
+    if not homes:
+        bound = {v.__name__: k for k, v in sorted(_ns().items()) if isinstance(v, _types.ModuleType) and not k.startswith("_")}
+        for mod_name in [*bound, *_DATA_LIBRARIES]:
+            mod = sys.modules.get(mod_name)
+            if mod_name.split(".")[0] != root and mod is not None and has(mod) and mod_name not in [h["module"] for h in homes]:
+                homes.append({"module": mod_name, "alias": bound.get(mod_name)})
     return homes[:3]
+
+
+_DATA_LIBRARIES = ("pandas", "numpy", "shapely", "geopandas", "pyproj")
 
 
 # ---------------------------------------------------------------- profiles
