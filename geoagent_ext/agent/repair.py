@@ -267,6 +267,11 @@ def _fixed_call(code: str, ename: str, evalue: str, message: str, lineno: int | 
     """The certain rewrite of a call written for another geopandas API (``_CALL_FIXES``)."""
     refused = refused_keyword(ename, evalue)
     if refused is None and ename == "ValueError" and _HOW_NEAREST.search(evalue or ""):
+        # Already sjoin_nearest, given how='nearest' (capetown-nn at c650f01: the model's repair went
+        # on to sjoin(distance=...) and lost the distance column): only the keyword is wrong.
+        nearest = codeinfo.with_call_edited(code, "sjoin_nearest", lineno, drop={"how": "nearest"})
+        if nearest:
+            return Diagnosis("fix_call", message, name="sjoin_nearest", fixed_code=nearest)
         refused = ("sjoin", "how")
     fix = _CALL_FIXES.get(refused) if refused else None
     fixed = fix and codeinfo.with_call_edited(code, refused[0], lineno, **fix)

@@ -230,6 +230,9 @@ def test_a_keyword_the_library_refuses_is_taken_out_without_the_model():
     # `op=` is `predicate=` since geopandas 1.0.
     ("y = gpd.sjoin(a, b, how='left', op='within')", "TypeError", "sjoin() got an unexpected keyword argument 'op'",
      "y = gpd.sjoin(a, b, how='left', predicate='within')"),
+    # sjoin_nearest given sjoin's how='nearest' (capetown-nn at c650f01): the keyword goes.
+    ("j = gpd.sjoin_nearest(a, b, how='nearest', distance_col='d')", "ValueError",
+     "`how` was \"nearest\" but is expected to be in ['left', 'right', 'inner']", "j = gpd.sjoin_nearest(a, b, distance_col='d')"),
     # A bare sjoin(...) imported by name: sjoin_nearest may not be imported, the model is asked.
     ("j = sjoin(a, b, distance_col='d')", "TypeError", "sjoin() got an unexpected keyword argument 'distance_col'", None),
 ])
