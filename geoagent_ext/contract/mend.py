@@ -46,9 +46,6 @@ _TABLE_KINDS = ("columns", "unique", "dtype", "sorted")
 # After the geometry, before a cast or a sort that reads them: counts first (they may rebuild the
 # rows), then measures by the rows' keys, then the rates over both.
 _VALUE_KINDS = ("point_counts", "measure_units", "density")
-# A geometry or row-index column a table got by writing a (Geo)DataFrame whole (the in-kernel
-# checker's `_contract_stray_column` names the same: it runs in the kernel and cannot import this).
-_STRAY = ("geometry", "geom", "the_geom", "wkt", "geometry_wkt", "index", "level_0", "index_right", "index_left")
 # A key as the check compares it across files: 3, 3.0, "3" and "03" alike.
 _KEY = ("_key = lambda v: (lambda t: str(int(float(t))) if t.replace('.', '', 1).lstrip('-').isdigit() "
         "and float(t).is_integer() else t)(str(v).strip())")
@@ -220,8 +217,9 @@ def _step(req: Requirement, fmt: str, spatial: bool, columns: list[str] = ()) ->
         return [*_kept_first(p), f"_mend = _mend.drop_duplicates({str(p['name'])!r})"]
     if req.kind == "columns" and p.get("no_stray") and not spatial:  # the listed ones first, in their order
         names = list(map(str, p.get("names") or []))
+        stray = [str(n).lower() for n in p["no_stray"]] if isinstance(p["no_stray"], list) else []
         return [f"_mend = _mend[[c for c in {names!r} if c in _mend.columns] + [c for c in _mend.columns if c not in "
-                f"{names!r} and not (str(c).lower() in {_STRAY!r} or str(c).lower().startswith('unnamed:'))]]"]
+                f"{names!r} and not (str(c).lower() in {stray!r} or str(c).lower().startswith('unnamed:'))]]"]
     if req.kind == "point_counts":
         return _point_counts(p, spatial, list(columns))
     if req.kind == "measure_units":

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 # params.if_present: the requirement binds only an output that has the column (a defect rule's).
 Kind = Literal[
     "exists",              # the file exists and opens as its format
-    "columns",             # params.names: columns (tables/layers) or top-level keys (JSON); params.no_stray: no geometry/index column beside them
+    "columns",             # params.names: columns (tables/layers) or top-level keys (JSON); params.no_stray: the geometry/index column names not allowed beside them
     "layers",              # params.names: layers of a GeoPackage
     "crs_epsg",            # params.epsg: the declared CRS is this EPSG code
     "crs_projected_metres",  # a projected CRS in metres whose area of use contains the data (params.advised_epsg:

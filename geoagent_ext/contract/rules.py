@@ -535,6 +535,11 @@ def _input_for(noun: str, candidates: Iterable[str]) -> str | None:
 _GEOMETRY_WANTED = re.compile(r"\bwkt\b|(?<!\bno\s)\bgeometry\s+(?:column|as)\b", re.IGNORECASE)
 
 
+# A geometry or row-index column a table gets by writing a (Geo)DataFrame whole ("Unnamed: 0" too):
+# carried in ``params.no_stray`` to the in-kernel check and to the mend, which both read it there.
+STRAY_COLUMNS = ("geometry", "geom", "the_geom", "wkt", "geometry_wkt", "index", "level_0", "index_right", "index_left")
+
+
 def _no_stray_columns(b: _Builder, request: str) -> None:
     """A CSV whose columns the request lists has no geometry or row-index column beside them
     (``params.no_stray``): example 01's summary carried `geometry` and `index_right` after a
@@ -543,7 +548,7 @@ def _no_stray_columns(b: _Builder, request: str) -> None:
     if _GEOMETRY_WANTED.search(request):
         return
     for req in [r for r in b.requirements if r.kind == "columns" and file_format(r.output) == "csv"]:
-        req.params["no_stray"] = True
+        req.params["no_stray"] = list(STRAY_COLUMNS)
         req.text += ", and no geometry or row-index column beside them"
 
 

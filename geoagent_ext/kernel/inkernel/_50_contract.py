@@ -489,11 +489,11 @@ def _contract_strings(values):
     return [str(v) for v in (values.tolist() if hasattr(values, "tolist") else values)]
 
 
-def _contract_stray_column(name):
-    """A geometry or row-index column a table got by writing a (Geo)DataFrame whole."""
+def _contract_stray_column(name, stray):
+    """A geometry or row-index column a table got by writing a (Geo)DataFrame whole: one of
+    ``stray`` (the contract's list, ``rules.STRAY_COLUMNS``) or a written index ("Unnamed: 0")."""
     lower = str(name).lower()
-    return lower in ("geometry", "geom", "the_geom", "wkt", "geometry_wkt", "index", "level_0", "index_right",
-                     "index_left") or lower.startswith("unnamed:")
+    return lower in [str(n).lower() for n in stray] or lower.startswith("unnamed:")
 
 
 def _contract_converted_values(name, params, mine, theirs):
@@ -538,7 +538,8 @@ def _contract_check_table(kind, params, data, sources=None):
         if hasattr(data, "geometry") and not isinstance(data, dict):
             have.add("geometry")
         missing = [n for n in params.get("names", []) if n not in have]
-        extra = [c for c in sorted(have - set(params.get("names", []))) if _contract_stray_column(c)] \
+        stray = params.get("no_stray") if isinstance(params.get("no_stray"), list) else []
+        extra = [c for c in sorted(have - set(params.get("names", []))) if _contract_stray_column(c, stray)] \
             if params.get("no_stray") else []
         said = ([f"missing {missing}; it has {sorted(have)[:15]}"] if missing else []) + \
             ([f"also has {extra[:10]}, a geometry or row index not asked for"] if extra else [])
