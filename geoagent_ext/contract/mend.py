@@ -26,6 +26,7 @@ is read whole and written back one kind per layer; with other layer names it get
 
 from __future__ import annotations
 
+from ..kernel.inkernel import function_source
 from .model import Contract, Requirement
 from .rules import UNIT_IN_BASE, file_format
 
@@ -46,9 +47,6 @@ _TABLE_KINDS = ("columns", "unique", "dtype", "sorted")
 # After the geometry, before a cast or a sort that reads them: counts first (they may rebuild the
 # rows), then measures by the rows' keys, then the rates over both.
 _VALUE_KINDS = ("point_counts", "measure_units", "density")
-# A key as the check compares it across files: 3, 3.0, "3" and "03" alike.
-_KEY = ("_key = lambda v: (lambda t: str(int(float(t))) if t.replace('.', '', 1).lstrip('-').isdigit() "
-        "and float(t).is_integer() else t)(str(v).strip())")
 
 
 def mend_code(contract: Contract, path: str, failed: list[Requirement]) -> tuple[str, list[Requirement]] | None:
@@ -115,6 +113,13 @@ def _read(path: str) -> str:
 _OWN_POLYGONS = "_mend.crs is not None and len(_mend) and set(_mend.geom_type.dropna()) <= {'Polygon', 'MultiPolygon'}"
 
 
+def _key_def(indent: str = "") -> list[str]:
+    """``_key``: a key as the in-kernel check compares it across files (3, 3.0, "3" and "03" alike),
+    its ``_contract_key`` itself, so the mend carries values by the keys the check matches."""
+    source = function_source("_contract_key").replace("def _contract_key(", "def _key(", 1)
+    return [indent + line for line in source.splitlines()]
+
+
 def _point_counts(p: dict, spatial: bool, columns: list[str]) -> list[str]:
     """The points inside each polygon: the file's own polygons, else the polygons input's, carried
     to the file's rows by the key they share. A table whose rows are not one per polygon (example
@@ -130,7 +135,7 @@ def _point_counts(p: dict, spatial: bool, columns: list[str]) -> list[str]:
              "_n = pd.Series(_inside).value_counts().reindex(range(len(_polys)), fill_value=0).astype(int).tolist()"]
     if not key:  # only the file's own polygons can take the counts
         return lines + ["assert _polys is _mend, 'no key to carry the counts to the rows'", f"_mend[{name!r}] = _n"]
-    lines += [_KEY, f"_by_key = dict(zip(map(_key, _polys[{key!r}]), _n))"]
+    lines += [*_key_def(), f"_by_key = dict(zip(map(_key, _polys[{key!r}]), _n))"]
     if not spatial:
         carried = [key] + [c for c in columns if c not in (key, name)]
         lines += [f"if sorted(map(_key, _mend[{key!r}])) != sorted(_by_key):  # not one row per polygon",
@@ -158,7 +163,7 @@ def _measures(p: dict, spatial: bool) -> list[str]:
              "for g in _src.geometry.to_crs(4326)]",
              "if _src is _mend:", f"    _mend[{name!r}] = _m", "else:",
              f"    _k = next(c for c in _mend.columns if c in _src.columns and c not in ({name!r}, _src.geometry.name) "
-             "and _src[c].notna().all() and not _src[c].astype(str).duplicated().any())", f"    {_KEY}",
+             "and _src[c].notna().all() and not _src[c].astype(str).duplicated().any())", *_key_def("    "),
              "    _lookup = dict(zip(map(_key, _src[_k]), _m))",
              f"    _mend[{name!r}] = [_lookup.get(_key(v)) for v in _mend[_k]]"]
     return lines

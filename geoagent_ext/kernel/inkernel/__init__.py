@@ -35,6 +35,15 @@ SOURCE = "\n\n".join(p.read_text() for p in PARTS)
 VERSION = hashlib.sha256(SOURCE.encode()).hexdigest()[:16]
 
 
+def function_source(name: str) -> str:
+    """The source of one top-level function of the helper: code the agent shows the user that must
+    compute exactly as a check does embeds it (the contract's mend keys rows by ``_contract_key``)."""
+    import ast
+
+    node = next(n for n in ast.parse(SOURCE).body if isinstance(n, ast.FunctionDef) and n.name == name)
+    return ast.get_source_segment(SOURCE, node)
+
+
 def load(name: str = "__geoagent__"):
     """Build the helper module in *this* process (for tests and local use)."""
     import types
