@@ -77,10 +77,10 @@ def mend_code(contract: Contract, path: str, failed: list[Requirement]) -> tuple
     if by_kind is not None:  # every layer, read as one frame, written back one geometry kind per layer
         # A feature written to several layers is kept from the first (cairo-mixedgeom at f2774b6: the
         # whole frame in each of the three layers, tripled by the split).
+        feature_keys = function_source("_contract_feature_keys").replace("def _contract_feature_keys(", "def _feature_keys(", 1)
         read = (f"pd.concat([gpd.read_file({path!r}, layer=n).assign(_layer=i) for i, n in "
-                f"enumerate(gpd.list_layers({path!r})['name'])], ignore_index=True)\n"
-                "_seen = _mend.drop(columns=[_mend.geometry.name, '_layer']).astype(str).agg('|'.join, axis=1) + "
-                "_mend.geometry.to_wkb(hex=True)\n"
+                f"enumerate(gpd.list_layers({path!r})['name'])], ignore_index=True)\n{feature_keys}\n"
+                "_seen = _feature_keys(_mend.drop(columns='_layer'))\n"
                 "_mend = _mend[_mend['_layer'] == _mend.groupby(_seen)['_layer'].transform('min')].drop(columns='_layer')")
         write = "\n".join(["import os", f"os.remove({path!r})", f"for _layer, _kinds in {by_kind!r}.items():",
                            f"    _mend[_mend.geom_type.isin(_kinds)].to_file({path!r}, layer=_layer, driver='GPKG')"])

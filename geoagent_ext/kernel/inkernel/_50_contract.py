@@ -716,14 +716,19 @@ def _contract_format(path):
     return {".json": "json", ".csv": "csv", ".parquet": "parquet", ".geoparquet": "geoparquet"}.get(ext, "vector")
 
 
+def _contract_feature_keys(data):
+    """Each feature as one text, its attributes and its geometry alike (the layer-split mend keeps
+    each once by the same key: it embeds this function)."""
+    return data.drop(columns=[data.geometry.name]).astype(str).agg("|".join, axis=1) + data.geometry.to_wkb(hex=True)
+
+
 def _contract_shared_features(layers):
     """How many features (geometry and attributes alike) of a layered file are in more than one layer."""
     seen, shared = {}, set()
     for name, data in layers.items():
         if not _contract_has_geometry(data):
             continue
-        keys = data.drop(columns=[data.geometry.name]).astype(str).agg("|".join, axis=1) + data.geometry.to_wkb(hex=True)
-        for key in set(keys.tolist()):
+        for key in set(_contract_feature_keys(data).tolist()):
             if seen.setdefault(key, name) != name:
                 shared.add(key)
     return len(shared)
