@@ -149,8 +149,8 @@ def _point_counts(p: dict, spatial: bool, columns: list[str]) -> list[str]:
 
 def _measures(p: dict, spatial: bool) -> list[str]:
     """Each feature's area, perimeter or length on the WGS84 ellipsoid in the unit asked for (what
-    the check compares with): the file's own geometries, else the input feature of the same key
-    (a column of the file unique in the input)."""
+    the check compares with): the file's own geometries, else the input feature of the same key,
+    matched by the check's own ``_contract_key_match`` (embedded)."""
     name, measure, unit, source = (str(p.get(k) or "") for k in ("name", "measure", "unit", "input"))
     if not (name and source) or unit not in UNIT_IN_BASE or measure not in ("area", "perimeter", "length"):
         return []
@@ -162,10 +162,10 @@ def _measures(p: dict, spatial: bool) -> list[str]:
              f"_m = [{how} / {UNIT_IN_BASE[unit]!r} if g is not None and not g.is_empty else None "
              "for g in _src.geometry.to_crs(4326)]",
              "if _src is _mend:", f"    _mend[{name!r}] = _m", "else:",
-             f"    _k = next(c for c in _mend.columns if c in _src.columns and c not in ({name!r}, _src.geometry.name) "
-             "and _src[c].notna().all() and not _src[c].astype(str).duplicated().any())", *_key_def("    "),
-             "    _lookup = dict(zip(map(_key, _src[_k]), _m))",
-             f"    _mend[{name!r}] = [_lookup.get(_key(v)) for v in _mend[_k]]"]
+             *(f"    {line}" for name_ in ("_contract_key", "_contract_key_match")
+               for line in function_source(name_).splitlines()),
+             f"    _k, _rows, _ = _contract_key_match(_mend, _src, {name!r})",
+             f"    _mend[{name!r}] = [_m[i] for i in _rows]"]
     return lines
 
 
