@@ -129,4 +129,6 @@ class Planner:
             return None
         match = _NUMBERED_RE.match(lines[0])
         description = (match.group(2) if match else lines[0]).strip()
-        return description if description and description != plan[index] and len(description) < 400 else None
+        # Another step's words again is no new wording (lagos at c650f01: the merge step became a
+        # second "Compute the area of each hex cell", and the merge was gone from the plan).
+        return description if description and description not in plan and len(description) < 400 else None

@@ -435,7 +435,7 @@ async def reword_subtask(run: SolverRun, index: int, error: str, reason: str,
         return False
     if refine is not None and description:
         description = refine(description)
-    if not description:
+    if not description or description in plan:  # a step's words again: no new wording
         return False
     fresh = new_subtask(description)  # its artifacts (the files it names) come from the new wording
     run.subtasks[index] = run.subtasks[index].model_copy(update={"description": description, "artifacts": fresh.artifacts})

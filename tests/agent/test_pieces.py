@@ -285,12 +285,13 @@ async def test_a_rewritten_step_is_the_step_not_the_line_that_introduces_it():
     from geoagent_ext.llm.scripted import ScriptedChatModel
     answers = iter(["Replace the current step 4 with the following:\n\n4. Count the stations per district with "
                     "gpd.sjoin(stations, districts, predicate='within').",
-                    "Count the stations per district:"])
+                    "Count the stations per district:", "3. Compute areas."])
     planner = Planner(LLMClient(ScriptedChatModel(responder=lambda messages: next(answers)), retries=1))
     plan = ["Load.", "Reproject.", "Compute areas.", "Count the number of stations in each district."]
     assert await planner.rewrite("r", "", plan, 3, "KeyError") == \
         "Count the stations per district with gpd.sjoin(stations, districts, predicate='within')."
     assert await planner.rewrite("r", "", plan, 3, "KeyError") == "Count the stations per district:"  # the only line
+    assert await planner.rewrite("r", "", plan, 3, "KeyError") is None  # another step's words: no rewording
 
 
 def test_a_module_alias_used_without_its_import_gets_it_before_the_code_runs():
