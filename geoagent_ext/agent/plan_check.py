@@ -27,6 +27,7 @@ import re
 from ..contract.advice import MENDED_VALUES, mended_values
 from ..contract.mend import mend_code
 from ..contract.model import Contract
+from ..contract.rules import SPATIAL, file_format
 
 # (A dot inside a word is a file name's, not the sentence's end: "merge `a.geojson` and `b.geojson` on ...".)
 _JOIN_ON = re.compile(r"\b(?:merg\w*|join\w*)\b(?:[^.;]|\.(?=\w))*?\bon\s+(?:the\s+)?(?:common\s+|shared\s+)?"
@@ -271,6 +272,13 @@ _VERIFIES = re.compile(r"^\s*(?:verify|double-check|confirm)\b", re.IGNORECASE)
 # 45f228b such a step's repairs rewrote London's finished CSV without a column).
 _OPTIONAL = re.compile(r"^\s*(?:optionally|if (?:needed|desired|wanted|you (?:want|wish|like)))\b", re.IGNORECASE)
 _CLOSES = re.compile(r"^\s*close\b", re.IGNORECASE)
+# "Convert the `geometry` column to a shapely geometry type": a layer read by geopandas holds shapely
+# geometries already, and the 1.5B's conversion left a plain Series (lagos at c650f01: the next two
+# steps failed on `.to_crs` of it). Only when every data file is a spatial layer: a table's
+# `geometry` column may be WKT text to parse.
+_TO_SHAPELY = re.compile(r"^\s*(?:convert|cast|change|turn|transform|ensure)\w*\s+(?:the\s+)?`?geometr(?:y|ies)`?"
+                         r"(?:\s+column)?(?:\s+(?:of|in)\s+[^.;]*?)?\s+(?:to|into|is|are|as)\s+(?:an?\s+)?`?shapely\b[^.;]*[.;]?\s*$",
+                         re.IGNORECASE)
 _REPEATS = re.compile(r"^\s*repeat\s+(?:the\s+)?steps?\b", re.IGNORECASE)
 # Steps that only do what the contract's mend does on the written file (``contract.mend``): convert the
 # geometries to the multi-part type an output requires, drop the null/empty geometries it forbids. The
@@ -315,6 +323,15 @@ def _only_imports(text: str) -> bool:
         and words[1:] != ["all"]
 
 
+def _mend_does(contract: Contract, req) -> bool:
+    """The mend meets ``req`` the way its ``_MENDED_STEPS`` step would: a geometry type by making the
+    parts multi only when nothing but multi-part types is allowed (with "Polygon or MultiPolygon"
+    it only takes polygons from another geometry column, and a step to MultiPolygon is work)."""
+    allowed = [str(t) for t in req.params.get("allowed") or []]
+    multi_only = req.kind != "geometry_types" or (allowed and all(t.startswith("Multi") for t in allowed))
+    return bool(multi_only) and mend_code(contract, req.output, [req]) is not None
+
+
 def idle_steps(descriptions: list[str], request: str, contract: Contract | None,
                data_files: list[str] = ()) -> list[tuple[int, str]]:
     """(step index, why) for steps with nothing to do: one that only verifies, when the contract has
@@ -327,7 +344,7 @@ def idle_steps(descriptions: list[str], request: str, contract: Contract | None,
     contract's mend does on the written file (``_MENDED_STEPS``). A step that also writes stays."""
     verified = contract is not None and any(r.checkable and r.kind != "exists" for r in contract.requirements)
     mended = {kind: pattern for kind, pattern in _MENDED_STEPS.items() if contract is not None and any(
-        r.kind == kind and mend_code(contract, r.output, [r]) is not None for r in contract.requirements)}
+        r.kind == kind and _mend_does(contract, r) for r in contract.requirements)}
     computed = mended_values(contract)
     loaded: set[str] = set()
     found = []
@@ -339,6 +356,8 @@ def idle_steps(descriptions: list[str], request: str, contract: Contract | None,
             found.append((i, "each step runs once: a loop is written inside one step"))
         elif _CLOSES.search(text):
             found.append((i, "nothing in a pandas/geopandas session needs closing"))
+        elif _TO_SHAPELY.match(text) and data_files and all(file_format(p) in SPATIAL for p in data_files):
+            found.append((i, "a layer geopandas reads holds shapely geometries already"))
         elif _only_imports(text):
             found.append((i, "each step imports the libraries it uses"))
         elif _OPTIONAL.search(text):

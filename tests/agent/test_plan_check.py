@@ -266,6 +266,19 @@ def test_a_second_load_of_loaded_files_is_idle():
     assert idle_steps(["Load `lagos_hex_grid.geojson`.", "Load `lagos_landuse.geojson`."], "x", None, files) == []
 
 
+def test_converting_a_layers_geometry_to_shapely_is_idle_but_parsing_a_tables_is_not():
+    """lagos at c650f01: "Convert the `geometry` column to a `shapely` geometry type" left a plain
+    Series, and the next two steps failed on its `.to_crs`; geopandas' layers hold shapely already."""
+    from geoagent_ext.agent.plan_check import idle_steps
+    plan = ["Load `hex.geojson` and `landuse.geojson`.", "Convert the `geometry` column to a `shapely` geometry type.",
+            "Ensure the geometries of both layers are shapely geometries.", "Convert the `wkt` column to shapely geometries.",
+            "Convert the geometry column to shapely and reproject it to EPSG:26391, then write `out.geojson`."]
+    found = idle_steps(plan, "Rank the hex cells.", None, ["hex.geojson", "landuse.geojson"])
+    assert [i for i, _ in found] == [1, 2] and "holds shapely geometries already" in found[0][1]
+    # A table's `geometry` column may be WKT text: converting it is work.
+    assert idle_steps(plan, "Rank the cells.", None, ["hex.geojson", "cells.csv"]) == []
+
+
 async def test_steps_a_review_adds_pass_the_same_checks(tmp_path):
     """The reviewer rewrites the rest of the plan after a step that needed repairs; its new steps
     are tidied like the planner's ("Verify ..." when the contract checks the files, a reprojection
