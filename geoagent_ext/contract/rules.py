@@ -244,6 +244,7 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
     _point_count_rules(b, outputs, inputs, named)
     _density_rules(b)
     _keep_rule(b, request)
+    _invalid_repaired(b, request, named)
     _no_stray_columns(b, request)
     _converted_values(b, inputs)
     _provenance(b, inputs)
@@ -284,6 +285,28 @@ def _keep_rule(b: _Builder, request: str) -> None:
             req.params["keep"] = "as_requested"
         b.add(uniqueness[0].output, "note", f"of each set of duplicates, the one kept is the one the request says: "
                                             f"\"{said.strip()[:200]}\"")
+
+
+# "drop the invalid geometries", "remove invalid features": the request lets them go
+_DROP_INVALID = re.compile(r"\b(?:drop|remove|discard|delete|exclude|filter\s+out|skip)\w*\b[^.;]{0,40}\binvalid\b|"
+                           r"\binvalid\b[^.;]{0,40}\b(?:dropped|removed|discarded|deleted|excluded|filtered\s+out|skipped)\b",
+                           re.IGNORECASE)
+
+
+def _invalid_repaired(b: _Builder, request: str, named: list[str]) -> None:
+    """"No invalid geometries" in a cleaning of one named layer keyed by a column: the invalid
+    features are repaired, not dropped (cairo-dedup at c650f01: "remove invalid geometries" took 20
+    parcels out of the registry, and the file passed every check). The check reads the input's
+    invalid features and finds each key in the output; unless the request lets them go."""
+    spatial_in = [p for p in named if file_format(p) in SPATIAL]
+    if len(spatial_in) != 1 or _DROP_INVALID.search(request):
+        return
+    for req in [r for r in b.requirements if r.kind == "geometries_valid"]:
+        key = next((r.params["name"] for r in b.requirements if r.kind == "unique" and r.output == req.output
+                    and r.params.get("name")), None)
+        if key:
+            req.params.update(input=spatial_in[0], key=key)
+            req.text += f" — the input's invalid features repaired (each `{key}` of them kept), not dropped"
 
 
 def _part_about(sentence: str, out: str, outs: list[str]) -> str:

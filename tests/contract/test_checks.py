@@ -548,3 +548,26 @@ def test_a_rate_per_unit_is_its_count_over_its_measure_scaled_to_the_unit_named(
     assert not passed and "expected 20" in observed
     no_measure = derive_contract("Write `out.csv` with `tree_count` and `trees_per_10km2`.", ["out.csv"])
     assert "density" not in {r.kind for r in no_measure.requirements}  # nothing in the file to check it by
+
+
+def test_invalid_features_dropped_instead_of_repaired_fail_the_validity_requirement(tmp_path):
+    """cairo-dedup at c650f01: "remove invalid geometries" took 20 parcels out of a registry whose
+    request asked for no invalid geometries, and the file passed every check (a false success)."""
+    from shapely.geometry import Polygon
+    square, bowtie = Polygon([(0, 0), (0, 1), (1, 1), (1, 0)]), Polygon([(2, 0), (3, 1), (3, 0), (2, 1)])
+    legacy = gpd.GeoDataFrame({"parcel_id": ["p1", "p2", "p3"]}, geometry=[square, bowtie, square.buffer(-0.1)], crs=3857)
+    legacy.to_file(tmp_path / "legacy.geojson")
+    request = ("Clean up `legacy.geojson` and write `canon.geoparquet` with `parcel_id` unique and no invalid geometries.")
+    contract = derive_contract(request, ["canon.geoparquet"], input_facts(tmp_path))
+    [valid] = [r for r in contract.requirements if r.kind == "geometries_valid"]
+    assert valid.params["key"] == "parcel_id" and "repaired" in valid.text
+    legacy[legacy.is_valid].to_parquet(tmp_path / "canon.geoparquet")
+    passed, observed = check(contract, tmp_path)[valid.text]
+    assert not passed and "1 of them are missing (`parcel_id` p2)" in observed and "make_valid" in observed
+    legacy.assign(geometry=legacy.make_valid()).to_parquet(tmp_path / "canon.geoparquet")
+    assert check(contract, tmp_path)[valid.text] == (True, "0 of 3 geometries are invalid; 1 feature(s) of "
+                                                            "`legacy.geojson` had invalid geometries, each kept")
+    # The request lets them go: dropping them meets it.
+    dropped = derive_contract(request.replace("no invalid geometries", "the invalid geometries dropped"),
+                              ["canon.geoparquet"], input_facts(tmp_path))
+    assert not [r for r in dropped.requirements if r.kind == "geometries_valid" and r.params.get("key")]

@@ -581,7 +581,9 @@ def _contract_check_table(kind, params, data, sources=None):
             invalid = present[~present.is_valid]
             import shapely
             why = shapely.is_valid_reason(invalid.values[:1])[0] if len(invalid) else ""
-            return invalid.empty, f"{len(invalid)} of {len(data)} geometries are invalid" + (f" (e.g. {why})" if why else "")
+            if not invalid.empty or not (params.get("input") and params.get("key") in data.columns):
+                return invalid.empty, f"{len(invalid)} of {len(data)} geometries are invalid" + (f" (e.g. {why})" if why else "")
+            return _contract_invalid_kept(params, data, sources)
         repeated = int(present.normalize().to_wkb().duplicated().sum())
         return repeated == 0, f"{repeated} of {len(data)} features repeat an earlier feature's geometry"
     if kind == "geometry_unchanged":
@@ -714,6 +716,22 @@ def _contract_format(path):
     import os as _o
     ext = _o.path.splitext(path)[1].lower()
     return {".json": "json", ".csv": "csv", ".parquet": "parquet", ".geoparquet": "geoparquet"}.get(ext, "vector")
+
+
+def _contract_invalid_kept(params, data, sources):
+    """(passed, observed): every key of the input's invalid features is in the file (repaired,
+    not dropped)."""
+    src, key = _contract_input(params["input"], sources), params["key"]
+    if not _contract_has_geometry(src) or key not in src.columns:
+        return True, f"0 of {len(data)} geometries are invalid"
+    present = src[src.geometry.notna() & ~src.geometry.is_empty]
+    invalid = {_contract_key(v) for v in present.loc[~present.geometry.is_valid, key].tolist()}
+    lost = sorted(invalid - {_contract_key(v) for v in data[key].tolist()})
+    said = f"0 of {len(data)} geometries are invalid; {len(invalid)} feature(s) of `{params['input']}` had invalid geometries"
+    if not lost:
+        return True, said + (", each kept" if invalid else "")
+    return False, (f"{said} and {len(lost)} of them are missing (`{key}` {', '.join(lost[:5])}): repair them with "
+                   "make_valid(), do not drop them")
 
 
 def _contract_feature_keys(data):
