@@ -137,11 +137,18 @@ def _retypes(column: str) -> re.Pattern:
                       re.IGNORECASE)
 
 
+# "Check for invalid geometries and remove them" (cairo-dedup at c650f01: 20 parcels gone)
+_DROPS_INVALID = re.compile(r"\b(?:remov|drop|filter|discard|delet|exclud)\w*\b[^.;]*\binvalid\b|"
+                            r"\binvalid\b[^.;]*\b(?:remov|drop|filter|discard|delet|exclud)\w*", re.IGNORECASE)
+_REPAIRS = re.compile(r"\b(?:repair|fix|make_valid|mak\w*\s+(?:them\s+|it\s+)?valid)", re.IGNORECASE)
+
+
 def contract_conflicts(descriptions: list[str], contract: Contract | None) -> list[tuple[int, str | None, str]]:
     """(step index, the step's new wording or None to drop it, why) for the steps the contract
     forbids: a reprojection when an output must keep an input's geometry in its CRS
     (``geometry_unchanged``), a row filter or a sum over rows when an output must have one row per
-    input feature (``rows_as_input``), a type conversion of a column that keeps the input's values
+    input feature (``rows_as_input``), dropping the invalid features an output keeps repaired
+    (``geometries_valid`` with a key: the mend repairs them on the written file), a type conversion of a column that keeps the input's values
     (``values_from_input``). A step that also measures or writes keeps its work, with the limit added.
     A step writing files named after the layers an output must have (``layers``: "save the layers
     as `points.gpkg`, `lines.gpkg`") is told they are layers of that output (it is never dropped:
@@ -159,6 +166,9 @@ def contract_conflicts(descriptions: list[str], contract: Contract | None) -> li
                                      f"({req.params.get('rows')}): no row is left out", None))
             limits.append((_AGGREGATES, f"`{req.output}` has one row per feature of `{req.params.get('input')}`: "
                                         "nothing is summed, averaged or grouped over rows", None))
+        elif req.kind == "geometries_valid" and req.params.get("key"):
+            limits.append((_DROPS_INVALID, f"`{req.output}` keeps the features of `{req.params.get('input')}` whose "
+                                           "geometries are invalid, repaired with make_valid(), never dropped", _REPAIRS))
         elif req.kind == "values_from_input" and req.params.get("name"):
             limits.append((_retypes(str(req.params["name"])),
                            f"`{req.params['name']}` keeps the original values of `{req.params.get('input')}`", None))

@@ -176,6 +176,15 @@ def test_steps_the_contract_forbids_are_dropped_or_told_the_limit():
     [(index, text, why)] = contract_conflicts(steps, _contract(layers))
     assert index == 1 and text.startswith(steps[1])
     assert "points, lines are layers of `out.geojson`, not files" in text and "layer=name" in why
+    # Invalid features an output keeps repaired (cairo-dedup at c650f01: "remove them" dropped 20
+    # parcels): the dropping step goes (the mend repairs them on the written file); one that repairs stays.
+    valid = ("geometries_valid", "every geometry is valid", {"input": "legacy.geojson", "key": "parcel_id"})
+    steps = ["Check for invalid geometries and remove them.", "Filter out invalid geometries and fix the rest with make_valid.",
+             "Remove duplicate geometries.", "Drop rows whose geometry is invalid, then write `out.geojson`."]
+    found = {i: (text, why) for i, text, why in contract_conflicts(steps, _contract(valid))}
+    assert sorted(found) == [0, 1, 3] and found[0][0] is None and "never dropped" in found[0][1]
+    assert found[1][0].startswith(steps[1]) and found[3][0].startswith(steps[3])  # repairs or writes: kept, limited
+    assert contract_conflicts(steps, _contract(("geometries_valid", "every geometry is valid", {}))) == []
 
 
 async def test_the_run_drops_a_reprojection_of_geometry_that_must_stay_as_it_is(tmp_path):
