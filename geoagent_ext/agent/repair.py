@@ -37,6 +37,7 @@ Strategies, by error class:
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 
 from . import codeinfo
@@ -197,6 +198,10 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
             name = match.group(1)
             if name in KNOWN_IMPORTS:
                 return Diagnosis("add_import", message, name=name, fixed_code=f"{KNOWN_IMPORTS[name]}\n{code}")
+            if name in sys.stdlib_module_names and not name.startswith("_") and re.search(rf"(?<![\w.]){name}\.\w", code):
+                # used as a module (`csv.writer(f)`): the standard library's (bangkok-multicrs at
+                # c650f01 got a step inserted to "create the variable `csv`")
+                return Diagnosis("add_import", message, name=name, fixed_code=f"import {name}\n{code}")
             if name not in defined_before and copied_from_example(name, examples, own_words):
                 return Diagnosis("example_name", message, name=name)
             if name not in defined_before:

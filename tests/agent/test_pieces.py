@@ -103,6 +103,16 @@ def test_classify(ename, evalue, strategy, expr):
         assert d.fixed_code.startswith(("import numpy as np\n", "import pyogrio\n"))
 
 
+def test_a_standard_library_module_used_without_its_import_gets_it():
+    """bangkok-multicrs at c650f01: `csv.writer(file)` without `import csv` became an inserted step
+    "Create the variable `csv`"; a name used as a module that the standard library has is imported."""
+    code = "with open('a.csv', 'w') as f:\n    w = csv.writer(f)"
+    d = repair.classify(code, "NameError", "name 'csv' is not defined", "", 2)
+    assert (d.strategy, d.fixed_code) == ("add_import", "import csv\n" + code)
+    # A variable that happens to share a module's name is not a module: the step that makes it is missing.
+    assert repair.classify("print(queue)", "NameError", "name 'queue' is not defined", "", 1).strategy == "insert_subtask"
+
+
 def test_defined_name_is_not_inserted_again():
     d = repair.classify("print(pts)", "NameError", "name 'pts' is not defined", "", 1, defined_before={"pts"})
     assert d.strategy == "analyse"
