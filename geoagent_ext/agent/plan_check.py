@@ -282,6 +282,10 @@ _VERIFIES = re.compile(r"^\s*(?:verify|double-check|confirm)\b", re.IGNORECASE)
 # 45f228b such a step's repairs rewrote London's finished CSV without a column).
 _OPTIONAL = re.compile(r"^\s*(?:optionally|if (?:needed|desired|wanted|you (?:want|wish|like)))\b", re.IGNORECASE)
 _CLOSES = re.compile(r"^\s*close\b", re.IGNORECASE)
+# "Convert the `data/vienna_stations.geojson` points to a GeoDataFrame" (example 01 at 4140894: five
+# attempts at points_from_xy on columns a GeoJSON layer does not have, then the user): nothing else said.
+_TO_GEODATAFRAME = re.compile(r"^\s*(?:convert|turn|make|cast|transform)\w*\s+(?:the\s+)?[^;]*?\s+(?:to|into|as)\s+"
+                              r"(?:an?\s+)?`?geo(?:pandas\s+)?data\s?frames?`?\s*[.;]?\s*$", re.IGNORECASE)
 # "Convert the `geometry` column to a shapely geometry type": a layer read by geopandas holds shapely
 # geometries already, and the 1.5B's conversion left a plain Series (lagos at c650f01: the next two
 # steps failed on `.to_crs` of it). Only when every data file is a spatial layer: a table's
@@ -368,6 +372,8 @@ def idle_steps(descriptions: list[str], request: str, contract: Contract | None,
             found.append((i, "nothing in a pandas/geopandas session needs closing"))
         elif _TO_SHAPELY.match(text) and data_files and all(file_format(p) in SPATIAL for p in data_files):
             found.append((i, "a layer geopandas reads holds shapely geometries already"))
+        elif _TO_GEODATAFRAME.match(text) and data_files and all(file_format(p) in SPATIAL for p in data_files):
+            found.append((i, "a layer geopandas reads is a GeoDataFrame already"))
         elif _only_imports(text):
             found.append((i, "each step imports the libraries it uses"))
         elif _OPTIONAL.search(text):

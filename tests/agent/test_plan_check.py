@@ -284,6 +284,14 @@ def test_converting_a_layers_geometry_to_shapely_is_idle_but_parsing_a_tables_is
             "Convert the geometry column to shapely and reproject it to EPSG:26391, then write `out.geojson`."]
     found = idle_steps(plan, "Rank the hex cells.", None, ["hex.geojson", "landuse.geojson"])
     assert [i for i, _ in found] == [1, 2] and "holds shapely geometries already" in found[0][1]
+    # Example 01 at 4140894: "Convert the `data/vienna_stations.geojson` points to a GeoDataFrame" went to
+    # points_from_xy on columns the layer lacks, then to the user.
+    steps = ["Load `data/stations.geojson` and `data/districts.geojson`.",
+             "Convert the `data/stations.geojson` points to a GeoDataFrame.",
+             "Convert the stations to a GeoDataFrame in EPSG:3035.", "Write `out.csv`."]
+    layers = ["data/stations.geojson", "data/districts.geojson"]
+    assert idle_steps(steps, "r", None, layers) == [(1, "a layer geopandas reads is a GeoDataFrame already")]
+    assert idle_steps(steps, "r", None, layers + ["data/stations.csv"]) == []  # lon/lat of a table: work
     # A table's `geometry` column may be WKT text: converting it is work.
     assert idle_steps(plan, "Rank the cells.", None, ["hex.geojson", "cells.csv"]) == []
 
