@@ -360,6 +360,7 @@ def idle_steps(descriptions: list[str], request: str, contract: Contract | None,
     mended = {kind: pattern for kind, pattern in _MENDED_STEPS.items() if contract is not None and any(
         r.kind == kind and _mend_does(contract, r) for r in contract.requirements)}
     computed = mended_values(contract)
+    layers_only = bool(data_files) and all(file_format(p) in SPATIAL for p in data_files)
     loaded: set[str] = set()
     found = []
     for i, text in enumerate(descriptions):
@@ -370,9 +371,9 @@ def idle_steps(descriptions: list[str], request: str, contract: Contract | None,
             found.append((i, "each step runs once: a loop is written inside one step"))
         elif _CLOSES.search(text):
             found.append((i, "nothing in a pandas/geopandas session needs closing"))
-        elif _TO_SHAPELY.match(text) and data_files and all(file_format(p) in SPATIAL for p in data_files):
+        elif layers_only and _TO_SHAPELY.match(text):
             found.append((i, "a layer geopandas reads holds shapely geometries already"))
-        elif _TO_GEODATAFRAME.match(text) and data_files and all(file_format(p) in SPATIAL for p in data_files):
+        elif layers_only and _TO_GEODATAFRAME.match(text):
             found.append((i, "a layer geopandas reads is a GeoDataFrame already"))
         elif _only_imports(text):
             found.append((i, "each step imports the libraries it uses"))

@@ -248,10 +248,9 @@ def _promoted(allowed: list[str]) -> list[str]:
     polygons beside the points; GeoParquet keeps both, and three repairs never moved them)."""
     if not allowed:
         return []
-    kinds = ("set(_mend[c].geom_type.dropna())", f"set({allowed!r})")
     return [f"_alt = [c for c in _mend.columns if c != _mend.geometry.name and str(_mend[c].dtype) == 'geometry' "
-            f"and len(_mend[c].dropna()) and {kinds[0]} <= {kinds[1]}]",
-            f"if len(_alt) == 1 and not set(_mend.geom_type.dropna()) <= {kinds[1]}:",
+            f"and len(_mend[c].dropna()) and set(_mend[c].geom_type.dropna()) <= set({allowed!r})]",
+            f"if len(_alt) == 1 and not set(_mend.geom_type.dropna()) <= set({allowed!r}):",
             "    _crs, _name = _mend.crs, _mend.geometry.name",
             "    _mend = _mend.set_geometry(_alt[0]).drop(columns=_name).rename_geometry(_name)",
             "    _mend = _mend.to_crs(_crs) if _crs is not None and _mend.crs is not None else _mend"]
