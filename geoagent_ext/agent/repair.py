@@ -26,6 +26,11 @@ Strategies, by error class:
   (capetown-nn at d518539: three model calls, 100 s, never found ``sjoin_nearest``). A keyword the
   called function refuses a second time after its signature was shown (``distance(method=...)``
   with another value each time) is taken out the same way.
+- ``keep_frame``: a step rebound a GeoDataFrame's name to its own geometry (``gdf =
+  gdf.simplify(10)``) and the trial's frame guard (``frame_guard``) saw the other columns go:
+  the line becomes ``gdf = gdf.set_geometry(gdf.simplify(10))`` without asking the model
+  (cairo-mixedgeom at 42b4435: the step ran, was solved, and every later step failed on a
+  GeoSeries without the id the file needs).
 - ``members``: wrong attribute, wrong call or a bad import; the real members and
   signatures of the live object (jedi in the kernel) go into the prompt.
 - ``data_profile``: a column/key the data does not have; the profile of the
@@ -134,6 +139,7 @@ _CALL_FIXES = {
 }
 _HOW_NEAREST = re.compile(r'`how` was "nearest"')
 _IMPORT_NAME = re.compile(r"cannot import name '([^']+)' from '([\w.]+)'")
+_FRAME_LOST = re.compile(r"^`(\w+)` held a GeoDataFrame with the columns ")
 
 
 @dataclass
@@ -157,6 +163,8 @@ class Diagnosis:
             return f"took out the import of `{self.name}`: it fails and nothing uses it"
         if self.strategy == "move_import":
             return f"took `{self.name}` from where the installed libraries have it"
+        if self.strategy == "keep_frame":
+            return f"kept `{self.name}` a GeoDataFrame: the step's geometry is set on it, its other columns stay"
         if self.strategy == "drop_mended_column":
             return f"took `{self.name}` out of the selection: the contract's mend computes it on the written file"
         return f"added `{(self.fixed_code or '').splitlines()[0]}`"
@@ -189,6 +197,10 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
     docs the coder was shown; ``own_words``: the request and the step; ``refused_before``: the
     (function, keyword) pairs a called function already refused in this subtask."""
     defined_before = defined_before or set()
+    lost = _FRAME_LOST.search(evalue) if ename == "TypeError" else None
+    kept = lost and codeinfo.with_frame_kept(code, lost.group(1))
+    if kept:
+        return Diagnosis("keep_frame", message, name=lost.group(1), fixed_code=kept)
     fixed_call = _fixed_call(code, ename, evalue, message, lineno)
     if fixed_call:
         return fixed_call
@@ -260,6 +272,21 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
     if ename == "KeyError" or "not in index" in evalue or "columns" in evalue.lower():
         return Diagnosis("data_profile", message)
     return Diagnosis("analyse", message)
+
+
+def frame_guard(frames: dict[str, list[str]]) -> str:
+    """Trial suffix that fails a step which left a GeoSeries in a name that held a GeoDataFrame
+    with other columns (``frames``: probe ``geo_frames`` of ``codeinfo.frame_rebinds``, asked
+    before the trial): the columns are gone for every later step. ``classify`` reads its error
+    (``keep_frame``)."""
+    frames = {name: columns for name, columns in frames.items() if columns}
+    if not frames:
+        return ""
+    return (f"\nfor _geoagent_name, _geoagent_columns in {frames!r}.items():\n"
+            "    if type(globals().get(_geoagent_name)).__name__ == 'GeoSeries':\n"
+            "        raise TypeError(f'`{_geoagent_name}` held a GeoDataFrame with the columns {_geoagent_columns} and this "
+            "step made it a GeoSeries (its geometry alone): those columns are lost. Keep the frame: "
+            "{_geoagent_name} = {_geoagent_name}.set_geometry(<its new geometry>)')\n")
 
 
 def refused_keyword(ename: str, evalue: str) -> tuple[str, str] | None:

@@ -287,6 +287,29 @@ def test_inplace_in_an_assigned_call_is_taken_out_of_the_coders_answer():
     assert code_of("no code here") == ""
 
 
+def test_a_name_rebound_to_its_own_geometry_is_found_and_kept_a_frame():
+    """`gdf = gdf.simplify(10)` (or a chain of per-row geometry members on `gdf`) is what the
+    frame guard watches and `keep_frame` rewrites; a filter, a dissolve or a later other binding
+    of the name is not: its rows or meaning changed, so set_geometry would misalign it."""
+    from geoagent_ext.agent import repair
+    code = ("sites = sites.simplify(tolerance=0.01)  # single parts\n"
+            "b = b.to_crs(3857).buffer(5)\nb = b.dissolve()\n"
+            "c = c[c.is_valid].geometry\n"
+            "d = d['geometry'].centroid\n"
+            "e = e.to_crs(3857)\nfor e in range(2):\n    pass\n")
+    assert codeinfo.frame_rebinds(code) == ["sites", "d"]
+    assert codeinfo.with_frame_kept(code, "sites").splitlines()[0] == \
+        "sites = sites.set_geometry(sites.simplify(tolerance=0.01))  # single parts"
+    assert codeinfo.with_frame_kept(code, "d").splitlines()[4] == "d = d.set_geometry(d['geometry'].centroid)"
+    assert codeinfo.with_frame_kept(code, "b") is None and codeinfo.with_frame_kept(code, "c") is None
+    # the guard is only for frames with columns to lose; its error is the certain fix's cue
+    assert repair.frame_guard({"sites": []}) == "" and "'sites'" in repair.frame_guard({"sites": ["site_id"]})
+    error = "`sites` held a GeoDataFrame with the columns ['site_id'] and this step made it a GeoSeries"
+    diagnosis = repair.classify(code, "TypeError", error, "TypeError: " + error, 9)
+    assert diagnosis.strategy == "keep_frame" and diagnosis.fixed_code == codeinfo.with_frame_kept(code, "sites")
+    assert repair.classify(code, "TypeError", error.replace("sites", "c"), "", 9).strategy != "keep_frame"
+
+
 async def test_a_rewritten_step_is_the_step_not_the_line_that_introduces_it():
     """Example 01 at b5e4531: the rewriter answered "Replace the current step 4 with the
     following:" above the new step, and that line became step 4."""

@@ -170,6 +170,33 @@ async def test_a_failing_import_nothing_uses_is_taken_out_without_the_model(work
     assert script.calls["Compute a mean"] == 1
 
 
+async def test_a_step_that_leaves_a_frames_geometry_alone_keeps_the_frame_without_the_model(workdir, tmp_path):
+    """cairo-mixedgeom at 42b4435: `heritage_sites = heritage_sites.simplify(tolerance=0.01)` ran,
+    so the step was solved, and every later step failed on a GeoSeries without `site_id`. The
+    trial now fails it (the name held a GeoDataFrame with other columns) and the step is
+    rewritten to set the new geometry on the frame, without a model call."""
+    script = StepScript(
+        ["Load the points.", "Simplify the point geometries.", "Print the names."],
+        {
+            "Load the points": [POINTS],
+            "Simplify": ["# simplify them\npts = pts.simplify(tolerance=0.01)"],
+            "Print the names": ["print(pts['name'].tolist(), pts.geom_type.unique().tolist())"],
+        },
+    )
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("names of simplified points", kernel, model, tmp_path, max_attempts=1)
+        finished = await asyncio.wait_for(run.wait(), 120)  # without the fix it waits for the user
+    assert finished.status == "succeeded", finished.message
+    [repaired] = [e for e in run.bus.history if e.type == "repaired"]
+    assert repaired.strategy == "keep_frame" and "+pts = pts.set_geometry(pts.simplify(tolerance=0.01))" in repaired.diff
+    failed_trial = next(e for e in run.bus.history if e.type == "executed" and e.result.status == "error")
+    assert "`pts` held a GeoDataFrame with the columns ['name']" in failed_trial.result.error
+    printed = [e for e in run.bus.history if e.type == "solved"][-1].result.stdout
+    assert printed.strip() == "['a', 'b', 'c'] ['Point']"
+    assert script.calls["Simplify"] == 1
+
+
 async def test_key_error_prompt_carries_the_real_columns(workdir, tmp_path):
     script = StepScript(
         ["Load the cities.", "Print the population column."],

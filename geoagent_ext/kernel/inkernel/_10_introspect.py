@@ -375,6 +375,19 @@ def frames_with_rows_of(name):
     return found
 
 
+def geo_frames(names):
+    """{name: its other columns} for each of ``names`` that holds a GeoDataFrame: asked before a
+    step that rebinds them to their own geometry, so its trial can tell that it lost them."""
+    ns = _ns()
+    found = {}
+    for name in names:
+        obj = ns.get(name)
+        if _is_pandas(obj, "DataFrame") and _is_geo(obj):
+            geometry = getattr(getattr(obj, "geometry", None), "name", None)
+            found[name] = [str(c) for c in obj.columns if c != geometry]
+    return found
+
+
 def variables():
     """The user's variables (modules included: aliases matter) with one-line summaries."""
     ns = _ns()

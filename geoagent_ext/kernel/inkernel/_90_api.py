@@ -9,6 +9,7 @@ _API = {
     "home_of": home_of,
     "profile": profile,
     "frames_with_rows_of": frames_with_rows_of,
+    "geo_frames": geo_frames,
     "variables": variables,
     "snapshot": snapshot,
     "diff": diff,

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: daaa44fd86e02734f14c5ba4110b269aca262af5cda844e5e2f57033126e1805
+ * schema-sha256: cecf39abf931dfcf703b593365a9bc787c42e158edaa47e84451e95ef8d8b8bb
  */
 
 export type RunEvent =
@@ -266,6 +266,7 @@ export interface Repaired {
     | 'drop_import'
     | 'fix_call'
     | 'move_import'
+    | 'keep_frame'
     | 'mend'
     | 'drop_mended_column'
     | 'insert_subtask'
