@@ -21,7 +21,8 @@ Strategies, by error class:
   taken out without asking the model (bangkok-multicrs at d518539: four model calls, 370 s,
   moving the import to other modules that do not exist either).
 - ``fix_call``: a call to a geopandas API that was renamed or split, written the old or the
-  sibling's way (``sjoin(..., how='nearest', distance_col=...)`` is ``sjoin_nearest``;
+  sibling's way (``set_crs(X)`` on data that has another CRS is ``to_crs(X)``;
+  ``sjoin(..., how='nearest', distance_col=...)`` is ``sjoin_nearest``;
   ``sjoin(op=...)`` is ``predicate=`` since geopandas 1.0): rewritten without asking the model
   (capetown-nn at d518539: three model calls, 100 s, never found ``sjoin_nearest``). A keyword the
   called function refuses a second time after its signature was shown (``distance(method=...)``
@@ -138,6 +139,10 @@ _CALL_FIXES = {
     ("sjoin", "op"): {"rename": {"op": "predicate"}},
 }
 _HOW_NEAREST = re.compile(r'`how` was "nearest"')
+# ``set_crs(X)`` on data that has another CRS: geopandas refuses and suggests allow_override=True,
+# which would relabel the coordinates without moving them (nyc-symdiff at 42b4435: the model's
+# repair did just that). Data with a CRS is put in another by reprojecting it: ``to_crs(X)``.
+_CRS_ALREADY = re.compile(r"already has a CRS which is not equal to the passed CRS")
 _IMPORT_NAME = re.compile(r"cannot import name '([^']+)' from '([\w.]+)'")
 _FRAME_LOST = re.compile(r"^`(\w+)` held a GeoDataFrame with the columns ")
 
@@ -157,6 +162,8 @@ class Diagnosis:
             return f"took `{self.name}=` out of the call: the library does not take it"
         if self.strategy == "mend":
             return "appended the contract's mechanical mend of the file it wrote"
+        if self.strategy == "fix_call" and self.name == "set_crs":
+            return "the data has a CRS already: reprojected it with `to_crs` (`set_crs` would relabel it)"
         if self.strategy == "fix_call":
             return f"rewrote the call to `{self.name}` as the library has it now"
         if self.strategy == "drop_import":
@@ -298,6 +305,9 @@ def refused_keyword(ename: str, evalue: str) -> tuple[str, str] | None:
 def _fixed_call(code: str, ename: str, evalue: str, message: str, lineno: int | None) -> Diagnosis | None:
     """The certain rewrite of a call written for another geopandas API (``_CALL_FIXES``)."""
     refused = refused_keyword(ename, evalue)
+    if refused is None and ename == "ValueError" and _CRS_ALREADY.search(evalue or ""):
+        moved = codeinfo.with_call_edited(code, "set_crs", lineno, method="to_crs", drop={"allow_override": None})
+        return Diagnosis("fix_call", message, name="set_crs", fixed_code=moved) if moved else None
     if refused is None and ename == "ValueError" and _HOW_NEAREST.search(evalue or ""):
         # Already sjoin_nearest, given how='nearest' (capetown-nn at c650f01: the model's repair went
         # on to sjoin(distance=...) and lost the distance column): only the keyword is wrong.

@@ -197,6 +197,29 @@ async def test_a_step_that_leaves_a_frames_geometry_alone_keeps_the_frame_withou
     assert script.calls["Simplify"] == 1
 
 
+async def test_set_crs_on_data_with_another_crs_reprojects_without_the_model(workdir, tmp_path):
+    """nyc-symdiff at 42b4435: `set_crs(32118)` on a layer in another CRS; geopandas suggests
+    allow_override=True, which the model's repair took, relabelling the coordinates. Data with a
+    CRS goes to another by `to_crs`, rewritten without a model call."""
+    script = StepScript(
+        ["Load the points.", "Put the points in Web Mercator and print the first x."],
+        {
+            "Load the points": [POINTS],
+            "Web Mercator": ["pts = pts.set_crs(epsg=3857, allow_override=False)\nprint(round(pts.geometry.x.iloc[1]))"],
+        },
+    )
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("points in web mercator", kernel, model, tmp_path, max_attempts=1)
+        finished = await asyncio.wait_for(run.wait(), 120)
+    assert finished.status == "succeeded", finished.message
+    [repaired] = [e for e in run.bus.history if e.type == "repaired"]
+    assert repaired.strategy == "fix_call" and "+pts = pts.to_crs(epsg=3857)" in repaired.diff
+    solved = [e for e in run.bus.history if e.type == "solved"][-1]
+    assert solved.result.stdout.strip() == "111319"  # 1 degree east, reprojected: not relabelled as 1 metre
+    assert script.calls["Web Mercator"] == 1
+
+
 async def test_key_error_prompt_carries_the_real_columns(workdir, tmp_path):
     script = StepScript(
         ["Load the cities.", "Print the population column."],
