@@ -436,6 +436,37 @@ def with_frame_kept(code: str, name: str) -> str | None:
     return _replaced(code, [(stmt.value, f"{name}.set_geometry({value})")]) if value else None
 
 
+def _column_of(node: ast.expr) -> tuple[str, str] | None:
+    """(name, column) of ``name['column']``, else None."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and \
+            isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+        return node.value.id, node.slice.value
+    return None
+
+
+def cross_frame_assignments(code: str) -> list[tuple[str, str, str, str, int]]:
+    """(target, column, source, source column, line) of each top-level ``target['column'] =
+    source['source column']`` with two different names: pandas aligns such values by index, so
+    a source with other rows (the joined layer, not the join's result) fills the wrong rows and
+    leaves the rest empty (capetown-nn at 42b4435: `nearest['nearest_hospital_name'] =
+    hospitals['name']`, 83 of 120 empty). ``repair.alignment_guard`` checks them in the trial."""
+    tree = parse(code)
+    found = []
+    for stmt in tree.body if tree is not None else []:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target, source = _column_of(stmt.targets[0]), _column_of(stmt.value)
+            if target and source and target[0] != source[0]:
+                found.append((*target, *source, stmt.lineno))
+    return found
+
+
+def with_assigned_value(code: str, lineno: int, value: str) -> str | None:
+    """``code`` with the value of the top-level assignment on ``lineno`` replaced by ``value``."""
+    tree = parse(code)
+    stmt = next((s for s in tree.body if isinstance(s, ast.Assign) and s.lineno == lineno), None) if tree else None
+    return _replaced(code, [(stmt.value, value)]) if stmt is not None else None
+
+
 def _span(raw: bytes, node: ast.AST) -> tuple[int, int]:
     """(start, end) byte offsets of ``node`` in the UTF-8 source ``raw`` it was parsed from."""
     starts = [0]

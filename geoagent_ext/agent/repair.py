@@ -32,6 +32,10 @@ Strategies, by error class:
   the line becomes ``gdf = gdf.set_geometry(gdf.simplify(10))`` without asking the model
   (cairo-mixedgeom at 42b4435: the step ran, was solved, and every later step failed on a
   GeoSeries without the id the file needs).
+- ``own_column``: ``target['c'] = other['s']`` between frames whose rows differ (the joined
+  layer, not the join's result): the trial's alignment guard (``alignment_guard``) sees rows of
+  ``target`` left empty, and when ``target`` has ``s`` from a join the value becomes
+  ``target['s']`` without asking the model (capetown-nn at 42b4435: 83 of 120 names empty).
 - ``members``: wrong attribute, wrong call or a bad import; the real members and
   signatures of the live object (jedi in the kernel) go into the prompt.
 - ``data_profile``: a column/key the data does not have; the profile of the
@@ -145,6 +149,7 @@ _HOW_NEAREST = re.compile(r'`how` was "nearest"')
 _CRS_ALREADY = re.compile(r"already has a CRS which is not equal to the passed CRS")
 _IMPORT_NAME = re.compile(r"cannot import name '([^']+)' from '([\w.]+)'")
 _FRAME_LOST = re.compile(r"^`(\w+)` held a GeoDataFrame with the columns ")
+_MISALIGNED = re.compile(r"^line (\d+): `(\w+)\[.*` aligns by index\b.*`\2` has the joined column '([^']+)'")
 
 
 @dataclass
@@ -172,6 +177,8 @@ class Diagnosis:
             return f"took `{self.name}` from where the installed libraries have it"
         if self.strategy == "keep_frame":
             return f"kept `{self.name}` a GeoDataFrame: the step's geometry is set on it, its other columns stay"
+        if self.strategy == "own_column":
+            return f"took the values from `{self.name}`, the frame's own joined column, row by row"
         if self.strategy == "drop_mended_column":
             return f"took `{self.name}` out of the selection: the contract's mend computes it on the written file"
         return f"added `{(self.fixed_code or '').splitlines()[0]}`"
@@ -208,6 +215,11 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
     kept = lost and codeinfo.with_frame_kept(code, lost.group(1))
     if kept:
         return Diagnosis("keep_frame", message, name=lost.group(1), fixed_code=kept)
+    misaligned = _MISALIGNED.search(evalue) if ename == "ValueError" else None
+    own = misaligned and codeinfo.with_assigned_value(code, int(misaligned.group(1)),
+                                                      f"{misaligned.group(2)}[{misaligned.group(3)!r}]")
+    if own:
+        return Diagnosis("own_column", message, name=f"{misaligned.group(2)}[{misaligned.group(3)!r}]", fixed_code=own)
     fixed_call = _fixed_call(code, ename, evalue, message, lineno)
     if fixed_call:
         return fixed_call
@@ -294,6 +306,27 @@ def frame_guard(frames: dict[str, list[str]]) -> str:
             "        raise TypeError(f'`{_geoagent_name}` held a GeoDataFrame with the columns {_geoagent_columns} and this "
             "step made it a GeoSeries (its geometry alone): those columns are lost. Keep the frame: "
             "{_geoagent_name} = {_geoagent_name}.set_geometry(<its new geometry>)')\n")
+
+
+def alignment_guard(assignments: list[tuple[str, str, str, str, int]]) -> str:
+    """Trial suffix that fails a step whose ``target['c'] = source['s']`` (``codeinfo.
+    cross_frame_assignments``) left rows of ``target`` without a value: ``source``'s index does
+    not hold them, so pandas filled them with nothing (and the others, when the indexes only
+    overlap by chance, with another row's value). ``classify`` reads its error (``own_column``
+    when ``target`` has the source's column from a join)."""
+    if not assignments:
+        return ""
+    return (f"\nfor _geoagent_t, _geoagent_tc, _geoagent_s, _geoagent_sc, _geoagent_line in {assignments!r}:\n"
+            "    _geoagent_a, _geoagent_b = globals().get(_geoagent_t), globals().get(_geoagent_s)\n"
+            "    if _geoagent_a is not _geoagent_b and hasattr(_geoagent_a, 'columns') and hasattr(_geoagent_b, 'index'):\n"
+            "        _geoagent_empty = int((~_geoagent_a.index.isin(_geoagent_b.index)).sum())\n"
+            "        if _geoagent_empty:\n"
+            "            _geoagent_own = next((c for c in (_geoagent_sc, _geoagent_sc + '_right') if c != _geoagent_tc and c in _geoagent_a.columns), None)\n"
+            "            raise ValueError(f'line {_geoagent_line}: `{_geoagent_t}[{_geoagent_tc!r}] = {_geoagent_s}[{_geoagent_sc!r}]` aligns by index: '\n"
+            "                             f'{_geoagent_empty} of the {len(_geoagent_a)} rows of `{_geoagent_t}` have no row of `{_geoagent_s}` '\n"
+            "                             f'({len(_geoagent_b)} rows) and got no value; the others may hold another row\\'s. '\n"
+            "                             + (f'`{_geoagent_t}` has the joined column {_geoagent_own!r}: take it from there.' if _geoagent_own else\n"
+            "                                'Match the rows by a key (merge on it) or by location (sjoin), then take the column from the result.'))\n")
 
 
 def refused_keyword(ename: str, evalue: str) -> tuple[str, str] | None:

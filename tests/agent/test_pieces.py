@@ -310,6 +310,14 @@ def test_a_name_rebound_to_its_own_geometry_is_found_and_kept_a_frame():
     assert repair.classify(code, "TypeError", error.replace("sites", "c"), "", 9).strategy != "keep_frame"
 
 
+def test_column_assignments_between_two_frames_are_the_ones_the_alignment_guard_watches():
+    code = ("near['name'] = hospitals['name']\nnear['d'] = near['distance']\n"
+            "if True:\n    a['x'] = b['y']\nc['k'] = d.k\n")
+    assert codeinfo.cross_frame_assignments(code) == [("near", "name", "hospitals", "name", 1)]
+    assert codeinfo.with_assigned_value(code, 1, "near['name_right']").splitlines()[0] == "near['name'] = near['name_right']"
+    assert codeinfo.with_assigned_value(code, 3, "x") is None
+
+
 async def test_a_rewritten_step_is_the_step_not_the_line_that_introduces_it():
     """Example 01 at b5e4531: the rewriter answered "Replace the current step 4 with the
     following:" above the new step, and that line became step 4."""

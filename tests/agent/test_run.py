@@ -220,6 +220,37 @@ async def test_set_crs_on_data_with_another_crs_reprojects_without_the_model(wor
     assert script.calls["Web Mercator"] == 1
 
 
+async def test_a_column_taken_from_the_joined_layer_by_index_is_taken_from_the_join(workdir, tmp_path):
+    """capetown-nn at 42b4435: after `near = gpd.sjoin_nearest(addresses, hospitals)`, the step
+    `near['nearest_hospital_name'] = hospitals['name']` aligned 37 hospitals to 120 addresses by
+    index: 83 names empty, the rest wrong, and every repair kept the line. The trial's alignment
+    guard fails it, and the value is taken from the join's own `name`, without a model call."""
+    setup = ("import geopandas as gpd\nfrom shapely.geometry import Point\n"
+             "pts = gpd.GeoDataFrame({'pid': [1, 2, 3]}, geometry=[Point(0, 0), Point(1, 1), Point(2, 2)], crs=3857)\n"
+             "hubs = gpd.GeoDataFrame({'hub': ['h1', 'h2']}, geometry=[Point(0, 0.1), Point(2, 2.1)], crs=3857)\n"
+             "near = gpd.sjoin_nearest(pts, hubs)")
+    script = StepScript(
+        ["Join each point to its nearest hub.", "Name each point's hub.", "Print the hub names."],
+        {
+            "nearest hub": [setup],
+            "Name each": ["near['nearest_hub'] = hubs['hub']"],
+            "Print the hub": ["print(near['nearest_hub'].tolist())"],
+        },
+    )
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("each point's nearest hub", kernel, model, tmp_path, max_attempts=1)
+        finished = await asyncio.wait_for(run.wait(), 120)  # without the fix it waits for the user
+    assert finished.status == "succeeded", finished.message
+    [repaired] = [e for e in run.bus.history if e.type == "repaired"]
+    assert repaired.strategy == "own_column" and "+near['nearest_hub'] = near['hub']" in repaired.diff
+    failed_trial = next(e for e in run.bus.history if e.type == "executed" and e.result.status == "error")
+    assert "1 of the 3 rows of `near` have no row of `hubs` (2 rows) and got no value" in failed_trial.result.error
+    printed = [e for e in run.bus.history if e.type == "solved"][-1].result.stdout
+    assert printed.strip() == "['h1', 'h1', 'h2']"  # by index it was ['h1', 'h2', nan]
+    assert script.calls["Name each"] == 1
+
+
 async def test_key_error_prompt_carries_the_real_columns(workdir, tmp_path):
     script = StepScript(
         ["Load the cities.", "Print the population column."],

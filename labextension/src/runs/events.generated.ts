@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: cecf39abf931dfcf703b593365a9bc787c42e158edaa47e84451e95ef8d8b8bb
+ * schema-sha256: 241717209971ffb6c1ecca722e3c9ab6769d406437a8abeefcd4cc4731fe429c
  */
 
 export type RunEvent =
@@ -267,6 +267,7 @@ export interface Repaired {
     | 'fix_call'
     | 'move_import'
     | 'keep_frame'
+    | 'own_column'
     | 'mend'
     | 'drop_mended_column'
     | 'insert_subtask'
