@@ -170,30 +170,37 @@ async def test_a_failing_import_nothing_uses_is_taken_out_without_the_model(work
     assert script.calls["Compute a mean"] == 1
 
 
+async def _guarded_run(workdir, tmp_path, request: str, plan: list[str], steps: dict[str, list[str]]):
+    """A run whose second step fails a trial guard and gets its certain fix: (finished, its one
+    `repaired` event, the failed trial's error, the last step's output, the script)."""
+    script = StepScript(plan, steps)
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run(request, kernel, model, tmp_path, max_attempts=1)
+        finished = await asyncio.wait_for(run.wait(), 120)  # without the fix it waits for the user
+    assert finished.status == "succeeded", finished.message
+    [repaired] = [e for e in run.bus.history if e.type == "repaired"]
+    failed_trial = next(e for e in run.bus.history if e.type == "executed" and e.result.status == "error")
+    printed = [e for e in run.bus.history if e.type == "solved"][-1].result.stdout
+    return repaired, failed_trial.result.error, printed.strip(), script
+
+
 async def test_a_step_that_leaves_a_frames_geometry_alone_keeps_the_frame_without_the_model(workdir, tmp_path):
     """cairo-mixedgeom at 42b4435: `heritage_sites = heritage_sites.simplify(tolerance=0.01)` ran,
     so the step was solved, and every later step failed on a GeoSeries without `site_id`. The
     trial now fails it (the name held a GeoDataFrame with other columns) and the step is
     rewritten to set the new geometry on the frame, without a model call."""
-    script = StepScript(
+    repaired, error, printed, script = await _guarded_run(
+        workdir, tmp_path, "names of simplified points",
         ["Load the points.", "Simplify the point geometries.", "Print the names."],
         {
             "Load the points": [POINTS],
             "Simplify": ["# simplify them\npts = pts.simplify(tolerance=0.01)"],
             "Print the names": ["print(pts['name'].tolist(), pts.geom_type.unique().tolist())"],
-        },
-    )
-    model = ScriptedChatModel(responder=script)
-    async with real_kernel(workdir) as kernel:
-        run = make_run("names of simplified points", kernel, model, tmp_path, max_attempts=1)
-        finished = await asyncio.wait_for(run.wait(), 120)  # without the fix it waits for the user
-    assert finished.status == "succeeded", finished.message
-    [repaired] = [e for e in run.bus.history if e.type == "repaired"]
+        })
     assert repaired.strategy == "keep_frame" and "+pts = pts.set_geometry(pts.simplify(tolerance=0.01))" in repaired.diff
-    failed_trial = next(e for e in run.bus.history if e.type == "executed" and e.result.status == "error")
-    assert "`pts` held a GeoDataFrame with the columns ['name']" in failed_trial.result.error
-    printed = [e for e in run.bus.history if e.type == "solved"][-1].result.stdout
-    assert printed.strip() == "['a', 'b', 'c'] ['Point']"
+    assert "`pts` held a GeoDataFrame with the columns ['name']" in error
+    assert printed == "['a', 'b', 'c'] ['Point']"
     assert script.calls["Simplify"] == 1
 
 
@@ -229,25 +236,17 @@ async def test_a_column_taken_from_the_joined_layer_by_index_is_taken_from_the_j
              "pts = gpd.GeoDataFrame({'pid': [1, 2, 3]}, geometry=[Point(0, 0), Point(1, 1), Point(2, 2)], crs=3857)\n"
              "hubs = gpd.GeoDataFrame({'hub': ['h1', 'h2']}, geometry=[Point(0, 0.1), Point(2, 2.1)], crs=3857)\n"
              "near = gpd.sjoin_nearest(pts, hubs)")
-    script = StepScript(
+    repaired, error, printed, script = await _guarded_run(
+        workdir, tmp_path, "each point's nearest hub",
         ["Join each point to its nearest hub.", "Name each point's hub.", "Print the hub names."],
         {
             "nearest hub": [setup],
             "Name each": ["near['nearest_hub'] = hubs['hub']"],
             "Print the hub": ["print(near['nearest_hub'].tolist())"],
-        },
-    )
-    model = ScriptedChatModel(responder=script)
-    async with real_kernel(workdir) as kernel:
-        run = make_run("each point's nearest hub", kernel, model, tmp_path, max_attempts=1)
-        finished = await asyncio.wait_for(run.wait(), 120)  # without the fix it waits for the user
-    assert finished.status == "succeeded", finished.message
-    [repaired] = [e for e in run.bus.history if e.type == "repaired"]
+        })
     assert repaired.strategy == "own_column" and "+near['nearest_hub'] = near['hub']" in repaired.diff
-    failed_trial = next(e for e in run.bus.history if e.type == "executed" and e.result.status == "error")
-    assert "1 of the 3 rows of `near` have no row of `hubs` (2 rows) and got no value" in failed_trial.result.error
-    printed = [e for e in run.bus.history if e.type == "solved"][-1].result.stdout
-    assert printed.strip() == "['h1', 'h1', 'h2']"  # by index it was ['h1', 'h2', nan]
+    assert "1 of the 3 rows of `near` have no row of `hubs` (2 rows) and got no value" in error
+    assert printed == "['h1', 'h1', 'h2']"  # by index it was ['h1', 'h2', nan]
     assert script.calls["Name each"] == 1
 
 
