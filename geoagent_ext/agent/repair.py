@@ -38,6 +38,8 @@ Strategies, by error class:
   ``target['s']`` without asking the model (capetown-nn at 42b4435: 83 of 120 names empty).
 - ``members``: wrong attribute, wrong call or a bad import; the real members and
   signatures of the live object (jedi in the kernel) go into the prompt.
+- ``text_not_frame``: a geo member asked of text (``layer.crs`` on a layer's name in a loop over
+  ``list_layers``): the prompt says to read the frame the name stands for, not str's members.
 - ``data_profile``: a column/key the data does not have; the profile of the
   frames on the failing line (their real columns) goes into the prompt.
 - ``analyse``: anything else; the model reads the shortened traceback, states
@@ -254,6 +256,11 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
             # A plain pandas object where a GeoDataFrame was meant: the data's profile
             # names its geometry column and the exact call that builds the GeoDataFrame.
             return Diagnosis("data_profile", message, name=match.group(2))
+        if match and match.group(1) == "str" and match.group(2) in GEO_MEMBERS:
+            # A name used as the frame it names (bangkok-multicrs at 42b4435: `for layer in layers:
+            # layer.crs`, four repairs shown str's members): say what to read, not what str has.
+            return Diagnosis("text_not_frame", message, name=match.group(2),
+                             expression=codeinfo.attribute_owner(code, match.group(2), lineno))
         if match:
             attr = match.group(2)
             owner = codeinfo.attribute_owner(code, attr, lineno)
@@ -397,6 +404,8 @@ async def enrich(diagnosis: Diagnosis, code: str, lineno: int | None, kernel) ->
                 "write the step with the session's own variables (listed above) that hold this data.")
     if diagnosis.strategy == "members" and diagnosis.expression:
         return await _series_frame(diagnosis, kernel) + await _members_context(diagnosis, kernel)
+    if diagnosis.strategy == "text_not_frame":
+        return text_not_frame_note(diagnosis.expression or "the variable", diagnosis.name or "")
     if diagnosis.strategy == "data_profile":
         profiles = []
         for name in codeinfo.names_in_line(code, lineno)[:4]:
@@ -408,6 +417,14 @@ async def enrich(diagnosis: Diagnosis, code: str, lineno: int | None, kernel) ->
                 profiles.append(profile)
         return ("The data on the failing line really looks like this:\n" + "\n".join(profiles)) if profiles else ""
     return ""
+
+
+def text_not_frame_note(owner: str, attr: str) -> str:
+    """What to do when text (a layer's name, a path, a group's key) was used as the frame it names."""
+    return (f"`{owner}` holds text, not a GeoDataFrame, so it has no `.{attr}`. Use the frame that text stands for: "
+            f"a layer name -> `frame = gpd.read_file(path, layer={owner})`; a file path -> `frame = gpd.read_file({owner})`; "
+            "a group's key -> `for key, frame in gdf.groupby(column):` gives (key, frame) pairs. "
+            f"Then use `frame.{attr}`, and keep the text itself where a name is wanted (a `layer_name` value).")
 
 
 async def _series_frame(diagnosis: Diagnosis, kernel) -> str:

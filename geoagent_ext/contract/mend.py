@@ -8,7 +8,8 @@ orient rings by RFC 7946, drop a WKT column that repeats the geometry, keep one 
 a column where the request says which ("keep the record with the earliest `record_seq`"), store a
 column as the type asked for, sort the rows, drop a geometry or row-index column a CSV got; count
 the points inside each polygon, measure each feature on the ellipsoid and take a rate over those,
-each by its definition.
+each by its definition; in a JSON document, reshape a per-group object or a bbox written in another
+of pandas' shapes, and take a whole layer's bbox from the layer.
 
 The agent appends it to the step that wrote the file (or runs it as the closing step) without
 asking the model: the 1.5B, told "every feature is a MultiPolygon", wrote
@@ -54,6 +55,8 @@ def mend_code(contract: Contract, path: str, failed: list[Requirement]) -> tuple
     when none of them has a mechanical remedy in this file's format (a GeoPackage of several
     layers is left alone: the mend reads and writes one)."""
     fmt = file_format(path)
+    if fmt == "json":
+        return _json_mend(contract, path, failed)
     spatial = fmt in _GEO_READ
     layers = next((r for r in contract.for_output(path) if r.kind == "layers"), None)
     by_kind = _layers_by_kind([str(n) for n in layers.params.get("names") or []]) if layers is not None else None
@@ -65,13 +68,11 @@ def mend_code(contract: Contract, path: str, failed: list[Requirement]) -> tuple
     for kind in _GEOMETRY_KINDS + _VALUE_KINDS + _TABLE_KINDS:
         for req in [r for r in failed if r.kind == kind] + _rates_over(contract, path, mended, failed, kind):
             step = _step(req, fmt, spatial, columns)
-            if step:  # one that cannot apply (a column the file lacks) leaves the others to apply
-                lines += ["try:", *(f"    {line}" for line in step), "except Exception as _why:",
-                          f"    print('mend not applied ({req.kind}):', type(_why).__name__, _why)"]
+            if step:
+                lines += _tried(req, step)
                 mended.append(req)
     if not mended:
         return None
-    said = "; ".join(r.text for r in mended)
     read, write = (_GEO_READ[fmt], _GEO_WRITE[fmt]) if spatial else (_TABLE_READ[fmt], _TABLE_WRITE[fmt])
     read, write = read.format(p=path), write.format(p=path)
     if by_kind is not None:  # every layer, read as one frame, written back one geometry kind per layer
@@ -85,10 +86,87 @@ def mend_code(contract: Contract, path: str, failed: list[Requirement]) -> tuple
         write = "\n".join(["import os", f"os.remove({path!r})", f"for _layer, _kinds in {by_kind!r}.items():",
                            f"    _mend[_mend.geom_type.isin(_kinds)].to_file({path!r}, layer=_layer, driver='GPKG')"])
     counted = spatial or any(r.kind in ("point_counts", "measure_units") for r in mended)
-    code = "\n".join([f"# Mend `{path}` for the contract: {said}",
+    code = "\n".join([_heading(path, mended),
                       *(["import geopandas as gpd", "import shapely"] if counted else []), "import pandas as pd",
                       f"_mend = {read}", *lines, write, f"print('mended {path}:', len(_mend), 'rows')"])
     return code, mended
+
+
+def _tried(req: Requirement, step: list[str]) -> list[str]:
+    """One requirement's mend in a ``try``: one that cannot apply (a column the file lacks) leaves
+    the others to apply."""
+    return ["try:", *(f"    {line}" for line in step), "except Exception as _why:",
+            f"    print('mend not applied ({req.kind}):', type(_why).__name__, _why)"]
+
+
+def _heading(path: str, mended: list[Requirement]) -> str:
+    return f"# Mend `{path}` for the contract: {'; '.join(r.text for r in mended)}"
+
+
+# JSON documents: a per-group object or a bbox written in another of pandas' shapes (``df.to_dict()``,
+# ``gdf.bounds``) is reshaped without changing a value (capetown-clinics at 42b4435 wrote both);
+# a whole layer's bbox is taken from the layer, as its check defines it.
+_JSON_KINDS = ("bbox", "lonlat", "group_keys")
+
+
+def _json_mend(contract: Contract, path: str, failed: list[Requirement]) -> tuple[str, list[Requirement]] | None:
+    lines: list[str] = []
+    mended: list[Requirement] = []
+    for req in [r for r in failed if r.kind in _JSON_KINDS]:
+        step = _json_step(contract, req)
+        tried = _tried(req, step) if step else []
+        if step and "\n".join(tried[1:-2]) not in "\n".join(lines):  # a bbox and its lon/lat: one mend
+            lines += tried
+        if step:
+            mended.append(req)
+    if not mended:
+        return None
+    code = "\n".join([_heading(path, mended), "import json", "import geopandas as gpd", "import pandas as pd",
+                      f"with open({path!r}, encoding='utf-8') as _f:", "    _mend = json.load(_f)", *lines,
+                      f"with open({path!r}, 'w', encoding='utf-8') as _f:", "    json.dump(_mend, _f, indent=2)",
+                      f"print('mended {path}:', len(_mend), 'keys')"])
+    return code, mended
+
+
+def _json_step(contract: Contract, req: Requirement) -> list[str]:
+    """The lines that mend one requirement on the JSON document ``_mend`` ([] when not mechanical)."""
+    name = str(req.params.get("name") or "")
+    same = [r for r in contract.for_output(req.output) if r.params.get("name") == name]
+    if req.kind in ("bbox", "lonlat"):
+        whole = next((r for r in same if r.kind == "bbox" and r.params.get("input")), None)
+        if whole is not None:
+            epsg = whole.params.get("epsg") or (4326 if any(r.kind == "lonlat" for r in same) else None)
+            return _layer_bbox(name, whole.params, epsg)
+        if req.kind == "bbox":
+            return [*function_source("_contract_bbox_list").splitlines(), f"_mend[{name!r}] = _contract_bbox_list(_mend[{name!r}])"]
+        return []
+    column, source = str(req.params.get("column") or ""), str(req.params.get("input") or "")
+    if req.kind == "group_keys" and name and column and source:
+        counts = any(r.kind == "integer" for r in same)  # a group with none counts 0
+        return [*(line for f in ("_contract_group_text", "_contract_group_object") for line in function_source(f).splitlines()),
+                f"_groups = {_read_table(source)}[{column!r}].dropna().tolist()",
+                f"_mend[{name!r}] = _contract_group_object(_mend[{name!r}], {column!r}, _groups, fill={0 if counts else None!r})"]
+    return []
+
+
+def _layer_bbox(name: str, p: dict, epsg: int | None) -> list[str]:
+    """The bounds of an input's whole layer (a table's: its WKT column, as written), in ``epsg``
+    when given (the one the request names, else lon/lat for a lon/lat name), else in the layer's CRS."""
+    source, wkt = str(p["input"]), p.get("wkt")
+    if file_format(source) not in _GEO_READ and not wkt:
+        return []
+    lines = [f"_src = {_read_table(source)}",
+             f"_g = gpd.GeoSeries.from_wkt(_src[{str(wkt)!r}].dropna())" if wkt else "_g = _src.geometry",
+             "_g = _g[~(_g.isna() | _g.is_empty)]"]
+    if epsg:
+        lines.append(f"_g = _g.to_crs({int(epsg)}) if _g.crs is not None else _g")
+    return lines + [f"_mend[{name!r}] = [float(v) for v in _g.total_bounds]"]
+
+
+def _read_table(path: str) -> str:
+    """An input read as the contract's checks read it (a CSV's numbers as numbers)."""
+    table = {"csv": "pd.read_csv({p!r})", "parquet": "pd.read_parquet({p!r})"}.get(file_format(path))
+    return table.format(p=path) if table else _read(path)
 
 
 _KIND_WORDS = {"point": ["Point", "MultiPoint"], "line": ["LineString", "MultiLineString"],

@@ -23,7 +23,7 @@ Kind = Literal[
     "geometry_types",      # params.allowed: OGC type names every feature must have
     "lonlat",              # params.name: values (or a bbox) within lon/lat ranges
     "bbox",                # params.name: [minx, miny, maxx, maxy], min <= max; params.input: the bounds of that
-                           # input's whole layer (in its CRS, in lon/lat, or in params.epsg)
+                           # input's whole layer (in its CRS, in lon/lat, or in params.epsg; params.wkt: a table's WKT column)
     "group_keys",          # params.name, column, input: a JSON object with one key per value of that input column
     "buffer_distance",     # params.input, distance_m: the polygons cover what that input buffered by the distance
                            # (in true metres) covers

@@ -637,8 +637,9 @@ def _named_inputs(request: str, input_by_base: dict[str, str]) -> list[str]:
 
 
 def _whole_layer(request: str, inputs: dict[str, dict], named: list[str]) -> dict | None:
-    """{"input", "epsg"?} when the request asks for the bounding box of a whole layer ("the overall
-    bounding box") and names (``named``) one input with geometries (a layer, or a table with a WKT column)."""
+    """{"input", "epsg"?, "wkt"?} when the request asks for the bounding box of a whole layer ("the
+    overall bounding box") and names (``named``) one input with geometries (a layer, or a table with
+    a WKT column: ``wkt`` names it, for the mend)."""
     if not _WHOLE_BBOX.search(request):
         return None
     geometric = [p for p in named if file_format(p) in SPATIAL
@@ -646,7 +647,8 @@ def _whole_layer(request: str, inputs: dict[str, dict], named: list[str]) -> dic
     if len(geometric) != 1:
         return None
     codes = {int(c) for c in _EPSG.findall(request)}
-    return {"input": geometric[0], **({"epsg": codes.pop()} if len(codes) == 1 else {})}
+    wkt = (inputs[geometric[0]].get("defects") or {}).get("wkt_text") if file_format(geometric[0]) not in SPATIAL else None
+    return {"input": geometric[0], **({"epsg": codes.pop()} if len(codes) == 1 else {}), **({"wkt": str(wkt[0])} if wkt else {})}
 
 
 def _buffer_rules(b: _Builder, request: str, outputs: list[str], named: list[str]) -> None:

@@ -367,6 +367,25 @@ async def test_a_requirement_with_a_mechanical_remedy_is_mended_without_the_mode
     assert "MultiPoint" in run.accepted[-1][1] and "sites.to_file" in run.accepted[-1][1]
 
 
+async def test_a_json_inventory_in_pandas_shapes_is_reshaped_without_the_model(workdir, tmp_path):
+    """capetown-clinics at 42b4435: `bbox` written as `gdf.bounds` and the count per group as a
+    frame's `to_dict()`; the mend takes the whole layer's bbox and reshapes the counts, keeping them."""
+    write = ("import json\ncounts = sites['kind'].value_counts().reset_index()\n"
+             "json.dump({'count': len(sites), 'bbox': sites.bounds.to_dict(), 'count_per_kind': counts.to_dict()}, "
+             "open('inventory.json', 'w'))\nprint('written')")
+    script = StepScript(["Load the sites.", "Write the inventory to inventory.json."],
+                        {"Load the sites": [LOAD], "Write the inventory": [write]})
+    run, finished, model = await run_scripted(
+        workdir, "From `sites.geojson`, write `inventory.json` with keys `count`, `bbox` (the overall bounding box) "
+                 "and `count_per_kind`.", script, tmp_path)
+    assert finished.status == "succeeded", finished.message
+    assert script.calls["Write the inventory"] == 1
+    assert [e.strategy for e in run.bus.history if e.type == "repaired"] == ["mend"]
+    import json
+    out = json.loads((workdir / "inventory.json").read_text())
+    assert out["bbox"] == [16.30, 48.20, 16.40, 48.25] and out["count_per_kind"] == {"a": 2, "b": 1}
+
+
 async def test_the_closing_step_starts_with_the_mend_of_what_failed(workdir, tmp_path):
     """The "Load" step writes the deliverable (left to the later step that saves), the saving step
     writes nothing: the closing step for the failed requirement is the mend, no model call."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import math
 
 import pytest
@@ -101,6 +103,18 @@ def test_classify(ename, evalue, strategy, expr):
         assert d.expression == expr
     if strategy == "add_import":
         assert d.fixed_code.startswith(("import numpy as np\n", "import pyogrio\n"))
+
+
+def test_a_layer_name_used_as_its_frame_is_told_to_read_the_layer_not_shown_str_members():
+    """bangkok-multicrs at 42b4435: four repairs listed str's members for `layer.crs` in a loop over
+    layer names; the repair says to read the layer the name stands for and keep the name as a value."""
+    code = "for layer in pyogrio.list_layers(path)[:, 0]:\n    rows.append({'layer_name': layer, 'crs': layer.crs})"
+    d = repair.classify(code, "AttributeError", "'str' object has no attribute 'crs'", "AttributeError: ...", 2)
+    assert (d.strategy, d.name, d.expression) == ("text_not_frame", "crs", "layer")
+    note = asyncio.run(repair.enrich(d, code, 2, kernel=None))
+    assert "gpd.read_file(path, layer=layer)" in note and "`frame.crs`" in note and "for key, frame in" in note
+    other = repair.classify("s = name.upper_case()", "AttributeError", "'str' object has no attribute 'upper_case'", "", 1)
+    assert other.strategy == "members"  # a str member mistyped is a members repair still
 
 
 def test_a_standard_library_module_used_without_its_import_gets_it():

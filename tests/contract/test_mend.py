@@ -11,7 +11,7 @@ from shapely.geometry import MultiPolygon, Polygon
 from geoagent_ext.contract import derive_contract
 from geoagent_ext.contract.mend import mend_code
 
-from .test_checks import check, in_folder
+from .test_checks import check, in_folder, input_facts
 
 CW_SQUARE = Polygon([(16.30, 48.20), (16.30, 48.21), (16.31, 48.21), (16.31, 48.20)])  # exterior clockwise
 
@@ -56,7 +56,6 @@ def test_a_csv_is_sorted_as_numbers_and_keeps_its_text(tmp_path):
 def test_geojson_rings_are_oriented_and_a_value_to_compute_is_left_to_the_model(tmp_path):
     gpd.GeoDataFrame({"pid": ["a"]}, geometry=[CW_SQUARE], crs=4326).to_file(tmp_path / "in.geojson")
     gpd.GeoDataFrame({"pid": ["a"]}, geometry=[CW_SQUARE], crs=4326).to_file(tmp_path / "out.geojson")
-    from .test_checks import input_facts
     contract = derive_contract("Write `out.geojson` from `in.geojson` with `bbox_wgs84` for each parcel.",
                                ["out.geojson"], input_facts(tmp_path))
     kinds = {r.kind for r in contract.for_output("out.geojson")}
@@ -192,7 +191,6 @@ def test_counts_per_polygon_are_counted_and_their_rate_recomputed(tmp_path):
     shares with the polygons ("01" and 1 alike), and recomputes the rate over the new count."""
     from shapely.geometry import Point, box
 
-    from .test_checks import input_facts
     districts = gpd.GeoDataFrame({"code": ["01", "02", "03"], "name": ["Mitte", "Nord", "Leer"]},
                                  geometry=[box(0, 0, 1000, 1000), box(1000, 0, 2000, 1000), box(2000, 0, 3000, 1000)],
                                  crs=31287)
@@ -264,7 +262,6 @@ def test_a_time_column_cast_from_numbers_keeps_the_input_instants(tmp_path):
     own), and numbers are read in the epoch unit their size says."""
     from shapely.geometry import Point
 
-    from .test_checks import input_facts
     pd.DataFrame({"id": ["a", "b"], "recorded_at": ["2024-01-01T00:00:00Z", "2024-01-12T07:13:17Z"],
                   "unit_count": ["0", "3"], "geometry_wkt": ["POINT (1 2)", "POINT (3 4)"]}).to_csv(tmp_path / "in.csv", index=False)
     contract = derive_contract("Convert `in.csv` to `out.geoparquet`: `recorded_at` as `timestamp[us]`, `unit_count` as "
@@ -307,7 +304,6 @@ def test_polygons_written_beside_the_points_become_the_files_geometry_in_its_crs
     # to EPSG:4326 and written: GeoParquet keeps the points as the geometry and the polygons beside
     # them, in the metric CRS; three model repairs never moved them.
     from shapely.geometry import Point
-    from .test_checks import input_facts
     stops = gpd.GeoDataFrame({"stop_id": ["a", "b"]}, geometry=[Point(139.70, 35.68), Point(139.71, 35.69)], crs=4326)
     stops.to_file(tmp_path / "stops.geojson")
     contract = derive_contract("Buffer every stop of `stops.geojson` by 400 m and write the polygons to `zones.geoparquet` "
@@ -324,3 +320,58 @@ def test_polygons_written_beside_the_points_become_the_files_geometry_in_its_crs
     stops.to_parquet(tmp_path / "zones.geoparquet")
     _run_mends(contract, "zones.geoparquet", tmp_path)
     assert not all(ok for ok, _ in check(contract, tmp_path).values())
+
+
+def _clinics(folder):
+    """A CSV of points as WKT text in three subdistricts (one with no clinic written below)."""
+    pd.DataFrame({"name": ["a", "b", "c", "d"], "subdistrict": ["North", "North", "South", "East"],
+                  "wkt": ["POINT (18.40 -33.90)", "POINT (18.45 -33.95)", "POINT (18.60 -34.05)",
+                          "POINT (18.70 -33.99)"]}).to_csv(folder / "clinics.csv", index=False)
+
+
+def test_a_json_bbox_and_per_group_counts_in_pandas_shapes_are_reshaped_keeping_the_values(tmp_path):
+    import json
+    _clinics(tmp_path)
+    contract = derive_contract("From `clinics.csv`, write `inventory.json` with keys `count`, `bbox` (the overall "
+                               "bounding box) and `count_per_subdistrict`.", ["inventory.json"], input_facts(tmp_path))
+    assert {r.kind for r in contract.requirements} >= {"bbox", "group_keys"}
+    # What the 1.5B wrote (capetown-clinics at 42b4435): per-feature bounds, a frame's to_dict();
+    # its counts are its own (South's 5 is wrong) and East, with none counted, is left out.
+    doc = {"count": 4, "bbox": {"minx": {"0": 18.40, "1": 18.45}, "miny": {"0": -33.90, "1": -33.95},
+                                "maxx": {"0": 18.40, "1": 18.45}, "maxy": {"0": -33.90, "1": -33.95}},
+           "count_per_subdistrict": {"subdistrict": {"0": "North", "1": "South"}, "count": {"0": 2, "1": 5}}}
+    (tmp_path / "inventory.json").write_text(json.dumps(doc))
+    failed, mended = _run_mends(contract, "inventory.json", tmp_path)
+    assert {r.kind for r in mended} == {"bbox", "group_keys"}
+    assert {r.kind for r in failed} - {"bbox", "group_keys"} == {"integer"}  # the frame's names were not counts
+    out = json.loads((tmp_path / "inventory.json").read_text())
+    assert out["bbox"] == [18.40, -34.05, 18.70, -33.90]  # the whole layer's, from its WKT
+    assert out["count_per_subdistrict"] == {"North": 2, "South": 5, "East": 0}  # reshaped, not recounted
+    assert out["count"] == 4
+    assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
+
+
+def test_a_lon_lat_bbox_of_a_projected_layer_is_taken_in_lon_lat(tmp_path):
+    import json
+    gpd.GeoDataFrame({"pid": ["a", "b"]}, geometry=[CW_SQUARE, CW_SQUARE.buffer(0.05)], crs=4326).to_crs(3035) \
+        .to_parquet(tmp_path / "parcels.geoparquet")
+    contract = derive_contract("Write `extent.json` with `bbox_wgs84`, the overall bounding box of `parcels.geoparquet`.",
+                               ["extent.json"], input_facts(tmp_path))
+    in_metres = list(map(float, gpd.read_parquet(tmp_path / "parcels.geoparquet").total_bounds))
+    (tmp_path / "extent.json").write_text(json.dumps({"bbox_wgs84": in_metres}))
+    failed, mended = _run_mends(contract, "extent.json", tmp_path)
+    assert [r.kind for r in failed] == ["lonlat"] == [r.kind for r in mended]  # the metres are the layer's: bbox held
+    box = json.loads((tmp_path / "extent.json").read_text())["bbox_wgs84"]
+    assert abs(box[0] - 16.25) < 1e-3 and abs(box[3] - 48.26) < 1e-3, box
+    assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
+
+
+def test_a_per_group_value_in_another_shape_keeps_its_values_and_only_counts_get_zeros():
+    from geoagent_ext.kernel.inkernel import load
+    reshape = load()._contract_group_object
+    groups = ["North", "South", 3.0]
+    records = [{"subdistrict": "North", "area": 1.5}, {"subdistrict": "South", "area": 2.5}]
+    assert reshape(records, "subdistrict", groups) == {"North": 1.5, "South": 2.5}  # not a count: no zero for 3
+    assert reshape({"n": {"North": 1, "3": 2}}, "subdistrict", groups, fill=0) == {"North": 1, "3": 2, "South": 0}
+    unknown = {"North": 1, "West": 2}  # a key that is no group's: not ours to drop or fill
+    assert reshape(unknown, "subdistrict", groups, fill=0) == unknown

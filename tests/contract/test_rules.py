@@ -200,7 +200,7 @@ def test_a_bbox_of_the_whole_layer_and_a_value_per_group_are_read_from_the_names
     c = derive_contract("From `sites.csv` write `s.json` with `bbox` (the overall bounding box), `count_per_area` "
                         "and `n_by_zone`.", ["s.json"], facts)
     by_kind = {r.kind: r.params for r in c.requirements if r.kind in ("bbox", "group_keys")}
-    assert by_kind["bbox"] == {"name": "bbox", "input": "sites.csv"}
+    assert by_kind["bbox"] == {"name": "bbox", "input": "sites.csv", "wkt": "wkt_geom"}  # the mend reads it
     groups = [r.params for r in c.requirements if r.kind == "group_keys"]
     assert {"name": "count_per_area", "column": "area_name", "input": "sites.csv"} in groups
     assert {"name": "n_by_zone", "column": "zone", "input": "zones.geojson"} in groups

@@ -463,7 +463,7 @@ def _contract_group_keys(name, value, params, sources):
     src = _contract_input(params["input"], sources)
     if column not in getattr(src, "columns", []):
         return False, f"`{column}` is not in {params['input']}"
-    want = {str(int(v)) if isinstance(v, float) and v.is_integer() else str(v) for v in src[column].dropna().tolist()}
+    want = {_contract_group_text(v) for v in src[column].dropna().tolist()}
     have = {str(k) for k in value}
     missing, foreign = sorted(want - have), sorted(have - want)
     if not missing and not foreign:
@@ -474,6 +474,53 @@ def _contract_group_keys(name, value, params, sources):
     if foreign:
         said += f"; {len(foreign)} key(s) that are not values of `{column}`: {foreign[:4]}"
     return False, said
+
+
+def _contract_group_text(value):
+    """A group value as the group-keys check compares it: 3.0 is '3'."""
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+def _contract_group_object(value, column, groups, fill=None):
+    """A per-group JSON value as {group: value}, reshaped from what pandas writes without changing
+    a value (the contract's mend embeds it): a frame's ``to_dict()`` ({column: {i: group}, other:
+    {i: value}}) or its records ([{column: group, other: value}]), a one-key wrapper ({other:
+    {group: value}}). Groups of ``groups`` it lacks get ``fill`` when one is given (0 for counts: a
+    groupby leaves empty groups out). Anything else is returned as it was."""
+    want = [_contract_group_text(g) for g in groups]
+    if isinstance(value, list) and value and all(isinstance(r, dict) and len(r) == 2 and r.keys() == value[0].keys()
+                                                 for r in value):
+        value = {k: [r[k] for r in value] for k in value[0]}
+    if isinstance(value, dict) and len(value) == 2 and all(isinstance(v, (dict, list)) for v in value.values()):
+        cols = {k: list(v.values()) if isinstance(v, dict) else list(v) for k, v in value.items()}
+        keyed = [k for k in cols if k == column] or [k for k, v in cols.items()
+                                                     if v and {_contract_group_text(x) for x in v} <= set(want)]
+        if len({len(v) for v in cols.values()}) == 1 and len(keyed) == 1:
+            other = next(k for k in cols if k != keyed[0])
+            value = dict(zip(map(_contract_group_text, cols[keyed[0]]), cols[other]))
+    if isinstance(value, dict) and len(value) == 1:
+        inner = next(iter(value.values()))
+        if isinstance(inner, dict) and inner and {_contract_group_text(k) for k in inner} <= set(want):
+            value = inner
+    if isinstance(value, dict) and fill is not None and {_contract_group_text(k) for k in value} <= set(want):
+        have = {_contract_group_text(k): v for k, v in value.items()}
+        value = {**have, **{g: fill for g in want if g not in have}}
+    return value
+
+
+def _contract_bbox_list(value):
+    """[minx, miny, maxx, maxy] from the forms a bbox gets written in by mistake: named bounds
+    ({"minx": ..}), a frame's per-feature bounds (``gdf.bounds.to_dict()``: {"minx": {i: ..}, ..})
+    or a list of boxes; the box around them all. Anything else is returned as it was."""
+    names = ("minx", "miny", "maxx", "maxy")
+    if isinstance(value, dict) and set(names) <= set(value):
+        cols = [list(value[n].values()) if isinstance(value[n], dict) else value[n] for n in names]
+        cols = [c if isinstance(c, list) else [c] for c in cols]
+    elif isinstance(value, list) and value and all(isinstance(b, (list, tuple)) and len(b) == 4 for b in value):
+        cols = [[b[i] for b in value] for i in range(4)]
+    else:
+        return value
+    return [float(min(cols[0])), float(min(cols[1])), float(max(cols[2])), float(max(cols[3]))]
 
 
 def _contract_rounding_step(values):

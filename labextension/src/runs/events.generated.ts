@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 241717209971ffb6c1ecca722e3c9ab6769d406437a8abeefcd4cc4731fe429c
+ * schema-sha256: 8e1ca25b08d0f76a57fef1c2e30273c9c71f72540b2e9c9082ad6507893ba521
  */
 
 export type RunEvent =
@@ -273,6 +273,7 @@ export interface Repaired {
     | 'insert_subtask'
     | 'example_name'
     | 'members'
+    | 'text_not_frame'
     | 'data_profile'
     | 'analyse'
     | 'no_code'
