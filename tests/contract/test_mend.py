@@ -105,6 +105,12 @@ def test_a_geopackage_is_split_into_the_layers_named_for_geometry_kinds(tmp_path
     gpd.GeoDataFrame(geometry=[Point(1, 1)], crs=4326).to_file(tmp_path / "bare.gpkg", layer="lines")
     bare = derive_contract("Write `bare.gpkg` with the layers `points` and `lines`.", ["bare.gpkg"])
     assert not check(bare, tmp_path)[bare.requirements[-1].text][0]  # no attribute columns: the geometry alone
+    # cairo-mixedgeom at 319bc4c: empty `points` and `lines` layers made the check itself fail
+    # ("could not check: 'DataFrame' object has no attribute 'tolist'"); an empty layer has no features.
+    for name in ("points", "lines"):
+        mixed.iloc[:0].to_file(tmp_path / "sites.gpkg", layer=name, driver="GPKG")
+    passed, observed = check(contract, tmp_path)[layers.text]
+    assert passed and observed == "layers ['lines', 'points', 'polygons']", observed
 
 
 def test_lines_across_the_antimeridian_are_cut_and_made_multi_part_in_the_files_crs(tmp_path):

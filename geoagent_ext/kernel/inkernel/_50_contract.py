@@ -783,7 +783,10 @@ def _contract_invalid_kept(params, data, sources):
 
 def _contract_feature_keys(data):
     """Each feature as one text, its attributes and its geometry alike (the layer-split mend keeps
-    each once by the same key: it embeds this function)."""
+    each once by the same key: it embeds this function). An empty layer has none (pandas' row-wise
+    ``agg`` of no rows gives a frame, not a series)."""
+    if not len(data):
+        return data.geometry.to_wkb(hex=True).astype(object)
     return data.drop(columns=[data.geometry.name]).astype(str).agg("|".join, axis=1) + data.geometry.to_wkb(hex=True)
 
 
