@@ -436,6 +436,52 @@ def with_frame_kept(code: str, name: str) -> str | None:
     return _replaced(code, [(stmt.value, f"{name}.set_geometry({value})")]) if value else None
 
 
+def _geometry_root(node: ast.expr) -> str | None:
+    """``name`` of ``name``, ``name.geometry`` or ``name['geometry']``, else None."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and node.attr == "geometry" and isinstance(node.value, ast.Name):
+        return node.value.id
+    column = _column_of(node)
+    return column[0] if column and column[1] == "geometry" else None
+
+
+def _zero_buffers(tree: ast.AST) -> list[tuple[ast.Call, str]]:
+    """(call, name) of each ``<name or its geometry>.buffer(0)`` in ``tree``, in the code's order;
+    not of a lambda's, function's or loop's own name (one geometry: shapely has no ``make_valid()`` method)."""
+    local = {a.arg for node in ast.walk(tree) if isinstance(node, (ast.Lambda, ast.FunctionDef)) for a in node.args.args} | \
+        {n.id for node in ast.walk(tree) if isinstance(node, (ast.For, ast.comprehension))
+         for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+    found = []
+    for node in sorted((n for n in ast.walk(tree) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset)):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "buffer"
+                and len(node.args) <= 1):
+            continue
+        distance = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "distance"), None)
+        root = _geometry_root(node.func.value)
+        if root and root not in local and isinstance(distance, ast.Constant) and type(distance.value) in (int, float) \
+                and distance.value == 0:
+            found.append((node, root))
+    return found
+
+
+def zero_buffers(code: str) -> list[str]:
+    """Names whose geometry ``code`` buffers by 0 (``gdf.geometry.buffer(0)``, the old way to repair
+    polygons): their points and lines become empty polygons (cairo-mixedgeom at 319bc4c: 35 of 50
+    sites emptied, and the step "ran"). ``repair.emptied_guard`` checks them in the trial."""
+    tree = parse(code)
+    return list(dict.fromkeys(root for _, root in _zero_buffers(tree))) if tree is not None else []
+
+
+def with_make_valid(code: str, name: str) -> str | None:
+    """``code`` with each ``<name or its geometry>.buffer(0)`` written ``....make_valid()``: polygons
+    are repaired, points and lines stay as they are. None when ``code`` has none for ``name``."""
+    tree = parse(code)
+    calls = [call for call, root in _zero_buffers(tree) if root == name] if tree is not None else []
+    return _replaced(code, [(call, f"{ast.get_source_segment(code, call.func.value)}.make_valid()")
+                            for call in calls]) if calls else None
+
+
 def _column_of(node: ast.expr) -> tuple[str, str] | None:
     """(name, column) of ``name['column']``, else None."""
     if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and \

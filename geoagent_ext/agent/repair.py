@@ -32,6 +32,9 @@ Strategies, by error class:
   the line becomes ``gdf = gdf.set_geometry(gdf.simplify(10))`` without asking the model
   (cairo-mixedgeom at 42b4435: the step ran, was solved, and every later step failed on a
   GeoSeries without the id the file needs).
+- ``make_valid``: a step buffered a layer's geometry by 0 (the old polygon repair) and the trial's
+  guard (``emptied_guard``) saw geometries become empty (its points and lines): each such
+  ``buffer(0)`` becomes ``make_valid()`` without asking the model (cairo-mixedgeom at 319bc4c).
 - ``own_column``: ``target['c'] = other['s']`` between frames whose rows differ (the joined
   layer, not the join's result): the trial's alignment guard (``alignment_guard``) sees rows of
   ``target`` left empty, and when ``target`` has ``s`` from a join the value becomes
@@ -151,6 +154,7 @@ _HOW_NEAREST = re.compile(r'`how` was "nearest"')
 _CRS_ALREADY = re.compile(r"already has a CRS which is not equal to the passed CRS")
 _IMPORT_NAME = re.compile(r"cannot import name '([^']+)' from '([\w.]+)'")
 _FRAME_LOST = re.compile(r"^`(\w+)` held a GeoDataFrame with the columns ")
+_EMPTIED = re.compile(r"^`(\w+)`: \d+ of its \d+ geometries became empty in this step")
 _MISALIGNED = re.compile(r"^line (\d+): `(\w+)\[.*` aligns by index\b.*`\2` has the joined column '([^']+)'")
 
 
@@ -179,6 +183,8 @@ class Diagnosis:
             return f"took `{self.name}` from where the installed libraries have it"
         if self.strategy == "keep_frame":
             return f"kept `{self.name}` a GeoDataFrame: the step's geometry is set on it, its other columns stay"
+        if self.strategy == "make_valid":
+            return f"repaired `{self.name}`'s geometries with `make_valid()`: `buffer(0)` emptied its points and lines"
         if self.strategy == "own_column":
             return f"took the values from `{self.name}`, the frame's own joined column, row by row"
         if self.strategy == "drop_mended_column":
@@ -217,6 +223,10 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
     kept = lost and codeinfo.with_frame_kept(code, lost.group(1))
     if kept:
         return Diagnosis("keep_frame", message, name=lost.group(1), fixed_code=kept)
+    emptied = _EMPTIED.search(evalue) if ename == "ValueError" else None
+    valid = emptied and codeinfo.with_make_valid(code, emptied.group(1))
+    if valid:
+        return Diagnosis("make_valid", message, name=emptied.group(1), fixed_code=valid)
     misaligned = _MISALIGNED.search(evalue) if ename == "ValueError" else None
     own = misaligned and codeinfo.with_assigned_value(code, int(misaligned.group(1)),
                                                       f"{misaligned.group(2)}[{misaligned.group(3)!r}]")
@@ -313,6 +323,24 @@ def frame_guard(frames: dict[str, list[str]]) -> str:
             "        raise TypeError(f'`{_geoagent_name}` held a GeoDataFrame with the columns {_geoagent_columns} and this "
             "step made it a GeoSeries (its geometry alone): those columns are lost. Keep the frame: "
             "{_geoagent_name} = {_geoagent_name}.set_geometry(<its new geometry>)')\n")
+
+
+def emptied_guard(present: dict[str, list[int]]) -> str:
+    """Trial suffix that fails a step which emptied geometries of a name it buffers by 0
+    (``present``: probe ``geo_present`` of ``codeinfo.zero_buffers``, asked before the trial: rows
+    and geometries present): the same rows, fewer geometries. ``classify`` reads its error
+    (``make_valid``)."""
+    if not present:
+        return ""
+    return (f"\nfor _geoagent_name, (_geoagent_rows, _geoagent_had) in {present!r}.items():\n"
+            "    _geoagent_g = globals().get(_geoagent_name)\n"
+            "    _geoagent_g = getattr(_geoagent_g, 'geometry', _geoagent_g)\n"
+            "    if hasattr(_geoagent_g, 'is_empty') and hasattr(_geoagent_g, '__len__') and len(_geoagent_g) == _geoagent_rows:\n"
+            "        _geoagent_now = int((~(_geoagent_g.isna() | _geoagent_g.is_empty)).sum())\n"
+            "        if _geoagent_now < _geoagent_had:\n"
+            "            raise ValueError(f'`{_geoagent_name}`: {_geoagent_had - _geoagent_now} of its {_geoagent_had} geometries became '\n"
+            "                             'empty in this step (`buffer(0)` turns points and lines into empty polygons). '\n"
+            "                             'Repair geometries with `.make_valid()`, which leaves points and lines as they are.')\n")
 
 
 def alignment_guard(assignments: list[tuple[str, str, str, str, int]]) -> str:

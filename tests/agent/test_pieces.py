@@ -105,6 +105,15 @@ def test_classify(ename, evalue, strategy, expr):
         assert d.fixed_code.startswith(("import numpy as np\n", "import pyogrio\n"))
 
 
+def test_zero_buffers_of_a_layer_are_found_and_written_make_valid_and_others_left_alone():
+    code = ("a = a.set_geometry(a.geometry.buffer(0))\nb['geometry'] = b['geometry'].buffer(distance=0.0)\n"
+            "c = c.buffer(10)\nd = d.geometry.apply(lambda g: g.buffer(0))")
+    assert codeinfo.zero_buffers(code) == ["a", "b"]  # a shapely geometry in a lambda has no make_valid()
+    assert codeinfo.with_make_valid(code, "a").splitlines()[0] == "a = a.set_geometry(a.geometry.make_valid())"
+    assert codeinfo.with_make_valid(code, "b").splitlines()[1] == "b['geometry'] = b['geometry'].make_valid()"
+    assert codeinfo.with_make_valid(code, "c") is None
+
+
 def test_a_layer_name_used_as_its_frame_is_told_to_read_the_layer_not_shown_str_members():
     """bangkok-multicrs at 42b4435: four repairs listed str's members for `layer.crs` in a loop over
     layer names; the repair says to read the layer the name stands for and keep the name as a value."""

@@ -204,6 +204,28 @@ async def test_a_step_that_leaves_a_frames_geometry_alone_keeps_the_frame_withou
     assert script.calls["Simplify"] == 1
 
 
+async def test_a_zero_buffer_that_empties_points_and_lines_becomes_make_valid_without_the_model(workdir, tmp_path):
+    """cairo-mixedgeom at 319bc4c: "Convert to single-part" was written
+    `sites = sites.set_geometry(sites.geometry.buffer(0))`; the points and lines became empty
+    polygons and the step "ran". The trial fails it (geometries emptied) and `buffer(0)` becomes
+    `make_valid()`, without a model call."""
+    mixed = ("from shapely.geometry import LineString\n"
+             "sites = pd.concat([pts, pts.iloc[:1].set_geometry([LineString([(0, 0), (1, 1)])], crs=pts.crs)], "
+             "ignore_index=True)")
+    repaired, error, printed, script = await _guarded_run(
+        workdir, tmp_path, "sites with repaired geometries",
+        ["Load the sites.", "Repair the site geometries.", "Print the kinds."],
+        {
+            "Load the sites": [POINTS + "\nimport pandas as pd\n" + mixed],
+            "Repair the": ["sites = sites.set_geometry(sites.geometry.buffer(0))"],
+            "Print the kinds": ["print(sites.geom_type.tolist(), int(sites.is_empty.sum()))"],
+        })
+    assert repaired.strategy == "make_valid" and "+sites = sites.set_geometry(sites.geometry.make_valid())" in repaired.diff
+    assert "`sites`: 4 of its 4 geometries became empty in this step" in error
+    assert printed == "['Point', 'Point', 'Point', 'LineString'] 0"
+    assert script.calls["Repair the"] == 1
+
+
 async def test_set_crs_on_data_with_another_crs_reprojects_without_the_model(workdir, tmp_path):
     """nyc-symdiff at 42b4435: `set_crs(32118)` on a layer in another CRS; geopandas suggests
     allow_override=True, which the model's repair took, relabelling the coordinates. Data with a

@@ -388,6 +388,20 @@ def geo_frames(names):
     return found
 
 
+def geo_present(names):
+    """{name: [rows, geometries neither null nor empty]} for each of ``names`` holding a
+    GeoDataFrame or GeoSeries: asked before a step that buffers their geometry by 0, so its trial
+    can tell which geometries it emptied (points and lines buffered by 0 are empty polygons)."""
+    ns = _ns()
+    found = {}
+    for name in names:
+        obj = ns.get(name)
+        if _is_geo(obj):
+            geoms = obj.geometry if _is_pandas(obj, "DataFrame") else obj
+            found[name] = [len(geoms), int((~(geoms.isna() | geoms.is_empty)).sum())]
+    return found
+
+
 def variables():
     """The user's variables (modules included: aliases matter) with one-line summaries."""
     ns = _ns()

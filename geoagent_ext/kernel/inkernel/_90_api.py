@@ -10,6 +10,7 @@ _API = {
     "profile": profile,
     "frames_with_rows_of": frames_with_rows_of,
     "geo_frames": geo_frames,
+    "geo_present": geo_present,
     "variables": variables,
     "snapshot": snapshot,
     "diff": diff,

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 8e1ca25b08d0f76a57fef1c2e30273c9c71f72540b2e9c9082ad6507893ba521
+ * schema-sha256: e6491afcdf69e49e4ef7423fff0046fae35ff4c4405dc67d89cbe64a7bcd4faf
  */
 
 export type RunEvent =
@@ -267,6 +267,7 @@ export interface Repaired {
     | 'fix_call'
     | 'move_import'
     | 'keep_frame'
+    | 'make_valid'
     | 'own_column'
     | 'mend'
     | 'drop_mended_column'
