@@ -482,6 +482,36 @@ def with_make_valid(code: str, name: str) -> str | None:
                             for call in calls]) if calls else None
 
 
+def _validity_filters(tree: ast.Module) -> list[tuple[str, ast.Subscript]]:
+    """(name, ``name[<name or its geometry>.is_valid]``) in each top-level ``name = ...`` of ``tree``."""
+    found = []
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            name = stmt.targets[0].id
+            found += [(name, node) for node in ast.walk(stmt.value)
+                      if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name
+                      and isinstance(node.slice, ast.Attribute) and node.slice.attr == "is_valid"
+                      and _geometry_root(node.slice.value) == name]
+    return found
+
+
+def validity_filters(code: str) -> list[str]:
+    """Names ``code`` filters to their valid geometries (``gdf = gdf[gdf.is_valid]``): the invalid
+    features are dropped, where a cleaning that keeps its records repairs them (cairo-dedup at
+    42b4435: 20 parcels gone). ``repair.dropped_invalid_guard`` checks them in the trial."""
+    tree = parse(code)
+    return list(dict.fromkeys(name for name, _ in _validity_filters(tree))) if tree is not None else []
+
+
+def with_validity_repaired(code: str, name: str) -> str | None:
+    """``code`` with each ``name[name.is_valid]`` written ``name.set_geometry(name.geometry.make_valid(...))``
+    (as the contract's mend repairs: polygons stay polygons). None when ``code`` has none for ``name``."""
+    tree = parse(code)
+    nodes = [node for root, node in _validity_filters(tree) if root == name] if tree is not None else []
+    repaired = f"{name}.set_geometry({name}.geometry.make_valid(method='structure', keep_collapsed=False))"
+    return _replaced(code, [(node, repaired) for node in nodes]) if nodes else None
+
+
 def _column_of(node: ast.expr) -> tuple[str, str] | None:
     """(name, column) of ``name['column']``, else None."""
     if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and \

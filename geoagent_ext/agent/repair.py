@@ -34,7 +34,9 @@ Strategies, by error class:
   GeoSeries without the id the file needs).
 - ``make_valid``: a step buffered a layer's geometry by 0 (the old polygon repair) and the trial's
   guard (``emptied_guard``) saw geometries become empty (its points and lines): each such
-  ``buffer(0)`` becomes ``make_valid()`` without asking the model (cairo-mixedgeom at 319bc4c).
+  ``buffer(0)`` becomes ``make_valid()`` without asking the model (cairo-mixedgeom at 319bc4c);
+  or, where the contract keeps invalid features repaired, a step's ``gdf = gdf[gdf.is_valid]``
+  dropped them (``dropped_invalid_guard``): the filter becomes the repair (cairo-dedup at 42b4435).
 - ``own_column``: ``target['c'] = other['s']`` between frames whose rows differ (the joined
   layer, not the join's result): the trial's alignment guard (``alignment_guard``) sees rows of
   ``target`` left empty, and when ``target`` has ``s`` from a join the value becomes
@@ -155,6 +157,7 @@ _CRS_ALREADY = re.compile(r"already has a CRS which is not equal to the passed C
 _IMPORT_NAME = re.compile(r"cannot import name '([^']+)' from '([\w.]+)'")
 _FRAME_LOST = re.compile(r"^`(\w+)` held a GeoDataFrame with the columns ")
 _EMPTIED = re.compile(r"^`(\w+)`: \d+ of its \d+ geometries became empty in this step")
+_DROPPED_INVALID = re.compile(r"^`(\w+)`: this step dropped \d+ of its \d+ features with invalid geometries")
 _MISALIGNED = re.compile(r"^line (\d+): `(\w+)\[.*` aligns by index\b.*`\2` has the joined column '([^']+)'")
 
 
@@ -184,7 +187,7 @@ class Diagnosis:
         if self.strategy == "keep_frame":
             return f"kept `{self.name}` a GeoDataFrame: the step's geometry is set on it, its other columns stay"
         if self.strategy == "make_valid":
-            return f"repaired `{self.name}`'s geometries with `make_valid()`: `buffer(0)` emptied its points and lines"
+            return f"kept `{self.name}`'s features and repaired their geometries with `make_valid()` (the step emptied or dropped them)"
         if self.strategy == "own_column":
             return f"took the values from `{self.name}`, the frame's own joined column, row by row"
         if self.strategy == "drop_mended_column":
@@ -227,6 +230,10 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
     valid = emptied and codeinfo.with_make_valid(code, emptied.group(1))
     if valid:
         return Diagnosis("make_valid", message, name=emptied.group(1), fixed_code=valid)
+    dropped = _DROPPED_INVALID.search(evalue) if ename == "ValueError" else None
+    valid = dropped and codeinfo.with_validity_repaired(code, dropped.group(1))
+    if valid:
+        return Diagnosis("make_valid", message, name=dropped.group(1), fixed_code=valid)
     misaligned = _MISALIGNED.search(evalue) if ename == "ValueError" else None
     own = misaligned and codeinfo.with_assigned_value(code, int(misaligned.group(1)),
                                                       f"{misaligned.group(2)}[{misaligned.group(3)!r}]")
@@ -341,6 +348,22 @@ def emptied_guard(present: dict[str, list[int]]) -> str:
             "            raise ValueError(f'`{_geoagent_name}`: {_geoagent_had - _geoagent_now} of its {_geoagent_had} geometries became '\n"
             "                             'empty in this step (`buffer(0)` turns points and lines into empty polygons). '\n"
             "                             'Repair geometries with `.make_valid()`, which leaves points and lines as they are.')\n")
+
+
+def dropped_invalid_guard(invalid: dict[str, list]) -> str:
+    """Trial suffix that fails a step which dropped invalid features the contract keeps repaired
+    (``invalid``: probe ``geo_invalid`` of ``codeinfo.validity_filters``, asked before the trial:
+    the index labels of each name's invalid geometries). ``classify`` reads its error (``make_valid``)."""
+    invalid = {name: labels for name, labels in invalid.items() if labels}
+    if not invalid:
+        return ""
+    return (f"\nfor _geoagent_name, _geoagent_invalid in {invalid!r}.items():\n"
+            "    _geoagent_g = globals().get(_geoagent_name)\n"
+            "    _geoagent_gone = [i for i in _geoagent_invalid if hasattr(_geoagent_g, 'index') and i not in _geoagent_g.index]\n"
+            "    if _geoagent_gone:\n"
+            "        raise ValueError(f'`{_geoagent_name}`: this step dropped {len(_geoagent_gone)} of its {len(_geoagent_invalid)} features '\n"
+            "                         'with invalid geometries; the contract keeps every feature, its geometry repaired: '\n"
+            "                         f'{_geoagent_name} = {_geoagent_name}.set_geometry({_geoagent_name}.geometry.make_valid())')\n")
 
 
 def alignment_guard(assignments: list[tuple[str, str, str, str, int]]) -> str:

@@ -329,8 +329,9 @@ class SubtaskWork:
         return [p for p in deliverables.outputs_written_by(info.written_files) if p in held]
 
     async def trial(self, code: str, held: list[str], *, every_requirement: bool = False) -> tuple[Any, str]:
-        """Run the code in a fork of the kernel with the output guard, the frame, emptied-geometry and
-        alignment guards (``repair.frame_guard``, ``emptied_guard``, ``alignment_guard``) and the contract's checks:
+        """Run the code in a fork of the kernel with the output guard, the frame, emptied-geometry,
+        dropped-invalid and alignment guards (``repair.frame_guard``, ``emptied_guard``,
+        ``dropped_invalid_guard``, ``alignment_guard``) and the contract's checks:
         of the finished deliverables it rewrites (``held``), or of every requirement (the search's
         reward for a program's last step). Returns the trial and what it broke of ``held`` ("" when
         nothing: then committing it cannot undo a finished deliverable)."""
@@ -340,8 +341,10 @@ class SubtaskWork:
         frames = await run_probe(self.run.kernel, "geo_frames", rebinds) if rebinds else None
         buffered = codeinfo.zero_buffers(code)
         present = await run_probe(self.run.kernel, "geo_present", buffered) if buffered else None
+        filtered = codeinfo.validity_filters(code) if contract is not None and contract.keeps_invalid() else []
+        invalid = await run_probe(self.run.kernel, "geo_invalid", filtered) if filtered else None
         guards = self.output_guard() + repair.frame_guard(frames or {}) + repair.emptied_guard(present or {}) + \
-            repair.alignment_guard(codeinfo.cross_frame_assignments(code))
+            repair.dropped_invalid_guard(invalid or {}) + repair.alignment_guard(codeinfo.cross_frame_assignments(code))
         trial = await self.run.kernel.trial(code + guards + suffix, timeout=self.run.options.trial_timeout)
         broken = self.run.deliverables.broken_in_trial(trial.stdout, held) if held and trial.status == "ok" else ""
         return trial, broken

@@ -47,7 +47,7 @@ Kind = Literal[
     "values_in",           # params.name, params.allowed: every value is one of these
     "pattern",             # params.name, params.regex: every value is written this way ("EPSG:NNNN")
     "geometries_present",  # no null or empty geometry
-    "geometries_valid",    # every geometry is valid
+    "geometries_valid",    # every geometry is valid (params.input, key: each invalid feature of that input kept by its key, repaired)
     "geometries_unique",   # no two features share a geometry (params.keep_by, keep as for unique)
     "geometry_unchanged",  # params.input: same CRS; every geometry is one of that input's (ring order aside)
     "antimeridian_cut",    # no line/ring jumps over +-180 in one segment (params.lonlat_only: projected files pass)
@@ -85,6 +85,10 @@ class Contract(BaseModel):
 
     def checkable(self) -> list[Requirement]:
         return [r for r in self.requirements if r.checkable]
+
+    def keeps_invalid(self) -> bool:
+        """Whether an output must keep the input's invalid features, repaired (``rules._invalid_repaired``)."""
+        return any(r.kind == "geometries_valid" and r.params.get("key") for r in self.requirements)
 
     def text(self, suffix: Callable[["Requirement"], str] | None = None) -> str:
         """The contract as the planner and the coder read it (``suffix``: more words per requirement)."""

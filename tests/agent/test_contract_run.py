@@ -386,6 +386,32 @@ async def test_a_json_inventory_in_pandas_shapes_is_reshaped_without_the_model(w
     assert out["bbox"] == [16.30, 48.20, 16.40, 48.25] and out["count_per_kind"] == {"a": 2, "b": 1}
 
 
+async def test_invalid_features_a_step_filters_out_are_kept_repaired_without_the_model(tmp_path):
+    """cairo-dedup at 42b4435: "repair invalid geometries" was written `parcels = parcels[parcels.is_valid]`
+    and 20 parcels left the registry; the contract keeps each invalid feature (by its key), so the
+    trial fails the step and the filter becomes the repair, without a model call."""
+    from shapely.geometry import Polygon
+    folder = tmp_path / "work"
+    folder.mkdir()
+    bowtie = Polygon([(16.30, 48.20), (16.31, 48.21), (16.31, 48.20), (16.30, 48.21)])
+    gpd.GeoDataFrame({"parcel_id": ["p1", "p2", "p3"]}, geometry=[Point(16.3, 48.2).buffer(0.01), bowtie,
+                                                                   Point(16.4, 48.2).buffer(0.01)], crs=4326).to_file(folder / "parcels.geojson")
+    script = StepScript(["Load the parcels.", "Repair the invalid geometries and write clean.geojson."],
+                        {"Load the parcels": ["import geopandas as gpd\nparcels = gpd.read_file('parcels.geojson')"],
+                         "Repair the invalid": ["parcels = parcels[parcels.geometry.is_valid]\nparcels.to_file('clean.geojson')\n"
+                                                "print(len(parcels))"]})
+    run, finished, model = await run_scripted(
+        folder, "Clean `parcels.geojson` into `clean.geojson` with the column `parcel_id`, `parcel_id` unique, and no invalid "
+                "geometries.", script, tmp_path)
+    assert finished.status == "succeeded", finished.message
+    repaired, wound = [e for e in run.bus.history if e.type == "repaired"]
+    assert wound.strategy == "mend"  # then the rings by RFC 7946 (shapely's buffers wind clockwise)
+    assert repaired.strategy == "make_valid" and "parcels.set_geometry(parcels.geometry.make_valid(" in repaired.diff
+    assert script.calls["Repair the invalid"] == 1
+    out = gpd.read_file(folder / "clean.geojson")
+    assert list(out["parcel_id"]) == ["p1", "p2", "p3"] and out.is_valid.all()
+
+
 async def test_the_closing_step_starts_with_the_mend_of_what_failed(workdir, tmp_path):
     """The "Load" step writes the deliverable (left to the later step that saves), the saving step
     writes nothing: the closing step for the failed requirement is the mend, no model call."""

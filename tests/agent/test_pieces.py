@@ -446,3 +446,11 @@ def test_columns_the_mend_computes_are_taken_out_of_a_failing_selection():
     assert fixed.strategy == "drop_mended_column" and fixed.fixed_code.splitlines()[1] == "out = df[['code', 'name']]"
     assert without_mended_columns(code, "KeyError", "\"['name'] not in index\"", 2, {"station_count"}) is None
     assert without_mended_columns(code, "KeyError", "'station_count'", 2, {"station_count"}) is None  # not a selection
+
+
+def test_validity_filters_are_found_and_written_as_the_repair():
+    code = "a = a[a.is_valid].copy()\nb = b[~b.geometry.is_valid]\nc = c[c['geometry'].is_valid]"
+    assert codeinfo.validity_filters(code) == ["a", "c"]  # b keeps the invalid ones (an audit): not a filter to undo
+    assert codeinfo.with_validity_repaired(code, "a").splitlines()[0] == \
+        "a = a.set_geometry(a.geometry.make_valid(method='structure', keep_collapsed=False)).copy()"
+    assert codeinfo.with_validity_repaired(code, "b") is None

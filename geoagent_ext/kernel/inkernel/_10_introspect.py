@@ -402,6 +402,21 @@ def geo_present(names):
     return found
 
 
+def geo_invalid(names):
+    """{name: the index labels of its invalid geometries} for each of ``names`` holding a
+    GeoDataFrame: asked before a step that filters it by ``is_valid`` when the contract keeps invalid
+    features repaired, so its trial can tell whether it dropped them (up to 1000 labels)."""
+    ns = _ns()
+    found = {}
+    for name in names:
+        obj = ns.get(name)
+        if _is_pandas(obj, "DataFrame") and _is_geo(obj):
+            geoms = obj.geometry
+            invalid = obj.index[~(geoms.isna() | geoms.is_empty | geoms.is_valid)]
+            found[name] = [v.item() if hasattr(v, "item") else v for v in invalid[:1000]]
+    return found
+
+
 def variables():
     """The user's variables (modules included: aliases matter) with one-line summaries."""
     ns = _ns()
