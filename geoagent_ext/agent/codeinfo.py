@@ -468,7 +468,7 @@ def _zero_buffers(tree: ast.AST) -> list[tuple[ast.Call, str]]:
 def zero_buffers(code: str) -> list[str]:
     """Names whose geometry ``code`` buffers by 0 (``gdf.geometry.buffer(0)``, the old way to repair
     polygons): their points and lines become empty polygons (cairo-mixedgeom at 319bc4c: 35 of 50
-    sites emptied, and the step "ran"). ``repair.emptied_guard`` checks them in the trial."""
+    sites emptied, and the step "ran"). ``trial_guards.emptied_guard`` checks them in the trial."""
     tree = parse(code)
     return list(dict.fromkeys(root for _, root in _zero_buffers(tree))) if tree is not None else []
 
@@ -498,7 +498,7 @@ def _validity_filters(tree: ast.Module) -> list[tuple[str, ast.Subscript]]:
 def validity_filters(code: str) -> list[str]:
     """Names ``code`` filters to their valid geometries (``gdf = gdf[gdf.is_valid]``): the invalid
     features are dropped, where a cleaning that keeps its records repairs them (cairo-dedup at
-    42b4435: 20 parcels gone). ``repair.dropped_invalid_guard`` checks them in the trial."""
+    42b4435: 20 parcels gone). ``trial_guards.dropped_invalid_guard`` checks them in the trial."""
     tree = parse(code)
     return list(dict.fromkeys(name for name, _ in _validity_filters(tree))) if tree is not None else []
 
@@ -525,7 +525,7 @@ def cross_frame_assignments(code: str) -> list[tuple[str, str, str, str, int]]:
     source['source column']`` with two different names: pandas aligns such values by index, so
     a source with other rows (the joined layer, not the join's result) fills the wrong rows and
     leaves the rest empty (capetown-nn at 42b4435: `nearest['nearest_hospital_name'] =
-    hospitals['name']`, 83 of 120 empty). ``repair.alignment_guard`` checks them in the trial."""
+    hospitals['name']`, 83 of 120 empty). ``trial_guards.alignment_guard`` checks them in the trial."""
     tree = parse(code)
     found = []
     for stmt in tree.body if tree is not None else []:

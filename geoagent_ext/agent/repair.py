@@ -28,17 +28,17 @@ Strategies, by error class:
   called function refuses a second time after its signature was shown (``distance(method=...)``
   with another value each time) is taken out the same way.
 - ``keep_frame``: a step rebound a GeoDataFrame's name to its own geometry (``gdf =
-  gdf.simplify(10)``) and the trial's frame guard (``frame_guard``) saw the other columns go:
+  gdf.simplify(10)``) and the trial's frame guard (``trial_guards.frame_guard``) saw the other columns go:
   the line becomes ``gdf = gdf.set_geometry(gdf.simplify(10))`` without asking the model
   (cairo-mixedgeom at 42b4435: the step ran, was solved, and every later step failed on a
   GeoSeries without the id the file needs).
 - ``make_valid``: a step buffered a layer's geometry by 0 (the old polygon repair) and the trial's
-  guard (``emptied_guard``) saw geometries become empty (its points and lines): each such
+  guard (``trial_guards.emptied_guard``) saw geometries become empty (its points and lines): each such
   ``buffer(0)`` becomes ``make_valid()`` without asking the model (cairo-mixedgeom at 319bc4c);
   or, where the contract keeps invalid features repaired, a step's ``gdf = gdf[gdf.is_valid]``
-  dropped them (``dropped_invalid_guard``): the filter becomes the repair (cairo-dedup at 42b4435).
+  dropped them (``trial_guards.dropped_invalid_guard``): the filter becomes the repair (cairo-dedup at 42b4435).
 - ``own_column``: ``target['c'] = other['s']`` between frames whose rows differ (the joined
-  layer, not the join's result): the trial's alignment guard (``alignment_guard``) sees rows of
+  layer, not the join's result): the trial's alignment guard (``trial_guards.alignment_guard``) sees rows of
   ``target`` left empty, and when ``target`` has ``s`` from a join the value becomes
   ``target['s']`` without asking the model (capetown-nn at 42b4435: 83 of 120 names empty).
 - ``members``: wrong attribute, wrong call or a bad import; the real members and
@@ -315,76 +315,6 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
     if ename == "KeyError" or "not in index" in evalue or "columns" in evalue.lower():
         return Diagnosis("data_profile", message)
     return Diagnosis("analyse", message)
-
-
-def frame_guard(frames: dict[str, list[str]]) -> str:
-    """Trial suffix that fails a step which left a GeoSeries in a name that held a GeoDataFrame
-    with other columns (``frames``: probe ``geo_frames`` of ``codeinfo.frame_rebinds``, asked
-    before the trial): the columns are gone for every later step. ``classify`` reads its error
-    (``keep_frame``)."""
-    frames = {name: columns for name, columns in frames.items() if columns}
-    if not frames:
-        return ""
-    return (f"\nfor _geoagent_name, _geoagent_columns in {frames!r}.items():\n"
-            "    if type(globals().get(_geoagent_name)).__name__ == 'GeoSeries':\n"
-            "        raise TypeError(f'`{_geoagent_name}` held a GeoDataFrame with the columns {_geoagent_columns} and this "
-            "step made it a GeoSeries (its geometry alone): those columns are lost. Keep the frame: "
-            "{_geoagent_name} = {_geoagent_name}.set_geometry(<its new geometry>)')\n")
-
-
-def emptied_guard(present: dict[str, list[int]]) -> str:
-    """Trial suffix that fails a step which emptied geometries of a name it buffers by 0
-    (``present``: probe ``geo_present`` of ``codeinfo.zero_buffers``, asked before the trial: rows
-    and geometries present): the same rows, fewer geometries. ``classify`` reads its error
-    (``make_valid``)."""
-    if not present:
-        return ""
-    return (f"\nfor _geoagent_name, (_geoagent_rows, _geoagent_had) in {present!r}.items():\n"
-            "    _geoagent_g = globals().get(_geoagent_name)\n"
-            "    _geoagent_g = getattr(_geoagent_g, 'geometry', _geoagent_g)\n"
-            "    if hasattr(_geoagent_g, 'is_empty') and hasattr(_geoagent_g, '__len__') and len(_geoagent_g) == _geoagent_rows:\n"
-            "        _geoagent_now = int((~(_geoagent_g.isna() | _geoagent_g.is_empty)).sum())\n"
-            "        if _geoagent_now < _geoagent_had:\n"
-            "            raise ValueError(f'`{_geoagent_name}`: {_geoagent_had - _geoagent_now} of its {_geoagent_had} geometries became '\n"
-            "                             'empty in this step (`buffer(0)` turns points and lines into empty polygons). '\n"
-            "                             'Repair geometries with `.make_valid()`, which leaves points and lines as they are.')\n")
-
-
-def dropped_invalid_guard(invalid: dict[str, list]) -> str:
-    """Trial suffix that fails a step which dropped invalid features the contract keeps repaired
-    (``invalid``: probe ``geo_invalid`` of ``codeinfo.validity_filters``, asked before the trial:
-    the index labels of each name's invalid geometries). ``classify`` reads its error (``make_valid``)."""
-    invalid = {name: labels for name, labels in invalid.items() if labels}
-    if not invalid:
-        return ""
-    return (f"\nfor _geoagent_name, _geoagent_invalid in {invalid!r}.items():\n"
-            "    _geoagent_g = globals().get(_geoagent_name)\n"
-            "    _geoagent_gone = [i for i in _geoagent_invalid if hasattr(_geoagent_g, 'index') and i not in _geoagent_g.index]\n"
-            "    if _geoagent_gone:\n"
-            "        raise ValueError(f'`{_geoagent_name}`: this step dropped {len(_geoagent_gone)} of its {len(_geoagent_invalid)} features '\n"
-            "                         'with invalid geometries; the contract keeps every feature, its geometry repaired: '\n"
-            "                         f'{_geoagent_name} = {_geoagent_name}.set_geometry({_geoagent_name}.geometry.make_valid())')\n")
-
-
-def alignment_guard(assignments: list[tuple[str, str, str, str, int]]) -> str:
-    """Trial suffix that fails a step whose ``target['c'] = source['s']`` (``codeinfo.
-    cross_frame_assignments``) left rows of ``target`` without a value: ``source``'s index does
-    not hold them, so pandas filled them with nothing (and the others, when the indexes only
-    overlap by chance, with another row's value). ``classify`` reads its error (``own_column``
-    when ``target`` has the source's column from a join)."""
-    if not assignments:
-        return ""
-    return (f"\nfor _geoagent_t, _geoagent_tc, _geoagent_s, _geoagent_sc, _geoagent_line in {assignments!r}:\n"
-            "    _geoagent_a, _geoagent_b = globals().get(_geoagent_t), globals().get(_geoagent_s)\n"
-            "    if _geoagent_a is not _geoagent_b and hasattr(_geoagent_a, 'columns') and hasattr(_geoagent_b, 'index'):\n"
-            "        _geoagent_empty = int((~_geoagent_a.index.isin(_geoagent_b.index)).sum())\n"
-            "        if _geoagent_empty:\n"
-            "            _geoagent_own = next((c for c in (_geoagent_sc, _geoagent_sc + '_right') if c != _geoagent_tc and c in _geoagent_a.columns), None)\n"
-            "            raise ValueError(f'line {_geoagent_line}: `{_geoagent_t}[{_geoagent_tc!r}] = {_geoagent_s}[{_geoagent_sc!r}]` aligns by index: '\n"
-            "                             f'{_geoagent_empty} of the {len(_geoagent_a)} rows of `{_geoagent_t}` have no row of `{_geoagent_s}` '\n"
-            "                             f'({len(_geoagent_b)} rows) and got no value; the others may hold another row\\'s. '\n"
-            "                             + (f'`{_geoagent_t}` has the joined column {_geoagent_own!r}: take it from there.' if _geoagent_own else\n"
-            "                                'Match the rows by a key (merge on it) or by location (sjoin), then take the column from the result.'))\n")
 
 
 def refused_keyword(ename: str, evalue: str) -> tuple[str, str] | None:

@@ -28,6 +28,7 @@ from ..kernel.errors import crs_mismatch, measured_in_degrees
 from .deliverables import trial_suffix
 from .probes import run_probe
 from .prompts import SubtaskContext, coder_messages
+from .trial_guards import guards_for
 from .requested import contract_subtask_output, fields_for, output_guard, subtask_outputs
 
 if TYPE_CHECKING:
@@ -329,22 +330,15 @@ class SubtaskWork:
         return [p for p in deliverables.outputs_written_by(info.written_files) if p in held]
 
     async def trial(self, code: str, held: list[str], *, every_requirement: bool = False) -> tuple[Any, str]:
-        """Run the code in a fork of the kernel with the output guard, the frame, emptied-geometry,
-        dropped-invalid and alignment guards (``repair.frame_guard``, ``emptied_guard``,
-        ``dropped_invalid_guard``, ``alignment_guard``) and the contract's checks:
+        """Run the code in a fork of the kernel with the output guard, the guards against lost data
+        (``trial_guards``) and the contract's checks:
         of the finished deliverables it rewrites (``held``), or of every requirement (the search's
         reward for a program's last step). Returns the trial and what it broke of ``held`` ("" when
         nothing: then committing it cannot undo a finished deliverable)."""
         contract = self.run.contract
         suffix = trial_suffix(contract) if every_requirement else trial_suffix(contract, held)
-        rebinds = codeinfo.frame_rebinds(code)
-        frames = await run_probe(self.run.kernel, "geo_frames", rebinds) if rebinds else None
-        buffered = codeinfo.zero_buffers(code)
-        present = await run_probe(self.run.kernel, "geo_present", buffered) if buffered else None
-        filtered = codeinfo.validity_filters(code) if contract is not None and contract.keeps_invalid() else []
-        invalid = await run_probe(self.run.kernel, "geo_invalid", filtered) if filtered else None
-        guards = self.output_guard() + repair.frame_guard(frames or {}) + repair.emptied_guard(present or {}) + \
-            repair.dropped_invalid_guard(invalid or {}) + repair.alignment_guard(codeinfo.cross_frame_assignments(code))
+        guards = self.output_guard() + \
+            await guards_for(self.run.kernel, code, keeps_invalid=contract is not None and contract.keeps_invalid())
         trial = await self.run.kernel.trial(code + guards + suffix, timeout=self.run.options.trial_timeout)
         broken = self.run.deliverables.broken_in_trial(trial.stdout, held) if held and trial.status == "ok" else ""
         return trial, broken

@@ -9,6 +9,7 @@ import math
 import pytest
 
 from geoagent_ext.agent import codeinfo, repair
+from geoagent_ext.agent.trial_guards import frame_guard
 from geoagent_ext.agent.events import Solved, ExecutionSummary, parse_event
 from geoagent_ext.agent.planner import PlanError, parse_plan
 from geoagent_ext.agent.search import Node, beta, instrument, p_ucb, priors, split_rollout
@@ -326,7 +327,7 @@ def test_a_name_rebound_to_its_own_geometry_is_found_and_kept_a_frame():
     assert codeinfo.with_frame_kept(code, "d").splitlines()[4] == "d = d.set_geometry(d['geometry'].centroid)"
     assert codeinfo.with_frame_kept(code, "b") is None and codeinfo.with_frame_kept(code, "c") is None
     # the guard is only for frames with columns to lose; its error is the certain fix's cue
-    assert repair.frame_guard({"sites": []}) == "" and "'sites'" in repair.frame_guard({"sites": ["site_id"]})
+    assert frame_guard({"sites": []}) == "" and "'sites'" in frame_guard({"sites": ["site_id"]})
     error = "`sites` held a GeoDataFrame with the columns ['site_id'] and this step made it a GeoSeries"
     diagnosis = repair.classify(code, "TypeError", error, "TypeError: " + error, 9)
     assert diagnosis.strategy == "keep_frame" and diagnosis.fixed_code == codeinfo.with_frame_kept(code, "sites")

@@ -1,0 +1,94 @@
+"""Trial guards: code appended to a step's trial run that fails a step which ran but lost what a
+later step or the deliverable needs — a frame's columns, its points and lines, the invalid features
+the contract keeps, rows a cross-frame assignment left empty. Each asks the live kernel first
+(a probe) what the names held before the step, and raises an error whose words ``repair.classify``
+reads: the certain fix rewrites the line without a model call."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import codeinfo
+from .probes import run_probe
+
+
+async def guards_for(kernel: Any, code: str, keeps_invalid: bool) -> str:
+    """The guards ``code`` needs, with what the kernel's names hold before it (``keeps_invalid``:
+    the contract keeps invalid features repaired)."""
+    rebinds = codeinfo.frame_rebinds(code)
+    frames = await run_probe(kernel, "geo_frames", rebinds) if rebinds else None
+    buffered = codeinfo.zero_buffers(code)
+    present = await run_probe(kernel, "geo_present", buffered) if buffered else None
+    filtered = codeinfo.validity_filters(code) if keeps_invalid else []
+    invalid = await run_probe(kernel, "geo_invalid", filtered) if filtered else None
+    return frame_guard(frames or {}) + emptied_guard(present or {}) + dropped_invalid_guard(invalid or {}) + \
+        alignment_guard(codeinfo.cross_frame_assignments(code))
+
+
+def _for_each(items: dict, names: str, body: list[str]) -> str:
+    """A suffix that runs ``body`` for each (key, value) of ``items`` bound to ``names`` ("" for none)."""
+    if not items:
+        return ""
+    return f"\nfor {names} in {items!r}.items():\n" + "".join(f"    {line}\n" for line in body)
+
+
+def frame_guard(frames: dict[str, list[str]]) -> str:
+    """Trial suffix that fails a step which left a GeoSeries in a name that held a GeoDataFrame
+    with other columns (``frames``: probe ``geo_frames`` of ``codeinfo.frame_rebinds``, asked
+    before the trial): the columns are gone for every later step. ``classify`` reads its error
+    (``keep_frame``)."""
+    return _for_each({name: columns for name, columns in frames.items() if columns}, "_geoagent_name, _geoagent_columns", [
+        "if type(globals().get(_geoagent_name)).__name__ == 'GeoSeries':",
+        "    raise TypeError(f'`{_geoagent_name}` held a GeoDataFrame with the columns {_geoagent_columns} and this "
+        "step made it a GeoSeries (its geometry alone): those columns are lost. Keep the frame: "
+        "{_geoagent_name} = {_geoagent_name}.set_geometry(<its new geometry>)')"])
+
+
+def emptied_guard(present: dict[str, list[int]]) -> str:
+    """Trial suffix that fails a step which emptied geometries of a name it buffers by 0
+    (``present``: probe ``geo_present`` of ``codeinfo.zero_buffers``, asked before the trial: rows
+    and geometries present): the same rows, fewer geometries. ``classify`` reads its error
+    (``make_valid``)."""
+    return _for_each(present, "_geoagent_name, (_geoagent_rows, _geoagent_had)", [
+        "_geoagent_g = globals().get(_geoagent_name)",
+        "_geoagent_g = getattr(_geoagent_g, 'geometry', _geoagent_g)",
+        "if hasattr(_geoagent_g, 'is_empty') and hasattr(_geoagent_g, '__len__') and len(_geoagent_g) == _geoagent_rows:",
+        "    _geoagent_now = int((~(_geoagent_g.isna() | _geoagent_g.is_empty)).sum())",
+        "    if _geoagent_now < _geoagent_had:",
+        "        raise ValueError(f'`{_geoagent_name}`: {_geoagent_had - _geoagent_now} of its {_geoagent_had} geometries became '",
+        "                         'empty in this step (`buffer(0)` turns points and lines into empty polygons). '",
+        "                         'Repair geometries with `.make_valid()`, which leaves points and lines as they are.')"])
+
+
+def dropped_invalid_guard(invalid: dict[str, list]) -> str:
+    """Trial suffix that fails a step which dropped invalid features the contract keeps repaired
+    (``invalid``: probe ``geo_invalid`` of ``codeinfo.validity_filters``, asked before the trial:
+    the index labels of each name's invalid geometries). ``classify`` reads its error (``make_valid``)."""
+    return _for_each({name: labels for name, labels in invalid.items() if labels}, "_geoagent_name, _geoagent_invalid", [
+        "_geoagent_g = globals().get(_geoagent_name)",
+        "_geoagent_gone = [i for i in _geoagent_invalid if hasattr(_geoagent_g, 'index') and i not in _geoagent_g.index]",
+        "if _geoagent_gone:",
+        "    raise ValueError(f'`{_geoagent_name}`: this step dropped {len(_geoagent_gone)} of its {len(_geoagent_invalid)} features '",
+        "                     'with invalid geometries; the contract keeps every feature, its geometry repaired: '",
+        "                     f'{_geoagent_name} = {_geoagent_name}.set_geometry({_geoagent_name}.geometry.make_valid())')"])
+
+
+def alignment_guard(assignments: list[tuple[str, str, str, str, int]]) -> str:
+    """Trial suffix that fails a step whose ``target['c'] = source['s']`` (``codeinfo.
+    cross_frame_assignments``) left rows of ``target`` without a value: ``source``'s index does
+    not hold them, so pandas filled them with nothing (and the others, when the indexes only
+    overlap by chance, with another row's value). ``classify`` reads its error (``own_column``
+    when ``target`` has the source's column from a join)."""
+    if not assignments:
+        return ""
+    return (f"\nfor _geoagent_t, _geoagent_tc, _geoagent_s, _geoagent_sc, _geoagent_line in {assignments!r}:\n"
+            "    _geoagent_a, _geoagent_b = globals().get(_geoagent_t), globals().get(_geoagent_s)\n"
+            "    if _geoagent_a is not _geoagent_b and hasattr(_geoagent_a, 'columns') and hasattr(_geoagent_b, 'index'):\n"
+            "        _geoagent_empty = int((~_geoagent_a.index.isin(_geoagent_b.index)).sum())\n"
+            "        if _geoagent_empty:\n"
+            "            _geoagent_own = next((c for c in (_geoagent_sc, _geoagent_sc + '_right') if c != _geoagent_tc and c in _geoagent_a.columns), None)\n"
+            "            raise ValueError(f'line {_geoagent_line}: `{_geoagent_t}[{_geoagent_tc!r}] = {_geoagent_s}[{_geoagent_sc!r}]` aligns by index: '\n"
+            "                             f'{_geoagent_empty} of the {len(_geoagent_a)} rows of `{_geoagent_t}` have no row of `{_geoagent_s}` '\n"
+            "                             f'({len(_geoagent_b)} rows) and got no value; the others may hold another row\\'s. '\n"
+            "                             + (f'`{_geoagent_t}` has the joined column {_geoagent_own!r}: take it from there.' if _geoagent_own else\n"
+            "                                'Match the rows by a key (merge on it) or by location (sjoin), then take the column from the result.'))\n")
