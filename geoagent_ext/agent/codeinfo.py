@@ -354,6 +354,27 @@ def with_bare_epsg(code: str) -> str:
                             for arg in labelled])
 
 
+# Methods that return a new frame and leave theirs as it was (without ``inplace=True``).
+_RETURNS_NEW = frozenset({"to_crs", "set_crs", "set_geometry", "rename_geometry", "make_valid", "explode", "dissolve",
+                          "drop_duplicates", "dropna", "reset_index", "sort_values", "rename", "astype", "fillna"})
+
+
+def with_results_kept(code: str) -> str:
+    """``code`` with each statement ``name.method(...)`` of a method that returns a new frame
+    (``_RETURNS_NEW``, no ``inplace=True``) written ``name = name.method(...)``: as a statement its
+    result is dropped and ``name`` is left as it was (nyc-symdiff at 319bc4c: `official_parks.to_crs(
+    epsg=32118)` on its own line, and every later measure was in degrees). Not the last statement,
+    whose value a cell shows."""
+    tree = parse(code)
+    body = tree.body[:-1] if tree is not None else []
+    dropped = [stmt for stmt in body if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+               and isinstance(stmt.value.func, ast.Attribute) and isinstance(stmt.value.func.value, ast.Name)
+               and stmt.value.func.attr in _RETURNS_NEW
+               and not any(k.arg == "inplace" for k in stmt.value.keywords)]
+    return _replaced(code, [(stmt.value, f"{stmt.value.func.value.id} = {ast.get_source_segment(code, stmt.value)}")
+                            for stmt in dropped])
+
+
 def without_assigned_inplace(code: str) -> str:
     """``code`` without ``inplace=True`` in calls whose result is assigned (``gdf = gdf.drop_duplicates(...,
     inplace=True)`` makes ``gdf`` None: the next line fails with "'NoneType' object has no attribute")."""

@@ -308,6 +308,10 @@ def test_inplace_in_an_assigned_call_is_taken_out_of_the_coders_answer():
     assert code_of(answer) == ("pois = pois.drop_duplicates(subset='parcel_id')  # dedupe\n"
                                "pois.reset_index(drop=True, inplace=True)\nb = a.fillna(0, inplace=False)")
     assert codeinfo.without_assigned_inplace("x = y.f(inplace=True)\nz = w.g(a, inplace=True)") == "x = y.f()\nz = w.g(a)"
+    # nyc-symdiff at 319bc4c: `parks.to_crs(epsg=32118)` on its own line left the parks in degrees.
+    code = "parks.to_crs(epsg=32118)\nparks.dropna(inplace=True)\nprint(parks.crs)\nparks.sort_values('a')"
+    assert codeinfo.with_results_kept(code) == \
+        "parks = parks.to_crs(epsg=32118)\nparks.dropna(inplace=True)\nprint(parks.crs)\nparks.sort_values('a')"
     assert code_of("no code here") == ""
 
 
