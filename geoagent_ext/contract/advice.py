@@ -46,6 +46,9 @@ ADVICE = {
               "utc=True reads zoned and plain times alike); write GeoParquet with "
               "to_parquet, which keeps these types"),
     "non_negative": "compute the measure in a metric CRS; drop nothing, and check for NaN/inf",
+    "nearest_distance": ("join in a projected CRS in metres made for the data and keep the join's own distance: "
+                         "a = rows.to_crs(rows.estimate_utm_crs()); j = gpd.sjoin_nearest(a, other.to_crs(a.crs), "
+                         "distance_col=COLUMN); not the distance of a geometry to itself (0), not degrees"),
     "non_empty": "fill every row: join or compute the value for all rows, not only some",
     "measure_units": ("measure in a projected CRS in metres made for the data (an equal-area one for areas, the "
                       "local UTM zone or national grid for lengths), never in degrees or Web Mercator, then convert "

@@ -8,7 +8,7 @@ orient rings by RFC 7946, drop a WKT column that repeats the geometry, keep one 
 a column where the request says which ("keep the record with the earliest `record_seq`"), store a
 column as the type asked for, sort the rows, drop a geometry or row-index column a CSV got; count
 the points inside each polygon, measure each feature on the ellipsoid and take a rate over those,
-each by its definition; in a JSON document, reshape a per-group object or a bbox written in another
+measure each row's distance to the nearest feature of the other layer, each by its definition; in a JSON document, reshape a per-group object or a bbox written in another
 of pandas' shapes, and take a whole layer's bbox from the layer.
 
 The agent appends it to the step that wrote the file (or runs it as the closing step) without
@@ -47,7 +47,7 @@ _GEOMETRY_KINDS = ("crs_epsg", "crs_projected_metres", "geometries_present", "ge
 _TABLE_KINDS = ("columns", "unique", "dtype", "sorted")
 # After the geometry, before a cast or a sort that reads them: counts first (they may rebuild the
 # rows), then measures by the rows' keys, then the rates over both.
-_VALUE_KINDS = ("point_counts", "measure_units", "density")
+_VALUE_KINDS = ("point_counts", "measure_units", "nearest_distance", "density")
 
 
 def mend_code(contract: Contract, path: str, failed: list[Requirement]) -> tuple[str, list[Requirement]] | None:
@@ -85,7 +85,7 @@ def mend_code(contract: Contract, path: str, failed: list[Requirement]) -> tuple
                 "_mend = _mend[_mend['_layer'] == _mend.groupby(_seen)['_layer'].transform('min')].drop(columns='_layer')")
         write = "\n".join(["import os", f"os.remove({path!r})", f"for _layer, _kinds in {by_kind!r}.items():",
                            f"    _mend[_mend.geom_type.isin(_kinds)].to_file({path!r}, layer=_layer, driver='GPKG')"])
-    counted = spatial or any(r.kind in ("point_counts", "measure_units") for r in mended)
+    counted = spatial or any(r.kind in ("point_counts", "measure_units", "nearest_distance") for r in mended)
     code = "\n".join([_heading(path, mended),
                       *(["import geopandas as gpd", "import shapely"] if counted else []), "import pandas as pd",
                       f"_mend = {read}", *lines, write, f"print('mended {path}:', len(_mend), 'rows')"])
@@ -185,7 +185,9 @@ def _rates_over(contract: Contract, path: str, mended: list[Requirement], failed
 
 
 def _read(path: str) -> str:
-    return (_GEO_READ.get(file_format(path)) or "gpd.read_file({p!r})").format(p=path)
+    """An input layer read with its geometries (a ``.parquet`` one is GeoParquet: GDAL's wheels have no Parquet driver)."""
+    fmt = file_format(path)
+    return (_GEO_READ.get(fmt) or ("gpd.read_parquet({p!r})" if fmt == "parquet" else "gpd.read_file({p!r})")).format(p=path)
 
 
 _OWN_POLYGONS = "_mend.crs is not None and len(_mend) and set(_mend.geom_type.dropna()) <= {'Polygon', 'MultiPolygon'}"
@@ -245,6 +247,22 @@ def _measures(p: dict, spatial: bool) -> list[str]:
              f"    _k, _rows, _ = _contract_key_match(_mend, _src, {name!r})",
              f"    _mend[{name!r}] = [_m[i] for i in _rows]"]
     return lines
+
+
+def _nearest(p: dict, spatial: bool) -> list[str]:
+    """Each row's straight-line distance to the nearest feature of the other layer, as the check
+    measures it (``_contract_nearest_metres``, embedded): from the file's own geometries, else from
+    the input feature of the same key (``_contract_key_match``, embedded)."""
+    name, unit, source, to = (str(p.get(k) or "") for k in ("name", "unit", "input", "to"))
+    if not (name and source and to) or unit not in UNIT_IN_BASE:
+        return []
+    return [*function_source("_contract_nearest_metres").splitlines(), f"_to = {_read(to)}",
+            f"if {'_mend.crs is not None' if spatial else 'False'}:",
+            "    _from = gpd.GeoSeries(_mend.geometry.values, crs=_mend.crs)", "else:",
+            *(f"    {line}" for f in ("_contract_key", "_contract_key_match") for line in function_source(f).splitlines()),
+            f"    _src = {_read(source)}", f"    _k, _rows, _ = _contract_key_match(_mend, _src, {name!r})",
+            "    _from = gpd.GeoSeries(_src.geometry.values[_rows], crs=_src.crs)",
+            f"_mend[{name!r}] = [None if m is None else m / {UNIT_IN_BASE[unit]!r} for m in _contract_nearest_metres(_from, _to)]"]
 
 
 def _layers_by_kind(names: list[str]) -> dict[str, list[str]] | None:
@@ -307,6 +325,8 @@ def _step(req: Requirement, fmt: str, spatial: bool, columns: list[str] = ()) ->
         return _point_counts(p, spatial, list(columns))
     if req.kind == "measure_units":
         return _measures(p, spatial)
+    if req.kind == "nearest_distance":
+        return _nearest(p, spatial)
     if req.kind == "density" and all(p.get(k) for k in ("name", "count", "measure", "factor")):
         return [f"_mend[{str(p['name'])!r}] = pd.to_numeric(_mend[{str(p['count'])!r}]) / "
                 f"pd.to_numeric(_mend[{str(p['measure'])!r}]) * {float(p['factor'])!r}"]

@@ -381,3 +381,48 @@ def test_a_per_group_value_in_another_shape_keeps_its_values_and_only_counts_get
     assert reshape({"n": {"North": 1, "3": 2}}, "subdistrict", groups, fill=0) == {"North": 1, "3": 2, "South": 0}
     unknown = {"North": 1, "West": 2}  # a key that is no group's: not ours to drop or fill
     assert reshape(unknown, "subdistrict", groups, fill=0) == unknown
+
+
+def _addresses_and_hospitals(folder):
+    """Three addresses and two hospitals in Cape Town, as GeoParquet (`.parquet`, as the dev task has them)."""
+    from shapely.geometry import Point
+    gpd.GeoDataFrame({"address_id": ["A1", "A2", "A3"]}, geometry=[Point(18.42, -33.92), Point(18.50, -33.95),
+                                                                    Point(18.60, -34.00)], crs=4326).to_parquet(folder / "addresses.parquet")
+    gpd.GeoDataFrame({"name": ["Groote Schuur", "Tygerberg"]}, geometry=[Point(18.46, -33.94), Point(18.61, -33.91)],
+                     crs=4326).to_parquet(folder / "hospitals.parquet")
+
+
+def test_a_distance_to_the_nearest_feature_is_checked_and_measured_by_the_mend(tmp_path):
+    """capetown-nn at 319bc4c: `sjoin['distance_m'] = sjoin.distance(sjoin.geometry)` wrote 0.0 on
+    every row; "finite and >= 0" held and the run said succeeded."""
+    _addresses_and_hospitals(tmp_path)
+    request = ("For every address in `addresses.parquet`, find the nearest hospital from `hospitals.parquet` and record "
+               "the distance in metres. Write `nearest.gpkg` with one feature per input address and the columns "
+               "`address_id`, `nearest_hospital_name` and `distance_m`.")
+    contract = derive_contract(request, ["nearest.gpkg"], input_facts(tmp_path))
+    [near] = [r for r in contract.requirements if r.kind == "nearest_distance"]
+    assert near.params == {"name": "distance_m", "unit": "m", "input": "addresses.parquet", "to": "hospitals.parquet"}
+    rows = gpd.read_parquet(tmp_path / "addresses.parquet").assign(nearest_hospital_name="x", distance_m=0.0)
+    rows.to_file(tmp_path / "nearest.gpkg")
+    passed, observed = check(contract, tmp_path)[near.text]
+    assert not passed and "on 3 of 3 rows" in observed, observed
+    failed, mended = _run_mends(contract, "nearest.gpkg", tmp_path)
+    assert [r.kind for r in mended] == ["nearest_distance"]
+    assert check(contract, tmp_path)[near.text][0], check(contract, tmp_path)[near.text]
+    from pyproj import Geod
+    metres = gpd.read_file(tmp_path / "nearest.gpkg")["distance_m"].tolist()
+    geodesic = Geod(ellps="WGS84").inv(18.42, -33.92, 18.46, -33.94)[2]  # A1's nearest: Groote Schuur
+    assert abs(metres[0] - geodesic) < 0.005 * geodesic, (metres, geodesic)
+    # A table keyed by the address's id: measured from the input feature of that key, in km.
+    (tmp_path / "nearest.gpkg").unlink()
+    table = derive_contract(request.replace("Write `nearest.gpkg` with one feature", "Write `near.csv` with one row")
+                            .replace("`distance_m`", "`dist_km`"), ["near.csv"], input_facts(tmp_path))
+    pd.DataFrame({"address_id": ["A3", "A1", "A2"], "dist_km": [1.0, 2.0, 3.0]}).to_csv(tmp_path / "near.csv", index=False)
+    [near] = [r for r in table.requirements if r.kind == "nearest_distance"]
+    assert not check(table, tmp_path)[near.text][0]
+    _run_mends(table, "near.csv", tmp_path)
+    assert check(table, tmp_path)[near.text][0], check(table, tmp_path)[near.text]
+    assert abs(pd.read_csv(tmp_path / "near.csv")["dist_km"][1] - geodesic / 1000) < 0.005 * geodesic / 1000  # A1
+    by_road = derive_contract(request.replace("find the nearest hospital", "find the nearest hospital by road"),
+                              ["nearest.gpkg"], input_facts(tmp_path))
+    assert "nearest_distance" not in {r.kind for r in by_road.requirements}  # not a straight line

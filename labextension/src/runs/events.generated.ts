@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: e6491afcdf69e49e4ef7423fff0046fae35ff4c4405dc67d89cbe64a7bcd4faf
+ * schema-sha256: 45a44867a678fc7593c8a8b583401442a21c91272b0521485f265ab71e549a55
  */
 
 export type RunEvent =
@@ -138,6 +138,7 @@ export interface Requirement {
     | 'dtype'
     | 'non_negative'
     | 'measure_units'
+    | 'nearest_distance'
     | 'non_empty'
     | 'unique'
     | 'sorted'
