@@ -321,17 +321,20 @@ def with_attribute_moved(code: str, lineno: int | None, name: str, home: str) ->
     return _replaced(code, edits) if edits else None
 
 
-def with_parquet_writer(code: str) -> str:
-    """``code`` with each ``x.to_file('out.geoparquet', ...)`` written ``x.to_parquet('out.geoparquet')``.
-    The GDAL of the pyogrio wheels has no (Geo)Parquet driver: with ``driver=`` the call fails, and
-    without one it silently writes a Shapefile folder named ``out.geoparquet``; geopandas writes
-    GeoParquet with pyarrow."""
+def with_parquet_io(code: str) -> str:
+    """``code`` with each ``x.to_file('out.geoparquet', ...)`` written ``x.to_parquet('out.geoparquet')``
+    and each ``gpd.read_file('in.geoparquet', ...)`` written ``gpd.read_parquet('in.geoparquet')``.
+    The GDAL of the pyogrio wheels has no (Geo)Parquet driver: with ``driver=`` the write fails, and
+    without one it silently writes a Shapefile folder named ``out.geoparquet``; a read fails on a
+    missing ``libduckdb.so`` (fio-nyc at 90b155b: five repairs never left ``read_file``). geopandas
+    reads and writes GeoParquet with pyarrow."""
     tree = parse(code)
     calls = [node for node in ast.walk(tree)
-             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "to_file"
+             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("to_file", "read_file")
              and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
              and node.args[0].value.lower().endswith((".parquet", ".geoparquet"))] if tree is not None else []
-    return _replaced(code, [(call, f"{ast.get_source_segment(code, call.func.value)}.to_parquet("
+    renamed = {"to_file": "to_parquet", "read_file": "read_parquet"}
+    return _replaced(code, [(call, f"{ast.get_source_segment(code, call.func.value)}.{renamed[call.func.attr]}("
                                    f"{ast.get_source_segment(code, call.args[0])})") for call in calls])
 
 

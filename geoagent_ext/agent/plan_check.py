@@ -277,7 +277,11 @@ _IMPORT_WORDS = {"import", "imports", "load", "the", "all", "necessary", "requir
                  "as", "like", "including", "e.g", "for", "this", "task", "analysis", "geopandas", "gpd", "pandas",
                  "pd", "numpy", "np", "shapely", "pyproj", "matplotlib", "rasterio", "scipy", "os", "json",
                  "pyarrow", "pyogrio", "fiona"}
-_VERIFIES = re.compile(r"^\s*(?:verify|double-check|confirm)\b", re.IGNORECASE)
+# "Verify the output", "Open the GeoParquet file to verify that it meets the requirements" (fio-nyc at
+# 90b155b: its reading failed five times and the run timed out with the file written).
+_VERIFIES = re.compile(r"^\s*(?:verify|double-check|confirm|validate)\b|"
+                       r"^\s*(?:open|read|load|re-?open|re-?read|reload)\b[^.;]*\bto\s+(?:verify|check|confirm|validate)\b",
+                       re.IGNORECASE)
 # "Optionally, map the result": what the request did not ask for only risks the deliverable (at
 # 45f228b such a step's repairs rewrote London's finished CSV without a column).
 _OPTIONAL = re.compile(r"^\s*(?:optionally|if (?:needed|desired|wanted|you (?:want|wish|like)))\b", re.IGNORECASE)

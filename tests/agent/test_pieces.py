@@ -390,14 +390,17 @@ def test_a_geoparquet_written_with_to_file_is_written_with_to_parquet(tmp_path, 
     from shapely.geometry import Point
     from geoagent_ext.agent.subtask_work import code_of
     answer = ("```python\nout = gdf.to_crs(4326)  # é\nout.to_file('a.geoparquet', driver='GeoParquet', crs='EPSG:4326')\n"
-              "gdf[gdf.n > 1].to_file(\"b.parquet\")\ngdf.to_file('c.gpkg', layer='x')\n```")
+              "gdf[gdf.n > 1].to_file(\"b.parquet\")\ngdf.to_file('c.gpkg', layer='x')\n"
+              "back = gpd.read_file('a.geoparquet', engine='pyogrio')\n```")
     code = code_of(answer)
-    assert code == ("out = gdf.to_crs(4326)  # é\nout.to_parquet('a.geoparquet')\n"
-                    "gdf[gdf.n > 1].to_parquet(\"b.parquet\")\ngdf.to_file('c.gpkg', layer='x')")
+    assert code == ("import geopandas as gpd\nout = gdf.to_crs(4326)  # é\nout.to_parquet('a.geoparquet')\n"
+                    "gdf[gdf.n > 1].to_parquet(\"b.parquet\")\ngdf.to_file('c.gpkg', layer='x')\n"
+                    "back = gpd.read_parquet('a.geoparquet')")  # fio-nyc at 90b155b: GDAL has no Parquet reader here
     gdf = gpd.GeoDataFrame({"n": [1, 2]}, geometry=[Point(0, 0), Point(1, 1)], crs=4326)
     monkeypatch.chdir(tmp_path)
-    exec(code, {"gdf": gdf})
-    assert len(gpd.read_parquet("b.parquet")) == 1 and gpd.read_parquet("a.geoparquet").crs.to_epsg() == 4326
+    scope = {"gdf": gdf}
+    exec(code, scope)
+    assert len(gpd.read_parquet("b.parquet")) == 1 and scope["back"].crs.to_epsg() == 4326
 
 
 def test_a_crs_copied_with_its_label_is_cut_to_its_code_before_it_runs():

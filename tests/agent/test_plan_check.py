@@ -225,9 +225,10 @@ def test_steps_with_nothing_to_do_are_found():
             "Load the necessary libraries.", "Import geopandas and pandas.",
             "Import the libraries and read the districts.",  # it reads data: it stays
             "Optionally, create a static map of the districts with geemap.",
-            "Optionally, write the counts to `out.geojson` as well."]  # it writes: it stays
+            "Optionally, write the counts to `out.geojson` as well.",  # it writes: it stays
+            "Open the GeoJSON file to verify that it meets the specified requirements."]
     request = "Count the points of `in.geojson` per district into `out.geojson`."
-    assert [i for i, _ in idle_steps(plan, request, checked)] == [2, 3, 4, 6, 7, 9]
+    assert [i for i, _ in idle_steps(plan, request, checked)] == [2, 3, 4, 6, 7, 9, 11]
     # The request asks for a check, or the contract checks no more than the file's existence: verifying is work.
     assert [i for i, _ in idle_steps(plan, request + " Check that no district is missing.", checked)] == [3, 4, 6, 7, 9]
     only_exists = _contract(("exists", "`out.geojson` is written", {}))
