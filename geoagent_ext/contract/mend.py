@@ -92,6 +92,11 @@ def mend_code(contract: Contract, path: str, failed: list[Requirement]) -> tuple
     return code, mended
 
 
+def _embedded(*names: str, indent: str = "") -> list[str]:
+    """The lines of the checker's own functions, for a mend that must compute as its check does."""
+    return [indent + line for name in names for line in function_source(name).splitlines()]
+
+
 def _tried(req: Requirement, step: list[str]) -> list[str]:
     """One requirement's mend in a ``try``: one that cannot apply (a column the file lacks) leaves
     the others to apply."""
@@ -138,12 +143,12 @@ def _json_step(contract: Contract, req: Requirement) -> list[str]:
             epsg = whole.params.get("epsg") or (4326 if any(r.kind == "lonlat" for r in same) else None)
             return _layer_bbox(name, whole.params, epsg)
         if req.kind == "bbox":
-            return [*function_source("_contract_bbox_list").splitlines(), f"_mend[{name!r}] = _contract_bbox_list(_mend[{name!r}])"]
+            return [*_embedded("_contract_bbox_list"), f"_mend[{name!r}] = _contract_bbox_list(_mend[{name!r}])"]
         return []
     column, source = str(req.params.get("column") or ""), str(req.params.get("input") or "")
     if req.kind == "group_keys" and name and column and source:
         counts = any(r.kind == "integer" for r in same)  # a group with none counts 0
-        return [*(line for f in ("_contract_group_text", "_contract_group_object") for line in function_source(f).splitlines()),
+        return [*_embedded("_contract_group_text", "_contract_group_object"),
                 f"_groups = {_read_table(source)}[{column!r}].dropna().tolist()",
                 f"_mend[{name!r}] = _contract_group_object(_mend[{name!r}], {column!r}, _groups, fill={0 if counts else None!r})"]
     return []
@@ -242,8 +247,7 @@ def _measures(p: dict, spatial: bool) -> list[str]:
              f"_m = [{how} / {UNIT_IN_BASE[unit]!r} if g is not None and not g.is_empty else None "
              "for g in _src.geometry.to_crs(4326)]",
              "if _src is _mend:", f"    _mend[{name!r}] = _m", "else:",
-             *(f"    {line}" for name_ in ("_contract_key", "_contract_key_match")
-               for line in function_source(name_).splitlines()),
+             *_embedded("_contract_key", "_contract_key_match", indent="    "),
              f"    _k, _rows, _ = _contract_key_match(_mend, _src, {name!r})",
              f"    _mend[{name!r}] = [_m[i] for i in _rows]"]
     return lines
@@ -256,10 +260,10 @@ def _nearest(p: dict, spatial: bool) -> list[str]:
     name, unit, source, to = (str(p.get(k) or "") for k in ("name", "unit", "input", "to"))
     if not (name and source and to) or unit not in UNIT_IN_BASE:
         return []
-    return [*function_source("_contract_nearest_metres").splitlines(), f"_to = {_read(to)}",
+    return [*_embedded("_contract_nearest_metres"), f"_to = {_read(to)}",
             f"if {'_mend.crs is not None' if spatial else 'False'}:",
             "    _from = gpd.GeoSeries(_mend.geometry.values, crs=_mend.crs)", "else:",
-            *(f"    {line}" for f in ("_contract_key", "_contract_key_match") for line in function_source(f).splitlines()),
+            *_embedded("_contract_key", "_contract_key_match", indent="    "),
             f"    _src = {_read(source)}", f"    _k, _rows, _ = _contract_key_match(_mend, _src, {name!r})",
             "    _from = gpd.GeoSeries(_src.geometry.values[_rows], crs=_src.crs)",
             f"_mend[{name!r}] = [None if m is None else m / {UNIT_IN_BASE[unit]!r} for m in _contract_nearest_metres(_from, _to)]"]
