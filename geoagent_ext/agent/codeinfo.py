@@ -289,6 +289,33 @@ def without_unused_import(code: str, lineno: int | None, name: str | None = None
     return fixed
 
 
+# Calls that change data or write a file: a ``print`` whose arguments make one is not only a report.
+_CHANGING_CALLS = frozenset({"pop", "update", "append", "extend", "insert", "remove", "clear", "setdefault", "add",
+                             "write", "writelines", "savefig", "save", "close", "exec", "eval"})
+
+
+def without_failing_print(code: str, lineno: int | None) -> str | None:
+    """``code`` without the ``print(...)`` statement spanning ``lineno`` (``pass`` where it was a
+    block's only statement); None when no print is there or its arguments write or change data
+    (a call named in ``_CHANGING_CALLS``, a writer, ``inplace=True``)."""
+    tree = parse(code)
+    if tree is None or not lineno:
+        return None
+    node = next((n for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)
+                 and call_name(n.value.func) == "print" and n.lineno <= lineno <= (n.end_lineno or n.lineno)), None)
+    if node is None:
+        return None
+    for call in (c for c in ast.walk(node.value) if isinstance(c, ast.Call) and c is not node.value):
+        if _method(call) in _CHANGING_CALLS | WRITE_METHODS or _written_path(call) or any(
+                kw.arg == "inplace" and not (isinstance(kw.value, ast.Constant) and kw.value.value is False)
+                for kw in call.keywords):
+            return None
+    fixed = _replaced(code, [(node, "")])
+    if parse(fixed) is None:  # the print was a block's only statement
+        fixed = _replaced(code, [(node, "pass")])
+    return fixed if parse(fixed) is not None else None
+
+
 def with_import_moved(code: str, lineno: int | None, name: str, home: str) -> str | None:
     """``code`` with ``name`` of the ``from ... import`` on ``lineno`` imported from ``home``
     instead (its alias kept, the other names left where they were); None when no such import is there."""

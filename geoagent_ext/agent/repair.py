@@ -41,6 +41,11 @@ Strategies, by error class:
   layer, not the join's result): the trial's alignment guard (``trial_guards.alignment_guard``) sees rows of
   ``target`` left empty, and when ``target`` has ``s`` from a join the value becomes
   ``target['s']`` without asking the model (capetown-nn at 42b4435: 83 of 120 names empty).
+- ``drop_print``: the failing line is a ``print(...)`` whose arguments change no data, and the step
+  does not ask to print or show anything (``print(f"... CRS: {borough_areas.crs}")`` on a plain
+  DataFrame, after the file was written): the statement is taken out without asking the model,
+  when no other certain fix applies (london at ab135b6: ten repairs of the report, the file never
+  written, the run partial).
 - ``members``: wrong attribute, wrong call or a bad import; the real members and
   signatures of the live object (jedi in the kernel) go into the prompt.
 - ``text_not_frame``: a geo member asked of text (``layer.crs`` on a layer's name in a loop over
@@ -190,6 +195,8 @@ class Diagnosis:
             return f"kept `{self.name}`'s features and repaired their geometries with `make_valid()` (the step emptied or dropped them)"
         if self.strategy == "own_column":
             return f"took the values from `{self.name}`, the frame's own joined column, row by row"
+        if self.strategy == "drop_print":
+            return "took out the failing `print(...)`: a report that changes no data (the step's checks stay)"
         if self.strategy == "drop_mended_column":
             return f"took `{self.name}` out of the selection: the contract's mend computes it on the written file"
         return f"added `{(self.fixed_code or '').splitlines()[0]}`"
@@ -315,6 +322,18 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
     if ename == "KeyError" or "not in index" in evalue or "columns" in evalue.lower():
         return Diagnosis("data_profile", message)
     return Diagnosis("analyse", message)
+
+
+_ASKS_TO_SHOW = re.compile(r"\b(print|display|show|report)", re.IGNORECASE)
+
+
+def without_failing_report(diagnosis: Diagnosis, code: str, lineno: int | None, step: str) -> Diagnosis:
+    """``diagnosis``, or ``drop_print`` when it has no certain fix, the failing line is a report
+    (``codeinfo.without_failing_print``) and ``step`` does not ask for one."""
+    if diagnosis.fixed_code is not None or _ASKS_TO_SHOW.search(step):
+        return diagnosis
+    fixed = codeinfo.without_failing_print(code, lineno)
+    return Diagnosis("drop_print", diagnosis.message, name="print", fixed_code=fixed) if fixed else diagnosis
 
 
 def refused_keyword(ename: str, evalue: str) -> tuple[str, str] | None:

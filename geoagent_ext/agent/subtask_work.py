@@ -222,6 +222,7 @@ class SubtaskWork:
                                     self.run.defined_names(), examples=self.docs_seen,
                                     own_words=f"{self.run.request}\n{self.subtask.description}",
                                     refused_before=self.refused)
+        diagnosis = repair.without_failing_report(diagnosis, attempt.code, attempt.lineno, self.subtask.description)
         refused = repair.refused_keyword(attempt.ename, attempt.evalue)
         if refused:
             self.refused.add(refused)

@@ -115,6 +115,18 @@ def test_zero_buffers_of_a_layer_are_found_and_written_make_valid_and_others_lef
     assert codeinfo.with_make_valid(code, "c") is None
 
 
+def test_a_failing_print_is_taken_out_unless_its_arguments_change_data():
+    code = "t.to_csv('t.csv')\nprint(\n    f'CRS: {t.crs}',\n    len(t))\nn = 1"
+    assert codeinfo.without_failing_print(code, 3) == "t.to_csv('t.csv')\n\nn = 1"
+    assert codeinfo.without_failing_print("for r in rows:\n    print(r.crs)\nn = 1", 2) == "for r in rows:\n    pass\nn = 1"
+    assert codeinfo.without_failing_print("print(d.pop('a'))", 1) is None  # pop changes the dict
+    assert codeinfo.without_failing_print("print(t.to_file(path))", 1) is None  # a write, not a report
+    assert codeinfo.without_failing_print("x = t.crs\nprint(x)", 1) is None  # the failing line is no print
+    failed = repair.classify(code, "AttributeError", "'DataFrame' object has no attribute 'crs'", "", 3)
+    assert repair.without_failing_report(failed, code, 3, "Write the areas to t.csv.").strategy == "drop_print"
+    assert repair.without_failing_report(failed, code, 3, "Print the CRS of t.") is failed
+
+
 def test_a_layer_name_used_as_its_frame_is_told_to_read_the_layer_not_shown_str_members():
     """bangkok-multicrs at 42b4435: four repairs listed str's members for `layer.crs` in a loop over
     layer names; the repair says to read the layer the name stands for and keep the name as a value."""

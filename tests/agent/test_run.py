@@ -249,6 +249,49 @@ async def test_set_crs_on_data_with_another_crs_reprojects_without_the_model(wor
     assert script.calls["Web Mercator"] == 1
 
 
+async def test_a_failing_report_after_the_write_is_taken_out_without_the_model(workdir, tmp_path):
+    """london at ab135b6: the writing step wrote the table, then its summary
+    `print(f"... CRS: {table.crs}")` failed on a plain DataFrame; ten repairs rewrote the report,
+    the file was never committed and the run ended partial. The failing print changes no data:
+    it is taken out without a model call and the step runs."""
+    script = StepScript(
+        ["Load the points.", "Write each point's x to xs.csv."],
+        {
+            "Load the points": [POINTS],
+            "Write each": ["import pandas as pd\ntable = pd.DataFrame({'name': pts['name'], 'x': pts.geometry.x})\n"
+                           "table.to_csv('xs.csv', index=False)\nprint(f'wrote xs.csv, CRS: {table.crs}')"],
+        },
+    )
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("each point's x in xs.csv", kernel, model, tmp_path, max_attempts=1)
+        finished = await asyncio.wait_for(run.wait(), 120)
+    assert finished.status == "succeeded", finished.message
+    [repaired] = [e for e in run.bus.history if e.type == "repaired"]
+    assert repaired.strategy == "drop_print" and "-print(f'wrote xs.csv, CRS: {table.crs}')" in repaired.diff
+    assert (workdir / "xs.csv").read_text().splitlines() == ["name,x", "a,0.0", "b,1.0", "c,2.0"]
+    assert script.calls["Write each"] == 1
+
+
+async def test_a_step_that_asks_for_the_report_keeps_it_for_the_model(workdir, tmp_path):
+    """The same failing print in a step that asks to print: the print is what the step is for,
+    so it goes to the model's repair (here none: the step needs the user)."""
+    script = StepScript(
+        ["Load the points.", "Print the table's CRS."],
+        {
+            "Load the points": [POINTS],
+            "Print the table": ["import pandas as pd\ntable = pd.DataFrame({'x': pts.geometry.x})\nprint(table.crs)"],
+        },
+    )
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("the table's CRS", kernel, model, tmp_path, max_attempts=1)
+        finished = await asyncio.wait_for(run.wait(), 120)
+    assert finished.status != "succeeded"
+    assert not [e for e in run.bus.history if e.type == "repaired" and e.strategy == "drop_print"]
+    assert "needs_human" in types(run)
+
+
 async def test_a_column_taken_from_the_joined_layer_by_index_is_taken_from_the_join(workdir, tmp_path):
     """capetown-nn at 42b4435: after `near = gpd.sjoin_nearest(addresses, hospitals)`, the step
     `near['nearest_hospital_name'] = hospitals['name']` aligned 37 hospitals to 120 addresses by

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 45a44867a678fc7593c8a8b583401442a21c91272b0521485f265ab71e549a55
+ * schema-sha256: 355cb63c46ff29e49fafcb62d45d3fda658d17153c23da91becf6f8285a6c0f8
  */
 
 export type RunEvent =
@@ -270,6 +270,7 @@ export interface Repaired {
     | 'keep_frame'
     | 'make_valid'
     | 'own_column'
+    | 'drop_print'
     | 'mend'
     | 'drop_mended_column'
     | 'insert_subtask'
