@@ -6,7 +6,8 @@ type asked for (or split them), take the geometry from the one other geometry co
 kinds asked for (polygons buffered into a column beside the points), drop null, empty or repeated geometries, repair invalid ones,
 orient rings by RFC 7946, drop a WKT column that repeats the geometry, keep one row per value of
 a column where the request says which ("keep the record with the earliest `record_seq`"), store a
-column as the type asked for, sort the rows, drop a geometry or row-index column a CSV got; count
+column as the type asked for, sort the rows, drop a geometry or row-index column a CSV got, carry a
+requested column an input holds to the file's rows by the key they share; count
 the points inside each polygon, measure each feature on the ellipsoid and take a rate over those,
 measure each row's distance to the nearest feature of the other layer, each by its definition; in a JSON document, reshape a per-group object or a bbox written in another
 of pandas' shapes, and take a whole layer's bbox from the layer.
@@ -26,6 +27,8 @@ is read whole and written back one kind per layer; with other layer names it get
 """
 
 from __future__ import annotations
+
+import re
 
 from ..kernel.inkernel import function_source
 from .model import Contract, Requirement
@@ -85,7 +88,7 @@ def mend_code(contract: Contract, path: str, failed: list[Requirement]) -> tuple
                 "_mend = _mend[_mend['_layer'] == _mend.groupby(_seen)['_layer'].transform('min')].drop(columns='_layer')")
         write = "\n".join(["import os", f"os.remove({path!r})", f"for _layer, _kinds in {by_kind!r}.items():",
                            f"    _mend[_mend.geom_type.isin(_kinds)].to_file({path!r}, layer=_layer, driver='GPKG')"])
-    counted = spatial or any(r.kind in ("point_counts", "measure_units", "nearest_distance") for r in mended)
+    counted = spatial or any(("gpd." in line or "shapely." in line) for line in lines)  # an input read, a geometry used
     code = "\n".join([_heading(path, mended),
                       *(["import geopandas as gpd", "import shapely"] if counted else []), "import pandas as pd",
                       f"_mend = {read}", *lines, write, f"print('mended {path}:', len(_mend), 'rows')"])
@@ -323,8 +326,11 @@ def _step(req: Requirement, fmt: str, spatial: bool, columns: list[str] = ()) ->
     if req.kind == "columns" and p.get("no_stray") and not spatial:  # the listed ones first, in their order
         names = list(map(str, p.get("names") or []))
         stray = [str(n).lower() for n in p["no_stray"]] if isinstance(p["no_stray"], list) else []
-        return [f"_mend = _mend[[c for c in {names!r} if c in _mend.columns] + [c for c in _mend.columns if c not in "
-                f"{names!r} and not (str(c).lower() in {stray!r} or str(c).lower().startswith('unnamed:'))]]"]
+        return _carried(p) + [
+            f"_mend = _mend[[c for c in {names!r} if c in _mend.columns] + [c for c in _mend.columns if c not in "
+            f"{names!r} and not (str(c).lower() in {stray!r} or str(c).lower().startswith('unnamed:'))]]"]
+    if req.kind == "columns":
+        return _carried(p)
     if req.kind == "point_counts":
         return _point_counts(p, spatial, list(columns))
     if req.kind == "measure_units":
@@ -342,6 +348,32 @@ def _step(req: Requirement, fmt: str, spatial: bool, columns: list[str] = ()) ->
         return [f"_mend = _mend.sort_values({name!r}, ascending={ascending}, kind='stable', "
                 f"key=lambda s: {numbers} if {numbers}.notna().all() else s)"]
     return []
+
+
+_FROM_INPUT = re.compile(r"^from `([^`]+)`$")  # provenance texts of ``provenance.column_provenance``
+_FROM_JOINED = re.compile(r"^the `([^`]+)` column of `([^`]+)` \(joined\), renamed$")
+
+
+def _carried(p: dict) -> list[str]:
+    """Requested columns an input holds (under the same name, or a joined layer's column renamed:
+    ``district_name`` <- ``name``) that the file lacks: taken from that input row by row, by the
+    key the file and the input share, as the check matches keys (``_contract_key_match``,
+    embedded); a column no key carries is left to the model (vienna at ab135b6: the counts right,
+    ``district_name`` never joined in four repairs)."""
+    sources = []
+    for name, source in (p.get("provenance") or {}).items():
+        own, joined = _FROM_INPUT.match(str(source)), _FROM_JOINED.match(str(source))
+        if own or joined:
+            sources.append((str(name), own.group(1) if own else joined.group(2), str(name) if own else joined.group(1)))
+    if not sources:
+        return []
+    lines = _embedded("_contract_key", "_contract_key_match")
+    for name, path, column in sources:
+        lines += [f"if {name!r} not in _mend.columns:", "    try:", f"        _src = {_read_table(path)}",
+                  f"        _k, _rows, _ = _contract_key_match(_mend, _src, {name!r})",
+                  f"        _mend[{name!r}] = _src[{column!r}].iloc[_rows].tolist()",
+                  "    except Exception as _why:", f"        print('not carried: {name}', type(_why).__name__, _why)"]
+    return lines
 
 
 def _promoted(allowed: list[str]) -> list[str]:

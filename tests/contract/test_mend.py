@@ -426,3 +426,34 @@ def test_a_distance_to_the_nearest_feature_is_checked_and_measured_by_the_mend(t
     by_road = derive_contract(request.replace("find the nearest hospital", "find the nearest hospital by road"),
                               ["nearest.gpkg"], input_facts(tmp_path))
     assert "nearest_distance" not in {r.kind for r in by_road.requirements}  # not a straight line
+
+
+def test_a_column_an_input_holds_is_carried_to_the_rows_by_their_shared_key(tmp_path):
+    """vienna at ab135b6: the counts per district right, `district_name` (the districts' `name`)
+    never joined in four repairs. The mend takes it from the input row of each file row's key;
+    a column no key carries is left to the model."""
+    squares = [Polygon([(x, 0), (x, 1), (x + 1, 1), (x + 1, 0)]) for x in range(3)]
+    gpd.GeoDataFrame({"district_code": [1, 2, 3], "name": ["Innere Stadt", "Leopoldstadt", "Landstraße"]},
+                     geometry=squares, crs=4326).to_file(tmp_path / "districts.geojson")
+    request = ("Count the stations in each district of `districts.geojson` and write `per_district.csv` with "
+               "`district_code`, `district_name` and `station_count`.")
+    contract = derive_contract(request, ["per_district.csv"], input_facts(tmp_path))
+    [cols] = [r for r in contract.requirements if r.kind == "columns"]
+    assert cols.params["provenance"]["district_name"] == "the `name` column of `districts.geojson` (joined), renamed"
+    pd.DataFrame({"district_code": ["03", "1", "2"], "station_count": [0, 2, 1]}).to_csv(tmp_path / "per_district.csv", index=False)
+    assert not check(contract, tmp_path)[cols.text][0]
+    _run_mends(contract, "per_district.csv", tmp_path)
+    assert (tmp_path / "per_district.csv").read_text(encoding="utf-8").splitlines() == [
+        "district_code,district_name,station_count", "03,Landstraße,0", "1,Innere Stadt,2", "2,Leopoldstadt,1"]
+    assert check(contract, tmp_path)[cols.text][0]
+    # A GeoJSON lacking a column the input has under the same name: carried by the key too.
+    named = derive_contract("Write `d.geojson` with the districts of `districts.geojson` and their `district_code` "
+                            "and `name`.", ["d.geojson"], input_facts(tmp_path))
+    gpd.read_file(tmp_path / "districts.geojson")[["district_code", "geometry"]].to_file(tmp_path / "d.geojson")
+    _run_mends(named, "d.geojson", tmp_path)
+    assert gpd.read_file(tmp_path / "d.geojson")["name"].tolist() == ["Innere Stadt", "Leopoldstadt", "Landstraße"]
+    # No key in common: nothing carried, the failure stays the model's.
+    pd.DataFrame({"station_count": [0, 2, 1]}).to_csv(tmp_path / "per_district.csv", index=False)
+    code, _ = mend_code(contract, "per_district.csv", [cols])
+    in_folder(tmp_path, exec, code, {})
+    assert list(pd.read_csv(tmp_path / "per_district.csv").columns) == ["station_count"]
