@@ -41,6 +41,10 @@ Strategies, by error class:
   layer, not the join's result): the trial's alignment guard (``trial_guards.alignment_guard``) sees rows of
   ``target`` left empty, and when ``target`` has ``s`` from a join the value becomes
   ``target['s']`` without asking the model (capetown-nn at 42b4435: 83 of 120 names empty).
+- ``rename_local``: a function assigns a name it also calls (``buffer = buffer(centroid, 10)``
+  after ``from shapely import buffer``): Python makes it local to the whole function and the call
+  fails (UnboundLocalError); the function's own variable is renamed, the calls keep the import
+  (nyc-symdiff at ab135b6: three repairs and a rewritten step).
 - ``drop_print``: the failing line is a ``print(...)`` whose arguments change no data, and the step
   does not ask to print or show anything (``print(f"... CRS: {borough_areas.crs}")`` on a plain
   DataFrame, after the file was written): the statement is taken out without asking the model,
@@ -132,6 +136,7 @@ KNOWN_SUBMODULES = {
     "xarray.plot", "scipy.ndimage", "scipy.spatial", "scipy.stats", "os.path", "urllib.request",
 }
 
+_UNBOUND_LOCAL = re.compile(r"local variable '(\w+)'")
 _NAME_ERROR = re.compile(r"name '([^']+)' is not defined")
 _ATTR_ERROR = re.compile(r"'?([\w.]+)'? (?:object|module) has no attribute '([^']+)'")
 _MODULE_ATTR = re.compile(r"module '([\w.]+)' has no attribute '([^']+)'")
@@ -195,6 +200,8 @@ class Diagnosis:
             return f"kept `{self.name}`'s features and repaired their geometries with `make_valid()` (the step emptied or dropped them)"
         if self.strategy == "own_column":
             return f"took the values from `{self.name}`, the frame's own joined column, row by row"
+        if self.strategy == "rename_local":
+            return f"renamed the function's own `{self.name}`: assigning it hid the `{self.name}` the function calls"
         if self.strategy == "drop_print":
             return "took out the failing `print(...)`: a report that changes no data (the step's checks stay)"
         if self.strategy == "drop_mended_column":
@@ -246,6 +253,10 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
                                                       f"{misaligned.group(2)}[{misaligned.group(3)!r}]")
     if own:
         return Diagnosis("own_column", message, name=f"{misaligned.group(2)}[{misaligned.group(3)!r}]", fixed_code=own)
+    shadowed = _UNBOUND_LOCAL.search(evalue) if ename == "UnboundLocalError" else None
+    renamed = shadowed and codeinfo.with_local_renamed(code, shadowed.group(1))
+    if renamed:
+        return Diagnosis("rename_local", message, name=shadowed.group(1), fixed_code=renamed)
     fixed_call = _fixed_call(code, ename, evalue, message, lineno)
     if fixed_call:
         return fixed_call

@@ -115,6 +115,24 @@ def test_zero_buffers_of_a_layer_are_found_and_written_make_valid_and_others_lef
     assert codeinfo.with_make_valid(code, "c") is None
 
 
+def test_a_function_that_hides_the_function_it_calls_gets_its_own_name_renamed():
+    """nyc-symdiff at ab135b6: `buffer = buffer(centroid, 0.01)` in a loop of a function, after
+    `from shapely import buffer`: UnboundLocalError three times, then a rewritten step."""
+    code = ("from shapely import buffer\n\ndef anchors(patches):\n    out = []\n    for p in patches:\n"
+            "        buffer = buffer(p.centroid, 0.01)\n        out.append(buffer)\n    return out\n\n"
+            "result = anchors(parks)\nbuffer_value = 1")
+    evalue = "cannot access local variable 'buffer' where it is not associated with a value"
+    d = repair.classify(code, "UnboundLocalError", evalue, f"UnboundLocalError: {evalue}", 10)
+    assert d.strategy == "rename_local"
+    assert "        buffer_result = buffer(p.centroid, 0.01)\n        out.append(buffer_result)\n" in d.fixed_code
+    from shapely.geometry import Point
+    scope = {"parks": [Point(0, 0), Point(2, 0)]}
+    exec(d.fixed_code, scope)
+    assert [round(g.area, 6) for g in scope["result"]] == [0.000312, 0.000312]  # two 16-gon discs
+    assert codeinfo.with_local_renamed("def f(buffer):\n    buffer = buffer(1)\n", "buffer") is None  # a parameter
+    assert codeinfo.with_local_renamed("def f():\n    x = 1\n    return x\n", "x") is None  # nothing called
+
+
 def test_a_failing_print_is_taken_out_unless_its_arguments_change_data():
     code = "t.to_csv('t.csv')\nprint(\n    f'CRS: {t.crs}',\n    len(t))\nn = 1"
     assert codeinfo.without_failing_print(code, 3) == "t.to_csv('t.csv')\n\nn = 1"

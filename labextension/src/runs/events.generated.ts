@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 355cb63c46ff29e49fafcb62d45d3fda658d17153c23da91becf6f8285a6c0f8
+ * schema-sha256: 5e49a8f66aecf52de3b63d2d7afcb8238f8297ba228e8b870791e39724ee404b
  */
 
 export type RunEvent =
@@ -270,6 +270,7 @@ export interface Repaired {
     | 'keep_frame'
     | 'make_valid'
     | 'own_column'
+    | 'rename_local'
     | 'drop_print'
     | 'mend'
     | 'drop_mended_column'
