@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -46,6 +47,7 @@ from .requested import contract_subtask, output_subtask, requested_files
 from .runlog import RunLog
 
 MAX_INSERTS_PER_SUBTASK = 2
+_ALL_NULL = re.compile(r"has all-null column\(s\): (.+)$")  # the after-step check's words (_70_data_probes)
 MAX_INSERTS_PER_RUN = 6
 
 
@@ -149,7 +151,7 @@ class Run:
         self._dropped_proposals: list[str] = []  # the model's requirements the rules did not keep, with why
         self.crs_advice = CrsAdvice()
         self.deliverables: DeliverableChecks | None = None
-        self.empty_input_columns: list[str] = []  # null in every row of an input file: no step's fault
+        self.known_empty_columns: list[str] = []  # null in every row of an input, or left so by an accepted step: no later step's fault
         self.stats = RunStats()
         self.last_rejection = ""
         self._seq = 0
@@ -364,7 +366,7 @@ class Run:
     async def _gather_overview(self) -> str:
         self.progress("looking at the data in the working directory and the kernel")
         profile = await run_probe(self.kernel, "profile_files", ".")
-        self.empty_input_columns = list((profile or {}).get("empty_columns") or [])
+        self.known_empty_columns = list((profile or {}).get("empty_columns") or [])
         self.data_files = list((profile or {}).get("files") or [])
         files = format_files(profile, named=requested_files(self.request))
         if self.options.crs_advisor:
@@ -605,6 +607,9 @@ class Run:
     def _accept(self, subtask: SubtaskSpec, code: str, result: Any, attempts: int, warnings: list[str], by: str) -> None:
         self.accepted.append((subtask.id, code))
         self.results[subtask.id] = result
+        for warning in warnings:  # accepted as it is: a later step that carries the column on is not retried for it
+            emptied = _ALL_NULL.search(warning)
+            self.known_empty_columns += [c for c in emptied.group(1).split(", ") if c not in self.known_empty_columns] if emptied else []
         self.stats.solved += 1
         self.emit(Solved(run_id=self.id, subtask_id=subtask.id, code=code, attempts=attempts,
                          result=summarize(result, warnings), by=by))

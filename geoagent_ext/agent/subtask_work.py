@@ -73,7 +73,7 @@ class SolverRun(Protocol):
     human_fixes: list[str]
     hints: dict[str, list[str]]  # subtask_id -> the user's hints
     outputs: list[str]  # files the request names that did not exist at the start
-    empty_input_columns: list[str]
+    known_empty_columns: list[str]
     contract: Contract | None
     crs_advice: CrsAdvice
     deliverables: DeliverableChecks | None
@@ -265,7 +265,7 @@ class SubtaskWork:
         requirement of the deliverable contract that a file this subtask wrote does not meet."""
         fields = fields_for(info.written_files, self.run.request)
         checks = await run_probe(self.run.kernel, "check_result", info.assigned, info.written_files, fields,
-                                 self.run.empty_input_columns)
+                                 self.run.known_empty_columns)
         warnings = list((checks or {}).get("warnings", []))
         measured: list[bool] = []  # the written files' measure requirements, held or not
         contract_warnings: list[str] = []

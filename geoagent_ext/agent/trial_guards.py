@@ -1,6 +1,6 @@
 """Trial guards: code appended to a step's trial run that fails a step which ran but lost what a
-later step or the deliverable needs — a frame's columns, its points and lines, the invalid features
-the contract keeps, rows a cross-frame assignment left empty. Each asks the live kernel first
+later step or the deliverable needs — a frame's columns or their values, its points and lines, the
+invalid features the contract keeps, rows a cross-frame assignment left empty. Each asks the live kernel first
 (a probe) what the names held before the step, and raises an error whose words ``repair.classify``
 reads: the certain fix rewrites the line without a model call."""
 
@@ -21,8 +21,10 @@ async def guards_for(kernel: Any, code: str, keeps_invalid: bool) -> str:
     present = await run_probe(kernel, "geo_present", buffered) if buffered else None
     filtered = codeinfo.validity_filters(code) if keeps_invalid else []
     invalid = await run_probe(kernel, "geo_invalid", filtered) if filtered else None
+    assigned = codeinfo.analyse(code).assigned
+    filled = await run_probe(kernel, "filled_columns", assigned) if assigned else None
     return frame_guard(frames or {}) + emptied_guard(present or {}) + dropped_invalid_guard(invalid or {}) + \
-        alignment_guard(codeinfo.cross_frame_assignments(code))
+        alignment_guard(codeinfo.cross_frame_assignments(code)) + nulled_guard(filled or {})
 
 
 def _for_each(items: dict, names: str, body: list[str]) -> str:
@@ -71,6 +73,23 @@ def dropped_invalid_guard(invalid: dict[str, list]) -> str:
         "    raise ValueError(f'`{_geoagent_name}`: this step dropped {len(_geoagent_gone)} of its {len(_geoagent_invalid)} features '",
         "                     'with invalid geometries; the contract keeps every feature, its geometry repaired: '",
         "                     f'{_geoagent_name} = {_geoagent_name}.set_geometry({_geoagent_name}.geometry.make_valid())')"])
+
+
+def nulled_guard(filled: dict[str, list[str]]) -> str:
+    """Trial suffix that fails a step which left a column of a frame it rebinds empty in every row
+    where it had values before (``filled``: probe ``filled_columns`` of the names the step assigns):
+    the values are lost for every later step, and the after-step check would only warn once the
+    step was committed (lagos at ab135b6: `hex_id` emptied by a frame rebuilt from its geometry, and
+    every later step warned about it). The model repairs it, with the cause in the error."""
+    return _for_each({name: columns for name, columns in filled.items() if columns}, "_geoagent_name, _geoagent_filled", [
+        "_geoagent_f = globals().get(_geoagent_name)",
+        "if type(_geoagent_f).__name__ in ('DataFrame', 'GeoDataFrame') and len(_geoagent_f):",
+        "    _geoagent_lost = [c for c in _geoagent_f.columns if str(c) in _geoagent_filled and _geoagent_f[c].isna().all()]",
+        "    if _geoagent_lost:",
+        "        raise ValueError(f'`{_geoagent_name}`: this step left its column(s) {_geoagent_lost} empty in every row; '",
+        "                         'they had values before it. Keep the values: change the frame itself '",
+        "                         f'({_geoagent_name} = {_geoagent_name}.to_crs(...), {_geoagent_name}.set_geometry(new_geometry)); '",
+        "                         'a new GeoDataFrame built from a geometry with columns=[...] has no values in them.')"])
 
 
 def alignment_guard(assignments: list[tuple[str, str, str, str, int]]) -> str:

@@ -249,6 +249,53 @@ async def test_set_crs_on_data_with_another_crs_reprojects_without_the_model(wor
     assert script.calls["Web Mercator"] == 1
 
 
+async def test_a_step_that_empties_a_column_it_had_is_not_committed(workdir, tmp_path):
+    """lagos at ab135b6: `gdf = gpd.GeoDataFrame(gdf.geometry.to_crs(26391), columns=gdf.columns)`
+    ran, was committed, and left `hex_id` empty in every row; the after-step check warned, and
+    every repair after it ran on the emptied frame. The trial now fails it: the live frame keeps its
+    values and the model's repair runs on them."""
+    script = StepScript(
+        ["Load the points.", "Put the points in Web Mercator.", "Print the names."],
+        {
+            "Load the points": [POINTS],
+            "Web Mercator": ["pts = gpd.GeoDataFrame(pts.geometry.to_crs(3857), columns=pts.columns)",
+                             "pts = pts.to_crs(3857)"],
+            "Print the names": ["print(pts['name'].tolist(), pts.crs.to_epsg())"],
+        },
+    )
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("names of the points in web mercator", kernel, model, tmp_path, max_attempts=2)
+        finished = await asyncio.wait_for(run.wait(), 120)
+    assert finished.status == "succeeded", finished.message
+    failed = [e for e in run.bus.history if e.type == "executed" and e.result.status == "error"]
+    assert [e.trial for e in failed] == [True]  # the trial caught it: never committed
+    assert "`pts`: this step left its column(s) ['name'] empty in every row" in failed[0].result.error
+    assert [e for e in run.bus.history if e.type == "solved"][-1].result.stdout.strip() == "['a', 'b', 'c'] 3857"
+    assert script.calls["Web Mercator"] == 2
+
+
+async def test_a_column_a_step_left_empty_and_was_accepted_does_not_fail_later_steps(workdir, tmp_path):
+    """lagos at ab135b6: once a step was accepted with an all-null column (its semantic retries
+    spent), each later step that carried the frame on was warned about it and retried twice."""
+    script = StepScript(
+        ["Load the points.", "Add an empty note column.", "Keep the points other than b."],
+        {
+            "Load the points": [POINTS],
+            "empty note": ["pts['note'] = None"],
+            "other than b": ["kept = pts[pts['name'] != 'b']\nprint(len(kept))"],
+        },
+    )
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("the points other than b", kernel, model, tmp_path)
+        finished = await asyncio.wait_for(run.wait(), 120)
+    assert finished.status == "succeeded", finished.message
+    assert script.calls["empty note"] == 3  # its own warning: two semantic retries, then accepted
+    assert script.calls["other than b"] == 1
+    assert run.known_empty_columns == ["note"]
+
+
 async def test_a_failing_report_after_the_write_is_taken_out_without_the_model(workdir, tmp_path):
     """london at ab135b6: the writing step wrote the table, then its summary
     `print(f"... CRS: {table.crs}")` failed on a plain DataFrame; ten repairs rewrote the report,

@@ -11,6 +11,7 @@ _API = {
     "frames_with_rows_of": frames_with_rows_of,
     "geo_frames": geo_frames,
     "geo_present": geo_present,
+    "filled_columns": filled_columns,
     "geo_invalid": geo_invalid,
     "variables": variables,
     "snapshot": snapshot,
