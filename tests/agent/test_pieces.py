@@ -133,6 +133,29 @@ def test_a_function_that_hides_the_function_it_calls_gets_its_own_name_renamed()
     assert codeinfo.with_local_renamed("def f():\n    x = 1\n    return x\n", "x") is None  # nothing called
 
 
+def test_geopandas_methods_written_as_module_functions_are_called_on_their_frame():
+    """Seen across the dev runs (london, tokyo, lagos, capetown, nyc-addresses): calls no geopandas
+    has, each failing its trial until the model found the method (or the time ran out)."""
+    from shapely.geometry import Point
+    import pandas as pd
+    code = ("g = g[g['n'] > 0].to_crs(gpd.estimate_utm_crs())\nutm = gpd.estimate_utm_crs(g)\n"
+            "w = gpd.GeoDataFrame.from_wkt(df['wkt'], crs='EPSG:4326')\n"
+            "p = gpd.GeoDataFrame(df, geometry=gpd.points_from_wkt(df['wkt']), crs=4326)")
+    fixed = codeinfo.with_frame_methods(code)
+    assert fixed.splitlines() == [
+        "g = g[g['n'] > 0].to_crs(g[g['n'] > 0].estimate_utm_crs())", "utm = g.estimate_utm_crs()",
+        "w = gpd.GeoDataFrame(df, geometry=gpd.GeoSeries.from_wkt(df['wkt']), crs='EPSG:4326')",
+        "p = gpd.GeoDataFrame(df, geometry=gpd.GeoSeries.from_wkt(df['wkt']), crs=4326)"]
+    import geopandas as gpd
+    scope = {"gpd": gpd, "g": gpd.GeoDataFrame({"n": [1, 2]}, geometry=[Point(139.7, 35.6), Point(139.8, 35.7)], crs=4326),
+             "df": pd.DataFrame({"id": [7], "wkt": ["POINT (1 2)"]})}
+    exec(fixed, scope)
+    assert scope["g"].crs.to_epsg() == scope["utm"].to_epsg() == 32654
+    assert list(scope["w"].columns) == ["id", "wkt", "geometry"] and scope["w"].geometry[0].x == 1.0
+    valid = "y = g.to_crs(g.estimate_utm_crs())\nx = gpd.GeoDataFrame.estimate_utm_crs(g)"
+    assert codeinfo.with_frame_methods(valid) == valid  # calls that run are left as written
+
+
 def test_a_failing_print_is_taken_out_unless_its_arguments_change_data():
     code = "t.to_csv('t.csv')\nprint(\n    f'CRS: {t.crs}',\n    len(t))\nn = 1"
     assert codeinfo.without_failing_print(code, 3) == "t.to_csv('t.csv')\n\nn = 1"
