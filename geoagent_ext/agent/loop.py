@@ -85,12 +85,12 @@ class SequentialSolver:
             if attempt.error is None:
                 attempt.error = "The code ran but the result looks wrong: " + "; ".join(attempt.warnings)
                 failed = attempt
+                semantic_failures += 0 if was_mend else 1  # the coder's result; a mend that left other defects is not the coder's retry
                 mended = work.mended(code) if free < MAX_FREE_FIXES else None
                 if mended:  # the file's failed requirements with a mechanical remedy: mended without the model
                     pending_code, mending, free = mended, True, free + 1
                     last_strategy, diagnosis_text = "mend", repair.Diagnosis("mend", "").fix_said
                     continue
-                semantic_failures += 0 if was_mend else 1  # a mend that left other defects is not the coder's retry
                 last_strategy, repair_context, diagnosis_text = "semantic", "", attempt.error
                 signature = repair.error_signature("Semantic", "; ".join(attempt.warnings), None)
                 repeats[signature] = repeats.get(signature, 0) + 1
