@@ -49,6 +49,8 @@ ADVICE = {
     "nearest_distance": ("join in a projected CRS in metres made for the data and keep the join's own distance: "
                          "a = rows.to_crs(rows.estimate_utm_crs()); j = gpd.sjoin_nearest(a, other.to_crs(a.crs), "
                          "distance_col=COLUMN); not the distance of a geometry to itself (0), not degrees"),
+    "nearest_attribute": ("take it from the nearest join's own row: j = gpd.sjoin_nearest(rows, other.to_crs(rows.crs)); "
+                          "j[COLUMN] = j[<the other layer's column>] — never other[...] assigned by index"),
     "non_empty": "fill every row: join or compute the value for all rows, not only some",
     "measure_units": ("measure in a projected CRS in metres made for the data (an equal-area one for areas, the "
                       "local UTM zone or national grid for lengths), never in degrees or Web Mercator, then convert "

@@ -9,7 +9,8 @@ a column where the request says which ("keep the record with the earliest `recor
 column as the type asked for, sort the rows, drop a geometry or row-index column a CSV got, carry a
 requested column an input holds to the file's rows by the key they share; count
 the points inside each polygon, measure each feature on the ellipsoid and take a rate over those,
-measure each row's distance to the nearest feature of the other layer, each by its definition; in a JSON document, reshape a per-group object or a bbox written in another
+measure each row's distance to the nearest feature of the other layer and take that feature's
+column a row names it by, each by its definition; in a JSON document, reshape a per-group object or a bbox written in another
 of pandas' shapes, and take a whole layer's bbox from the layer.
 
 The agent appends it to the step that wrote the file (or runs it as the closing step) without
@@ -28,10 +29,9 @@ is read whole and written back one kind per layer; with other layer names it get
 
 from __future__ import annotations
 
-import re
-
 from ..kernel.inkernel import function_source
 from .model import Contract, Requirement
+from .provenance import carried_from
 from .rules import UNIT_IN_BASE, file_format
 
 _GEO_READ = {"geojson": "gpd.read_file({p!r})", "gpkg": "gpd.read_file({p!r})", "shp": "gpd.read_file({p!r})",
@@ -50,7 +50,7 @@ _GEOMETRY_KINDS = ("crs_epsg", "crs_projected_metres", "geometries_present", "ge
 _TABLE_KINDS = ("columns", "unique", "dtype", "sorted")
 # After the geometry, before a cast or a sort that reads them: counts first (they may rebuild the
 # rows), then measures by the rows' keys, then the rates over both.
-_VALUE_KINDS = ("point_counts", "measure_units", "nearest_distance", "density")
+_VALUE_KINDS = ("point_counts", "measure_units", "nearest_distance", "nearest_attribute", "density")
 
 
 def mend_code(contract: Contract, path: str, failed: list[Requirement]) -> tuple[str, list[Requirement]] | None:
@@ -263,13 +263,28 @@ def _nearest(p: dict, spatial: bool) -> list[str]:
     name, unit, source, to = (str(p.get(k) or "") for k in ("name", "unit", "input", "to"))
     if not (name and source and to) or unit not in UNIT_IN_BASE:
         return []
-    return [*_embedded("_contract_nearest_metres"), f"_to = {_read(to)}",
-            f"if {'_mend.crs is not None' if spatial else 'False'}:",
+    return [*_embedded("_contract_nearest_metres"), f"_to = {_read(to)}", *_row_origins(p, spatial, name),
+            f"_mend[{name!r}] = [None if m is None else m / {UNIT_IN_BASE[unit]!r} for m in _contract_nearest_metres(_from, _to)]"]
+
+
+def _row_origins(p: dict, spatial: bool, name: str) -> list[str]:
+    """Lines binding ``_from``: each row's feature — the file's own geometries, else the input
+    feature of the same key (``_contract_key_match``, embedded) — as the nearest checks take it."""
+    return [f"if {'_mend.crs is not None' if spatial else 'False'}:",
             "    _from = gpd.GeoSeries(_mend.geometry.values, crs=_mend.crs)", "else:",
             *_embedded("_contract_key", "_contract_key_match", indent="    "),
-            f"    _src = {_read(source)}", f"    _k, _rows, _ = _contract_key_match(_mend, _src, {name!r})",
-            "    _from = gpd.GeoSeries(_src.geometry.values[_rows], crs=_src.crs)",
-            f"_mend[{name!r}] = [None if m is None else m / {UNIT_IN_BASE[unit]!r} for m in _contract_nearest_metres(_from, _to)]"]
+            f"    _src = {_read(str(p['input']))}", f"    _k, _rows, _ = _contract_key_match(_mend, _src, {name!r})",
+            "    _from = gpd.GeoSeries(_src.geometry.values[_rows], crs=_src.crs)"]
+
+
+def _nearest_attribute(p: dict, spatial: bool) -> list[str]:
+    """Each row's value of the nearest feature's column (the nearest first of ties), found as the
+    check finds it (``_contract_nearest_rows``, embedded)."""
+    name, column, source, to = (str(p.get(k) or "") for k in ("name", "column", "input", "to"))
+    if not (name and column and source and to):
+        return []
+    return [*_embedded("_contract_nearest_rows"), f"_to = {_read(to)}", *_row_origins(p, spatial, name),
+            f"_mend[{name!r}] = [_to[{column!r}].iloc[r[0]] if r else None for r in _contract_nearest_rows(_from, _to)]"]
 
 
 def _layers_by_kind(names: list[str]) -> dict[str, list[str]] | None:
@@ -337,6 +352,8 @@ def _step(req: Requirement, fmt: str, spatial: bool, columns: list[str] = ()) ->
         return _measures(p, spatial)
     if req.kind == "nearest_distance":
         return _nearest(p, spatial)
+    if req.kind == "nearest_attribute":
+        return _nearest_attribute(p, spatial)
     if req.kind == "density" and all(p.get(k) for k in ("name", "count", "measure", "factor")):
         return [f"_mend[{str(p['name'])!r}] = pd.to_numeric(_mend[{str(p['count'])!r}]) / "
                 f"pd.to_numeric(_mend[{str(p['measure'])!r}]) * {float(p['factor'])!r}"]
@@ -350,21 +367,14 @@ def _step(req: Requirement, fmt: str, spatial: bool, columns: list[str] = ()) ->
     return []
 
 
-_FROM_INPUT = re.compile(r"^from `([^`]+)`$")  # provenance texts of ``provenance.column_provenance``
-_FROM_JOINED = re.compile(r"^the `([^`]+)` column of `([^`]+)` \(joined\), renamed$")
-
-
 def _carried(p: dict) -> list[str]:
     """Requested columns an input holds (under the same name, or a joined layer's column renamed:
     ``district_name`` <- ``name``) that the file lacks: taken from that input row by row, by the
     key the file and the input share, as the check matches keys (``_contract_key_match``,
     embedded); a column no key carries is left to the model (vienna at ab135b6: the counts right,
     ``district_name`` never joined in four repairs)."""
-    sources = []
-    for name, source in (p.get("provenance") or {}).items():
-        own, joined = _FROM_INPUT.match(str(source)), _FROM_JOINED.match(str(source))
-        if own or joined:
-            sources.append((str(name), own.group(1) if own else joined.group(2), str(name) if own else joined.group(1)))
+    sources = [(str(name), *carried) for name, source in (p.get("provenance") or {}).items()
+               for carried in [carried_from(str(name), str(source))] if carried]
     if not sources:
         return []
     lines = _embedded("_contract_key", "_contract_key_match")

@@ -39,6 +39,8 @@ Kind = Literal[
                            # geodesic measure in that unit (its own geometry, or its input feature's by a key)
     "nearest_distance",    # params.name, unit (m|km), input, to: each value is the straight-line distance from the row's
                            # feature (its own geometry, or its input feature's by a key) to the nearest feature of `to`
+    "nearest_attribute",   # params.name, column, input, to: each value is `column` of the row's feature's nearest feature of
+                           # `to` (or of one tied with it)
     "non_empty",           # params.name: no null or empty value
     "unique",              # params.name: no duplicate value (params.keep_by, keep: min|max — the row the request keeps;
                            # keep: as_requested — a rule only the model can follow, no mend)

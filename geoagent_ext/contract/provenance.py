@@ -46,3 +46,16 @@ def column_provenance(name: str, inputs: dict[str, dict]) -> str:
         if pattern.search(name):
             return text
     return "computed from the data (no input has it)"
+
+
+_FROM_INPUT = re.compile(r"^from `([^`]+)`$")
+_FROM_JOINED = re.compile(r"^the `([^`]+)` column of `([^`]+)` \(joined\), renamed$")
+
+
+def carried_from(name: str, source: str) -> tuple[str, str] | None:
+    """(input path, its column) of a provenance phrase that carries ``name`` from one input — under
+    its own name, or a joined layer's column renamed; None for anything computed or ambiguous."""
+    own, joined = _FROM_INPUT.match(source), _FROM_JOINED.match(source)
+    if own:
+        return own.group(1), name
+    return (joined.group(2), joined.group(1)) if joined else None

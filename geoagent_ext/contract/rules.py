@@ -20,7 +20,7 @@ import re
 from typing import Iterable
 
 from .model import Contract, OutputSpec, Requirement, RequirementEdit
-from .provenance import column_provenance
+from .provenance import carried_from, column_provenance
 
 _FILE = re.compile(r"`?([\w./-]+\.(?:json|geojson|csv|gpkg|parquet|geoparquet|shp|fgb))\b`?", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
@@ -690,13 +690,26 @@ def _nearest_distance_rules(b: _Builder, request: str, inputs: dict[str, dict], 
     for req in [r for r in b.requirements if r.kind == "columns"]:
         source = next((r.params["input"] for r in b.requirements if r.kind == "rows_as_input" and r.output == req.output
                        and r.params.get("input") in layers), None)
-        for name in req.params["names"] if source else []:
+        to = next((p for p in layers if p != source), None)
+        for name in req.params["names"] if source and to else []:
             unit = _DISTANCE_UNIT.search(name)
             if unit:
-                to = next(p for p in layers if p != source)
                 b.add(req.output, "nearest_distance", f"`{name}` is the straight-line distance in "
                       f"{_UNIT_WORDS[unit.group(1).lower()]} from each feature of `{source}` to the nearest feature of `{to}`",
                       name=name, unit=unit.group(1).lower(), input=source, to=to)
+                continue
+            column = _column_of_layer(name, to, inputs)
+            if column:  # `nearest_hospital_name`: the nearest hospital's `name`, not any hospital's
+                b.add(req.output, "nearest_attribute", f"`{name}` is the `{column}` of the nearest feature of `{to}` "
+                      f"to each feature of `{source}`", name=name, column=column, input=source, to=to)
+
+
+def _column_of_layer(name: str, layer: str, inputs: dict[str, dict]) -> str | None:
+    """The column of ``layer`` a requested ``name`` carries, as its provenance says: its own name when
+    only that input has it, or a joined column renamed (``nearest_hospital_name`` <- ``name`` of
+    ``hospitals.parquet``); None otherwise."""
+    carried = carried_from(name, column_provenance(name, inputs))
+    return carried[1] if carried and carried[0] == layer else None
 
 
 _GENERIC_COUNTED = {"", "point", "feature", "record", "row", "item", "count", "total"}

@@ -407,7 +407,7 @@ def test_a_distance_to_the_nearest_feature_is_checked_and_measured_by_the_mend(t
     passed, observed = check(contract, tmp_path)[near.text]
     assert not passed and "on 3 of 3 rows" in observed, observed
     failed, mended = _run_mends(contract, "nearest.gpkg", tmp_path)
-    assert [r.kind for r in mended] == ["nearest_distance"]
+    assert [r.kind for r in mended] == ["nearest_distance", "nearest_attribute"]  # the names "x" too
     assert check(contract, tmp_path)[near.text][0], check(contract, tmp_path)[near.text]
     from pyproj import Geod
     metres = gpd.read_file(tmp_path / "nearest.gpkg")["distance_m"].tolist()
@@ -457,3 +457,35 @@ def test_a_column_an_input_holds_is_carried_to_the_rows_by_their_shared_key(tmp_
     code, _ = mend_code(contract, "per_district.csv", [cols])
     in_folder(tmp_path, exec, code, {})
     assert list(pd.read_csv(tmp_path / "per_district.csv").columns) == ["station_count"]
+
+
+def test_the_nearest_features_name_is_checked_and_taken_by_the_mend(tmp_path):
+    """capetown-nn at 42b4435: `near['nearest_hospital_name'] = hospitals['name']` aligned the
+    hospitals to the addresses by index; only the distance was checked. A column that carries the
+    other layer's column (`nearest_hospital_name` <- `name` of `hospitals.parquet`) is now checked
+    to be the nearest feature's, and the mend takes it so."""
+    _addresses_and_hospitals(tmp_path)
+    request = ("For every address in `addresses.parquet`, find the nearest hospital from `hospitals.parquet` and record "
+               "the distance in metres. Write `nearest.gpkg` with one feature per input address and the columns "
+               "`address_id`, `nearest_hospital_name` and `distance_m`.")
+    contract = derive_contract(request, ["nearest.gpkg"], input_facts(tmp_path))
+    [named] = [r for r in contract.requirements if r.kind == "nearest_attribute"]
+    assert named.params == {"name": "nearest_hospital_name", "column": "name", "input": "addresses.parquet",
+                            "to": "hospitals.parquet"}
+    rows = gpd.read_parquet(tmp_path / "addresses.parquet").assign(nearest_hospital_name=["Groote Schuur", "Tygerberg", "Tygerberg"])
+    rows.to_file(tmp_path / "nearest.gpkg")
+    passed, observed = check(contract, tmp_path)[named.text]
+    assert not passed and "on 1 of 3 rows (e.g. 'Tygerberg', nearest 'Groote Schuur')" in observed, observed  # A2
+    failed, mended = _run_mends(contract, "nearest.gpkg", tmp_path)
+    assert "nearest_attribute" in [r.kind for r in mended]
+    assert gpd.read_file(tmp_path / "nearest.gpkg")["nearest_hospital_name"].tolist() == ["Groote Schuur", "Groote Schuur", "Tygerberg"]
+    assert check(contract, tmp_path)[named.text] == (True, "`nearest_hospital_name` is the `name` of the nearest feature "
+                                                           "of `hospitals.parquet` on all 3 rows")
+    # A table keyed by the address's id: its rows' features are the input's of that key.
+    (tmp_path / "nearest.gpkg").unlink()
+    table = derive_contract(request.replace("Write `nearest.gpkg` with one feature", "Write `near.csv` with one row"),
+                            ["near.csv"], input_facts(tmp_path))
+    [named] = [r for r in table.requirements if r.kind == "nearest_attribute"]
+    pd.DataFrame({"address_id": ["A3", "A1", "A2"], "nearest_hospital_name": ["Tygerberg", "Groote Schuur", "Groote Schuur"],
+                  "distance_m": [0.0, 0.0, 0.0]}).to_csv(tmp_path / "near.csv", index=False)
+    assert check(table, tmp_path)[named.text][0], check(table, tmp_path)[named.text]

@@ -340,21 +340,75 @@ def _contract_nearest_metres(origin, target):
     return [None if v != v else float(v) for v in found.reindex(range(len(origin))).tolist()]
 
 
+def _contract_row_origins(params, data, sources, name):
+    """(GeoSeries of each row's feature, "") — the file's own geometries, else the input feature of
+    the same key — or (None, why not)."""
+    import geopandas as gpd
+    if _contract_has_geometry(data) and data.crs is not None:
+        return gpd.GeoSeries(data.geometry.values, crs=data.crs), ""
+    src = _contract_input(params["input"], sources)
+    match = _contract_key_match(data, src, name) if _contract_has_geometry(src) and src.crs is not None else None
+    if not match:
+        return None, f"cannot check `{name}`: the rows have no geometry and no key of `{params['input']}`"
+    return gpd.GeoSeries(src.geometry.values[match[1]], crs=src.crs), ""
+
+
+def _contract_nearest_rows(origin, target):
+    """For each geometry of the GeoSeries ``origin``: the positions in the frame ``target`` of its
+    nearest features (the nearest first, then any within 0.5 % or 1 m of it: ties), measured in
+    ``origin``'s UTM zone; [] where it has none. The contract's mend embeds it."""
+    import numpy as np
+    import shapely
+    utm = origin.estimate_utm_crs()
+    a, b = origin.to_crs(utm).to_numpy(), target.geometry.to_crs(utm).to_numpy()
+    present = ~(shapely.is_missing(b) | shapely.is_empty(b))
+    tree = shapely.STRtree(np.where(present, b, None))
+    found = [[] for _ in range(len(a))]
+    ok = np.flatnonzero(~(shapely.is_missing(a) | shapely.is_empty(a)))
+    if not len(ok) or not present.any():
+        return found
+    (i, j), d = tree.query_nearest(a[ok], return_distance=True, all_matches=False)
+    near = dict(zip(ok[i].tolist(), zip(j.tolist(), d.tolist())))
+    reach = np.array([near[k][1] + max(1.0, 0.005 * near[k][1]) for k in ok])
+    ii, jj = tree.query(shapely.buffer(a[ok], reach), predicate="intersects")
+    for k, t in zip(ok[ii].tolist(), jj.tolist()):
+        first, dmin = near[k]
+        if t != first and shapely.distance(a[k], b[t]) <= dmin + max(1.0, 0.005 * dmin):
+            found[k].append(t)
+    for k, (first, _) in near.items():
+        found[k].insert(0, first)
+    return found
+
+
+def _contract_nearest_attribute(params, data, sources):
+    """(passed, observed) of a column naming each row's nearest feature of ``params["to"]``: its
+    value is ``params["column"]`` of that feature (or of one tied with it)."""
+    name, to, column = params["name"], params["to"], params["column"]
+    origin, why = _contract_row_origins(params, data, sources, name)
+    target = _contract_input(to, sources)
+    if origin is None:
+        return False, why
+    if not _contract_has_geometry(target) or target.crs is None or column not in target.columns:
+        return False, f"cannot check `{name}`: `{to}` has no geometry with a CRS or no `{column}`"
+    values = target[column].tolist()
+    wrong = [(v, rows) for v, rows in zip(data[name].tolist(), _contract_nearest_rows(origin, target))
+             if rows and _contract_key(v) not in {_contract_key(values[t]) for t in rows}]
+    if wrong:
+        v, rows = wrong[0]
+        return False, (f"`{name}` is not the `{column}` of the nearest feature of `{to}` on {len(wrong)} of {len(data)} "
+                       f"rows (e.g. '{_contract_short(v, 30)}', nearest '{_contract_short(values[rows[0]], 30)}')")
+    return True, f"`{name}` is the `{column}` of the nearest feature of `{to}` on all {len(data)} rows"
+
+
 def _contract_nearest_distance(params, data, sources):
     """(passed, observed) of a distance column against the distance from each row's feature (its
     own geometry, else the input feature of the same key) to the nearest feature of ``params["to"]``,
     within 0.5 % or 1 m."""
-    import geopandas as gpd
     import pandas as pd
     name, unit, to = params["name"], params["unit"], params["to"]
-    if _contract_has_geometry(data) and data.crs is not None:
-        origin = gpd.GeoSeries(data.geometry.values, crs=data.crs)
-    else:
-        src = _contract_input(params["input"], sources)
-        match = _contract_key_match(data, src, name) if _contract_has_geometry(src) and src.crs is not None else None
-        if not match:
-            return False, f"cannot measure `{name}`: the rows have no geometry and no key of `{params['input']}`"
-        origin = gpd.GeoSeries(src.geometry.values[match[1]], crs=src.crs)
+    origin, why = _contract_row_origins(params, data, sources, name)
+    if origin is None:
+        return False, why.replace("cannot check", "cannot measure")
     target = _contract_input(to, sources)
     if not _contract_has_geometry(target) or target.crs is None or origin.crs is None:
         return False, f"cannot measure `{name}`: `{to}` or the rows have no geometry with a CRS"
@@ -755,10 +809,11 @@ def _contract_check_table(kind, params, data, sources=None):
             return not bad, f"`{name}` = {_contract_short(value)}" + (f": not numbers {bad[:3]}" if bad else "")
         ok = value.dtype.kind in "iuf" or str(value.dtype).startswith(("Int", "UInt", "Float"))
         return ok, f"`{name}` dtype {value.dtype}, first values {_contract_short(value.head(3).tolist())}"
-    if kind in ("measure_units", "nearest_distance"):
+    if kind in ("measure_units", "nearest_distance", "nearest_attribute"):
         if isinstance(data, dict):
             return False, f"`{name}` is a JSON value, not a column of features"
-        check = _contract_measure_units if kind == "measure_units" else _contract_nearest_distance
+        check = {"measure_units": _contract_measure_units, "nearest_distance": _contract_nearest_distance,
+                 "nearest_attribute": _contract_nearest_attribute}[kind]
         return check(params, data, sources)
     if kind == "non_negative":
         try:
