@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 5e49a8f66aecf52de3b63d2d7afcb8238f8297ba228e8b870791e39724ee404b
+ * schema-sha256: edec3e664e58ad4f2292cbb60dc3450c6f2aafabd176aab3767d4f7e64c33f90
  */
 
 export type RunEvent =
@@ -139,6 +139,7 @@ export interface Requirement {
     | 'non_negative'
     | 'measure_units'
     | 'nearest_distance'
+    | 'nearest_attribute'
     | 'non_empty'
     | 'unique'
     | 'sorted'
