@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
+from ..contract.mend import without_mends
+
 PLANNER_SYSTEM = """You are GeoAgent, a senior GIS analyst who plans Python analyses.
 Split the user's request into 2 to 6 steps that a Python programmer will code one by one
 in a Jupyter kernel that already holds the data listed below.
@@ -87,6 +89,31 @@ def _clip(text: str, limit: int) -> str:
     return text[:half] + "\n...[cut]...\n" + text[-half:]
 
 
+def _code_clip(code: str, limit: int) -> str:
+    """Code cut to whole lines from its start and end, the gap said in a comment: a model that
+    copies it copies a comment, not a marker that is no Python (``...[cut]...``)."""
+    lines = code.strip().splitlines()
+    if len("\n".join(lines)) <= limit:
+        return "\n".join(lines)
+    head, tail, size = [], [], 0
+    for line in lines:  # the first half of the budget from the start
+        if size + len(line) + 1 > limit // 2:
+            break
+        head.append(line)
+        size += len(line) + 1
+    for line in reversed(lines[len(head):]):  # the rest from the end
+        if size + len(line) + 1 > limit:
+            break
+        tail.insert(0, line)
+        size += len(line) + 1
+    return "\n".join(head + [f"# ... ({len(lines) - len(head) - len(tail)} lines not shown) ..."] + tail)
+
+
+def _own_code(code: str) -> str:
+    """The model's code without the contract's mends appended to it (unless that is all there is)."""
+    return without_mends(code) or code
+
+
 @dataclass
 class SubtaskContext:
     """Everything the coder sees for one subtask; built by ``SubtaskWork``, rendered here."""
@@ -147,7 +174,7 @@ def coder_messages(ctx: SubtaskContext) -> list[BaseMessage]:
         f"## Plan\n{_plan_text(ctx.plan, None)}",
     ]
     if ctx.accepted_code:
-        code = _clip("\n\n".join(ctx.accepted_code), MAX_CODE_CONTEXT)
+        code = _code_clip("\n\n".join(_own_code(c) for c in ctx.accepted_code), MAX_CODE_CONTEXT)
         parts.append(f"## Code already run in the kernel (its variables exist)\n```python\n{code}\n```")
     if ctx.human_fixes:
         fixes = "\n\n".join(f"```python\n{fix.strip()}\n```" for fix in ctx.human_fixes)
@@ -171,7 +198,7 @@ def coder_messages(ctx: SubtaskContext) -> list[BaseMessage]:
         parts.append(f"## Hint from the user\n{hint}")
     if ctx.failed_code is not None:
         parts.append(
-            f"## Your previous attempt failed\n```python\n{_clip(ctx.failed_code, MAX_SECTION)}\n```\n"
+            f"## Your previous attempt failed\n```python\n{_code_clip(_own_code(ctx.failed_code), MAX_SECTION)}\n```\n"
             f"Error: {ctx.failure}"
         )
         if ctx.repair_context:

@@ -107,8 +107,20 @@ def _tried(req: Requirement, step: list[str]) -> list[str]:
             f"    print('mend not applied ({req.kind}):', type(_why).__name__, _why)"]
 
 
+MEND_HEADING = "# Mend `"  # the first line of every mend's code
+
+
 def _heading(path: str, mended: list[Requirement]) -> str:
-    return f"# Mend `{path}` for the contract: {'; '.join(r.text for r in mended)}"
+    return f"{MEND_HEADING}{path}` for the contract: {'; '.join(r.text for r in mended)}"
+
+
+def without_mends(code: str) -> str:
+    """``code`` without the mends appended to it (from the first mend heading on): the model's own
+    code, for its repair prompt (vienna at ab135b6: shown its code with the mend, clipped in the
+    middle, the 1.5B copied both and the clip's marker, four SyntaxErrors). '' when it is all mend."""
+    lines = code.splitlines()
+    cut = next((i for i, line in enumerate(lines) if line.startswith(MEND_HEADING)), len(lines))
+    return "\n".join(lines[:cut]).rstrip()
 
 
 # JSON documents: a per-group object or a bbox written in another of pandas' shapes (``df.to_dict()``,

@@ -515,3 +515,19 @@ def test_validity_filters_are_found_and_written_as_the_repair():
     assert codeinfo.with_validity_repaired(code, "a").splitlines()[0] == \
         "a = a.set_geometry(a.geometry.make_valid(method='structure', keep_collapsed=False)).copy()"
     assert codeinfo.with_validity_repaired(code, "b") is None
+
+
+def test_the_repair_prompt_shows_the_models_own_code_whole_lines_and_no_mend():
+    """vienna at ab135b6: the failed code shown to the model held the contract's mend, clipped in
+    the middle with `...[cut]...`; the 1.5B copied both into four answers (four SyntaxErrors)."""
+    from geoagent_ext.agent.prompts import SubtaskContext, coder_messages
+    from geoagent_ext.contract.mend import without_mends
+    own = "\n".join(f"x{i} = {i}" for i in range(400))
+    mend = "# Mend `out.csv` for the contract: rows are sorted by `a` ascending\nimport pandas as pd\n_mend = 1"
+    ctx = SubtaskContext(request="r", data_overview="d", plan=["write out.csv"], subtask_index=0,
+                         failed_code=own + "\n\n" + mend, failure="The code ran but the result looks wrong")
+    shown = coder_messages(ctx)[-1].text.split("## Your previous attempt failed\n```python\n", 1)[1].split("\n```", 1)[0]
+    assert "_mend" not in shown and "[cut]" not in shown
+    assert shown.startswith("x0 = 0\n") and shown.endswith("x399 = 399") and "lines not shown) ..." in shown
+    compile(shown, "shown", "exec")  # copied as it is, it still parses
+    assert without_mends(mend) == "" and without_mends(own + "\n" + mend) == own
