@@ -13,7 +13,7 @@ from geoagent_ext.agent.runlog import read_events
 from geoagent_ext.cli.main import main as cli_main
 from geoagent_ext.llm.scripted import ScriptedChatModel
 
-from .helpers import StepScript, fenced, make_run, real_kernel, types
+from .helpers import StepScript, fenced, make_run, real_kernel, run_scripted, types
 
 POINTS = """
 import geopandas as gpd
@@ -263,10 +263,7 @@ async def test_a_step_that_empties_a_column_it_had_is_not_committed(workdir, tmp
             "Print the names": ["print(pts['name'].tolist(), pts.crs.to_epsg())"],
         },
     )
-    model = ScriptedChatModel(responder=script)
-    async with real_kernel(workdir) as kernel:
-        run = make_run("names of the points in web mercator", kernel, model, tmp_path, max_attempts=2)
-        finished = await asyncio.wait_for(run.wait(), 120)
+    run, finished, _ = await run_scripted(workdir, "names of the points in web mercator", script, tmp_path, max_attempts=2)
     assert finished.status == "succeeded", finished.message
     failed = [e for e in run.bus.history if e.type == "executed" and e.result.status == "error"]
     assert [e.trial for e in failed] == [True]  # the trial caught it: never committed
@@ -286,10 +283,7 @@ async def test_a_column_a_step_left_empty_and_was_accepted_does_not_fail_later_s
             "other than b": ["kept = pts[pts['name'] != 'b']\nprint(len(kept))"],
         },
     )
-    model = ScriptedChatModel(responder=script)
-    async with real_kernel(workdir) as kernel:
-        run = make_run("the points other than b", kernel, model, tmp_path)
-        finished = await asyncio.wait_for(run.wait(), 120)
+    run, finished, _ = await run_scripted(workdir, "the points other than b", script, tmp_path)
     assert finished.status == "succeeded", finished.message
     assert script.calls["empty note"] == 3  # its own warning: two semantic retries, then accepted
     assert script.calls["other than b"] == 1
@@ -309,10 +303,7 @@ async def test_a_failing_report_after_the_write_is_taken_out_without_the_model(w
                            "table.to_csv('xs.csv', index=False)\nprint(f'wrote xs.csv, CRS: {table.crs}')"],
         },
     )
-    model = ScriptedChatModel(responder=script)
-    async with real_kernel(workdir) as kernel:
-        run = make_run("each point's x in xs.csv", kernel, model, tmp_path, max_attempts=1)
-        finished = await asyncio.wait_for(run.wait(), 120)
+    run, finished, _ = await run_scripted(workdir, "each point's x in xs.csv", script, tmp_path, max_attempts=1)
     assert finished.status == "succeeded", finished.message
     [repaired] = [e for e in run.bus.history if e.type == "repaired"]
     assert repaired.strategy == "drop_print" and "-print(f'wrote xs.csv, CRS: {table.crs}')" in repaired.diff
@@ -330,10 +321,7 @@ async def test_a_step_that_asks_for_the_report_keeps_it_for_the_model(workdir, t
             "Print the table": ["import pandas as pd\ntable = pd.DataFrame({'x': pts.geometry.x})\nprint(table.crs)"],
         },
     )
-    model = ScriptedChatModel(responder=script)
-    async with real_kernel(workdir) as kernel:
-        run = make_run("the table's CRS", kernel, model, tmp_path, max_attempts=1)
-        finished = await asyncio.wait_for(run.wait(), 120)
+    run, finished, _ = await run_scripted(workdir, "the table's CRS", script, tmp_path, max_attempts=1, on_stuck="stop")
     assert finished.status != "succeeded"
     assert not [e for e in run.bus.history if e.type == "repaired" and e.strategy == "drop_print"]
     assert "needs_human" in types(run)

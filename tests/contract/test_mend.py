@@ -392,13 +392,16 @@ def _addresses_and_hospitals(folder):
                      crs=4326).to_parquet(folder / "hospitals.parquet")
 
 
+_NEAREST_REQUEST = ("For every address in `addresses.parquet`, find the nearest hospital from `hospitals.parquet` and record "
+                    "the distance in metres. Write `nearest.gpkg` with one feature per input address and the columns "
+                    "`address_id`, `nearest_hospital_name` and `distance_m`.")
+
+
 def test_a_distance_to_the_nearest_feature_is_checked_and_measured_by_the_mend(tmp_path):
     """capetown-nn at 319bc4c: `sjoin['distance_m'] = sjoin.distance(sjoin.geometry)` wrote 0.0 on
     every row; "finite and >= 0" held and the run said succeeded."""
     _addresses_and_hospitals(tmp_path)
-    request = ("For every address in `addresses.parquet`, find the nearest hospital from `hospitals.parquet` and record "
-               "the distance in metres. Write `nearest.gpkg` with one feature per input address and the columns "
-               "`address_id`, `nearest_hospital_name` and `distance_m`.")
+    request = _NEAREST_REQUEST
     contract = derive_contract(request, ["nearest.gpkg"], input_facts(tmp_path))
     [near] = [r for r in contract.requirements if r.kind == "nearest_distance"]
     assert near.params == {"name": "distance_m", "unit": "m", "input": "addresses.parquet", "to": "hospitals.parquet"}
@@ -465,9 +468,7 @@ def test_the_nearest_features_name_is_checked_and_taken_by_the_mend(tmp_path):
     other layer's column (`nearest_hospital_name` <- `name` of `hospitals.parquet`) is now checked
     to be the nearest feature's, and the mend takes it so."""
     _addresses_and_hospitals(tmp_path)
-    request = ("For every address in `addresses.parquet`, find the nearest hospital from `hospitals.parquet` and record "
-               "the distance in metres. Write `nearest.gpkg` with one feature per input address and the columns "
-               "`address_id`, `nearest_hospital_name` and `distance_m`.")
+    request = _NEAREST_REQUEST
     contract = derive_contract(request, ["nearest.gpkg"], input_facts(tmp_path))
     [named] = [r for r in contract.requirements if r.kind == "nearest_attribute"]
     assert named.params == {"name": "nearest_hospital_name", "column": "name", "input": "addresses.parquet",
