@@ -32,6 +32,10 @@ Strategies, by error class:
   the line becomes ``gdf = gdf.set_geometry(gdf.simplify(10))`` without asking the model
   (cairo-mixedgeom at 42b4435: the step ran, was solved, and every later step failed on a
   GeoSeries without the id the file needs).
+- ``keep_geometry``: a step's ``gdf = gdf[['a', 'b']]`` left out the frame's geometry column where
+  an output has geometries, and the trial's selection guard (``trial_guards.selection_guard``) saw a
+  plain DataFrame: the geometry column joins the selection without asking the model (cairo-dedup at
+  ab135b6: "Select the required columns", then a GeoParquet without geometry and seven repairs).
 - ``make_valid``: a step buffered a layer's geometry by 0 (the old polygon repair) and the trial's
   guard (``trial_guards.emptied_guard``) saw geometries become empty (its points and lines): each such
   ``buffer(0)`` becomes ``make_valid()`` without asking the model (cairo-mixedgeom at 319bc4c);
@@ -165,6 +169,7 @@ _HOW_NEAREST = re.compile(r'`how` was "nearest"')
 # repair did just that). Data with a CRS is put in another by reprojecting it: ``to_crs(X)``.
 _CRS_ALREADY = re.compile(r"already has a CRS which is not equal to the passed CRS")
 _IMPORT_NAME = re.compile(r"cannot import name '([^']+)' from '([\w.]+)'")
+_GEOMETRY_UNSELECTED = re.compile(r"^`(\w+)` held a GeoDataFrame and this step's column selection left out its geometry column '([^']+)'")
 _FRAME_LOST = re.compile(r"^`(\w+)` held a GeoDataFrame with the columns ")
 _EMPTIED = re.compile(r"^`(\w+)`: \d+ of its \d+ geometries became empty in this step")
 _DROPPED_INVALID = re.compile(r"^`(\w+)`: this step dropped \d+ of its \d+ features with invalid geometries")
@@ -196,6 +201,8 @@ class Diagnosis:
             return f"took `{self.name}` from where the installed libraries have it"
         if self.strategy == "keep_frame":
             return f"kept `{self.name}` a GeoDataFrame: the step's geometry is set on it, its other columns stay"
+        if self.strategy == "keep_geometry":
+            return f"kept `{self.name}`'s geometry column `{self.expression}` in its column selection"
         if self.strategy == "make_valid":
             return f"kept `{self.name}`'s features and repaired their geometries with `make_valid()` (the step emptied or dropped them)"
         if self.strategy == "own_column":
@@ -236,6 +243,10 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
     docs the coder was shown; ``own_words``: the request and the step; ``refused_before``: the
     (function, keyword) pairs a called function already refused in this subtask."""
     defined_before = defined_before or set()
+    unselected = _GEOMETRY_UNSELECTED.search(evalue) if ename == "TypeError" else None
+    selected = unselected and codeinfo.with_geometry_selected(code, unselected.group(1), unselected.group(2))
+    if selected:
+        return Diagnosis("keep_geometry", message, name=unselected.group(1), expression=unselected.group(2), fixed_code=selected)
     lost = _FRAME_LOST.search(evalue) if ename == "TypeError" else None
     kept = lost and codeinfo.with_frame_kept(code, lost.group(1))
     if kept:

@@ -19,6 +19,7 @@ from . import codeinfo, repair
 from ..contract.advice import coder_view, mended_values
 from ..contract.mend import mend_code
 from ..contract.model import Requirement
+from ..contract.rules import SPATIAL
 from .events import Executed, Replanned
 from ..llm.client import LLMError
 from .kernel_handle import summarize
@@ -339,7 +340,8 @@ class SubtaskWork:
         contract = self.run.contract
         suffix = trial_suffix(contract) if every_requirement else trial_suffix(contract, held)
         guards = self.output_guard() + \
-            await guards_for(self.run.kernel, code, keeps_invalid=contract is not None and contract.keeps_invalid())
+            await guards_for(self.run.kernel, code, keeps_invalid=contract is not None and contract.keeps_invalid(),
+                             spatial_output=contract is not None and any(o.format in SPATIAL for o in contract.outputs))
         trial = await self.run.kernel.trial(code + guards + suffix, timeout=self.run.options.trial_timeout)
         broken = self.run.deliverables.broken_in_trial(trial.stdout, held) if held and trial.status == "ok" else ""
         return trial, broken

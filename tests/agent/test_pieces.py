@@ -531,3 +531,11 @@ def test_the_repair_prompt_shows_the_models_own_code_whole_lines_and_no_mend():
     assert shown.startswith("x0 = 0\n") and shown.endswith("x399 = 399") and "lines not shown) ..." in shown
     compile(shown, "shown", "exec")  # copied as it is, it still parses
     assert without_mends(mend) == "" and without_mends(own + "\n" + mend) == own
+
+
+def test_a_selection_that_rebinds_its_frame_gets_the_geometry_column_added():
+    code = "gdf = gdf[['a', 'b']]\nother = gdf[['a']]\ngdf = gdf[['a', 'geometry']]"
+    assert codeinfo.column_selections(code) == ["gdf"]  # `other` is a new frame: its own choice
+    assert codeinfo.with_geometry_selected(code, "gdf", "geometry").splitlines() == [
+        "gdf = gdf[['a', 'b', 'geometry']]", "other = gdf[['a']]", "gdf = gdf[['a', 'geometry']]"]
+    assert codeinfo.with_geometry_selected("gdf = gdf[['a', 'geom']]", "gdf", "geom") is None

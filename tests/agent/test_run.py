@@ -290,6 +290,32 @@ async def test_a_column_a_step_left_empty_and_was_accepted_does_not_fail_later_s
     assert run.known_empty_columns == ["note"]
 
 
+async def test_a_column_selection_that_leaves_out_the_geometry_keeps_it_without_the_model(workdir, tmp_path):
+    """cairo-dedup at ab135b6: "Select the required columns" wrote `gdf = gdf[['parcel_id', ...]]`,
+    a plain DataFrame; the GeoParquet written from it had no geometry and seven repairs followed.
+    Where an output has geometries, the trial fails such a selection and the geometry column joins
+    it without a model call."""
+    script = StepScript(
+        ["Load the points.", "Select the name column.", "Write the points to named.geojson."],
+        {
+            "Load the points": [POINTS],
+            "Select the name": ["pts = pts[['name']]"],
+            "Write the points": ["pts.to_file('named.geojson')\nprint(type(pts).__name__)"],
+        },
+    )
+    run, finished, _ = await run_scripted(workdir, "Write the points' names to `named.geojson`.", script, tmp_path,
+                                          max_attempts=1, on_stuck="stop")
+    assert finished.status == "succeeded", finished.message
+    [repaired] = [e for e in run.bus.history if e.type == "repaired"]
+    assert repaired.strategy == "keep_geometry" and "+pts = pts[['name', 'geometry']]" in repaired.diff
+    failed = next(e for e in run.bus.history if e.type == "executed" and e.result.status == "error")
+    assert "`pts` held a GeoDataFrame and this step's column selection left out its geometry column 'geometry'" \
+        in failed.result.error
+    import geopandas as gpd
+    assert gpd.read_file(workdir / "named.geojson")["name"].tolist() == ["a", "b", "c"]
+    assert script.calls["Select the name"] == 1
+
+
 async def test_a_failing_report_after_the_write_is_taken_out_without_the_model(workdir, tmp_path):
     """london at ab135b6: the writing step wrote the table, then its summary
     `print(f"... CRS: {table.crs}")` failed on a plain DataFrame; ten repairs rewrote the report,

@@ -388,6 +388,20 @@ def geo_frames(names):
     return found
 
 
+def geometry_names(names):
+    """{name: its active geometry column} for each of ``names`` holding a GeoDataFrame: asked before
+    a step that selects columns of them, so its trial can tell the geometry was left out."""
+    ns = _ns()
+    found = {}
+    for name in names:
+        obj = ns.get(name)
+        if _is_pandas(obj, "DataFrame") and _is_geo(obj):
+            geometry = getattr(getattr(obj, "geometry", None), "name", None)
+            if geometry is not None:
+                found[name] = str(geometry)
+    return found
+
+
 def filled_columns(names):
     """{name: its columns with a value in some row} for each of ``names`` holding a DataFrame with
     rows: asked before a step that rebinds them, so its trial can tell a column it emptied (a frame

@@ -12,6 +12,7 @@ _API = {
     "geo_frames": geo_frames,
     "geo_present": geo_present,
     "filled_columns": filled_columns,
+    "geometry_names": geometry_names,
     "geo_invalid": geo_invalid,
     "variables": variables,
     "snapshot": snapshot,

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: edec3e664e58ad4f2292cbb60dc3450c6f2aafabd176aab3767d4f7e64c33f90
+ * schema-sha256: 77537b15c57bdc4e5f4819a2a550efbd4a1117fb24931fb777360434da496d1c
  */
 
 export type RunEvent =
@@ -269,6 +269,7 @@ export interface Repaired {
     | 'fix_call'
     | 'move_import'
     | 'keep_frame'
+    | 'keep_geometry'
     | 'make_valid'
     | 'own_column'
     | 'rename_local'
