@@ -289,6 +289,25 @@ def without_unused_import(code: str, lineno: int | None, name: str | None = None
     return fixed
 
 
+def with_list_started(code: str, name: str) -> str | None:
+    """``code`` with ``name = []`` before the first top-level statement that uses ``name``, when the
+    code appends to it (``records.append(...)`` in a loop) and never binds it: an accumulator the
+    model forgot to start (bangkok-multicrs at ab135b6: a step inserted to "create `records`").
+    None otherwise."""
+    tree = parse(code)
+    if tree is None:
+        return None
+    uses = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name]
+    appended = any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr in ("append", "extend")
+                   and isinstance(c.func.value, ast.Name) and c.func.value.id == name for c in ast.walk(tree))
+    if not appended or any(not isinstance(n.ctx, ast.Load) for n in uses) or name in bound_names(code):
+        return None
+    first = next(stmt for stmt in tree.body if any(n in uses for n in ast.walk(stmt)))
+    lines = code.splitlines()
+    indent = " " * first.col_offset
+    return "\n".join(lines[:first.lineno - 1] + [f"{indent}{name} = []"] + lines[first.lineno - 1:])
+
+
 def _own_nodes(fn: ast.AST):
     """The nodes of a function's body, not those of functions, lambdas or classes defined in it."""
     for child in ast.iter_child_nodes(fn):

@@ -4,6 +4,9 @@ Strategies, by error class:
 - ``add_import``: a well-known alias (``np``, ``gpd``...) is undefined, or a
   submodule was used without importing it (``shapely.wkt`` after ``import
   shapely``); the fix is certain, so it is applied without asking the model.
+- ``start_list``: an undefined name the code only appends to (``records.append(row)`` in a loop):
+  ``records = []`` goes before its first use, without asking the model (bangkok-multicrs at
+  ab135b6 got a step inserted to "create the variable `records`").
 - ``insert_subtask``: any other undefined name; a new subtask that defines it
   is inserted before the current one (the paper's "cut and append").
 - ``example_name``: an undefined name that an example in the retrieved docs uses
@@ -207,6 +210,8 @@ class Diagnosis:
             return f"kept `{self.name}`'s features and repaired their geometries with `make_valid()` (the step emptied or dropped them)"
         if self.strategy == "own_column":
             return f"took the values from `{self.name}`, the frame's own joined column, row by row"
+        if self.strategy == "start_list":
+            return f"started `{self.name} = []` before the code appends to it"
         if self.strategy == "rename_local":
             return f"renamed the function's own `{self.name}`: assigning it hid the `{self.name}` the function calls"
         if self.strategy == "drop_print":
@@ -281,6 +286,9 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
                 # used as a module (`csv.writer(f)`): the standard library's (bangkok-multicrs at
                 # c650f01 got a step inserted to "create the variable `csv`")
                 return Diagnosis("add_import", message, name=name, fixed_code=f"import {name}\n{code}")
+            started = codeinfo.with_list_started(code, name) if name not in defined_before else None
+            if started:
+                return Diagnosis("start_list", message, name=name, fixed_code=started)
             if name not in defined_before and copied_from_example(name, examples, own_words):
                 return Diagnosis("example_name", message, name=name)
             if name not in defined_before:

@@ -539,3 +539,18 @@ def test_a_selection_that_rebinds_its_frame_gets_the_geometry_column_added():
     assert codeinfo.with_geometry_selected(code, "gdf", "geometry").splitlines() == [
         "gdf = gdf[['a', 'b', 'geometry']]", "other = gdf[['a']]", "gdf = gdf[['a', 'geometry']]"]
     assert codeinfo.with_geometry_selected("gdf = gdf[['a', 'geom']]", "gdf", "geom") is None
+
+
+def test_an_accumulator_the_code_appends_to_but_never_starts_is_started():
+    """bangkok-multicrs at ab135b6: `records.append({...})` in a loop over layers, `records` never
+    bound: a step was inserted to create it (two model calls) instead of one line."""
+    code = "import pyogrio\nfor name in layers:\n    records.append({'layer': name})\nprint(len(records))"
+    evalue = "name 'records' is not defined"
+    d = repair.classify(code, "NameError", evalue, f"NameError: {evalue}", 3)
+    assert d.strategy == "start_list"
+    assert d.fixed_code.splitlines()[:3] == ["import pyogrio", "records = []", "for name in layers:"]
+    scope = {"layers": ["a", "b"]}
+    exec(d.fixed_code.replace("import pyogrio\n", ""), scope)
+    assert scope["records"] == [{"layer": "a"}, {"layer": "b"}]
+    assert codeinfo.with_list_started("records = load()\nrecords.append(1)", "records") is None  # bound here
+    assert codeinfo.with_list_started("print(records)", "records") is None  # not appended to

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 77537b15c57bdc4e5f4819a2a550efbd4a1117fb24931fb777360434da496d1c
+ * schema-sha256: 56a8739000b522d6c3c7700c7a29aea3886b6ce720c60456117047a5afa676ae
  */
 
 export type RunEvent =
@@ -264,6 +264,7 @@ export interface Repaired {
   attempt: number;
   strategy:
     | 'add_import'
+    | 'start_list'
     | 'drop_keyword'
     | 'drop_import'
     | 'fix_call'
