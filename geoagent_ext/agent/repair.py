@@ -69,6 +69,7 @@ Strategies, by error class:
 
 from __future__ import annotations
 
+import ast
 import re
 import sys
 from dataclasses import dataclass
@@ -435,7 +436,7 @@ async def enrich(diagnosis: Diagnosis, code: str, lineno: int | None, kernel) ->
     if diagnosis.strategy == "members" and diagnosis.expression:
         return await _series_frame(diagnosis, kernel) + await _members_context(diagnosis, kernel)
     if diagnosis.strategy == "text_not_frame":
-        return text_not_frame_note(diagnosis.expression or "the variable", diagnosis.name or "")
+        return text_not_frame_note(diagnosis.expression or "the variable", diagnosis.name or "", _data_path(code))
     if diagnosis.strategy == "data_profile":
         profiles = []
         for name in codeinfo.names_in_line(code, lineno)[:4]:
@@ -449,10 +450,23 @@ async def enrich(diagnosis: Diagnosis, code: str, lineno: int | None, kernel) ->
     return ""
 
 
-def text_not_frame_note(owner: str, attr: str) -> str:
+_DATA_FILE = re.compile(r"\.(gpkg|geojson|json|shp|fgb|parquet|geoparquet)$", re.IGNORECASE)
+
+
+def _data_path(code: str) -> str:
+    """The first data file the code names, as a literal (``'roads.gpkg'``), else ``path``: the note's
+    example is copied as written (bangkok-multicrs at ab135b6 copied ``path`` and got a step inserted
+    to "create the variable `path`")."""
+    tree = codeinfo.parse(code)
+    found = next((n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+                  and _DATA_FILE.search(n.value)), None) if tree is not None else None
+    return repr(found) if found else "path"
+
+
+def text_not_frame_note(owner: str, attr: str, path: str = "path") -> str:
     """What to do when text (a layer's name, a path, a group's key) was used as the frame it names."""
     return (f"`{owner}` holds text, not a GeoDataFrame, so it has no `.{attr}`. Use the frame that text stands for: "
-            f"a layer name -> `frame = gpd.read_file(path, layer={owner})`; a file path -> `frame = gpd.read_file({owner})`; "
+            f"a layer name -> `frame = gpd.read_file({path}, layer={owner})`; a file path -> `frame = gpd.read_file({owner})`; "
             "a group's key -> `for key, frame in gdf.groupby(column):` gives (key, frame) pairs. "
             f"Then use `frame.{attr}`, and keep the text itself where a name is wanted (a `layer_name` value).")
 

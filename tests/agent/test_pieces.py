@@ -176,6 +176,8 @@ def test_a_layer_name_used_as_its_frame_is_told_to_read_the_layer_not_shown_str_
     assert (d.strategy, d.name, d.expression) == ("text_not_frame", "crs", "layer")
     note = asyncio.run(repair.enrich(d, code, 2, kernel=None))
     assert "gpd.read_file(path, layer=layer)" in note and "`frame.crs`" in note and "for key, frame in" in note
+    named = "for layer in pyogrio.list_layers('deliveries.gpkg')[:, 0]:\n    print(layer.crs)"
+    assert "gpd.read_file('deliveries.gpkg', layer=layer)" in asyncio.run(repair.enrich(d, named, 2, kernel=None))
     other = repair.classify("s = name.upper_case()", "AttributeError", "'str' object has no attribute 'upper_case'", "", 1)
     assert other.strategy == "members"  # a str member mistyped is a members repair still
 
