@@ -92,15 +92,17 @@ def selection_guard(geometries: dict[str, str]) -> str:
         "                    f'Keep it in the selection: {_geoagent_name}[[..., {_geoagent_geometry!r}]]')"])
 
 
-def nulled_guard(filled: dict[str, list[str]]) -> str:
+def nulled_guard(filled: dict[str, list]) -> str:
     """Trial suffix that fails a step which left a column of a frame it rebinds empty in every row
-    where it had values before (``filled``: probe ``filled_columns`` of the names the step assigns):
-    the values are lost for every later step, and the after-step check would only warn once the
-    step was committed (lagos at ab135b6: `hex_id` emptied by a frame rebuilt from its geometry, and
-    every later step warned about it). The model repairs it, with the cause in the error."""
-    return _for_each({name: columns for name, columns in filled.items() if columns}, "_geoagent_name, _geoagent_filled", [
+    where it had values before, its rows as many as before (``filled``: probe ``filled_columns`` of
+    the names the step assigns — rows, filled columns): the values are lost for every later step, and
+    the after-step check would only warn once the step was committed (lagos at ab135b6: `hex_id`
+    emptied by a frame rebuilt from its geometry, and every later step warned about it). A filter
+    (fewer rows: the rows where a column is null) is the step's choice. The model repairs it, with
+    the cause in the error."""
+    return _for_each({name: seen for name, seen in filled.items() if seen[1]}, "_geoagent_name, (_geoagent_rows, _geoagent_filled)", [
         "_geoagent_f = globals().get(_geoagent_name)",
-        "if type(_geoagent_f).__name__ in ('DataFrame', 'GeoDataFrame') and len(_geoagent_f):",
+        "if type(_geoagent_f).__name__ in ('DataFrame', 'GeoDataFrame') and len(_geoagent_f) == _geoagent_rows:",
         "    _geoagent_lost = [c for c in _geoagent_f.columns if str(c) in _geoagent_filled and _geoagent_f[c].isna().all()]",
         "    if _geoagent_lost:",
         "        raise ValueError(f'`{_geoagent_name}`: this step left its column(s) {_geoagent_lost} empty in every row; '",

@@ -270,6 +270,14 @@ async def test_a_step_that_empties_a_column_it_had_is_not_committed(workdir, tmp
     assert "`pts`: this step left its column(s) ['name'] empty in every row" in failed[0].result.error
     assert [e for e in run.bus.history if e.type == "solved"][-1].result.stdout.strip() == "['a', 'b', 'c'] 3857"
     assert script.calls["Web Mercator"] == 2
+    # Rows where a column is empty, kept by a filter, are the step's choice: its trial is not failed
+    # (the after-step check still asks about the all-null column, then lets it stand).
+    script = StepScript(["Load the points.", "Keep the points without a name."],
+                        {"Load the points": [POINTS + "pts.loc[1, 'name'] = None"],
+                         "without a name": ["pts = pts[pts['name'].isna()]\nprint(len(pts))"]})
+    run, finished, _ = await run_scripted(workdir, "the points without a name", script, tmp_path, on_stuck="stop")
+    assert finished.status == "succeeded", finished.message
+    assert not [e for e in run.bus.history if e.type == "executed" and e.result.status == "error"]
 
 
 async def test_a_column_a_step_left_empty_and_was_accepted_does_not_fail_later_steps(workdir, tmp_path):

@@ -403,16 +403,16 @@ def geometry_names(names):
 
 
 def filled_columns(names):
-    """{name: its columns with a value in some row} for each of ``names`` holding a DataFrame with
-    rows: asked before a step that rebinds them, so its trial can tell a column it emptied (a frame
-    rebuilt from its geometry alone, ``gpd.GeoDataFrame(gdf.geometry.to_crs(...), columns=gdf.columns)``)."""
+    """{name: [rows, its columns with a value in some row]} for each of ``names`` holding a DataFrame
+    with rows: asked before a step that rebinds them, so its trial can tell a column it emptied (a
+    frame rebuilt from its geometry alone, ``gpd.GeoDataFrame(gdf.geometry.to_crs(...), columns=gdf.columns)``)."""
     ns = _ns()
     found = {}
     for name in names:
         obj = ns.get(name)
         if _is_pandas(obj, "DataFrame") and len(obj):
             try:
-                found[name] = [str(c) for c, filled in obj.notna().any().items() if filled]
+                found[name] = [len(obj), [str(c) for c, filled in obj.notna().any().items() if filled]]
             except Exception:
                 continue
     return found
