@@ -375,31 +375,25 @@ def frames_with_rows_of(name):
     return found
 
 
-def geo_frames(names):
-    """{name: its other columns} for each of ``names`` that holds a GeoDataFrame: asked before a
-    step that rebinds them to their own geometry, so its trial can tell that it lost them."""
+def _geo_frames_of(names):
+    """(name, frame, its active geometry column's name) for each of ``names`` holding a GeoDataFrame."""
     ns = _ns()
-    found = {}
     for name in names:
         obj = ns.get(name)
         if _is_pandas(obj, "DataFrame") and _is_geo(obj):
-            geometry = getattr(getattr(obj, "geometry", None), "name", None)
-            found[name] = [str(c) for c in obj.columns if c != geometry]
-    return found
+            yield name, obj, getattr(getattr(obj, "geometry", None), "name", None)
+
+
+def geo_frames(names):
+    """{name: its other columns} for each of ``names`` that holds a GeoDataFrame: asked before a
+    step that rebinds them to their own geometry, so its trial can tell that it lost them."""
+    return {name: [str(c) for c in obj.columns if c != geometry] for name, obj, geometry in _geo_frames_of(names)}
 
 
 def geometry_names(names):
     """{name: its active geometry column} for each of ``names`` holding a GeoDataFrame: asked before
     a step that selects columns of them, so its trial can tell the geometry was left out."""
-    ns = _ns()
-    found = {}
-    for name in names:
-        obj = ns.get(name)
-        if _is_pandas(obj, "DataFrame") and _is_geo(obj):
-            geometry = getattr(getattr(obj, "geometry", None), "name", None)
-            if geometry is not None:
-                found[name] = str(geometry)
-    return found
+    return {name: str(geometry) for name, _, geometry in _geo_frames_of(names) if geometry is not None}
 
 
 def filled_columns(names):
