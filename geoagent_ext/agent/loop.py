@@ -79,6 +79,11 @@ class SequentialSolver:
                 run.emit(Repaired(run_id=run.id, subtask_id=subtask.id, attempt=attempt_no, strategy=last_strategy,
                                   diagnosis=diagnosis_text or failed.error or "", diff=unified_diff(failed.code, code)))
             attempt = await work.evaluate(code, attempt_no)
+            if repair.repair_the_code_before(attempt.ename, failed.code if failed else None):
+                # Only comments (the note echoed): the last real code, its failure and note stay the
+                # base; the note now opens with the reminder that code is wanted.
+                last_strategy, repair_context = "no_code", repair.with_no_code_note(repair_context)
+                continue
             if attempt.error is None and (not attempt.warnings or semantic_failures >= MAX_SEMANTIC_RETRIES):
                 return Outcome("solved", code=code, result=attempt.result, warnings=attempt.warnings, attempts=attempt_no)
             was_mend, mending = mending, False

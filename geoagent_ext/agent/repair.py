@@ -542,6 +542,24 @@ def error_signature(ename: str, evalue: str, statement: str | None) -> tuple[str
             re.sub(r"\s+", " ", codeinfo.without_comment(statement or "")).strip())
 
 
+def repair_the_code_before(answer_kind: str, previous_code: str | None) -> bool:
+    """Whether the next repair starts from the code before an answer of this kind: yes when the
+    answer held only comments (``NoCode``) and the code before it was code. The 1.5B often answers
+    a note-style repair with the note echoed as comments; repairing those comments loses the
+    step's real code (bangkok-multicrs at 097316b: three attempts built on the comments)."""
+    return (answer_kind == "NoCode" and bool(previous_code)
+            and codeinfo.analyse(previous_code or "").problem_kind != "NoCode")
+
+
+NO_CODE_AGAIN = ("Your last answer held only comments (the note repeated), no code. Answer with the whole code "
+                 "of the step below, the fix applied in it.")
+
+
+def with_no_code_note(context: str) -> str:
+    """``context`` led by the reminder that a comment-only answer is not an answer (once)."""
+    return context if context.startswith(NO_CODE_AGAIN) else NO_CODE_AGAIN + ("\n" + context if context else "")
+
+
 def escalation_note(variables: str, same: str = "error") -> str:
     """Context for a repair after the same error (or the same defect of the result) a second
     time: stop repeating it, here is the real data."""

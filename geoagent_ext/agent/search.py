@@ -253,6 +253,11 @@ class MctsSolver:
         node.expanded = True
         attempt = node.attempt
         assert attempt is not None
+        parent = node.parent
+        no_code = (parent is not None and parent.status == "failed" and parent.attempt is not None
+                   and repair.repair_the_code_before(attempt.ename, parent.attempt.code))
+        if no_code:  # only comments (the note echoed): repair the parent's code, its failure, once more
+            attempt = parent.attempt
         diagnosis = await work.diagnose(attempt)
         if diagnosis.fixed_code and diagnosis.fixed_code not in {n.code for n in _walk(state.root)}:
             self._new_node(work, diagnosis.fixed_code, node, 1.0)
@@ -260,6 +265,7 @@ class MctsSolver:
         if diagnosis.strategy == "insert_subtask" and self.run.may_insert(work.subtask.id, diagnosis.name):
             return Outcome("insert", code=attempt.code, error=attempt.error or "", name=diagnosis.name)
         context = await repair.enrich(diagnosis, attempt.code, attempt.lineno, self.run.kernel)
+        context = repair.with_no_code_note(context) if no_code else context
         ctx = work.context(
             variables=await self.run.variable_summary(), api_docs=await work.api_docs(attempt.error),
             failed_code=attempt.code, failure=attempt.error, repair_context=context,

@@ -676,6 +676,25 @@ async def test_an_answer_of_only_comments_is_a_failed_attempt(workdir, tmp_path)
     assert [e.attempts for e in run.bus.history if e.type == "solved"] == [2]
 
 
+async def test_a_repair_answered_with_only_comments_is_not_the_next_repair_s_base(workdir, tmp_path):
+    # bangkok-multicrs at 097316b: the 1.5B answered a note with the note as comments, and the
+    # next repairs were asked to fix those comments; the step's real code and error were lost.
+    failing = "x = int('three')"
+    script = StepScript(["Set x."], {"Set x": [failing, "# Cause: 'three' is text.\n# Use a number.", "x = 3"]})
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("x", kernel, model, tmp_path, on_stuck="stop")
+        finished = await run.wait()
+    assert finished.status == "succeeded", finished.message
+    coder_prompts = [p for p in model.prompt_texts if "## Your step" in p]
+    assert len(coder_prompts) == 3
+    last = coder_prompts[2].split("## Your previous attempt failed", 1)[1]
+    assert failing in last and "invalid literal for int()" in last  # the real code and its error
+    assert "# Use a number." not in last and "only comments" in last  # not the comments; the reminder
+    repaired = [e for e in run.bus.history if e.type == "repaired"]
+    assert [e.strategy for e in repaired][-1] == "no_code" and "-x = int('three')" in repaired[-1].diff
+
+
 async def test_a_column_empty_in_the_input_is_no_warning(workdir, tmp_path):
     (workdir / "addresses.csv").write_text("id,postal_city\n1,\n2,\n")
     script = StepScript(["Load the addresses."], {"Load the addresses": ["import pandas as pd\ndf = pd.read_csv('addresses.csv')"]})

@@ -217,6 +217,31 @@ async def test_a_candidate_of_only_comments_fails_and_is_repaired(tmp_path):
     assert "only comments" in nodes[0].error and value.stdout.strip() == "3"
 
 
+async def test_a_repair_of_only_comments_is_repaired_from_the_code_before_it(tmp_path):
+    failing = "x = int('three')"
+    repairs = iter(["# Cause: 'three' is text.\n# Use a number.", "x = 3"])
+    prompts = []
+
+    def reply(messages):
+        system, user = messages[0].text, messages[-1].text
+        if "plans Python analyses" in system:
+            return "1. Set x."
+        if "previous attempt failed" in user:
+            prompts.append(user)
+            return fenced(next(repairs, "x = 3"))
+        return fenced(failing)
+
+    model = ScriptedChatModel(responder=reply)
+    async with real_kernel(tmp_path) as kernel:
+        run = make_run("x", kernel, model, tmp_path, strategy="mcts", on_stuck="stop")
+        finished = await run.wait()
+    assert finished.status == "succeeded", finished.message
+    after_comments = [p for p in prompts if "only comments" in p]
+    assert after_comments, prompts
+    shown = after_comments[0].split("## Your previous attempt failed", 1)[1]
+    assert failing in shown and "invalid literal for int()" in shown and "# Use a number." not in shown
+
+
 async def test_the_root_widens_after_a_failed_candidate_and_its_repair(tmp_path):
     # Step 1: the first answer fails, its repair fails too, a second fresh sample runs.
     model = ScriptedChatModel(responder=fresh_and_repair_responder(
