@@ -60,7 +60,9 @@ Strategies, by error class:
 - ``members``: wrong attribute, wrong call or a bad import; the real members and
   signatures of the live object (jedi in the kernel) go into the prompt.
 - ``text_not_frame``: a geo member asked of text (``layer.crs`` on a layer's name in a loop over
-  ``list_layers``): the prompt says to read the frame the name stands for, not str's members.
+  ``list_layers``): in a loop over a file's layers the body first reads the layer (a certain
+  fix, ``codeinfo.with_layer_read``); elsewhere the prompt says to read the frame the name
+  stands for, not str's members.
 - ``data_profile``: a column/key the data does not have; the profile of the
   frames on the failing line (their real columns) goes into the prompt.
 - ``analyse``: anything else; the model reads the shortened traceback, states
@@ -215,6 +217,9 @@ class Diagnosis:
             return f"started `{self.name} = []` before the code appends to it"
         if self.strategy == "rename_local":
             return f"renamed the function's own `{self.name}`: assigning it hid the `{self.name}` the function calls"
+        if self.strategy == "text_not_frame":
+            return (f"read each layer with `gpd.read_file(path, layer=...)` at the top of the loop: `{self.expression}` "
+                    "is the layer's name (or geometry type), not its frame")
         if self.strategy == "drop_print":
             return "took out the failing `print(...)`: a report that changes no data (the step's checks stay)"
         if self.strategy == "drop_mended_column":
@@ -314,8 +319,9 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
         if match and match.group(1) == "str" and match.group(2) in GEO_MEMBERS:
             # A name used as the frame it names (bangkok-multicrs at 42b4435: `for layer in layers:
             # layer.crs`, four repairs shown str's members): say what to read, not what str has.
-            return Diagnosis("text_not_frame", message, name=match.group(2),
-                             expression=codeinfo.attribute_owner(code, match.group(2), lineno))
+            owner = codeinfo.attribute_owner(code, match.group(2), lineno)
+            return Diagnosis("text_not_frame", message, name=match.group(2), expression=owner,
+                             fixed_code=codeinfo.with_layer_read(code, owner, lineno) if owner else None)
         if match:
             attr = match.group(2)
             owner = codeinfo.attribute_owner(code, attr, lineno)

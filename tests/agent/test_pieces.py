@@ -182,6 +182,25 @@ def test_a_layer_name_used_as_its_frame_is_told_to_read_the_layer_not_shown_str_
     assert other.strategy == "members"  # a str member mistyped is a members repair still
 
 
+def test_a_layer_name_used_as_its_frame_in_a_loop_over_layers_reads_the_layer():
+    """bangkok-multicrs at 097316b: the note above was echoed back as comments; in a loop over a
+    file's layers the fix is certain: read the layer at the top of the body."""
+    rows = "for name, layer in pyogrio.list_layers('d.gpkg'):\n    rows.append({'layer_name': name, 'crs': layer.crs})"
+    d = repair.classify(rows, "AttributeError", "'str' object has no attribute 'crs'", "", 2)
+    assert d.strategy == "text_not_frame" and d.fixed_code == (
+        "import geopandas as gpd\nfor name, layer in pyogrio.list_layers('d.gpkg'):\n"
+        "    layer = gpd.read_file('d.gpkg', layer=name)\n    rows.append({'layer_name': name, 'crs': layer.crs})")
+    names = ("import geopandas as gpd\nlayers = fiona.listlayers('d.gpkg')\nfor layer in layers:\n"
+             "    rows.append({'layer_name': layer.upper(), 'n': len(layer), 'crs': layer.crs})")
+    assert codeinfo.with_layer_read(names, "layer", 4) == (
+        "import geopandas as gpd\nlayers = fiona.listlayers('d.gpkg')\nfor layer in layers:\n"
+        "    layer_frame = gpd.read_file('d.gpkg', layer=layer)\n"
+        "    rows.append({'layer_name': layer.upper(), 'n': len(layer_frame), 'crs': layer_frame.crs})")
+    assert codeinfo.with_layer_read("for l in names:\n    l.crs", "l", 2) is None  # not a file's layers
+    assert codeinfo.with_layer_read("for l in gpd.list_layers('d.gpkg'):\n    l.crs", "l", 2) is None  # a DataFrame
+    assert codeinfo.with_layer_read(rows, "layer", 1) is None  # the failing line is not in the loop
+
+
 def test_a_standard_library_module_used_without_its_import_gets_it():
     """bangkok-multicrs at c650f01: `csv.writer(file)` without `import csv` became an inserted step
     "Create the variable `csv`"; a name used as a module that the standard library has is imported."""

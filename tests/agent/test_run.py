@@ -695,6 +695,26 @@ async def test_a_repair_answered_with_only_comments_is_not_the_next_repair_s_bas
     assert [e.strategy for e in repaired][-1] == "no_code" and "-x = int('three')" in repaired[-1].diff
 
 
+async def test_a_loop_over_layers_that_uses_a_name_as_its_frame_reads_each_layer(workdir, tmp_path):
+    import geopandas as gpd
+    import pandas as pd
+    from shapely.geometry import Point
+
+    for layer, epsg in (("roads", 4326), ("sites", 32647)):
+        gpd.GeoDataFrame({"n": [1]}, geometry=[Point(100.5, 13.7)], crs=4326).to_crs(epsg).to_file(
+            workdir / "two.gpkg", layer=layer)
+    code = ("import pyogrio\nimport pandas as pd\nrows = []\nfor name, layer in pyogrio.list_layers('two.gpkg'):\n"
+            "    rows.append({'layer_name': name, 'epsg': layer.crs.to_epsg()})\npd.DataFrame(rows).to_csv('audit.csv', index=False)")
+    script = StepScript(["Audit the layers of two.gpkg."], {"Audit the layers": [code]})
+    run, finished, model = await run_scripted(workdir, "List each layer of two.gpkg with its EPSG code in audit.csv",
+                                              script, tmp_path, on_stuck="stop")
+    assert finished.status == "succeeded", finished.message
+    assert pd.read_csv(workdir / "audit.csv").to_dict("records") == [
+        {"layer_name": "roads", "epsg": 4326}, {"layer_name": "sites", "epsg": 32647}]
+    assert [e.strategy for e in run.bus.history if e.type == "repaired"] == ["text_not_frame"]
+    assert script.calls.get("Audit the layers") == 1  # the fix cost no model call
+
+
 async def test_a_column_empty_in_the_input_is_no_warning(workdir, tmp_path):
     (workdir / "addresses.csv").write_text("id,postal_city\n1,\n2,\n")
     script = StepScript(["Load the addresses."], {"Load the addresses": ["import pandas as pd\ndf = pd.read_csv('addresses.csv')"]})
