@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from .model import Contract, Requirement
-from .rules import _SENTENCE, derive_contract
+from .rules import _SENTENCE, WHOLE_REQUEST_KINDS, derive_contract
 
 # Kinds a sentence about the deliverable may state, each bound to a name, code or value the
 # request writes. Left out: what only the input data decides (rows_as_input, values_from_input,
@@ -70,7 +70,7 @@ def _rules_read(output: str, sentence: str, inputs: dict[str, dict] | None) -> l
     # The inputs' columns and rows, not their defects: those the rules add whatever the sentence says.
     facts = {path: {k: v for k, v in f.items() if k != "defects"} for path, f in (inputs or {}).items()}
     parsed = derive_contract(f"Write `{output}`: {sentence.strip()}", [output], facts)
-    return [r for r in parsed.requirements if r.kind != "exists"]
+    return [r for r in parsed.requirements if r.kind not in WHOLE_REQUEST_KINDS]
 
 
 def _words(text: str) -> str:

@@ -250,6 +250,7 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
     _converted_values(b, inputs)
     _provenance(b, inputs)
     _defect_rules(b, outputs, inputs)
+    _shape_rules(b, request, outputs, inputs, named)
     if _NUMERIC_WORDS.search(_FILE.sub(" ", request)):  # the request's words, not its file names
         _number_rules(b, outputs, inputs)
     return Contract(outputs=[OutputSpec(path=o, format=file_format(o)) for o in outputs], requirements=b.requirements)
@@ -652,6 +653,45 @@ def _whole_layer(request: str, inputs: dict[str, dict], named: list[str]) -> dic
     return {"input": geometric[0], **({"epsg": codes.pop()} if len(codes) == 1 else {}), **({"wkt": str(wkt[0])} if wkt else {})}
 
 
+# Words of a request that asks for new shapes, not only for where they are drawn (reprojection) or
+# how they are stored (single parts, layers by type): then no feature need keep its input's shape.
+_RESHAPES = re.compile(
+    r"\b(?:buffer(?:s|ed|ing)?|simplif\w*|generali[sz]\w*|smooth\w*|clip(?:s|ped|ping)?|dissolv\w*|"
+    r"merg(?:e|es|ed|ing)|union\w*|unif(?:y|ies|ied|ying|ication)|intersect\w*|overlap\w*|overlay\w*|difference\w*|"
+    r"centroids?|centres?|centers?|hulls?|envelopes?|bounding|bbox\w*|extents?|grids?|gridded|hexag\w*|tessell\w*|"
+    r"voronoi|delaunay|snap(?:s|ped|ping)?|densif\w*|round(?:ed|ing)?|precision|aggregat\w*|combin\w*|"
+    r"cut(?:s|ting)?|antimeridian|dateline|repair\w*|fix(?:es|ed|ing)?|valid\w*|invalid\w*|interpolat\w*|"
+    r"sampl(?:e|es|ed|ing)|rasteri[sz]\w*|vectori[sz]\w*|contours?|isochrones?|nearest|closest|"
+    r"connect(?:s|ed|ing)?|label\w*|representative|offset\w*|shift\w*|translat\w*|rotat\w*|scal(?:e|ed|ing)|"
+    r"orient\w*|winding|revers\w*|trim\w*|extend\w*|polygoni[sz]\w*|outlines?|boundar\w*|segment\w*)\b",
+    re.IGNORECASE)
+# A grid that names a CRS ("Egypt's national grid") draws, it does not reshape.
+_CRS_GRID = re.compile(r"\b(?:national|official|metric|projected|coordinate|map|state\s+plane)\s+grids?\b", re.IGNORECASE)
+
+
+# What one sentence does not decide, only a whole request: that the file exists; that shapes are
+# kept (the request's silence on reshaping).
+WHOLE_REQUEST_KINDS = ("exists", "shapes_kept")
+_SHAPE_RULED = ("geometry_unchanged", "antimeridian_cut", "geometries_valid", "buffer_distance")
+
+
+def _shape_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[str, dict], named: list[str]) -> None:
+    """A request that moves or restores no shape ("give me back `x.gpkg` with three layers ... single-part,
+    national grid") keeps each feature's shape: every feature of a spatial output, back in the one
+    spatial input's CRS, is one of that input's features or one of their parts. cairo-mixedgeom at
+    097316b: the coder added `simplify(tolerance=0.01)` in degrees, every other requirement held and the
+    run said `succeeded` (polygon IoU 0.51 with the reference's)."""
+    spatial = [p for p in (named or list(inputs)) if file_format(p) in SPATIAL]
+    if len(spatial) != 1 or _RESHAPES.search(_CRS_GRID.sub(" ", _FILE.sub(" ", request))):
+        return
+    for out in outputs:
+        # Left alone (geometry_unchanged says more) or reshaped by a rule (cut at +-180, repaired, buffered).
+        ruled = any(r.output == out and r.kind in _SHAPE_RULED for r in b.requirements)
+        if file_format(out) in SPATIAL and not ruled:
+            b.add(out, "shapes_kept", f"each feature keeps its shape from `{spatial[0]}` (reprojected or split into "
+                  "single parts where asked; not simplified, buffered or moved)", input=spatial[0])
+
+
 def _buffer_rules(b: _Builder, request: str, outputs: list[str], named: list[str]) -> None:
     """A buffer at one distance the request states ("a 400 m buffer around every connector"), of
     the one spatial input it names, into its one spatial output: the file's polygons cover what that
@@ -840,7 +880,7 @@ def user_requirement(output: str, text: str, inputs: dict[str, dict] | None = No
     ("is in EPSG:3035", "sorted by `name`", "has the columns `a`, `b`"). Whatever the rules
     cannot turn into a check stays a note: shown, reported "not verified", never passed."""
     parsed = derive_contract(f"Write `{output}`: {text.strip()}", [output], inputs)
-    typed = [r for r in parsed.requirements if r.kind != "exists"]
+    typed = [r for r in parsed.requirements if r.kind not in WHOLE_REQUEST_KINDS]
     for r in typed:  # the user's words decide: without "beside them" a geometry column may stay
         if r.kind == "columns" and "beside them" not in text:
             r.params.pop("no_stray", None)

@@ -236,6 +236,42 @@ def test_geometry_left_alone_means_same_crs_and_shapes(tmp_path):
 
 
 
+def test_a_conversion_keeps_each_feature_s_shape_reprojected_or_exploded_but_not_simplified(tmp_path):
+    # cairo-mixedgeom at 097316b: `simplify(tolerance=0.01)` in degrees, every other requirement
+    # held and the run said `succeeded`; the request asked for layers, single parts and a national grid.
+    from shapely.geometry import LineString, MultiPolygon, Polygon
+    ring = [(31.20 + 0.001 * i, 30.00 + 0.0005 * (i % 2)) for i in range(20)]
+    poly = Polygon(ring + [(31.22, 30.02), (31.20, 30.02)])
+    src = gpd.GeoDataFrame({"site_id": ["a", "b", "c"]}, crs=4326, geometry=[
+        MultiPolygon([poly, box(31.3, 30.1, 31.31, 30.11)]), LineString(ring), Point(31.25, 30.05)])
+    src.to_file(tmp_path / "sites.geojson")
+    request = ("Give me back `sites.gpkg` with the layers `polys` and `others`, every feature single-part, "
+               "keeping `site_id`. Use Egypt's national grid.")
+    contract = derive_contract(request, ["sites.gpkg"], input_facts(tmp_path))
+    [req] = [r.text for r in contract.requirements if r.kind == "shapes_kept"]
+
+    def write(frame):
+        (tmp_path / "sites.gpkg").unlink(missing_ok=True)
+        frame[frame.geom_type == "Polygon"].to_file(tmp_path / "sites.gpkg", layer="polys")
+        frame[frame.geom_type != "Polygon"].to_file(tmp_path / "sites.gpkg", layer="others")
+
+    write(src.explode(index_parts=False).to_crs(22992))  # split into parts and reprojected: the same shapes
+    assert check(contract, tmp_path)[req] == (True, "[polys] every feature's shape is one of sites.geojson's or a part "
+                                                   "of one; [others] every feature's shape is one of sites.geojson's or a part of one")
+    simplified = src.explode(index_parts=False)
+    write(simplified.set_geometry(simplified.simplify(0.01)).to_crs(22992))
+    passed, observed = check(contract, tmp_path)[req]
+    assert not passed and observed.startswith("[polys] 2 of 2 features' shapes are none of sites.geojson's (nor a "
+                                              "part of one): off by up to 727.399 m"), observed
+    assert "[others] 1 of 2 features' shapes" in observed  # the line; the point stays where it was
+    # A request that asks for new shapes, or draws on two layers, asks no feature to keep its own.
+    (tmp_path / "sites.gpkg").unlink()  # an output: not there when a run derives its contract
+    for other in ("Buffer every site by 50 m into `sites.gpkg`.", "Clip the sites to the city into `sites.gpkg`."):
+        assert "shapes_kept" not in {r.kind for r in derive_contract(other, ["sites.gpkg"], input_facts(tmp_path)).requirements}
+    src.to_file(tmp_path / "roads.geojson")
+    assert "shapes_kept" not in {r.kind for r in derive_contract(request, ["sites.gpkg"], input_facts(tmp_path)).requirements}
+
+
 def test_stored_column_types_are_read_from_the_file_schema(tmp_path):
     import pandas as pd
     request = ("Convert `in.csv` to `{out}`: `seen_at` as `timestamp[us]`, `units` as `int32`, "
@@ -435,7 +471,7 @@ def test_a_spatial_file_written_without_its_geometry_gets_one_repair_line_naming
     by_id = {r.id: r for r in contract.requirements}
     pairs = [(by_id[r["id"]], RequirementResult(**r)) for r in results]
     blind = [req.text for req, res in pairs if not res.passed and res.observed == "no geometry in the file"]
-    assert len(blind) == 3
+    assert len(blind) == 4  # MultiPolygon, no duplicates, none empty, each shape kept from in.geojson
     lines = DeliverableChecks.failures(pairs)
     about_geometry = [line for line in lines if "no geometry" in line]
     assert len(about_geometry) == 1 and "gdf[['a', 'b', 'geometry']]" in about_geometry[0]

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 56a8739000b522d6c3c7700c7a29aea3886b6ce720c60456117047a5afa676ae
+ * schema-sha256: bc0f192433ce7ad958a1162e3157d05ef616834a2bdfdd8a766e66bb081445cc
  */
 
 export type RunEvent =
@@ -151,6 +151,7 @@ export interface Requirement {
     | 'geometries_valid'
     | 'geometries_unique'
     | 'geometry_unchanged'
+    | 'shapes_kept'
     | 'antimeridian_cut'
     | 'geometry_once'
     | 'rfc7946_winding'
