@@ -677,6 +677,41 @@ def column_selections(code: str) -> list[str]:
     return list(dict.fromkeys(name for name, _ in _column_selections(tree))) if tree is not None else []
 
 
+_FRAME_WRITES = ("to_file", "to_parquet", "to_feather")
+
+
+def written_frames(code: str) -> list[str]:
+    """The names whose frame ``code`` writes to a file (``gdf.to_parquet(...)``, ``gdf.to_file(...)``)."""
+    tree = parse(code)
+    return list(dict.fromkeys(
+        n.func.value.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+        and n.func.attr in _FRAME_WRITES and isinstance(n.func.value, ast.Name))) if tree is not None else []
+
+
+def with_geometry_set(code: str, name: str, geometry: str) -> str | None:
+    """``code`` with ``name = gpd.GeoDataFrame(name, geometry=geometry)`` before its first write of
+    ``name``: the frame's one geometry column becomes its geometry (a selection that kept
+    ``gdf['buffered']`` but not the active ``geometry`` writes a GeoParquet no reader opens:
+    ``KeyError: 'geometry'``). None when ``code`` does not write ``name``."""
+    tree = parse(code)
+    writes = sorted((n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                     and n.func.attr in _FRAME_WRITES and isinstance(n.func.value, ast.Name) and n.func.value.id == name),
+                    key=lambda n: n.lineno) if tree is not None else []
+    statement = next((s for s in ast.walk(tree) if isinstance(s, ast.stmt) and not isinstance(s, _BLOCKS)
+                      and writes and s.lineno <= writes[0].lineno <= (s.end_lineno or s.lineno)), None) if writes else None
+    if statement is None:
+        return None
+    lines = code.splitlines()
+    indent = " " * statement.col_offset
+    lines.insert(statement.lineno - 1, f"{indent}{name} = gpd.GeoDataFrame({name}, geometry={geometry!r})")
+    fixed = "\n".join(lines)
+    return fixed if "gpd" in bound_names(code) else "import geopandas as gpd\n" + fixed
+
+
+_BLOCKS = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try, ast.FunctionDef,
+           ast.AsyncFunctionDef, ast.ClassDef)
+
+
 def with_geometry_selected(code: str, name: str, geometry: str) -> str | None:
     """``code`` with ``geometry`` added to each ``name = name[[...]]`` selection that leaves it out;
     None when there is none."""

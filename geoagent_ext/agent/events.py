@@ -173,7 +173,7 @@ class Repaired(_Event):
     type: Literal["repaired"] = "repaired"
     subtask_id: str
     attempt: int
-    strategy: Literal["add_import", "start_list", "drop_keyword", "drop_import", "fix_call", "move_import", "keep_frame", "keep_geometry", "make_valid", "own_column", "rename_local", "drop_print", "mend", "drop_mended_column", "insert_subtask", "example_name", "members", "text_not_frame", "data_profile", "analyse",
+    strategy: Literal["add_import", "start_list", "drop_keyword", "drop_import", "fix_call", "move_import", "keep_frame", "keep_geometry", "set_geometry", "make_valid", "own_column", "rename_local", "drop_print", "mend", "drop_mended_column", "insert_subtask", "example_name", "members", "text_not_frame", "data_profile", "analyse",
                       "no_code", "semantic", "hint", "escalate", "rewrite"]
     diagnosis: str
     diff: str = ""  # unified diff between the failed attempt and the next one

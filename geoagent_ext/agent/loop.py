@@ -41,7 +41,7 @@ class SequentialSolver:
         failed: Attempt | None = None
         repair_context = ""
         semantic_failures = 0
-        # A certain fix (add_import, start_list, drop_keyword, drop_import, fix_call, move_import, keep_frame, keep_geometry, make_valid, own_column, rename_local, drop_print, mend, drop_mended_column) skips the model; the
+        # A certain fix (add_import, start_list, drop_keyword, drop_import, fix_call, move_import, keep_frame, keep_geometry, set_geometry, make_valid, own_column, rename_local, drop_print, mend, drop_mended_column) skips the model; the
         # step the run adds to fix an output starts with the mechanical mend of what failed.
         pending_code: str | None = work.closing_mend()
         mending = pending_code is not None  # the attempt being evaluated is a mend

@@ -35,6 +35,9 @@ Strategies, by error class:
   the line becomes ``gdf = gdf.set_geometry(gdf.simplify(10))`` without asking the model
   (cairo-mixedgeom at 42b4435: the step ran, was solved, and every later step failed on a
   GeoSeries without the id the file needs).
+- ``set_geometry``: a step wrote a frame whose active geometry column it had left out while one other
+  column holds geometries (``trial_guards.unset_geometry_guard``; the GeoParquet opens nowhere): that
+  column becomes its geometry before the write, without asking the model.
 - ``keep_geometry``: a step's ``gdf = gdf[['a', 'b']]`` left out the frame's geometry column where
   an output has geometries, and the trial's selection guard (``trial_guards.selection_guard``) saw a
   plain DataFrame: the geometry column joins the selection without asking the model (cairo-dedup at
@@ -177,6 +180,7 @@ _CRS_ALREADY = re.compile(r"already has a CRS which is not equal to the passed C
 _IMPORT_NAME = re.compile(r"cannot import name '([^']+)' from '([\w.]+)'")
 _GEOMETRY_UNSELECTED = re.compile(r"^`(\w+)` held a GeoDataFrame and this step's column selection left out its geometry column '([^']+)'")
 _FRAME_LOST = re.compile(r"^`(\w+)` held a GeoDataFrame with the columns ")
+_GEOMETRY_UNSET = re.compile(r"^`(\w+)` was written without a geometry column set: its geometries are in '([^']+)'")
 _EMPTIED = re.compile(r"^`(\w+)`: \d+ of its \d+ geometries became empty in this step")
 _DROPPED_INVALID = re.compile(r"^`(\w+)`: this step dropped \d+ of its \d+ features with invalid geometries")
 _MISALIGNED = re.compile(r"^line (\d+): `(\w+)\[.*` aligns by index\b.*`\2` has the joined column '([^']+)'")
@@ -209,6 +213,8 @@ class Diagnosis:
             return f"kept `{self.name}` a GeoDataFrame: the step's geometry is set on it, its other columns stay"
         if self.strategy == "keep_geometry":
             return f"kept `{self.name}`'s geometry column `{self.expression}` in its column selection"
+        if self.strategy == "set_geometry":
+            return f"made `{self.expression}` the geometry of `{self.name}` before writing it (it had none set)"
         if self.strategy == "make_valid":
             return f"kept `{self.name}`'s features and repaired their geometries with `make_valid()` (the step emptied or dropped them)"
         if self.strategy == "own_column":
@@ -258,6 +264,10 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
     selected = unselected and codeinfo.with_geometry_selected(code, unselected.group(1), unselected.group(2))
     if selected:
         return Diagnosis("keep_geometry", message, name=unselected.group(1), expression=unselected.group(2), fixed_code=selected)
+    unset = _GEOMETRY_UNSET.search(evalue) if ename == "TypeError" else None
+    set_ = unset and codeinfo.with_geometry_set(code, unset.group(1), unset.group(2))
+    if set_:
+        return Diagnosis("set_geometry", message, name=unset.group(1), expression=unset.group(2), fixed_code=set_)
     lost = _FRAME_LOST.search(evalue) if ename == "TypeError" else None
     kept = lost and codeinfo.with_frame_kept(code, lost.group(1))
     if kept:

@@ -27,7 +27,7 @@ async def guards_for(kernel: Any, code: str, keeps_invalid: bool, spatial_output
     geometries = await run_probe(kernel, "geometry_names", selected) if selected else None
     return frame_guard(frames or {}) + emptied_guard(present or {}) + dropped_invalid_guard(invalid or {}) + \
         alignment_guard(codeinfo.cross_frame_assignments(code)) + nulled_guard(filled or {}) + \
-        selection_guard(geometries or {})
+        selection_guard(geometries or {}) + unset_geometry_guard(codeinfo.written_frames(code))
 
 
 def _for_each(items: dict, names: str, body: list[str]) -> str:
@@ -90,6 +90,26 @@ def selection_guard(geometries: dict[str, str]) -> str:
         "    raise TypeError(f'`{_geoagent_name}` held a GeoDataFrame and this step\\'s column selection left out its '",
         "                    f'geometry column {_geoagent_geometry!r}: the spatial output written from it has no geometry. '",
         "                    f'Keep it in the selection: {_geoagent_name}[[..., {_geoagent_geometry!r}]]')"])
+
+
+def unset_geometry_guard(written: list[str]) -> str:
+    """Trial suffix that fails a step which wrote a frame whose geometry column is not among its
+    columns while exactly one other column holds geometries (``written``: ``codeinfo.written_frames``).
+    ``gdf[['id', 'buffered']]`` keeps the buffers but not the active ``geometry``: geopandas writes
+    that GeoParquet and no reader opens it (``KeyError: 'geometry'``; tokyo-busstop at 097316b, five
+    repairs of the mend that could not read it). ``classify`` reads its error (``set_geometry``)."""
+    if not written:
+        return ""
+    return (f"\nfor _geoagent_name in {written!r}:\n"
+            "    _geoagent_f = globals().get(_geoagent_name)\n"
+            "    if type(_geoagent_f).__name__ in ('DataFrame', 'GeoDataFrame') and "
+            "getattr(_geoagent_f, '_geometry_column_name', None) not in _geoagent_f.columns:\n"
+            "        _geoagent_geo = [c for c in _geoagent_f.columns if str(_geoagent_f[c].dtype) == 'geometry']\n"
+            "        if len(_geoagent_geo) == 1:\n"
+            "            raise TypeError(f'`{_geoagent_name}` was written without a geometry column set: its geometries are '\n"
+            "                            f'in {_geoagent_geo[0]!r}, and the file written from it does not open as a spatial file. '\n"
+            "                            f'Make that column its geometry before writing: '\n"
+            "                            f'{_geoagent_name} = gpd.GeoDataFrame({_geoagent_name}, geometry={_geoagent_geo[0]!r})')\n")
 
 
 def nulled_guard(filled: dict[str, list]) -> str:

@@ -201,6 +201,18 @@ def test_a_layer_name_used_as_its_frame_in_a_loop_over_layers_reads_the_layer():
     assert codeinfo.with_layer_read(rows, "layer", 1) is None  # the failing line is not in the loop
 
 
+def test_a_written_frame_without_its_geometry_set_gets_its_one_geometry_column_set_before_the_write():
+    code = "out = stops[['id', 'buf']]\nwith open('log.txt', 'w') as f:\n    out.to_parquet('z.parquet')\nprint(1)"
+    assert codeinfo.written_frames(code) == ["out"]
+    evalue = ("`out` was written without a geometry column set: its geometries are in 'buf', and the file written "
+              "from it does not open as a spatial file. ...")
+    d = repair.classify(code, "TypeError", evalue, "", 4)
+    assert (d.strategy, d.name, d.expression) == ("set_geometry", "out", "buf")
+    assert d.fixed_code == ("import geopandas as gpd\nout = stops[['id', 'buf']]\nwith open('log.txt', 'w') as f:\n"
+                            "    out = gpd.GeoDataFrame(out, geometry='buf')\n    out.to_parquet('z.parquet')\nprint(1)")
+    assert codeinfo.with_geometry_set("print(out)", "out", "buf") is None  # nothing writes it
+
+
 def test_a_standard_library_module_used_without_its_import_gets_it():
     """bangkok-multicrs at c650f01: `csv.writer(file)` without `import csv` became an inserted step
     "Create the variable `csv`"; a name used as a module that the standard library has is imported."""

@@ -324,6 +324,26 @@ async def test_a_column_selection_that_leaves_out_the_geometry_keeps_it_without_
     assert script.calls["Select the name"] == 1
 
 
+async def test_a_frame_written_with_its_geometry_in_another_column_gets_that_column_set(workdir, tmp_path):
+    """tokyo-busstop at 097316b: `out = stops[['connector_id', 'buffered_geometry']]` kept the buffers
+    but not the active `geometry`; geopandas wrote that GeoParquet and no reader opened it
+    (`KeyError: 'geometry'`), five repairs of the mend that could not read it followed. The trial
+    fails such a write and the one geometry column becomes the frame's geometry, without the model."""
+    write = ("pts['buffered'] = pts.to_crs(3857).buffer(10)\nout = pts[['name', 'buffered']]\n"
+             "out.to_parquet('zones.geoparquet')")
+    script = StepScript(["Load the points.", "Buffer the points by 10 m into zones.geoparquet."],
+                        {"Load the points": [POINTS], "Buffer the points": [write]})
+    run, finished, _ = await run_scripted(workdir, "Buffer the points by 10 m into `zones.geoparquet`.", script,
+                                          tmp_path, max_attempts=1, on_stuck="stop")
+    assert finished.status == "succeeded", finished.message
+    [repaired] = [e for e in run.bus.history if e.type == "repaired"]
+    assert repaired.strategy == "set_geometry" and "+out = gpd.GeoDataFrame(out, geometry='buffered')" in repaired.diff
+    import geopandas as gpd
+    zones = gpd.read_parquet(workdir / "zones.geoparquet")
+    assert zones.geometry.name == "buffered" and zones.crs.to_epsg() == 3857 and set(zones.geom_type) == {"Polygon"}
+    assert script.calls["Buffer the points"] == 1
+
+
 async def test_a_failing_report_after_the_write_is_taken_out_without_the_model(workdir, tmp_path):
     """london at ab135b6: the writing step wrote the table, then its summary
     `print(f"... CRS: {table.crs}")` failed on a plain DataFrame; ten repairs rewrote the report,
