@@ -665,6 +665,9 @@ _RESHAPES = re.compile(
     r"connect(?:s|ed|ing)?|label\w*|representative|offset\w*|shift\w*|translat\w*|rotat\w*|scal(?:e|ed|ing)|"
     r"orient\w*|winding|revers\w*|trim\w*|extend\w*|polygoni[sz]\w*|outlines?|boundar\w*|segment\w*)\b",
     re.IGNORECASE)
+# A change of geometry kind ("convert the parcels to points", "their vertices") is a reshaping too.
+_NEW_KIND = re.compile(r"\b(?:to|into|as)\s+(?:\w+\s+)?(?:points?|lines?|linestrings?|polygons?)\b|"
+                       r"\b(?:vertic\w*|vertex|nodes?|endpoints?|midpoints?|exteriors?|interiors?)\b", re.IGNORECASE)
 # A grid that names a CRS ("Egypt's national grid") draws, it does not reshape.
 _CRS_GRID = re.compile(r"\b(?:national|official|metric|projected|coordinate|map|state\s+plane)\s+grids?\b", re.IGNORECASE)
 
@@ -675,6 +678,11 @@ WHOLE_REQUEST_KINDS = ("exists", "shapes_kept")
 _SHAPE_RULED = ("geometry_unchanged", "antimeridian_cut", "geometries_valid", "buffer_distance")
 
 
+def _families(kinds: Iterable[str]) -> set[str]:
+    """point / line / polygon of OGC type names (``MultiPolygon`` is a polygon)."""
+    return {k.strip().lower().removeprefix("multi").replace("linestring", "line") for k in kinds if k.strip()}
+
+
 def _shape_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[str, dict], named: list[str]) -> None:
     """A request that moves or restores no shape ("give me back `x.gpkg` with three layers ... single-part,
     national grid") keeps each feature's shape: every feature of a spatial output, back in the one
@@ -682,12 +690,17 @@ def _shape_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[str
     097316b: the coder added `simplify(tolerance=0.01)` in degrees, every other requirement held and the
     run said `succeeded` (polygon IoU 0.51 with the reference's)."""
     spatial = [p for p in (named or list(inputs)) if file_format(p) in SPATIAL]
-    if len(spatial) != 1 or _RESHAPES.search(_CRS_GRID.sub(" ", _FILE.sub(" ", request))):
+    words = _CRS_GRID.sub(" ", _FILE.sub(" ", request))
+    if len(spatial) != 1 or _RESHAPES.search(words) or _NEW_KIND.search(words):
         return
+    had = _families(str(inputs[spatial[0]].get("geometry_type") or "").split(","))
     for out in outputs:
         # Left alone (geometry_unchanged says more) or reshaped by a rule (cut at +-180, repaired, buffered).
         ruled = any(r.output == out and r.kind in _SHAPE_RULED for r in b.requirements)
-        if file_format(out) in SPATIAL and not ruled:
+        # Kinds asked for that the input has none of (polygons from points) are new shapes.
+        asked = [_families(r.params.get("allowed") or []) for r in b.requirements
+                 if r.output == out and r.kind == "geometry_types"]
+        if file_format(out) in SPATIAL and not ruled and not any(had and not (kinds & had) for kinds in asked):
             b.add(out, "shapes_kept", f"each feature keeps its shape from `{spatial[0]}` (reprojected or split into "
                   "single parts where asked; not simplified, buffered or moved)", input=spatial[0])
 

@@ -266,8 +266,16 @@ def test_a_conversion_keeps_each_feature_s_shape_reprojected_or_exploded_but_not
     assert "[others] 1 of 2 features' shapes" in observed  # the line; the point stays where it was
     # A request that asks for new shapes, or draws on two layers, asks no feature to keep its own.
     (tmp_path / "sites.gpkg").unlink()  # an output: not there when a run derives its contract
-    for other in ("Buffer every site by 50 m into `sites.gpkg`.", "Clip the sites to the city into `sites.gpkg`."):
+    for other in ("Buffer every site by 50 m into `sites.gpkg`.", "Clip the sites to the city into `sites.gpkg`.",
+                  "Convert the sites to points in `sites.gpkg`.", "Write the polygons' vertices to `sites.gpkg`."):
         assert "shapes_kept" not in {r.kind for r in derive_contract(other, ["sites.gpkg"], input_facts(tmp_path)).requirements}
+    polygons_only = tmp_path / "polygons"
+    polygons_only.mkdir()
+    src.iloc[:1].to_file(polygons_only / "parcels.geojson")
+    points = derive_contract("Write `p.gpkg` from `parcels.geojson`, every feature a Point.", ["p.gpkg"],
+                             input_facts(polygons_only))  # points of polygons: new shapes
+    assert "geometry_types" in {r.kind for r in points.requirements}
+    assert "shapes_kept" not in {r.kind for r in points.requirements}
     src.to_file(tmp_path / "roads.geojson")
     assert "shapes_kept" not in {r.kind for r in derive_contract(request, ["sites.gpkg"], input_facts(tmp_path)).requirements}
 
