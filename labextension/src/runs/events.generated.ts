@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: bc0f192433ce7ad958a1162e3157d05ef616834a2bdfdd8a766e66bb081445cc
+ * schema-sha256: 902b898e3ffb00d7a1e6cc462c30b631ac513b4912aa1d1845823579a976fe95
  */
 
 export type RunEvent =
@@ -272,6 +272,7 @@ export interface Repaired {
     | 'move_import'
     | 'keep_frame'
     | 'keep_geometry'
+    | 'set_geometry'
     | 'make_valid'
     | 'own_column'
     | 'rename_local'
