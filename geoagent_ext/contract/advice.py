@@ -90,7 +90,8 @@ def no_geometry_line(output: str, texts: list[str]) -> str:
     at 40cb1d5: four lines of geometry advice, and the repairs kept editing a missing column)."""
     return (f"`{output}` has no geometry, so it cannot satisfy: {'; '.join(texts)}. How: the frame written lost "
             "its geometry column (a selection like gdf[['a', 'b']] drops it): keep it with "
-            "gdf[['a', 'b', 'geometry']], or write the GeoDataFrame the geometry steps built.")
+            "gdf[['a', 'b', 'geometry']]; a GeoDataFrame built from columns needs "
+            "gpd.GeoDataFrame({...}, geometry=gdf.geometry); or write the GeoDataFrame the geometry steps built.")
 
 
 def repair_line(requirement: Requirement, observed: str) -> str:

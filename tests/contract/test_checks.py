@@ -486,6 +486,26 @@ def test_a_spatial_file_written_without_its_geometry_gets_one_repair_line_naming
     assert all(text in about_geometry[0] for text in blind)
 
 
+def test_geometry_requirements_do_not_hold_of_null_geometries(tmp_path):
+    """fiji at 270d815: a GeoDataFrame built from four columns, without geometry=, was written with a
+    null geometry on every row; "every feature is a MultiLineString" and the antimeridian cut held of
+    nothing and passed."""
+    _transects().to_file(tmp_path / "t.geojson")
+    contract = derive_contract("Write `out.geojson` from `t.geojson`, every feature a MultiLineString.",
+                               ["out.geojson"], input_facts(tmp_path))
+    kinds = {r.text: r.kind for r in contract.requirements}
+    gpd.GeoDataFrame({"tid": ["a", "b"]}, geometry=[None, None], crs=4326).to_file(tmp_path / "out.geojson")
+    seen = check(contract, tmp_path)
+    geometric = {text for text, kind in kinds.items() if kind in ("geometry_types", "antimeridian_cut")}
+    assert len(geometric) == 2 and all(seen[text] == (False, "no geometry in the file") for text in geometric), seen
+    _transects().to_file(tmp_path / "cut.geojson", driver="GeoJSON", RFC7946="YES")
+    from shapely.geometry import MultiLineString
+    cut = gpd.read_file(tmp_path / "cut.geojson")
+    cut.geometry = [MultiLineString([g]) if g.geom_type == "LineString" else g for g in cut.geometry]
+    cut.to_file(tmp_path / "out.geojson")
+    assert all(check(contract, tmp_path)[text][0] for text in geometric), check(contract, tmp_path)
+
+
 def test_a_buffer_at_the_wrong_distance_or_in_the_wrong_metres_fails_with_the_distance_seen(tmp_path):
     """tokyo-busstop at 40cb1d5: "a 400 m buffer around every connector" written as 800 m
     buffers passed every requirement and the run said `succeeded` (graded 0.5). The distance the
