@@ -37,7 +37,9 @@ Strategies, by error class:
   GeoSeries without the id the file needs).
 - ``set_geometry``: a step wrote a frame whose active geometry column it had left out while one other
   column holds geometries (``trial_guards.unset_geometry_guard``; the GeoParquet opens nowhere): that
-  column becomes its geometry before the write, without asking the model.
+  column becomes its geometry before the write, without asking the model; likewise a GeoDataFrame
+  built from one frame's columns alone (``trial_guards.geometryless_guard``) gets ``geometry=`` that
+  frame's geometry.
 - ``keep_geometry``: a step's ``gdf = gdf[['a', 'b']]`` left out the frame's geometry column where
   an output has geometries, and the trial's selection guard (``trial_guards.selection_guard``) saw a
   plain DataFrame: the geometry column joins the selection without asking the model (cairo-dedup at
@@ -180,6 +182,7 @@ _CRS_ALREADY = re.compile(r"already has a CRS which is not equal to the passed C
 _IMPORT_NAME = re.compile(r"cannot import name '([^']+)' from '([\w.]+)'")
 _GEOMETRY_UNSELECTED = re.compile(r"^`(\w+)` held a GeoDataFrame and this step's column selection left out its geometry column '([^']+)'")
 _FRAME_LOST = re.compile(r"^`(\w+)` held a GeoDataFrame with the columns ")
+_GEOMETRY_NOT_GIVEN = re.compile(r"^`(\w+)` was built from `(\w+)`'s columns without its geometry")
 _GEOMETRY_UNSET = re.compile(r"^`(\w+)` was written without a geometry column set: its geometries are in '([^']+)'")
 _EMPTIED = re.compile(r"^`(\w+)`: \d+ of its \d+ geometries became empty in this step")
 _DROPPED_INVALID = re.compile(r"^`(\w+)`: this step dropped \d+ of its \d+ features with invalid geometries")
@@ -214,7 +217,7 @@ class Diagnosis:
         if self.strategy == "keep_geometry":
             return f"kept `{self.name}`'s geometry column `{self.expression}` in its column selection"
         if self.strategy == "set_geometry":
-            return f"made `{self.expression}` the geometry of `{self.name}` before writing it (it had none set)"
+            return f"gave `{self.name}` the geometry `{self.expression}` (it had none set)"
         if self.strategy == "make_valid":
             return f"kept `{self.name}`'s features and repaired their geometries with `make_valid()` (the step emptied or dropped them)"
         if self.strategy == "own_column":
@@ -264,6 +267,11 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
     selected = unselected and codeinfo.with_geometry_selected(code, unselected.group(1), unselected.group(2))
     if selected:
         return Diagnosis("keep_geometry", message, name=unselected.group(1), expression=unselected.group(2), fixed_code=selected)
+    not_given = _GEOMETRY_NOT_GIVEN.search(evalue) if ename == "TypeError" else None
+    given = not_given and codeinfo.with_geometry_given(code, not_given.group(1), not_given.group(2))
+    if given:
+        return Diagnosis("set_geometry", message, name=not_given.group(1), expression=f"{not_given.group(2)}.geometry",
+                         fixed_code=given)
     unset = _GEOMETRY_UNSET.search(evalue) if ename == "TypeError" else None
     set_ = unset and codeinfo.with_geometry_set(code, unset.group(1), unset.group(2))
     if set_:

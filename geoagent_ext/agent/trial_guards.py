@@ -27,7 +27,8 @@ async def guards_for(kernel: Any, code: str, keeps_invalid: bool, spatial_output
     geometries = await run_probe(kernel, "geometry_names", selected) if selected else None
     return frame_guard(frames or {}) + emptied_guard(present or {}) + dropped_invalid_guard(invalid or {}) + \
         alignment_guard(codeinfo.cross_frame_assignments(code)) + nulled_guard(filled or {}) + \
-        selection_guard(geometries or {}) + unset_geometry_guard(codeinfo.written_frames(code))
+        selection_guard(geometries or {}) + unset_geometry_guard(codeinfo.written_frames(code)) + \
+        geometryless_guard(codeinfo.geometryless_builds(code))
 
 
 def _for_each(items: dict, names: str, body: list[str]) -> str:
@@ -110,6 +111,24 @@ def unset_geometry_guard(written: list[str]) -> str:
             "                            f'in {_geoagent_geo[0]!r}, and the file written from it does not open as a spatial file. '\n"
             "                            f'Make that column its geometry before writing: '\n"
             "                            f'{_geoagent_name} = gpd.GeoDataFrame({_geoagent_name}, geometry={_geoagent_geo[0]!r})')\n")
+
+
+def geometryless_guard(builds: list[tuple[str, str]]) -> str:
+    """Trial suffix that fails a step which built a GeoDataFrame from a GeoDataFrame's columns without
+    its geometry (``builds``: ``codeinfo.geometryless_builds``), as many rows: every row of it has no
+    geometry, and a spatial file written from it holds null geometries (fiji at 270d815).
+    ``classify`` reads its error (``set_geometry``)."""
+    if not builds:
+        return ""
+    return (f"\nfor _geoagent_name, _geoagent_source in {builds!r}:\n"
+            "    _geoagent_f, _geoagent_s = globals().get(_geoagent_name), globals().get(_geoagent_source)\n"
+            "    if type(_geoagent_f).__name__ == 'GeoDataFrame' and type(_geoagent_s).__name__ == 'GeoDataFrame' \\\n"
+            "            and getattr(_geoagent_f, '_geometry_column_name', None) not in _geoagent_f.columns \\\n"
+            "            and getattr(_geoagent_s, '_geometry_column_name', None) in _geoagent_s.columns \\\n"
+            "            and len(_geoagent_f) == len(_geoagent_s):\n"
+            "        raise TypeError(f'`{_geoagent_name}` was built from `{_geoagent_source}`\\'s columns without its '\n"
+            "                        f'geometry: no row of it has one. Give it the geometry: gpd.GeoDataFrame({{...}}, '\n"
+            "                        f'geometry={_geoagent_source}.geometry)')\n")
 
 
 def nulled_guard(filled: dict[str, list]) -> str:

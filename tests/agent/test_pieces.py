@@ -213,6 +213,17 @@ def test_a_written_frame_without_its_geometry_set_gets_its_one_geometry_column_s
     assert codeinfo.with_geometry_set("print(out)", "out", "buf") is None  # nothing writes it
 
 
+def test_a_geodataframe_built_from_one_frame_s_columns_gets_that_frame_s_geometry():
+    code = "out = gpd.GeoDataFrame({'a': src['a'], 'b': src.b},)\nprint(out)"
+    assert codeinfo.geometryless_builds(code) == [("out", "src")]
+    evalue = "`out` was built from `src`'s columns without its geometry: no row of it has one. ..."
+    d = repair.classify(code, "TypeError", evalue, "", 1)
+    assert (d.strategy, d.expression) == ("set_geometry", "src.geometry")
+    assert d.fixed_code == "out = gpd.GeoDataFrame({'a': src['a'], 'b': src.b}, geometry=src.geometry)\nprint(out)"
+    assert codeinfo.geometryless_builds("out = gpd.GeoDataFrame({'a': src['a']}, geometry=src.geometry)") == []
+    assert codeinfo.geometryless_builds("out = gpd.GeoDataFrame({'a': src['a'], 'b': other['b']})") == []
+
+
 def test_a_standard_library_module_used_without_its_import_gets_it():
     """bangkok-multicrs at c650f01: `csv.writer(file)` without `import csv` became an inserted step
     "Create the variable `csv`"; a name used as a module that the standard library has is imported."""

@@ -344,6 +344,25 @@ async def test_a_frame_written_with_its_geometry_in_another_column_gets_that_col
     assert script.calls["Buffer the points"] == 1
 
 
+async def test_a_geodataframe_built_from_a_frame_s_columns_alone_gets_its_geometry(workdir, tmp_path):
+    """fiji at 270d815: "Create a new GeoDataFrame with the length_m, vessel, ... columns" built
+    `gpd.GeoDataFrame({'length_m': src['length_m'], ...})`, no geometry; the file written from it held
+    30 null geometries. The trial fails such a build and `geometry=src.geometry` goes in, no model call."""
+    build = "import geopandas as gpd\nnamed = gpd.GeoDataFrame({'name': pts['name']})\nprint(len(named))"
+    script = StepScript(["Load the points.", "Build a frame with the name column.", "Write it to named.geojson."],
+                        {"Load the points": [POINTS], "Build a frame": [build],
+                         "Write it": ["named.to_file('named.geojson')"]})
+    run, finished, _ = await run_scripted(workdir, "Write the points' names to `named.geojson`.", script, tmp_path,
+                                          max_attempts=1, on_stuck="stop")
+    assert finished.status == "succeeded", finished.message
+    [repaired] = [e for e in run.bus.history if e.type == "repaired"]
+    assert repaired.strategy == "set_geometry" and "geometry=pts.geometry)" in repaired.diff
+    import geopandas as gpd
+    named = gpd.read_file(workdir / "named.geojson")
+    assert named["name"].tolist() == ["a", "b", "c"] and named.geometry.notna().all() and named.crs.to_epsg() == 4326
+    assert script.calls["Build a frame"] == 1
+
+
 async def test_a_failing_report_after_the_write_is_taken_out_without_the_model(workdir, tmp_path):
     """london at ab135b6: the writing step wrote the table, then its summary
     `print(f"... CRS: {table.crs}")` failed on a plain DataFrame; ten repairs rewrote the report,
