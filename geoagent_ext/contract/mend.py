@@ -1,6 +1,7 @@
 """Mechanical mends: the code that makes a written file meet a failed requirement whose remedy
 needs no judgement — reproject to the EPSG code asked for (or the CRS advisor's official grid for
-"a metric CRS"), cut lines and rings at the antimeridian,
+"a metric CRS"), put back an input's own shapes and CRS where the request left the geometry alone
+and the file holds them reprojected, cut lines and rings at the antimeridian,
 wrap single parts into the multi-part
 type asked for (or split them), take the geometry from the one other geometry column holding the
 kinds asked for (polygons buffered into a column beside the points), drop null, empty or repeated geometries, repair invalid ones,
@@ -43,7 +44,7 @@ _GEO_WRITE = {"geojson": "_mend.to_file({p!r}, driver='GeoJSON')", "gpkg": "_men
 _TABLE_READ = {"csv": "pd.read_csv({p!r}, dtype=str, keep_default_na=False)", "parquet": "pd.read_parquet({p!r})"}
 _TABLE_WRITE = {"csv": "_mend.to_csv({p!r}, index=False)", "parquet": "_mend.to_parquet({p!r}, index=False)"}
 _TYPED = {"parquet", "geoparquet"}  # formats whose stored types a cast reaches (GeoJSON/CSV keep none)
-_GEOMETRY_KINDS = ("crs_epsg", "crs_projected_metres", "geometries_present", "geometries_valid", "antimeridian_cut", "geometry_types",
+_GEOMETRY_KINDS = ("geometry_unchanged", "crs_epsg", "crs_projected_metres", "geometries_present", "geometries_valid", "antimeridian_cut", "geometry_types",
                    "geometries_unique", "rfc7946_winding", "geometry_once")
 # In this order: a cast before the sort that reads it. ("Holds integers" is not mended: decimals or
 # missing values need the model's judgement — round? 0? — and a cast that fails costs an attempt.)
@@ -325,6 +326,15 @@ def _step(req: Requirement, fmt: str, spatial: bool, columns: list[str] = ()) ->
                 f"    _mend = _mend.set_crs(epsg={int(epsg)}, allow_override=True)",
                 "elif _mend.crs is not None:",
                 f"    _mend = _mend.to_crs(epsg={int(epsg)})"]
+    if req.kind == "geometry_unchanged" and p.get("input"):
+        # Reprojected though the request left the geometry alone (bangkok-coercion at 270d815: three
+        # repairs kept `to_crs`): row for row the input's own shapes once back in its CRS, so they are put back.
+        return [f"_src = {_read(str(p['input']))}",
+                "_back = _mend.geometry.to_crs(_src.crs) if _mend.crs is not None and _src.crs is not None else _mend.geometry",
+                "_tol = 1e-7 if _src.crs is None or _src.crs.is_geographic else 1e-3",
+                "if len(_back) == len(_src) and all(a is not None and b is not None and shapely.hausdorff_distance(a, b) <= _tol "
+                "for a, b in zip(_back.values, _src.geometry.values)):",
+                "    _mend = _mend.set_geometry(gpd.GeoSeries(_src.geometry.values, index=_mend.index, crs=_src.crs))"]
     if req.kind == "geometries_present":
         return ["_mend = _mend[~(_mend.geometry.isna() | _mend.geometry.is_empty)]"]
     if req.kind == "geometries_valid":

@@ -490,3 +490,23 @@ def test_the_nearest_features_name_is_checked_and_taken_by_the_mend(tmp_path):
     pd.DataFrame({"address_id": ["A3", "A1", "A2"], "nearest_hospital_name": ["Tygerberg", "Groote Schuur", "Groote Schuur"],
                   "distance_m": [0.0, 0.0, 0.0]}).to_csv(tmp_path / "near.csv", index=False)
     assert check(table, tmp_path)[named.text][0], check(table, tmp_path)[named.text]
+
+
+def test_geometry_left_alone_but_reprojected_gets_the_input_s_own_shapes_back(tmp_path):
+    """bangkok-coercion at 270d815: the request left the geometry alone, the step wrote it in
+    EPSG:10594 and three repairs kept `to_crs`. Row for row the input's shapes once back in its CRS:
+    the mend puts the input's own geometries and CRS back; other shapes it leaves failing."""
+    src = gpd.GeoDataFrame({"sid": ["1", "2"]}, geometry=[CW_SQUARE, CW_SQUARE.centroid], crs=4326)
+    src.to_file(tmp_path / "in.geojson")
+    contract = derive_contract("Write `out.geojson` from `in.geojson` with `sid` as integers. Leave the geometry alone.",
+                               ["out.geojson"], input_facts(tmp_path))
+    [kept] = [r for r in contract.requirements if r.kind == "geometry_unchanged"]
+    src.assign(sid=[1, 2]).to_crs(10594).to_file(tmp_path / "out.geojson")
+    failed, mended = _run_mends(contract, "out.geojson", tmp_path)
+    assert kept in failed and kept in mended
+    assert check(contract, tmp_path)[kept.text] == (True, "every geometry is one of in.geojson's, same CRS")
+    assert gpd.read_file(tmp_path / "out.geojson")["sid"].tolist() == [1, 2]  # the file's own values stay
+    # Moved shapes are not the input's: the mend leaves them, and the requirement fails still.
+    src.assign(geometry=src.geometry.translate(0.01, 0)).to_crs(10594).to_file(tmp_path / "out.geojson")
+    _run_mends(contract, "out.geojson", tmp_path)
+    assert check(contract, tmp_path)[kept.text][0] is False
