@@ -29,6 +29,12 @@ SUBTASK_PURPOSES = (
     (re.compile(r"\b(reproject|to_crs|project|convert .* crs|crs|metric projection|projected crs)\b", re.I), "official"),
 )
 
+# A request also names a distance or an area by a number and its unit ("400 m around each stop").
+_REQUEST_PURPOSES = SUBTASK_PURPOSES + (
+    (re.compile(r"\d\s*(?:m|km|mi|ft|miles?|metres?|meters?)\b", re.I), "distance"),
+    (re.compile(r"\d\s*(?:ha|acres?|sq\s*km|square\s+\w+)\b", re.I), "area"),
+)
+
 
 def _first(answer: Any) -> dict | None:
     return answer[0] if isinstance(answer, list) and answer and isinstance(answer[0], dict) else None
@@ -62,8 +68,12 @@ class CrsAdvice:
                 advice.layers[path] = answer
         return advice
 
-    def overview_lines(self) -> str:
-        """One line per layer: its own CRS and units, then where to measure area and distance, and the official grid."""
+    def overview_lines(self, request: str = "") -> str:
+        """One line per layer: its own CRS and units, then where to measure area and distance, and the
+        official grid — each only when ``request`` speaks of it (all without a request). bangkok-coercion
+        at 270d815 asked to retype columns and leave the geometry alone; "measure areas in EPSG:10594"
+        in the overview became a planned reprojection to it."""
+        asked = {purpose for pattern, purpose in _REQUEST_PURPOSES if pattern.search(request)} if request else set(PURPOSES)
         lines = []
         for path, answers in self.layers.items():
             parts = []
@@ -73,7 +83,7 @@ class CrsAdvice:
                 parts.append(f"its CRS EPSG:{own['epsg']} is in {units}")
             for purpose, words in (("area", "measure areas in"), ("distance", "distances and buffers in"),
                                    ("official", "official grid")):
-                choice = _first(answers.get(purpose))
+                choice = _first(answers.get(purpose)) if purpose in asked else None
                 if choice:
                     parts.append(f"{words} {_label(choice)}")
             if parts:
@@ -102,6 +112,10 @@ class CrsAdvice:
                              f"their own CRS{where}: never reproject the layer written or pass crs= when writing"})
         agreed = len({p.get("epsg") for p in pins}) == 1  # none, or outputs that disagree: the advisor's grid
         return CrsAdvice(self.layers, pins[0] if agreed else None)
+
+    def pin_line(self) -> str:
+        """The overview's line for a contract that fixes the CRS of what is written, or ''."""
+        return f"- CRS of what is written: {self.written['why']}" if self.written and self.written.get("why") else ""
 
     def _choice(self, purpose: str) -> dict | None:
         """The first answer for ``purpose`` of the first layer (the request's own first) that has one;

@@ -371,7 +371,7 @@ class Run:
         files = format_files(profile, named=requested_files(self.request))
         if self.options.crs_advisor:
             self.crs_advice = await CrsAdvice.gather(self.kernel, self.data_files, requested_files(self.request))
-        advice = self.crs_advice.overview_lines()
+        advice = self.crs_advice.overview_lines(self.request)
         if advice:
             self.emit(CrsAdvised(run_id=self.id, lines=advice.splitlines()))
         variables = await self.variable_summary()
@@ -409,6 +409,8 @@ class Run:
             if self.options.approval_mode:
                 await self._review_contract()
             self.crs_advice = self.crs_advice.within(self.contract)
+            pin = self.crs_advice.pin_line()
+            self.data_overview += f"\n{pin}" if pin else ""
             self.deliverables = DeliverableChecks(self.kernel, self.contract, self.emit, self.id)
             if not self.options.approval_mode:
                 self.emit(ContractStated(run_id=self.id, contract=self.contract, dropped=self._dropped_proposals))

@@ -212,6 +212,10 @@ async def test_the_run_drops_a_reprojection_of_geometry_that_must_stay_as_it_is(
     planned = next(e for e in run.bus.history if e.type == "planned")
     assert planned.subtasks[1].crs_advice == "written in EPSG:4326 (WGS 84)", planned.subtasks[1].crs_advice
     assert gpd.read_file(workdir / "fixed.geojson").crs.to_epsg() == 4326
+    # The planner saw which CRS is written, and no CRS to measure in: the request measures nothing.
+    [plan_prompt] = [p for p in model.prompt_texts if "## Data in the working directory" in p]
+    assert "CRS of what is written: `fixed.geojson` keeps the geometries of `stations.geojson`" in plan_prompt
+    assert "measure areas in" not in plan_prompt and "distances and buffers in" not in plan_prompt
 
 
 def test_steps_with_nothing_to_do_are_found():
@@ -370,6 +374,27 @@ def test_a_crs_the_contract_fixes_is_the_one_a_reprojecting_step_is_told():
     # Two outputs that disagree, or no CRS in the contract: the advisor's grid stands.
     both = _contract(("crs_epsg", "EPSG:3857", {"epsg": 3857}), ("crs_epsg", "EPSG:4326", {"epsg": 4326}))
     assert advice.within(both).step_label(write) == advice.within(None).step_label(write) == advice.step_label(write)
+
+
+def test_the_overview_names_only_the_crs_purposes_the_request_speaks_of():
+    """bangkok-coercion at 270d815: a request to retype columns and leave the geometry alone saw
+    "measure areas in EPSG:10594" in the overview and planned a reprojection to it."""
+    from geoagent_ext.agent.crs_advice import CrsAdvice
+    advice = CrsAdvice({"in.geojson": {
+        "same": [{"epsg": 4326, "name": "WGS 84", "units": "degree", "why": "its own"}],
+        "area": [{"epsg": 10594, "name": "WGS 84 / GLANCE Asia", "why": "equal-area"}],
+        "distance": [{"epsg": 32647, "name": "WGS 84 / UTM zone 47N", "why": "conformal"}],
+        "official": [{"epsg": 32647, "name": "WGS 84 / UTM zone 47N", "why": "official"}]}})
+    retype = "Fix the numeric columns of in.geojson; leave the geometry alone. Write out.geojson."
+    assert advice.overview_lines(retype) == \
+        "- CRS advice for in.geojson: its CRS EPSG:4326 is in degrees (x = longitude, y = latitude)"
+    assert "distances and buffers in EPSG:32647" in advice.overview_lines("400 m around each stop")
+    assert "measure areas in EPSG:10594" in advice.overview_lines("the area of each parcel in hectares")
+    assert all(words in advice.overview_lines() for words in ("measure areas", "distances and buffers", "official grid"))
+    kept = advice.within(_contract(("geometry_unchanged", "geometry as `in.geojson`", {"input": "in.geojson"})))
+    assert kept.pin_line() == ("- CRS of what is written: `out.geojson` keeps the geometries of `in.geojson` in their "
+                               "own CRS EPSG:4326: never reproject the layer written or pass crs= when writing")
+    assert advice.pin_line() == ""
 
 
 def test_the_writing_step_is_told_the_column_requirements_no_step_names():
