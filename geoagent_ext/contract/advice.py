@@ -68,6 +68,8 @@ ADVICE = {
     "geometries_unique": "drop repeated geometries: gdf = gdf[~gdf.geometry.normalize().to_wkb().duplicated()]",
     "geometry_unchanged": ("keep the geometry column as read from the input: no to_crs, buffer, simplify or "
                            "make_valid; change only the attributes the request names"),
+    "min_area": ("drop the polygons below the area on the ellipsoid (or in an equal-area CRS): "
+                 "gdf = gdf[gdf.to_crs(gdf.estimate_utm_crs()).area >= N]"),
     "shapes_kept": ("keep each feature's geometry as read: reproject with to_crs and split multi-parts with "
                     "explode where asked, but no simplify, buffer, make_valid, rounding or coordinate edits"),
     "antimeridian_cut": ("cut the crossing features while they are still in EPSG:4326: write them with "

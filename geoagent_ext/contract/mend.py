@@ -1,7 +1,8 @@
 """Mechanical mends: the code that makes a written file meet a failed requirement whose remedy
 needs no judgement — reproject to the EPSG code asked for (or the CRS advisor's official grid for
 "a metric CRS"), put back an input's own shapes and CRS where the request left the geometry alone
-and the file holds them reprojected, cut lines and rings at the antimeridian,
+and the file holds them reprojected, drop the polygons the request discards below an area, cut lines
+and rings at the antimeridian,
 wrap single parts into the multi-part
 type asked for (or split them), take the geometry from the one other geometry column holding the
 kinds asked for (polygons buffered into a column beside the points), drop null, empty or repeated geometries, repair invalid ones,
@@ -44,7 +45,7 @@ _GEO_WRITE = {"geojson": "_mend.to_file({p!r}, driver='GeoJSON')", "gpkg": "_men
 _TABLE_READ = {"csv": "pd.read_csv({p!r}, dtype=str, keep_default_na=False)", "parquet": "pd.read_parquet({p!r})"}
 _TABLE_WRITE = {"csv": "_mend.to_csv({p!r}, index=False)", "parquet": "_mend.to_parquet({p!r}, index=False)"}
 _TYPED = {"parquet", "geoparquet"}  # formats whose stored types a cast reaches (GeoJSON/CSV keep none)
-_GEOMETRY_KINDS = ("geometry_unchanged", "crs_epsg", "crs_projected_metres", "geometries_present", "geometries_valid", "antimeridian_cut", "geometry_types",
+_GEOMETRY_KINDS = ("geometry_unchanged", "min_area", "crs_epsg", "crs_projected_metres", "geometries_present", "geometries_valid", "antimeridian_cut", "geometry_types",
                    "geometries_unique", "rfc7946_winding", "geometry_once")
 # In this order: a cast before the sort that reads it. ("Holds integers" is not mended: decimals or
 # missing values need the model's judgement — round? 0? — and a cast that fails costs an attempt.)
@@ -335,6 +336,11 @@ def _step(req: Requirement, fmt: str, spatial: bool, columns: list[str] = ()) ->
                 "if len(_back) == len(_src) and all(a is not None and b is not None and shapely.hausdorff_distance(a, b) <= _tol "
                 "for a, b in zip(_back.values, _src.geometry.values)):",
                 "    _mend = _mend.set_geometry(gpd.GeoSeries(_src.geometry.values, index=_mend.index, crs=_src.crs))"]
+    if req.kind == "min_area" and p.get("m2") is not None:  # the polygons the request discards, measured as the check does
+        return ["import pyproj", "_geod = pyproj.Geod(ellps='WGS84')",
+                "_lonlat = _mend.geometry.to_crs(4326) if _mend.crs is not None else _mend.geometry",
+                "_mend = _mend[[g is None or g.is_empty or g.geom_type not in ('Polygon', 'MultiPolygon') or "
+                f"abs(_geod.geometry_area_perimeter(g)[0]) >= {float(p['m2'])!r} for g in _lonlat.values]]"]
     if req.kind == "geometries_present":
         return ["_mend = _mend[~(_mend.geometry.isna() | _mend.geometry.is_empty)]"]
     if req.kind == "geometries_valid":

@@ -54,6 +54,7 @@ Kind = Literal[
     "geometries_valid",    # every geometry is valid (params.input, key: each invalid feature of that input kept by its key, repaired)
     "geometries_unique",   # no two features share a geometry (params.keep_by, keep as for unique)
     "geometry_unchanged",  # params.input: same CRS; every geometry is one of that input's (ring order aside)
+    "min_area",            # params.m2, said: every polygonal feature's area on the ellipsoid is at least m2 square metres
     "shapes_kept",         # params.input: every feature's shape, back in that input's CRS, is one of its features' or
                            # of their parts' (within 1 m; reprojection and explode allowed, reshaping not)
     "antimeridian_cut",    # no line/ring jumps over +-180 in one segment (params.lonlat_only: projected files pass)

@@ -510,3 +510,26 @@ def test_geometry_left_alone_but_reprojected_gets_the_input_s_own_shapes_back(tm
     src.assign(geometry=src.geometry.translate(0.01, 0)).to_crs(10594).to_file(tmp_path / "out.geojson")
     _run_mends(contract, "out.geojson", tmp_path)
     assert check(contract, tmp_path)[kept.text][0] is False
+
+
+def test_polygons_the_request_discards_below_an_area_are_checked_and_dropped(tmp_path):
+    """cairo-dedup at e85742a: "discard any polygon fragments smaller than 1 m²" was never checked;
+    30 slivers stayed, every other requirement held and the run said `succeeded` (graded 0.71)."""
+    side = 1e-5  # about 1.1 m by 1.1 m at 30°N: above 1 m²; half of it is below
+    parcels = gpd.GeoDataFrame({"pid": ["a", "b", "c"]}, crs=4326, geometry=[
+        Polygon([(31.2, 30.0), (31.2 + side, 30.0), (31.2 + side, 30.0 + side), (31.2, 30.0 + side)]),
+        Polygon([(31.3, 30.0), (31.3 + side / 2, 30.0), (31.3 + side / 2, 30.0 + side), (31.3, 30.0 + side)]),
+        CW_SQUARE])
+    parcels.to_parquet(tmp_path / "out.geoparquet")
+    contract = derive_contract("Clean the parcels and discard any polygon fragments smaller than 1 m². Write "
+                               "`out.geoparquet`.", ["out.geoparquet"])
+    [small] = [r for r in contract.requirements if r.kind == "min_area"]
+    assert small.text == "no polygon is smaller than 1 m² (those are discarded)" and small.params["m2"] == 1.0
+    passed, observed = check(contract, tmp_path)[small.text]
+    assert not passed and observed == "1 of 3 features are smaller than 1 m² (smallest 0.535 m²)", observed
+    failed, mended = _run_mends(contract, "out.geoparquet", tmp_path)
+    assert small in failed and small in mended
+    assert check(contract, tmp_path)[small.text] == (True, "no polygon is smaller than 1 m²")
+    assert gpd.read_parquet(tmp_path / "out.geoparquet")["pid"].tolist() == ["a", "c"]
+    hectares = derive_contract("Drop parcels under 0.5 ha and write `p.geojson`.", ["p.geojson"])
+    assert [r.params["m2"] for r in hectares.requirements if r.kind == "min_area"] == [5000.0]

@@ -190,7 +190,7 @@ def _contract_check_dtype(params, types):
 
 
 _CONTRACT_GEOMETRY_KINDS = ("crs_epsg", "crs_projected_metres", "geometry_types", "geometries_present",
-                            "geometries_valid", "geometries_unique", "geometry_unchanged", "shapes_kept", "antimeridian_cut", "geometry_once",
+                            "geometries_valid", "geometries_unique", "geometry_unchanged", "shapes_kept", "min_area", "antimeridian_cut", "geometry_once",
                             "buffer_distance")
 
 
@@ -788,6 +788,10 @@ def _contract_check_table(kind, params, data, sources=None):
         moved = sum(w not in known for w in mine)
         return moved == 0, (f"{moved} of {len(data)} geometries differ from every geometry of {params['input']}"
                             if moved else f"every geometry is one of {params['input']}'s, same CRS")
+    if kind == "min_area":
+        small = [a for a in _contract_geodesic(data, "area") if a is not None and a < params["m2"]]
+        return not small, (f"{len(small)} of {len(data)} features are smaller than {params['said']} (smallest "
+                           f"{min(small):.3g} m²)" if small else f"no polygon is smaller than {params['said']}")
     if kind == "shapes_kept":
         return _contract_shapes_kept(params, data, sources)
     if kind == "buffer_distance":
