@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 902b898e3ffb00d7a1e6cc462c30b631ac513b4912aa1d1845823579a976fe95
+ * schema-sha256: 413bf0356ceda9f943f8a4c8e23b5499b8f92878f3ff7d153d46e761609abe8d
  */
 
 export type RunEvent =
@@ -151,6 +151,7 @@ export interface Requirement {
     | 'geometries_valid'
     | 'geometries_unique'
     | 'geometry_unchanged'
+    | 'min_area'
     | 'shapes_kept'
     | 'antimeridian_cut'
     | 'geometry_once'
