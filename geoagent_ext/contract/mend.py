@@ -337,10 +337,8 @@ def _step(req: Requirement, fmt: str, spatial: bool, columns: list[str] = ()) ->
                 "for a, b in zip(_back.values, _src.geometry.values)):",
                 "    _mend = _mend.set_geometry(gpd.GeoSeries(_src.geometry.values, index=_mend.index, crs=_src.crs))"]
     if req.kind == "min_area" and p.get("m2") is not None:  # the polygons the request discards, measured as the check does
-        return ["import pyproj", "_geod = pyproj.Geod(ellps='WGS84')",
-                "_lonlat = _mend.geometry.to_crs(4326) if _mend.crs is not None else _mend.geometry",
-                "_mend = _mend[[g is None or g.is_empty or g.geom_type not in ('Polygon', 'MultiPolygon') or "
-                f"abs(_geod.geometry_area_perimeter(g)[0]) >= {float(p['m2'])!r} for g in _lonlat.values]]"]
+        return [*_embedded("_contract_geodesic"),
+                f"_mend = _mend[[a is None or a >= {float(p['m2'])!r} for a in _contract_geodesic(_mend, 'area')]]"]
     if req.kind == "geometries_present":
         return ["_mend = _mend[~(_mend.geometry.isna() | _mend.geometry.is_empty)]"]
     if req.kind == "geometries_valid":
