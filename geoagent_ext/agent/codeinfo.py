@@ -680,12 +680,16 @@ def column_selections(code: str) -> list[str]:
 _FRAME_WRITES = ("to_file", "to_parquet", "to_feather")
 
 
+def _frame_writes(tree: ast.Module | None) -> list[ast.Call]:
+    """The calls that write a named frame to a file (``gdf.to_parquet(...)``), in line order."""
+    return sorted((n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                   and n.func.attr in _FRAME_WRITES and isinstance(n.func.value, ast.Name)),
+                  key=lambda n: n.lineno) if tree is not None else []
+
+
 def written_frames(code: str) -> list[str]:
     """The names whose frame ``code`` writes to a file (``gdf.to_parquet(...)``, ``gdf.to_file(...)``)."""
-    tree = parse(code)
-    return list(dict.fromkeys(
-        n.func.value.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-        and n.func.attr in _FRAME_WRITES and isinstance(n.func.value, ast.Name))) if tree is not None else []
+    return list(dict.fromkeys(call.func.value.id for call in _frame_writes(parse(code))))
 
 
 def with_geometry_set(code: str, name: str, geometry: str) -> str | None:
@@ -694,9 +698,7 @@ def with_geometry_set(code: str, name: str, geometry: str) -> str | None:
     ``gdf['buffered']`` but not the active ``geometry`` writes a GeoParquet no reader opens:
     ``KeyError: 'geometry'``). None when ``code`` does not write ``name``."""
     tree = parse(code)
-    writes = sorted((n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                     and n.func.attr in _FRAME_WRITES and isinstance(n.func.value, ast.Name) and n.func.value.id == name),
-                    key=lambda n: n.lineno) if tree is not None else []
+    writes = [call for call in _frame_writes(tree) if call.func.value.id == name]
     statement = next((s for s in ast.walk(tree) if isinstance(s, ast.stmt) and not isinstance(s, _BLOCKS)
                       and writes and s.lineno <= writes[0].lineno <= (s.end_lineno or s.lineno)), None) if writes else None
     if statement is None:
