@@ -9,6 +9,7 @@ reverts, and the variables the run created are deleted from the kernel.
 
 from __future__ import annotations
 
+import re
 
 import pytest
 
@@ -24,16 +25,28 @@ USER_NEW = "# the user's own new cell, added while the run works"
 
 
 def saved_sources(server) -> list[str]:
-    """The notebook's cells on disk; [] while a save is writing it (jupyter_server writes the
-    file in place, keeping a backup, so a read meanwhile can see half a file: 400)."""
+    """The notebook's cells on disk; [] while a save is writing it. jupyter_server writes the
+    file in place, keeping a backup, and a read that finds half a file answers 400 or, when it
+    races the writer over the backup it restores, 500: callers wait for the save to end first
+    (`wait_until_saved`) and treat either as "not yet"."""
     import urllib.error
     try:
         content = api(server, "GET", f"api/contents/{NAME}")["content"]
     except urllib.error.HTTPError as exc:
-        if exc.code != 400:
+        if exc.code not in (400, 500):
             raise
         return []
     return [c["source"] for c in content["cells"]]
+
+
+def wait_until_saved(page) -> None:
+    """Until the notebook's tab is no longer dirty: JupyterLab clears `jp-mod-dirty` when the
+    save's PUT has answered, so the file on disk is whole from then on."""
+    from playwright.sync_api import expect
+
+    expect(page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text=NAME)).not_to_have_class(
+        re.compile(r"\bjp-mod-dirty\b"), timeout=30_000
+    )
 
 
 def click_command_link(page, command: str, args: dict) -> None:
@@ -100,6 +113,7 @@ def test_review_edit_while_writing_reject_and_undo(lab_page, monkeypatch):
     # Save and reload: the user's cells and the run's are all there, on disk and in the page.
     page.locator(".lm-MenuBar-item", has_text="File").click()
     page.locator(".lm-Menu-item", has_text="Save Notebook").first.click()
+    wait_until_saved(page)
     expected = [USER_NEW, "user_extra = 1", "GeoAgent step 1", "# checked by me", "undo_total"]
     deadline_sources = []
     for _ in range(60):
