@@ -82,26 +82,32 @@ class DeliverableChecks:
             lines.append(line)
         return [no_geometry_line(out, texts) for out, texts in without_geometry.items()] + lines
 
-    def held_outputs(self) -> list[str]:
-        """Outputs whose every checkable requirement held at its last check (a finished deliverable)."""
-        held = []
-        for out in self.contract.outputs:
-            reqs = [r for r in self.contract.for_output(out.path) if r.checkable]
-            if reqs and all(r.id in self.last and self.last[r.id].passed for r in reqs):
-                held.append(out.path)
-        return held
+    def held_requirements(self, outputs: list[str]) -> list[str]:
+        """The checkable requirements of ``outputs`` that held at their last check: what a step
+        rewriting those files must not undo (at d4686b6 a repair of cairo-dedup's one unmet
+        requirement rewrote the file with 50 duplicates and single Polygons, two that had held)."""
+        return [r.id for r in self.contract.requirements if r.output in outputs and r.checkable
+                and r.id in self.last and self.last[r.id].passed]
 
     def broken_in_trial(self, stdout: str, held: list[str]) -> str:
-        """What a trial (its code + a ``trial_suffix`` covering the ``held`` outputs) would break of
-        those finished deliverables, as the error a repair reads ('' when nothing)."""
-        by_id = {r.id: r for r in self.contract.requirements if r.output in held}
-        broken = [f"`{by_id[r['id']].output}`: {by_id[r['id']].text} — seen: {r.get('observed', '')}"
-                  for r in trial_results(stdout) or [] if r.get("id") in by_id and not r.get("passed")]
+        """What a trial (its code + a ``trial_suffix`` covering the outputs of the ``held``
+        requirements) undoes of them, as the error a repair reads ('' when nothing)."""
+        by_id = {r.id: r for r in self.contract.requirements if r.id in held}
+        broken = [(by_id[r["id"]], r.get("observed", "")) for r in trial_results(stdout) or []
+                  if r.get("id") in by_id and not r.get("passed")]
         if not broken:
             return ""
-        return (f"Not run in your kernel: this code rewrites {', '.join(f'`{p}`' for p in held)}, which already "
-                "meets every requirement, and breaks it: " + "; ".join(broken) +
-                ". Leave that file as it is (do not write it again) and do only what this step adds.")
+        files = sorted({req.output for req, _ in broken})
+        named = ", ".join(f"`{p}`" for p in files)
+        undone = "; ".join(f"`{req.output}`: {req.text} — seen: {observed}" for req, observed in broken)
+        unmet = [f"{r.text}" for r in self.contract.requirements if r.output in files and r.id in self.last
+                 and not self.last[r.id].passed]
+        if not unmet:
+            return (f"Not run in your kernel: this code rewrites {named}, which already meets every requirement, "
+                    f"and breaks it: {undone}. Leave that file as it is (do not write it again) and do only what "
+                    "this step adds.")
+        return (f"Not run in your kernel: this code rewrites {named} and undoes what it already met: {undone}. "
+                f"Keep what the file already does right and change only what it still lacks: {'; '.join(unmet)}.")
 
     def unmet(self) -> list[str]:
         by_id = {r.id: r for r in self.contract.requirements}

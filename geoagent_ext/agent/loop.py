@@ -48,6 +48,7 @@ class SequentialSolver:
         diagnosis_text = ""
         repeats: dict[tuple, int] = {}  # error signature -> times seen in this subtask
         rewritten = False
+        live: Attempt | None = None  # the last attempt the live kernel ran to the end (with what it lacks)
         attempt_no = written = free = 0
         while written < run.options.max_attempts or pending_code is not None:
             attempt_no += 1
@@ -79,6 +80,8 @@ class SequentialSolver:
                 run.emit(Repaired(run_id=run.id, subtask_id=subtask.id, attempt=attempt_no, strategy=last_strategy,
                                   diagnosis=diagnosis_text or failed.error or "", diff=unified_diff(failed.code, code)))
             attempt = await work.evaluate(code, attempt_no)
+            if attempt.committed:
+                live = attempt if attempt.error is None else None
             if repair.repair_the_code_before(attempt.ename, failed.code if failed else None):
                 # Only comments (the note echoed): the last real code, its failure and note stay the
                 # base; the note now opens with the reminder that code is wanted.
@@ -136,5 +139,9 @@ class SequentialSolver:
                     "\n" + repair_context if repair_context else "")
                 last_strategy = "escalate"
             failed = attempt
+        if live is not None:
+            # The later attempts were stopped in their trials (one undid a requirement that holds) or
+            # failed there: the kernel and the files are still the live attempt's, with what it lacks.
+            return Outcome("solved", code=live.code, result=live.result, warnings=live.warnings, attempts=attempt_no)
         return Outcome("needs_human", code=failed.code if failed else "", error=failed.error or "" if failed else "",
                        attempts=attempt_no)

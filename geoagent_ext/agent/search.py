@@ -315,8 +315,8 @@ class MctsSolver:
             return self._failed(work, node, attempt)
         remaining = len(run.subtasks) - work.index - 1
         last = not (self.options.lookahead and remaining > 0)
-        # A finished deliverable this code rewrites is checked in the trial; the last step checks them all.
-        trial, broken = await work.trial(node.code, work.held_outputs_written(info), every_requirement=last)
+        # What holds of the deliverables this code rewrites is checked in the trial; the last step checks them all.
+        trial, broken = await work.trial(node.code, work.held_requirements_written(info), every_requirement=last)
         attempt = Attempt(code=node.code, result=trial)
         if broken:
             return self._failed(work, node, record_broken(attempt, trial, broken))

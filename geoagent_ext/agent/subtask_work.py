@@ -115,6 +115,7 @@ class Attempt:
     ename: str = ""
     evalue: str = ""
     lineno: int | None = None
+    committed: bool = False  # ran in the live kernel (not only in a trial)
 
     @property
     def ok(self) -> bool:
@@ -322,23 +323,23 @@ class SubtaskWork:
         self.mended_ids.update(r.id for _, reqs in mends for r in reqs)  # a mend that did not meet it is not tried again
         return [code for code, _ in mends]
 
-    def held_outputs_written(self, info: codeinfo.CodeInfo) -> list[str]:
-        """The finished deliverables (every requirement held at the last check) this code writes:
-        its trial checks them, and an attempt that breaks one is not committed."""
+    def held_requirements_written(self, info: codeinfo.CodeInfo) -> list[str]:
+        """The requirements that hold on the deliverables this code writes (at their last check):
+        its trial checks them, and an attempt that undoes one is not committed."""
         deliverables = self.run.deliverables
         if deliverables is None:
             return []
-        held = deliverables.held_outputs()
-        return [p for p in deliverables.outputs_written_by(info.written_files) if p in held]
+        return deliverables.held_requirements(deliverables.outputs_written_by(info.written_files))
 
     async def trial(self, code: str, held: list[str], *, every_requirement: bool = False) -> tuple[Any, str]:
         """Run the code in a fork of the kernel with the output guard, the guards against lost data
         (``trial_guards``) and the contract's checks:
-        of the finished deliverables it rewrites (``held``), or of every requirement (the search's
-        reward for a program's last step). Returns the trial and what it broke of ``held`` ("" when
-        nothing: then committing it cannot undo a finished deliverable)."""
+        of the deliverables it rewrites whose requirements hold (``held``, their ids), or of every
+        requirement (the search's reward for a program's last step). Returns the trial and what it
+        undid of ``held`` ("" when nothing: then committing it cannot make a deliverable worse)."""
         contract = self.run.contract
-        suffix = trial_suffix(contract) if every_requirement else trial_suffix(contract, held)
+        held_outputs = sorted({r.output for r in contract.requirements if r.id in held}) if contract else []
+        suffix = trial_suffix(contract) if every_requirement else trial_suffix(contract, held_outputs)
         guards = self.output_guard() + \
             await guards_for(self.run.kernel, code, keeps_invalid=contract is not None and contract.keeps_invalid(),
                              spatial_output=contract is not None and any(o.format in SPATIAL for o in contract.outputs))
@@ -356,7 +357,7 @@ class SubtaskWork:
                                    result=summarize(_NotRunResult(info.problem, info.problem_kind))))
             return attempt
         if self.run.options.use_sandbox:
-            trial, broken = await self.trial(code, self.held_outputs_written(info))
+            trial, broken = await self.trial(code, self.held_requirements_written(info))
             self.run.emit(Executed(run_id=self.run.id, subtask_id=self.subtask.id, attempt=attempt_no, code=code, trial=True, node_id=node_id, result=summarize(trial)))
             if trial.status != "ok":
                 return record_failure(attempt, trial)
@@ -366,7 +367,7 @@ class SubtaskWork:
             attempt.error, attempt.ename = f"The user rejected this code: {self.run.last_rejection or 'no reason given'}", "Rejected"
             return attempt
         result = await self.run.commit(self.subtask.id, code)
-        attempt.result = result
+        attempt.result, attempt.committed = result, True
         if result.status != "ok":
             self.run.emit(Executed(run_id=self.run.id, subtask_id=self.subtask.id, attempt=attempt_no, code=code, node_id=node_id, result=summarize(result)))
             return record_failure(attempt, result)

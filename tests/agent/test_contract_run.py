@@ -281,6 +281,53 @@ async def test_a_later_step_is_not_committed_when_it_would_break_a_deliverable_t
     assert "kinds.csv" in repair_prompt and "missing ['kind']" in repair_prompt
 
 
+GRID_REQUEST = ("Convert `sites.geojson` to the national grid of Austria and write `sites_grid.gpkg` "
+                "with `site_id` and `kind`.")
+NO_CRS = "sites.set_crs(None, allow_override=True).to_file('sites_grid.gpkg')\nprint('written')"
+WITHOUT_KIND = "sites.to_crs(31287)[['site_id', 'geometry']].to_file('sites_grid.gpkg')\nprint('written')"
+
+
+def _live_codes(run) -> list[str]:
+    return [e.code for e in run.bus.history if e.type == "executed" and not e.trial]
+
+
+async def test_a_repair_that_undoes_a_requirement_which_held_is_not_committed(workdir, tmp_path):
+    """The file written without a CRS (no mend knows its coordinates) has both columns; the repair
+    reprojects but drops `kind`: it is stopped after its trial, told what it undid and what is still
+    missing, and the next answer that keeps both is the one that runs. At d4686b6 such a repair was
+    committed and the run ended on the worse file (cairo-dedup: 50 duplicates, single Polygons)."""
+    script = StepScript(
+        ["Load the sites.", "Reproject the sites and write them to sites_grid.gpkg."],
+        {"Load the sites": [LOAD],
+         "Reproject the sites": [NO_CRS, WITHOUT_KIND,
+                                 "sites.to_crs(31287).to_file('sites_grid.gpkg')\nprint('written')"]},
+    )
+    run, finished, model = await run_scripted(workdir, GRID_REQUEST, script, tmp_path)
+    assert finished.status == "succeeded", finished.message
+    assert WITHOUT_KIND not in _live_codes(run)  # trial-run only, never in the kernel
+    repair_prompt = next(p for p in model.prompt_texts if "undoes what it already met" in p)
+    assert "missing ['kind']" in repair_prompt and "projected CRS in metres" in repair_prompt
+    written = gpd.read_file(workdir / "sites_grid.gpkg")
+    assert written.crs.to_epsg() == 31287 and {"site_id", "kind"} <= set(written.columns)
+
+
+async def test_a_step_whose_every_repair_undoes_what_holds_keeps_its_better_file_and_ends_partial(workdir, tmp_path):
+    """Every repair drops `kind`: none is committed; when the attempts are spent the step keeps the
+    attempt the kernel ran (its file has both columns), the run goes on and ends `partial` listing
+    the CRS it still lacks, not `needs_human` and not on the worse file."""
+    script = StepScript(
+        ["Load the sites.", "Reproject the sites and write them to sites_grid.gpkg."],
+        {"Load the sites": [LOAD], "Reproject the sites": [NO_CRS, WITHOUT_KIND], "Fix `sites_grid.gpkg`": [WITHOUT_KIND]},
+    )
+    run, finished, _ = await run_scripted(workdir, GRID_REQUEST, script, tmp_path, on_stuck="stop")
+    assert finished.status == "partial", finished.message
+    assert any("projected CRS in metres" in u for u in finished.unmet)
+    assert not [u for u in finished.unmet if "kind" in u]
+    assert WITHOUT_KIND not in _live_codes(run) and script.calls["Reproject the sites"] >= 3
+    assert "kind" in gpd.read_file(workdir / "sites_grid.gpkg").columns
+    assert not [e for e in run.bus.history if e.type == "needs_human"]
+
+
 async def test_an_area_measured_in_degrees_fails_its_unit_and_is_measured_again_by_the_mend(tmp_path):
     """`area_km2` written from `.area` on lon/lat polygons (square degrees) runs and writes a CSV of
     the right shape; only the measure check sees it. The mend measures each district on the
