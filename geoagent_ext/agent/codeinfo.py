@@ -325,6 +325,36 @@ def _layer_list_path(node: ast.expr, tree: ast.Module, code: str) -> str | None:
     return None
 
 
+def _layer_loops(code: str, lineno: int | None):
+    """(tree, loop, the path's source, the loop's target names) of each ``for`` over a file's layers
+    whose body holds line ``lineno``, the innermost first (targets: one name, or name + geometry type)."""
+    tree = parse(code)
+    if tree is None or lineno is None:
+        return
+    loops = [n for n in ast.walk(tree) if isinstance(n, ast.For) and n.body
+             and n.body[0].lineno <= lineno <= (n.end_lineno or n.lineno)]
+    for loop in sorted(loops, key=lambda n: -n.lineno):
+        path = _layer_list_path(loop.iter, tree, code)
+        targets = [loop.target] if isinstance(loop.target, ast.Name) else list(getattr(loop.target, "elts", []))
+        names = [t.id for t in targets if isinstance(t, ast.Name)]
+        if path is not None and names and len(names) == len(targets) <= 2:
+            yield tree, loop, path, names
+
+
+def _with_layer_frame(code: str, loop: ast.For, read: str, edits: list[tuple[ast.AST, str]]) -> str:
+    """``code`` with ``edits`` made and ``read`` (the layer's read) first in the loop's body."""
+    first = loop.body[0]
+    lines = _replaced(code, edits).splitlines()
+    lines.insert(first.lineno - 1, " " * first.col_offset + read)
+    fixed = "\n".join(lines)
+    return fixed if "gpd" in bound_names(code) else "import geopandas as gpd\n" + fixed
+
+
+def _unused(tree: ast.Module, name: str) -> str:
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    return next(f"{name}_{suffix}" for suffix in ("frame", "gdf", "data", "layer_frame") if f"{name}_{suffix}" not in used)
+
+
 def with_layer_read(code: str, name: str, lineno: int | None) -> str | None:
     """``code`` where a loop over a file's layers uses the layer's text ``name`` as its frame
     (``for layer in fiona.listlayers(p): layer.crs``; ``for n, layer in pyogrio.list_layers(p)``,
@@ -332,38 +362,46 @@ def with_layer_read(code: str, name: str, lineno: int | None) -> str | None:
     ``gpd.read_file(p, layer=...)``; frame uses (``x.attr`` not of str, ``x[...]``, ``len(x)``) of the
     name take the frame, its other uses stay the name. bangkok-multicrs at 42b4435 and 097316b:
     the note saying so was echoed back as comments. None when the failing line is in no such loop."""
-    tree = parse(code)
-    if tree is None or lineno is None:
-        return None
-    loops = [n for n in ast.walk(tree) if isinstance(n, ast.For) and n.body
-             and n.body[0].lineno <= lineno <= (n.end_lineno or n.lineno)]
-    for loop in sorted(loops, key=lambda n: -n.lineno):  # the innermost first
-        path = _layer_list_path(loop.iter, tree, code)
-        targets = [loop.target] if isinstance(loop.target, ast.Name) else list(getattr(loop.target, "elts", []))
-        names = [t.id for t in targets if isinstance(t, ast.Name)]
-        if path is None or name not in names or len(names) != len(targets) or len(names) > 2:
+    for tree, loop, path, names in _layer_loops(code, lineno):
+        if name not in names:
             continue
         layer_name = names[0]
-        first = loop.body[0]
-        indent = " " * first.col_offset
         if name != layer_name:  # (name, geometry type) rows: the type's variable becomes the frame
-            read, edits = f"{indent}{name} = gpd.read_file({path}, layer={layer_name})", []
-        else:
-            used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-            frame = next(f"{name}_{suffix}" for suffix in ("frame", "gdf", "data", "layer_frame") if f"{name}_{suffix}" not in used)
-            read = f"{indent}{frame} = gpd.read_file({path}, layer={name})"
-            edits = [(n.value, frame) for stmt in loop.body for n in ast.walk(stmt)
-                     if isinstance(n, (ast.Attribute, ast.Subscript)) and isinstance(n.value, ast.Name)
-                     and n.value.id == name and not (isinstance(n, ast.Attribute) and hasattr(str, n.attr))]
-            edits += [(n.args[0], frame) for stmt in loop.body for n in ast.walk(stmt)
-                      if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len"
-                      and len(n.args) == 1 and isinstance(n.args[0], ast.Name) and n.args[0].id == name]
-            if not edits:
-                continue
-        lines = _replaced(code, edits).splitlines()
-        lines.insert(first.lineno - 1, read)
-        fixed = "\n".join(lines)
-        return fixed if "gpd" in bound_names(code) else "import geopandas as gpd\n" + fixed
+            return _with_layer_frame(code, loop, f"{name} = gpd.read_file({path}, layer={layer_name})", [])
+        frame = _unused(tree, name)
+        edits = [(n.value, frame) for stmt in loop.body for n in ast.walk(stmt)
+                 if isinstance(n, (ast.Attribute, ast.Subscript)) and isinstance(n.value, ast.Name)
+                 and n.value.id == name and not (isinstance(n, ast.Attribute) and hasattr(str, n.attr))]
+        edits += [(n.args[0], frame) for stmt in loop.body for n in ast.walk(stmt)
+                  if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len"
+                  and len(n.args) == 1 and isinstance(n.args[0], ast.Name) and n.args[0].id == name]
+        if edits:
+            return _with_layer_frame(code, loop, f"{frame} = gpd.read_file({path}, layer={name})", edits)
+    return None
+
+
+def with_layer_looked_up(code: str, lineno: int | None) -> tuple[str, str] | None:
+    """(the fixed code, the failing lookup) where a loop over a file's layers looks a layer up by its
+    name in a variable the step does not build (``len(gdf[name])``: as if the file's frame held
+    every layer; it holds one, and the name is no column of it: KeyError): the loop's body first
+    reads the layer, and each such lookup in that variable takes it. A dict the step fills itself
+    (``frames[name] = ...``) is left alone. bangkok-multicrs at d4686b6:
+    ``len(bangkok_contractor_delivery[name])``, KeyError 'parcels' in five answers. None otherwise."""
+    for tree, loop, path, names in _layer_loops(code, lineno):
+        layer_name = names[0]
+        built = bound_names(code) | {n.value.id for n in ast.walk(tree) if isinstance(n, ast.Subscript)
+                                     and isinstance(n.value, ast.Name) and isinstance(n.ctx, ast.Store)}
+        lookups = [n for stmt in loop.body for n in ast.walk(stmt)
+                   if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id not in built
+                   and isinstance(n.slice, ast.Name) and n.slice.id == layer_name and isinstance(n.ctx, ast.Load)]
+        failing = {n.value.id for n in lookups if n.lineno <= lineno <= (n.end_lineno or n.lineno)}
+        if len(failing) != 1:
+            continue
+        [owner] = failing
+        frame = _unused(tree, layer_name)
+        edits = [(n, frame) for n in lookups if n.value.id == owner]
+        return (_with_layer_frame(code, loop, f"{frame} = gpd.read_file({path}, layer={layer_name})", edits),
+                f"{owner}[{layer_name}]")
     return None
 
 

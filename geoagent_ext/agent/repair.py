@@ -67,7 +67,8 @@ Strategies, by error class:
 - ``text_not_frame``: a geo member asked of text (``layer.crs`` on a layer's name in a loop over
   ``list_layers``): in a loop over a file's layers the body first reads the layer (a certain
   fix, ``codeinfo.with_layer_read``); elsewhere the prompt says to read the frame the name
-  stands for, not str's members.
+  stands for, not str's members. Likewise a KeyError where such a loop looks the layer up by
+  name in a frame of one layer (``len(gdf[name])``: ``codeinfo.with_layer_looked_up``).
 - ``data_profile``: a column/key the data does not have; the profile of the
   frames on the failing line (their real columns) goes into the prompt.
 - ``analyse``: anything else; the model reads the shortened traceback, states
@@ -226,6 +227,9 @@ class Diagnosis:
             return f"started `{self.name} = []` before the code appends to it"
         if self.strategy == "rename_local":
             return f"renamed the function's own `{self.name}`: assigning it hid the `{self.name}` the function calls"
+        if self.strategy == "text_not_frame" and "[" in (self.expression or ""):
+            return (f"read each layer with `gpd.read_file(path, layer=...)` at the top of the loop: `{self.expression}` "
+                    "looked the layer up in a frame that holds one layer")
         if self.strategy == "text_not_frame":
             return (f"read each layer with `gpd.read_file(path, layer=...)` at the top of the loop: `{self.expression}` "
                     "is the layer's name (or geometry type), not its frame")
@@ -374,6 +378,10 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
                              fixed_code=fixed)
         if match:
             return Diagnosis("members", message, name=match.group(1), expression=match.group(2))
+    looked_up = codeinfo.with_layer_looked_up(code, lineno) if ename == "KeyError" else None
+    if looked_up:  # a layer looked up by name in a frame that holds one layer
+        return Diagnosis("text_not_frame", message, name=evalue.strip("'\""), expression=looked_up[1],
+                         fixed_code=looked_up[0])
     if ename == "KeyError" or "not in index" in evalue or "columns" in evalue.lower():
         return Diagnosis("data_profile", message)
     return Diagnosis("analyse", message)

@@ -224,6 +224,26 @@ def test_a_geodataframe_built_from_one_frame_s_columns_gets_that_frame_s_geometr
     assert codeinfo.geometryless_builds("out = gpd.GeoDataFrame({'a': src['a'], 'b': other['b']})") == []
 
 
+def test_a_layer_looked_up_by_name_in_a_frame_of_one_layer_reads_the_layer():
+    """bangkok-multicrs at d4686b6: `len(delivery[name])` in a loop over the file's layers, as if the
+    frame read from the file held every layer; KeyError 'parcels' in five answers. The certain fix
+    reads the layer at the top of the body and the lookups take it; a dict the step fills is left."""
+    code = ("import pyogrio\nrows = []\nfor name, _ in pyogrio.list_layers('d.gpkg'):\n"
+            "    rows.append({'layer_name': name, 'n': len(delivery[name]), 'x': delivery[name].centroid.x})")
+    d = repair.classify(code, "KeyError", "'parcels'", "KeyError: 'parcels'", 4)
+    assert d.strategy == "text_not_frame" and d.expression == "delivery[name]" and d.fixed_code == (
+        "import geopandas as gpd\nimport pyogrio\nrows = []\nfor name, _ in pyogrio.list_layers('d.gpkg'):\n"
+        "    name_frame = gpd.read_file('d.gpkg', layer=name)\n"
+        "    rows.append({'layer_name': name, 'n': len(name_frame), 'x': name_frame.centroid.x})")
+    assert "looked the layer up in a frame that holds one layer" in d.fix_said
+    filled = ("import geopandas as gpd\nfor name in fiona.listlayers('d.gpkg'):\n"
+              "    frames[name] = gpd.read_file('d.gpkg', layer=name)\n    print(len(frames[name]))")
+    assert codeinfo.with_layer_looked_up(filled, 4) is None  # the step's own dict of layers
+    elsewhere = "for name in names:\n    print(len(delivery[name]))"
+    assert codeinfo.with_layer_looked_up(elsewhere, 2) is None  # not a file's layers
+    assert repair.classify(elsewhere, "KeyError", "'parcels'", "", 2).strategy == "data_profile"
+
+
 def test_a_standard_library_module_used_without_its_import_gets_it():
     """bangkok-multicrs at c650f01: `csv.writer(file)` without `import csv` became an inserted step
     "Create the variable `csv`"; a name used as a module that the standard library has is imported."""
