@@ -1,7 +1,8 @@
 """Mechanical mends: the code that makes a written file meet a failed requirement whose remedy
 needs no judgement — reproject to the EPSG code asked for (or the CRS advisor's official grid for
 "a metric CRS"), put back an input's own shapes and CRS where the request left the geometry alone
-and the file holds them reprojected, drop the polygons the request discards below an area, cut lines
+and the file holds them reprojected, put back the input's shape (or part) nearest each feature a
+step reshaped where the request asked for no new shapes, drop the polygons the request discards below an area, cut lines
 and rings at the antimeridian,
 wrap single parts into the multi-part
 type asked for (or split them), take the geometry from the one other geometry column holding the
@@ -45,7 +46,7 @@ _GEO_WRITE = {"geojson": "_mend.to_file({p!r}, driver='GeoJSON')", "gpkg": "_men
 _TABLE_READ = {"csv": "pd.read_csv({p!r}, dtype=str, keep_default_na=False)", "parquet": "pd.read_parquet({p!r})"}
 _TABLE_WRITE = {"csv": "_mend.to_csv({p!r}, index=False)", "parquet": "_mend.to_parquet({p!r}, index=False)"}
 _TYPED = {"parquet", "geoparquet"}  # formats whose stored types a cast reaches (GeoJSON/CSV keep none)
-_GEOMETRY_KINDS = ("geometry_unchanged", "min_area", "crs_epsg", "crs_projected_metres", "geometries_present", "geometries_valid", "antimeridian_cut", "geometry_types",
+_GEOMETRY_KINDS = ("geometry_unchanged", "min_area", "crs_epsg", "crs_projected_metres", "shapes_kept", "geometries_present", "geometries_valid", "antimeridian_cut", "geometry_types",
                    "geometries_unique", "rfc7946_winding", "geometry_once")
 # In this order: a cast before the sort that reads it. ("Holds integers" is not mended: decimals or
 # missing values need the model's judgement — round? 0? — and a cast that fails costs an attempt.)
@@ -336,6 +337,19 @@ def _step(req: Requirement, fmt: str, spatial: bool, columns: list[str] = ()) ->
                 "if len(_back) == len(_src) and all(a is not None and b is not None and shapely.hausdorff_distance(a, b) <= _tol "
                 "for a, b in zip(_back.values, _src.geometry.values)):",
                 "    _mend = _mend.set_geometry(gpd.GeoSeries(_src.geometry.values, index=_mend.index, crs=_src.crs))"]
+    if req.kind == "shapes_kept" and p.get("input"):
+        # Reshaped though the request asked for no new shapes (cairo-mixedgeom at d4686b6: polygons
+        # simplified by up to 80 m, two repairs kept `simplify`): each feature off its input's shapes
+        # becomes the input's shape or part nearest it, in the file's CRS, found as the check finds it.
+        return [*_embedded("_contract_shape_index", "_contract_nearest_shape", "_contract_shape_tolerance"),
+                f"_src = {_read(str(p['input']))}",
+                "_crs = _mend.crs if _mend.crs is not None else _src.crs",
+                "_index, _tol = _contract_shape_index(_crs, _src), _contract_shape_tolerance(_crs)[0]",
+                "_kept = []",
+                "for _g in _mend.geometry.values:",
+                "    _near, _off = (None, 0.0) if _g is None or _g.is_empty else _contract_nearest_shape(_g, _index)",
+                "    _kept.append(_g if _near is None or _off <= _tol else _near)",
+                "_mend[_mend.geometry.name] = gpd.GeoSeries(_kept, index=_mend.index, crs=_mend.crs)"]
     if req.kind == "min_area" and p.get("m2") is not None:  # the polygons the request discards, measured as the check does
         return [*_embedded("_contract_geodesic"),
                 f"_mend = _mend[[a is None or a >= {float(p['m2'])!r} for a in _contract_geodesic(_mend, 'area')]]"]

@@ -533,3 +533,41 @@ def test_polygons_the_request_discards_below_an_area_are_checked_and_dropped(tmp
     assert gpd.read_parquet(tmp_path / "out.geoparquet")["pid"].tolist() == ["a", "c"]
     hectares = derive_contract("Drop parcels under 0.5 ha and write `p.geojson`.", ["p.geojson"])
     assert [r.params["m2"] for r in hectares.requirements if r.kind == "min_area"] == [5000.0]
+
+
+def test_features_reshaped_where_the_request_asked_for_none_get_their_input_shapes_back(tmp_path):
+    """cairo-mixedgeom at d4686b6: polygons simplified (up to 80 m) in a conversion that asked only
+    for single parts and a national grid; the run ended `partial` with two repairs that kept
+    `simplify`. The mend puts back, for each feature, the input's shape or part nearest it,
+    reprojected as the file is; features already kept stay as they are."""
+    from shapely.geometry import LineString, Point, box
+    ring = [(31.20 + 0.001 * i, 30.00 + 0.0005 * (i % 2)) for i in range(20)]
+    poly = Polygon(ring + [(31.22, 30.02), (31.20, 30.02)])
+    src = gpd.GeoDataFrame({"site_id": ["a", "b", "c"]}, crs=4326, geometry=[
+        MultiPolygon([poly, box(31.3, 30.1, 31.31, 30.11)]), LineString(ring), Point(31.25, 30.05)])
+    src.to_file(tmp_path / "sites.geojson")
+    contract = derive_contract("Give me back `sites.gpkg`, every feature single-part, keeping `site_id`. "
+                               "Use Egypt's national grid.", ["sites.gpkg"], input_facts(tmp_path))
+    kept = next(r for r in contract.requirements if r.kind == "shapes_kept")
+    parts = src.explode(index_parts=False)
+    simplified = parts.set_geometry(parts.simplify(0.01)).to_crs(22992)
+    simplified.to_file(tmp_path / "sites.gpkg")
+    failed, mended = _run_mends(contract, "sites.gpkg", tmp_path)
+    assert kept in failed and kept in mended
+    assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
+    out = gpd.read_file(tmp_path / "sites.gpkg")
+    want = parts.to_crs(22992)
+    assert list(out["site_id"]) == list(want["site_id"]) and out.crs.to_epsg() == 22992
+    assert all(a.hausdorff_distance(b) < 1.0 for a, b in zip(out.geometry.values, want.geometry.values))
+    # A polygon's outline is at Hausdorff distance 0 from it: shapes are compared with the input's
+    # of the same dimension, so outlines of an input of polygons are not its shapes.
+    polygons = tmp_path / "polygons"
+    polygons.mkdir()
+    src.iloc[:1].to_file(polygons / "sites.geojson")
+    contract = derive_contract("Give me back `sites.gpkg`, every feature single-part, keeping `site_id`.",
+                               ["sites.gpkg"], input_facts(polygons))
+    kept = next(r for r in contract.requirements if r.kind == "shapes_kept")
+    outlines = src.iloc[:1].explode(index_parts=False)
+    outlines.set_geometry(outlines.boundary).to_file(polygons / "sites.gpkg")
+    passed, observed = check(contract, polygons)[kept.text]
+    assert not passed and "2 of a kind (point, line, polygon) it has none of" in observed, observed

@@ -305,39 +305,63 @@ def _contract_measure_units(params, data, sources):
 _CONTRACT_SHAPE_SAMPLE = 5000  # features compared (evenly spread) in a larger file
 
 
-def _contract_shapes_kept(params, data, sources):
-    """(passed, observed): each feature's shape is within 1 m (1e-5 degrees in lon/lat; Hausdorff
-    distance) of one of the input's features or of their parts, the input reprojected to the file's
-    CRS as a step would (back the other way PROJ may pick another datum transformation: EPSG:22992
-    to WGS84 lands 130 m off the forward one)."""
+def _contract_shape_index(crs, src):
+    """{dimension: (STRtree, shapes)} of the input's shapes and each of their parts, in ``crs`` as a
+    step would reproject them (back the other way PROJ may pick another datum transformation:
+    EPSG:22992 to WGS84 lands 130 m off the forward one). By dimension: a polygon's outline as a
+    line is at Hausdorff distance 0 from it, and is not its shape."""
     import numpy as np
     import shapely
+    theirs = src.geometry
+    if src.crs is not None and crs is not None and not crs.equals(src.crs):
+        theirs = theirs.to_crs(crs)
+    theirs = np.asarray(theirs[~(theirs.isna() | theirs.is_empty)].values)
+    shapes = np.concatenate([theirs, shapely.get_parts(theirs)])
+    dims = shapely.get_dimensions(shapes)
+    return {int(d): (shapely.STRtree(shapes[dims == d]), shapes[dims == d]) for d in set(dims.tolist())}
+
+
+def _contract_nearest_shape(shape, index):
+    """(the input's shape nearest ``shape``, their Hausdorff distance) among the input's shapes of its
+    dimension whose bounds meet it (else the nearest one); (None, inf) when the input has none."""
+    import shapely
+    found = index.get(int(shapely.get_dimensions(shape)))
+    if found is None:
+        return None, float("inf")
+    tree, shapes = found
+    near = tree.query(shape)
+    near = near if len(near) else tree.query_nearest(shape)
+    j, off = min(((int(j), float(shapely.hausdorff_distance(shape, shapes[j]))) for j in near), key=lambda t: t[1])
+    return shapes[j], off
+
+
+def _contract_shape_tolerance(crs):
+    """(how far a kept shape may be, its unit): 1 m, or 1e-5 degrees in lon/lat."""
+    return (1e-5, "°") if crs is None or crs.is_geographic else (1.0, " m")
+
+
+def _contract_shapes_kept(params, data, sources):
+    """(passed, observed): each feature's shape is within the tolerance (Hausdorff distance) of one
+    of the input's features or of their parts (of the same dimension), the input in the file's CRS."""
+    import numpy as np
     src = _contract_input(params["input"], sources)
-    mine, theirs = data.geometry, src.geometry
-    if src.crs is not None and mine.crs is not None and not mine.crs.equals(src.crs):
-        theirs = theirs.to_crs(mine.crs)
-    mine = mine[~(mine.isna() | mine.is_empty)]
-    theirs = theirs[~(theirs.isna() | theirs.is_empty)].values
-    candidates = np.concatenate([np.asarray(theirs), shapely.get_parts(np.asarray(theirs))])
-    if not len(mine) or not len(candidates):
-        return True, "no features to compare"
+    mine = data.geometry
     crs = mine.crs if mine.crs is not None else src.crs
-    geographic = crs is None or crs.is_geographic
-    tolerance, unit = (1e-5, "°") if geographic else (1.0, " m")
-    tree = shapely.STRtree(candidates)
+    mine = mine[~(mine.isna() | mine.is_empty)]
+    index = _contract_shape_index(crs, src)
+    if not len(mine) or not index:
+        return True, "no features to compare"
+    tolerance, unit = _contract_shape_tolerance(crs)
     picked = mine.values[np.linspace(0, len(mine) - 1, min(len(mine), _CONTRACT_SHAPE_SAMPLE)).astype(int)]
-    changed, worst = [], 0.0
-    for i, shape in enumerate(picked):
-        near = tree.query(shape)
-        near = near if len(near) else tree.query_nearest(shape)
-        off = min(float(shapely.hausdorff_distance(shape, candidates[j])) for j in near)
-        if off > tolerance:
-            changed.append(i)
-            worst = max(worst, off)
+    changed = [(i, off) for i, shape in enumerate(picked)
+               for off in [_contract_nearest_shape(shape, index)[1]] if off > tolerance]
     if not changed:
         return True, f"every feature's shape is one of {params['input']}'s or a part of one"
+    moved = [off for _, off in changed if off < float("inf")]
+    seen = ([f"off by up to {max(moved):.6g}{unit}"] if moved else []) + \
+        ([f"{len(changed) - len(moved)} of a kind (point, line, polygon) it has none of"] if len(moved) < len(changed) else [])
     return False, (f"{len(changed)} of {len(picked)} features' shapes are none of {params['input']}'s (nor a part of "
-                   f"one): off by up to {worst:.6g}{unit} (e.g. feature {changed[0]})")
+                   f"one): {'; '.join(seen)} (e.g. feature {changed[0][0]})")
 
 
 def _contract_buffer_cover(params, data, sources):
