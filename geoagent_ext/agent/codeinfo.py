@@ -405,6 +405,36 @@ def with_layer_looked_up(code: str, lineno: int | None) -> tuple[str, str] | Non
     return None
 
 
+def with_geojson_written(code: str) -> str | None:
+    """``code`` where each ``with open('x.geojson', 'w') as f: json.dump(frame.to_dict(...), f)`` (or
+    of the frame itself) writes the frame with ``frame.to_file('x.geojson', driver='GeoJSON')``:
+    json cannot write shapes ("Object of type Polygon is not JSON serializable"), and records are
+    not GeoJSON's features anyway. nyc-symdiff at d4686b6: the 1.5B then turned the geometries into
+    dicts, MultiPoints and exteriors over five repairs. None when the code has no such block."""
+    tree = parse(code)
+    if tree is None:
+        return None
+    edits: list[tuple[ast.AST, str]] = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.With) and len(node.items) == 1 and len(node.body) == 1):
+            continue
+        opened, handle = node.items[0].context_expr, node.items[0].optional_vars
+        path = opened.args[0] if isinstance(opened, ast.Call) and call_name(opened.func) == "open" and opened.args else None
+        if not (isinstance(path, ast.Constant) and isinstance(path.value, str) and path.value.lower().endswith(".geojson")
+                and isinstance(handle, ast.Name)):
+            continue
+        dump = node.body[0].value if isinstance(node.body[0], ast.Expr) else None
+        if not (isinstance(dump, ast.Call) and call_name(dump.func) == "json.dump" and len(dump.args) >= 2
+                and isinstance(dump.args[1], ast.Name) and dump.args[1].id == handle.id):
+            continue
+        data = dump.args[0]
+        if isinstance(data, ast.Call) and isinstance(data.func, ast.Attribute) and data.func.attr == "to_dict":
+            data = data.func.value
+        if isinstance(data, ast.Name):
+            edits.append((node, f"{data.id}.to_file({path.value!r}, driver='GeoJSON')"))
+    return _replaced(code, edits) if edits else None
+
+
 def _own_nodes(fn: ast.AST):
     """The nodes of a function's body, not those of functions, lambdas or classes defined in it."""
     for child in ast.iter_child_nodes(fn):

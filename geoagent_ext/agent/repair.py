@@ -29,7 +29,9 @@ Strategies, by error class:
   ``sjoin(op=...)`` is ``predicate=`` since geopandas 1.0): rewritten without asking the model
   (capetown-nn at d518539: three model calls, 100 s, never found ``sjoin_nearest``). A keyword the
   called function refuses a second time after its signature was shown (``distance(method=...)``
-  with another value each time) is taken out the same way.
+  with another value each time) is taken out the same way. A frame ``json.dump``-ed into a
+  ``.geojson`` (shapes are not JSON serializable) is written with ``to_file(..., driver='GeoJSON')``
+  (``codeinfo.with_geojson_written``).
 - ``keep_frame``: a step rebound a GeoDataFrame's name to its own geometry (``gdf =
   gdf.simplify(10)``) and the trial's frame guard (``trial_guards.frame_guard``) saw the other columns go:
   the line becomes ``gdf = gdf.set_geometry(gdf.simplify(10))`` without asking the model
@@ -205,6 +207,8 @@ class Diagnosis:
             return f"took `{self.name}=` out of the call: the library does not take it"
         if self.strategy == "mend":
             return "appended the contract's mechanical mend of the file it wrote"
+        if self.strategy == "fix_call" and self.name == "to_file":
+            return "wrote the GeoJSON with `to_file(path, driver='GeoJSON')`: `json.dump` cannot write shapes"
         if self.strategy == "fix_call" and self.name == "set_crs":
             return "the data has a CRS already: reprojected it with `to_crs` (`set_crs` would relabel it)"
         if self.strategy == "fix_call":
@@ -408,6 +412,9 @@ def refused_keyword(ename: str, evalue: str) -> tuple[str, str] | None:
 def _fixed_call(code: str, ename: str, evalue: str, message: str, lineno: int | None) -> Diagnosis | None:
     """The certain rewrite of a call written for another geopandas API (``_CALL_FIXES``)."""
     refused = refused_keyword(ename, evalue)
+    if ename == "TypeError" and "is not JSON serializable" in (evalue or ""):
+        written = codeinfo.with_geojson_written(code)
+        return Diagnosis("fix_call", message, name="to_file", fixed_code=written) if written else None
     if refused is None and ename == "ValueError" and _CRS_ALREADY.search(evalue or ""):
         moved = codeinfo.with_call_edited(code, "set_crs", lineno, method="to_crs", drop={"allow_override": None})
         return Diagnosis("fix_call", message, name="set_crs", fixed_code=moved) if moved else None

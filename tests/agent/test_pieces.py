@@ -244,6 +244,23 @@ def test_a_layer_looked_up_by_name_in_a_frame_of_one_layer_reads_the_layer():
     assert repair.classify(elsewhere, "KeyError", "'parcels'", "", 2).strategy == "data_profile"
 
 
+def test_a_frame_dumped_as_json_records_into_a_geojson_is_written_with_to_file():
+    """nyc-symdiff at d4686b6: `json.dump(gdf.to_dict(orient='records'), f)` into a .geojson fails on
+    the shapes; five repairs turned the geometries into dicts and MultiPoints. The certain fix writes
+    each such block with `to_file(..., driver='GeoJSON')`; a .json document is left to the model."""
+    code = ("import json\nparks['source'] = 'a'\nwith open('parks.geojson', 'w') as f:\n"
+            "    json.dump(parks.to_dict(orient='records'), f, indent=4)\n"
+            "with open('anchors.geojson', 'w') as out:\n    json.dump(anchors, out)\n"
+            "with open('summary.json', 'w') as f:\n    json.dump(summary, f)\nprint('written')")
+    d = repair.classify(code, "TypeError", "Object of type Polygon is not JSON serializable", "TypeError: ...", 4)
+    assert d.strategy == "fix_call" and d.fixed_code == (
+        "import json\nparks['source'] = 'a'\nparks.to_file('parks.geojson', driver='GeoJSON')\n"
+        "anchors.to_file('anchors.geojson', driver='GeoJSON')\n"
+        "with open('summary.json', 'w') as f:\n    json.dump(summary, f)\nprint('written')")
+    assert "json.dump` cannot write shapes" in d.fix_said
+    assert codeinfo.with_geojson_written("with open('s.json', 'w') as f:\n    json.dump(s, f)") is None
+
+
 def test_a_standard_library_module_used_without_its_import_gets_it():
     """bangkok-multicrs at c650f01: `csv.writer(file)` without `import csv` became an inserted step
     "Create the variable `csv`"; a name used as a module that the standard library has is imported."""
