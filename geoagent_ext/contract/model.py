@@ -72,10 +72,15 @@ class Requirement(BaseModel):
     kind: Kind = "note"
     params: dict[str, Any] = Field(default_factory=dict)
     origin: Literal["request", "user", "model"] = "request"  # "model": proposed by the model, kept by the rules
+    said: str = Field(default="", description="the request's words it is read from (the user's, for their own)")
+    sure: bool = Field(default=True, description="read with certainty; an unsure reading is shown, never gates")
 
     @property
     def checkable(self) -> bool:
-        return self.kind in CHECKABLE
+        """Checked on the file and gating ``succeeded``: a kind code checks, read with certainty. An
+        unsure reading is shown and reported "not verified" like a note — a wrong requirement pushes
+        repairs away from a right answer, which costs more than a missing one."""
+        return self.kind in CHECKABLE and self.sure
 
 
 class OutputSpec(BaseModel):

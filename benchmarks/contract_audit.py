@@ -1,0 +1,58 @@
+"""The contract audit: derive each request's contract as a run does and check it on a correct and
+on broken deliverables — the dev tasks as written, their rewordings, and the project's own corpus.
+
+    .venv/bin/python benchmarks/contract_audit.py [--suite ../shared/bench/geoagentbench-dev]
+        [--rewordings ../shared/bench/paraphrases/dev.json] [--only dev,rewording,corpus] [--details]
+
+Prints one table (sound requests, broken deliverables caught by sound requirements, gating
+requirements per request) and, with ``--details``, each wrong requirement with what the correct
+deliverable showed and each broken deliverable no sound requirement caught. No model, no kernel.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def corpus_cases():
+    from geoagent_ext.bench.contract_audit import corpus_case
+    from tests.contract.corpus import ENTRIES, input_path
+
+    return [corpus_case(entry, lambda spec: input_path(spec, ROOT)) for entry in ENTRIES]
+
+
+def main() -> None:
+    warnings.filterwarnings("ignore")
+    from geoagent_ext.bench.contract_audit import Auditor, dev_cases, details, table
+
+    parser = argparse.ArgumentParser()
+    shared = ROOT.parent / "shared" / "bench"
+    parser.add_argument("--suite", type=Path, default=shared / "geoagentbench-dev")
+    parser.add_argument("--rewordings", type=Path, default=shared / "paraphrases" / "dev.json")
+    parser.add_argument("--only", default="dev,rewording,corpus")
+    parser.add_argument("--details", action="store_true")
+    args = parser.parse_args()
+    groups = set(args.only.split(","))
+    cases = [c for c in dev_cases(args.suite, args.rewordings) if c.group in groups]
+    if "corpus" in groups:
+        cases += corpus_cases()
+    auditor = Auditor()
+    results = [auditor.audit(c) for c in cases]
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "geoagent_ext"], cwd=ROOT, capture_output=True, text=True).stdout
+    print(f"Contract audit at {commit}{' (with uncommitted changes)' if dirty.strip() else ''}\n")
+    print(table(results))
+    if args.details:
+        print()
+        print(details(results))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,190 @@
+"""The contract audit: is the contract a run derives from a request *sound* (every requirement that
+gates ``succeeded`` holds on a correct deliverable) and does it *catch* known mistakes (a broken
+deliverable fails at least one of those sound requirements)?
+
+A case is a request with its inputs, one correct deliverable and some broken ones. For each case
+the contract is derived exactly as a run derives it before planning (the rules, with what the
+in-kernel probe reads of the inputs), then checked by the in-kernel checker on each deliverable
+written beside the inputs. No model, no kernel: the checker's source runs in this process.
+
+``benchmarks/contract_audit.py`` prints the tables; ``tests/contract/test_audit.py`` keeps the
+figures from going back in CI.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+from ..contract import Contract, Requirement, check_payload, derive_contract
+
+Writer = Callable[[Path], None]  # puts a deliverable set into the folder it is given
+
+
+@dataclass
+class AuditCase:
+    group: str  # "dev", "rewording", "corpus": the table a case counts in
+    name: str
+    request: str
+    outputs: list[str]
+    inputs: list[Path]
+    reference: Writer
+    broken: dict[str, Writer] = field(default_factory=dict)
+
+
+@dataclass
+class CaseResult:
+    case: AuditCase
+    contract: Contract
+    wrong: list[tuple[Requirement, str]]  # gating requirements the correct deliverable fails, with what was seen
+    caught: dict[str, list[str]]  # broken deliverable -> ids of sound requirements it fails
+    error: str = ""  # the audit itself could not run the case (an input or a writer failed)
+
+    @property
+    def sound(self) -> bool:
+        return not self.wrong and not self.error
+
+    @property
+    def missed(self) -> list[str]:
+        return [name for name, ids in self.caught.items() if not ids]
+
+
+def copy_writer(folder: Path) -> Writer:
+    """A writer that copies the files of ``folder`` (a benchmark's reference or broken outputs)."""
+    def write(dest: Path) -> None:
+        for p in folder.iterdir():
+            if p.is_file():
+                shutil.copy(p, dest / p.name)
+    return write
+
+
+def dev_cases(suite: Path, rewordings: Path | None = None, tasks: Iterable[str] | None = None) -> list[AuditCase]:
+    """The suite's tasks (each with its reference and documented broken deliverables) and, when
+    ``rewordings`` (a JSON of task id -> [requests]) is given, each rewording with the same files."""
+    wanted = set(tasks) if tasks else None
+    reworded = json.loads(rewordings.read_text()) if rewordings else {}
+    cases = []
+    for task_dir in sorted(p for p in suite.iterdir() if (p / "task.json").is_file()):
+        if wanted is not None and task_dir.name not in wanted:
+            continue
+        task = json.loads((task_dir / "task.json").read_text())
+        failures = task_dir / "reference" / "failures"
+        broken = {p.name: copy_writer(p / "outputs") for p in sorted(failures.iterdir()) if (p / "outputs").is_dir()} \
+            if failures.is_dir() else {}
+        common = dict(outputs=[o["name"] for o in task["expected_outputs"]],
+                      inputs=sorted((task_dir / "inputs").iterdir()),
+                      reference=copy_writer(task_dir / "reference" / "outputs"), broken=broken)
+        cases.append(AuditCase(group="dev", name=task_dir.name, request=task["instruction"], **common))
+        for i, request in enumerate(reworded.get(task_dir.name, []), 1):
+            cases.append(AuditCase(group="rewording", name=f"{task_dir.name}#{i}", request=request, **common))
+    return cases
+
+
+def corpus_case(entry, resolve: Callable[[str], Path]) -> AuditCase:
+    """A corpus entry (``tests/contract/corpus``: writers that write into the current directory,
+    input specs ``resolve`` turns into paths) as a case."""
+    def in_folder(write: Callable[[], None]) -> Writer:
+        return lambda folder: write()  # the auditor runs writers with the folder as the current directory
+    return AuditCase(group="corpus", name=entry.id, request=entry.request, outputs=list(entry.outputs),
+                     inputs=[resolve(spec) for spec in entry.inputs], reference=in_folder(entry.reference),
+                     broken={name: in_folder(write) for name, write in entry.broken.items()})
+
+
+class Auditor:
+    """Derives and checks contracts with the in-kernel helper loaded once in this process."""
+
+    def __init__(self) -> None:
+        from ..kernel import inkernel
+        self.helper = inkernel.load()
+
+    def audit(self, case: AuditCase) -> CaseResult:
+        cwd = os.getcwd()
+        with tempfile.TemporaryDirectory() as tmp:
+            os.chdir(tmp)
+            try:
+                return self._audit_in(Path(tmp), case)
+            except Exception as exc:  # a case that cannot run is reported, never counted as sound
+                return CaseResult(case, Contract(), [], {}, error=f"{type(exc).__name__}: {exc}")
+            finally:
+                os.chdir(cwd)
+
+    def _audit_in(self, folder: Path, case: AuditCase) -> CaseResult:
+        for p in case.inputs:
+            shutil.copy(p, folder / p.name)
+        names = {p.name for p in case.inputs}
+        facts = self.helper.input_facts(sorted(names))
+        contract = derive_contract(case.request, case.outputs, facts)
+        gating = {r.id: r for r in contract.requirements if r.checkable}
+        payload = check_payload(contract)
+        seen = self._checked(folder, case.reference, names, payload)
+        wrong = [(gating[i], seen[i][1]) for i in gating if i in seen and not seen[i][0]]
+        sound_ids = [i for i in gating if i in seen and seen[i][0]]
+        caught = {}
+        for name, writer in case.broken.items():
+            broken_seen = self._checked(folder, writer, names, payload)
+            caught[name] = [i for i in sound_ids if not broken_seen.get(i, (True, ""))[0]]
+        return CaseResult(case, contract, wrong, caught)
+
+    def _checked(self, folder: Path, writer: Writer, inputs: set[str], payload: list[dict]) -> dict[str, tuple[bool, str]]:
+        """{requirement id: (passed, observed)} on the deliverable ``writer`` leaves beside the inputs."""
+        for left in [p for p in folder.iterdir() if p.name not in inputs]:  # the last deliverable's files
+            shutil.rmtree(left) if left.is_dir() else left.unlink()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            writer(folder)
+            answer = self.helper.check_contract(payload) if payload else []
+        return {a["id"]: (bool(a["passed"]), str(a.get("observed", ""))) for a in answer if isinstance(a, dict)}
+
+
+@dataclass
+class GroupFigures:
+    requests: int = 0
+    sound: int = 0
+    broken: int = 0
+    caught: int = 0
+    requirements: int = 0
+
+    def row(self, group: str) -> str:
+        share = f"{100 * self.caught / self.broken:.0f} %" if self.broken else "-"
+        per = f"{self.requirements / self.requests:.1f}" if self.requests else "-"
+        return f"| {group} | {self.sound} / {self.requests} | {self.caught} / {self.broken} ({share}) | {per} |"
+
+
+def figures(results: list[CaseResult]) -> dict[str, GroupFigures]:
+    by_group: dict[str, GroupFigures] = {}
+    for r in results:
+        g = by_group.setdefault(r.case.group, GroupFigures())
+        g.requests += 1
+        g.sound += r.sound
+        g.requirements += sum(req.checkable for req in r.contract.requirements)
+        g.broken += len(r.case.broken)
+        g.caught += sum(bool(ids) for ids in r.caught.values())  # by requirements that hold on the correct one
+    return by_group
+
+
+def table(results: list[CaseResult]) -> str:
+    lines = ["| requests | sound: every gating requirement holds on the correct deliverable | broken deliverables "
+             "caught by a sound requirement | gating requirements per request |", "|---|---|---|---|"]
+    lines += [g.row(name) for name, g in figures(results).items()]
+    return "\n".join(lines)
+
+
+def details(results: list[CaseResult]) -> str:
+    """Each wrong requirement with what the correct deliverable showed, and each missed mistake."""
+    lines = []
+    for r in results:
+        if r.error:
+            lines.append(f"{r.case.group} {r.case.name}: could not audit: {r.error}")
+        for req, observed in r.wrong:
+            lines.append(f"{r.case.group} {r.case.name}: WRONG {req.output}: {req.text} [{req.kind}] "
+                         f"-- seen on the correct file: {observed[:160]}")
+        if not r.error:
+            for name in r.missed:
+                lines.append(f"{r.case.group} {r.case.name}: missed {name}")
+    return "\n".join(lines)
