@@ -9,7 +9,6 @@ no second channel.
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import time
 import uuid
@@ -170,11 +169,10 @@ class Run:
         event.seq = self._seq
         event.run_id = self.id
         event = self._with_crs_advice(event)
-        # Safety net: nothing secret-looking may leave the process inside an event. Each string
-        # first, as itself (in JSON text a value with a quote or backslash is escaped and no longer
-        # matches), then the JSON text, for key/value shapes split across a dict ("api_key": "...").
-        data = redact_obj(event.model_dump())
-        clean = type(event).model_validate_json(redact(json.dumps(data)))
+        # Safety net: nothing secret-looking may leave the process inside an event. Each string is
+        # redacted as itself, before anything is serialised: a rule run over JSON text takes in an
+        # escaped quote's backslash and leaves the event unparseable.
+        clean = type(event).model_validate(redact_obj(event.model_dump(mode="json")))
         self.bus.publish(clean)
         return clean
 
