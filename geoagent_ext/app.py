@@ -10,6 +10,7 @@ their config manager on their persona.
 from __future__ import annotations
 
 import asyncio
+import logging
 
 from jupyter_server.extension.application import ExtensionApp
 
@@ -17,9 +18,30 @@ from . import __version__
 from .config import GeoAgentSettings
 from .handlers import make_handlers
 from .persona import GeoAgentPersona
-from .redact import redact_log_handlers
+from .redact import KeptText, redact_log_handlers
 from .runs.placement import log_placement
 from .services import SETTINGS_KEY, GeoAgentServices
+
+
+def server_login_urls(serverapp) -> KeptText:
+    """What the log filter lets through: this server's own login URLs
+    (``http://127.0.0.1:8888/lab?token=…``) in the records of the ServerApp's own logger,
+    where jupyter_server prints them at start.
+
+    That token is no model key: jupyter_server generated it for this run, to be read
+    in this terminal (one from the config or ``JUPYTER_TOKEN`` it prints as ``...``),
+    and with ``--no-browser`` the URL is the only way in. The same token anywhere else
+    (another logger, another URL, a bare ``token=``) is still redacted.
+    """
+
+    def kept(record: logging.LogRecord) -> list[str]:
+        token = serverapp.identity_provider.token
+        if not token or record.name != serverapp.log.name or f"token={token}" not in record.getMessage():
+            return []
+        printed = f"{serverapp.display_url}\n{serverapp.connect_url}"
+        return [url for url in printed.split() if url.endswith(f"?token={token}")]
+
+    return kept
 
 
 class GeoAgentApp(ExtensionApp):
@@ -37,7 +59,8 @@ class GeoAgentApp(ExtensionApp):
         self.settings[SETTINGS_KEY] = self.services
         GeoAgentPersona.services = self.services
         # No key from the environment in the server's log, whoever logs it (kernels, providers, us).
-        redact_log_handlers(self.log, self.serverapp.log)
+        # Its own login URL stays: with --no-browser it is the only way in.
+        redact_log_handlers(self.log, self.serverapp.log, keep=server_login_urls(self.serverapp))
         self.log.info("GeoAgent %s: model %s, inline suggestions %s", __version__,
                       settings.model, settings.inline_model or "the same")
         log_placement(self.services.placement, self.log)  # kernels behind a gateway: what differs

@@ -7,11 +7,6 @@ on disk. Redaction happens at that boundary, by two rules: known key shapes
 environment variables whose names say they are secrets (KEY, TOKEN, SECRET,
 PASSWORD), so an unknown key format is still caught when it came from the env.
 
-Structured data (events, tool answers) is redacted value by value with ``redact_obj``,
-before it is serialised: in JSON text a rule's match can take in an escape's backslash
-and leave the text unparseable. A secret-named key (``"api_key": ...``) redacts its
-string value whole, the structured form of the ``key=value`` rule.
-
 It sits at the package root, beside ``config``, because every layer redacts
 (kernel errors, llm failures, events, logs) and none may import another for it.
 """
@@ -21,18 +16,13 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 REDACTED = "[REDACTED]"
 
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
 _MIN_ENV_SECRET = 8  # shorter values ("1", "true") would shred ordinary text
-
-# The names of key=value shapes: ``api_key``, ``access_token``, ``client-secret``, ``password``.
-_SECRET_FIELD = r"[\w\-]*(?:api[_\-]?key|token|secret|password)"
-_SECRET_KEY = re.compile(_SECRET_FIELD, re.IGNORECASE)
-_MIN_FIELD_SECRET = 6  # the key=value rule's shortest value
 
 _PATTERNS = [
     re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"),  # OpenAI, Anthropic (sk-ant-...), many proxies
@@ -43,8 +33,8 @@ _PATTERNS = [
     re.compile(r"(?<=://)[^/@\s:]+:[^/@\s]+(?=@)"),  # user:password@ in a URL (a proxy's key)
     # key=value / "api_key": "value" shapes, whatever the value looks like
     re.compile(
-        rf"""(?P<name>["']?{_SECRET_FIELD}["']?\s*[:=]\s*)"""
-        rf"""(?P<q>["']?)(?P<value>[^\s"',}}]{{{_MIN_FIELD_SECRET},}})""",
+        r"""(?P<name>["']?[\w\-]*(?:api[_\-]?key|token|secret|password)["']?\s*[:=]\s*)"""
+        r"""(?P<q>["']?)(?P<value>[^\s"',}]{6,})""",
         re.IGNORECASE,
     ),
 ]
@@ -80,32 +70,35 @@ def redact(text: str, extra: Iterable[str] = ()) -> str:
 
 
 def redact_obj(obj: Any) -> Any:
-    """Redact every string inside nested dicts/lists/tuples (for event payloads), each as a
-    value: redact the data, then serialise it, never the other way round."""
+    """Redact every string inside nested dicts/lists/tuples (for event payloads)."""
     if isinstance(obj, str):
         return redact(obj)
     if isinstance(obj, Mapping):
-        return {k: _redact_entry(k, v) for k, v in obj.items()}
+        return {k: redact_obj(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
         return type(obj)(redact_obj(v) for v in obj)
     return obj
 
 
-def _redact_entry(key: Any, value: Any) -> Any:
-    """A dict entry's value: whole when its key names a secret (``{"api_key": "..."}``, which
-    no text rule sees as one string), else redacted like any value."""
-    if isinstance(key, str) and isinstance(value, str) and len(value) >= _MIN_FIELD_SECRET \
-            and _SECRET_KEY.fullmatch(key):
-        return REDACTED
-    return redact_obj(value)
+# Per log record, the exact substrings a RedactingFilter lets through.
+KeptText = Callable[[logging.LogRecord], Iterable[str]]
 
 
 class RedactingFilter(logging.Filter):
-    """A logging filter that redacts the formatted message (attach to handlers)."""
+    """A logging filter that redacts the formatted message (attach to handlers).
+
+    ``keep`` gives, per record, exact substrings that pass verbatim: the server's own
+    login URLs in its start-up lines (``app.server_login_urls``), which are how its user
+    gets in, not a model's key. Everything around them is redacted as usual.
+    """
+
+    def __init__(self, keep: KeptText | None = None) -> None:
+        super().__init__()
+        self.keep = keep
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
-        cleaned = redact(message)
+        cleaned = redact_around(message, self.keep(record) if self.keep else ())
         if cleaned != message or record.args:
             record.msg, record.args = cleaned, None
         if record.exc_info and record.exc_info[1] is not None:
@@ -115,13 +108,30 @@ class RedactingFilter(logging.Filter):
         return True
 
 
-def redact_log_handlers(*loggers: logging.Logger) -> None:
-    """Put a RedactingFilter on every handler of ``loggers`` and of the root logger.
+def redact_around(text: str, kept: Iterable[str]) -> str:
+    """``redact(text)``, except that the strings in ``kept`` stay where they stand whole
+    (between whitespace or the text's ends: a kept URL with more query after it is redacted)."""
+    kept = sorted({k for k in kept if k and k in text}, key=len, reverse=True)
+    if not kept:
+        return redact(text)
+    pieces, last = [], 0
+    for match in re.finditer(rf"(?<!\S)(?:{'|'.join(map(re.escape, kept))})(?!\S)", text):
+        pieces += [redact(text[last:match.start()]), match.group(0)]
+        last = match.end()
+    return "".join([*pieces, redact(text[last:])])
+
+
+def redact_log_handlers(*loggers: logging.Logger, keep: KeptText | None = None) -> None:
+    """Put a RedactingFilter (keeping what ``keep`` names) on every handler of ``loggers``
+    and of the root logger.
 
     Filters on a logger see only records created on it, so the handlers (the
     server's console, files) are where a record from any module passes through.
     """
     for logger in (*loggers, logging.getLogger()):
         for handler in logger.handlers:
-            if not any(isinstance(f, RedactingFilter) for f in handler.filters):
-                handler.addFilter(RedactingFilter())
+            present = [f for f in handler.filters if isinstance(f, RedactingFilter)]
+            if not present:
+                handler.addFilter(RedactingFilter(keep))
+            elif keep is not None:
+                present[0].keep = keep
