@@ -102,14 +102,28 @@ def _base(path: str) -> str:
 
 
 class _Builder:
+    """Collects requirements; ``said`` and ``sure`` are the words being read and whether their
+    reading is certain, set by the reader before it adds what those words ask."""
+
     def __init__(self, outputs: list[str]):
         self.requirements: list[Requirement] = []
         self.outputs = outputs
+        self.said, self.sure = "", True
+
+    def reading(self, said: str, sure: bool = True) -> "_Builder":
+        self.said, self.sure = " ".join(said.split())[:400], sure
+        return self
 
     def add(self, output: str, kind: str, text: str, **params) -> None:
+        if not self.said:
+            return  # no words of the request support it: no requirement
         for r in self.requirements:
             if r.output == output and r.kind == kind and r.params == params:
+                if self.sure and not r.sure:  # said again, surely: it gates now
+                    r.sure, r.said = True, self.said
                 return
+            if r.sure != self.sure:  # an unsure reading never joins a sure one
+                continue
             if r.output == output and r.kind == kind == "columns":  # one list of columns per output
                 r.params["names"] += [n for n in params["names"] if n not in r.params["names"]]
                 label = "keys" if r.text.startswith("has the keys") else "columns"
@@ -122,7 +136,7 @@ class _Builder:
                     r.text = f"every feature is a {' or '.join(both)}"
                     return
         self.requirements.append(Requirement(id=f"r{len(self.requirements) + 1}", output=output, kind=kind, text=text,
-                                             params=params))
+                                             params=params, said=self.said, sure=self.sure))
 
 
 _INTRODUCER_WORDS = ("key", "keys", "column", "columns", "field", "fields", "properties", "attribute", "attributes",
@@ -156,7 +170,8 @@ def _named_fields(sentence: str, exclude: set[str], input_columns: set[str], nam
                 names.append(word)
     seen: list[str] = []
     for n in names:
-        if n not in seen and n not in exclude and not _FILE.fullmatch(n):
+        type_word = re.fullmatch(_STORED_TYPE, n, re.IGNORECASE) and n not in input_columns  # "`x` as `int32`"
+        if n not in seen and n not in exclude and not _FILE.fullmatch(n) and not type_word:
             seen.append(n)
     return seen
 
@@ -192,28 +207,34 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
     inputs = inputs or {}
     input_by_base = {_base(p): p for p in inputs}
     b = _Builder(outputs)
+    sentences = [s for s in _SENTENCE.split(request) if s.strip()]
     for out in outputs:
         fmt = file_format(out)
+        b.reading(next((s for s in sentences if _base(out) in {_base(n) for n in _files(s)}), out))
         b.add(out, "exists", f"`{out}` is written and opens as {fmt}")
-    sentences = [s for s in _SENTENCE.split(request) if s.strip()]
-    attributed: list[tuple[str, list[str]]] = []
+    attributed: list[tuple[str, list[str], bool]] = []  # sentence, the outputs it is about, whether surely
     last_outputs: list[str] = []
     for sentence in sentences:
         named = _files(sentence)
         outs = [o for o in outputs if _base(o) in {_base(n) for n in named}]
+        sure = True
         if not named:
-            outs = last_outputs or list(outputs)  # "Use three columns ..." continues the last output's sentence
+            # "Use three columns ..." continues the last output's sentence; before any output is named,
+            # a request with several outputs has not said which one a sentence is about.
+            outs, sure = (last_outputs, True) if last_outputs else (list(outputs), len(outputs) == 1)
         elif outs:
             last_outputs = outs
-        attributed.append((sentence, outs))
+        attributed.append((sentence, outs, sure))
         if re.search(r"\b(both|all|every)\s+(output\s+)?files\b", sentence, re.IGNORECASE):
-            attributed[-1] = (sentence, list(outputs))
+            attributed[-1] = (sentence, list(outputs), True)
 
     input_columns = {c for facts in inputs.values() for c in facts.get("columns") or []}
-    exclude = {_base(o).rsplit(".", 1)[0] for o in outputs} | {_base(i).rsplit(".", 1)[0] for i in inputs}
-    for sentence, outs in attributed:
+    input_values = {v for facts in inputs.values() for v in facts.get("values") or []} - input_columns
+    exclude = {_base(o).rsplit(".", 1)[0] for o in outputs} | {_base(i).rsplit(".", 1)[0] for i in inputs} | input_values
+    for sentence, outs, sure in attributed:
         if not outs:
             continue
+        b.reading(sentence, sure)
         values = _allowed_values(sentence)
         value_words = {v for _, vs in values for v in vs}
         for out in outs:
@@ -237,6 +258,8 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
             _format_rules(b, out, sentence)
             _stored_type_rules(b, out, fmt, sentence)
             _row_rules(b, out, sentence, inputs, input_by_base)
+    _bound_by_column(b)
+    b.reading("")
     named = _named_inputs(request, input_by_base)
     _name_rules(b, outputs, inputs, whole_layer=_whole_layer(request, inputs, named))
     _conversion_rules(b, request, outputs, inputs)
@@ -269,6 +292,31 @@ _KEEP_ANY = re.compile(r"\b(keep|keeping|retain|retaining)\s+(only\s+)?(one|a\s+
 _KEEP_MIN = ("earliest", "oldest", "first", "lowest", "smallest", "minimum")
 
 
+def _bound_by_column(b: _Builder) -> None:
+    """A requirement on a column's values read where the request had not yet said which output it is
+    about ("tag each group with `source`, one of ...") is sure for an output the request surely
+    gives that column: the column says where it belongs."""
+    surely_has = {(r.output, n) for r in b.requirements if r.kind == "columns" and r.sure for n in r.params["names"]}
+    for r in b.requirements:
+        if not r.sure and r.kind != "columns" and (r.output, r.params.get("name")) in surely_has:
+            r.sure = True
+
+
+def _sentence_at(request: str, position: int) -> str:
+    """The sentence of ``request`` that holds the character at ``position``."""
+    start = 0
+    for m in _SENTENCE.finditer(request):
+        if m.start() > position:
+            return request[start:m.start()]
+        start = m.end()
+    return request[start:]
+
+
+def _output_words(b: _Builder, out: str) -> str:
+    """The words that name ``out`` (its "exists" requirement's), for a requirement the data implies."""
+    return next((r.said for r in b.requirements if r.output == out and r.kind == "exists"), out)
+
+
 def _keep_rule(b: _Builder, request: str) -> None:
     """"When duplicates exist, keep the record with the earliest `record_seq`": which of the
     duplicates stays, for the mend of a uniqueness requirement (``keep_by``, ``keep``: min | max).
@@ -284,6 +332,7 @@ def _keep_rule(b: _Builder, request: str) -> None:
         return
     said = next((s for s in _SENTENCE.split(request) if _KEEP_SAID.search(s) and not _KEEP_ANY.search(s)), None)
     if said and uniqueness:  # a rule the request states but these rules cannot read: the model's, and shown
+        b.reading(said)
         for req in uniqueness:
             req.params["keep"] = "as_requested"
         b.add(uniqueness[0].output, "note", f"of each set of duplicates, the one kept is the one the request says: "
@@ -357,14 +406,44 @@ def _crs_rules(b: _Builder, out: str, fmt: str, sentence: str, official_crs: str
         b.add(out, "crs_epsg", "is in WGS84 (EPSG:4326)", epsg=4326)
 
 
+_NEGATION = re.compile(r"\b(not|no|never|don't|do\s+not|instead\s+of|rather\s+than|unacceptable|without)\b",
+                       re.IGNORECASE)
+_CLAUSE = re.compile(r"[,;:()]|\s(?:but|while|whereas)\s")
+
+
+def _geometry_types_said(sentence: str) -> tuple[list[str], list[str]]:
+    """(types asked for, types refused) by a sentence, clause by clause: "one MultiLineString per
+    transect; plain LineString is not acceptable" asks for the first and refuses the second. In a
+    clause with a negation, the types after it are refused ("... rather than Polygon") and so are
+    those before it when nothing but the negation follows them ("LineString is not acceptable")."""
+    asked: list[str] = []
+    refused: list[str] = []
+    for clause in _CLAUSE.split(sentence):
+        negation = _NEGATION.search(clause)
+        if not negation:
+            asked += _TYPE_WORD.findall(clause)
+            continue
+        before, after = clause[:negation.start()], clause[negation.end():]
+        refused += _TYPE_WORD.findall(after)
+        if _TYPE_WORD.search(after):
+            asked += _TYPE_WORD.findall(before)  # "as Polygon rather than MultiPolygon"
+        else:
+            refused += _TYPE_WORD.findall(before)  # "plain LineString is not acceptable"
+    refused = list(dict.fromkeys(refused))
+    return [t for t in dict.fromkeys(asked) if t not in refused], refused
+
+
 def _geometry_rules(b: _Builder, out: str, fmt: str, sentence: str) -> None:
     if fmt not in SPATIAL:
         return
-    negation = re.search(r"\b(not|no|never|don't|do\s+not|instead\s+of|rather\s+than)\b", sentence, re.IGNORECASE)
-    positive = sentence[:negation.start()] if negation else sentence
-    named = list(dict.fromkeys(_TYPE_WORD.findall(positive)))
-    if named and re.search(r"\b(geometr|feature|row|as\s+(a|one)|each|every|must|remain)", sentence, re.IGNORECASE):
+    named, refused = _geometry_types_said(sentence)
+    about_features = re.search(r"\b(geometr|feature|row|as\s+(a|one)|each|every|must|remain|accept)", sentence,
+                               re.IGNORECASE)
+    if named and about_features:
         b.add(out, "geometry_types", f"every feature is a {' or '.join(named)}", allowed=named)
+    elif refused and about_features:
+        allowed = [t for t in GEOMETRY_TYPES if t not in refused]
+        b.add(out, "geometry_types", f"no feature is a {' or '.join(refused)}", allowed=allowed)
     elif _SINGLE_PART.search(sentence):
         allowed = [t for t in GEOMETRY_TYPES if not t.startswith("Multi")]
         b.add(out, "geometry_types", "every feature is single-part", allowed=allowed)
@@ -501,8 +580,10 @@ def _conversion_rules(b: _Builder, request: str, outputs: list[str], inputs: dic
     """A conversion of one input ("convert it to `x.geoparquet`", "reproject ... to ...") that
     asks for no selection keeps every record: as many rows as the input."""
     with_rows = [p for p, facts in inputs.items() if facts.get("rows") is not None]
-    if len(with_rows) != 1 or not _CONVERT.search(request) or _SELECTS.search(_FILE.sub(" ", request)):
+    convert = _CONVERT.search(request)
+    if len(with_rows) != 1 or not convert or _SELECTS.search(_FILE.sub(" ", request)):
         return
+    b.reading(_sentence_at(request, convert.start()))
     source, rows = with_rows[0], inputs[with_rows[0]]["rows"]
     for out in outputs:
         if file_format(out) in SPATIAL | {"csv", "parquet"}:
@@ -515,6 +596,7 @@ def _converted_values(b: _Builder, inputs: dict[str, dict]) -> None:
     values are still the input's (nyc-wkt at 36eafa3: epoch milliseconds cast as nanoseconds passed
     the type check with 1970 dates). Text types need no such check: any value has a text."""
     for req in [r for r in b.requirements if r.kind == "dtype" and r.params.get("name")]:
+        b.reading(req.said, req.sure)
         name, dtype = str(req.params["name"]), str(req.params["dtype"]).lower()
         holders = [p for p, facts in inputs.items() if name in (facts.get("columns") or [])]
         if len(holders) == 1 and dtype.startswith(("timestamp", "datetime", "date", "int", "uint", "float", "double")):
@@ -604,6 +686,7 @@ def _defect_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict]) -> N
                     for path, facts in inputs.items() if (facts.get("defects") or {}).get("wkt_text"))
     for out in outputs:
         fmt = file_format(out)
+        b.reading(_output_words(b, out))
         named = {n for r in b.requirements if r.output == out and r.kind == "columns" for n in r.params["names"]}
         if wkt and fmt in SPATIAL and not named & set(wkt_columns):  # unless the request keeps that column
             b.add(out, "geometry_once", f"the geometry is stored once, as the file's geometry: no column repeats it "
@@ -626,6 +709,7 @@ def _number_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict]) -> N
             for out in outputs:
                 if file_format(out) in ("csv", "unknown"):
                     continue
+                b.reading(_output_words(b, out))
                 if kind == "integer":
                     b.add(out, "integer", f"`{name}` holds integers, not text (`{path}` writes them as strings)",
                           name=name, if_present=True)
@@ -693,6 +777,7 @@ def _min_area_rules(b: _Builder, request: str, outputs: list[str]) -> None:
         unit = m.group("unit").lower().replace("square", "").replace("sq", "").strip(" .")
         factor = _AREA_UNIT.get(unit[:1], 1.0)
         said = f"{m.group('n')} {m.group('unit')}"
+        b.reading(_sentence_at(request, m.start()))
         for out in outputs:
             if file_format(out) in SPATIAL:
                 b.add(out, "min_area", f"no polygon is smaller than {said} (those are discarded)",
@@ -725,6 +810,7 @@ def _shape_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[str
         asked = [_families(r.params.get("allowed") or []) for r in b.requirements
                  if r.output == out and r.kind == "geometry_types"]
         if file_format(out) in SPATIAL and not ruled and not any(had and not (kinds & had) for kinds in asked):
+            b.reading(_output_words(b, out))
             b.add(out, "shapes_kept", f"each feature keeps its shape from `{spatial[0]}` (reprojected or split into "
                   "single parts where asked; not simplified, buffered or moved)", input=spatial[0])
 
@@ -736,6 +822,7 @@ def _buffer_rules(b: _Builder, request: str, outputs: list[str], named: list[str
     not twice the distance)."""
     distances = set()
     for m in _BUFFER.finditer(request):
+        b.reading(_sentence_at(request, m.start()))
         value, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         distances.add(float(value) * (1000.0 if unit.lower().startswith("k") else 1.0))
     spatial_out = [o for o in outputs if file_format(o) in SPATIAL]
@@ -765,6 +852,7 @@ def _nearest_distance_rules(b: _Builder, request: str, inputs: dict[str, dict], 
     if len(layers) != 2 or not _NEAREST.search(request) or _ALONG_A_NETWORK.search(request):
         return  # a distance along roads is not a straight line
     for req in [r for r in b.requirements if r.kind == "columns"]:
+        b.reading(req.said, req.sure)
         source = next((r.params["input"] for r in b.requirements if r.kind == "rows_as_input" and r.output == req.output
                        and r.params.get("input") in layers), None)
         to = next((p for p in layers if p != source), None)
@@ -808,6 +896,7 @@ def _point_count_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict],
     if len(polygons) != 1 or not points:
         return
     for req in [r for r in b.requirements if r.kind == "columns" and file_format(r.output) != "json"]:
+        b.reading(req.said, req.sure)
         for name in req.params["names"]:
             if not _COUNT_NAME.search(name) or _PER_GROUP.match(name):
                 continue
@@ -836,6 +925,7 @@ def _density_rules(b: _Builder) -> None:
     the measure, scaled to the unit the name says (not the count over 10, not per km² when it
     says per 10 km²)."""
     for req in [r for r in b.requirements if r.kind == "columns"]:
+        b.reading(req.said, req.sure)
         names = req.params["names"]
         for name in names:
             m = _DENSITY.match(name)
@@ -883,6 +973,7 @@ def _name_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict] | None 
     inputs = inputs or {}
     spatial = [p for p in inputs if file_format(p) in SPATIAL]
     for req in [r for r in b.requirements if r.kind == "columns"]:
+        b.reading(req.said, req.sure)
         for name in req.params["names"]:
             out = req.output
             is_bbox = "bbox" in name.lower() or "bounds" in name.lower()

@@ -245,7 +245,8 @@ def input_facts(paths):
             elif ext in (".csv", ".tsv"):
                 import pandas as pd
                 frame = pd.read_csv(path, sep=None, engine="python")
-                out[path] = {"rows": len(frame), "columns": [str(c) for c in frame.columns]}
+                out[path] = {"rows": len(frame), "columns": [str(c) for c in frame.columns],
+                             "values": _category_values(frame)}
                 wkt = _wkt_columns(frame)
                 if wkt:
                     out[path]["defects"] = {"wkt_text": wkt}
@@ -271,6 +272,22 @@ def _text_columns(frame):
     """The attribute columns holding text (object or pandas' string dtypes)."""
     return [str(c) for c in frame.columns
             if c != "geometry" and (frame[c].dtype.kind in "OSU" or "str" in str(frame[c].dtype))]
+
+
+def _category_values(frame, most=30, limit=300):
+    """The values of the text columns that hold few distinct ones (categories such as "county",
+    "locality"): a request that names one is naming a value, not a column."""
+    if frame is None:
+        return []
+    found = set()
+    for name in _text_columns(frame):
+        try:
+            distinct = frame[name].dropna().unique()
+        except TypeError:  # unhashable values (lists, dicts): not categories
+            continue
+        if len(distinct) <= most:
+            found |= {str(v) for v in distinct if isinstance(v, str) and 0 < len(v) <= 64}
+    return sorted(found)[:limit]
 
 
 def _wkt_columns(frame):
@@ -308,7 +325,7 @@ def _layer_facts(path, ext, geometry_type, max_bytes=100_000_000):
     if os.path.getsize(path) > max_bytes:
         return {}
     import geopandas as gpd
-    defects, text_columns, kinds = {}, [], ""
+    defects, text_columns, kinds, frame = {}, [], "", None
     try:
         frame = gpd.read_file(path)
         kinds = ",".join(sorted(set(frame.geom_type.dropna())))  # GDAL says "Unknown" for a mixed layer
@@ -329,7 +346,7 @@ def _layer_facts(path, ext, geometry_type, max_bytes=100_000_000):
                     defects["winding"] = wrong
     except Exception:
         pass
-    facts = {"defects": defects, "text_columns": text_columns}
+    facts = {"defects": defects, "text_columns": text_columns, "values": _category_values(frame)}
     if kinds:
         facts["geometry_type"] = kinds
     return facts
