@@ -7,6 +7,11 @@ on disk. Redaction happens at that boundary, by two rules: known key shapes
 environment variables whose names say they are secrets (KEY, TOKEN, SECRET,
 PASSWORD), so an unknown key format is still caught when it came from the env.
 
+Structured data (events, tool answers) is redacted value by value with ``redact_obj``,
+before it is serialised: in JSON text a rule's match can take in an escape's backslash
+and leave the text unparseable. A secret-named key (``"api_key": ...``) redacts its
+string value whole, the structured form of the ``key=value`` rule.
+
 It sits at the package root, beside ``config``, because every layer redacts
 (kernel errors, llm failures, events, logs) and none may import another for it.
 """
@@ -24,6 +29,11 @@ REDACTED = "[REDACTED]"
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
 _MIN_ENV_SECRET = 8  # shorter values ("1", "true") would shred ordinary text
 
+# The names of key=value shapes: ``api_key``, ``access_token``, ``client-secret``, ``password``.
+_SECRET_FIELD = r"[\w\-]*(?:api[_\-]?key|token|secret|password)"
+_SECRET_KEY = re.compile(_SECRET_FIELD, re.IGNORECASE)
+_MIN_FIELD_SECRET = 6  # the key=value rule's shortest value
+
 _PATTERNS = [
     re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"),  # OpenAI, Anthropic (sk-ant-...), many proxies
     re.compile(r"\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=\-]{8,}", re.IGNORECASE),
@@ -33,8 +43,8 @@ _PATTERNS = [
     re.compile(r"(?<=://)[^/@\s:]+:[^/@\s]+(?=@)"),  # user:password@ in a URL (a proxy's key)
     # key=value / "api_key": "value" shapes, whatever the value looks like
     re.compile(
-        r"""(?P<name>["']?[\w\-]*(?:api[_\-]?key|token|secret|password)["']?\s*[:=]\s*)"""
-        r"""(?P<q>["']?)(?P<value>[^\s"',}]{6,})""",
+        rf"""(?P<name>["']?{_SECRET_FIELD}["']?\s*[:=]\s*)"""
+        rf"""(?P<q>["']?)(?P<value>[^\s"',}}]{{{_MIN_FIELD_SECRET},}})""",
         re.IGNORECASE,
     ),
 ]
@@ -70,14 +80,24 @@ def redact(text: str, extra: Iterable[str] = ()) -> str:
 
 
 def redact_obj(obj: Any) -> Any:
-    """Redact every string inside nested dicts/lists/tuples (for event payloads)."""
+    """Redact every string inside nested dicts/lists/tuples (for event payloads), each as a
+    value: redact the data, then serialise it, never the other way round."""
     if isinstance(obj, str):
         return redact(obj)
     if isinstance(obj, Mapping):
-        return {k: redact_obj(v) for k, v in obj.items()}
+        return {k: _redact_entry(k, v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
         return type(obj)(redact_obj(v) for v in obj)
     return obj
+
+
+def _redact_entry(key: Any, value: Any) -> Any:
+    """A dict entry's value: whole when its key names a secret (``{"api_key": "..."}``, which
+    no text rule sees as one string), else redacted like any value."""
+    if isinstance(key, str) and isinstance(value, str) and len(value) >= _MIN_FIELD_SECRET \
+            and _SECRET_KEY.fullmatch(key):
+        return REDACTED
+    return redact_obj(value)
 
 
 # Per log record, the exact substrings a RedactingFilter lets through.
