@@ -1,0 +1,53 @@
+"""GeoAgent's own corpus of deliverable contracts: requests, correct and broken deliverables.
+
+See README.md in this folder. ``ENTRIES`` gathers every theme module's entries; ``materialise``
+writes one deliverable (the reference or a named broken one) into a folder.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from ._entry import Entry
+from . import aggregate, crs_words, formats, hygiene, json_outputs, leave_alone, measures, nearest
+
+__all__ = ["Entry", "ENTRIES", "REPO", "input_path", "materialise"]
+
+REPO = Path(__file__).resolve().parents[3]
+DEV_PREFIX = "dev:"
+
+ENTRIES: list[Entry] = [
+    *measures.ENTRIES,
+    *aggregate.ENTRIES,
+    *nearest.ENTRIES,
+    *json_outputs.ENTRIES,
+    *formats.ENTRIES,
+    *crs_words.ENTRIES,
+    *hygiene.ENTRIES,
+    *leave_alone.ENTRIES,
+]
+
+
+def input_path(spec: str, repo: Path = REPO) -> Path:
+    """A repo-relative input, or ``dev:<task>/inputs/<file>`` in the dev tasks beside the repo."""
+    if spec.startswith(DEV_PREFIX):
+        return repo.parent / "shared" / "bench" / "geoagentbench-dev" / spec[len(DEV_PREFIX) :]
+    return repo / spec
+
+
+def materialise(entry: Entry, folder: Path, which: str = "reference", repo: Path = REPO) -> None:
+    """Copy the inputs into ``folder`` by base name and write the ``which`` deliverable there."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    for spec in entry.inputs:
+        source = input_path(spec, repo)
+        shutil.copyfile(source, folder / source.name)
+    write = entry.reference if which == "reference" else entry.broken[which]
+    cwd = os.getcwd()
+    os.chdir(folder)
+    try:
+        write()
+    finally:
+        os.chdir(cwd)
