@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from jupyter_server.auth.decorator import authorized
 from tornado import web
 
@@ -14,7 +16,8 @@ class StatusHandler(GeoAgentHandler):
     @web.authenticated
     @authorized
     async def get(self) -> None:
-        status = collect_status(self.services.settings)
+        # In a worker: with a shared index it asks the chroma server (up to REMOTE_CHECK_S).
+        status = await asyncio.to_thread(collect_status, self.services.settings)
         status["version"] = __version__
         status["kernels"] = self.services.placement  # local, or a gateway and its limits
         self.write_json(status)

@@ -11,9 +11,21 @@ import { ServerConnection } from '@jupyterlab/services';
 /** Namespace of every GeoAgent route on the Jupyter server. */
 export const API_NAMESPACE = 'geoagent';
 
-/** State of the knowledge index, as `geoagent_ext/status.py` reports it. */
+/**
+ * State of the knowledge index, as `geoagent_ext/status.py` reports it: a local
+ * index is `ready`, `missing` or `corrupt`; a shared one (a chroma server) is
+ * `remote` (it answers and holds the index), `empty` (it answers without one)
+ * or `unreachable`.
+ */
 export interface IIndexState {
-  state: 'ready' | 'missing' | 'corrupt' | 'remote' | string;
+  state:
+    | 'ready'
+    | 'missing'
+    | 'corrupt'
+    | 'remote'
+    | 'empty'
+    | 'unreachable'
+    | string;
   location?: string;
   records?: number;
   libraries?: Record<string, string>;

@@ -72,7 +72,8 @@ def test_two_users_share_the_index_and_nothing_else(team):
     alice, bob = users["alice"], users["bob"]
     for user in (alice, bob):
         index = user.call("GET", "geoagent/status").json()["index"]
-        assert index == {"state": "remote", "location": f"127.0.0.1:{chroma.port}"}
+        assert (index["state"], index["location"]) == ("remote", f"127.0.0.1:{chroma.port}"), index
+        assert index["records"] > 0 and list(index["libraries"]) == [LIBRARY], index
     alice.open_notebook("alice.ipynb")
     bob.open_notebook("bob.ipynb")
     alice.call("POST", "geoagent/active-notebook", {"path": "alice.ipynb"})

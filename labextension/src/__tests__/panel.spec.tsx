@@ -139,6 +139,29 @@ describe('GeoAgentPanel', () => {
     expect(hint?.querySelector('code')?.textContent).toBe('jupyter geoagent index build');
   });
 
+  it('says when the shared chroma server does not answer', async () => {
+    const { settings } = mockServer({
+      ...STATUS,
+      index: {
+        state: 'unreachable',
+        location: 'db:8000',
+        error: 'URLError: Connection refused',
+        hint: 'check `chroma_host`/`chroma_port` and that the chroma server is up'
+      }
+    });
+    panel = await showPanel({ serverSettings: settings });
+
+    const badge = query(panel, 'geoagent-status-index-state');
+    expect(badge?.textContent).toBe('unreachable (db:8000)');
+    expect(badge?.className).toContain('jp-GeoAgent-badge-unreachable');
+    expect(query(panel, 'geoagent-status-index')?.textContent).toContain(
+      'Connection refused'
+    );
+    expect(query(panel, 'geoagent-status-index-hint')?.textContent).toBe(
+      'check chroma_host/chroma_port and that the chroma server is up'
+    );
+  });
+
   it('shows the error, not a blank panel, when the server fails', async () => {
     const { settings } = mockServer(
       { message: 'boom: settings are broken' },
@@ -214,8 +237,14 @@ describe('describeIndex', () => {
     expect(describeIndex({ state: 'ready', records: 3 })).toBe(
       'ready, 3 records'
     );
-    expect(describeIndex({ state: 'remote', location: 'db:8000' })).toBe(
-      'remote (db:8000)'
+    expect(
+      describeIndex({ state: 'remote', location: 'db:8000', records: 1204 })
+    ).toBe('remote (db:8000), 1,204 records');
+    expect(describeIndex({ state: 'empty', location: 'db:8000' })).toBe(
+      'empty (db:8000): no index built there'
+    );
+    expect(describeIndex({ state: 'unreachable', location: 'db:8000' })).toBe(
+      'unreachable (db:8000)'
     );
     expect(describeIndex({ state: 'corrupt' })).toBe('corrupt');
   });

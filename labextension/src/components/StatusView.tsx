@@ -16,13 +16,22 @@ export interface IStatusViewProps {
   state: StatusState;
 }
 
+function records(index: IIndexState): string {
+  return `${(index.records ?? 0).toLocaleString('en-US')} records`;
+}
+
 /** One line of text for the index state, e.g. "ready, 1,204 records". */
 export function describeIndex(index: IIndexState): string {
+  const server = index.location ?? 'chroma server';
   switch (index.state) {
     case 'ready':
-      return `ready, ${(index.records ?? 0).toLocaleString('en-US')} records`;
+      return `ready, ${records(index)}`;
     case 'remote':
-      return `remote (${index.location ?? 'chroma server'})`;
+      return `remote (${server}), ${records(index)}`;
+    case 'empty':
+      return `empty (${server}): no index built there`;
+    case 'unreachable':
+      return `unreachable (${server})`;
     default:
       return index.state;
   }
