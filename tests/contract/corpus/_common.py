@@ -150,7 +150,7 @@ def _json_default(value):
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
-def write_geojson(gdf: gpd.GeoDataFrame, name: str, **members) -> None:
+def write_geojson(gdf: gpd.GeoDataFrame, name: str, members: dict | None = None) -> None:
     """GeoJSON via GDAL; with ``members``, written as JSON with those extra top-level members."""
     if not members:
         gdf.to_file(name, driver="GeoJSON")

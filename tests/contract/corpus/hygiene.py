@@ -1,1 +1,105 @@
-ENTRIES = []
+"""Data hygiene: deduplication, invalid geometry repair, single-part geometry, rows kept."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ._common import dev, entry, read, write_csv, write_geojson
+
+CAIRO = dev("dc-l2-cairo-invalid-dedup", "cairo_parcels_legacy.geojson")
+TOKYO = dev("dc-l1-tokyo-ring-orientation", "tokyo_buildings_legacy.geojson")
+
+
+def _one_row_per_building(mistake):
+    a = pd.read_csv("nyc_addresses.csv", dtype=str, keep_default_na=False)  # every value as written
+    if mistake != "duplicates_kept":
+        a = a.sort_values("recorded_at")
+        a = a.drop_duplicates(["street", "number"], keep="last" if mistake == "latest_kept" else "first")
+    a = a.sort_values(["street", "number"], key=lambda c: c.astype(int) if c.name == "number" else c)
+    write_csv(a, "nyc_buildings.csv")
+
+
+def _enclosure_parts(mistake):
+    h = read("heritage_sites.geojson")
+    if mistake != "non_polygons_included":
+        h = h[h.geom_type.isin(["Polygon", "MultiPolygon"])]
+    h = h[["site_id", "name_en", "geometry"]]
+    if mistake != "multipart_kept":
+        h = h.explode(index_parts=False)
+    h = h.assign(part=h.groupby("site_id").cumcount() + 1)
+    write_geojson(h[["site_id", "name_en", "part", "geometry"]], "enclosure_parts.geojson")
+
+
+def _cairo_valid(mistake):
+    p = read("cairo_parcels_legacy.geojson")
+    if mistake == "invalid_dropped":
+        p = p[p.is_valid]
+    elif mistake != "invalid_left":
+        p = p.set_geometry(p.make_valid())
+    if mistake == "duplicates_removed":
+        p = p[~p.geometry.to_wkb().duplicated()]
+    p.to_file("cairo_parcels_valid.gpkg", layer="parcels", driver="GPKG")
+
+
+def _named_buildings(mistake):
+    b = read("tokyo_buildings_legacy.geojson")
+    b = b[b.name_primary.notna()] if mistake == "blank_names_kept" else b[b.name_primary.fillna("").str.strip() != ""]
+    if mistake == "attributes_dropped":
+        b = b[["feature_id", "name_primary", "geometry"]]
+    write_geojson(b, "named_buildings.geojson")
+
+
+ENTRIES = [
+    entry(
+        "dedupe-on-key-keep-earliest-values-as-written",
+        """
+        nyc_addresses.csv lists some buildings more than once (same street and number, different
+        units). Keep one row per street + number: the earliest by recorded_at. All columns stay, values
+        exactly as in the file (geometry_wkt included). Save nyc_buildings.csv sorted by street, then
+        by house number numerically.
+        """,
+        [dev("fio-l1-nyc-csvwkt-addresses", "nyc_addresses.csv")],
+        ["nyc_buildings.csv"],
+        _one_row_per_building,
+        ["duplicates_kept", "latest_kept"],
+        notes="Read as text so that ZIP codes and timestamps are written back exactly as given.",
+    ),
+    entry(
+        "explode-to-single-part-polygons-only",
+        """
+        From heritage_sites.geojson take only the polygon features and split every multi-polygon into
+        its separate parts: one single Polygon per row, never a MultiPolygon. Columns site_id, name_en
+        and part (1, 2, ... within each site). Output: enclosure_parts.geojson
+        """,
+        [dev("fio-l2-cairo-mixedgeom-split", "heritage_sites.geojson")],
+        ["enclosure_parts.geojson"],
+        _enclosure_parts,
+        ["multipart_kept", "non_polygons_included"],
+    ),
+    entry(
+        "repair-invalid-keep-every-record",
+        """
+        QA ticket: some outlines in cairo_parcels_legacy.geojson are invalid (self-intersections).
+        Make every geometry valid without dropping any part of it. Do NOT remove any record — duplicates
+        and slivers are handled in a later ticket — and keep attributes and the CRS as they are.
+        Deliver cairo_parcels_valid.gpkg, layer "parcels".
+        """,
+        [CAIRO],
+        ["cairo_parcels_valid.gpkg"],
+        _cairo_valid,
+        ["invalid_left", "invalid_dropped", "duplicates_removed"],
+        notes="make_valid turns each bow-tie into a MultiPolygon of both triangles.",
+    ),
+    entry(
+        "filter-rows-blank-is-missing",
+        """
+        Only the buildings that have a name: keep the rows of tokyo_buildings_legacy.geojson whose
+        name_primary is not empty (blank strings count as empty), with all their attributes, in
+        named_buildings.geojson.
+        """,
+        [TOKYO],
+        ["named_buildings.geojson"],
+        _named_buildings,
+        ["blank_names_kept", "attributes_dropped"],
+    ),
+]
