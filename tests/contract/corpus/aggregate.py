@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import geopandas as gpd
-import pandas as pd
 
 from ._common import (
     EXAMPLES,

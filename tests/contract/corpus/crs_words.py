@@ -28,6 +28,8 @@ def _london_national_grid(mistake):
 
 def _districts_ha(mistake):
     d = read("districts.geojson")
+    if mistake != "invalid_left":
+        d = d.set_geometry(d.make_valid())
     d["area_ha"] = geodesic_area_m2(d.geometry) / (1 if mistake == "area_in_m2" else 1e4)
     if mistake == "converted_to_lonlat":
         d = d.to_crs(4326)
@@ -57,7 +59,7 @@ def _cairo_web_mercator(mistake):
     p = p.to_crs(crs)
     if mistake == "crs_missing":
         p = without_crs(p)
-    p.to_file("cairo_3857.gpkg", layer="parcels", driver="GPKG")
+    p.to_file("cairo_3857.gpkg", layer="parcels", driver="GPKG", promote_to_multi=False)
 
 
 def _marker_zones(mistake):
@@ -100,13 +102,16 @@ ENTRIES = [
         """
         districts.geojson is delivered in the official Austrian grid. Add each district's area in
         hectares (column area_ha) and save as districts_ha.geojson — leave it in the grid it came in,
-        do not convert it to lat/lon.
+        do not convert it to lat/lon. If an outline is invalid, fix it on the way.
         """,
         [dev("spa-l1-vienna-pip-count", "districts.geojson")],
         ["districts_ha.geojson"],
         _districts_ha,
-        ["converted_to_lonlat", "area_in_m2", "crs_member_missing"],
-        notes="The input's CRS is MGI / Austria Lambert (EPSG:31287); 'the grid it came in' is that one.",
+        ["converted_to_lonlat", "area_in_m2", "crs_member_missing", "invalid_left"],
+        notes="""
+        The input's CRS is MGI / Austria Lambert (EPSG:31287). One district has nested shells;
+        make_valid repairs it without changing its area.
+        """,
     ),
     entry(
         "reproject-to-utm-geoparquet",
@@ -141,7 +146,10 @@ ENTRIES = [
         ["cairo_3857.gpkg"],
         _cairo_web_mercator,
         ["left_in_red_belt", "plain_lonlat", "crs_missing"],
-        notes="Web Mercator is EPSG:3857 (pseudo-Mercator).",
+        notes="""
+        Web Mercator is EPSG:3857. 'Only the projection changes': the invalid outlines stay invalid
+        and single polygons stay single (not promoted to multi).
+        """,
     ),
     entry(
         "buffer-real-metres-output-lonlat",

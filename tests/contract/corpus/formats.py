@@ -9,7 +9,6 @@ from ._common import (
     EXAMPLES,
     dev,
     entry,
-    lonlat,
     read,
     write_csv,
     write_geojson,
@@ -90,6 +89,16 @@ def _building_bounds(mistake):
     else:
         out[["minx", "miny", "maxx", "maxy"]] = bounds
     write_csv(out, "building_bounds.csv")
+
+
+def _markers_and_summary(mistake):
+    h = read("heritage_sites.geojson")
+    markers = h[h.feature_kind.str.startswith("marker")]
+    utm = markers.to_crs(32636)
+    (markers if mistake == "gpkg_left_in_lonlat" else utm).to_file("markers_utm.gpkg", layer="markers", driver="GPKG")
+    bbox = (utm if mistake == "bbox_in_utm" else markers).total_bounds
+    sites = len(markers) if mistake == "sites_counted_as_markers" else markers.site_id.nunique()
+    write_json({"markers": len(markers), "sites": sites, "bbox": [float(v) for v in bbox]}, "markers_summary.json")
 
 
 def _parks_wkt(mistake):
@@ -174,6 +183,21 @@ ENTRIES = [
         ["building_bounds.csv"],
         _building_bounds,
         ["bbox_array_column", "projected_units"],
+    ),
+    entry(
+        "gpkg-in-utm-plus-json-summary-with-lonlat-bbox",
+        """
+        Two deliverables from the marker points of heritage_sites.geojson (feature_kind starting with
+        "marker"):
+        - markers_utm.gpkg, layer "markers", in UTM zone 36N (EPSG:32636), attributes kept;
+        - markers_summary.json: {"markers": <number of markers>, "sites": <number of distinct
+          site_id>, "bbox": [min_lon, min_lat, max_lon, max_lat]} — the bbox in degrees, even though
+          the GeoPackage is in UTM.
+        """,
+        [dev("fio-l2-cairo-mixedgeom-split", "heritage_sites.geojson")],
+        ["markers_utm.gpkg", "markers_summary.json"],
+        _markers_and_summary,
+        ["bbox_in_utm", "gpkg_left_in_lonlat", "sites_counted_as_markers"],
     ),
     entry(
         "gpkg-layer-to-csv-wkt-wgs84",

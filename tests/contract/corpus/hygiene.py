@@ -38,7 +38,7 @@ def _cairo_valid(mistake):
         p = p.set_geometry(p.make_valid())
     if mistake == "duplicates_removed":
         p = p[~p.geometry.to_wkb().duplicated()]
-    p.to_file("cairo_parcels_valid.gpkg", layer="parcels", driver="GPKG")
+    p.to_file("cairo_parcels_valid.gpkg", layer="parcels", driver="GPKG", promote_to_multi=False)
 
 
 def _named_buildings(mistake):

@@ -39,7 +39,7 @@ def _district_stats(mistake):
     if mistake == "zero_station_districts_dropped":
         rows = rows[rows.stations > 0]
     if mistake == "summary_repeated_per_row":
-        write_json(records(rows.assign(**{f"total_{k}": v for k, v in summary.items()})), "district_stats.json")
+        write_json(records(rows.assign(total_area_km2=summary["total_area_km2"])), "district_stats.json")
     else:
         write_json({"summary": summary, "districts": records(rows)}, "district_stats.json")
 
@@ -148,7 +148,7 @@ ENTRIES = [
         """
         Could you export capetown_hospitals.parquet as a plain JSON list of records —
         [{"hospital_id": "...", "name": "...", "lon": ..., "lat": ...}, ...] — sorted by name?
-        Not GeoJSON, just the list. File name: hospitals.json.
+        Just the list instead of GeoJSON. File name: hospitals.json.
         """,
         [EXAMPLES + "capetown_hospitals.parquet"],
         ["hospitals.json"],
