@@ -17,6 +17,7 @@ from jupyter_server.extension.application import ExtensionApp
 from . import __version__
 from .config import GeoAgentSettings
 from .handlers import make_handlers
+from .llm.llama_engine import close_engines
 from .persona import GeoAgentPersona
 from .redact import KeptText, redact_log_handlers
 from .runs.placement import log_placement
@@ -74,7 +75,8 @@ class GeoAgentApp(ExtensionApp):
             self._warming = asyncio.ensure_future(self.services.completer.warm())
 
     async def stop_extension(self) -> None:
-        """Cancel live runs (their logs stay) and disconnect from kernels."""
+        """Cancel live runs (their logs stay), disconnect from kernels and free the local models."""
         if GeoAgentPersona.services is self.services:
             GeoAgentPersona.services = None
         await self.services.close()
+        await asyncio.to_thread(close_engines)  # may wait a moment for a call in progress

@@ -20,6 +20,7 @@ This module touches a few private ``Llama`` attributes (``input_ids``, ``n_token
 
 from __future__ import annotations
 
+import atexit
 import codecs
 import ctypes
 import os
@@ -51,6 +52,10 @@ CHATML_TEMPLATE = (
 
 class ContextOverflow(ValueError):
     """The prompt does not fit the model's context window."""
+
+
+class EngineClosed(RuntimeError):
+    """The engine was freed (``close_engines``); ``get_engine`` loads a new one."""
 
 
 class DeadlineExceeded(TimeoutError):
@@ -120,6 +125,7 @@ class LlamaEngine:
         self._llama_cpp = llama_cpp = import_llama_cpp()
         self.model_path = str(model_path)
         self.lock = threading.Lock()
+        self.closed = False  # set under the lock by close(): a caller that got us before must not run
         threads = n_threads or cpu_count()
         self.llm = llama_cpp.Llama(
             model_path=self.model_path,
@@ -141,6 +147,24 @@ class LlamaEngine:
             eos_token=model.token_get_text(eos) if eos != -1 else "",
             bos_token=model.token_get_text(bos) if bos != -1 else "",
         )
+
+    def close(self, wait: float) -> bool:
+        """Free the model now; False when a call still holds it after ``wait`` seconds (it is
+        left loaded then: freeing a context under a running call would crash the process)."""
+        if not self.lock.acquire(timeout=wait):
+            return False
+        try:
+            self.closed = True
+            self.llm.close()
+            if self.state_cache is not None:
+                self.state_cache.clear()
+        finally:
+            self.lock.release()
+        return True
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise EngineClosed("the local model was closed (its server or process is stopping)")
 
     # -- prompt ------------------------------------------------------------
 
@@ -225,6 +249,7 @@ class LlamaEngine:
         deadline: float | None = None,
     ) -> Iterator[str | GenerationStats]:
         """Yield decoded text pieces as they are safe to show, then one GenerationStats."""
+        self._check_open()
         tokens = self.tokenize(self.format(messages))
         room = self.n_ctx - len(tokens)
         if room < 16:
@@ -236,6 +261,7 @@ class LlamaEngine:
         stops = [s for s in (stop or []) if s]
         stats = GenerationStats(tokens_in=len(tokens))
         with self.lock:
+            self._check_open()
             llm = self.llm
             start = time.perf_counter()
             stats.restored_tokens = self._restore(tokens)
@@ -360,3 +386,25 @@ def get_engine(model_path: str | Path, *, instance: str = "", **kwargs: Any) -> 
             with _ENGINES_LOCK:
                 _ENGINES[key] = engine
         return engine
+
+
+CLOSE_WAIT_S = 2.0  # how long closing waits for a call in progress before leaving its engine
+
+
+def close_engines(wait: float = CLOSE_WAIT_S) -> None:
+    """Free every loaded model while llama_cpp is still whole (server stop, interpreter exit).
+
+    Left to ``Llama.__del__``, the free runs during the interpreter's module teardown when
+    a long-lived object (a server's extension) holds this module: llama_cpp's functions are
+    None by then, and the TypeError's traceback ends every shutdown. A later ``get_engine``
+    loads the model again.
+    """
+    with _ENGINES_LOCK:
+        engines = list(_ENGINES.values())
+        _ENGINES.clear()
+        _LOADING.clear()
+    for engine in engines:
+        engine.close(wait)
+
+
+atexit.register(close_engines)  # before module teardown; a server closes them on stop too
