@@ -65,7 +65,8 @@ Strategies, by error class:
   when no other certain fix applies (london at ab135b6: ten repairs of the report, the file never
   written, the run partial).
 - ``members``: wrong attribute, wrong call or a bad import; the real members and
-  signatures of the live object (jedi in the kernel) go into the prompt.
+  signatures of the live object (the owner's name or attribute chain, looked up in the kernel) go
+  into the prompt.
 - ``text_not_frame``: a geo member asked of text (``layer.crs`` on a layer's name in a loop over
   ``list_layers``): in a loop over a file's layers the body first reads the layer (a certain
   fix, ``codeinfo.with_layer_read``); elsewhere the prompt says to read the frame the name

@@ -84,14 +84,14 @@ async def geoagent_profile_data(
 
 @geoagent_tool
 async def geoagent_members(
-    expression: Annotated[str, Field(description="A live expression in the kernel: gdf, gdf.geometry, "
-                                                 "ds.rio, rasterio.open('a.tif') (calls are completed by jedi, never run).")],
+    expression: Annotated[str, Field(description="A variable or attribute chain in the kernel: gdf, gdf.geometry, "
+                                                 "ds.rio, rasterio (looked up as in a cell; calls, subscripts and operators are refused).")],
     notebook_path: Notebook = None,
     include_private: Annotated[bool, Field(description="Also list names starting with '_'.")] = False,
 ) -> dict[str, Any]:
     """The real members of a live object in the notebook's kernel, with call signatures and the
     first docstring line: the installed library's API as it is, not as a model remembers it.
-    Use it before calling a method you are unsure of (jedi introspection; nothing is executed)."""
+    Use it before calling a method you are unsure of (names and attributes are looked up; no expression is evaluated)."""
     notebook, kernel = await _kernel(notebook_path)
     found = await kernel.service.members(kernel.kernel_id, expression, include_private=include_private)
     return {"notebook": notebook, "expression": expression, "members": [m.model_dump() for m in found]}

@@ -7,6 +7,8 @@ import pytest
 
 from geoagent_ext.kernel import ProbeError
 
+from .conftest import kernel_pid
+
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 NAMES = "print(sorted(globals()))"
@@ -32,12 +34,57 @@ async def test_members_of_a_geodataframe_are_the_real_ones(service, geo_kernel):
     assert any(m.name == "__getitem__" for m in private)
 
 
-async def test_members_of_module_and_subscript(service, geo_kernel):
+async def test_members_of_a_module_and_an_attribute_chain(service, geo_kernel):
     mod = {m.name: m for m in await service.members(geo_kernel, "gpd")}
     assert mod["read_file"].kind == "function" and mod["read_file"].signature.startswith("read_file(filename")
     assert mod["GeoDataFrame"].kind == "class"
-    series = {m.name for m in await service.members(geo_kernel, "gdf['name']")}
-    assert "str" in series and "to_crs" not in series
+    series = {m.name for m in await service.members(geo_kernel, " gdf . geometry ")}
+    assert "to_crs" in series and "explode" in series and "sjoin" not in series
+
+
+# Each would run in the user's kernel if introspection evaluated it: the first two allocate
+# hundreds of MB, the others call, index or compute.
+NOT_NAMES = ["'x' * 300_000_000", "[0] * 40_000_000", "gdf['name']", "gdf.to_crs(3857)", "(lambda: items.clear())()",
+             "x + 1", "gdf.geometry[0].area", "41", "not x", "x.", "a" * 400]
+
+
+def peak_rss_mb(pid: int) -> float:
+    """The process's high-water resident memory (VmHWM): what it ever held, even if freed since."""
+    with open(f"/proc/{pid}/status") as status:
+        line = next(ln for ln in status if ln.startswith("VmHWM:"))
+    return int(line.split()[1]) / 1024
+
+
+async def test_introspection_refuses_anything_but_a_name_or_attribute_chain(service, manager, geo_kernel):
+    before = peak_rss_mb(kernel_pid(manager, geo_kernel))
+    asks = {"members": lambda e: service.members(geo_kernel, e), "profile": lambda e: service.profile(geo_kernel, e),
+            "closest_names": lambda e: service.closest_names(geo_kernel, e, "to_crss")}
+    for expression in NOT_NAMES:
+        for what, ask in asks.items():
+            with pytest.raises(ProbeError) as refused:
+                await ask(expression)
+            assert refused.value.ename == "ValueError", (what, expression, refused.value)
+            assert "is not a variable or an attribute chain" in refused.value.evalue
+            assert "never evaluates calls, operators, subscripts or literals" in refused.value.evalue
+    grew = peak_rss_mb(kernel_pid(manager, geo_kernel)) - before
+    assert grew < 50, f"the kernel's peak memory grew by {grew:.0f} MB"  # 'x' * 300_000_000 alone: 300 MB
+    state = await service.execute(geo_kernel, "print(x, items)", silent=True, store_history=False)
+    assert state.stdout.strip() == "41 [1, 2, 3]"  # nothing ran: the list was not cleared
+
+
+async def test_members_answer_is_bounded(service, geo_kernel):
+    """An object with thousands of attributes, one a function of 300 parameters: the answer stops
+    at MAX_MEMBERS members and each signature at MAX_SIGNATURE characters."""
+    setup = ("import types as _types\nwide = _types.SimpleNamespace(**{f'a{i:04}': i for i in range(3000)})\n"
+             "exec('def F(' + ', '.join(f'p{i}=None' for i in range(300)) + '): pass', wide.__dict__)")
+    assert (await service.execute(geo_kernel, setup, silent=True, store_history=False)).status == "ok"
+    try:
+        found = await service.members(geo_kernel, "wide")
+    finally:
+        await service.execute(geo_kernel, "del wide", silent=True, store_history=False)
+    assert len(found) == 1000 and all(len(m.signature) <= 400 for m in found)
+    long = next(m for m in found if m.name == "F")
+    assert long.signature.startswith("F(p0=None, p1=None") and long.signature.endswith("...")
 
 
 async def test_closest_names(service, geo_kernel):

@@ -76,6 +76,8 @@ async def test_kernel_tools_read_the_notebooks_live_kernel(mcp, jp_serverapp, jp
     to_crs = next(m for m in members["members"] if m["name"] == "to_crs")
     assert "epsg" in to_crs["signature"] and to_crs["kind"] == "method"
     assert not any(m["name"].startswith("_") for m in members["members"])
+    _, error = await mcp.call("geoagent_members", expression="'x' * 400_000_000", notebook_path=path)
+    assert "is not a variable or an attribute chain" in error  # refused, never evaluated in the kernel
 
     _manager(jp_serverapp).active_notebook = path  # what the panel reports; the default notebook
     advice = await mcp.ok("geoagent_crs_advice", layer="data/districts.geojson", purpose="area", limit=2)

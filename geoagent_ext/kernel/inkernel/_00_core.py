@@ -82,31 +82,45 @@ def _user_names(ns, private=True):
     return out
 
 
+MAX_EXPRESSION = 300  # characters: a chain of names longer than any real one
+
+
 def _resolve(expression):
-    """The live object of an expression, without calling anything.
+    """The live object a name or an attribute chain names (``gdf``, ``gdf.geometry``).
 
-    Dotted names are walked with getattr; other expressions are evaluated only
-    if they contain no call, await, assignment or lambda (subscripts are fine).
+    Introspection runs in the user's kernel, so it never evaluates an expression: an
+    operator, a subscript, a literal or a call could allocate, compute or change state
+    there (``'x' * 10**9``). Only getattr runs, as ``gdf.geometry`` would in a cell.
     """
-    expr = expression.strip()
+    head, attributes = _name_chain(expression)
     ns = _ns()
-    if _SIMPLE_EXPR.match(expr):
-        head, *rest = expr.split(".")
-        if head in ns:
-            obj = ns[head]
-        elif hasattr(builtins, head):
-            obj = getattr(builtins, head)
-        else:
-            raise NameError("name %r is not defined in the kernel" % head)
-        for part in rest:
-            obj = getattr(obj, part)
-        return obj
-    tree = ast.parse(expr, mode="eval")
-    unsafe = (ast.Call, ast.Await, ast.Lambda, ast.NamedExpr, ast.Yield, ast.YieldFrom)
-    if any(isinstance(node, unsafe) for node in ast.walk(tree)):
-        raise _NeedsJedi(expr)
-    return eval(compile(tree, "<geoagent>", "eval"), ns)
+    if head in ns:
+        obj = ns[head]
+    elif hasattr(builtins, head):
+        obj = getattr(builtins, head)
+    else:
+        raise NameError("name %r is not defined in the kernel" % head)
+    for attribute in attributes:
+        obj = getattr(obj, attribute)
+    return obj
 
 
-class _NeedsJedi(Exception):
-    pass
+def _name_chain(expression):
+    """(name, [attributes]) of ``name.attr.attr``; ValueError for any other expression."""
+    text = str(expression).strip()
+    node = None
+    if len(text) <= MAX_EXPRESSION:
+        try:
+            node = ast.parse(text, mode="eval").body
+        except SyntaxError:
+            node = None
+    attributes = []
+    while isinstance(node, ast.Attribute):
+        attributes.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        raise ValueError(
+            "%r is not a variable or an attribute chain: introspection reads names like gdf or "
+            "gdf.geometry and never evaluates calls, operators, subscripts or literals in the "
+            "kernel (assign the value to a variable first)" % (text[:80] + ("..." if len(text) > 80 else "")))
+    return node.id, attributes[::-1]

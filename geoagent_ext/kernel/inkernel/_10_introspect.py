@@ -62,44 +62,31 @@ def _member(obj, name):
     return {"name": name, "kind": kind, "signature": sig, "doc": doc}
 
 
+# What one answer may carry: a GeoDataFrame has ~350 public members; a frame with thousands of
+# columns (each an attribute) or a class with a long generated signature must not make the
+# answer, the event or the prompt it goes into that large.
+MAX_MEMBERS = 1000
+MAX_SIGNATURE = 400  # characters
+
+
 def members(expression, include_private=False):
-    """Real members of the expression's live object, with call signatures."""
-    try:
-        obj = _resolve(expression)
-    except _NeedsJedi:
-        return _jedi_members(expression, include_private)
-    names = sorted(set(dir(obj)))
-    return [_member(obj, n) for n in names if include_private or not n.startswith("_")]
+    """Real members of the live object a name or attribute chain names, with call signatures."""
+    obj = _resolve(expression)
+    names = sorted(n for n in set(dir(obj)) if include_private or not n.startswith("_"))
+    return [_bounded_member(_member(obj, n)) for n in names[:MAX_MEMBERS]]
 
 
-def _jedi_members(expression, include_private):
-    import jedi
-
-    comps = jedi.Interpreter(expression.strip() + ".", [_ns()]).complete()
-    out = []
-    for c in comps:
-        if c.name.startswith("_") and not include_private:
-            continue
-        sig = ""
-        if c.type in ("function", "class"):
-            try:
-                sigs = c.get_signatures()
-                sig = sigs[0].to_string() if sigs else ""
-            except Exception:
-                sig = ""
-        kind = {"function": "method", "statement": "attribute", "instance": "attribute"}.get(c.type, c.type)
-        out.append({"name": c.name, "kind": kind, "signature": sig, "doc": ""})
-    return out
+def _bounded_member(member):
+    signature = member["signature"]
+    if len(signature) > MAX_SIGNATURE:
+        member["signature"] = signature[: MAX_SIGNATURE - 3] + "..."
+    return member
 
 
 def closest_names(expression, wrong_name, n=5):
     """Names closest to a wrong one: members of ``expression`` or, if empty, variables."""
     if expression.strip():
-        try:
-            obj = _resolve(expression)
-            candidates = list(dir(obj))
-        except _NeedsJedi:
-            candidates = [m["name"] for m in _jedi_members(expression, True)]
+        candidates = list(dir(_resolve(expression)))
     else:
         candidates = list(_ns()) + dir(builtins)
     candidates = [c for c in set(candidates) if not (c.startswith("__") and c.endswith("__"))]
@@ -323,12 +310,8 @@ def _xarray_text(obj, name):
 
 
 def profile(name):
-    """Compact text profile of a variable (or expression) for the LLM."""
-    try:
-        obj = _resolve(name)
-    except _NeedsJedi:
-        raise ValueError("profile() needs a variable or attribute, not %r" % name)
-    return _profile_obj(obj, name)
+    """Compact text profile of a variable or an attribute chain for the LLM."""
+    return _profile_obj(_resolve(name), name)
 
 
 def _summary(obj):

@@ -3,7 +3,7 @@
 The service sends this source into the kernel once and installs it as a module
 object under ONE private name, ``__geoagent__`` (see ``probe.py``). It must
 therefore work in any Python >= 3.8 kernel: standard library only at import
-time; geopandas, rasterio, xarray, IPython and jedi are used only if present.
+time; geopandas, rasterio, xarray and IPython are used only if present.
 Nothing here imports ``geoagent_ext`` (the kernel may live in another env).
 
 The helper is kept in small files, one concern each, executed IN ORDER in the
