@@ -30,8 +30,10 @@ _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGN
 _MIN_ENV_SECRET = 8  # shorter values ("1", "true") would shred ordinary text
 
 # The names of key=value shapes: ``api_key``, ``access_token``, ``client-secret``, ``password``.
-_SECRET_FIELD = r"[\w\-]*(?:api[_\-]?key|token|secret|password)"
-_SECRET_KEY = re.compile(_SECRET_FIELD, re.IGNORECASE)
+# The text rule starts at the name's last word and leaves what is before it alone: a rule that
+# also matched the ``[\w-]*`` before it retried that at every character, quadratic in a long word.
+_SECRET_WORD = r"(?:api[_\-]?key|token|secret|password)"
+_SECRET_KEY = re.compile(rf"[\w\-]*{_SECRET_WORD}", re.IGNORECASE)
 _MIN_FIELD_SECRET = 6  # the key=value rule's shortest value
 
 _PATTERNS = [
@@ -43,7 +45,7 @@ _PATTERNS = [
     re.compile(r"(?<=://)[^/@\s:]+:[^/@\s]+(?=@)"),  # user:password@ in a URL (a proxy's key)
     # key=value / "api_key": "value" shapes, whatever the value looks like
     re.compile(
-        rf"""(?P<name>["']?{_SECRET_FIELD}["']?\s*[:=]\s*)"""
+        rf"""(?P<name>{_SECRET_WORD}["']?\s*[:=]\s*)"""
         rf"""(?P<q>["']?)(?P<value>[^\s"',}}]{{{_MIN_FIELD_SECRET},}})""",
         re.IGNORECASE,
     ),

@@ -3,8 +3,8 @@
 Every event carries ``run_id``, a per-run monotonic ``seq`` and a UTC timestamp;
 ``type`` is the discriminator so ``parse_event`` can rebuild any event from its
 JSON (the run log is these events, one JSON object per line). Events describe
-what happened; they never carry secrets (see ``redact``), and code/output
-sizes are capped at the source so a log stays readable.
+what happened; they never carry secrets (see ``redact``), and output sizes are
+capped at the source (``output_limits``) so an event and a log stay small.
 """
 
 from __future__ import annotations
@@ -44,6 +44,9 @@ class ExecutionSummary(BaseModel):
     ename: str | None = None
     duration_s: float = 0.0
     warnings: list[str] = Field(default_factory=list)  # semantic checks (empty result, all-null column, missing file)
+    # Some text was cut to the event's limits (``output_limits``, a marker where): a solved step's
+    # full outputs are GET /geoagent/runs/<run_id>/outputs/<subtask_id> (what its notebook cell gets).
+    truncated: bool = False
 
 
 class RunStats(BaseModel):

@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from ..kernel.exceptions import KernelDeadError, KernelNotFoundError
-from ..redact import redact
+from ..redact import redact, redact_obj
 from .events import ExecutionSummary
+from .output_limits import FIELD_LIMIT, bounded_outputs, shortened
 
 
 class KernelHandle(Protocol):
@@ -113,17 +114,22 @@ class BoundKernel:
 
 
 def summarize(result: Any, warnings: list[str] | None = None, limit: int = 4000) -> ExecutionSummary:
-    """Kernel result -> the compact form events carry (text capped, outputs kept).
+    """Kernel result -> the bounded form events carry (``output_limits``): stdout and stderr
+    within ``limit`` (the outputs hold them too), every other text within FIELD_LIMIT.
 
     Redacted before the cap: a cut through a secret would leave a piece no rule recognises.
     """
     error = getattr(result, "error", None)
+    stdout, stderr = redact(result.stdout or ""), redact(result.stderr or "")
+    outputs, cut = bounded_outputs(redact_obj(list(getattr(result, "outputs", []) or [])))
+    message = getattr(error, "message", None) if error else None
     return ExecutionSummary(
         status=result.status,
-        stdout=redact(result.stdout or "")[-limit:],
-        stderr=redact(result.stderr or "")[-limit:],
-        outputs=list(getattr(result, "outputs", []) or []),
-        error=getattr(error, "message", None) if error else None,
+        stdout=shortened(stdout, limit),
+        stderr=shortened(stderr, limit),
+        outputs=outputs,
+        truncated=cut or max(len(stdout), len(stderr)) > limit or len(message or "") > FIELD_LIMIT,
+        error=shortened(message, FIELD_LIMIT) if message else message,
         ename=getattr(error, "ename", None) if error else None,
         duration_s=float(getattr(result, "duration_s", 0.0) or 0.0),
         warnings=list(warnings or []),

@@ -10,6 +10,7 @@ do (labextension/src/notebook/writer.ts), so ``remove_run`` can undo a run.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 import nbformat
 
@@ -33,8 +34,9 @@ def _tag(cell: nbformat.NotebookNode, run_id: str, subtask_id: str, role: str) -
 
 
 def append_run(nb: nbformat.NotebookNode, request: str, subtasks: list[SubtaskSpec], events: list[Event],
-               run_id: str = "") -> int:
-    """Append the run's solved steps; returns how many code cells were added."""
+               run_id: str = "", full_outputs: Callable[[str], list[dict] | None] | None = None) -> int:
+    """Append the run's solved steps; returns how many code cells were added. ``full_outputs``
+    (``Run.full_outputs``) gives a step's whole outputs: its events carry them bounded."""
     solved = {e.subtask_id: e for e in events if isinstance(e, Solved)}
     run_id = run_id or next((e.run_id for e in events), "")
     nb.cells.append(_tag(nbformat.v4.new_markdown_cell(f"## GeoAgent: {request}"), run_id, "", "run"))
@@ -48,7 +50,8 @@ def append_run(nb: nbformat.NotebookNode, request: str, subtasks: list[SubtaskSp
         if event.by == "human":
             heading += " *(fixed by you)*"
         nb.cells.append(_tag(nbformat.v4.new_markdown_cell(heading), run_id, subtask.id, "heading"))
-        outputs = [nbformat.from_dict(o) for o in event.result.outputs]
+        whole = full_outputs(subtask.id) if full_outputs is not None and event.result.truncated else None
+        outputs = [nbformat.from_dict(o) for o in (event.result.outputs if whole is None else whole)]
         nb.cells.append(_tag(nbformat.v4.new_code_cell(event.code, outputs=outputs), run_id, subtask.id, "code"))
         added += 1
     return added

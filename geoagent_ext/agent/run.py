@@ -614,6 +614,13 @@ class Run:
         self.emit(Solved(run_id=self.id, subtask_id=subtask.id, code=code, attempts=attempts,
                          result=summarize(result, warnings), by=by))
 
+    def full_outputs(self, subtask_id: str) -> list[dict[str, Any]] | None:
+        """The whole outputs of an accepted step, redacted: what its notebook cell gets (its
+        events carry them bounded, ``output_limits``). None for a step not accepted."""
+        if subtask_id not in self.results:
+            return None
+        return redact_obj(list(getattr(self.results[subtask_id], "outputs", []) or []))
+
     def _output_text(self, subtask_id: str) -> str:
         result = self.results.get(subtask_id)
         return (getattr(result, "stdout", "") or "")[-600:] if result is not None else "(skipped)"

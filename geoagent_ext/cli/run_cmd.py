@@ -185,7 +185,8 @@ async def run(args) -> int:
         console.print(f"the run's code is in its log: jupyter geoagent replay {where}")
         return 3
     nb = nbwriter.load_or_new(notebook)  # as it is now, not as it was before the run
-    added = nbwriter.append_run(nb, run_obj.request, run_obj.subtasks, run_obj.bus.history, run_obj.id)
+    added = nbwriter.append_run(nb, run_obj.request, run_obj.subtasks, run_obj.bus.history, run_obj.id,
+                                full_outputs=run_obj.full_outputs)
     nbwriter.write(nb, notebook)
     console.print(f"wrote {added} code cell(s) to {notebook}")
     summary(run_obj.id, run_obj.request, finished)

@@ -6,7 +6,10 @@ from .complete import CompleteHandler, CompleteStreamHandler
 from .models import ModelsHandler
 from .active import ActiveNotebookHandler
 from .openapi import OpenAPIHandler
-from .runs import RUN_ID, RunActionHandler, RunCancelHandler, RunEventsHandler, RunHandler, RunsHandler, RunVariablesDeleteHandler
+from .runs import (
+    RUN_ID, SUBTASK_ID, RunActionHandler, RunCancelHandler, RunEventsHandler, RunHandler, RunOutputsHandler, RunsHandler,
+    RunVariablesDeleteHandler,
+)
 from .status import StatusHandler
 from .stream import RunStreamHandler
 
@@ -19,6 +22,7 @@ def make_handlers() -> list[tuple[str, type]]:
         (r"/geoagent/runs", RunsHandler),
         (rf"/geoagent/runs/{RUN_ID}", RunHandler),
         (rf"/geoagent/runs/{RUN_ID}/events", RunEventsHandler),
+        (rf"/geoagent/runs/{RUN_ID}/outputs/{SUBTASK_ID}", RunOutputsHandler),
         (rf"/geoagent/runs/{RUN_ID}/actions", RunActionHandler),
         (rf"/geoagent/runs/{RUN_ID}/cancel", RunCancelHandler),
         (rf"/geoagent/runs/{RUN_ID}/stream", RunStreamHandler),

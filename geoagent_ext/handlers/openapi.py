@@ -35,6 +35,8 @@ def openapi_document() -> dict:
             "/geoagent/runs/{run_id}": {"get": {"parameters": [run_id], "responses": {"200": ok, "404": error}}},
             "/geoagent/runs/{run_id}/events": {"get": {"parameters": [run_id, {"name": "after", "in": "query", "schema": {"type": "integer"}}],
                                                         "responses": {"200": ok, "400": error, "404": error}}},
+            "/geoagent/runs/{run_id}/outputs/{subtask_id}": {"get": {"parameters": [run_id, {**run_id, "name": "subtask_id"}],
+                                                                      "responses": {"200": ok, "404": error}}},
             "/geoagent/runs/{run_id}/actions": {"post": {"parameters": [run_id], "requestBody": body(ActionRequest),
                                                           "responses": {"200": ok, "400": error, "404": error, "409": error}}},
             "/geoagent/runs/{run_id}/cancel": {"post": {"parameters": [run_id], "responses": {"202": ok, "404": error, "409": error}}},

@@ -14,6 +14,7 @@ from .base import GeoAgentHandler
 from .body import BadBody, json_object, validated
 
 RUN_ID = r"(?P<run_id>[A-Za-z0-9_\-]{1,64})"
+SUBTASK_ID = r"(?P<subtask_id>[A-Za-z0-9_\-]{1,64})"
 
 
 class RunsAPIHandler(GeoAgentHandler):
@@ -81,6 +82,20 @@ class RunEventsHandler(RunsAPIHandler):
             raise web.HTTPError(400, "after must be an integer") from None
         events = self.manager.events(run_id, after)
         self.write_json({"events": [e.model_dump(mode="json") for e in events]})
+
+
+class RunOutputsHandler(RunsAPIHandler):
+    """The whole outputs of a live run's accepted step, for its notebook cell: its events carry
+    them bounded (``agent/output_limits``, ``ExecutionSummary.truncated``)."""
+
+    @web.authenticated
+    @authorized
+    async def get(self, run_id: str, subtask_id: str) -> None:
+        run = self.manager.get(run_id)
+        outputs = run.full_outputs(subtask_id) if run is not None else None
+        if outputs is None:
+            raise web.HTTPError(404, f"no accepted step {subtask_id!r} in a live run {run_id!r}")
+        self.write_json({"run_id": run_id, "subtask_id": subtask_id, "outputs": outputs})
 
 
 class RunActionHandler(RunsAPIHandler):

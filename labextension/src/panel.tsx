@@ -5,6 +5,7 @@
  * step is written into the run's notebook by a `RunCellWriter`.
  */
 import { Notification } from '@jupyterlab/apputils';
+import type * as nbformat from '@jupyterlab/nbformat';
 import { ServerConnection } from '@jupyterlab/services';
 import { ReactWidget, refreshIcon } from '@jupyterlab/ui-components';
 import { Message, MessageLoop } from '@lumino/messaging';
@@ -25,6 +26,7 @@ import {
   deleteRunVariables,
   fetchModels,
   fetchRun,
+  fetchStepOutputs,
   listRuns,
   RunStream,
   sendAction,
@@ -421,7 +423,40 @@ export class GeoAgentPanel extends ReactWidget {
     this.update();
   }
 
+  /**
+   * A step whose event carries its outputs cut is written once its whole
+   * outputs are fetched; the steps after it wait their turn, so cells keep
+   * the run's order. Other steps are written at once.
+   */
   private _write(subtaskId: string): void {
+    const step = this._run?.steps.find(s => s.id === subtaskId);
+    if (!this._writesPending && !step?.solved?.result.truncated) {
+      this._writeStep(subtaskId);
+      return;
+    }
+    this._writesPending += 1;
+    this._writing = this._writing
+      .then(async () => this._writeStep(subtaskId, await this._wholeOutputs(subtaskId)))
+      .finally(() => {
+        this._writesPending -= 1;
+      });
+  }
+
+  /** The step's whole outputs; undefined (the event's, cut) when the server no longer has them. */
+  private async _wholeOutputs(subtaskId: string): Promise<nbformat.IOutput[] | undefined> {
+    const step = this._run?.steps.find(s => s.id === subtaskId);
+    if (!this._run || !step?.solved?.result.truncated) {
+      return undefined;
+    }
+    try {
+      const outputs = await fetchStepOutputs(this._run.runId, subtaskId, this._serverSettings);
+      return outputs as nbformat.IOutput[];
+    } catch {
+      return undefined;
+    }
+  }
+
+  private _writeStep(subtaskId: string, outputs?: nbformat.IOutput[]): void {
     const run = this._run;
     if (!this._writer || !run?.notebook) {
       return;
@@ -436,7 +471,7 @@ export class GeoAgentPanel extends ReactWidget {
     }
     const index = run.steps.findIndex(s => s.id === subtaskId);
     if (index >= 0) {
-      this._cellsWritten += this._writer.write(notebook.model, run.steps[index], index).length;
+      this._cellsWritten += this._writer.write(notebook.model, run.steps[index], index, outputs).length;
     }
   }
 
@@ -521,6 +556,8 @@ export class GeoAgentPanel extends ReactWidget {
   private _starting = false;
   private _startError: string | null = null;
   private _writer: RunCellWriter | null = null;
+  private _writing: Promise<void> = Promise.resolve();
+  private _writesPending = 0;
   private _cellsWritten = 0;
   private _rejectedAll: number | null = null;
   private _watch = new NotebookWatch();

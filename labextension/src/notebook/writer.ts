@@ -69,8 +69,15 @@ export class RunCellWriter {
    * the run's notebook, looked up by the caller each time: the user may have
    * closed and reopened it), unless they are already there.
    * Returns the ids of the new cells (empty when nothing was inserted).
+   * `outputs`: the step's whole outputs when its event carries them cut
+   * (`result.truncated`); by default the event's.
    */
-  write(notebook: ISharedNotebook, step: IStepView, index: number): string[] {
+  write(
+    notebook: ISharedNotebook,
+    step: IStepView,
+    index: number,
+    outputs?: nbformat.IOutput[]
+  ): string[] {
     if (!step.solved || this.has(notebook, step.id) || isRejected(notebook, this.runId, step.id)) {
       return [];
     }
@@ -89,7 +96,7 @@ export class RunCellWriter {
       source: step.solved.code,
       execution_count: null,
       // nbformat output dicts from the kernel (the event types only say "dicts").
-      outputs: (step.solved.result.outputs ?? []) as nbformat.IOutput[],
+      outputs: outputs ?? ((step.solved.result.outputs ?? []) as nbformat.IOutput[]),
       metadata: {
         // The outputs come from the user's own kernel running this code on their
         // behalf, as if they had run the cell: trust them like Lab trusts the

@@ -84,6 +84,24 @@ export function fetchRun(
 }
 
 /**
+ * `GET /geoagent/runs/<id>/outputs/<subtask_id>`: the whole outputs of a live
+ * run's accepted step, for its notebook cell (its events carry them bounded:
+ * `result.truncated`).
+ */
+export async function fetchStepOutputs(
+  runId: string,
+  subtaskId: string,
+  settings?: ServerConnection.ISettings
+): Promise<Record<string, unknown>[]> {
+  const body = await requestAPI<{ outputs: Record<string, unknown>[] }>(
+    `runs/${encodeURIComponent(runId)}/outputs/${encodeURIComponent(subtaskId)}`,
+    { method: 'GET' },
+    settings
+  );
+  return body.outputs;
+}
+
+/**
  * `POST .../variables/delete`: undo a finished run in its kernel, deleting
  * the variables it created (`names`, default all) still as it left them.
  */

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 413bf0356ceda9f943f8a4c8e23b5499b8f92878f3ff7d153d46e761609abe8d
+ * schema-sha256: f48c78b86b8954a38b09f0930176a051ad6a4bef9530a9767da926e5d4e545bb
  */
 
 export type RunEvent =
@@ -161,6 +161,14 @@ export interface Requirement {
     [k: string]: unknown;
   };
   origin: 'request' | 'user' | 'model';
+  /**
+   * the request's words it is read from (the user's, for their own)
+   */
+  said: string;
+  /**
+   * read with certainty; an unsure reading is shown, never gates
+   */
+  sure: boolean;
 }
 export interface Planned {
   run_id: string;
@@ -256,6 +264,7 @@ export interface ExecutionSummary {
   ename: string | null;
   duration_s: number;
   warnings: string[];
+  truncated: boolean;
 }
 export interface Repaired {
   run_id: string;
