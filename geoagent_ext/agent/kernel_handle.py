@@ -8,12 +8,16 @@ kernel manager.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import Any, Protocol
 
 from ..kernel.exceptions import KernelDeadError, KernelNotFoundError
 from ..redact import redact, redact_obj
 from .events import ExecutionSummary
 from .output_limits import FIELD_LIMIT, bounded_outputs, shortened
+
+log = logging.getLogger("geoagent.agent")
 
 
 class KernelHandle(Protocol):
@@ -25,7 +29,8 @@ class KernelHandle(Protocol):
     async def advise_crs(self, target: Any, purposes: list[str]) -> dict[str, Any]: ...
     async def variables(self) -> list[Any]: ...
     async def probe(self, name: str, /, *args: Any, probe_timeout: float = 120.0, **kwargs: Any) -> Any: ...
-    # Optional: ``async def fingerprints(self) -> dict[str, str]`` (what a commit changed, see Run.commit).
+    # Optional: ``async def fingerprints(self) -> dict[str, str]`` (what a commit changed, see Run.commit),
+    # ``async def watch(self) -> None`` (raises KernelLost once the kernel is lost, see Run._wait_human).
 
 
 class KernelLost(RuntimeError):
@@ -88,7 +93,38 @@ class BoundKernel:
         return result
 
     async def trial(self, code, *, timeout=60):
-        return await self._call("trial", code, timeout=timeout)
+        result = await self._call("trial", code, timeout=timeout)
+        if result.status == "dead":  # the kernel it was forked from died or restarted meanwhile
+            self.lost = result.error.evalue if result.error else "the kernel died"
+            raise KernelLost(self.lost)
+        return result
+
+    async def watch(self, every: float = 1.0) -> None:
+        """Raise KernelLost once the kernel dies, restarts or is shut down. A run waiting for a
+        human makes no call that would notice, and no answer can help it any more: without
+        this it would hold the kernel (new runs 409) until someone answered."""
+        while True:
+            try:
+                await self._check_running()
+            except KernelLost:
+                raise
+            except Exception:  # a gateway that did not answer this time: ask again next time
+                log.debug("watching kernel %s failed", self.kernel_id, exc_info=True)
+            await asyncio.sleep(every)
+
+    async def _check_running(self) -> None:
+        if self.lost is None:
+            try:
+                await self.service.verify(self.kernel_id)  # gateway kernels: one round trip
+                running = await self.service.alive(self.kernel_id)
+            except KernelNotFoundError:
+                running = True  # shut down: _same_process says so
+            except KernelDeadError as exc:
+                self.lost, running = str(exc), True
+            self._same_process()  # a restart names itself before "not running" could
+            if not running:
+                self.lost = "the kernel stopped (it died, was killed or is restarting)"
+        self._same_process()
 
     async def probe(self, name, /, *args, probe_timeout=120.0, **kwargs):
         """``name(*args, **kwargs)`` of the in-kernel helper (``KernelService.probe``)."""

@@ -243,11 +243,21 @@ class Run:
         waiter.future.set_result(action)
 
     async def _wait_human(self, kind: str, subtask_id: str) -> HumanAction:
+        """The human's action; KernelLost as soon as the kernel is lost meanwhile (no answer
+        could still help, and the run would hold the kernel until one came)."""
         self._waiter = _Waiter(kind, subtask_id)
+        watch = getattr(self.kernel, "watch", None)  # test doubles may have none
+        watcher = asyncio.ensure_future(watch()) if watch is not None else None
         try:
+            if watcher is not None:
+                await asyncio.wait([self._waiter.future, watcher], return_when=asyncio.FIRST_COMPLETED)
+                if watcher.done():
+                    watcher.result()  # raises KernelLost
             return await self._waiter.future
         finally:
             self._waiter = None
+            if watcher is not None:
+                watcher.cancel()
 
     async def approve(self, subtask_id: str, code: str) -> bool:
         """In approval mode, wait for the user before code touches the live kernel."""

@@ -87,6 +87,11 @@ class KernelService:
         that, unlike this service, must not follow a restart transparently."""
         return self._conn(kernel_id).identity()
 
+    async def alive(self, kernel_id: str) -> bool:
+        """Whether kernel ``kernel_id``'s process is running (asks its manager; no message to
+        the kernel), for callers that watch a kernel between calls."""
+        return await self._conn(kernel_id).alive()
+
     async def verify(self, kernel_id: str) -> None:
         """Make ``process()`` current: a kernel behind a gateway is asked (one control
         round trip) whether it is still the process we connected to; local: no I/O."""

@@ -17,6 +17,10 @@ Hazards handled here:
   may signal the child directly, otherwise we ask the kernel to do it.
 * **Crashes.** A child that segfaults or is OOM-killed closes its socket
   without a result: reported as ``TrialCrashed``, never as a hang.
+* **The kernel dies or restarts mid-trial.** The child dies with it
+  (``PR_SET_PDEATHSIG``, set in the child) and the wait checks the kernel every
+  ``TICK``: the trial ends ``dead`` at once (not at the time limit) and its
+  process group is killed, so nothing it spawned outlives the kernel either.
 * **Kernels on another host** (behind a gateway) cannot see the hub's socket, nor
   be signalled from here: the kernel relays the child's result on IOPub
   (:func:`_relayed`, ``relay=True`` in ``trial_start``) and kills it on request.
@@ -156,7 +160,7 @@ async def fork_trial(
         conn.sandbox_roots.append(info.get("sandbox_root"))
         t0 = time.perf_counter()
         try:
-            data = await asyncio.wait_for(asyncio.shield(waiter.done), timeout)
+            data = await asyncio.wait_for(_result_unless_kernel_gone(conn, waiter), timeout)
         except asyncio.TimeoutError:
             return TrialResult(
                 status="timeout",
@@ -171,6 +175,8 @@ async def fork_trial(
         finally:  # timeout, the run cancelled, any error: a child without a result must not run on
             if not waiter.done.done():
                 _kill(conn, waiter, info["pid"])
+        if data is KERNEL_GONE or (not data and await _kernel_gone_soon(conn)):
+            return _kernel_gone_result(conn, time.perf_counter() - t0)
         if not data:
             return TrialResult(
                 status="error",
@@ -187,6 +193,44 @@ async def fork_trial(
         hub.drop(token)
         if relayed is not None:
             relayed.cancel()
+
+
+KERNEL_GONE = object()  # the trial's kernel died or restarted while we waited for the child
+TICK = 0.5  # seconds between checks of the kernel while a trial runs
+
+
+async def _result_unless_kernel_gone(conn: KernelConnection, waiter: _Waiter) -> bytes | None | object:
+    """The child's result, or ``KERNEL_GONE`` within a ``TICK`` of the kernel's death or restart:
+    a trial of a lost kernel has no state to report on, and its run must not wait out the time limit."""
+    while True:
+        try:
+            return await asyncio.wait_for(asyncio.shield(waiter.done), TICK)
+        except asyncio.TimeoutError:
+            if await _kernel_gone(conn):
+                return KERNEL_GONE
+
+
+async def _kernel_gone(conn: KernelConnection) -> bool:
+    """The process the trial was forked from is no longer the kernel's (restarted) or not running."""
+    return conn.identity() != conn._identity or not await conn.alive()
+
+
+async def _kernel_gone_soon(conn: KernelConnection, within: float = 0.5) -> bool:
+    """A child that ended without a result: did its kernel die (the child died with it)?
+    A dying kernel's other threads may still be exiting when the child's socket closes."""
+    deadline = time.monotonic() + within
+    while not await _kernel_gone(conn):
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.05)
+    return True
+
+
+def _kernel_gone_result(conn: KernelConnection, duration_s: float) -> TrialResult:
+    conn.mark_lost()
+    why = "The kernel died or restarted during this trial; its variables are gone"
+    return TrialResult(status="dead", duration_s=duration_s,
+                       error=ExecutionError(ename="KernelDied", evalue=why + ".", message=f"KernelDied: {why}."))
 
 
 async def _relayed(conn: KernelConnection, token: str, waiter: _Waiter) -> None:

@@ -553,6 +553,24 @@ async def test_a_kernel_lost_while_the_model_thinks_ends_the_run_instead_of_wait
     assert "variables x" in finished.message
 
 
+async def test_a_kernel_killed_while_a_step_awaits_approval_ends_the_run_at_once(workdir, tmp_path):
+    """An approval can no longer run the step: the variables step 2 builds on died with the kernel."""
+    script = StepScript(["Set x.", "Print x."], {"Set x": ["x = 1"], "Print x": ["print(x)"]})
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run("x", kernel, model, tmp_path, approval_mode=True)
+        run.start()
+        async for event in run.bus.subscribe():
+            if event.type == "approval_requested" and "x = 1" in event.code:
+                run.submit(HumanAction(kind="approve", subtask_id=event.subtask_id))
+            elif event.type == "approval_requested":
+                break
+        os.kill(kernel.service.kernel_manager.get_kernel(kernel.kernel_id).provisioner.pid, signal.SIGKILL)
+        finished = await asyncio.wait_for(run.wait(), 5)
+    assert finished.status == "failed" and "kernel was lost during step 2 (Print x.)" in finished.message, finished
+    assert "variables x" in finished.message
+
+
 async def test_model_timeout_is_a_clear_failure(workdir, tmp_path):
     model = ScriptedChatModel(replies=[{"text": "1. x", "delay": 5}], cycle=True)
     async with real_kernel(workdir) as kernel:

@@ -6,8 +6,10 @@ tests that kill or restart a kernel start their own.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
+import time
 
 import pytest
 import pytest_asyncio
@@ -89,6 +91,36 @@ def live_children(pid: int) -> list[int]:
                 if state != "Z":
                     out.append(int(child))
     return out
+
+
+def running(pid: int) -> bool:
+    """Whether process ``pid`` still runs: a zombie (dead, not yet reaped by whoever
+    adopted it) does not (Linux /proc)."""
+    try:
+        with open(f"/proc/{pid}/stat") as s:
+            return s.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+async def stops_running(pid: int, within: float) -> bool:
+    """Whether process ``pid`` stops running within ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while running(pid):
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.05)
+    return True
+
+
+async def trial_child(kernel_pid: int, within: float = 60) -> int:
+    """The pid of the kernel's (one) forked trial child, once it exists."""
+    deadline = time.monotonic() + within
+    while not live_children(kernel_pid):
+        assert time.monotonic() < deadline, "no trial child appeared"
+        await asyncio.sleep(0.05)
+    [child] = live_children(kernel_pid)
+    return child
 
 
 def kill_kernel(manager, kernel_id) -> None:

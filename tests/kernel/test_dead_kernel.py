@@ -9,8 +9,9 @@ import pytest
 import pytest_asyncio
 
 from geoagent_ext.kernel import KernelDeadError, KernelService, start_kernel
+from geoagent_ext.kernel.trial import TrialHub
 
-from .conftest import kill_kernel, make_manager
+from .conftest import kernel_pid, kill_kernel, make_manager, stops_running, trial_child
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -87,3 +88,38 @@ async def test_a_late_starting_status_of_the_same_process_is_not_a_restart(lone)
         "time.sleep(0.5)\nprint(late_start + 1)",
     )
     assert res.status == "ok" and res.stdout == "2\n"
+
+
+async def test_a_trial_ends_dead_at_once_when_its_kernel_is_killed(lone):
+    """Not at its time limit: the run waiting on it holds the kernel until it returns."""
+    mkm, kid, svc = lone
+    trial = asyncio.ensure_future(svc.trial(kid, "import time\ntime.sleep(60)", timeout=50))
+    child = await trial_child(kernel_pid(mkm, kid))
+    await asyncio.sleep(1.0)  # past trial_start's answer (milliseconds): the service waits for the child
+    kill_kernel(mkm, kid)
+    t0 = time.perf_counter()
+    res = await asyncio.wait_for(trial, 50)
+    assert res.status == "dead" and res.error.ename == "KernelDied", res
+    assert time.perf_counter() - t0 < 3
+    assert await stops_running(child, within=3)
+    await mkm.restart_kernel(kid, now=True)
+    assert (await svc.trial(kid, "t = 1")).status == "ok"  # the new process forks trials again
+
+
+async def test_a_trial_child_dies_with_its_kernel_with_nobody_to_kill_it(lone):
+    """The child's own guard, without the service's wait: a child the kernel forked must not
+    run on, orphaned, when the kernel is gone (nothing could ever read its result)."""
+    mkm, kid, svc = lone
+    hub = TrialHub()
+    try:
+        waiter = hub.expect("orphan")
+        info = await svc.probe(kid, "trial_start", code="import time\ntime.sleep(60)", socket_path=await hub.start(),
+                               token="orphan", timeout=50, memory_mb=None)
+        assert info["mode"] == "fork", info
+        await asyncio.wait_for(waiter.hello.wait(), 10)  # the child runs (and is past its guard)
+        await asyncio.sleep(0.5)  # into its sandbox (a new user namespace) and the code
+        kill_kernel(mkm, kid)
+        assert await stops_running(info["pid"], within=2)
+    finally:
+        await hub.close()
+        await mkm.restart_kernel(kid, now=True)

@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import textwrap
+import time
 
 import pytest
 from tornado.httpclient import HTTPClientError
@@ -15,6 +16,7 @@ from geoagent_ext.agent.events import Finished
 from geoagent_ext.agent.runlog import RunLog
 from geoagent_ext.agent.events import RunStarted, Planned, SubtaskSpec
 from geoagent_ext.services import GeoAgentServices
+from tests.kernel.conftest import stops_running, trial_child
 from tests.scripted_server import scripted_server_config
 
 SCRIPT = textwrap.dedent('''
@@ -48,13 +50,23 @@ LONG_STEP = textwrap.dedent('''
 ''')
 
 
+# The one step sleeps in its trial only (a fork of the kernel, whose parent is not the server).
+SLEEPS_IN_TRIAL = textwrap.dedent('''
+    def reply(messages):
+        if "plans Python analyses" in messages[0].text:
+            return "1. Count sheep slowly."
+        return "```python\\nimport os, time\\nif os.getppid() != " + str(SERVER_PID) + ":\\n    time.sleep(300)\\n```"
+''')
+
+
 @pytest.fixture
 def jp_server_config(geoagent_data_dir, tmp_path):
     (tmp_path / "slow_loading.py").write_text(SLOW_LOADING)
     (tmp_path / "long_step.py").write_text(f"SERVER_PID = {os.getpid()}\n" + LONG_STEP)
+    (tmp_path / "sleeps_in_trial.py").write_text(f"SERVER_PID = {os.getpid()}\n" + SLEEPS_IN_TRIAL)
     return scripted_server_config(tmp_path, SCRIPT, max_attempts=1, extra_models=[
         f"scripted:{tmp_path / 'slow_loading.py'}", f"scripted:{tmp_path / 'missing.json'}",
-        f"scripted:{tmp_path / 'long_step.py'}"])
+        f"scripted:{tmp_path / 'long_step.py'}", f"scripted:{tmp_path / 'sleeps_in_trial.py'}"])
 
 
 async def _kernel(jp_serverapp):
@@ -169,18 +181,57 @@ async def test_a_kernel_killed_mid_step_ends_the_run_saying_what_was_lost(jp_fet
     assert (jp_root_dir / "out.txt").read_text() == "forty"
 
 
-async def test_a_kernel_restarted_while_the_run_waits_ends_it_at_the_next_step(jp_fetch, jp_serverapp):
-    """A fix the user sends after restarting the kernel would run in a kernel without ``x``."""
+async def _kernel_accepts_a_new_run(jp_fetch, kernel_id):
+    """A new run on ``kernel_id`` is accepted (the lost run let it go); stopped once it waits."""
+    created = await _post(jp_fetch, "runs", body={"request": "forty-two", "kernel_id": kernel_id})
+    assert created.code == 201
+    run_id = json.loads(created.body)["run_id"]
+    state = await _wait_state(jp_fetch, run_id, {"needs_human", "failed", "succeeded", "partial"}, timeout=60)
+    if state["status"] == "needs_human":
+        await _post(jp_fetch, "runs", run_id, "cancel", body={})
+
+
+def _lose_kernel(jp_serverapp, kernel_id, how):
+    km = jp_serverapp.kernel_manager
+    if how == "killed":
+        os.kill(km.get_kernel(kernel_id).provisioner.pid, signal.SIGKILL)  # the server restarts it
+        return None
+    return asyncio.ensure_future(km.restart_kernel(kernel_id))
+
+
+@pytest.mark.parametrize("how", ["killed", "restarted"])
+async def test_a_kernel_lost_while_the_run_waits_for_a_human_ends_the_run_at_once(jp_fetch, jp_serverapp, how):
+    """No fix a human sends can run without the lost ``x``, and a waiting run holds its kernel."""
     kernel_id = await _kernel(jp_serverapp)
     run_id = json.loads((await _post(jp_fetch, "runs", body={"request": "forty-two", "kernel_id": kernel_id})).body)["run_id"]
     state = await _wait_state(jp_fetch, run_id, {"needs_human", "failed", "succeeded"})
     assert state["status"] == "needs_human", state
-    await jp_serverapp.kernel_manager.restart_kernel(kernel_id)
-    await _post(jp_fetch, "runs", run_id, "actions",
-                body={"kind": "edit", "subtask_id": state["waiting_for"]["subtask_id"], "code": "print(x + 2)"})
-    state = await _wait_state(jp_fetch, run_id, {"failed", "succeeded", "partial"}, timeout=30)
-    assert state["status"] == "failed", state
-    assert "the kernel restarted" in state["message"] and "variables x" in state["message"], state["message"]
+    restart = _lose_kernel(jp_serverapp, kernel_id, how)
+    t0 = time.monotonic()
+    state = await _wait_state(jp_fetch, run_id, {"failed", "succeeded", "partial"}, timeout=15)
+    assert state["status"] == "failed" and time.monotonic() - t0 < 8, state
+    message = state["message"]
+    assert "kernel was lost during step 2 (Print x plus two.)" in message and "variables x" in message, message
+    if restart is not None:
+        await restart
+    await _kernel_accepts_a_new_run(jp_fetch, kernel_id)
+
+
+async def test_a_kernel_killed_during_a_trial_ends_the_run_and_the_trial(jp_fetch, jp_serverapp, tmp_path):
+    """The trial used to run on, orphaned, to its time limit, and the run held the kernel meanwhile."""
+    kernel_id = await _kernel(jp_serverapp)
+    run_id = json.loads((await _post(jp_fetch, "runs", body={
+        "request": "wait", "kernel_id": kernel_id, "model": f"scripted:{tmp_path / 'sleeps_in_trial.py'}"})).body)["run_id"]
+    kernel_pid = jp_serverapp.kernel_manager.get_kernel(kernel_id).provisioner.pid
+    child = await trial_child(kernel_pid)
+    await asyncio.sleep(1.0)  # past the fork's answer (milliseconds): the run waits for the trial
+    os.kill(kernel_pid, signal.SIGKILL)
+    t0 = time.monotonic()
+    state = await _wait_state(jp_fetch, run_id, {"failed", "succeeded", "partial", "needs_human"}, timeout=15)
+    assert state["status"] == "failed" and time.monotonic() - t0 < 8, state
+    assert "kernel was lost during step 1 (Count sheep slowly.)" in state["message"], state["message"]
+    assert await stops_running(child, within=3)
+    await _kernel_accepts_a_new_run(jp_fetch, kernel_id)
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ IOPub thread:
 * limits: ``RLIMIT_AS`` = current address space + ``memory_mb`` (so the limit
   is about what the trial allocates, not the copied state), ``RLIMIT_CPU`` and
   ``alarm()`` as back-stops; the service kills the process group on timeout;
+* it dies with the kernel (Linux ``PR_SET_PDEATHSIG``, :func:`_die_with_kernel`);
 * files: see ``_enter_sandbox`` (``_30_sandbox.py``). The child reports the
   names it defined, changed and deleted, and the files it wrote, then
   ``os._exit``s (no atexit handlers, no ZMQ teardown in the copy).
@@ -89,8 +90,10 @@ def trial_start(code, socket_path, token, timeout, memory_mb, sandbox="auto", ke
     spec = {"code": code, "timeout": float(timeout), "memory_mb": memory_mb,
             "sandbox": sandbox, "real": real, "root": root, "before": _cached_snapshot()}
     # no stdout flush: the child replaces OutStream, so the parent's buffer is never sent twice
+    kernel_pid, arm = os.getpid(), _parent_death_signal()
     pid = os.fork()
     if pid == 0:  # child: never returns
+        _die_with_kernel(kernel_pid, arm)
         if child_end is not None:
             sock.close()
             sock = child_end
@@ -108,6 +111,33 @@ def trial_start(code, socket_path, token, timeout, memory_mb, sandbox="auto", ke
 
 def _kernel():
     return getattr(_shell(), "kernel", None)
+
+
+def _parent_death_signal():
+    """Linux: a function that makes the calling process get SIGKILL when its parent dies
+    (``prctl(PR_SET_PDEATHSIG)``), looked up before the fork; None elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+        import signal
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except Exception:
+        return None
+    PR_SET_PDEATHSIG = 1
+    return lambda: prctl(PR_SET_PDEATHSIG, ctypes.c_ulong(signal.SIGKILL), ctypes.c_ulong(0),
+                         ctypes.c_ulong(0), ctypes.c_ulong(0))
+
+
+def _die_with_kernel(kernel_pid, arm):
+    """In the child, first thing: a trial must not outlive its kernel (orphaned, it would run on
+    to its time limit with nobody to report to). If the kernel died before the signal was armed
+    the child already has another parent: it leaves at once."""
+    if arm is not None:
+        arm()
+    if os.getppid() != kernel_pid:
+        os._exit(1)
 
 
 def _relay(sock, token, pid):
