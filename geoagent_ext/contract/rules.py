@@ -156,10 +156,27 @@ _NAME_BEFORE_FIELD_WORD = re.compile(r"(?:`([A-Za-z_]\w*)`|\b([a-z][a-z0-9]*(?:_
 _WORD = re.compile(r"\b([A-Za-z_]\w*)\b")
 
 
+# "parts (how many features the site has)", "kinds (its feature_kind values)": a description of the
+# name before it, whose words are not columns; "columns (a, b, c)" is a list, not a description.
+_DESCRIPTION = re.compile(r"(?<=[\w`])\s*\((?![^()]*\b(?:and|or)\b[^()]*,)[^()]{0,200}\)")
+# "built from the `wkt_geom` column", "taken from its name field": an input's column the output is made from
+_SOURCE_COLUMN = re.compile(r"\b(?:from|using|of)\s+(?:the\s+|its\s+|their\s+)?`?[A-Za-z_]\w*`?\s+"
+                            r"(?:column|attribute|field|property)\b", re.IGNORECASE)
+
+
+def _without_descriptions(sentence: str) -> str:
+    def keep_lists(m: re.Match) -> str:
+        before = sentence[:m.start()].split()
+        return m.group(0) if before and before[-1].strip("`").lower() in _INTRODUCER_WORDS else " "
+    return _SOURCE_COLUMN.sub(" ", _DESCRIPTION.sub(keep_lists, sentence))
+
+
 def _named_fields(sentence: str, exclude: set[str], input_columns: set[str], names_output: bool = False) -> list[str]:
     """Columns/keys this sentence asks for: backticked or snake_case names (and plain words that
     are columns of an input) after "columns"/"keys"/"containing"..., or right before "column"/"attribute".
-    Names after "whose value is one of" are values, not columns."""
+    Names after "whose value is one of" are values, not columns; names in a description of another
+    name (in parentheses) or of the column an output is made from are not asked for."""
+    sentence = _without_descriptions(sentence)
     names: list[str] = [a or b for a, b in _NAME_BEFORE_FIELD_WORD.findall(sentence)]
     intro = (_INTRODUCER if names_output else _INTRODUCER_NO_WITH).search(sentence)
     if intro:
@@ -263,6 +280,7 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
             _stored_type_rules(b, out, fmt, sentence)
             _row_rules(b, out, sentence, inputs, input_by_base)
     _bound_by_column(b)
+    _sort_by_named_column(b)
     b.reading("")
     named = _named_inputs(request, input_by_base)
     _name_rules(b, outputs, inputs, whole_layer=_whole_layer(request, inputs, named))
@@ -276,7 +294,7 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
     _no_stray_columns(b, request)
     _converted_values(b, inputs)
     _provenance(b, inputs)
-    _defect_rules(b, outputs, inputs)
+    _defect_rules(b, outputs, inputs, request)
     _shape_rules(b, request, outputs, inputs, named)
     _min_area_rules(b, request, outputs)
     if _NUMERIC_WORDS.search(_FILE.sub(" ", request)):  # the request's words, not its file names
@@ -294,6 +312,16 @@ _KEEP_SAID = re.compile(r"\b(keep|keeping|retain|retaining|prefer|preferring)\b[
 _KEEP_ANY = re.compile(r"\b(keep|keeping|retain|retaining)\s+(only\s+)?(one|a\s+single|the\s+first)(\s+(copy|record|row|"
                        r"feature|occurrence|entry))?(\s+of\s+each)?\b(?!\s+(with|whose|that|which|having))", re.IGNORECASE)
 _KEEP_MIN = ("earliest", "oldest", "first", "lowest", "smallest", "minimum")
+
+
+def _sort_by_named_column(b: _Builder) -> None:
+    """Sorted by a name not among the columns the request lists for the output ("sorted by county
+    name" of a table of `id`, `name`, `localities`) is a word, not a column: the reading is unsure."""
+    has = {(r.output, n) for r in b.requirements if r.kind == "columns" for n in r.params["names"]}
+    listed = {out for out, _ in has}
+    for r in b.requirements:
+        if r.kind == "sorted" and r.output in listed and (r.output, r.params.get("name")) not in has:
+            r.sure = False
 
 
 def _bound_by_column(b: _Builder) -> None:
@@ -542,7 +570,11 @@ def _stored_type_rules(b: _Builder, out: str, fmt: str, sentence: str) -> None:
 
 def _row_rules(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], input_by_base: dict[str, str]) -> None:
     named_inputs = [input_by_base[_base(f)] for f in _FILE.findall(sentence) if _base(f) in input_by_base]
+    columns = {c for facts in inputs.values() for c in facts.get("columns") or []} | set(_SNAKE.findall(sentence))
     for m in _PER_NOUN.finditer(sentence):
+        more = re.match(r"\s*(\+|&|/|and\b)\s*`?(\w+)", sentence[m.end():])
+        if more and (more.group(1) != "and" or more.group(2) in columns or _SNAKE.fullmatch(more.group(2))):
+            continue  # "one row per street + number": a key of several columns, no one of them unique
         noun = m.group(1).lower().rstrip("s")
         if noun == "layer":  # "one row per layer" of the one layered input the sentence speaks of
             layered = [p for p in (named_inputs or list(inputs)) if (inputs[p].get("layers") or 0) > 1]
@@ -550,7 +582,6 @@ def _row_rules(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], in
                 n = inputs[layered[0]]["layers"]
                 b.add(out, "rows_as_input", f"one row per layer of `{layered[0]}` ({n})", input=layered[0], rows=n)
             continue
-        columns = {c for facts in inputs.values() for c in facts.get("columns") or []} | set(_SNAKE.findall(sentence))
         for key in (f"{noun}_id", noun):
             if key in columns and noun not in ("input", "original", "source"):
                 b.add(out, "unique", f"`{key}` has no duplicate values (one row per {noun})", name=key)
@@ -675,7 +706,14 @@ def _provenance(b: _Builder, inputs: dict[str, dict]) -> None:
         req.text += " (" + "; ".join(f"{', '.join(names)}: {source}" for source, names in groups.items()) + ")"
 
 
-def _defect_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict]) -> None:
+# Words of a request about how the data draws ("render correctly", "viewers", "holes appear filled",
+# "arcs across the globe"): then the inputs' drawing defects must not reach the output.
+_DRAWING = re.compile(r"\b(render\w*|viewers?|display\w*|draw\w*|shad\w*|rfc\s*7946|right-hand|winding|orient\w*|"
+                      r"clockwise|anticlockwise|counter-?clockwise|holes?|antimeridian|dateline|180|arcs?|wrap\w*|"
+                      r"globe\w*|span\w*)\b", re.IGNORECASE)
+
+
+def _defect_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict], request: str = "") -> None:
     """What the input data says, not the request: a defect found in an input's geometries (by
     ``input_facts``) must not reach a spatial deliverable made from it. Geometry kept as WKT text
     in a column is parsed into the file's geometry, not carried beside it. Features jumping over the
@@ -688,8 +726,10 @@ def _defect_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict]) -> N
     wkt_columns = [c for facts in inputs.values() for c in (facts.get("defects") or {}).get("wkt_text") or []]
     wkt = ", ".join(f"`{path}` writes it in {', '.join(f'`{c}`' for c in facts['defects']['wkt_text'])}"
                     for path, facts in inputs.items() if (facts.get("defects") or {}).get("wkt_text"))
+    drawing = _DRAWING.search(_FILE.sub(" ", request))
     for out in outputs:
         fmt = file_format(out)
+        # A defect the request does not ask to mend is a standard's, not the user's: shown, not gating.
         b.reading(_output_words(b, out))
         named = {n for r in b.requirements if r.output == out and r.kind == "columns" for n in r.params["names"]}
         if wkt and fmt in SPATIAL and not named & set(wkt_columns):  # unless the request keeps that column
@@ -700,6 +740,9 @@ def _defect_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict]) -> N
                   f"no feature jumps over the antimeridian: those that cross it ({crossing}) are cut at ±180° "
                   f"into multi-part geometries, one feature each (RFC 7946 §3.1.9)", lonlat_only=fmt != "geojson")
         if wound and fmt == "geojson":
+            # A line over +-180 is wrong in any CRS; a ring's order is the standard's, binding when the
+            # request speaks of how the data draws.
+            b.reading(_sentence_at(request, drawing.start()) if drawing else _output_words(b, out), sure=bool(drawing))
             b.add(out, "rfc7946_winding",
                   f"polygon rings follow RFC 7946's right-hand rule: exteriors counter-clockwise, holes clockwise "
                   f"(the input's are wound the other way: {wound})")
@@ -814,7 +857,7 @@ def _shape_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[str
         asked = [_families(r.params.get("allowed") or []) for r in b.requirements
                  if r.output == out and r.kind == "geometry_types"]
         if file_format(out) in SPATIAL and not ruled and not any(had and not (kinds & had) for kinds in asked):
-            b.reading(_output_words(b, out))
+            b.reading(_output_words(b, out), sure=False)  # read from silence: shown, never gating
             b.add(out, "shapes_kept", f"each feature keeps its shape from `{spatial[0]}` (reprojected or split into "
                   "single parts where asked; not simplified, buffered or moved)", input=spatial[0])
 

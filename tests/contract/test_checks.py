@@ -248,7 +248,10 @@ def test_a_conversion_keeps_each_feature_s_shape_reprojected_or_exploded_but_not
     request = ("Give me back `sites.gpkg` with the layers `polys` and `others`, every feature single-part, "
                "keeping `site_id`. Use Egypt's national grid.")
     contract = derive_contract(request, ["sites.gpkg"], input_facts(tmp_path))
-    [req] = [r.text for r in contract.requirements if r.kind == "shapes_kept"]
+    [kept] = [r for r in contract.requirements if r.kind == "shapes_kept"]
+    assert not kept.sure and not kept.checkable  # read from the request's silence: shown, never gating
+    req = kept.text
+    contract.requirements = [r.model_copy(update={"sure": True}) for r in contract.requirements]  # the check itself
 
     def write(frame):
         (tmp_path / "sites.gpkg").unlink(missing_ok=True)
@@ -479,7 +482,7 @@ def test_a_spatial_file_written_without_its_geometry_gets_one_repair_line_naming
     by_id = {r.id: r for r in contract.requirements}
     pairs = [(by_id[r["id"]], RequirementResult(**r)) for r in results]
     blind = [req.text for req, res in pairs if not res.passed and res.observed == "no geometry in the file"]
-    assert len(blind) == 4  # MultiPolygon, no duplicates, none empty, each shape kept from in.geojson
+    assert len(blind) == 3  # MultiPolygon, no duplicates, none empty (shapes kept is an unsure reading: not checked)
     lines = DeliverableChecks.failures(pairs)
     about_geometry = [line for line in lines if "no geometry" in line]
     assert len(about_geometry) == 1 and "gdf[['a', 'b', 'geometry']]" in about_geometry[0]

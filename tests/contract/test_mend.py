@@ -16,6 +16,19 @@ from .test_checks import check, in_folder, input_facts
 CW_SQUARE = Polygon([(16.30, 48.20), (16.30, 48.21), (16.31, 48.21), (16.31, 48.20)])  # exterior clockwise
 
 
+
+def _all_gating(contract):
+    """The contract with its unsure readings made gating: to test their checks and mends themselves
+    (a run shows an unsure one and never checks it)."""
+    return contract.model_copy(update={"requirements": [r.model_copy(update={"sure": True})
+                                                        for r in contract.requirements]})
+
+def _all_gating_derived(*args, **kwargs):
+    """``derive_contract`` with every reading gating (the RFC 7946 winding of a request that does not
+    speak of drawing is an unsure one): for tests of the mends themselves."""
+    return _all_gating(derive_contract(*args, **kwargs))
+
+
 def _parcels():
     shifted = Polygon([(x + 0.02, y) for x, y in CW_SQUARE.exterior.coords])
     return gpd.GeoDataFrame({"pid": ["b", "a", "a2", "c"], "units": ["3", "10", "10", "2"], "area_m2": [1.0, 2.0, 2.0, 3.0]},
@@ -56,7 +69,7 @@ def test_a_csv_is_sorted_as_numbers_and_keeps_its_text(tmp_path):
 def test_geojson_rings_are_oriented_and_a_value_to_compute_is_left_to_the_model(tmp_path):
     gpd.GeoDataFrame({"pid": ["a"]}, geometry=[CW_SQUARE], crs=4326).to_file(tmp_path / "in.geojson")
     gpd.GeoDataFrame({"pid": ["a"]}, geometry=[CW_SQUARE], crs=4326).to_file(tmp_path / "out.geojson")
-    contract = derive_contract("Write `out.geojson` from `in.geojson` with `bbox_wgs84` for each parcel.",
+    contract = _all_gating_derived("Write `out.geojson` from `in.geojson` with `bbox_wgs84` for each parcel.",
                                ["out.geojson"], input_facts(tmp_path))
     kinds = {r.kind for r in contract.for_output("out.geojson")}
     assert "rfc7946_winding" in kinds
@@ -440,7 +453,7 @@ def test_a_column_an_input_holds_is_carried_to_the_rows_by_their_shared_key(tmp_
                      geometry=squares, crs=4326).to_file(tmp_path / "districts.geojson")
     request = ("Count the stations in each district of `districts.geojson` and write `per_district.csv` with "
                "`district_code`, `district_name` and `station_count`.")
-    contract = derive_contract(request, ["per_district.csv"], input_facts(tmp_path))
+    contract = _all_gating_derived(request, ["per_district.csv"], input_facts(tmp_path))
     [cols] = [r for r in contract.requirements if r.kind == "columns"]
     assert cols.params["provenance"]["district_name"] == "the `name` column of `districts.geojson` (joined), renamed"
     pd.DataFrame({"district_code": ["03", "1", "2"], "station_count": [0, 2, 1]}).to_csv(tmp_path / "per_district.csv", index=False)
@@ -450,7 +463,7 @@ def test_a_column_an_input_holds_is_carried_to_the_rows_by_their_shared_key(tmp_
         "district_code,district_name,station_count", "03,Landstraße,0", "1,Innere Stadt,2", "2,Leopoldstadt,1"]
     assert check(contract, tmp_path)[cols.text][0]
     # A GeoJSON lacking a column the input has under the same name: carried by the key too.
-    named = derive_contract("Write `d.geojson` with the districts of `districts.geojson` and their `district_code` "
+    named = _all_gating_derived("Write `d.geojson` with the districts of `districts.geojson` and their `district_code` "
                             "and `name`.", ["d.geojson"], input_facts(tmp_path))
     gpd.read_file(tmp_path / "districts.geojson")[["district_code", "geometry"]].to_file(tmp_path / "d.geojson")
     _run_mends(named, "d.geojson", tmp_path)
@@ -498,7 +511,7 @@ def test_geometry_left_alone_but_reprojected_gets_the_input_s_own_shapes_back(tm
     the mend puts the input's own geometries and CRS back; other shapes it leaves failing."""
     src = gpd.GeoDataFrame({"sid": ["1", "2"]}, geometry=[CW_SQUARE, CW_SQUARE.centroid], crs=4326)
     src.to_file(tmp_path / "in.geojson")
-    contract = derive_contract("Write `out.geojson` from `in.geojson` with `sid` as integers. Leave the geometry alone.",
+    contract = _all_gating_derived("Write `out.geojson` from `in.geojson` with `sid` as integers. Leave the geometry alone.",
                                ["out.geojson"], input_facts(tmp_path))
     [kept] = [r for r in contract.requirements if r.kind == "geometry_unchanged"]
     src.assign(sid=[1, 2]).to_crs(10594).to_file(tmp_path / "out.geojson")
@@ -546,8 +559,8 @@ def test_features_reshaped_where_the_request_asked_for_none_get_their_input_shap
     src = gpd.GeoDataFrame({"site_id": ["a", "b", "c"]}, crs=4326, geometry=[
         MultiPolygon([poly, box(31.3, 30.1, 31.31, 30.11)]), LineString(ring), Point(31.25, 30.05)])
     src.to_file(tmp_path / "sites.geojson")
-    contract = derive_contract("Give me back `sites.gpkg`, every feature single-part, keeping `site_id`. "
-                               "Use Egypt's national grid.", ["sites.gpkg"], input_facts(tmp_path))
+    contract = _all_gating(derive_contract("Give me back `sites.gpkg`, every feature single-part, keeping `site_id`. "
+                                           "Use Egypt's national grid.", ["sites.gpkg"], input_facts(tmp_path)))
     kept = next(r for r in contract.requirements if r.kind == "shapes_kept")
     parts = src.explode(index_parts=False)
     simplified = parts.set_geometry(parts.simplify(0.01)).to_crs(22992)
@@ -564,8 +577,8 @@ def test_features_reshaped_where_the_request_asked_for_none_get_their_input_shap
     polygons = tmp_path / "polygons"
     polygons.mkdir()
     src.iloc[:1].to_file(polygons / "sites.geojson")
-    contract = derive_contract("Give me back `sites.gpkg`, every feature single-part, keeping `site_id`.",
-                               ["sites.gpkg"], input_facts(polygons))
+    contract = _all_gating(derive_contract("Give me back `sites.gpkg`, every feature single-part, keeping `site_id`.",
+                                           ["sites.gpkg"], input_facts(polygons)))
     kept = next(r for r in contract.requirements if r.kind == "shapes_kept")
     outlines = src.iloc[:1].explode(index_parts=False)
     outlines.set_geometry(outlines.boundary).to_file(polygons / "sites.gpkg")

@@ -9,7 +9,7 @@ def _contract_load(path, fmt):
     import json as _j
     if fmt == "json":
         with open(path, encoding="utf-8") as fh:
-            return {"": _j.load(fh)}
+            return {"": _contract_records(_j.load(fh))}
     if fmt == "csv":
         import pandas as pd
         return {"": pd.read_csv(path)}
@@ -25,7 +25,44 @@ def _contract_load(path, fmt):
     layers = [row[0] for row in pyogrio.list_layers(path)]
     if fmt == "gpkg" and len(layers) > 1:
         return {name: gpd.read_file(path, layer=name) for name in layers}
-    return {"": gpd.read_file(path)}
+    frame = gpd.read_file(path)
+    if fmt == "geojson":  # its top-level members beside "features" ("name", "metadata") are the file's too
+        with open(path, encoding="utf-8") as fh:
+            document = _j.load(fh)
+        if isinstance(document, dict):
+            import os as _o
+            stem = _o.path.splitext(_o.path.basename(path))[0]
+            frame.attrs["members"] = {k: v for k, v in document.items() if k not in ("type", "features", "crs", "bbox")
+                                      and not (k == "name" and v == stem)}  # GDAL's own: the layer's name
+    return {"": frame}
+
+
+def _contract_records(document):
+    """A JSON list of records is a table (one row per record); any other document stays as it is."""
+    if isinstance(document, list) and document and all(isinstance(x, dict) for x in document):
+        import pandas as pd
+        return pd.DataFrame(document)
+    return document
+
+
+def _contract_holder(data, name, depth=3):
+    """The part of a document that holds ``name``: the document itself when it has it at the top
+    (a key, a column, a GeoJSON top-level member), else a nested object or list of records that has
+    it ("summary": {...}, "features": [{...}]), as a dict or a table; None when none does."""
+    if hasattr(data, "columns"):
+        if name in data.columns:
+            return data
+        members = data.attrs.get("members") or {}
+        return _contract_holder(members, name, depth) if members else None
+    if isinstance(data, dict):
+        if name in data:
+            return data
+        if depth:
+            for value in data.values():
+                found = _contract_holder(_contract_records(value), name, depth - 1)
+                if found is not None:
+                    return found
+    return None
 
 
 def _contract_short(value, limit=160):
@@ -752,13 +789,15 @@ def _contract_check_table(kind, params, data, sources=None):
         have = set(map(str, data)) if isinstance(data, dict) else set(map(str, data.columns))
         if hasattr(data, "geometry") and not isinstance(data, dict):
             have.add("geometry")
-        missing = [n for n in params.get("names", []) if n not in have]
+        missing = [n for n in params.get("names", []) if n not in have and _contract_holder(data, n) is None]
         stray = params.get("no_stray") if isinstance(params.get("no_stray"), list) else []
         extra = [c for c in sorted(have - set(params.get("names", []))) if _contract_stray_column(c, stray)] \
             if params.get("no_stray") else []
         said = ([f"missing {missing}; it has {sorted(have)[:15]}"] if missing else []) + \
             ([f"also has {extra[:10]}, a geometry or row index not asked for"] if extra else [])
         return not said, "; ".join(said) or "all present"
+    if name and kind not in ("columns",) and _contract_holder(data, name) is not None:
+        data = _contract_holder(data, name)  # the nested object or records, or the members, that hold it
     if kind in _CONTRACT_GEOMETRY_KINDS and (isinstance(data, dict) or not _contract_has_geometry(data)
                                              or _contract_no_geometry_present(data)):
         return False, "no geometry in the file"

@@ -15,7 +15,7 @@ import { ev, resetSeq } from './fakes';
 import { all, cleanup, render } from './render';
 
 function req(id: string, output: string, text: string, extra: Partial<IRequirement> = {}): IRequirement {
-  return { id, output, text, kind: 'columns', params: {}, origin: 'request', ...extra };
+  return { id, output, text, kind: 'columns', params: {}, origin: 'request', said: '', sure: true, ...extra };
 }
 
 const CONTRACT: IContract = {
@@ -215,6 +215,23 @@ describe('ContractView', () => {
       Array.from(el.querySelectorAll(`[data-requirement="${id}"] .jp-GeoAgent-tag`)).map(t => t.textContent);
     expect(['r1', 'r3', 'm1', 'u6'].map(tags)).toEqual([[], [], ['proposed'], ['you']]);
     expect(all(el, 'geoagent-requirement-model')).toHaveLength(1);
+  });
+
+  it('shows an unsure reading as not verifiable, never counted, with the words it was read from', () => {
+    const said = 'Emit each group as one MultiPolygon.';
+    const contract: IContract = {
+      ...CONTRACT,
+      requirements: [
+        ...CONTRACT.requirements,
+        req('r5', 'out/districts.gpkg', 'every feature is a MultiPolygon', { kind: 'geometry_types', said, sure: false })
+      ]
+    };
+    const el = render(view({ contract, checks: { r3: { passed: true, observed: 'EPSG:3035', subtaskId: null } } }));
+    const r5 = el.querySelector('[data-requirement="r5"]') as HTMLElement;
+    expect(r5.dataset.status).toBe('not_verifiable');
+    expect(all(r5, 'geoagent-requirement-unsure')).toHaveLength(1);
+    expect(one(r5, 'geoagent-requirement-text').getAttribute('title')).toBe(`From the request: “${said}”`);
+    expect(one(el, 'geoagent-contract-summary').textContent).toBe('1/3 hold'); // r1-r3; not the note, not r5
   });
 
   it('lists the unmet and not verified requirements after the run', () => {

@@ -283,8 +283,9 @@ describe('GeoAgentPanel runs', () => {
       outputs: [{ path: 'out/areas.csv', format: 'CSV' }],
       requirements: [
         { id: 'r1', output: 'out/areas.csv', text: 'has columns parcel_id, area_m2', kind: 'columns',
-          params: { names: ['parcel_id', 'area_m2'] }, origin: 'request' },
-        { id: 'r2', output: 'out/areas.csv', text: 'is easy to read', kind: 'note', params: {}, origin: 'request' }
+          params: { names: ['parcel_id', 'area_m2'] }, origin: 'request', said: '', sure: true },
+        { id: 'r2', output: 'out/areas.csv', text: 'is easy to read', kind: 'note', params: {}, origin: 'request', said: '',
+          sure: true }
       ]
     };
     await stream(
@@ -326,7 +327,7 @@ describe('GeoAgentPanel runs', () => {
       requirements: [
         contract.requirements[1],
         { id: 'u2', output: 'out/areas.csv', text: 'area_m2 is not negative', kind: 'non_negative',
-          params: { name: 'area_m2' }, origin: 'user' }
+          params: { name: 'area_m2' }, origin: 'user', said: 'area_m2 is not negative', sure: true }
       ]
     };
     await stream(

@@ -29,11 +29,17 @@ export interface IContractViewProps {
   onAction: (action: IAction) => Promise<void>;
 }
 
+/** Whether a run's `succeeded` waits on it (`Requirement.checkable` in Python): a kind code checks,
+ * read from the request with certainty. An unsure reading is shown like a note. */
+export function gates(requirement: IRequirement): boolean {
+  return requirement.kind !== 'note' && requirement.sure !== false;
+}
+
 export function requirementStatus(
   requirement: IRequirement,
   checks: Record<string, IRequirementCheck>
 ): RequirementStatus {
-  if (requirement.kind === 'note') {
+  if (!gates(requirement)) {
     return 'not_verifiable';
   }
   const check = checks[requirement.id];
@@ -61,7 +67,7 @@ export function ContractView(props: IContractViewProps): JSX.Element {
       </section>
     );
   }
-  const checkable = contract.requirements.filter(r => r.kind !== 'note');
+  const checkable = contract.requirements.filter(gates);
   const held = checkable.filter(r => requirementStatus(r, checks) === 'held').length;
   const checkedWhen = (check: IRequirementCheck | undefined): string => {
     if (!check) {
@@ -105,11 +111,19 @@ export function ContractView(props: IContractViewProps): JSX.Element {
               >
                 <StatusBadge status={status} compact testid="geoagent-requirement-status" />
                 <span className="jp-GeoAgent-requirement-body">
-                  <span data-testid="geoagent-requirement-text">{requirement.text}</span>
+                  <span
+                    data-testid="geoagent-requirement-text"
+                    title={requirement.said ? `From the request: “${requirement.said}”` : undefined}
+                  >
+                    {requirement.text}
+                  </span>
                   <span className="jp-GeoAgent-requirement-meta">
                     <span data-testid="geoagent-requirement-label">{label}</span>
                     {when && <span data-testid="geoagent-requirement-when">{when}</span>}
                     {requirement.origin !== 'request' && <OriginTag origin={requirement.origin} />}
+                    {requirement.kind !== 'note' && requirement.sure === false && (
+                      <span data-testid="geoagent-requirement-unsure">unsure reading: shown, not gating</span>
+                    )}
                   </span>
                   {status === 'unmet' && check?.observed && (
                     <span
