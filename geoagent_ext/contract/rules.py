@@ -26,7 +26,7 @@ _FILE = re.compile(r"`?([\w./-]+\.(?:json|geojson|csv|gpkg|parquet|geoparquet|sh
 # Sentences end at . ! ? ; and at line breaks that start something new: a blank line, a list item
 # ("- ", "2. ", "b)"), a "Label:" line, or after a line ending in ":". A line break inside a
 # sentence (text wrapped by hand or by a mail client) is a space.
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n\s*\n\s*|(?<=:)[ \t]*\n\s*|"
+_SENTENCE = re.compile(r"(?<=[.!?;])(?<![\s(][\"'`][.!?;])\s+|\n\s*\n\s*|(?<=:)[ \t]*\n\s*|"
                        r"\n\s*(?=[-*\u2022]\s|\d{1,2}[.)]\s|[a-z][.)]\s|[A-Z][\w /-]{0,30}:(?!\S))")
 _TICKED = re.compile(r"`([A-Za-z_][\w]{0,63})`")
 _TICKED_VALUE = re.compile(r"`([^`\n]{1,64})`")  # a value may hold '-', '.', ' ' ("utf-8", "latin1-mojibake")
