@@ -18,6 +18,7 @@ from . import __version__
 from .config import GeoAgentSettings
 from .handlers import make_handlers
 from .llm.llama_engine import close_engines
+from .mcp.port import claim_mcp_port
 from .persona import GeoAgentPersona
 from .redact import KeptText, redact_log_handlers
 from .runs.placement import log_placement
@@ -65,6 +66,8 @@ class GeoAgentApp(ExtensionApp):
         self.log.info("GeoAgent %s: model %s, inline suggestions %s", __version__,
                       settings.model, settings.inline_model or "the same")
         log_placement(self.services.placement, self.log)  # kernels behind a gateway: what differs
+        # Before jupyter_server_mcp starts: a port of its own when another server holds the configured one.
+        self.services.mcp_url = claim_mcp_port(self.serverapp, self.log)
 
     def initialize_handlers(self) -> None:
         self.handlers.extend(make_handlers())

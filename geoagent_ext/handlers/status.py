@@ -20,4 +20,5 @@ class StatusHandler(GeoAgentHandler):
         status = await asyncio.to_thread(collect_status, self.services.settings)
         status["version"] = __version__
         status["kernels"] = self.services.placement  # local, or a gateway and its limits
+        status["mcp_url"] = self.services.mcp_url  # None without jupyter_server_mcp
         self.write_json(status)

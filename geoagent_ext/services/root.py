@@ -54,6 +54,7 @@ class GeoAgentServices:
         self.placement = kernel_placement(settings, kernel_manager)  # local, or behind a gateway
         self.run_manager = RunManager(self, root_dir=root_dir)
         self.completer = Completer(self)
+        self.mcp_url: str | None = None  # where this server's MCP tools listen (set by the server extension)
 
     @classmethod
     def for_server(cls, settings: GeoAgentSettings, serverapp: Any) -> "GeoAgentServices":
