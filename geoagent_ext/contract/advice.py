@@ -19,6 +19,10 @@ ADVICE = {
     "layers": ("write each layer from the rows it holds with gdf.to_file(path, layer=NAME, driver='GPKG'), e.g. "
                "one geometry kind per layer: gdf[gdf.geom_type.isin(['Point', 'MultiPoint'])].to_file(path, "
                "layer='points', driver='GPKG') (a GeoDataFrame's rows, not a unary_union)"),
+    "crs_present": ("give the frame its CRS before writing: the input's (gdf.set_crs(src.crs) only when the "
+                    "coordinates are in it) or the one it was reprojected to with to_crs"),
+    "located": ("the coordinates are not where the input data is: check x/y order (lon, lat), the CRS the "
+                "coordinates are really in (to_crs converts, set_crs only labels), and the unit"),
     "crs_epsg": "reproject with gdf.to_crs(epsg=CODE) before writing (set_crs only labels, it does not convert)",
     "crs_projected_metres": ("reproject with gdf.to_crs(...) to a projected CRS in metres made for this region "
                              "(its national grid, or gdf.estimate_utm_crs()) before measuring and writing"),

@@ -17,9 +17,11 @@ Kind = Literal[
     "exists",              # the file exists and opens as its format
     "columns",             # params.names: columns (tables/layers) or top-level keys (JSON); params.no_stray: the geometry/index column names not allowed beside them
     "layers",              # params.names: layers of a GeoPackage
+    "crs_present",         # the file declares a CRS
+    "located",             # params.bounds: the data lies where its inputs lie ([w, s, e, n] in lon/lat, grown)
     "crs_epsg",            # params.epsg: the declared CRS is this EPSG code
     "crs_projected_metres",  # a projected CRS in metres whose area of use contains the data (params.advised_epsg:
-                           # the CRS advisor's official grid, the mend's choice)
+                           # the CRS advisor's official grid, the mend's choice; params.name_has: "UTM")
     "geometry_types",      # params.allowed: OGC type names every feature must have
     "lonlat",              # params.name: values (or a bbox) within lon/lat ranges
     "bbox",                # params.name: [minx, miny, maxx, maxy], min <= max; params.input: the bounds of that

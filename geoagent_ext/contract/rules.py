@@ -272,7 +272,7 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
                 b.add(out, "layers", f"has the layers {', '.join(layers)}", names=layers)
             for name, allowed in values:
                 b.add(out, "values_in", f"`{name}` is one of {', '.join(allowed)}", name=name, allowed=allowed)
-            _crs_rules(b, out, fmt, sentence, official_crs)
+            _crs_rules(b, out, fmt, sentence, official_crs, inputs)
             _geometry_rules(b, out, fmt, sentence)
             _value_rules(b, out, sentence)
             _hygiene_rules(b, out, fmt, sentence)
@@ -296,6 +296,7 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
     _provenance(b, inputs)
     _defect_rules(b, outputs, inputs, request)
     _shape_rules(b, request, outputs, inputs, named)
+    _place_rules(b, outputs, inputs, named)
     _min_area_rules(b, request, outputs)
     if _NUMERIC_WORDS.search(_FILE.sub(" ", request)):  # the request's words, not its file names
         _number_rules(b, outputs, inputs)
@@ -422,19 +423,51 @@ def _ticked_list_after(sentence: str, word: re.Pattern) -> list[str]:
     return _TICKED.findall(list_match.group(1)) if list_match else []
 
 
-def _crs_rules(b: _Builder, out: str, fmt: str, sentence: str, official_crs: str = "") -> None:
+_WEB_MERCATOR = re.compile(r"\b(?:web|pseudo)[\s-]*mercator\b", re.IGNORECASE)
+_UTM = re.compile(r"\bUTM\b")
+_LATLON = re.compile(r"\b(?:lat(?:itude)?\s*/\s*lon(?:gitude)?|lon(?:gitude)?\s*/\s*lat(?:itude)?|lat-?lon|lon-?lat|"
+                     r"WGS\s?-?84|geographic\s+coordinates)\b", re.IGNORECASE)
+# "keep it in the file's own grid", "the CRS it came in", "do not reproject": the input's CRS
+_OWN_CRS = re.compile(r"\b(?:own|original|source|same|existing|current)\s+(?:[\w'-]+\s+){0,2}?(?:crs|grid|projection|"
+                      r"coordinate\s+(?:reference\s+)?system)\b|\b(?:crs|grid|projection)\s+(?:it|they)\s+"
+                      r"(?:came|comes|arrived|arrives|is|are)\s+in\b|\b(?:do\s+not|don't|never|without)\s+reproject",
+                      re.IGNORECASE)
+
+
+def _affirmed(sentence: str) -> str:
+    """The clauses of a sentence that negate nothing ("in the file's own grid (not lat/lon)": the first)."""
+    return " ".join(c for c in _CLAUSE.split(sentence) if not _NEGATION.search(c))
+
+
+def _input_epsg(inputs: dict[str, dict]) -> int | None:
+    """The one EPSG code the spatial inputs share, if they share one."""
+    codes = {f.get("epsg") for p, f in inputs.items() if file_format(p) in SPATIAL or f.get("epsg")}
+    return codes.pop() if len(codes) == 1 and None not in codes else None
+
+
+def _crs_rules(b: _Builder, out: str, fmt: str, sentence: str, official_crs: str = "",
+               inputs: dict[str, dict] | None = None) -> None:
     if fmt not in SPATIAL:
         return
     codes = [int(c) for c in _EPSG.findall(sentence)]
+    said = _affirmed(sentence)
+    own = _input_epsg(inputs or {})
     if len(set(codes)) == 1:
         b.add(out, "crs_epsg", f"is in EPSG:{codes[0]}", epsg=codes[0])
+    elif _WEB_MERCATOR.search(said):
+        b.add(out, "crs_epsg", "is in Web Mercator (EPSG:3857)", epsg=3857)
+    elif _UTM.search(said):
+        b.add(out, "crs_projected_metres", "is in the UTM zone of the data (a projected CRS in metres whose area of "
+              "use contains it)", name_has="UTM")
+    elif _OWN_CRS.search(sentence) and own and not _METRIC_CRS.search(said) and not _LATLON.search(said):
+        b.add(out, "crs_epsg", f"stays in the input's own CRS (EPSG:{own})", epsg=own)
     elif _METRIC_CRS.search(sentence):
         advised = f"; the advisor's official grid for this data: {official_crs}" if official_crs else ""
         code = re.match(r"EPSG:(\d+)", official_crs)
         b.add(out, "crs_projected_metres",
               f"is in a projected CRS in metres whose area of use contains the data (the region's grid{advised})",
               **({"advised_epsg": int(code.group(1))} if code else {}))
-    elif _GEOGRAPHIC.search(sentence):
+    elif _GEOGRAPHIC.search(sentence) or _LATLON.search(said):
         b.add(out, "crs_epsg", "is in WGS84 (EPSG:4326)", epsg=4326)
 
 
@@ -806,7 +839,7 @@ _CRS_GRID = re.compile(r"\b(?:national|official|metric|projected|coordinate|map|
 
 # What one sentence does not decide, only a whole request: that the file exists; that shapes are
 # kept (the request's silence on reshaping).
-WHOLE_REQUEST_KINDS = ("exists", "shapes_kept")
+WHOLE_REQUEST_KINDS = ("exists", "shapes_kept", "crs_present", "located")
 # "discard any polygon fragments smaller than 1 m²", "drop parcels under 0.5 ha"
 _SMALL_DROPPED = re.compile(
     r"\b(?:discard|drop|remov|delet|exclud|filter(?:ing)?\s+out|get(?:ting)?\s+rid\s+of|eliminat)\w*\b[^.;]{0,80}?"
@@ -860,6 +893,24 @@ def _shape_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[str
             b.reading(_output_words(b, out), sure=False)  # read from silence: shown, never gating
             b.add(out, "shapes_kept", f"each feature keeps its shape from `{spatial[0]}` (reprojected or split into "
                   "single parts where asked; not simplified, buffered or moved)", input=spatial[0])
+
+
+def _place_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict], named: list[str]) -> None:
+    """What every spatial output is, unless the request says otherwise: in a declared CRS (GeoJSON's is
+    always lon/lat), and where its inputs are (a deliverable made from the data lies where the data does)."""
+    spatial = [p for p in (named or list(inputs)) if inputs.get(p, {}).get("bounds_wgs84")]
+    boxes = [inputs[p]["bounds_wgs84"] for p in spatial]
+    for out in outputs:
+        fmt = file_format(out)
+        if fmt not in SPATIAL:
+            continue
+        b.reading(_output_words(b, out))
+        if fmt != "geojson":
+            b.add(out, "crs_present", "declares its CRS")
+        if boxes and all(w <= e for w, _, e, _ in boxes):
+            bounds = [min(x[0] for x in boxes), min(x[1] for x in boxes), max(x[2] for x in boxes), max(x[3] for x in boxes)]
+            b.add(out, "located", f"lies where its input data lies ({', '.join(f'`{p}`' for p in spatial)})",
+                  bounds=bounds)
 
 
 def _buffer_rules(b: _Builder, request: str, outputs: list[str], named: list[str]) -> None:

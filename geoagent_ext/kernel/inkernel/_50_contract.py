@@ -226,7 +226,7 @@ def _contract_check_dtype(params, types):
     return not wrong, (f"not {want}: {dict(list(wrong.items())[:6])}" if wrong else f"every other column is {want}")
 
 
-_CONTRACT_GEOMETRY_KINDS = ("crs_epsg", "crs_projected_metres", "geometry_types", "geometries_present",
+_CONTRACT_GEOMETRY_KINDS = ("crs_present", "located", "crs_epsg", "crs_projected_metres", "geometry_types", "geometries_present",
                             "geometries_valid", "geometries_unique", "geometry_unchanged", "shapes_kept", "min_area", "antimeridian_cut", "geometry_once",
                             "buffer_distance")
 
@@ -777,6 +777,22 @@ def _contract_converted_values(name, params, mine, theirs):
     return not said, f"`{name}`: " + ("; ".join(said) if said else f"every value is one of {params['input']}'s, as {dtype}")
 
 
+def _contract_located(params, data):
+    """(passed, observed): the data lies where its inputs lie (``params.bounds``, lon/lat, grown by
+    their own size and at least two degrees): coordinates swapped, left in another unit or labelled
+    with a CRS they are not in put it somewhere else on Earth."""
+    box = _contract_geo_bounds_wgs84(data)
+    if box is None:
+        return False, "no CRS or no geometry to place it by"
+    w, s, e, n = params["bounds"]
+    grow_x, grow_y = max(2.0, e - w), max(2.0, n - s)
+    inside = (box[1] <= n + grow_y and box[3] >= s - grow_y and
+              (w > e or box[0] > box[2] or (box[0] <= e + grow_x and box[2] >= w - grow_x)))  # across +-180: lat only
+    seen = f"data at lon/lat [{box[0]:.3f}, {box[1]:.3f}, {box[2]:.3f}, {box[3]:.3f}]"
+    where = f"the inputs at [{w:.3f}, {s:.3f}, {e:.3f}, {n:.3f}]"
+    return inside, f"{seen}: {'near' if inside else 'far from'} {where} (CRS {_contract_crs_label(data.crs)})"
+
+
 def _contract_check_table(kind, params, data, sources=None):
     """(passed, observed) of one requirement on one table/layer or JSON document. ``sources``:
     input files already read in this check (several requirements may read the same input)."""
@@ -801,6 +817,10 @@ def _contract_check_table(kind, params, data, sources=None):
     if kind in _CONTRACT_GEOMETRY_KINDS and (isinstance(data, dict) or not _contract_has_geometry(data)
                                              or _contract_no_geometry_present(data)):
         return False, "no geometry in the file"
+    if kind == "crs_present":
+        return data.crs is not None, _contract_crs_label(data.crs)
+    if kind == "located":
+        return _contract_located(params, data)
     if kind in ("crs_epsg", "crs_projected_metres", "geometry_types"):
         crs = data.crs
         if kind == "crs_epsg":
@@ -811,6 +831,9 @@ def _contract_check_table(kind, params, data, sources=None):
             units = {(a.unit_name or "").lower() for a in crs.axis_info}
             if not units <= {"metre", "meter", "m"}:
                 return False, f"{_contract_crs_label(crs)}: units {sorted(units)}, not metres"
+            family = params.get("name_has")
+            if family and family.lower() not in crs.name.lower():
+                return False, f"{_contract_crs_label(crs)}: not a {family} CRS"
             area, bounds = crs.area_of_use, _contract_geo_bounds_wgs84(data)
             if area is None or bounds is None:
                 return True, f"{_contract_crs_label(crs)}, metres"

@@ -242,6 +242,9 @@ def input_facts(paths):
             if ext in (".parquet", ".geoparquet"):
                 rows, names, _, kinds = _parquet_columns(path)
                 out[path] = {"rows": rows, "columns": sorted(n for n in names if n != "geometry"), "geometry_type": kinds}
+                if kinds and os.path.getsize(path) <= 100_000_000:
+                    import geopandas as gpd
+                    out[path].update(_place_facts(gpd.read_parquet(path)))
             elif ext in (".csv", ".tsv"):
                 import pandas as pd
                 frame = pd.read_csv(path, sep=None, engine="python")
@@ -272,6 +275,20 @@ def _text_columns(frame):
     """The attribute columns holding text (object or pandas' string dtypes)."""
     return [str(c) for c in frame.columns
             if c != "geometry" and (frame[c].dtype.kind in "OSU" or "str" in str(frame[c].dtype))]
+
+
+def _place_facts(frame):
+    """{"epsg": the layer's EPSG code or None, "bounds_wgs84": [w, s, e, n]} where the data lies:
+    a deliverable made from it lies there too, and "keep its own grid" names its CRS."""
+    try:
+        crs = frame.crs
+        box = _contract_geo_bounds_wgs84(frame)  # noqa: F821 - _50_contract
+    except Exception:
+        return {}
+    facts = {"epsg": crs.to_epsg() if crs is not None else None}
+    if box is not None:
+        facts["bounds_wgs84"] = [round(float(v), 6) for v in box[:4]]
+    return facts
 
 
 def _category_values(frame, most=30, limit=300):
@@ -346,7 +363,8 @@ def _layer_facts(path, ext, geometry_type, max_bytes=100_000_000):
                     defects["winding"] = wrong
     except Exception:
         pass
-    facts = {"defects": defects, "text_columns": text_columns, "values": _category_values(frame)}
+    facts = {"defects": defects, "text_columns": text_columns, "values": _category_values(frame),
+             **_place_facts(frame)}
     if kinds:
         facts["geometry_type"] = kinds
     return facts
