@@ -1,23 +1,26 @@
 """Inline suggestions: time to the first suggestion token, 0.5B vs 1.5B, idle and during a run.
 
-    python benchmarks/bench_inline.py [--samples 10] [--no-shared]
+    python benchmarks/bench_inline.py [--samples 10] [--no-shared] [--models 0.5b,1.5b]
+                                      [--run-model local:qwen2.5-coder-1.5b]
 
 The real path: ``Completer.stream`` over ``GeoAgentServices`` (no kernel, no index), the
-inline model as its own instance, warmed first. "During a run" means the run's
-instance of the main model (1.5B) is busy the whole time with run-like calls: a
+inline model as its own instance, loaded first (``load_s``: what turning suggestions on,
+or else the first suggestion, pays). "During a run" means the run's instance of the main
+model (``--run-model``, the 1.5B) is busy the whole time with run-like calls: a
 ~1500-token prompt of API notes that changes at its start (so each call reads it all)
 and up to 128 generated tokens, back to back. Each sample is one pause in typing: a
 longer prefix of a cell than the sample before (each condition's first one a cold
-prompt), the suggestion stopped at its first
-visible text (as typing on would); "token" is the model's first token, "text" the
-first text shown (after a fence and any echo of the line). Conditions:
+prompt), the suggestion stopped at its first visible text (as typing on would); "token"
+is the model's first token, "text" the first text shown (after a fence and any echo of
+the line). Conditions:
 
   inline 0.5B / 1.5B, idle        the inline instance alone
   inline 0.5B / 1.5B, during run  the inline instance next to the run's instance
-  shared 1.5B, during run         (unless --no-shared) suggestions on the run's own
+  shared, during run              (unless --no-shared) suggestions on the run's own
                                   instance, as before the inline model: they queue
 
-Figures are printed last as name=value (seconds; p90 is the nearest rank). On a loaded
+A model that is not installed is not measured (said so). Figures are printed last as
+name=value (seconds; p50 and p90 of each condition, p90 the nearest rank). On a loaded
 machine compare the ratios within one run, not the absolute figures.
 """
 
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import math
 import os
 import sys
@@ -40,6 +44,7 @@ from bench_llm import prefix_text  # noqa: E402
 from geoagent_ext.completion import service  # noqa: E402
 from geoagent_ext.completion.service import CompletionRequest, Completer, Suggestion  # noqa: E402
 from geoagent_ext.config import GeoAgentSettings  # noqa: E402
+from geoagent_ext.llm.choices import local_state  # noqa: E402
 from geoagent_ext.llm.client import LLMClient, LLMTimeout  # noqa: E402
 from geoagent_ext.services import GeoAgentServices  # noqa: E402
 
@@ -65,6 +70,15 @@ def typing_pauses(samples: int) -> list[str]:
             pauses.append(cell[:cut])
     step = max(1, len(pauses) // samples)
     return pauses[::step][:samples]
+
+
+@functools.cache
+def installed(spec: str, settings: GeoAgentSettings) -> bool:
+    """Whether a local model can run here; says so when it cannot (its figures: not measured)."""
+    ready, detail = local_state(spec.split(":", 1)[1], settings)
+    if not ready:
+        print(f"not measured: {spec} ({detail})", flush=True)
+    return ready
 
 
 def quantile(values: list[float], q: float) -> float:
@@ -94,14 +108,14 @@ async def first_text(completer: Completer, label: str, before: str) -> tuple[flo
 class RunLoad:
     """Run-like calls on the main model's run instance, back to back, until stopped."""
 
-    def __init__(self, services: GeoAgentServices):
-        self.services = services
+    def __init__(self, services: GeoAgentServices, spec: str):
+        self.services, self.spec = services, spec
         self.task: asyncio.Task | None = None
         self.client: LLMClient | None = None
         self.engine = None
 
     async def start(self) -> None:
-        model = await self.services.chat_model(MAIN)
+        model = await self.services.chat_model(self.spec)
         self.engine = await asyncio.to_thread(model.engine)
         notes = await asyncio.to_thread(prefix_text, self.engine, "run", 1500)
         self.client = LLMClient(model, timeout=600, retries=0)
@@ -122,10 +136,13 @@ class RunLoad:
         await asyncio.gather(self.task, return_exceptions=True)
 
 
-async def measure(services: GeoAgentServices, label: str, pauses: list[str], during_run: bool) -> dict[str, float]:
+async def measure(services: GeoAgentServices, label: str, pauses: list[str], run_model: str | None) -> dict[str, float]:
+    """The condition's figures; ``run_model`` busy with run-like calls meanwhile, if given."""
     completer = Completer(services)
+    started = time.perf_counter()
     await completer.warm()
-    load = RunLoad(services) if during_run else None
+    load_s = time.perf_counter() - started  # seconds only the first condition of a model pays
+    load = RunLoad(services, run_model) if run_model else None
     if load:
         await load.start()
     tokens, texts, busy = [], [], []
@@ -141,7 +158,7 @@ async def measure(services: GeoAgentServices, label: str, pauses: list[str], dur
     finally:
         if load:
             await load.stop()
-    figures = {"token_p50": quantile(tokens, 0.5), "token_p90": quantile(tokens, 0.9),
+    figures = {"load_s": load_s, "token_p50": quantile(tokens, 0.5), "token_p90": quantile(tokens, 0.9),
                "text_p50": quantile(texts, 0.5), "text_p90": quantile(texts, 0.9)}
     if busy:  # the share of samples that started while a run call held the main model
         figures["run_busy_share"] = sum(busy) / len(busy)
@@ -152,25 +169,34 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=10)
     parser.add_argument("--no-shared", action="store_true", help="skip the queued (shared-instance) baseline")
+    parser.add_argument("--models", default="0.5b,1.5b", help="inline model sizes to measure")
+    parser.add_argument("--run-model", default=MAIN, help="the run's model, busy during the 'during run' conditions")
     args = parser.parse_args()
     pauses = typing_pauses(args.samples)
-    settings = GeoAgentSettings(model=MAIN, data_dir=tempfile.mkdtemp(prefix="bench-inline-"))
+    run_model = args.run_model
+    settings = GeoAgentSettings(model=run_model, data_dir=tempfile.mkdtemp(prefix="bench-inline-"))
     services = GeoAgentServices(settings, kernel_manager={})
 
     async def no_index():
         return None
 
     services.knowledge_index = no_index  # suggestions without API docs: the model's time is what we measure
-    print(f"loadavg={os.getloadavg()[0]:.1f} cpus={os.cpu_count()} samples={len(pauses)}", flush=True)
+    print(f"loadavg={os.getloadavg()[0]:.1f} cpus={os.cpu_count()} samples={len(pauses)} run_model={run_model}",
+          flush=True)
+    run_ready = installed(run_model, settings)
     results: dict[str, dict[str, float]] = {}
-    for spec, size in ((SMALL, "0.5b"), (MAIN, "1.5b")):
+    for size in args.models.split(","):
+        spec = f"local:qwen2.5-coder-{size}"
+        if not installed(spec, settings):
+            continue
         settings.inline_model = spec
-        results[f"inline_{size}_idle"] = await measure(services, f"{size} idle", pauses, False)
-        results[f"inline_{size}_run"] = await measure(services, f"{size} during run", pauses, True)
-    if not args.no_shared:
-        settings.inline_model = MAIN
+        results[f"inline_{size}_idle"] = await measure(services, f"{size} idle", pauses, None)
+        if run_ready:
+            results[f"inline_{size}_run"] = await measure(services, f"{size} during run", pauses, run_model)
+    if not args.no_shared and run_ready:
+        settings.inline_model = run_model
         service.INSTANCE = ""  # the run's own instance: how suggestions worked before inline_model
-        results["shared_1.5b_run"] = await measure(services, "1.5b shared, during run", pauses[:3], True)
+        results["shared_run"] = await measure(services, "shared, during run", pauses[:3], run_model)
     print(f"loadavg_end={os.getloadavg()[0]:.1f}")
     for name, figures in results.items():
         for key, value in figures.items():

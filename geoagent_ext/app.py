@@ -73,9 +73,10 @@ class GeoAgentApp(ExtensionApp):
         self.handlers.extend(make_handlers())
 
     async def _start_jupyter_server_extension(self, serverapp) -> None:
-        """Once the loop runs: load the inline model in the background (``inline_warm``)."""
+        """Once the loop runs: load the inline model in the background if ``inline_warm`` says
+        so; otherwise JupyterLab's "suggestions on" or the first suggestion loads it."""
         if self.services.settings.inline_warm:
-            self._warming = asyncio.ensure_future(self.services.completer.warm())
+            self.services.completer.warm_in_background()
 
     async def stop_extension(self) -> None:
         """Cancel live runs (their logs stay), disconnect from kernels and free the local models."""

@@ -46,10 +46,12 @@ class GeoAgentSettings(Configurable):
         return default_inline_model(self)
 
     inline_warm = Bool(
-        True,
+        False,
         help=(
-            "Load the inline model in the background when the server starts, so the first "
-            "suggestion does not wait seconds for it (a local model is then kept loaded)."
+            "Load the inline model in the background when the server starts (for deployments "
+            "that turn inline suggestions on for everyone). Otherwise it is loaded when "
+            "JupyterLab says suggestions are on (Settings > Inline Completer > GeoAgent), or at "
+            "the first suggestion; either way it is then kept."
         ),
     ).tag(config=True)
 

@@ -3,7 +3,8 @@
 # JupyterLab extension, the offline embedding model, a local code model and the
 # API knowledge index. Idempotent: a second run only checks.
 #
-#   GEOAGENT_LOCAL_MODEL=1.5b|0.5b|both|none   which local model to install (default 1.5b)
+#   GEOAGENT_LOCAL_MODEL=both|1.5b|0.5b|none   which local model to install (default both: the
+#                                               1.5B for runs, the 0.5B for inline suggestions)
 #   GEOAGENT_SKIP_INDEX=1                       do not build the API index now
 #   GEOAGENT_EXTRAS=test                        extra pip extras (the test script sets this)
 #   GEOAGENT_REINSTALL=1                        reinstall the package even when nothing changed
@@ -11,7 +12,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 PYTHON="${PYTHON:-python3}"
-MODEL="${GEOAGENT_LOCAL_MODEL:-1.5b}"
+MODEL="${GEOAGENT_LOCAL_MODEL:-both}"
 EXTRAS="${GEOAGENT_EXTRAS:-}"
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }

@@ -2,13 +2,14 @@
 
 The model is the ``inline_model`` setting (a small local one by default), as its
 own instance from the services' model cache (``chat_model(spec, instance="inline")``):
-loaded once, warmed when the server starts, and with a llama.cpp context and lock
-of its own, so a suggestion never waits for a run's planner or coder call on the
-main model (a llama.cpp context serves one call at a time). Each suggestion is
-a short, low-temperature call without retries: a late suggestion is worthless,
-the user has typed on. Cancelling the task that iterates ``stream`` stops the
-generation (``LLMClient`` closes the model's stream, which frees the local
-model for the next request).
+loaded only once suggestions are wanted (JupyterLab's settings turn them on, or the
+first suggestion arrives; ``inline_warm`` loads it at server start), then kept, and
+with a llama.cpp context and lock of its own, so a suggestion never waits for a
+run's planner or coder call on the main model (a llama.cpp context serves one call
+at a time). Each suggestion is a short, low-temperature call without retries: a
+late suggestion is worthless, the user has typed on. Cancelling the task that
+iterates ``stream`` stops the generation (``LLMClient`` closes the model's stream,
+which frees the local model for the next request).
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ class Completer:
     def __init__(self, services: "GeoAgentServices", *, budget: float = 1.5):
         self.services = services
         self.context = ContextGatherer(services.kernels, services.knowledge_index, budget=budget)
+        self._warming: asyncio.Future | None = None
 
     def inline_spec(self, requested: str | None = None) -> str:
         """A request's model (only one the server offers, else RunManagerError 400), or the
@@ -81,17 +83,27 @@ class Completer:
         """The suggestions' own instance of the model (RunManagerError 400 on a bad spec)."""
         return await self.services.chat_model(self.inline_spec(requested), instance=INSTANCE)
 
-    async def warm(self) -> None:
+    def warm_in_background(self) -> asyncio.Future:
+        """Start :meth:`warm` unless it is under way or done: JupyterLab says so at every page
+        load with suggestions on, and one load is enough."""
+        task = self._warming
+        if task is None or task.done() and (task.cancelled() or not task.result()):
+            self._warming = asyncio.ensure_future(self.warm())
+        return self._warming
+
+    async def warm(self) -> bool:
         """Load the inline model and read the prompt's fixed start now, so the first
-        suggestion does not pay seconds of loading. Failures only log: a suggestion
-        will report the same error to the user."""
+        suggestion does not pay seconds of loading; whether it loaded. Failures only log:
+        a suggestion will report the same error to the user."""
         try:
             model = await self.model()
             if isinstance(model, LocalChatModel):  # a cloud model has nothing to load
                 client = LLMClient(model, timeout=TIMEOUT_S, retries=0)
                 await client.complete(completion_messages("", "", []), temperature=0.1, max_tokens=1)
+            return True
         except Exception as exc:
             log.warning("GeoAgent: inline model not loaded (%s)", exc)
+            return False
 
     async def _kernel_id(self, request: CompletionRequest) -> str | None:
         """The kernel to ask about variables; suggestions work without one."""

@@ -10,6 +10,7 @@ suggestion must not keep the (local) model busy.
 Socket protocol (JSON text frames):
   client: {"type": "complete", "id": "c7", <CompletionRequest fields>}
           {"type": "cancel", "id": "c7"}
+          {"type": "warm", "id": "w1"}   suggestions were turned on: load the inline model now
   server: {"type": "text", "id": "c7", "text": "<whole suggestion so far>"}
           {"type": "done", "id": "c7", "text": "...", "seconds": 0.4, "context": {...}}
           {"type": "error", "id": "c7", "message": "..."}
@@ -108,8 +109,12 @@ class CompleteStreamHandler(WebSocketMixin, WebSocketHandler, JupyterHandler):
             if request_id == self._task_id:
                 self._cancel_current()
             return
+        if kind == "warm":
+            services_from_settings(self.settings).completer.warm_in_background()
+            return
         if kind != "complete":
-            self._send({"type": "error", "id": request_id, "message": f"unknown message type {kind!r}; use complete or cancel"})
+            self._send({"type": "error", "id": request_id,
+                        "message": f"unknown message type {kind!r}; use complete, cancel or warm"})
             return
         try:
             request = validated(CompletionRequest, data)

@@ -1,5 +1,5 @@
 """The inline model: its own instance, so a suggestion answers while a run's call holds
-the main model; its default; loaded once, at server start; reported by the status."""
+the main model; its default; loaded once (at server start with inline_warm); reported by the status."""
 
 from __future__ import annotations
 

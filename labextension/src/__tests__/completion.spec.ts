@@ -150,6 +150,21 @@ describe('GeoAgentInlineProvider', () => {
     expect((await failing).items).toEqual([{ insertText: '', error: { message: 'GeoAgent: Invalid model spec' } }]);
   });
 
+  it('asks the server to load its model when suggestions are turned on, and only then', () => {
+    const { provider } = setup();
+    provider.configure!({ enabled: false, debouncerDelay: 250, timeout: 20000 });
+    expect(FakeSocket.instances).toHaveLength(0); // off: the server loads nothing
+    provider.configure!({ enabled: true, debouncerDelay: 250, timeout: 20000 });
+    const ws = FakeSocket.last();
+    ws.open();
+    expect(ws.sent.map(m => m.type)).toEqual(['warm']);
+    provider.configure!({ enabled: true, debouncerDelay: 500, timeout: 20000 }); // another setting changed
+    provider.configure!({ enabled: false, debouncerDelay: 500, timeout: 20000 });
+    provider.configure!({ enabled: true, debouncerDelay: 500, timeout: 20000 }); // on again
+    expect(ws.sent.map(m => m.type)).toEqual(['warm', 'warm']);
+    expect(new Set(ws.sent.map(m => m.id)).size).toBe(2);
+  });
+
   it('reconnects on the next request after the socket dropped', async () => {
     const { provider } = setup();
     const pending = provider.fetch(request('a.'), context());

@@ -18,6 +18,7 @@ import {
 } from '@jupyterlab/completer';
 import { Text } from '@jupyterlab/coreutils';
 import type { ISettingRegistry } from '@jupyterlab/settingregistry';
+import type { JSONValue } from '@lumino/coreutils';
 import { Widget } from '@lumino/widgets';
 
 import { geoagentIcon } from '../icons';
@@ -98,6 +99,20 @@ export class GeoAgentInlineProvider implements IInlineCompletionProvider {
     default: { enabled: false, debouncerDelay: 250, timeout: 20000 }
   };
 
+  /**
+   * JupyterLab's settings for this provider, at start-up and on every change.
+   * Turning suggestions on asks the server to load its inline model now, so
+   * the first pause in typing does not wait for it; while they are off, the
+   * server loads nothing for them.
+   */
+  configure(settings: { [property: string]: JSONValue }): void {
+    const enabled = settings?.enabled === true;
+    if (enabled && !this._enabled) {
+      this._socket.warm();
+    }
+    this._enabled = enabled;
+  }
+
   /** The suggestion being generated, if any (tests and debugging). */
   get current(): Suggestion | null {
     return this._current;
@@ -172,5 +187,6 @@ export class GeoAgentInlineProvider implements IInlineCompletionProvider {
 
   private _socket: CompletionSocket;
   private _current: Suggestion | null = null;
+  private _enabled = false;
   private _streams = new Map<string, { suggestion: Suggestion; shown: string }>();
 }

@@ -149,6 +149,11 @@ export class CompletionSocket {
     return suggestion;
   }
 
+  /** Ask the server to load its inline model now: suggestions were turned on. */
+  warm(): void {
+    this._send({ type: 'warm', id: `w${++this._counter}` });
+  }
+
   dispose(): void {
     this._disposed = true;
     this._socket?.close();
