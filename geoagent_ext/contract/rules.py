@@ -67,8 +67,23 @@ _PER_INPUT = re.compile(r"\bone\s+(?:[\w-]+\s+){0,3}?(?:row|feature|record)s?\s+
                         re.IGNORECASE)
 _KEEP_KEY = re.compile(r"(\bjoin\s+key\b|\bkey\s+field\b|\bas\s+the\s+key\b|\bkeep(?:ing)?\s+(?:the\s+)?(?:original\s+)?(?=`)|"
                        r"\bto\s+identify\s+each\b)", re.IGNORECASE)
-_UNCHANGED = re.compile(r"\b(unchanged|untouched|as\s+(?:it|they)\s+(?:arrives?|are|is))\b|"
-                        r"\bleav(?:e|ing)\b[^.;]{0,60}\balone\b", re.IGNORECASE)
+_UNCHANGED = re.compile(r"\b(unchanged|untouched|intact|as\s+(?:it|they)\s+(?:arrives?|are|is))\b|"
+                        r"\bleav(?:e|ing)\b[^.;]{0,60}\balone\b|"
+                        r"\b(?:do\s+not|don't|never)\s+(?:touch|change|alter|modify|move|edit)\b", re.IGNORECASE)
+# "keep the other attributes", "with all their attributes", "attributes as they are", "same columns":
+# every column of the input the output is made from
+_ALL_ATTRIBUTES = re.compile(
+    r"\b(?:keep(?:s|ing)?|retain(?:s|ing)?|carry(?:ing)?|preserv\w*)\s+(?:all\s+|every\s+)?(?:of\s+)?(?:the\s+|their\s+|its\s+)?"
+    r"(?:other\s+|existing\s+|original\s+|remaining\s+)?(?:attributes|columns|fields|properties|attribute\s+table)\b|"
+    r"\bwith\s+(?:(?:all|every)\s+(?:of\s+)?(?:the\s+|their\s+|its\s+)?|(?:their|its)\s+|the\s+(?:other|existing|original|remaining)\s+)"
+    r"(?:other\s+|existing\s+|original\s+|remaining\s+)?(?:attributes|columns|fields|properties)\b|"
+    r"\b(?:attributes|columns|fields|properties|attribute\s+table)\s+(?:exactly\s+)?(?:as\s+(?:they|it)\s+(?:are|is|were|was)|"
+    r"untouched|unchanged|intact)\b|\b(?:the\s+)?same\s+(?:columns|attributes|fields)\b|"
+    r"\b(?:leave|leaving)\s+(?:the\s+)?(?:attributes|columns|fields|properties|attribute\s+table)\b[^.;]{0,40}\b(?:alone|as\s+(?:they|it))",
+    re.IGNORECASE)
+# "keep every building", "the same stations": every feature of the input
+_ALL_ROWS = re.compile(r"\b(?:keep(?:ing)?|retain(?:ing)?)\s+(?:every|each|all(?:\s+the)?)\s+([a-z]+)|\bthe\s+same\s+([a-z]+)\b",
+                       re.IGNORECASE)
 _CONVERT = re.compile(r"\b(convert|re-?project|transform|re-?encode|re-?format|export)\w*\b", re.IGNORECASE)
 # Words that ask for fewer (or other) records than the input has: a conversion saying them may drop rows.
 _SELECTS = re.compile(r"\b(filter\w*|select\w*|only|drop\w*|remov\w*|exclud\w*|dedup\w*|duplicat\w*|clip\w*|subset|"
@@ -113,6 +128,7 @@ class _Builder:
         self.requirements: list[Requirement] = []
         self.outputs = outputs
         self.said, self.sure = "", True
+        self.carried: set[tuple[str, str]] = set()  # (output, column) kept as the input has it: its name says nothing
 
     def reading(self, said: str, sure: bool = True) -> "_Builder":
         self.said, self.sure = " ".join(said.split())[:400], sure
@@ -297,6 +313,7 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
     _defect_rules(b, outputs, inputs, request)
     _shape_rules(b, request, outputs, inputs, named)
     _place_rules(b, outputs, inputs, named)
+    _consistent(b, inputs)
     _min_area_rules(b, request, outputs)
     if _NUMERIC_WORDS.search(_FILE.sub(" ", request)):  # the request's words, not its file names
         _number_rules(b, outputs, inputs)
@@ -628,6 +645,7 @@ def _row_rules(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], in
     for m in _KEEP_KEY.finditer(sentence):
         after = m.group(0).lower().startswith("keep")  # "keep `x`" names it after; "x (the join key)" before
         _keeps(b, out, _nearest_name(sentence, m.start(), m.end(), after), inputs)
+    _kept_whole(b, out, sentence, inputs, named_inputs)
     if _UNCHANGED.search(sentence):
         for name in _named_fields(sentence, set(), {c for f in inputs.values() for c in f.get("columns") or []}):
             _keeps(b, out, name, inputs)
@@ -642,6 +660,26 @@ def _row_rules(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], in
                 for name in facts.get("text_columns") or []:
                     if name not in numeric:  # with several outputs, a summary need not carry them
                         _keeps(b, out, name, inputs, required=len(b.outputs) == 1)
+
+
+def _kept_whole(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], named_inputs: list[str]) -> None:
+    """"Keep the other attributes" / "the same stations": every column, or every feature, of the one
+    input the output is made from (the one the sentence names, else the only one with rows)."""
+    candidates = [p for p in (named_inputs or list(inputs)) if inputs[p].get("columns") is not None]
+    if len(candidates) != 1 or file_format(out) not in SPATIAL | {"csv", "parquet", "json"}:
+        return
+    source, facts = candidates[0], inputs[candidates[0]]
+    if _ALL_ATTRIBUTES.search(sentence) and facts.get("columns"):
+        names = list(facts["columns"])
+        b.add(out, "columns", f"keeps every column of `{source}` ({', '.join(names)})", names=names)
+        b.carried |= {(out, n) for n in names}
+    m = _ALL_ROWS.search(sentence)
+    noun = (m.group(1) or m.group(2) or "").lower().rstrip("s") if m else ""
+    generic = {"feature", "row", "record", "entry", "item"}
+    if noun and facts.get("rows") is not None and not _SELECTS.search(_FILE.sub(" ", sentence)) and (
+            noun in generic or noun[:5] in _base(source).lower()):
+        b.add(out, "rows_as_input", f"one row per feature of `{source}` ({facts['rows']}): every one kept",
+              input=source, rows=facts["rows"])
 
 
 def _conversion_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[str, dict]) -> None:
@@ -895,6 +933,20 @@ def _shape_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[str
                   "single parts where asked; not simplified, buffered or moved)", input=spatial[0])
 
 
+def _consistent(b: _Builder, inputs: dict[str, dict]) -> None:
+    """Requirements that contradict each other cannot both hold on a right answer: geometry left as
+    the input has it and a CRS other than the input's ("leave the geometry alone ... in EPSG:3857")
+    leaves the first an unsure reading."""
+    for r in b.requirements:
+        if r.kind != "geometry_unchanged" or not r.sure:
+            continue
+        own = inputs.get(r.params.get("input"), {}).get("epsg")
+        moved = [c for c in b.requirements if c.output == r.output and c.sure and
+                 (c.kind == "crs_projected_metres" or (c.kind == "crs_epsg" and c.params.get("epsg") != own))]
+        if moved:
+            r.sure = False
+
+
 def _place_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict], named: list[str]) -> None:
     """What every spatial output is, unless the request says otherwise: in a declared CRS (GeoJSON's is
     always lon/lat), and where its inputs are (a deliverable made from the data lies where the data does)."""
@@ -1074,6 +1126,8 @@ def _name_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict] | None 
         b.reading(req.said, req.sure)
         for name in req.params["names"]:
             out = req.output
+            if (out, name) in b.carried:
+                continue  # the input's column as it is: whatever its values, they are the ones asked for
             is_bbox = "bbox" in name.lower() or "bounds" in name.lower()
             if is_bbox and whole_layer:
                 b.add(out, "bbox", f"`{name}` is [minx, miny, maxx, maxy] of the whole layer of "

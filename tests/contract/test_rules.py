@@ -226,3 +226,81 @@ def test_a_sentence_naming_two_outputs_gives_each_its_own_columns():
         {"a.csv": ["code"], "b.csv": ["name"]}
     assert columns("Write `a.csv` and `b.csv` with columns `code` and `name`.", ["a.csv", "b.csv"]) == \
         {"a.csv": ["code", "name"], "b.csv": ["code", "name"]}
+
+
+def _gating(contract, output=None):
+    return {(r.kind, r.params.get("epsg") or r.params.get("name") or tuple(r.params.get("names") or r.params.get("allowed") or ()))
+            for r in contract.requirements if r.checkable and (output is None or r.output == output)}
+
+
+LAYER = {"in.geojson": {"rows": 4, "columns": ["site_id", "kind"], "geometry_type": "Polygon", "epsg": 4326,
+                        "bounds_wgs84": [31.2, 30.0, 31.3, 30.1], "values": ["park", "yard"]}}
+
+
+def test_every_requirement_carries_the_words_it_is_read_from():
+    c = derive_contract("Reproject `in.geojson`.\nWrite `out.gpkg` in EPSG:22992 with `site_id`.", ["out.gpkg"], LAYER)
+    said = {r.kind: r.said for r in c.requirements}
+    assert said["crs_epsg"] == said["columns"] == "Write `out.gpkg` in EPSG:22992 with `site_id`."
+    assert all(r.said for r in c.requirements)
+
+
+def test_a_hand_wrapped_sentence_keeps_its_list_and_a_sentence_of_several_outputs_is_unsure_before_any_is_named():
+    c = derive_contract("Write `a.csv` with site_id and\nkind_count for each kind.", ["a.csv"], LAYER)
+    assert ("columns", ("site_id", "kind_count")) in _gating(c)
+    two = derive_contract("Every feature is a MultiPolygon. Write `a.gpkg` and `b.gpkg`.", ["a.gpkg", "b.gpkg"], LAYER)
+    types = [r for r in two.requirements if r.kind == "geometry_types"]
+    assert types and not any(r.checkable for r in types)  # which output? not said: shown, never gating
+
+
+def test_a_type_refused_in_its_own_clause_is_not_asked_for():
+    c = derive_contract("Write `t.geojson` with one MultiLineString feature per transect; plain LineString is not "
+                        "acceptable.",
+                        ["t.geojson"], LAYER)
+    [types] = [r for r in c.requirements if r.kind == "geometry_types"]
+    assert types.params["allowed"] == ["MultiLineString"]
+    refused = derive_contract("Write `t.geojson`; a LineString is not acceptable for any feature.", ["t.geojson"], LAYER)
+    [types] = [r for r in refused.requirements if r.kind == "geometry_types"]
+    assert "LineString" not in types.params["allowed"] and "MultiLineString" in types.params["allowed"]
+
+
+def test_words_that_are_values_types_or_descriptions_are_not_columns():
+    c = derive_contract("Write `k.csv` with `site_id` and `kind_total` (its `kind` values, joined), for both "
+                        "`park` and `yard` features, `site_id` as `int32`.", ["k.csv"], LAYER)
+    [cols] = [r for r in c.requirements if r.kind == "columns"]
+    assert cols.params["names"] == ["site_id", "kind_total"]
+
+
+def test_every_spatial_output_declares_a_crs_and_lies_where_its_inputs_lie():
+    c = derive_contract("Write `in.geojson`'s sites to `out.gpkg` and `out.geojson`.", ["out.gpkg", "out.geojson"], LAYER)
+    assert {"crs_present", "located"} <= {k for k, _ in _gating(c, "out.gpkg")}
+    assert {k for k, _ in _gating(c, "out.geojson")} >= {"located"} and ("crs_present", ()) not in _gating(c, "out.geojson")
+    assert [r.params["bounds"] for r in c.requirements if r.kind == "located"][0] == [31.2, 30.0, 31.3, 30.1]
+
+
+def test_crs_words_in_the_clauses_that_negate_nothing():
+    def crs(sentence):
+        c = derive_contract(f"From `in.geojson` write `o.gpkg`, {sentence}.", ["o.gpkg"], {**LAYER, "in.geojson": {
+            **LAYER["in.geojson"], "epsg": 22992}})
+        return {(r.kind, r.params.get("epsg") or r.params.get("name_has")) for r in c.requirements
+                if r.kind.startswith("crs_") and r.kind != "crs_present"}
+    assert crs("in Web Mercator") == {("crs_epsg", 3857)}
+    assert crs("in UTM") == {("crs_projected_metres", "UTM")}
+    assert crs("kept in the file's own grid (not lat/lon)") == {("crs_epsg", 22992)}
+    assert crs("in plain lat/lon") == {("crs_epsg", 4326)}
+
+
+def test_attributes_kept_whole_and_every_feature_kept():
+    kept = derive_contract("Add a `size` column to `in.geojson`, keep every feature with all their attributes, and "
+                           "write `o.gpkg`.", ["o.gpkg"], LAYER)
+    assert ("columns", ("size", "site_id", "kind")) in _gating(kept) and ("rows_as_input", ()) in {
+        (k, ()) for k, _ in _gating(kept)}
+    listed = derive_contract("From `in.geojson` write `o.csv` with columns site_id and n_parts.", ["o.csv"], LAYER)
+    assert ("columns", ("site_id", "n_parts")) in _gating(listed)  # "with columns": these, not every input column
+
+
+def test_geometry_left_alone_but_reprojected_is_an_unsure_reading():
+    c = derive_contract("Write `o.gpkg` from `in.geojson` in EPSG:3857; leave the geometry alone.", ["o.gpkg"], LAYER)
+    [unchanged] = [r for r in c.requirements if r.kind == "geometry_unchanged"]
+    assert not unchanged.checkable
+    alone = derive_contract("Write `o.gpkg` from `in.geojson`; don't touch the geometry.", ["o.gpkg"], LAYER)
+    assert any(r.kind == "geometry_unchanged" and r.checkable for r in alone.requirements)
