@@ -213,6 +213,46 @@ def _named_fields(sentence: str, exclude: set[str], input_columns: set[str], nam
     return seen
 
 
+# Where a list of an output's columns starts: "with", "columns", "keys" (and "the columns"), or the
+# output's name and a colon ("`landuse.csv`: class, polygons, area_km2").
+_LIST_START = re.compile(r"(?:\b(?:with|columns?|fields?|keys?|containing|carrying|holding)\b(?:\s+(?:the|these))?"
+                         r"(?:\s+(?:columns?|fields?|keys?|properties))?\s*:?|\.[a-z]{2,10}`?\s*:)\s*", re.IGNORECASE)
+_ITEM = r"`?[A-Za-z_]\w*`?"
+# Single-word items joined by commas and "and"/"or", ending where the sentence or clause does.
+_PLAIN_LIST = re.compile(rf"{_ITEM}(?:\s*,\s*(?:and\s+|or\s+)?{_ITEM}|\s+(?:and|or)\s+{_ITEM})+"
+                         r"(?=\s*$|\s*[.;:)\u2014\u2013]|\s+-\s|\s*,\s|\s+(?:sorted|ordered|in|for|as|with|per|from|on|"
+                         r"one|each|largest|smallest|most|busiest|closest|nearest|longest)\b)", re.IGNORECASE)
+_NOT_NAMES = {"a", "an", "the", "its", "their", "his", "her", "one", "each", "every", "per", "row", "rows", "column",
+              "columns", "and", "or", "with", "of", "to", "in", "on", "it", "them", "all", "both", "no", "not", "file",
+              "json", "csv", "geojson", "data", "value", "values"}
+
+
+def _drawn_names(sentence: str, bullets: int) -> list[str]:
+    """Names an output's shape is drawn with: the keys of a JSON template in the sentence (two or
+    more), or the name of a bulleted "name: what it holds" line among two or more such lines."""
+    keys = [k for k in dict.fromkeys(_TEMPLATE_KEY.findall(sentence)) if k not in _GEOJSON_MEMBERS]
+    if len(keys) >= 2:
+        return keys
+    bullet = _BULLET_NAME.match(sentence)
+    return [bullet.group("ticked") or bullet.group("name")] if bullet and bullets >= 2 else []
+
+
+def _listed_names(sentence: str, input_columns: set[str]) -> tuple[list[str], bool]:
+    """(names, sure) of a plain list of an output's columns ("with park_class, parks and hectares"):
+    sure with three names or more, or with one a name by its form or an input's column; two plain
+    words ("with districts and stations") may be prose."""
+    for start in _LIST_START.finditer(sentence):
+        m = _PLAIN_LIST.match(sentence, start.end())
+        if not m:
+            continue
+        items = [i.strip("`") for i in re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", m.group(0))]
+        if any(i.lower() in _NOT_NAMES for i in items):
+            continue
+        named = any(_SNAKE.fullmatch(i) or i in input_columns or f"`{i}`" in m.group(0) for i in items)
+        return items, len(items) >= 3 or named
+    return [], False
+
+
 def _in_a_list(before: str) -> bool:
     """A plain word is a listed name only where a list item can start: after the introducer,
     a comma, "(", "and"/"or" or ":" (articles aside) — not inside prose ("the German name")."""
@@ -265,6 +305,10 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
         if re.search(r"\b(both|all|every)\s+(output\s+)?files\b", sentence, re.IGNORECASE):
             attributed[-1] = (sentence, list(outputs), True)
 
+    bullets: dict[str, int] = {}  # bulleted "name: what it holds" lines per output: two or more make a list
+    for sentence, outs, _ in attributed:
+        for out in outs if _BULLET_NAME.match(sentence) else []:
+            bullets[out] = bullets.get(out, 0) + 1
     input_columns = {c for facts in inputs.values() for c in facts.get("columns") or []}
     input_values = {v for facts in inputs.values() for v in facts.get("values") or []} - input_columns
     exclude = {_base(o).rsplit(".", 1)[0] for o in outputs} | {_base(i).rsplit(".", 1)[0] for i in inputs} | input_values
@@ -279,11 +323,19 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
             names_output = any(_base(f) == _base(out) for f in _files(sentence))
             part = _part_about(sentence, out, outs)
             fields = [f for f in _named_fields(part, exclude, input_columns, names_output) if f not in value_words]
+            listed, listed_sure = _listed_names(_without_descriptions(part), input_columns) if names_output else ([], False)
             layers = _ticked_list_after(sentence, _LAYER_WORD) if fmt == "gpkg" else []
             fields = [f for f in fields if f not in layers]
+            listed = [n for n in listed if n not in fields and n not in exclude and n not in layers and n not in value_words]
+            label = "keys" if fmt == "json" else "columns"
+            if listed and listed_sure:
+                fields += listed
+            fields += [n for n in _drawn_names(sentence, bullets.get(out, 0)) if n not in fields and n not in exclude]
             if fields:
-                label = "keys" if fmt == "json" else "columns"
                 b.add(out, "columns", f"has the {label} {', '.join(fields)}", names=fields)
+            if listed and not listed_sure:
+                b.reading(sentence, False).add(out, "columns", f"has the {label} {', '.join(listed)}", names=listed)
+                b.reading(sentence, sure)
             if layers:
                 b.add(out, "layers", f"has the layers {', '.join(layers)}", names=layers)
             for name, allowed in values:
@@ -296,6 +348,7 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
             _stored_type_rules(b, out, fmt, sentence)
             _row_rules(b, out, sentence, inputs, input_by_base)
     _bound_by_column(b)
+    _order_words(b, attributed)
     _sort_by_named_column(b)
     b.reading("")
     named = _named_inputs(request, input_by_base)
@@ -332,13 +385,65 @@ _KEEP_ANY = re.compile(r"\b(keep|keeping|retain|retaining)\s+(only\s+)?(one|a\s+
 _KEEP_MIN = ("earliest", "oldest", "first", "lowest", "smallest", "minimum")
 
 
+# "largest district first", "closest station first", "most hectares first": an order by the measure
+# the word is about, read against the columns the output has (one of them, or none is read)
+_FIRST = re.compile(r"\b(?P<word>largest|biggest|smallest|longest|shortest|highest|lowest|most|fewest|least|busiest|"
+                    r"closest|nearest|farthest|furthest|newest|latest|oldest|earliest)\s+(?P<noun>[\w-]+\s+){0,3}?first\b",
+                    re.IGNORECASE)
+_IN_ORDER = re.compile(r"\bin\s+`?(?P<name>[A-Za-z_][\w-]*)`?\s+order\b", re.IGNORECASE)
+_FIRST_DESCENDING = {"largest", "biggest", "longest", "highest", "most", "busiest", "farthest", "furthest", "newest", "latest"}
+_FIRST_MEASURES = (
+    ({"largest", "biggest", "smallest"}, re.compile(r"area|hectare|(^|_)(ha|km2|m2|sqkm|sqm|size)($|_)", re.I)),
+    ({"longest", "shortest"}, re.compile(r"length|(^|_)(len|km|m)($|_)", re.I)),
+    ({"closest", "nearest", "farthest", "furthest"}, re.compile(r"dist", re.I)),
+    ({"newest", "latest", "oldest", "earliest"}, re.compile(r"date|time|(^|_)(at|on|year|day)($|_)", re.I)),
+    ({"most", "fewest", "least", "busiest", "highest", "lowest"}, _COUNT_NAME),
+)
+
+
+def _order_column(word: str, noun: str, names: list[str]) -> str | None:
+    """The one column of ``names`` an order word is about: the measure it names after a word of
+    quantity ("most hectares" -> `hectares`), else the one column of its family ("largest district"
+    -> the area, "busiest vessel" -> the count)."""
+    for n in noun.lower().replace("-", "_").split() if word in ("most", "fewest", "least", "highest", "lowest") else []:
+        if n in names or n.rstrip("s") in names:
+            return n if n in names else n.rstrip("s")
+    family = next(pattern for words, pattern in _FIRST_MEASURES if word in words)
+    found = [n for n in names if family.search(n)]
+    return found[0] if len(found) == 1 else None
+
+
+def _order_words(b: _Builder, attributed: list[tuple[str, list[str], bool]]) -> None:
+    """Orders said in words ("largest district first", "in district-code order") of a table whose
+    columns the request lists: sorted by the column the words are about."""
+    for sentence, outs, sure in attributed:
+        for out in outs:
+            names = [n for r in b.requirements if r.output == out and r.kind == "columns" for n in r.params["names"]]
+            m, listed = _FIRST.search(sentence), _IN_ORDER.search(sentence)
+            b.reading(sentence, sure)
+            if m:
+                column = _order_column(m.group("word").lower(), m.group("noun") or "", names)
+                descending = m.group("word").lower() in _FIRST_DESCENDING
+            elif listed:
+                column = listed.group("name").replace("-", "_")
+                column, descending = (column if column in names else None), False
+            else:
+                continue
+            if column:
+                b.reading(sentence, sure and file_format(out) != "json")  # nested lists are ordered within their parent
+                b.add(out, "sorted", f"rows are sorted by `{column}` {'descending' if descending else 'ascending'} "
+                      f"(\"{(m or listed).group(0)}\")", name=column, descending=descending)
+
+
 def _sort_by_named_column(b: _Builder) -> None:
-    """Sorted by a name not among the columns the request lists for the output ("sorted by county
-    name" of a table of `id`, `name`, `localities`) is a word, not a column: the reading is unsure."""
+    """Sorted by (or counts in) a name not among the columns the request lists for the output
+    ("sorted by county name" of a table of `id`, `name`, `localities`) is a word, not a column: the
+    reading is unsure."""
     has = {(r.output, n) for r in b.requirements if r.kind == "columns" for n in r.params["names"]}
     listed = {out for out, _ in has}
     for r in b.requirements:
-        if r.kind == "sorted" and r.output in listed and (r.output, r.params.get("name")) not in has:
+        about_a_word = r.kind == "sorted" or (r.kind == "integer" and r.text.startswith(f"`{r.params.get('name')}` holds whole"))
+        if about_a_word and (r.output in listed or r.kind == "integer") and (r.output, r.params.get("name")) not in has:
             r.sure = False
 
 
@@ -542,7 +647,22 @@ def _ticked_near(sentence: str, pattern: str) -> list[str]:
     return found
 
 
+# "parks (how many)", "segments (number of road segments)", "buildings: number of buildings"
+_COUNT_DESCRIBED = re.compile(r"`?(?P<name>[A-Za-z_]\w*)`?\s*(?:\(\s*|:\s*|\s[-\u2014\u2013]\s*)(?:a\s+|the\s+)?"
+                              r"(?:how\s+many|number\s+of|count\s+of|whole\s+number|integer)\b", re.IGNORECASE)
+# "- buildings: number of buildings" — a bulleted name and what it holds
+_BULLET_NAME = re.compile(r"^\s*(?:[-*\u2022]|\d{1,2}[.)])\s*(?:`(?P<ticked>[A-Za-z_]\w*)`|(?P<name>[a-z_][a-z0-9_]*))\s*"
+                          r"(?::|=|\s[-\u2014\u2013])\s*\S")  # a name as columns are written, not a "Target:" label
+# GeoJSON's own members in a drawn FeatureCollection: its structure, not columns
+_GEOJSON_MEMBERS = {"type", "features", "geometry", "properties", "coordinates", "bbox"}
+# "[{"hospital_id": ..., "name": ...}]": the keys of a JSON template the request draws
+_TEMPLATE_KEY = re.compile(r"[\"']([A-Za-z_]\w*)[\"']\s*:")
+
+
 def _value_rules(b: _Builder, out: str, sentence: str) -> None:
+    for m in _COUNT_DESCRIBED.finditer(sentence):
+        if m.group("name").lower() not in _NOT_NAMES:
+            b.add(out, "integer", f"`{m.group('name')}` holds whole counts (\"{m.group(0).strip()}\")", name=m.group("name"))
     for name in _ticked_near(sentence, r"\(?\bintegers?(?:-valued)?\b|\bint(?:32|64)\b"):
         b.add(out, "integer", f"`{name}` holds integers", name=name)
     for name in _ticked_near(sentence, r"\bnon-?empty\b"):
@@ -1149,7 +1269,9 @@ def _name_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict] | None 
                 measure, code = unit.group(1).lower(), unit.group(2).lower()
                 measured = [p for p in spatial  # the inputs with geometries of that measure: one, or which is open
                             if any(k in str(inputs[p].get("geometry_type") or "") for k in _MEASURED_TYPES[measure])]
-                if (code in ("km", "m")) == (measure != "area") and len(measured) == 1:
+                summary = re.match(r"(total|sum|mean|avg|average|median|min|max|overall)_", name, re.IGNORECASE)
+                if (code in ("km", "m")) == (measure != "area") and len(measured) == 1 and not summary:
+                    b.reading(req.said, req.sure and file_format(out) != "json")  # a JSON value may be one summary
                     b.add(out, "measure_units", f"`{name}` is each feature's {measure} in {_UNIT_WORDS[code]} "
                           "(as on the ellipsoid: not in degrees, not in another unit)",
                           name=name, measure=measure, unit=code, input=measured[0])

@@ -241,7 +241,7 @@ async def test_a_requirement_the_model_reads_in_the_request_is_checked_and_repai
     )
     run, finished, model = await run_scripted(
         workdir, "Count the sites of `sites.geojson` per kind and write `kinds.csv` with `kind` and `n_sites`, "
-                 "the most common kind first.", script, tmp_path)
+                 "the most common kind at the top.", script, tmp_path)
     assert finished.status == "succeeded", finished.message
     stated = next(e for e in run.bus.history if e.type == "contract_stated")
     [proposed] = [r for r in stated.contract.requirements if r.origin == "model"]

@@ -8,7 +8,7 @@ from geoagent_ext.contract import derive_contract
 from geoagent_ext.contract.proposed import accept_proposals, parse_proposals
 
 REQUEST = ("Count the stations of `stations.geojson` per district of `districts.geojson`, write `counts.csv` with "
-           "`district` and `n_stations`, busiest first, and `districts.gpkg` in EPSG:3035 with the Polygon outlines.")
+           "`district` and `n_stations`, busiest at the top, and `districts.gpkg` in EPSG:3035 with the Polygon outlines.")
 OUTPUTS = ["counts.csv", "districts.gpkg"]
 INPUTS = {"stations.geojson": {"rows": 9, "columns": ["sid"]}, "districts.geojson": {"rows": 3, "columns": ["district"]}}
 
@@ -26,7 +26,7 @@ def test_answers_are_read_in_the_shapes_small_models_write():
 def test_only_checkable_grounded_new_and_consistent_proposals_are_kept():
     contract = derive_contract(REQUEST, OUTPUTS, INPUTS)
     proposals = [
-        ("counts.csv", "sorted by `n_stations` descending"),          # kept: "busiest first" said it
+        ("counts.csv", "sorted by `n_stations` descending"),          # kept: "busiest ... at the top" said it
         ("districts.gpkg", "every feature is a Polygon"),              # geometry types: the rules' (output sentence)
         ("counts.csv", "has the columns `district`, `n_stations`"),    # already required: skipped silently
         ("districts.gpkg", "is in EPSG:3035"),                         # already required: skipped

@@ -304,3 +304,32 @@ def test_geometry_left_alone_but_reprojected_is_an_unsure_reading():
     assert not unchanged.checkable
     alone = derive_contract("Write `o.gpkg` from `in.geojson`; don't touch the geometry.", ["o.gpkg"], LAYER)
     assert any(r.kind == "geometry_unchanged" and r.checkable for r in alone.requirements)
+
+
+def test_orders_said_in_words_sort_by_the_column_they_are_about():
+    c = derive_contract("Write `s.csv` with district_code, district_name and area_km2, largest district first.",
+                        ["s.csv"], LAYER)
+    assert ("sorted", "area_km2") in _gating(c)
+    assert [r.params["descending"] for r in c.requirements if r.kind == "sorted"] == [True]
+    most = derive_contract("`p.csv` with park_class, parks (how many) and hectares, most hectares first.", ["p.csv"], LAYER)
+    assert {("sorted", "hectares"), ("integer", "parks")} <= _gating(most)
+    vague = derive_contract("Write `v.csv` with vessel, transects and last_survey, busiest vessel first.", ["v.csv"], LAYER)
+    assert not any(r.kind == "sorted" and r.params["name"] == "vessel" for r in vague.requirements)
+
+
+def test_plain_lists_bullets_and_json_templates_name_columns():
+    listed = derive_contract("`landuse.csv`: class, polygons, area_km2.", ["landuse.csv"], LAYER)
+    assert ("columns", ("class", "polygons", "area_km2")) in _gating(listed)
+    prose = derive_contract("Write `d.csv` with districts and stations.", ["d.csv"], LAYER)
+    assert not any(r.kind == "columns" and r.checkable for r in prose.requirements)  # two plain words: maybe prose
+    bullets = derive_contract("Summary in `s.json`:\n- buildings: number of buildings\n- total_m2: total area\n"
+                              "- Target: a label", ["s.json"], LAYER)
+    assert ("columns", ("buildings", "total_m2")) in _gating(bullets)
+    drawn = derive_contract('Write `h.json` as [{"hospital_id": "...", "name": "..."}, ...].', ["h.json"], LAYER)
+    assert ("columns", ("hospital_id", "name")) in _gating(drawn)
+
+
+def test_a_summary_value_is_not_a_per_feature_measure():
+    c = derive_contract("Write `s.json` with keys `total_area_km2` and `area_km2`.", ["s.json"], LAYER)
+    measured = {r.params["name"]: r.checkable for r in c.requirements if r.kind == "measure_units"}
+    assert "total_area_km2" not in measured and measured.get("area_km2") is False  # JSON: maybe one summary value

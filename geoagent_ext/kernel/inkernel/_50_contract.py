@@ -45,6 +45,23 @@ def _contract_records(document):
     return document
 
 
+def _contract_nested_records(values):
+    """The records held in a column's cells (each a record, or a list of records), as one table; None
+    when the cells hold anything else."""
+    rows = []
+    for v in values.dropna().tolist() if values.dtype == object else []:
+        if isinstance(v, dict):
+            rows.append(v)
+        elif isinstance(v, list) and all(isinstance(x, dict) for x in v):
+            rows += v
+        else:
+            return None
+    if not rows:
+        return None
+    import pandas as pd
+    return pd.DataFrame(rows)
+
+
 def _contract_holder(data, name, depth=3):
     """The part of a document that holds ``name``: the document itself when it has it at the top
     (a key, a column, a GeoJSON top-level member), else a nested object or list of records that has
@@ -53,7 +70,13 @@ def _contract_holder(data, name, depth=3):
         if name in data.columns:
             return data
         members = data.attrs.get("members") or {}
-        return _contract_holder(members, name, depth) if members else None
+        found = _contract_holder(members, name, depth) if members else None
+        for column in data.columns if found is None and depth else []:  # records nested in a column's cells
+            nested = _contract_nested_records(data[column])
+            found = _contract_holder(nested, name, depth - 1) if nested is not None else None
+            if found is not None:
+                break
+        return found
     if isinstance(data, dict):
         if name in data:
             return data
