@@ -70,6 +70,7 @@ class Completer:
         self.services = services
         self.context = ContextGatherer(services.kernels, services.knowledge_index, budget=budget)
         self._warming: asyncio.Future | None = None
+        self.loaded = False  # the inline model has answered (a warm-up or a suggestion): kept from now on
 
     def inline_spec(self, requested: str | None = None) -> str:
         """A request's model (only one the server offers, else RunManagerError 400), or the
@@ -100,6 +101,7 @@ class Completer:
             if isinstance(model, LocalChatModel):  # a cloud model has nothing to load
                 client = LLMClient(model, timeout=TIMEOUT_S, retries=0)
                 await client.complete(completion_messages("", "", []), temperature=0.1, max_tokens=1)
+            self.loaded = True
             return True
         except Exception as exc:
             log.warning("GeoAgent: inline model not loaded (%s)", exc)
@@ -162,6 +164,8 @@ class Completer:
                     shown = text
                     yield text
             await task  # raises the model's error, if any
+            if self.inline_spec(request.model) == self.inline_spec():
+                self.loaded = True  # a request naming another model loads nothing of the inline one
             final = clean_completion("".join(raw), request.cell_text_before, request.cell_text_after, final=True)
             suggestion.text = final
             suggestion.seconds = round(time.perf_counter() - started, 3)

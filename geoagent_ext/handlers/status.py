@@ -21,4 +21,5 @@ class StatusHandler(GeoAgentHandler):
         status["version"] = __version__
         status["kernels"] = self.services.placement  # local, or a gateway and its limits
         status["mcp_url"] = self.services.mcp_url  # None without jupyter_server_mcp
+        status["inline_loaded"] = self.services.completer.loaded  # suggestions on, or one answered
         self.write_json(status)

@@ -199,6 +199,7 @@ def test_inline_suggestion_accepted_with_tab(browser, jupyterlab):
     from playwright.sync_api import expect
 
     server = jupyterlab
+    assert not api(server, "GET", "geoagent/status")["inline_loaded"]  # suggestions were off until now
     # JupyterLab's inline completer settings turn our provider on (it is off by default).
     api(server, "PUT", "lab/api/settings/@jupyterlab/completer-extension:inline-completer",
         {"raw": json.dumps({"providers": {"geoagent": {"enabled": True, "debouncerDelay": 100, "timeout": 20000}}})})
@@ -211,6 +212,11 @@ def test_inline_suggestion_accepted_with_tab(browser, jupyterlab):
     page = context.new_page()
     try:
         open_notebook(page, server, "inline.ipynb")
+        # The page read the setting and told the server, which loads its inline model before any typing.
+        deadline = time.monotonic() + 30
+        while not api(server, "GET", "geoagent/status")["inline_loaded"]:
+            assert time.monotonic() < deadline, "the inline model was not loaded when suggestions were on"
+            time.sleep(0.2)
         first = notebook(page).locator(".jp-Cell").first
         first.locator(".cm-content").click()
         page.keyboard.press("Shift+Enter")  # runs the cell, opens a new one below

@@ -43,12 +43,15 @@ def jp_server_config(geoagent_data_dir, tmp_path):
     return scripted_server_config(tmp_path, FAST)  # inline_warm as shipped
 
 
-async def test_jupyterlab_turning_suggestions_on_loads_the_inline_model_once(jp_serverapp, jp_ws_fetch, tmp_path,
-                                                                            made):
+async def test_jupyterlab_turning_suggestions_on_loads_the_inline_model_once(jp_serverapp, jp_fetch, jp_ws_fetch,
+                                                                            tmp_path, made):
     services = jp_serverapp.web_app.settings["geoagent"]
     await jp_serverapp.extension_manager.start_extension("geoagent_ext")  # what ServerApp.start does
     await asyncio.sleep(1)
     assert not services.models and made == []  # suggestions are off: nothing loaded
+
+    status = json.loads((await jp_fetch("geoagent", "status")).body)
+    assert status["inline_loaded"] is False
 
     ws = await jp_ws_fetch("geoagent", "complete", "stream")
     for page in ("w1", "w2"):  # two pages open with suggestions on
@@ -62,6 +65,7 @@ async def test_jupyterlab_turning_suggestions_on_loads_the_inline_model_once(jp_
     ws.close()
     assert answer["type"] == "done" and answer["text"] == "geometry", answer
     assert made == [inline]  # one load for both pages and the suggestion
+    assert json.loads((await jp_fetch("geoagent", "status")).body)["inline_loaded"] is True
 
 
 def _small_model_weights() -> Path:
@@ -87,10 +91,15 @@ def test_the_local_inline_model_loads_at_the_first_suggestion_and_stays(tmp_path
     with server_process(tmp_path, config) as (base, auth, log_path, pid):
         time.sleep(START_GRACE_S)
         assert not _mapped(pid, weights), "the inline model was loaded at start with suggestions off"
+        assert not _status(base, auth)["inline_loaded"]
         for _ in range(2):
             answer = requests.post(f"{base}/geoagent/complete", headers=auth, timeout=240,
                                    json={"cell_text_before": "import geopandas as gpd\nparcels = gpd."})
             assert answer.ok, answer.text
             assert _mapped(pid, weights), "the first suggestion did not load the inline model"
-        status = requests.get(f"{base}/geoagent/status", headers=auth, timeout=30).json()
-        assert status["inline_model"] == f"local:{SMALL}"
+        status = _status(base, auth)
+        assert status["inline_model"] == f"local:{SMALL}" and status["inline_loaded"]
+
+
+def _status(base: str, auth: dict) -> dict:
+    return requests.get(f"{base}/geoagent/status", headers=auth, timeout=30).json()
