@@ -77,8 +77,8 @@ _ALL_ATTRIBUTES = re.compile(
     r"(?:other\s+|existing\s+|original\s+|remaining\s+)?(?:attributes|columns|fields|properties|attribute\s+table)\b|"
     r"\bwith\s+(?:(?:all|every)\s+(?:of\s+)?(?:the\s+|their\s+|its\s+)?|(?:their|its)\s+|the\s+(?:other|existing|original|remaining)\s+)"
     r"(?:other\s+|existing\s+|original\s+|remaining\s+)?(?:attributes|columns|fields|properties)\b|"
-    r"\b(?:attributes|columns|fields|properties|attribute\s+table)\s+(?:exactly\s+)?(?:as\s+(?:they|it)\s+(?:are|is|were|was)|"
-    r"untouched|unchanged|intact)\b|\b(?:the\s+)?same\s+(?:columns|attributes|fields)\b|"
+    r"\b(?:attributes|columns|fields|properties|attribute\s+table)\s+(?:(?:must|should|shall|will|are\s+to|is\s+to)\s+)?"
+    r"(?:(?:be|stay|remain)\s+)?(?:exactly\s+)?(?:as\s+(?:they|it)\s+(?:are|is|were|was)|untouched|unchanged|intact)\b|\b(?:the\s+)?same\s+(?:columns|attributes|fields)\b|"
     r"\b(?:leave|leaving)\s+(?:the\s+)?(?:attributes|columns|fields|properties|attribute\s+table)\b[^.;]{0,40}\b(?:alone|as\s+(?:they|it))",
     re.IGNORECASE)
 # "keep every building", "the same stations": every feature of the input
@@ -366,6 +366,7 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
     _defect_rules(b, outputs, inputs, request)
     _shape_rules(b, request, outputs, inputs, named)
     _place_rules(b, outputs, inputs, named)
+    _crs_kept_rules(b, request, outputs, inputs, named)
     _consistent(b, inputs)
     _min_area_rules(b, request, outputs)
     if _NUMERIC_WORDS.search(_FILE.sub(" ", request)):  # the request's words, not its file names
@@ -1067,6 +1068,29 @@ def _consistent(b: _Builder, inputs: dict[str, dict]) -> None:
             r.sure = False
 
 
+# Words of a request about coordinates or measures: with any of them, the output's CRS is the request's
+# business (or the measuring's), not simply the input's.
+_CRS_OR_MEASURE_WORDS = re.compile(
+    r"\b(?:crs|epsg|srid|projections?|project(?:ed|ing)?|re-?project\w*|coordinate|datum|grid|utm|mercator|wgs\s?-?84|"
+    r"lon(?:gitude)?|lat(?:itude)?|degrees?|metres?|meters?|metric|km|kilomet\w*|m2|m²|km2|km²|hectares?|ha|feet|"
+    r"area\w*|length\w*|distance\w*|buffer\w*|perimeter\w*|nearest|closest|within|geodesic|ellipsoid\w*)\b",
+    re.IGNORECASE)
+
+
+def _crs_kept_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[str, dict], named: list[str]) -> None:
+    """A GeoPackage, GeoParquet (…) made from layers of one CRS by a request that speaks of neither
+    coordinates nor measures (clean, fix, deduplicate, split, convert the format) stays in that CRS.
+    GeoJSON is left out: RFC 7946 asks for lon/lat, so either may be right."""
+    own = _input_epsg({p: inputs[p] for p in (named or list(inputs)) if p in inputs})
+    if not own or _CRS_OR_MEASURE_WORDS.search(_FILE.sub(" ", request)):
+        return
+    for out in outputs:
+        crs_said = any(r.output == out and r.kind.startswith("crs_") and r.kind != "crs_present" for r in b.requirements)
+        if file_format(out) in SPATIAL - {"geojson"} and not crs_said:
+            b.reading(_output_words(b, out))
+            b.add(out, "crs_epsg", f"stays in the input's CRS (EPSG:{own}): the request asks for no other", epsg=own)
+
+
 def _place_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict], named: list[str]) -> None:
     """What every spatial output is, unless the request says otherwise: in a declared CRS (GeoJSON's is
     always lon/lat), and where its inputs are (a deliverable made from the data lies where the data does)."""
@@ -1256,8 +1280,10 @@ def _name_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict] | None 
                 b.add(out, "bbox", f"`{name}` is [minx, miny, maxx, maxy] with min <= max", name=name)
             grouped = _group_column(name, inputs) if file_format(out) == "json" else None
             if grouped:
+                counts = bool(_COUNT_NAME.search(name))  # "count_per_district": each group's number of rows
                 b.add(out, "group_keys", f"`{name}` is an object with one key per value of `{grouped[0]}` in "
-                      f"`{grouped[1]}` (groups with none too)", name=name, column=grouped[0], input=grouped[1])
+                      f"`{grouped[1]}` (groups with none too)" + (", each its number of rows" if counts else ""),
+                      name=name, column=grouped[0], input=grouped[1], **({"counts": True} if counts else {}))
             if _LONLAT_NAME.search(name):
                 b.add(out, "lonlat", f"`{name}` holds longitude/latitude values (WGS84 degrees)", name=name)
             elif _COUNT_NAME.search(name) and not is_bbox:

@@ -202,8 +202,8 @@ def test_a_bbox_of_the_whole_layer_and_a_value_per_group_are_read_from_the_names
     by_kind = {r.kind: r.params for r in c.requirements if r.kind in ("bbox", "group_keys")}
     assert by_kind["bbox"] == {"name": "bbox", "input": "sites.csv", "wkt": "wkt_geom"}  # the mend reads it
     groups = [r.params for r in c.requirements if r.kind == "group_keys"]
-    assert {"name": "count_per_area", "column": "area_name", "input": "sites.csv"} in groups
-    assert {"name": "n_by_zone", "column": "zone", "input": "zones.geojson"} in groups
+    assert {"name": "count_per_area", "column": "area_name", "input": "sites.csv", "counts": True} in groups
+    assert {"name": "n_by_zone", "column": "zone", "input": "zones.geojson", "counts": True} in groups
     # No "overall", or two layers named: a bbox is only [minx, miny, maxx, maxy]; a CSV's column
     # named "count_per_area" is a column, not an object.
     plain = derive_contract("From `sites.csv` write `s.json` with `bbox` and `count_per_area`.", ["s.json"], facts)
@@ -333,3 +333,24 @@ def test_a_summary_value_is_not_a_per_feature_measure():
     c = derive_contract("Write `s.json` with keys `total_area_km2` and `area_km2`.", ["s.json"], LAYER)
     measured = {r.params["name"]: r.checkable for r in c.requirements if r.kind == "measure_units"}
     assert "total_area_km2" not in measured and measured.get("area_km2") is False  # JSON: maybe one summary value
+
+
+def test_a_cleanup_that_speaks_of_no_coordinates_keeps_the_input_crs():
+    facts = {"p.geojson": {**LAYER["in.geojson"], "epsg": 22992}}
+    clean = derive_contract("Deduplicate `p.geojson` into `clean.gpkg`.", ["clean.gpkg"], facts)
+    assert ("crs_epsg", 22992) in _gating(clean)
+    measured = derive_contract("Add area_m2 to `p.geojson` into `m.gpkg`.", ["m.gpkg"], facts)
+    assert not any(r.kind == "crs_epsg" for r in measured.requirements)  # measuring may reproject: not decided
+
+
+def test_attributes_that_must_be_untouched_are_every_input_column():
+    c = derive_contract("Fix the rings of `in.geojson`. Attributes must be untouched. Output to `o.geojson`.",
+                        ["o.geojson"], LAYER)
+    assert ("columns", ("site_id", "kind")) in _gating(c)
+
+
+def test_a_count_per_group_counts_the_rows_of_each_group():
+    facts = {"c.csv": {"rows": 3, "columns": ["clinic", "subdistrict"]}}
+    c = derive_contract("Write `i.json` with keys `count` and `count_per_subdistrict`.", ["i.json"], facts)
+    [grouped] = [r for r in c.requirements if r.kind == "group_keys"]
+    assert grouped.params == {"name": "count_per_subdistrict", "column": "subdistrict", "input": "c.csv", "counts": True}

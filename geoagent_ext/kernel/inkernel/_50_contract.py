@@ -694,6 +694,15 @@ def _contract_group_keys(name, value, params, sources):
     want = {_contract_group_text(v) for v in src[column].dropna().tolist()}
     have = {str(k) for k in value}
     missing, foreign = sorted(want - have), sorted(have - want)
+    if not missing and not foreign and params.get("counts"):  # "count_per_X": each value is its group's size
+        sizes = {_contract_group_text(k): int(n) for k, n in src[column].dropna().value_counts().items()}
+        wrong = {k: v for k, v in value.items() if sizes.get(str(k)) != v}
+        if wrong:
+            first = list(wrong)[:4]
+            return False, (f"`{name}`: {len(wrong)} group(s) whose value is not its number of rows in "
+                           f"`{params['input']}`, e.g. " + ", ".join(f"{k}: {wrong[k]} (counted {sizes.get(str(k))})"
+                                                                     for k in first))
+        return True, f"`{name}` counts the rows of each of the {len(want)} values of `{column}`"
     if not missing and not foreign:
         return True, f"`{name}` has a key for each of the {len(want)} values of `{column}`"
     said = f"`{name}` keys {sorted(have)[:6]}"
