@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: f48c78b86b8954a38b09f0930176a051ad6a4bef9530a9767da926e5d4e545bb
+ * schema-sha256: ff3ca0c4281af7443ac95fee2192ead27a0d76cf19e91638733c9aecb47bd77c
  */
 
 export type RunEvent =
@@ -124,6 +124,8 @@ export interface Requirement {
     | 'exists'
     | 'columns'
     | 'layers'
+    | 'crs_present'
+    | 'located'
     | 'crs_epsg'
     | 'crs_projected_metres'
     | 'geometry_types'
