@@ -82,8 +82,9 @@ _ALL_ATTRIBUTES = re.compile(
     r"\b(?:leave|leaving)\s+(?:the\s+)?(?:attributes|columns|fields|properties|attribute\s+table)\b[^.;]{0,40}\b(?:alone|as\s+(?:they|it))",
     re.IGNORECASE)
 # "keep every building", "the same stations": every feature of the input
-_ALL_ROWS = re.compile(r"\b(?:keep(?:ing)?|retain(?:ing)?)\s+(?:every|each|all(?:\s+the)?)\s+([a-z]+)|\bthe\s+same\s+([a-z]+)\b",
-                       re.IGNORECASE)
+_ALL_ROWS = re.compile(r"\b(?:keep(?:ing)?|retain(?:ing)?)\s+(?:every|each|all(?:\s+the)?)\s+([a-z]+)|\bthe\s+same\s+([a-z]+)\b|"
+                       r"\b(?:every|each|all(?:\s+the)?)\s+([a-z]+)\s+(?:back|listed|included|kept|stays?|in\s+the\s+(?:list|file|output)|"
+                       r"(?:must|should)\s+(?:still\s+)?(?:be\s+)?(?:listed|there|included|appear))\b", re.IGNORECASE)
 _CONVERT = re.compile(r"\b(convert|re-?project|transform|re-?encode|re-?format|export)\w*\b", re.IGNORECASE)
 # Words that ask for fewer (or other) records than the input has: a conversion saying them may drop rows.
 _SELECTS = re.compile(r"\b(filter\w*|select\w*|only|drop\w*|remov\w*|exclud\w*|dedup\w*|duplicat\w*|clip\w*|subset|"
@@ -715,7 +716,16 @@ def _pattern(template: str) -> str | None:
     return "".join(parts + [re.escape(template[at:])])
 
 
+# "last_survey (ISO date, YYYY-MM-DD)", "`day` as an ISO 8601 date": a date written as text
+_ISO_DATE = re.compile(r"`?(?P<name>[A-Za-z_]\w*)`?\s*(?:\(\s*(?:an?\s+)?|as\s+(?:an?\s+)?|in\s+)"
+                       r"(?:ISO(?:[\s-]*8601)?\s+dates?|YYYY-MM-DD)\b", re.IGNORECASE)
+
+
 def _format_rules(b: _Builder, out: str, sentence: str) -> None:
+    for m in _ISO_DATE.finditer(sentence):
+        if m.group("name").lower() not in _NOT_NAMES:
+            b.add(out, "pattern", f"`{m.group('name')}` is written as a date, `YYYY-MM-DD`", name=m.group("name"),
+                  regex=r"\d{4}-\d{2}-\d{2}")
     for m in _FORMATTED.finditer(sentence):
         regex = _pattern(m.group(1))
         before = sentence[max(0, m.start() - 80):m.start()]
@@ -783,22 +793,34 @@ def _row_rules(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], in
                         _keeps(b, out, name, inputs, required=len(b.outputs) == 1)
 
 
+def _noun_names(noun: str, path: str) -> bool:
+    """Whether a noun names a file ("hexagon" -> lagos_hex_grid.geojson, "station" -> stations.geojson):
+    a word of its name of three letters or more begins the noun, or the noun begins it."""
+    words = re.split(r"[^a-z]+", _base(path).lower().rsplit(".", 1)[0])
+    return bool(noun) and any(len(w) >= 3 and (noun.startswith(w) or w.startswith(noun)) for w in words)
+
+
 def _kept_whole(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], named_inputs: list[str]) -> None:
     """"Keep the other attributes" / "the same stations": every column, or every feature, of the one
     input the output is made from (the one the sentence names, else the only one with rows)."""
     candidates = [p for p in (named_inputs or list(inputs)) if inputs[p].get("columns") is not None]
-    if len(candidates) != 1 or file_format(out) not in SPATIAL | {"csv", "parquet", "json"}:
+    if file_format(out) not in SPATIAL | {"csv", "parquet", "json"}:
+        return
+    m = _ALL_ROWS.search(sentence)
+    noun = (m.group(1) or m.group(2) or m.group(3) or "").lower().rstrip("s") if m else ""
+    by_noun = [p for p in inputs if inputs[p].get("rows") is not None and _noun_names(noun, p)]
+    if len(candidates) != 1 and len(by_noun) == 1:  # "every hexagon back": the hexagons' file
+        candidates = by_noun
+    if len(candidates) != 1:
         return
     source, facts = candidates[0], inputs[candidates[0]]
     if _ALL_ATTRIBUTES.search(sentence) and facts.get("columns"):
         names = list(facts["columns"])
         b.add(out, "columns", f"keeps every column of `{source}` ({', '.join(names)})", names=names)
         b.carried |= {(out, n) for n in names}
-    m = _ALL_ROWS.search(sentence)
-    noun = (m.group(1) or m.group(2) or "").lower().rstrip("s") if m else ""
     generic = {"feature", "row", "record", "entry", "item"}
     if noun and facts.get("rows") is not None and not _SELECTS.search(_FILE.sub(" ", sentence)) and (
-            noun in generic or noun[:5] in _base(source).lower()):
+            noun in generic or _noun_names(noun, source)):
         b.add(out, "rows_as_input", f"one row per feature of `{source}` ({facts['rows']}): every one kept",
               input=source, rows=facts["rows"])
 
@@ -880,7 +902,7 @@ def _no_stray_columns(b: _Builder, request: str) -> None:
     (``params.no_stray``): example 01's summary carried `geometry` and `index_right` after a
     `to_csv` of a joined GeoDataFrame. Other extra columns are left alone: a column the rules did
     not read as asked for may still be one ("its id, name, and area_km2")."""
-    if _GEOMETRY_WANTED.search(request):
+    if _GEOMETRY_WANTED.search(_affirmed(request)):  # "no geometry column, no WKT" wants none
         return
     for req in [r for r in b.requirements if r.kind == "columns" and file_format(r.output) == "csv"]:
         req.params["no_stray"] = list(STRAY_COLUMNS)

@@ -354,3 +354,17 @@ def test_a_count_per_group_counts_the_rows_of_each_group():
     c = derive_contract("Write `i.json` with keys `count` and `count_per_subdistrict`.", ["i.json"], facts)
     [grouped] = [r for r in c.requirements if r.kind == "group_keys"]
     assert grouped.params == {"name": "count_per_subdistrict", "column": "subdistrict", "input": "c.csv", "counts": True}
+
+
+def test_every_feature_said_back_dates_as_text_and_no_geometry_wanted():
+    facts = {"lagos_hex_grid.geojson": {"rows": 7, "columns": ["hex_id"], "geometry_type": "Polygon"},
+             "landuse.geojson": {"rows": 9, "columns": ["class"], "geometry_type": "Polygon"}}
+    c = derive_contract("Count the clinics per hexagon. I want every hexagon back, zeros included, as `h.geojson` "
+                        "with hex_id and clinics (a whole number).", ["h.geojson"], facts)
+    assert [r.params["input"] for r in c.requirements if r.kind == "rows_as_input"] == ["lagos_hex_grid.geojson"]
+    dated = derive_contract("Write `v.json` with keys vessel, transects and last_survey (ISO date, YYYY-MM-DD).",
+                            ["v.json"], LAYER)
+    assert [r.params["regex"] for r in dated.requirements if r.kind == "pattern"] == [r"\d{4}-\d{2}-\d{2}"]
+    plain = derive_contract("Write `t.csv` with id, name_th, lon and lat. A plain table: no geometry column, no WKT.",
+                            ["t.csv"], LAYER)
+    assert any(r.kind == "columns" and r.params.get("no_stray") for r in plain.requirements)

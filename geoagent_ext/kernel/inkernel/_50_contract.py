@@ -328,16 +328,17 @@ def _contract_measure_units(params, data, sources):
         if src is None or not _contract_has_geometry(src) or src.crs is None:
             return False, f"cannot measure `{name}`: neither the file nor `{params.get('input')}` has geometries with a CRS"
         measures = _contract_geodesic(src, measure)
-        for key in data.columns:
-            if key == name or key not in src.columns or key == src.geometry.name:
+        shared = [k for k in data.columns if k != name and k in src.columns and k != src.geometry.name]
+        for key in [[k] for k in shared] + ([shared] if len(shared) > 1 else []):  # one column, else all together
+            if src[key].isna().any().any():
                 continue
-            keys = src[key].astype(str)
-            if src[key].isna().any() or keys.duplicated().any():
+            keys = src[key].astype(str).agg("|".join, axis=1)
+            if keys.duplicated().any():
                 continue
             lookup = dict(zip(keys, measures))
-            mine = data[key].astype(str).tolist()
+            mine = data[key].astype(str).agg("|".join, axis=1).tolist()
             if mine and all(k in lookup for k in mine):
-                expected, how = [lookup[k] for k in mine], f"the `{params['input']}` feature of the same `{key}`"
+                expected, how = [lookup[k] for k in mine], f"the `{params['input']}` feature of the same `{'`, `'.join(key)}`"
                 break
         if expected is None:  # rows that are not the input's features (groups, a selection): the scale only.
             # The band: not more than the input has, and not as small as square degrees are of km² (about
