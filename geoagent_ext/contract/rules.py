@@ -1158,6 +1158,11 @@ _ALONG_A_NETWORK = re.compile(r"\b(?:road|roads|network|driving|drive|walking|wa
                               re.IGNORECASE)
 
 
+_K_NEAREST = re.compile(r"\b(?:two|three|four|five|six|seven|eight|nine|ten|\d+|k|several|few)\s+(?:nearest|closest)\b",
+                        re.IGNORECASE)
+_FOR_EACH = re.compile(r"\b(?:for\s+)?(?:every|each)\s+([a-z]+)\b", re.IGNORECASE)
+
+
 def _nearest_distance_rules(b: _Builder, request: str, inputs: dict[str, dict], named: list[str]) -> None:
     """A distance column ("distance_m") of an output with one row per feature of one named layer,
     when the request asks for the nearest feature of the one other named layer: each value is the
@@ -1165,12 +1170,15 @@ def _nearest_distance_rules(b: _Builder, request: str, inputs: dict[str, dict], 
     the name says (capetown-nn at 319bc4c: every `distance_m` 0.0 — `sjoin.distance(sjoin.geometry)`
     — and the file passed "finite, >= 0")."""
     layers = [p for p in named if p in inputs and _layer_kinds(inputs[p])]
-    if len(layers) != 2 or not _NEAREST.search(request) or _ALONG_A_NETWORK.search(request):
-        return  # a distance along roads is not a straight line
+    if len(layers) != 2 or not _NEAREST.search(request) or _ALONG_A_NETWORK.search(request) or _K_NEAREST.search(request):
+        return  # a distance along roads is not a straight line; the second nearest is not the nearest
+    each = [p for m in _FOR_EACH.finditer(request) for p in layers if _noun_names(m.group(1).lower().rstrip("s"), p)]
     for req in [r for r in b.requirements if r.kind == "columns"]:
         b.reading(req.said, req.sure)
         source = next((r.params["input"] for r in b.requirements if r.kind == "rows_as_input" and r.output == req.output
                        and r.params.get("input") in layers), None)
+        if source is None and len(set(each)) == 1:  # "for every address ...": the addresses' rows
+            source = each[0]
         to = next((p for p in layers if p != source), None)
         for name in req.params["names"] if source and to else []:
             unit = _DISTANCE_UNIT.search(name)

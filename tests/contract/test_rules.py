@@ -368,3 +368,15 @@ def test_every_feature_said_back_dates_as_text_and_no_geometry_wanted():
     plain = derive_contract("Write `t.csv` with id, name_th, lon and lat. A plain table: no geometry column, no WKT.",
                             ["t.csv"], LAYER)
     assert any(r.kind == "columns" and r.params.get("no_stray") for r in plain.requirements)
+
+
+def test_the_nearest_distance_of_each_feature_the_request_goes_through():
+    facts = {"addresses.parquet": {"rows": 5, "columns": ["address_id"], "geometry_type": "Point"},
+             "hospitals.parquet": {"rows": 3, "columns": ["hospital_id", "name"], "geometry_type": "Point"}}
+    request = ("For every address in `addresses.parquet`, find the {} hospital in `hospitals.parquet`. Write `n.gpkg` "
+               "with address_id, hospital_id and distance_m.")
+    nearest = derive_contract(request.format("nearest"), ["n.gpkg"], facts)
+    [distance] = [r for r in nearest.requirements if r.kind == "nearest_distance"]
+    assert (distance.params["input"], distance.params["to"], distance.checkable) == ("addresses.parquet", "hospitals.parquet", True)
+    three = derive_contract(request.format("three closest"), ["n.gpkg"], facts)
+    assert not any(r.kind == "nearest_distance" for r in three.requirements)  # the 2nd and 3rd are not the nearest
