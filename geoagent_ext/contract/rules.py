@@ -504,9 +504,9 @@ _DROP_INVALID = re.compile(r"\b(?:drop|remove|discard|delete|exclude|filter\s+ou
 
 def _invalid_repaired(b: _Builder, request: str, named: list[str]) -> None:
     """"No invalid geometries" in a cleaning of one named layer keyed by a column: the invalid
-    features are repaired, not dropped (cairo-dedup at c650f01: "remove invalid geometries" took 20
-    parcels out of the registry, and the file passed every check). The check reads the input's
-    invalid features and finds each key in the output; unless the request lets them go."""
+    features are repaired, not dropped: a filter on validity loses records yet leaves a file of valid
+    geometries. The check reads the input's invalid features and finds each key in the output;
+    unless the request lets them go."""
     spatial_in = [p for p in named if file_format(p) in SPATIAL]
     if len(spatial_in) != 1 or _DROP_INVALID.search(request):
         return
@@ -794,7 +794,7 @@ def _row_rules(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], in
 
 
 def _noun_names(noun: str, path: str) -> bool:
-    """Whether a noun names a file ("hexagon" -> lagos_hex_grid.geojson, "station" -> stations.geojson):
+    """Whether a noun names a file ("hexagon" -> hex_grid.geojson, "station" -> stations.geojson):
     a word of its name of three letters or more begins the noun, or the noun begins it."""
     words = re.split(r"[^a-z]+", _base(path).lower().rsplit(".", 1)[0])
     return bool(noun) and any(len(w) >= 3 and (noun.startswith(w) or w.startswith(noun)) for w in words)
@@ -842,8 +842,8 @@ def _conversion_rules(b: _Builder, request: str, outputs: list[str], inputs: dic
 
 def _converted_values(b: _Builder, inputs: dict[str, dict]) -> None:
     """"`recorded_at` as `timestamp[us]`" of a column one input has: stored in that type, its
-    values are still the input's (nyc-wkt at 36eafa3: epoch milliseconds cast as nanoseconds passed
-    the type check with 1970 dates). Text types need no such check: any value has a text."""
+    values are still the input's: a cast in the wrong unit (epoch milliseconds read as nanoseconds)
+    passes the type check with wrong values. Text types need no such check: any value has a text."""
     for req in [r for r in b.requirements if r.kind == "dtype" and r.params.get("name")]:
         b.reading(req.said, req.sure)
         name, dtype = str(req.params["name"]), str(req.params["dtype"]).lower()
@@ -1032,8 +1032,7 @@ _AREA_UNIT = {"m": 1.0, "h": 1e4, "k": 1e6}  # by the unit's first letter (m², 
 
 def _min_area_rules(b: _Builder, request: str, outputs: list[str]) -> None:
     """Polygons the request discards below an area ("discard any polygon fragments smaller than 1 m²"):
-    none is left in a spatial output. cairo-dedup at e85742a kept 30 slivers below 1 m² and every other
-    requirement held (a false success, graded 0.71)."""
+    none is left in a spatial output (slivers left in break no other requirement)."""
     for m in _SMALL_DROPPED.finditer(request):
         unit = m.group("unit").lower().replace("square", "").replace("sq", "").strip(" .")
         factor = _AREA_UNIT.get(unit[:1], 1.0)
@@ -1056,9 +1055,9 @@ def _families(kinds: Iterable[str]) -> set[str]:
 def _shape_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[str, dict], named: list[str]) -> None:
     """A request that moves or restores no shape ("give me back `x.gpkg` with three layers ... single-part,
     national grid") keeps each feature's shape: every feature of a spatial output, back in the one
-    spatial input's CRS, is one of that input's features or one of their parts. cairo-mixedgeom at
-    097316b: the coder added `simplify(tolerance=0.01)` in degrees, every other requirement held and the
-    run said `succeeded` (polygon IoU 0.51 with the reference's)."""
+    spatial input's CRS, is one of that input's features or one of their parts (a simplification in
+    degrees breaks no other requirement). Read from the request's silence, it is an unsure reading:
+    shown, never gating."""
     spatial = [p for p in (named or list(inputs)) if file_format(p) in SPATIAL]
     words = _CRS_GRID.sub(" ", _FILE.sub(" ", request))
     if len(spatial) != 1 or _RESHAPES.search(words) or _NEW_KIND.search(words):
@@ -1167,8 +1166,8 @@ def _nearest_distance_rules(b: _Builder, request: str, inputs: dict[str, dict], 
     """A distance column ("distance_m") of an output with one row per feature of one named layer,
     when the request asks for the nearest feature of the one other named layer: each value is the
     straight-line distance from the row's feature to its nearest feature of that layer, in the unit
-    the name says (capetown-nn at 319bc4c: every `distance_m` 0.0 — `sjoin.distance(sjoin.geometry)`
-    — and the file passed "finite, >= 0")."""
+    the name says (a distance of each geometry to itself, 0.0 everywhere, is finite and >= 0 but no
+    distance to anything). Never for the k nearest, whose second and third are not the nearest."""
     layers = [p for p in named if p in inputs and _layer_kinds(inputs[p])]
     if len(layers) != 2 or not _NEAREST.search(request) or _ALONG_A_NETWORK.search(request) or _K_NEAREST.search(request):
         return  # a distance along roads is not a straight line; the second nearest is not the nearest
@@ -1237,8 +1236,8 @@ def _point_count_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict],
 
 def _polygon_key(names: list[str], columns: list[str]) -> dict[str, str]:
     """{"key": the polygons' column a count table keys its rows by} — the first of the output's
-    columns the polygon layer has — or {} when none: the advice's code names it (the 1.5B copied
-    a placeholder ``KEY`` as a variable, vienna at d518539)."""
+    columns the polygon layer has — or {} when none: the advice's code names the real column, since
+    a small model copies a placeholder name as it stands."""
     key = next((n for n in names if n in columns), None)
     return {"key": key} if key else {}
 
