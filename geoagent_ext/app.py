@@ -59,6 +59,9 @@ class GeoAgentApp(ExtensionApp):
         settings = GeoAgentSettings(parent=self)
         self.services = GeoAgentServices.for_server(settings, self.serverapp)
         self.settings[SETTINGS_KEY] = self.services
+        # The web app's settings are updated from this copy of them next: keep the cookie key
+        # for_server may have replaced (strip_kernel_secrets: one held only in memory).
+        self.settings["cookie_secret"] = self.serverapp.web_app.settings["cookie_secret"]
         GeoAgentPersona.services = self.services
         # No key from the environment in the server's log, whoever logs it (kernels, providers, us).
         # Its own login URL stays: with --no-browser it is the only way in.

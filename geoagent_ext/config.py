@@ -171,7 +171,9 @@ class GeoAgentSettings(Configurable):
         False,
         help=(
             "Start this server's kernels without the environment variables named by "
-            "kernel_secret_patterns, so model-written code cannot read API keys. Off by default: "
+            "kernel_secret_patterns, so model-written code cannot read API keys; the variables also "
+            "leave the server's environment (see server_kept_secrets), and the server's token and "
+            "cookie key stay out of files its kernels can read (README, Security). Off by default: "
             "it applies to every kernel whose kernelspec names no provisioner of its own (not only "
             "GeoAgent's), and notebook code often needs tokens (leafmap's MAPBOX_TOKEN, HF_TOKEN, "
             "JUPYTERHUB_API_TOKEN for dask-gateway)."
@@ -182,6 +184,19 @@ class GeoAgentSettings(Configurable):
         Unicode(),
         default_value=["*_API_KEY", "*_TOKEN", "*_SECRET"],
         help="fnmatch patterns (case-insensitive) of variable names that strip_kernel_secrets removes.",
+    ).tag(config=True)
+
+    server_kept_secrets = List(
+        Unicode(),
+        default_value=["JUPYTERHUB_*", "JPY_API_TOKEN"],
+        help=(
+            "With strip_kernel_secrets, the variables matching kernel_secret_patterns also leave the "
+            "server's own environment at start-up, so terminals, language servers and other processes "
+            "it starts do not inherit them (GeoAgent keeps their values in memory for its model "
+            "providers). fnmatch patterns (case-insensitive) of the ones that stay, because code inside "
+            "the server reads them at run time: JupyterHub's single-user server and its extensions read "
+            "JUPYTERHUB_API_TOKEN. Kernels still start without them; the server's other children inherit them."
+        ),
     ).tag(config=True)
 
     mcp_run_wait = Int(

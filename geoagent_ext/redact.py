@@ -24,6 +24,8 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from .server_secrets import held
+
 REDACTED = "[REDACTED]"
 
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
@@ -53,8 +55,9 @@ _PATTERNS = [
 
 
 def env_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
-    """Values of secret-named environment variables, longest first (so overlaps redact whole)."""
-    env = os.environ if environ is None else environ
+    """Values of secret-named environment variables, longest first (so overlaps redact whole);
+    by default the server's environment and the variables it moved out of it (``server_secrets``)."""
+    env = {**held(), **os.environ} if environ is None else environ
     values = {v for k, v in env.items() if _SECRET_NAME.search(k) and len(v) >= _MIN_ENV_SECRET}
     return sorted(values, key=len, reverse=True)
 

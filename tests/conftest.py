@@ -9,6 +9,16 @@ import pytest
 pytest_plugins = ["pytest_jupyter.jupyter_server"]
 
 
+@pytest.fixture(autouse=True)
+def _no_held_secrets():
+    """A server with strip_kernel_secrets moves keys out of this process's environment into
+    ``server_secrets``; the next test sets its own environment and must not find them there."""
+    yield
+    from geoagent_ext.server_secrets import forget_held
+
+    forget_held()
+
+
 @pytest.fixture
 def geoagent_data_dir(tmp_path, monkeypatch):
     """Point GeoAgent's data dir at a temp dir so tests never touch the user's."""

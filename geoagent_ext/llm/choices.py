@@ -20,6 +20,7 @@ import importlib.util
 import os
 from typing import Any
 
+from ..server_secrets import server_secret
 from .factory import PROVIDERS, openai_base_url
 from .weights import MODELS, weights_available
 
@@ -73,7 +74,7 @@ def _cloud_entries(settings: Any) -> list[dict[str, Any]]:
             continue  # a self-hosted server has its own models: the configured ones are listed
         for model in EXAMPLES.get(provider, []):
             entry: dict[str, Any] = {"id": f"{provider}:{model}", "provider": provider, "label": f"{model} ({provider})"}
-            if key and not os.environ.get(key):
+            if key and not server_secret(key):
                 entry.update(available=False, detail=f"set {key} in the Jupyter server's environment")
             else:
                 entry.update(available=True, detail="")

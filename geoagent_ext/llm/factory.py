@@ -2,8 +2,9 @@
 
 Cloud providers go through langchain's ``init_chat_model``; their packages are
 optional extras, so a missing one becomes an error that names the pip command
-instead of a bare ImportError. Keys are never passed here: each provider library
-reads its own variable (OPENAI_API_KEY, ...) from the server's environment.
+instead of a bare ImportError. Each provider library reads its own key variable
+(OPENAI_API_KEY, ...) from the server's environment; a key the server moved out of
+it (``strip_kernel_secrets``, see ``server_secrets``) is passed as ``api_key``.
 Errors are redacted because provider constructors may echo configuration.
 """
 
@@ -18,6 +19,7 @@ import httpx
 from langchain_core.language_models import BaseChatModel
 
 from ..redact import redact
+from ..server_secrets import is_held, server_secret
 from .weights import MODELS, WeightsError, get_spec, weights_available
 
 LLAMA_CPP_VERSION = "0.3.36"
@@ -131,9 +133,24 @@ def _provider_options(provider: str, settings: Any) -> dict[str, Any]:
     base_url = openai_base_url(settings)
     if base_url:
         options["base_url"] = base_url
-        if not os.environ.get("OPENAI_API_KEY"):
+        if not server_secret("OPENAI_API_KEY"):
             options["api_key"] = "no-key-set"
     return options
+
+
+def _key_variable(provider: str) -> str | None:
+    """The variable a provider's key is in: the known ones', else ``<PROVIDER>_API_KEY``
+    (langchain's convention: GROQ_API_KEY, MISTRAL_API_KEY...)."""
+    if provider in PROVIDERS:
+        return PROVIDERS[provider][3]
+    return f"{provider.upper()}_API_KEY"
+
+
+def _held_key_option(provider: str) -> dict[str, Any]:
+    """``api_key`` when the provider's key was moved out of the environment, where its
+    library would look; nothing when the library can find it itself."""
+    name = _key_variable(provider)
+    return {"api_key": server_secret(name)} if name and is_held(name) else {}
 
 
 def _cloud_model(provider: str, model: str, settings: Any = None) -> BaseChatModel:
@@ -153,7 +170,8 @@ def _cloud_model(provider: str, model: str, settings: Any = None) -> BaseChatMod
     from langchain.chat_models import init_chat_model
 
     try:
-        return init_chat_model(model, model_provider=provider, **_provider_options(provider, settings))
+        options = {**_provider_options(provider, settings), **_held_key_option(provider)}
+        return init_chat_model(model, model_provider=provider, **options)
     except Exception as e:  # provider constructors fail on missing keys, bad options...
         key = PROVIDERS.get(provider, (None, None, None, None))[3]
         hint = f" Set {key} in the Jupyter server's environment." if key else ""

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from .factory import PROVIDERS
 from ..redact import redact
+from ..server_secrets import server_secret
 
 _AUTH_STATUS = (401, 403)
 _AUTH_CLASSES = ("AuthenticationError", "PermissionDeniedError")
@@ -73,7 +74,7 @@ def explain(exc: BaseException, chat_model: Any) -> str:
         var = key_variable(chat_model)
         status = _status(exc)
         where = f"{var} in the Jupyter server's environment" if var else "the provider's API key"
-        unset = f"; {var} is not set" if var and not os.environ.get(var) else ""
+        unset = f"; {var} is not set" if var and not server_secret(var) else ""
         return (f"The model server{at} rejected the API key{f' (HTTP {status})' if status else ''}: "
                 f"check your key ({where}{unset}), then restart Jupyter. ({detail})")
     if _unreachable(exc):

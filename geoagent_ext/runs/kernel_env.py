@@ -20,7 +20,7 @@ from __future__ import annotations
 import fnmatch
 import logging
 import os
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from jupyter_client.provisioning import KernelProvisionerFactory, LocalProvisioner
 
@@ -37,9 +37,16 @@ def secret_names(env: Iterable[str], patterns: Iterable[str]) -> list[str]:
 
 
 class SecretlessProvisioner(LocalProvisioner):
-    """The local provisioner, minus environment variables named like secrets."""
+    """The local provisioner, minus environment variables named like secrets; runs
+    ``before_launch`` (taking the token out of the server's runtime files) first."""
 
     patterns: tuple[str, ...] = ()  # set by use_secretless_kernels from GeoAgentSettings
+    before_launch: tuple[Callable[[], None], ...] = ()
+
+    async def pre_launch(self, **kwargs: Any) -> dict[str, Any]:
+        for prepare in self.before_launch:
+            prepare()  # an error fails the start: no kernel runs beside what it should remove
+        return await super().pre_launch(**kwargs)
 
     def _finalize_env(self, env: dict[str, str]) -> None:
         super()._finalize_env(env)
@@ -47,14 +54,17 @@ class SecretlessProvisioner(LocalProvisioner):
             del env[name]
 
 
-def use_secretless_kernels(kernel_manager: Any, patterns: Iterable[str]) -> bool:
-    """Make SecretlessProvisioner the default for kernels started from now on.
+def use_secretless_kernels(kernel_manager: Any, patterns: Iterable[str],
+                           before_launch: Iterable[Callable[[], None]] = ()) -> bool:
+    """Make SecretlessProvisioner the default for kernels started from now on, calling
+    ``before_launch`` before each starts.
 
     Returns False (and logs why) when that would override a deployment's own
     default provisioner or when the entry point is not installed (switching then
     would make every kernel start fail).
     """
     SecretlessProvisioner.patterns = tuple(patterns)
+    SecretlessProvisioner.before_launch = tuple(before_launch)
     factory = KernelProvisionerFactory.instance(parent=getattr(kernel_manager, "parent", None))
     current = factory.default_provisioner_name
     if current not in (_STOCK_DEFAULT, PROVISIONER_NAME):
@@ -77,3 +87,4 @@ def restore_default_provisioner() -> None:
         factory = KernelProvisionerFactory.instance()
         if factory.default_provisioner_name == PROVISIONER_NAME:
             factory.default_provisioner_name = _STOCK_DEFAULT
+    SecretlessProvisioner.before_launch = ()

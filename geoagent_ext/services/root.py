@@ -7,6 +7,7 @@ make a model, open the index or wrap a kernel manager themselves.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -59,16 +60,20 @@ class GeoAgentServices:
     @classmethod
     def for_server(cls, settings: GeoAgentSettings, serverapp: Any) -> "GeoAgentServices":
         """The server's services over jupyter_server's managers; with ``strip_kernel_secrets``
-        its kernels start without the server's secrets, and its own /proc environ loses them."""
+        its kernels start without the server's secrets and cannot log in to it, and the
+        secrets leave its environment (what its children inherit) and its /proc environ."""
         services = cls(settings, serverapp.kernel_manager, session_manager=serverapp.session_manager,
                        root_dir=serverapp.root_dir)
         if settings.strip_kernel_secrets:
             from ..runs.kernel_env import use_secretless_kernels
             from ..runs.server_env import scrub_own_environment
+            from ..runs.server_login import forget_token_files, use_private_cookie_secret
 
-            if services.placement["where"] == "local":  # a gateway launches its kernels itself
-                use_secretless_kernels(serverapp.kernel_manager, settings.kernel_secret_patterns)
-            scrub_own_environment(settings.kernel_secret_patterns)  # kernels read /proc/<ppid>/environ
+            local = services.placement["where"] == "local"  # a gateway launches its kernels itself
+            if local and use_secretless_kernels(serverapp.kernel_manager, settings.kernel_secret_patterns,
+                                                before_launch=[functools.partial(forget_token_files, serverapp)]):
+                use_private_cookie_secret(serverapp)  # kernels can read the runtime dir's cookie key
+            scrub_own_environment(settings.kernel_secret_patterns, keep=settings.server_kept_secrets)
         return services
 
     def model_spec(self, requested: str | None) -> str:

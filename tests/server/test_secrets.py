@@ -211,24 +211,46 @@ def test_kernels_cannot_read_the_key_from_the_servers_proc_environ(tmp_path):
         assert [e for e in encodings if e in text] == [], where
 
 
-def test_the_scrubbed_server_keeps_its_key_for_itself_and_its_c_code(tmp_path):
-    """Only the /proc view is zeroed: os.environ (provider libraries) and getenv() keep the key."""
+def test_the_scrubbed_server_holds_its_key_for_its_models_and_its_children_get_none(tmp_path):
+    """The key leaves os.environ, the C environment (what subprocess and exec pass on) and the
+    /proc view; the server keeps it in memory: an openai model made afterwards is given it,
+    redaction and the model list still know it. A kept name stays for code in the server."""
     probe = textwrap.dedent('''
-        import ctypes, json, os
+        import ctypes, json, os, subprocess, sys
         from geoagent_ext.runs.server_env import scrub_own_environment
-        scrubbed = scrub_own_environment(["*_API_KEY"])
+        from geoagent_ext.llm.choices import list_models
+        from geoagent_ext.llm.factory import make_chat_model
+        from geoagent_ext.redact import redact
+        from geoagent_ext.config import GeoAgentSettings
+        moved = scrub_own_environment(["*_API_KEY", "*_TOKEN"], keep=["JUPYTERHUB_*"])
         getenv = ctypes.CDLL(None).getenv
         getenv.restype = ctypes.c_char_p
         with open("/proc/self/environ", "rb") as fh:
             proc = fh.read().decode()
-        print(json.dumps({"scrubbed": scrubbed, "environ": os.environ["OPENAI_API_KEY"],
-                          "getenv": getenv(b"OPENAI_API_KEY").decode(), "proc": proc,
+        child = subprocess.run([sys.executable, "-c", "import os; print(dict(os.environ))"],
+                               capture_output=True, text=True, check=True).stdout
+        key = os.environ.get("OPENAI_API_KEY", "")
+        model = make_chat_model("openai:gpt-4o")
+        openai = [m for m in list_models(GeoAgentSettings())["models"] if m["id"] == "openai:gpt-4o"]
+        print(json.dumps({"moved": moved, "environ": "OPENAI_API_KEY" in os.environ,
+                          "getenv": getenv(b"OPENAI_API_KEY"), "proc": proc, "child": child,
+                          "model_key": model.openai_api_key.get_secret_value(),
+                          "redacted": redact("the key is " + model.openai_api_key.get_secret_value()),
+                          "offered": openai[0]["available"] if openai else None,
+                          "hub": os.environ.get("JUPYTERHUB_API_TOKEN"),
                           "dumpable": ctypes.CDLL(None).prctl(3, 0, 0, 0, 0)}))
     ''')
-    secret = f"sk-test-{uuid.uuid4().hex}"
-    out = subprocess.run([sys.executable, "-c", probe], env={**os.environ, "OPENAI_API_KEY": secret, "GEO_PLAIN": "kept"},
-                         capture_output=True, text=True, check=True).stdout
+    secret, hub = f"sk-test-{uuid.uuid4().hex}", f"hub-{uuid.uuid4().hex}"
+    env = {**os.environ, "OPENAI_API_KEY": secret, "JUPYTERHUB_API_TOKEN": hub, "GEO_PLAIN": "kept"}
+    for name in ("OPENAI_BASE_URL", "OPENAI_API_BASE"):
+        env.pop(name, None)
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True).stdout
     seen = json.loads(out)
-    assert seen["scrubbed"] == ["OPENAI_API_KEY"] and seen["environ"] == secret and seen["getenv"] == secret
-    assert secret not in seen["proc"] and "GEO_PLAIN=kept" in seen["proc"]
+    assert "OPENAI_API_KEY" in seen["moved"] and "JUPYTERHUB_API_TOKEN" not in seen["moved"]
+    assert seen["environ"] is False and seen["getenv"] is None
+    assert secret not in seen["child"] and "GEO_PLAIN" in seen["child"]
+    assert seen["model_key"] == secret and seen["redacted"] == "the key is [REDACTED]"
+    assert seen["offered"] is True
+    assert secret not in seen["proc"] and hub not in seen["proc"] and "GEO_PLAIN=kept" in seen["proc"]
+    assert seen["hub"] == hub and hub in seen["child"]  # a kept name: code in the server reads it
     assert seen["dumpable"] == 0  # PR_GET_DUMPABLE: /proc/<pid>/mem is closed to other non-root processes
