@@ -25,6 +25,10 @@ from .results import TrialResult
 from .trial import remove_local_sandbox
 
 REPLAY_CELL_TIMEOUT = 600.0
+# A replay kernel runs threads before the trial starts, so it cannot enter namespaces of its own.
+REPLAY_NOTE = ("Trial not isolated, replayed in a fresh kernel (no fork): only Python writes into the working "
+               "directory were redirected: this trial could change files elsewhere (and files in it through "
+               "GDAL and other native writers) and reach the network, the Jupyter server's API included.")
 
 
 async def replay_trial(
@@ -71,7 +75,7 @@ async def replay_trial(
         remove_local_sandbox(sandbox)
     data = res.model_dump()
     data["duration_s"] = time.perf_counter() - t0
-    return TrialResult(**data, **changes, **files, sandbox="mirror", mode="replay")
+    return TrialResult(**data, **changes, **files, sandbox="mirror", mode="replay", sandbox_note=REPLAY_NOTE)
 
 
 async def _cleanup(rconn: KernelConnection) -> str | None:

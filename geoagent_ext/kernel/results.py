@@ -39,12 +39,14 @@ class TrialResult(ExecutionResult):
     """A run in a throw-away copy of the kernel state.
 
     ``defined``/``changed``/``deleted`` are user-namespace names. ``files`` are
-    paths (relative to the kernel's working directory) the trial wrote; they
-    live under ``sandbox_dir`` (in the kernel's file system), never in the
-    user's directory (``sandbox`` says how: ``overlay`` or ``mirror``, see
-    ``inkernel/_30_sandbox.py``). ``mode`` says how the copy was made: ``fork``
-    (copy-on-write child of the kernel) or ``replay`` (history replayed in a
-    fresh kernel, the slow fallback).
+    paths (relative to the kernel's working directory) the trial wrote, never in
+    the user's directory; ``sandbox`` says how (see ``inkernel/_30_sandbox.py``):
+    ``overlay``, the trial's own view of the whole file system and no network, its
+    writes gone with the trial (``sandbox_dir`` None); ``mirror``, Python writes
+    into the working directory only, kept under ``sandbox_dir``; ``sandbox_note``
+    says what the trial could still change ('' when nothing). ``mode`` says how
+    the copy was made: ``fork`` (copy-on-write child of the kernel) or ``replay``
+    (history replayed in a fresh kernel, the slow fallback).
     """
 
     defined: list[str] = Field(default_factory=list)
@@ -54,6 +56,7 @@ class TrialResult(ExecutionResult):
     files_deleted: list[str] = Field(default_factory=list)
     sandbox_dir: str | None = None
     sandbox: str | None = None  # overlay | mirror | none
+    sandbox_note: str = ""
     mode: Literal["fork", "replay"] = "fork"
     timings: dict[str, float] = Field(default_factory=dict)  # seconds per phase (fork trials)
 

@@ -64,6 +64,7 @@ class KernelService:
         self.connect_timeout = connect_timeout
         self._conns: dict[str, KernelConnection] = {}
         self._hub = TrialHub()
+        self._not_isolated: set[str] = set()  # kernels whose trials were said not to be isolated
 
     # ------------------------------------------------------------ kernels
 
@@ -160,12 +161,22 @@ class KernelService:
             res = await fork_trial(self._hub, conn, code, timeout=timeout, memory_mb=memory_mb,
                                    sandbox=self.sandbox, wait_idle=self.wait_idle)
             if isinstance(res, TrialResult):
+                self._say_if_not_isolated(kernel_id, res)
                 return res
             if self.trial_mode == "fork":
                 raise RuntimeError(f"Fork trials are unavailable for kernel {kernel_id}: {res}")
             log.info("fork trial unavailable (%s); replaying history in a fresh kernel", res)
-        return await replay_trial(self.kernel_manager, conn, code, timeout=timeout,
-                                  memory_mb=memory_mb, wait_idle=self.wait_idle)
+        res = await replay_trial(self.kernel_manager, conn, code, timeout=timeout,
+                                 memory_mb=memory_mb, wait_idle=self.wait_idle)
+        self._say_if_not_isolated(kernel_id, res)
+        return res
+
+    def _say_if_not_isolated(self, kernel_id: str, res: TrialResult) -> None:
+        """Warn once per kernel, in the server log, that its trials can change files or reach the
+        server (no overlay sandbox on this machine); each result says so in ``sandbox_note``."""
+        if res.sandbox_note and kernel_id not in self._not_isolated:
+            self._not_isolated.add(kernel_id)
+            log.warning("Trials of kernel %s are not isolated: %s", kernel_id, res.sandbox_note)
 
     # ------------------------------------------------------------ probes
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -303,6 +304,13 @@ def _kill(conn: KernelConnection, waiter: _Waiter, pid: int) -> None:
     asyncio.create_task(via_kernel())
 
 
+_NO_NETWORK = re.compile(r"Network is unreachable|name resolution|Name or service not known|"
+                         r"resolve host|getaddrinfo failed|No address associated", re.I)
+NO_NETWORK_HINT = ("Trials run without network, so that they cannot reach the Jupyter server or change "
+                   "anything remote: code that downloads fails in its trial even when it would work. "
+                   "Download the data in a cell of your own, then read the local file.")
+
+
 def _to_result(d: dict, code: str, memory_mb: int | None) -> TrialResult:
     error = None
     if d.get("error"):
@@ -312,6 +320,8 @@ def _to_result(d: dict, code: str, memory_mb: int | None) -> TrialResult:
         if error.ename == "MemoryError" and memory_mb:
             error.hints.insert(0, f"The trial hit its memory limit ({memory_mb} MB on top of the "
                                   "kernel's state): process the data in chunks or lower the resolution.")
+        if d.get("sandbox") == "overlay" and _NO_NETWORK.search(f"{e.get('evalue', '')}\n{d.get('stderr', '')}"):
+            error.hints.insert(0, NO_NETWORK_HINT)
     return TrialResult(
         status="error" if error else "ok",
         stdout=d.get("stdout", ""),
@@ -326,6 +336,7 @@ def _to_result(d: dict, code: str, memory_mb: int | None) -> TrialResult:
         files_deleted=d.get("files_deleted") or [],
         sandbox_dir=d.get("sandbox_dir"),
         sandbox=d.get("sandbox"),
+        sandbox_note=d.get("sandbox_note") or "",
         mode="fork",
         timings=d.get("timings") or {},
     )

@@ -193,7 +193,11 @@ async def test_trial_files_stay_in_sandbox(manager, geo_kernel, workdir, sandbox
     assert res.stdout == "a,b\n1,2\n3,4\n\n"  # the trial saw its own writes
     assert set(res.files) == {"data/input.csv", "keep.txt", "out.gpkg"}
     assert _files(workdir) == before  # the user's folder is untouched
-    assert not os.path.exists(res.sandbox_dir)  # removed when the service closed
+    if sandbox == "overlay":
+        assert res.sandbox_dir is None and res.sandbox_note == ""  # the writes ended with the trial
+    else:
+        assert not os.path.exists(res.sandbox_dir)  # removed when the service closed
+        assert "not isolated" in res.sandbox_note
 
 
 async def test_trial_write_to_absolute_path_in_mirror_is_refused(manager, geo_kernel, workdir):
@@ -237,3 +241,27 @@ async def test_trial_does_not_hold_the_kernels_sockets(service, geo_kernel):
     res = await service.trial(geo_kernel, code)
     assert res.status == "ok", res.error
     assert res.stdout == "1\n"  # only the result socket to the service
+
+
+async def test_a_file_the_kernel_holds_open_is_written_in_the_trial_only(service, geo_kernel, workdir):
+    """A descriptor the user's kernel opened for writing leads to the trial's copy of the file."""
+    live = await service.execute(geo_kernel, "held = open('held.log', 'a')\nheld.write('live\\n')\nheld.flush()")
+    assert live.status == "ok", live.error
+    try:
+        res = await service.trial(geo_kernel, "held.write('trial\\n')\nheld.flush()\nprint(open('held.log').read())")
+        assert res.status == "ok", res.error
+        if res.sandbox == "overlay":
+            assert res.stdout == "live\ntrial\n\n" and "held.log" in res.files
+        assert (workdir / "held.log").read_text() == "live\n"
+    finally:
+        await service.execute(geo_kernel, "held.close()\ndel held\nimport os\nos.remove('held.log')")
+
+
+async def test_a_trial_has_no_network_and_says_so(service, geo_kernel):
+    """Nothing on the network is reachable from a trial, the kernel's own machine included;
+    the error tells the repair (and the user) why code that downloads failed."""
+    res = await service.trial(geo_kernel, "import socket\nsocket.create_connection(('127.0.0.1', 9), timeout=5)")
+    if res.sandbox != "overlay":
+        pytest.skip(f"no overlay sandbox here: {res.sandbox_note}")
+    assert res.status == "error" and "Network is unreachable" in res.error.message, res.error
+    assert any("Trials run without network" in hint for hint in res.error.hints)

@@ -18,9 +18,12 @@ IOPub thread:
   is about what the trial allocates, not the copied state), ``RLIMIT_CPU`` and
   ``alarm()`` as back-stops; the service kills the process group on timeout;
 * it dies with the kernel (Linux ``PR_SET_PDEATHSIG``, :func:`_die_with_kernel`);
-* files: see ``_enter_sandbox`` (``_30_sandbox.py``). The child reports the
-  names it defined, changed and deleted, and the files it wrote, then
-  ``os._exit``s (no atexit handlers, no ZMQ teardown in the copy).
+* files and network: see ``_enter_sandbox`` (``_30_sandbox.py``): on Linux the
+  child gets its own view of the whole file system, discarded when it ends, and
+  a network namespace without interfaces (the socket it reports on was
+  connected before the fork). The child reports the names it defined, changed
+  and deleted, and the files it wrote, then ``os._exit``s (no atexit handlers,
+  no ZMQ teardown in the copy).
 
 The parent only forks, sends one line to the service's Unix socket and returns:
 the kernel's shell is busy for milliseconds, not for the trial's duration, so
@@ -380,7 +383,7 @@ def _trial_body(spec, keep=()):
     sink = _Sink()
     native = _isolate(sink, spec, keep)
     mark("isolate")
-    mode, where = _enter_sandbox(spec)
+    mode, where, note = _enter_sandbox(spec)
     mark("sandbox")
     before = spec.get("before")
     if before is None:
@@ -406,7 +409,7 @@ def _trial_body(spec, keep=()):
     mark("outputs")
     defined, changed, deleted = _diff(before)
     mark("diff")
-    files, files_deleted = _walk_changes(mode, spec["real"], where) if where else ([], [])
+    files, files_deleted = _changed_files(mode, spec["real"], where)
     mark("files")
     for out in sink.outputs:
         out.pop("_display_id", None)
@@ -421,8 +424,9 @@ def _trial_body(spec, keep=()):
         "deleted": deleted,
         "files": files,
         "files_deleted": files_deleted,
-        "sandbox_dir": where,
+        "sandbox_dir": where if mode == "mirror" else None,
         "sandbox": mode,
+        "sandbox_note": note,
         "duration_s": time.perf_counter() - t0,
         "timings": marks,
     }
