@@ -19,6 +19,9 @@ ADVICE = {
     "layers": ("write each layer from the rows it holds with gdf.to_file(path, layer=NAME, driver='GPKG'), e.g. "
                "one geometry kind per layer: gdf[gdf.geom_type.isin(['Point', 'MultiPoint'])].to_file(path, "
                "layer='points', driver='GPKG') (a GeoDataFrame's rows, not a unary_union)"),
+    "json_shape": ("write the shape asked for: json.dump(df.to_dict(orient='records'), f) for a list of records, "
+                   "json.dump([...], f) for a list of values, json.dump({...}, f) for one object; not gdf.to_json() "
+                   "(a GeoJSON FeatureCollection) or df.to_json() (columns of values)"),
     "crs_present": ("give the frame its CRS before writing: the input's (gdf.set_crs(src.crs) only when the "
                     "coordinates are in it) or the one it was reprojected to with to_crs"),
     "located": ("the coordinates are not where the input data is: check x/y order (lon, lat), the CRS the "

@@ -17,6 +17,7 @@ Kind = Literal[
     "exists",              # the file exists and opens as its format
     "columns",             # params.names: columns (tables/layers) or top-level keys (JSON); params.no_stray: the geometry/index column names not allowed beside them
     "layers",              # params.names: layers of a GeoPackage
+    "json_shape",          # params.shape: list | object, the JSON document's top level
     "crs_present",         # the file declares a CRS
     "located",             # params.bounds: the data lies where its inputs lie ([w, s, e, n] in lon/lat, grown)
     "crs_epsg",            # params.epsg: the declared CRS is this EPSG code

@@ -121,6 +121,11 @@ def _base(path: str) -> str:
     return posixpath.basename(path)
 
 
+# A sentence that names only inputs is about the output when it says to make something of them.
+_PRODUCING = re.compile(r"\b(?:export|write|save|give|produce|make|turn|convert|deliver|create|build|return|output|"
+                        r"put|package|split|merge|dissolve|clip|reproject|take|keep|list)\w*\b", re.IGNORECASE)
+
+
 class _Builder:
     """Collects requirements; ``said`` and ``sure`` are the words being read and whether their
     reading is certain, set by the reader before it adds what those words ask."""
@@ -296,7 +301,9 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
         named = _files(sentence)
         outs = [o for o in outputs if _base(o) in {_base(n) for n in named}]
         sure = True
-        if not named:
+        if named and not outs and len(outputs) == 1 and _PRODUCING.search(sentence):
+            outs = list(outputs)  # "export `in.parquet` as a plain JSON list": about the one output
+        elif not named:
             # "Use three columns ..." continues the last output's sentence; before any output is named,
             # a request with several outputs has not said which one a sentence is about.
             outs, sure = (last_outputs, True) if last_outputs else (list(outputs), len(outputs) == 1)
@@ -325,7 +332,8 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
             part = _part_about(sentence, out, outs)
             fields = [f for f in _named_fields(part, exclude, input_columns, names_output) if f not in value_words]
             listed, listed_sure = _listed_names(_without_descriptions(part), input_columns) if names_output else ([], False)
-            layers = _ticked_list_after(sentence, _LAYER_WORD) if fmt == "gpkg" else []
+            layers = (_ticked_list_after(sentence, _LAYER_WORD) or _quoted_layers(_part_about(sentence, out, outs))
+                      if fmt == "gpkg" else [])
             fields = [f for f in fields if f not in layers]
             listed = [n for n in listed if n not in fields and n not in exclude and n not in layers and n not in value_words]
             label = "keys" if fmt == "json" else "columns"
@@ -346,6 +354,8 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
             _value_rules(b, out, sentence)
             _hygiene_rules(b, out, fmt, sentence)
             _format_rules(b, out, sentence)
+            if fmt == "json":
+                _json_shape_rules(b, out, _part_about(sentence, out, outs))
             _stored_type_rules(b, out, fmt, sentence)
             _row_rules(b, out, sentence, inputs, input_by_base)
     _bound_by_column(b)
@@ -659,6 +669,34 @@ _BULLET_NAME = re.compile(r"^\s*(?:[-*\u2022]|\d{1,2}[.)])\s*(?:`(?P<ticked>[A-Z
 _GEOJSON_MEMBERS = {"type", "features", "geometry", "properties", "coordinates", "bbox"}
 # "[{"hospital_id": ..., "name": ...}]": the keys of a JSON template the request draws
 _TEMPLATE_KEY = re.compile(r"[\"']([A-Za-z_]\w*)[\"']\s*:")
+
+
+# 'layer "admin"', "the layer named 'sites'": a layer's name in quotes
+_QUOTED = r"[\"'\u201c\u2018]([A-Za-z_][\w-]{0,62})[\"'\u201d\u2019]"
+_QUOTED_LAYERS = re.compile(r"\blayers?\s+(?:named\s+|called\s+)?(" + _QUOTED.replace("(", "(?:", 1) +
+                            r"(?:\s*\([^()]*\))?(?:\s*(?:,|and)\s*" + _QUOTED.replace("(", "(?:", 1) + r"(?:\s*\([^()]*\))?)*)",
+                            re.IGNORECASE)
+
+
+def _quoted_layers(sentence: str) -> list[str]:
+    """'layer "admin"', 'two layers named "hospitals" (from …) and "addresses"': the layers' names."""
+    return [name for m in _QUOTED_LAYERS.finditer(sentence) for name in re.findall(_QUOTED, m.group(1))]
+# "a JSON array of the names", "a plain JSON list of records", "a single JSON object": the document's top level
+_JSON_LIST = re.compile(r"\b(?:json\s+(?:array|list)|(?:array|list)\s+of\s+(?:records|objects|rows|the\s+\w+|\w+\s+names))\b",
+                        re.IGNORECASE)
+_JSON_OBJECT = re.compile(r"\b(?:single|one)\s+json\s+object\b|\bjson\s+object\s+(?:mapping|keyed|with\s+keys)\b|"
+                          r"\ban\s+object\s+(?:mapping|keyed\s+by)\b", re.IGNORECASE)
+
+
+def _json_shape_rules(b: _Builder, out: str, sentence: str) -> None:
+    """"Just a JSON array of the names" / "a single JSON object": the document's top level, read in
+    the clauses that negate nothing ("a list, not an object keyed by id" asks for the list)."""
+    said = _affirmed(sentence)
+    is_list, is_object = bool(_JSON_LIST.search(said)), bool(_JSON_OBJECT.search(said))
+    if is_list != is_object:
+        shape = "list" if is_list else "object"
+        b.add(out, "json_shape", f"the document is a JSON {'list (an array)' if is_list else 'object'} at its top level",
+              shape=shape)
 
 
 def _value_rules(b: _Builder, out: str, sentence: str) -> None:

@@ -380,3 +380,17 @@ def test_the_nearest_distance_of_each_feature_the_request_goes_through():
     assert (distance.params["input"], distance.params["to"], distance.checkable) == ("addresses.parquet", "hospitals.parquet", True)
     three = derive_contract(request.format("three closest"), ["n.gpkg"], facts)
     assert not any(r.kind == "nearest_distance" for r in three.requirements)  # the 2nd and 3rd are not the nearest
+
+
+def test_the_json_shape_quoted_layer_names_and_a_sentence_about_the_one_output():
+    listed = derive_contract("Export `in.geojson` as a plain JSON list of records, sorted by name. File name: `h.json`.",
+                             ["h.json"], LAYER)
+    assert [r.params["shape"] for r in listed.requirements if r.kind == "json_shape" and r.checkable] == ["list"]
+    single = derive_contract("Write `s.json` as a single JSON object: buildings, named_buildings and total_m2.",
+                             ["s.json"], LAYER)
+    assert [r.params["shape"] for r in single.requirements if r.kind == "json_shape"] == ["object"]
+    layered = derive_contract('Package `in.geojson` as `p.gpkg` with two layers named "parks" (the parks) and "yards".',
+                              ["p.gpkg"], LAYER)
+    assert ("layers", ("parks", "yards")) in _gating(layered)
+    described = derive_contract("`in.geojson` holds sites in degrees. Write `o.csv` with site_id.", ["o.csv"], LAYER)
+    assert not any(r.kind == "crs_epsg" for r in described.requirements)  # a sentence describing an input binds nothing

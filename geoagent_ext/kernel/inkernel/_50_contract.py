@@ -88,6 +88,17 @@ def _contract_holder(data, name, depth=3):
     return None
 
 
+def _contract_json_shape(path, shape):
+    """(passed, observed): the JSON document's top level is a list (an array) or an object, as asked."""
+    import json as _j
+    with open(path, encoding="utf-8") as fh:
+        document = _j.load(fh)
+    kind = "list" if isinstance(document, list) else "object" if isinstance(document, dict) else type(document).__name__
+    if isinstance(document, dict) and document.get("type") == "FeatureCollection":
+        kind = "object (a GeoJSON FeatureCollection)"
+    return kind == shape, f"the top level is a JSON {kind}" + ("" if kind == shape else f", not a {shape}")
+
+
 def _contract_short(value, limit=160):
     text = repr(value) if not isinstance(value, str) else value
     return text if len(text) <= limit else text[:limit] + "..."
@@ -1112,6 +1123,8 @@ def check_contract(outputs):
                     else:
                         shape = f"a JSON {type(first).__name__}"
                     passed, observed = True, f"opens; {len(layers)} layer(s); {shape}"
+                elif kind == "json_shape":
+                    passed, observed = _contract_json_shape(path, params["shape"])
                 elif kind == "rfc7946_winding":
                     wrong, total = _contract_winding_faults(path)
                     passed = wrong == 0
@@ -1121,10 +1134,12 @@ def check_contract(outputs):
                     passed, observed = _contract_over_layers(_contract_stored_types(path, fmt),
                                                              lambda types: _contract_check_dtype(params, types))
                 elif kind == "layers":
-                    missing = [n for n in params.get("names", []) if n not in layers]
+                    import pyogrio
+                    named = [row[0] for row in pyogrio.list_layers(path)]  # a file of one layer is read as ""
+                    missing = [n for n in params.get("names", []) if n not in named]
                     shared = _contract_shared_features(layers)
                     passed = not missing and not shared
-                    observed = (f"layers {sorted(layers)}" + (f"; missing {missing}" if missing else "")
+                    observed = (f"layers {sorted(named)}" + (f"; missing {missing}" if missing else "")
                                 + (f"; {shared} feature(s) are in more than one layer" if shared else ""))
                 else:
                     passed, observed = _contract_over_layers(

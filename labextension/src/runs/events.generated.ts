@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: ff3ca0c4281af7443ac95fee2192ead27a0d76cf19e91638733c9aecb47bd77c
+ * schema-sha256: e68d6b48e346e1cc59b18fbb83cd68d755c7d5817fde13613abf22d492a00c19
  */
 
 export type RunEvent =
@@ -124,6 +124,7 @@ export interface Requirement {
     | 'exists'
     | 'columns'
     | 'layers'
+    | 'json_shape'
     | 'crs_present'
     | 'located'
     | 'crs_epsg'
