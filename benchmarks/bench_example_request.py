@@ -206,8 +206,10 @@ def main() -> None:
                     print(f"{time.perf_counter() - started:6.0f}s {event['type']} {json.dumps(line)[:2000]}", file=sys.stderr)
                     if event["type"] == "finished":
                         finished = event
+                    elif event["type"] == "needs_human":  # the run hands a step to the user: that is its outcome here
+                        finished = {"status": "needs_human", "message": event.get("error", ""), "stats": {"llm_calls": "n/a"}}
             seconds = time.perf_counter() - started
-            if finished is None:
+            if finished is None or finished["status"] == "needs_human":
                 server.call("POST", f"/geoagent/runs/{run['run_id']}/cancel", {})
         finally:
             server.stop()
