@@ -2,10 +2,28 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import requests
+
+from tests.chroma_server import ChromaServer
+
+LIBRARY = "pystac-client"  # a small library: its index builds in seconds
+
+
+def build_shared_index(chroma: ChromaServer, data_dir: Path) -> None:
+    """The index of LIBRARY built into the chroma server by the CLI, as README's "Shared index" says."""
+    cli = subprocess.run(
+        [sys.executable, "-m", "geoagent_ext.cli.main", "--config", f"chroma_host={chroma.host}",
+         "--config", f"chroma_port={chroma.port}", "index", "build", "--libraries", LIBRARY],
+        env={**os.environ, "GEOAGENT_DATA_DIR": str(data_dir)}, capture_output=True, text=True, timeout=600)
+    assert cli.returncode == 0, cli.stderr[-3000:]
+    assert f"chroma server {chroma.host}:{chroma.port}" in cli.stderr, cli.stderr[-3000:]
 
 
 @dataclass

@@ -9,9 +9,6 @@ One module-scoped setup (chroma ~10 s, the small pystac-client index ~15 s, two 
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import textwrap
 import time
 from contextlib import ExitStack
@@ -22,9 +19,8 @@ from geoagent_ext.config import GeoAgentSettings
 from geoagent_ext.rag import IndexUnavailable, KnowledgeIndex
 from tests.chroma_server import chroma_server
 from tests.scripted_server import free_port, scripted_server_config, server_process
-from tests.teams.helpers import User
+from tests.teams.helpers import LIBRARY, User, build_shared_index
 
-LIBRARY = "pystac-client"
 # The coder's prompt shows the API docs retrieval found; the code says whether it saw them.
 SCRIPT = textwrap.dedent('''
     def reply(messages):
@@ -45,13 +41,7 @@ def team(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("team")
     with ExitStack() as stack:
         chroma = stack.enter_context(chroma_server(tmp))
-        cli = subprocess.run(
-            [sys.executable, "-m", "geoagent_ext.cli.main", "--config", f"chroma_host={chroma.host}",
-             "--config", f"chroma_port={chroma.port}", "index", "build", "--libraries", LIBRARY],
-            env={**os.environ, "GEOAGENT_DATA_DIR": str(tmp / "cli-data")}, capture_output=True, text=True,
-            timeout=600)
-        assert cli.returncode == 0, cli.stderr[-3000:]
-        assert f"chroma server {chroma.host}:{chroma.port}" in cli.stderr, cli.stderr[-3000:]
+        build_shared_index(chroma, tmp / "cli-data")
         users = {}
         for name in ("alice", "bob"):
             home = tmp / name
