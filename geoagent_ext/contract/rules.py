@@ -661,7 +661,7 @@ def _ticked_near(sentence: str, pattern: str) -> list[str]:
 
 # "parks (how many)", "segments (number of road segments)", "buildings: number of buildings"
 _COUNT_DESCRIBED = re.compile(r"`?(?P<name>[A-Za-z_]\w*)`?\s*(?:\(\s*|:\s*|\s[-\u2014\u2013]\s*)(?:a\s+|the\s+)?"
-                              r"(?:how\s+many|number\s+of|count\s+of|whole\s+number|integer)\b", re.IGNORECASE)
+                              r"(?:how\s+many|number\s+of|count\s+of|whole\s+number)\b", re.IGNORECASE)
 # "- buildings: number of buildings" — a bulleted name and what it holds
 _BULLET_NAME = re.compile(r"^\s*(?:[-*\u2022]|\d{1,2}[.)])\s*(?:`(?P<ticked>[A-Za-z_]\w*)`|(?P<name>[a-z_][a-z0-9_]*))\s*"
                           r"(?::|=|\s[-\u2014\u2013])\s*\S")  # a name as columns are written, not a "Target:" label
