@@ -34,14 +34,25 @@ REQUEST = "Set x to 40 plus 2 and print x."
 
 async def one(session, cwd: Path) -> dict:
     llm = LLMClient(session.llm.chat_model, timeout=session.llm.timeout)  # this run's own call counts
-    run = Run(REQUEST, kernel=session.kernel, llm=llm, model_name=session.model_name, knowledge_index=None,
-              options=RunOptions(on_stuck="stop", max_attempts=2), log_dir=cwd / "runs")
+    run = Run(
+        REQUEST,
+        kernel=session.kernel,
+        llm=llm,
+        model_name=session.model_name,
+        knowledge_index=None,
+        options=RunOptions(on_stuck="stop", max_attempts=2),
+        log_dir=cwd / "runs",
+    )
     started = time.perf_counter()
     finished = await run.wait()
     places = [e.place for e in run.bus.history if e.type == "model_waiting"]
-    return {"seconds": round(time.perf_counter() - started, 1), "status": finished.status,
-            "calls": finished.stats.llm_calls, "model_s": finished.stats.llm_seconds,
-            "max_place": max(places, default=0)}
+    return {
+        "seconds": round(time.perf_counter() - started, 1),
+        "status": finished.status,
+        "calls": finished.stats.llm_calls,
+        "model_s": finished.stats.llm_seconds,
+        "max_place": max(places, default=0),
+    }
 
 
 async def main(model: str, runs: int) -> None:
@@ -52,8 +63,14 @@ async def main(model: str, runs: int) -> None:
             for i in range(runs):
                 cwd = Path(tmp) / f"user{i}"
                 cwd.mkdir()
-                sessions.append((await stack.enter_async_context(
-                    open_headless_services(settings, cwd=cwd, model=model, use_index=False)), cwd))
+                sessions.append(
+                    (
+                        await stack.enter_async_context(
+                            open_headless_services(settings, cwd=cwd, model=model, use_index=False)
+                        ),
+                        cwd,
+                    )
+                )
             warm = await one(*sessions[0])  # loads the weights; not counted
             print(f"warm-up: {warm}", file=sys.stderr)
             alone = await one(*sessions[0])

@@ -66,8 +66,10 @@ def main():
         t, out = ms(lambda: [helper.advise_layer(f"bench_{name}", p) for p in PURPOSES])
         assert all(isinstance(o, list) for o in out), out
         first.append(t / len(PURPOSES))
-        print(f"{name:11s} first calls {t / len(PURPOSES):6.1f} ms/purpose; "
-              + "; ".join(f"{p}: EPSG:{o[0]['epsg']}" for p, o in zip(PURPOSES, out)))
+        print(
+            f"{name:11s} first calls {t / len(PURPOSES):6.1f} ms/purpose; "
+            + "; ".join(f"{p}: EPSG:{o[0]['epsg']}" for p, o in zip(PURPOSES, out))
+        )
 
     times = []
     for _ in range(args.repeats):

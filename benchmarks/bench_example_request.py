@@ -71,14 +71,27 @@ class Server:
             self.port = s.getsockname()[1]
         self.token = secrets.token_hex(16)
         self.proc = subprocess.Popen(
-            [str(JUPYTER), "server", "--allow-root", "--no-browser", f"--port={self.port}", f"--ServerApp.root_dir={root}",
-             f"--IdentityProvider.token={self.token}", f"--GeoAgentSettings.model={model}"],
-            stdout=subprocess.DEVNULL, stderr=open(root / "server.log", "w"))
+            [
+                str(JUPYTER),
+                "server",
+                "--allow-root",
+                "--no-browser",
+                f"--port={self.port}",
+                f"--ServerApp.root_dir={root}",
+                f"--IdentityProvider.token={self.token}",
+                f"--GeoAgentSettings.model={model}",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=open(root / "server.log", "w"),
+        )
 
     def call(self, method: str, path: str, body: dict | None = None) -> dict:
-        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", method=method,
-                                     data=json.dumps(body).encode() if body is not None else None,
-                                     headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"})
+        req = urllib.request.Request(
+            f"http://127.0.0.1:{self.port}{path}",
+            method=method,
+            data=json.dumps(body).encode() if body is not None else None,
+            headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"},
+        )
         with urllib.request.urlopen(req, timeout=60) as resp:
             return json.loads(resp.read() or b"{}")
 
@@ -105,13 +118,16 @@ def read_deliverable(path: Path) -> pd.DataFrame:
         return pd.read_csv(path)
     if suffix in (".parquet", ".geoparquet"):
         import pyarrow.parquet as pq
+
         if b"geo" in (pq.read_schema(path).metadata or {}):
             import geopandas as gpd
+
             return gpd.read_parquet(path)
         return pd.read_parquet(path)
     if suffix == ".json":
         return pd.DataFrame(json.loads(path.read_text()))
     import geopandas as gpd
+
     return gpd.read_file(path)
 
 
@@ -152,7 +168,7 @@ def compare(mine: Path, reference: Path) -> tuple[bool, str]:
             bad = _geometry_differs(a, b)
         elif pd.api.types.is_numeric_dtype(b[col]) and pd.api.types.is_numeric_dtype(a[col]):
             decimals = max((len(t.split(".")[1]) for t in b[col].astype(str) if "." in t), default=0)
-            slack = 0.5 * 10 ** -decimals if pd.api.types.is_float_dtype(b[col]) else 0
+            slack = 0.5 * 10**-decimals if pd.api.types.is_float_dtype(b[col]) else 0
             bad = ((a[col] - b[col]).abs() > 0.005 * b[col].abs().clip(lower=1e-9) + slack + 1e-9).sum()
         else:
             bad = (a[col].astype(str) != b[col].astype(str)).sum()
@@ -185,8 +201,9 @@ def main() -> None:
         server = Server(work, args.model)
         try:
             server.wait_ready()
-            session = server.call("POST", "/api/sessions", {"path": args.notebook, "type": "notebook",
-                                                           "kernel": {"name": "python3"}})
+            session = server.call(
+                "POST", "/api/sessions", {"path": args.notebook, "type": "notebook", "kernel": {"name": "python3"}}
+            )
             client = BlockingKernelClient(connection_file=find_connection_file(session["kernel"]["id"]))
             client.load_connection_file()
             client.start_channels()
@@ -199,15 +216,35 @@ def main() -> None:
                 time.sleep(2)
                 for event in server.call("GET", f"/geoagent/runs/{run['run_id']}/events?after={seen}")["events"]:
                     seen = event["seq"]
-                    line = {k: event[k] for k in ("subtasks", "description", "status", "message", "text", "passed",
-                                                  "observed", "error", "reason") if k in event}
+                    line = {
+                        k: event[k]
+                        for k in (
+                            "subtasks",
+                            "description",
+                            "status",
+                            "message",
+                            "text",
+                            "passed",
+                            "observed",
+                            "error",
+                            "reason",
+                        )
+                        if k in event
+                    }
                     if "subtasks" in line:
                         line["subtasks"] = [s["description"] for s in line["subtasks"]]
-                    print(f"{time.perf_counter() - started:6.0f}s {event['type']} {json.dumps(line)[:2000]}", file=sys.stderr)
+                    print(
+                        f"{time.perf_counter() - started:6.0f}s {event['type']} {json.dumps(line)[:2000]}",
+                        file=sys.stderr,
+                    )
                     if event["type"] == "finished":
                         finished = event
                     elif event["type"] == "needs_human":  # the run hands a step to the user: that is its outcome here
-                        finished = {"status": "needs_human", "message": event.get("error", ""), "stats": {"llm_calls": "n/a"}}
+                        finished = {
+                            "status": "needs_human",
+                            "message": event.get("error", ""),
+                            "stats": {"llm_calls": "n/a"},
+                        }
             seconds = time.perf_counter() - started
             if finished is None or finished["status"] == "needs_human":
                 server.call("POST", f"/geoagent/runs/{run['run_id']}/cancel", {})

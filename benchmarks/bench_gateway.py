@@ -52,8 +52,9 @@ async def measure(url: str, token: str, work: Path, repeats: int) -> dict[str, f
     gkm, lkm = GatewayMappingKernelManager(), local_kernel_manager(connection_dir=str(work))
     gid, lid = await gkm.start_kernel(kernel_name="python3"), await start_kernel(lkm, cwd=str(work))
     gsvc, lsvc = KernelService(gkm, trial_mode="fork"), KernelService(lkm, trial_mode="fork")
-    times: dict[str, list[float]] = {k: [] for k in ("execute_local", "execute_gateway", "trial_local",
-                                                      "trial_gateway", "verify_gateway")}
+    times: dict[str, list[float]] = {
+        k: [] for k in ("execute_local", "execute_gateway", "trial_local", "trial_gateway", "verify_gateway")
+    }
     try:
         for svc, kid in ((gsvc, gid), (lsvc, lid)):  # warm up: connect, install the helper
             assert (await svc.execute(kid, CODE, timeout=120)).status == "ok"

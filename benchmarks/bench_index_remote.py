@@ -42,8 +42,9 @@ def ms(values: list[float]) -> float:
     return round(statistics.median(values) * 1000, 2)
 
 
-def measure(settings: GeoAgentSettings, libraries: list[str], texts: list[str], rounds: int,
-            recheck: bool = False) -> dict[str, float]:
+def measure(
+    settings: GeoAgentSettings, libraries: list[str], texts: list[str], rounds: int, recheck: bool = False
+) -> dict[str, float]:
     index = KnowledgeIndex.open(settings, libraries=libraries, auto_build=False)
     started = time.perf_counter()
     index.retrieve(texts[0])
@@ -62,8 +63,7 @@ def measure(settings: GeoAgentSettings, libraries: list[str], texts: list[str], 
             index.retrieve(text, libraries=libraries[:1])
             filtered.append(time.perf_counter() - t)
     index.close()
-    return {"open_s": round(open_s, 2), "p50_ms": ms(plain), "p50_filtered_ms": ms(filtered),
-            "queries": len(plain)}
+    return {"open_s": round(open_s, 2), "p50_ms": ms(plain), "p50_filtered_ms": ms(filtered), "queries": len(plain)}
 
 
 def main() -> None:

@@ -153,13 +153,20 @@ async def measure(services: GeoAgentServices, label: str, pauses: list[str], run
             token, text = await first_text(completer, label, before)
             tokens.append(token)
             texts.append(text)
-            print(f"{label:<24} token {token:6.2f} s  text {text:6.2f} s  {before.splitlines()[-1][-36:]!r}", flush=True)
+            print(
+                f"{label:<24} token {token:6.2f} s  text {text:6.2f} s  {before.splitlines()[-1][-36:]!r}", flush=True
+            )
             await asyncio.sleep(0.3)  # the user types on
     finally:
         if load:
             await load.stop()
-    figures = {"load_s": load_s, "token_p50": quantile(tokens, 0.5), "token_p90": quantile(tokens, 0.9),
-               "text_p50": quantile(texts, 0.5), "text_p90": quantile(texts, 0.9)}
+    figures = {
+        "load_s": load_s,
+        "token_p50": quantile(tokens, 0.5),
+        "token_p90": quantile(tokens, 0.9),
+        "text_p50": quantile(texts, 0.5),
+        "text_p90": quantile(texts, 0.9),
+    }
     if busy:  # the share of samples that started while a run call held the main model
         figures["run_busy_share"] = sum(busy) / len(busy)
     return figures
@@ -181,8 +188,10 @@ async def main() -> None:
         return None
 
     services.knowledge_index = no_index  # suggestions without API docs: the model's time is what we measure
-    print(f"loadavg={os.getloadavg()[0]:.1f} cpus={os.cpu_count()} samples={len(pauses)} run_model={run_model}",
-          flush=True)
+    print(
+        f"loadavg={os.getloadavg()[0]:.1f} cpus={os.cpu_count()} samples={len(pauses)} run_model={run_model}",
+        flush=True,
+    )
     run_ready = installed(run_model, settings)
     results: dict[str, dict[str, float]] = {}
     for size in args.models.split(","):

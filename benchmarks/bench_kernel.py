@@ -59,8 +59,11 @@ async def bare_execute(client, code: str) -> None:
     while not (idle and reply):
         if not idle:
             msg = await client.get_iopub_msg(timeout=30)
-            if (msg["parent_header"].get("msg_id") == msg_id and msg["msg_type"] == "status"
-                    and msg["content"]["execution_state"] == "idle"):
+            if (
+                msg["parent_header"].get("msg_id") == msg_id
+                and msg["msg_type"] == "status"
+                and msg["content"]["execution_state"] == "idle"
+            ):
                 idle = True
         else:
             msg = await client.get_shell_msg(timeout=30)
@@ -76,6 +79,7 @@ async def measure_overhead(mkm, svc, kid, n: int) -> tuple[float, float, float]:
     for _ in range(10):  # warm up both paths
         await bare_execute(client, "1+1")
         await svc.execute(kid, "1+1")
+
     async def one_bare() -> None:
         t = time.perf_counter()
         await bare_execute(client, "1+1")
@@ -125,7 +129,8 @@ async def main(args) -> None:
         replay_results = [await replay_svc.trial(kid, c, timeout=120) for c in CANDIDATES]
         replay_s = time.perf_counter() - t
         same = [(f.status, f.defined, f.changed) for f in fork_results] == [
-            (r.status, r.defined, r.changed) for r in replay_results]
+            (r.status, r.defined, r.changed) for r in replay_results
+        ]
         print(f"candidate_status={','.join(r.status for r in fork_results)}")
         print(f"fork_and_replay_agree={same}")
         print(f"fork_trials_s={fork_s:.3f}")

@@ -69,9 +69,7 @@ def prefix_text(engine, tag: str, target_tokens: int) -> str:
     i = 0
     while True:
         name, sig, doc = FUNCS[i % len(FUNCS)]
-        lines.append(
-            f"- {name}({sig}): {doc} Example {tag}-{i}: result_{i} = {name.split('.')[-1]}(...)"
-        )
+        lines.append(f"- {name}({sig}): {doc} Example {tag}-{i}: result_{i} = {name.split('.')[-1]}(...)")
         i += 1
         if len(engine.tokenize("\n".join(lines))) >= target_tokens:
             return "\n".join(lines)
@@ -133,9 +131,7 @@ def main() -> None:
     gen_tokens = cold.tokens_out + warm.tokens_out
     gen_seconds = cold.generation_seconds + warm.generation_seconds
     fresh = cold.tokens_in - cold.cached_tokens
-    print(
-        f"alternating_prefix_restore_speedup={back_plain.prompt_seconds / back.prompt_seconds:.1f}"
-    )
+    print(f"alternating_prefix_restore_speedup={back_plain.prompt_seconds / back.prompt_seconds:.1f}")
     print(f"tokens_per_s={gen_tokens / gen_seconds:.1f}")
     print(f"prompt_tokens_per_s={fresh / cold.prompt_seconds:.1f}")
     print(f"prefix_cache_speedup={cold.prompt_seconds / warm.prompt_seconds:.1f}")

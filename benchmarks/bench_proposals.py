@@ -80,11 +80,20 @@ async def main() -> None:
             return helper.check_contract(check_payload(only_kept)) if kept else []
 
         failing = [r for r in in_copy(folder, check_on_reference) if not r["passed"]]
-        rows.append({"task": folder.name, "proposed": [f"{o}: {s}" for o, s in proposals],
-                     "kept": [f"{r.output}: {r.text}" for r in kept], "dropped": [f"{s} ({w})" for s, w in dropped],
-                     "kept_failing_on_reference": failing, "seconds": round(seconds[-1], 1)})
-        print(f"{folder.name}: {len(proposals)} proposed, {len(kept)} kept, {len(failing)} failing on the reference, "
-              f"{seconds[-1]:.1f} s")
+        rows.append(
+            {
+                "task": folder.name,
+                "proposed": [f"{o}: {s}" for o, s in proposals],
+                "kept": [f"{r.output}: {r.text}" for r in kept],
+                "dropped": [f"{s} ({w})" for s, w in dropped],
+                "kept_failing_on_reference": failing,
+                "seconds": round(seconds[-1], 1),
+            }
+        )
+        print(
+            f"{folder.name}: {len(proposals)} proposed, {len(kept)} kept, {len(failing)} failing on the reference, "
+            f"{seconds[-1]:.1f} s"
+        )
         for line in rows[-1]["kept"]:
             print(f"  kept: {line}")
         for line in rows[-1]["dropped"]:

@@ -81,16 +81,21 @@ def evaluate(index, queries, method: str, kinds=None) -> dict:
         recalls.append(recall)
         rrs.append(rr)
         per_lib[q["libraries"][0]].append(recall)
-    return {"recall3": statistics.mean(recalls), "mrr": statistics.mean(rrs),
-            "per_library": {k: statistics.mean(v) for k, v in sorted(per_lib.items())}}
+    return {
+        "recall3": statistics.mean(recalls),
+        "mrr": statistics.mean(rrs),
+        "per_library": {k: statistics.mean(v) for k, v in sorted(per_lib.items())},
+    }
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--index-dir", help="Build here instead of a temporary directory.")
-    parser.add_argument("--reuse", action="store_true",
-                        help="Reuse an existing index in --index-dir (build_s then measures an "
-                             "incremental no-op build).")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="Reuse an existing index in --index-dir (build_s then measures an incremental no-op build).",
+    )
     parser.add_argument("--verbose", action="store_true", help="Print each missed query.")
     args = parser.parse_args(argv)
 
@@ -108,10 +113,12 @@ def main(argv=None) -> int:
     report = index.build(rebuild=not args.reuse)
     build_s = time.perf_counter() - started
     build_cpu_s = _cpu_seconds() - cpu_before
-    print(f"built {report.records} records from {len(report.libraries)} libraries "
-          f"in {build_s:.1f} s ({build_cpu_s:.0f} CPU s incl. harvest processes, "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores); "
-          f"failed: {report.failed or 'none'}")
+    print(
+        f"built {report.records} records from {len(report.libraries)} libraries "
+        f"in {build_s:.1f} s ({build_cpu_s:.0f} CPU s incl. harvest processes, "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores); "
+        f"failed: {report.failed or 'none'}"
+    )
 
     queries = load_queries()
     names = set(index.names())
@@ -128,8 +135,7 @@ def main(argv=None) -> int:
         latencies.append((time.perf_counter() - t0) * 1000)
 
     results = {m: evaluate(index, queries, m) for m in ("hybrid", "embedding", "lexical")}
-    api_only = {m: evaluate(index, queries, m, kinds=API_KINDS) for m in ("hybrid", "embedding",
-                                                                           "lexical")}
+    api_only = {m: evaluate(index, queries, m, kinds=API_KINDS) for m in ("hybrid", "embedding", "lexical")}
     print("per-library recall@3 (hybrid):")
     for lib, value in results["hybrid"]["per_library"].items():
         print(f"  {lib:<15} {value:.3f}")
@@ -138,8 +144,7 @@ def main(argv=None) -> int:
             got = index.retrieve(q["query"], k=3)
             recall, _ = score(got, q["groups"])
             if recall < 1:
-                print(f"MISS {recall:.2f} {q['query']!r}: want {q['apis']} got "
-                      f"{[r.qualified_name for r in got]}")
+                print(f"MISS {recall:.2f} {q['query']!r}: want {q['apis']} got {[r.qualified_name for r in got]}")
     for method in ("hybrid", "embedding", "lexical"):
         print(f"recall3_{method}_api_only={api_only[method]['recall3']:.3f}")
     print(f"mrr_embedding={results['embedding']['mrr']:.3f}")

@@ -45,8 +45,12 @@ def main() -> None:
         cases += corpus_cases()
     auditor = Auditor()
     results = [auditor.audit(c) for c in cases]
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "status", "--porcelain", "geoagent_ext"], cwd=ROOT, capture_output=True, text=True).stdout
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "geoagent_ext"], cwd=ROOT, capture_output=True, text=True
+    ).stdout
     print(f"Contract audit at {commit}{' (with uncommitted changes)' if dirty.strip() else ''}\n")
     print(table(results))
     if args.details:

@@ -60,15 +60,18 @@ def main() -> None:
     for path in sorted((out / "tasks" / args.mode).glob("*.json")):
         result = json.loads(path.read_text())
         task = json.loads((suite / result["task_id"] / "task.json").read_text())
-        contract, checks = contract_and_checks(helper, probes, task, suite / result["task_id"] / "inputs",
-                                               out / "work" / args.mode / result["task_id"])
+        contract, checks = contract_and_checks(
+            helper, probes, task, suite / result["task_id"] / "inputs", out / "work" / args.mode / result["task_id"]
+        )
         text = {r.id: r.text for r in contract.requirements}
         failed = [c for c in checks if not c["passed"]]
         false_success = result["status"] == "succeeded" and result["score"] < 1
         false_successes += false_success
         caught += false_success and bool(failed)
-        print(f"{result['task_id']}: said {result['status']}, score {result['score']:.3f}, "
-              f"contract {len(checks) - len(failed)}/{len(checks)} hold" + (" (false success)" if false_success else ""))
+        print(
+            f"{result['task_id']}: said {result['status']}, score {result['score']:.3f}, "
+            f"contract {len(checks) - len(failed)}/{len(checks)} hold" + (" (false success)" if false_success else "")
+        )
         for c in failed[:4]:
             print(f"    x {text[c['id']][:80]} -- {c['observed'][:100]}")
     print(f"false_successes={false_successes}")

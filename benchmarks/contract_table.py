@@ -16,7 +16,9 @@ from pathlib import Path
 
 
 def results(folder: Path, mode: str = "loop") -> dict[str, dict]:
-    return {r["task_id"]: r for r in (json.loads(p.read_text()) for p in sorted((folder / "tasks" / mode).glob("*.json")))}
+    return {
+        r["task_id"]: r for r in (json.loads(p.read_text()) for p in sorted((folder / "tasks" / mode).glob("*.json")))
+    }
 
 
 def false_success(r: dict) -> bool:
@@ -26,18 +28,22 @@ def false_success(r: dict) -> bool:
 def cell(r: dict | None) -> str:
     if r is None:
         return "not run yet"
-    return (f"{r['score']:.2f}{' (pass)' if r['passed'] else ''}, {r['status']}"
-            f"{' (**false success**)' if false_success(r) else ''}, {r['llm_calls']} calls, {r['wall_s']:.0f} s")
+    return (
+        f"{r['score']:.2f}{' (pass)' if r['passed'] else ''}, {r['status']}"
+        f"{' (**false success**)' if false_success(r) else ''}, {r['llm_calls']} calls, {r['wall_s']:.0f} s"
+    )
 
 
 def summary(rs: dict[str, dict]) -> str:
     if not rs:
         return "nothing yet"
     n = len(rs)
-    return (f"{n} tasks: strict mean {sum(r['score'] for r in rs.values()) / n:.3f}, passes "
-            f"{sum(r['passed'] for r in rs.values())}, false successes {sum(map(false_success, rs.values()))}, "
-            f"timeouts {sum(r['status'] == 'timeout' for r in rs.values())}, {sum(r['llm_calls'] for r in rs.values())} "
-            f"LLM calls, {sum(r['wall_s'] for r in rs.values()):.0f} s")
+    return (
+        f"{n} tasks: strict mean {sum(r['score'] for r in rs.values()) / n:.3f}, passes "
+        f"{sum(r['passed'] for r in rs.values())}, false successes {sum(map(false_success, rs.values()))}, "
+        f"timeouts {sum(r['status'] == 'timeout' for r in rs.values())}, {sum(r['llm_calls'] for r in rs.values())} "
+        f"LLM calls, {sum(r['wall_s'] for r in rs.values()):.0f} s"
+    )
 
 
 def main() -> None:

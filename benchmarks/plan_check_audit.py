@@ -45,13 +45,17 @@ def main() -> None:
             continue
         request, contract, plan = read
         files = [n for n in names if n in request or n.rsplit(".", 1)[0] in request]
-        changes = contract_conflicts(plan, contract) + [(i, None, why) for i, why in idle_steps(plan, request, contract, files)]
+        changes = contract_conflicts(plan, contract) + [
+            (i, None, why) for i, why in idle_steps(plan, request, contract, files)
+        ]
         totals["plans"] += 1
         totals["steps"] += len(plan)
         print(f"== {log.name}: {request[:90]!r}")
         for index, text, why in sorted(changes, key=lambda c: c[0]):
             totals["dropped" if text is None else "limited"] += 1
-            print(f"   step {index + 1} {'dropped' if text is None else 'limited'}: {plan[index][:100]}\n      why: {why[:160]}")
+            print(
+                f"   step {index + 1} {'dropped' if text is None else 'limited'}: {plan[index][:100]}\n      why: {why[:160]}"
+            )
         dropped = {index for index, text, _ in changes if text is None}
         kept = [None if i in dropped else step for i, step in enumerate(plan)]
         for index, text, body in loop_bodies(plan):

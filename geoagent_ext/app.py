@@ -66,8 +66,12 @@ class GeoAgentApp(ExtensionApp):
         # No key from the environment in the server's log, whoever logs it (kernels, providers, us).
         # Its own login URL stays: with --no-browser it is the only way in.
         redact_log_handlers(self.log, self.serverapp.log, keep=server_login_urls(self.serverapp))
-        self.log.info("GeoAgent %s: model %s, inline suggestions %s", __version__,
-                      settings.model, settings.inline_model or "the same")
+        self.log.info(
+            "GeoAgent %s: model %s, inline suggestions %s",
+            __version__,
+            settings.model,
+            settings.inline_model or "the same",
+        )
         log_placement(self.services.placement, self.log)  # kernels behind a gateway: what differs
         # Before jupyter_server_mcp starts: a port of its own when another server holds the configured one.
         self.services.mcp_url = claim_mcp_port(self.serverapp, self.log)

@@ -76,17 +76,13 @@ class GeoAgentSettings(Configurable):
         ),
     ).tag(config=True)
 
-    data_dir = Unicode(help="Where GeoAgent keeps its index, model weights and caches.").tag(
-        config=True
-    )
+    data_dir = Unicode(help="Where GeoAgent keeps its index, model weights and caches.").tag(config=True)
 
     @default("data_dir")
     def _default_data_dir(self) -> str:
         return os.environ.get("GEOAGENT_DATA_DIR") or str(Path(jupyter_data_dir()) / "geoagent")
 
-    index_dir = Unicode(help="chromadb PersistentClient directory (default: <data_dir>/index).").tag(
-        config=True
-    )
+    index_dir = Unicode(help="chromadb PersistentClient directory (default: <data_dir>/index).").tag(config=True)
 
     @default("index_dir")
     def _default_index_dir(self) -> str:
@@ -96,9 +92,7 @@ class GeoAgentSettings(Configurable):
 
     @default("model_cache_dir")
     def _default_model_cache_dir(self) -> str:
-        return os.environ.get("GEOAGENT_MODEL_DIR") or str(
-            Path.home() / ".cache" / "geoagent" / "models"
-        )
+        return os.environ.get("GEOAGENT_MODEL_DIR") or str(Path.home() / ".cache" / "geoagent" / "models")
 
     chroma_host = Unicode(
         "",
@@ -155,17 +149,13 @@ class GeoAgentSettings(Configurable):
         ),
     ).tag(config=True)
 
-    max_attempts = Int(5, help="Attempts per subtask before it is handed to the human.").tag(
+    max_attempts = Int(5, help="Attempts per subtask before it is handed to the human.").tag(config=True)
+
+    llm_timeout = Int(600, help="Seconds one LLM call may take before it is retried.").tag(config=True)
+
+    execute_timeout = Int(300, help="Seconds one agent execution may take before the kernel is interrupted.").tag(
         config=True
     )
-
-    llm_timeout = Int(600, help="Seconds one LLM call may take before it is retried.").tag(
-        config=True
-    )
-
-    execute_timeout = Int(
-        300, help="Seconds one agent execution may take before the kernel is interrupted."
-    ).tag(config=True)
 
     strip_kernel_secrets = Bool(
         False,

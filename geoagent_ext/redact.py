@@ -72,11 +72,7 @@ def redact(text: str, extra: Iterable[str] = ()) -> str:
     for pattern in _PATTERNS:
         if "value" in pattern.groupindex:
             text = pattern.sub(
-                lambda m: (
-                    m.group(0)
-                    if m.group("value") == REDACTED
-                    else f"{m.group('name')}{m.group('q')}{REDACTED}"
-                ),
+                lambda m: m.group(0) if m.group("value") == REDACTED else f"{m.group('name')}{m.group('q')}{REDACTED}",
                 text,
             )
         else:
@@ -99,8 +95,12 @@ def redact_obj(obj: Any) -> Any:
 def _redact_entry(key: Any, value: Any) -> Any:
     """A dict entry's value: whole when its key names a secret (``{"api_key": "..."}``, which
     no text rule sees as one string), else redacted like any value."""
-    if isinstance(key, str) and isinstance(value, str) and len(value) >= _MIN_FIELD_SECRET \
-            and _SECRET_KEY.fullmatch(key):
+    if (
+        isinstance(key, str)
+        and isinstance(value, str)
+        and len(value) >= _MIN_FIELD_SECRET
+        and _SECRET_KEY.fullmatch(key)
+    ):
         return REDACTED
     return redact_obj(value)
 
@@ -141,7 +141,7 @@ def redact_around(text: str, kept: Iterable[str]) -> str:
         return redact(text)
     pieces, last = [], 0
     for match in re.finditer(rf"(?<!\S)(?:{'|'.join(map(re.escape, kept))})(?!\S)", text):
-        pieces += [redact(text[last:match.start()]), match.group(0)]
+        pieces += [redact(text[last : match.start()]), match.group(0)]
         last = match.end()
     return "".join([*pieces, redact(text[last:])])
 

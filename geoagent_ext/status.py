@@ -42,8 +42,7 @@ class ChromaServer:
         if left <= 0:
             raise TimeoutError("no answer within the status check's time")
         data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(self.base + path, data=data,
-                                         headers={"Content-Type": "application/json"})
+        request = urllib.request.Request(self.base + path, data=data, headers={"Content-Type": "application/json"})
         try:
             with urllib.request.urlopen(request, timeout=left) as answer:
                 return json.loads(answer.read())
@@ -71,8 +70,7 @@ class ChromaServer:
         ident = self.collection_id(MANIFEST_COLLECTION)
         if not ident:
             return None
-        got = self.call(f"{CHROMA_DATABASE}/collections/{ident}/get",
-                        {"ids": [MANIFEST_ID], "include": ["documents"]})
+        got = self.call(f"{CHROMA_DATABASE}/collections/{ident}/get", {"ids": [MANIFEST_ID], "include": ["documents"]})
         return got["documents"][0] if got and got.get("documents") else None
 
 
@@ -85,18 +83,27 @@ def remote_index_state(settings: GeoAgentSettings, budget: float = REMOTE_CHECK_
         server.check_alive()
         records, manifest = server.records(), server.manifest()
     except (OSError, ValueError, KeyError, TypeError) as exc:  # refused, timed out, not chroma's answer
-        return {"state": "unreachable", "location": location, "error": f"{type(exc).__name__}: {exc}",
-                "hint": "check `chroma_host`/`chroma_port` and that the chroma server is up"}
+        return {
+            "state": "unreachable",
+            "location": location,
+            "error": f"{type(exc).__name__}: {exc}",
+            "hint": "check `chroma_host`/`chroma_port` and that the chroma server is up",
+        }
     if not records or manifest is None:
-        build = (f"jupyter geoagent --config chroma_host={settings.chroma_host} "
-                 f"--config chroma_port={settings.chroma_port} index build")
-        return {"state": "empty", "location": location, "records": records,
-                "hint": f"build the index on it: `{build}`"}
+        build = (
+            f"jupyter geoagent --config chroma_host={settings.chroma_host} "
+            f"--config chroma_port={settings.chroma_port} index build"
+        )
+        return {"state": "empty", "location": location, "records": records, "hint": f"build the index on it: `{build}`"}
     try:
         libraries = json.loads(manifest)["libraries"]
     except (ValueError, KeyError, TypeError) as exc:
-        return {"state": "corrupt", "location": location, "error": f"unreadable manifest ({exc})",
-                "hint": "rebuild it: `jupyter geoagent index build --rebuild` with the same --config"}
+        return {
+            "state": "corrupt",
+            "location": location,
+            "error": f"unreadable manifest ({exc})",
+            "hint": "rebuild it: `jupyter geoagent index build --rebuild` with the same --config",
+        }
     return {"state": "remote", "location": location, "records": records, "libraries": libraries}
 
 
@@ -106,15 +113,22 @@ def index_state(settings: GeoAgentSettings) -> dict[str, Any]:
         return remote_index_state(settings)
     manifest = Path(settings.index_dir) / "manifest.json"
     if not manifest.exists():
-        return {"state": "missing", "location": settings.index_dir,
-                "hint": "run `jupyter geoagent index build`"}
+        return {"state": "missing", "location": settings.index_dir, "hint": "run `jupyter geoagent index build`"}
     try:
         data = json.loads(manifest.read_text())
     except (OSError, ValueError) as exc:
-        return {"state": "corrupt", "location": settings.index_dir, "error": str(exc),
-                "hint": "run `jupyter geoagent index build --rebuild`"}
-    return {"state": "ready", "location": settings.index_dir,
-            "records": data.get("records", 0), "libraries": data.get("libraries", {})}
+        return {
+            "state": "corrupt",
+            "location": settings.index_dir,
+            "error": str(exc),
+            "hint": "run `jupyter geoagent index build --rebuild`",
+        }
+    return {
+        "state": "ready",
+        "location": settings.index_dir,
+        "records": data.get("records", 0),
+        "libraries": data.get("libraries", {}),
+    }
 
 
 def collect_status(settings: GeoAgentSettings) -> dict[str, Any]:

@@ -40,7 +40,9 @@ class ChromaServer:
         with open(self.log, "a") as log:
             self.proc = subprocess.Popen(
                 [str(chroma), "run", "--path", str(self.path), "--host", self.host, "--port", str(self.port)],
-                stdout=log, stderr=subprocess.STDOUT)
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

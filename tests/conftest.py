@@ -30,8 +30,7 @@ def geoagent_data_dir(tmp_path, monkeypatch):
 @pytest.fixture
 def jp_server_config(geoagent_data_dir):
     # No loading of the (local) inline model at start: these servers never suggest.
-    return {"ServerApp": {"jpserver_extensions": {"geoagent_ext": True}},
-            "GeoAgentSettings": {"inline_warm": False}}
+    return {"ServerApp": {"jpserver_extensions": {"geoagent_ext": True}}, "GeoAgentSettings": {"inline_warm": False}}
 
 
 @pytest.fixture(scope="session")

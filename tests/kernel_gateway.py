@@ -23,14 +23,28 @@ def kernel_gateway(root: Path, log_path: Path, env: dict | None = None) -> Itera
     environment on top of a minimal one (the server's keys are not in it)."""
     port, token = free_port(), secrets.token_hex(16)
     base_env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR", "PYTHONPATH")}
-    full_env = {**base_env, "JUPYTER_NO_CONFIG": "1", "JUPYTER_RUNTIME_DIR": str(log_path.parent / "kg-runtime"),
-                **(env or {})}
+    full_env = {
+        **base_env,
+        "JUPYTER_NO_CONFIG": "1",
+        "JUPYTER_RUNTIME_DIR": str(log_path.parent / "kg-runtime"),
+        **(env or {}),
+    }
     log = open(log_path, "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kernel_gateway", "--KernelGatewayApp.ip=127.0.0.1",
-         f"--KernelGatewayApp.port={port}", "--KernelGatewayApp.port_retries=0",
-         f"--KernelGatewayApp.auth_token={token}", "--JupyterWebsocketPersonality.list_kernels=True"],
-        cwd=root, env=full_env, stdout=log, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "kernel_gateway",
+            "--KernelGatewayApp.ip=127.0.0.1",
+            f"--KernelGatewayApp.port={port}",
+            "--KernelGatewayApp.port_retries=0",
+            f"--KernelGatewayApp.auth_token={token}",
+            "--JupyterWebsocketPersonality.list_kernels=True",
+        ],
+        cwd=root,
+        env=full_env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     try:

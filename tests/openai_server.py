@@ -34,9 +34,11 @@ class OpenAIServer:
 
 def missing() -> str | None:
     """Why the server cannot run here, or None."""
-    for module, what in (("llama_cpp", "llama-cpp-python (scripts/install_local_model.sh 0.5b)"),
-                         ("fastapi", "llama-cpp-python's [server] extra (pip install -e '.[test]')"),
-                         ("langchain_openai", "langchain-openai (pip install -e '.[test]')")):
+    for module, what in (
+        ("llama_cpp", "llama-cpp-python (scripts/install_local_model.sh 0.5b)"),
+        ("fastapi", "llama-cpp-python's [server] extra (pip install -e '.[test]')"),
+        ("langchain_openai", "langchain-openai (pip install -e '.[test]')"),
+    ):
         if importlib.util.find_spec(module) is None:
             return f"{what} is not installed"
     return None
@@ -55,8 +57,23 @@ def llama_openai_server(tmp: Path, *, n_ctx: int = 4096) -> Iterator[OpenAIServe
     """Start the server on a free loopback port; stop it afterwards."""
     port, key = free_port(), f"geo-{uuid.uuid4().hex}"
     log_path = tmp / "llama_server.log"
-    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(weights_path()), "--model_alias", ALIAS,
-           "--host", "127.0.0.1", "--port", str(port), "--api_key", key, "--n_ctx", str(n_ctx)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(weights_path()),
+        "--model_alias",
+        ALIAS,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--api_key",
+        key,
+        "--n_ctx",
+        str(n_ctx),
+    ]
     with open(log_path, "w") as log:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}/v1"

@@ -65,16 +65,36 @@ def server_process(tmp: Path, config: dict, env: dict | None = None) -> Iterator
     (base_url, auth headers, server log path, server pid); the server stops afterwards."""
     (tmp / "root").mkdir(exist_ok=True)
     port, token = free_port(), secrets.token_hex(16)
-    full = {**config, "ServerApp": {"port": port, "ip": "127.0.0.1", "allow_root": True, "open_browser": False,
-                                    "root_dir": str(tmp / "root"), "port_retries": 0, **config.get("ServerApp", {})},
-            "IdentityProvider": {"token": token}}
+    full = {
+        **config,
+        "ServerApp": {
+            "port": port,
+            "ip": "127.0.0.1",
+            "allow_root": True,
+            "open_browser": False,
+            "root_dir": str(tmp / "root"),
+            "port_retries": 0,
+            **config.get("ServerApp", {}),
+        },
+        "IdentityProvider": {"token": token},
+    }
     (tmp / "config.json").write_text(json.dumps(full))
-    full_env = {**os.environ, "JUPYTER_NO_CONFIG": "1", "GEOAGENT_DATA_DIR": str(tmp / "data"),
-                "JUPYTER_DATA_DIR": str(tmp / "jdata"), "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"), **(env or {})}
+    full_env = {
+        **os.environ,
+        "JUPYTER_NO_CONFIG": "1",
+        "GEOAGENT_DATA_DIR": str(tmp / "data"),
+        "JUPYTER_DATA_DIR": str(tmp / "jdata"),
+        "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
+        **(env or {}),
+    }
     log_path = tmp / "server.log"
     log = open(log_path, "w")
-    proc = subprocess.Popen([sys.executable, "-m", "jupyter_server", f"--config={tmp / 'config.json'}"],
-                            env=full_env, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jupyter_server", f"--config={tmp / 'config.json'}"],
+        env=full_env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     base, auth = f"http://127.0.0.1:{port}", {"Authorization": f"token {token}"}
     try:
         wait_up(f"{base}/geoagent/status", auth, proc, log_path)

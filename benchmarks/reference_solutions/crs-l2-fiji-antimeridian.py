@@ -28,4 +28,5 @@ transects["geometry"] = [split_at_antimeridian(g) for g in transects.geometry]
 transects = transects.to_crs(epsg=3460)  # Fiji 1986 / Fiji Map Grid
 transects["length_m"] = transects.geometry.length
 transects[["transect_id", "vessel", "survey_date", "length_m", "geometry"]].to_file(
-    "fiji_transects_fmg.geojson", driver="GeoJSON")
+    "fiji_transects_fmg.geojson", driver="GeoJSON"
+)

@@ -13,4 +13,5 @@ parcels["geometry"] = [shapely.MultiPolygon([g]) if g.geom_type == "Polygon" els
 parcels["area_m2"] = parcels.geometry.area
 parcels = parcels.sort_values("parcel_id").reset_index(drop=True)
 parcels[["parcel_id", "record_seq", "parcel_class", "district", "area_m2", "geometry"]].to_parquet(
-    "parcels_canonical.geoparquet")
+    "parcels_canonical.geoparquet"
+)

@@ -25,14 +25,16 @@ for layer, _ in pyogrio.list_layers(SOURCE):
     sample = frame.geometry.iloc[0].representative_point()
     text_columns = [c for c in frame.columns if c != "geometry" and pd.api.types.is_string_dtype(frame[c])]
     texts = [v for c in text_columns for v in frame[c].dropna().astype(str)]
-    rows.append({
-        "layer_name": layer,
-        "declared_crs": f"EPSG:{frame.crs.to_epsg()}",
-        "geometry_type": info["geometry_type"],
-        "feature_count": int(info["features"]),
-        "sample_x": round(sample.x, 2),
-        "sample_y": round(sample.y, 2),
-        "encoding_detected": "latin1-mojibake" if any(is_mojibake(t) for t in texts) else "utf-8",
-    })
+    rows.append(
+        {
+            "layer_name": layer,
+            "declared_crs": f"EPSG:{frame.crs.to_epsg()}",
+            "geometry_type": info["geometry_type"],
+            "feature_count": int(info["features"]),
+            "sample_x": round(sample.x, 2),
+            "sample_y": round(sample.y, 2),
+            "encoding_detected": "latin1-mojibake" if any(is_mojibake(t) for t in texts) else "utf-8",
+        }
+    )
 
 pd.DataFrame(rows).sort_values("layer_name").to_csv("crs_audit.csv", index=False)

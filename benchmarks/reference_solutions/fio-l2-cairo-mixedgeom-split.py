@@ -3,8 +3,11 @@
 import geopandas as gpd
 
 sites = gpd.read_file("heritage_sites.geojson").to_crs(epsg=22992)
-families = {"points": ("Point", "MultiPoint"), "lines": ("LineString", "MultiLineString"),
-            "polygons": ("Polygon", "MultiPolygon")}
+families = {
+    "points": ("Point", "MultiPoint"),
+    "lines": ("LineString", "MultiLineString"),
+    "polygons": ("Polygon", "MultiPolygon"),
+}
 for layer, types in families.items():
     part = sites[sites.geom_type.isin(types)]
     single = part.explode(index_parts=True)

@@ -15,16 +15,19 @@ hexes = gpd.read_file("lagos_hex_grid.geojson").to_crs(epsg=26331)
 is_sliver = landuse.geometry.area < 100
 slivers, kept = landuse[is_sliver], landuse[~is_sliver]
 
-pieces = gpd.overlay(hexes[["hex_id", "geometry"]], kept[["id", "pop_density", "geometry"]],
-                     how="intersection", keep_geom_type=True)
+pieces = gpd.overlay(
+    hexes[["hex_id", "geometry"]], kept[["id", "pop_density", "geometry"]], how="intersection", keep_geom_type=True
+)
 pieces["weight"] = pieces.geometry.area
 pieces["weighted"] = pieces["weight"] * pieces["pop_density"]
-cells = pieces.groupby("hex_id").agg(weighted=("weighted", "sum"), weight=("weight", "sum"),
-                                     n_overlap_polygons=("id", "nunique"))
+cells = pieces.groupby("hex_id").agg(
+    weighted=("weighted", "sum"), weight=("weight", "sum"), n_overlap_polygons=("id", "nunique")
+)
 cells["area_weighted_density"] = cells["weighted"] / cells["weight"]
 
-sliver_counts = gpd.sjoin(hexes[["hex_id", "geometry"]], slivers[["geometry"]], predicate="intersects") \
-    .groupby("hex_id").size()
+sliver_counts = (
+    gpd.sjoin(hexes[["hex_id", "geometry"]], slivers[["geometry"]], predicate="intersects").groupby("hex_id").size()
+)
 cells["n_slivers_filtered"] = sliver_counts.reindex(cells.index, fill_value=0).astype("int64")
 
 top_n = math.ceil(0.10 * len(cells))

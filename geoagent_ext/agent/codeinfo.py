@@ -15,8 +15,20 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 WRITE_METHODS = {
-    "to_file", "to_parquet", "to_csv", "to_json", "to_feather", "to_netcdf", "to_raster",
-    "to_excel", "savefig", "save", "write_text", "write_bytes", "to_zarr", "to_html",
+    "to_file",
+    "to_parquet",
+    "to_csv",
+    "to_json",
+    "to_feather",
+    "to_netcdf",
+    "to_raster",
+    "to_excel",
+    "savefig",
+    "save",
+    "write_text",
+    "write_bytes",
+    "to_zarr",
+    "to_html",
 }
 
 
@@ -45,8 +57,11 @@ def analyse(code: str) -> CodeInfo:
     if all(isinstance(stmt, ast.Pass) or _is_text(stmt) for stmt in tree.body):
         # Small models sometimes answer a repair with only their "# Cause: ..." comment: it
         # "runs", and accepting it would skip the step.
-        return CodeInfo(ok=False, problem="No code: the answer holds only comments or text, not a statement that does the step",
-                        problem_kind="NoCode")
+        return CodeInfo(
+            ok=False,
+            problem="No code: the answer holds only comments or text, not a statement that does the step",
+            problem_kind="NoCode",
+        )
     assigned: list[str] = []
     written: list[str] = []
     calls: list[str] = []
@@ -117,7 +132,12 @@ def _written_path(node: ast.Call) -> str | None:
         if isinstance(mode, ast.Constant) and isinstance(mode.value, str) and ("w" in mode.value or "a" in mode.value):
             return _string_arg(node, path_keywords)
     for kw in node.keywords:
-        if kw.arg == "mode" and isinstance(kw.value, ast.Constant) and kw.value.value in ("w", "wb", "a") and name.endswith("open"):
+        if (
+            kw.arg == "mode"
+            and isinstance(kw.value, ast.Constant)
+            and kw.value.value in ("w", "wb", "a")
+            and name.endswith("open")
+        ):
             return _string_arg(node, path_keywords)
     return None
 
@@ -152,8 +172,11 @@ def _called(code: str, matches: Callable[[ast.Call], bool], lineno: int | None) 
     tree = parse(code)
     if tree is None:
         return None
-    found = [(getattr(node, "lineno", 0), ast.unparse(node.func)) for node in ast.walk(tree)
-             if isinstance(node, ast.Call) and matches(node)]
+    found = [
+        (getattr(node, "lineno", 0), ast.unparse(node.func))
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and matches(node)
+    ]
     on_line = [expr for line, expr in found if lineno and line == lineno]
     return (on_line or [expr for _, expr in found] or [None])[0]
 
@@ -178,8 +201,13 @@ def without_keyword(code: str, keyword: str, lineno: int | None = None, *, same_
     tree = parse(code)
     if tree is None:
         return None
-    found = [(node, k) for node in ast.walk(tree) if isinstance(node, ast.Call)
-             for k in node.keywords if k.arg and k.arg.lower() == keyword.lower()]
+    found = [
+        (node, k)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        for k in node.keywords
+        if k.arg and k.arg.lower() == keyword.lower()
+    ]
     if not found:
         return None
     call = _on_line_first([n for n, _ in found], lineno)
@@ -188,16 +216,28 @@ def without_keyword(code: str, keyword: str, lineno: int | None = None, *, same_
     method = _method(call)
     while fixed is not None and same_method:
         tree = parse(fixed)
-        more = [k for node in ast.walk(tree) if isinstance(node, ast.Call) and _method(node) == method
-                for k in node.keywords if k.arg and k.arg.lower() == keyword.lower()]
+        more = [
+            k
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and _method(node) == method
+            for k in node.keywords
+            if k.arg and k.arg.lower() == keyword.lower()
+        ]
         if not more:
             break
         fixed = _cut(fixed, more[0])
     return fixed
 
 
-def with_call_edited(code: str, func_name: str, lineno: int | None = None, *, method: str | None = None,
-                     drop: dict[str, object | None] | None = None, rename: dict[str, str] | None = None) -> str | None:
+def with_call_edited(
+    code: str,
+    func_name: str,
+    lineno: int | None = None,
+    *,
+    method: str | None = None,
+    drop: dict[str, object | None] | None = None,
+    rename: dict[str, str] | None = None,
+) -> str | None:
     """``code`` with the call named ``func_name`` (the one on ``lineno`` first) changed to the API
     meant: called as ``method`` instead (``gdf.sjoin`` -> ``gdf.sjoin_nearest``), without the keywords
     in ``drop`` (each only when passed the constant given, or any value for None) and with the keywords
@@ -212,8 +252,9 @@ def with_call_edited(code: str, func_name: str, lineno: int | None = None, *, me
     drop, rename = drop or {}, rename or {}
     edited = ast.Call(func=call.func, args=call.args, keywords=[])
     for kw in call.keywords:
-        dropped = kw.arg in drop and (drop[kw.arg] is None or
-                                      (isinstance(kw.value, ast.Constant) and kw.value.value == drop[kw.arg]))
+        dropped = kw.arg in drop and (
+            drop[kw.arg] is None or (isinstance(kw.value, ast.Constant) and kw.value.value == drop[kw.arg])
+        )
         if not dropped:
             edited.keywords.append(ast.keyword(arg=rename.get(kw.arg, kw.arg) if kw.arg else None, value=kw.value))
     if method and not isinstance(call.func, ast.Attribute):
@@ -251,8 +292,13 @@ def attribute_bases(code: str) -> list[str]:
     tree = parse(code)
     if tree is None:
         return []
-    return list(dict.fromkeys(node.value.id for node in ast.walk(tree)
-                              if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)))
+    return list(
+        dict.fromkeys(
+            node.value.id
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+        )
+    )
 
 
 def without_comment(line: str) -> str:
@@ -261,7 +307,7 @@ def without_comment(line: str) -> str:
         comments = [t for t in tokenize.generate_tokens(io.StringIO(line).readline) if t.type == tokenize.COMMENT]
     except (tokenize.TokenError, SyntaxError):
         return line
-    return line[:comments[0].start[1]].rstrip() if comments and comments[0].start[0] == 1 else line
+    return line[: comments[0].start[1]].rstrip() if comments and comments[0].start[0] == 1 else line
 
 
 def without_unused_import(code: str, lineno: int | None, name: str | None = None) -> str | None:
@@ -270,8 +316,14 @@ def without_unused_import(code: str, lineno: int | None, name: str | None = None
     tree = parse(code)
     if tree is None or not lineno:
         return None
-    node = next((n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
-                 and n.lineno <= lineno <= (n.end_lineno or n.lineno)), None)
+    node = next(
+        (
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.Import, ast.ImportFrom)) and n.lineno <= lineno <= (n.end_lineno or n.lineno)
+        ),
+        None,
+    )
     if node is None:
         return None
     dropped = [a for a in node.names if name is None or a.name == name]
@@ -282,7 +334,11 @@ def without_unused_import(code: str, lineno: int | None, name: str | None = None
     text = ""
     if kept:
         listed = ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in kept)
-        text = f"from {'.' * node.level}{node.module or ''} import {listed}" if isinstance(node, ast.ImportFrom) else f"import {listed}"
+        text = (
+            f"from {'.' * node.level}{node.module or ''} import {listed}"
+            if isinstance(node, ast.ImportFrom)
+            else f"import {listed}"
+        )
     fixed = _replaced(code, [(node, text)])
     if parse(fixed) is None:  # the import was a block's only statement
         fixed = _replaced(code, [(node, "pass")])
@@ -298,14 +354,20 @@ def with_list_started(code: str, name: str) -> str | None:
     if tree is None:
         return None
     uses = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name]
-    appended = any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr in ("append", "extend")
-                   and isinstance(c.func.value, ast.Name) and c.func.value.id == name for c in ast.walk(tree))
+    appended = any(
+        isinstance(c, ast.Call)
+        and isinstance(c.func, ast.Attribute)
+        and c.func.attr in ("append", "extend")
+        and isinstance(c.func.value, ast.Name)
+        and c.func.value.id == name
+        for c in ast.walk(tree)
+    )
     if not appended or any(not isinstance(n.ctx, ast.Load) for n in uses) or name in bound_names(code):
         return None
     first = next(stmt for stmt in tree.body if any(n in uses for n in ast.walk(stmt)))
     lines = code.splitlines()
     indent = " " * first.col_offset
-    return "\n".join(lines[:first.lineno - 1] + [f"{indent}{name} = []"] + lines[first.lineno - 1:])
+    return "\n".join(lines[: first.lineno - 1] + [f"{indent}{name} = []"] + lines[first.lineno - 1 :])
 
 
 _LAYER_LISTS = ("list_layers", "listlayers")  # pyogrio (rows: name, geometry type), fiona (names)
@@ -314,13 +376,23 @@ _LAYER_LISTS = ("list_layers", "listlayers")  # pyogrio (rows: name, geometry ty
 def _layer_list_path(node: ast.expr, tree: ast.Module, code: str) -> str | None:
     """The path's source when ``node`` lists a file's layers (the call, or a name bound to it)."""
     if isinstance(node, ast.Name):  # layers = fiona.listlayers(path); for layer in layers:
-        bound = [a.value for a in ast.walk(tree) if isinstance(a, ast.Assign) and len(a.targets) == 1
-                 and isinstance(a.targets[0], ast.Name) and a.targets[0].id == node.id]
+        bound = [
+            a.value
+            for a in ast.walk(tree)
+            if isinstance(a, ast.Assign)
+            and len(a.targets) == 1
+            and isinstance(a.targets[0], ast.Name)
+            and a.targets[0].id == node.id
+        ]
         node = bound[0] if len(bound) == 1 else node
     if isinstance(node, ast.Subscript):  # list_layers(path)[:, 0]: the names
         node = node.value
-    if (isinstance(node, ast.Call) and _method(node) in _LAYER_LISTS and node.args
-            and call_name(node.func) not in ("gpd.list_layers", "geopandas.list_layers")):  # a DataFrame: rows are not met so
+    if (
+        isinstance(node, ast.Call)
+        and _method(node) in _LAYER_LISTS
+        and node.args
+        and call_name(node.func) not in ("gpd.list_layers", "geopandas.list_layers")
+    ):  # a DataFrame: rows are not met so
         return ast.get_source_segment(code, node.args[0])
     return None
 
@@ -331,8 +403,11 @@ def _layer_loops(code: str, lineno: int | None):
     tree = parse(code)
     if tree is None or lineno is None:
         return
-    loops = [n for n in ast.walk(tree) if isinstance(n, ast.For) and n.body
-             and n.body[0].lineno <= lineno <= (n.end_lineno or n.lineno)]
+    loops = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.For) and n.body and n.body[0].lineno <= lineno <= (n.end_lineno or n.lineno)
+    ]
     for loop in sorted(loops, key=lambda n: -n.lineno):
         path = _layer_list_path(loop.iter, tree, code)
         targets = [loop.target] if isinstance(loop.target, ast.Name) else list(getattr(loop.target, "elts", []))
@@ -352,7 +427,9 @@ def _with_layer_frame(code: str, loop: ast.For, read: str, edits: list[tuple[ast
 
 def _unused(tree: ast.Module, name: str) -> str:
     used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-    return next(f"{name}_{suffix}" for suffix in ("frame", "gdf", "data", "layer_frame") if f"{name}_{suffix}" not in used)
+    return next(
+        f"{name}_{suffix}" for suffix in ("frame", "gdf", "data", "layer_frame") if f"{name}_{suffix}" not in used
+    )
 
 
 def with_layer_read(code: str, name: str, lineno: int | None) -> str | None:
@@ -369,12 +446,26 @@ def with_layer_read(code: str, name: str, lineno: int | None) -> str | None:
         if name != layer_name:  # (name, geometry type) rows: the type's variable becomes the frame
             return _with_layer_frame(code, loop, f"{name} = gpd.read_file({path}, layer={layer_name})", [])
         frame = _unused(tree, name)
-        edits = [(n.value, frame) for stmt in loop.body for n in ast.walk(stmt)
-                 if isinstance(n, (ast.Attribute, ast.Subscript)) and isinstance(n.value, ast.Name)
-                 and n.value.id == name and not (isinstance(n, ast.Attribute) and hasattr(str, n.attr))]
-        edits += [(n.args[0], frame) for stmt in loop.body for n in ast.walk(stmt)
-                  if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len"
-                  and len(n.args) == 1 and isinstance(n.args[0], ast.Name) and n.args[0].id == name]
+        edits = [
+            (n.value, frame)
+            for stmt in loop.body
+            for n in ast.walk(stmt)
+            if isinstance(n, (ast.Attribute, ast.Subscript))
+            and isinstance(n.value, ast.Name)
+            and n.value.id == name
+            and not (isinstance(n, ast.Attribute) and hasattr(str, n.attr))
+        ]
+        edits += [
+            (n.args[0], frame)
+            for stmt in loop.body
+            for n in ast.walk(stmt)
+            if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Name)
+            and n.func.id == "len"
+            and len(n.args) == 1
+            and isinstance(n.args[0], ast.Name)
+            and n.args[0].id == name
+        ]
         if edits:
             return _with_layer_frame(code, loop, f"{frame} = gpd.read_file({path}, layer={name})", edits)
     return None
@@ -389,19 +480,32 @@ def with_layer_looked_up(code: str, lineno: int | None) -> tuple[str, str] | Non
     ``len(bangkok_contractor_delivery[name])``, KeyError 'parcels' in five answers. None otherwise."""
     for tree, loop, path, names in _layer_loops(code, lineno):
         layer_name = names[0]
-        built = bound_names(code) | {n.value.id for n in ast.walk(tree) if isinstance(n, ast.Subscript)
-                                     and isinstance(n.value, ast.Name) and isinstance(n.ctx, ast.Store)}
-        lookups = [n for stmt in loop.body for n in ast.walk(stmt)
-                   if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id not in built
-                   and isinstance(n.slice, ast.Name) and n.slice.id == layer_name and isinstance(n.ctx, ast.Load)]
+        built = bound_names(code) | {
+            n.value.id
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
+        lookups = [
+            n
+            for stmt in loop.body
+            for n in ast.walk(stmt)
+            if isinstance(n, ast.Subscript)
+            and isinstance(n.value, ast.Name)
+            and n.value.id not in built
+            and isinstance(n.slice, ast.Name)
+            and n.slice.id == layer_name
+            and isinstance(n.ctx, ast.Load)
+        ]
         failing = {n.value.id for n in lookups if n.lineno <= lineno <= (n.end_lineno or n.lineno)}
         if len(failing) != 1:
             continue
         [owner] = failing
         frame = _unused(tree, layer_name)
         edits = [(n, frame) for n in lookups if n.value.id == owner]
-        return (_with_layer_frame(code, loop, f"{frame} = gpd.read_file({path}, layer={layer_name})", edits),
-                f"{owner}[{layer_name}]")
+        return (
+            _with_layer_frame(code, loop, f"{frame} = gpd.read_file({path}, layer={layer_name})", edits),
+            f"{owner}[{layer_name}]",
+        )
     return None
 
 
@@ -419,13 +523,26 @@ def with_geojson_written(code: str) -> str | None:
         if not (isinstance(node, ast.With) and len(node.items) == 1 and len(node.body) == 1):
             continue
         opened, handle = node.items[0].context_expr, node.items[0].optional_vars
-        path = opened.args[0] if isinstance(opened, ast.Call) and call_name(opened.func) == "open" and opened.args else None
-        if not (isinstance(path, ast.Constant) and isinstance(path.value, str) and path.value.lower().endswith(".geojson")
-                and isinstance(handle, ast.Name)):
+        path = (
+            opened.args[0]
+            if isinstance(opened, ast.Call) and call_name(opened.func) == "open" and opened.args
+            else None
+        )
+        if not (
+            isinstance(path, ast.Constant)
+            and isinstance(path.value, str)
+            and path.value.lower().endswith(".geojson")
+            and isinstance(handle, ast.Name)
+        ):
             continue
         dump = node.body[0].value if isinstance(node.body[0], ast.Expr) else None
-        if not (isinstance(dump, ast.Call) and call_name(dump.func) == "json.dump" and len(dump.args) >= 2
-                and isinstance(dump.args[1], ast.Name) and dump.args[1].id == handle.id):
+        if not (
+            isinstance(dump, ast.Call)
+            and call_name(dump.func) == "json.dump"
+            and len(dump.args) >= 2
+            and isinstance(dump.args[1], ast.Name)
+            and dump.args[1].id == handle.id
+        ):
             continue
         data = dump.args[0]
         if isinstance(data, ast.Call) and isinstance(data.func, ast.Attribute) and data.func.attr == "to_dict":
@@ -456,11 +573,14 @@ def with_local_renamed(code: str, name: str) -> str | None:
     edits: list[tuple[ast.AST, str]] = []
     for fn in (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
         own = list(_own_nodes(fn))
-        params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs} | \
-            {a.arg for a in (fn.args.vararg, fn.args.kwarg) if a}
+        params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs} | {
+            a.arg for a in (fn.args.vararg, fn.args.kwarg) if a
+        }
         declared = {n for d in own if isinstance(d, (ast.Global, ast.Nonlocal)) for n in d.names}
         names = [n for n in own if isinstance(n, ast.Name) and n.id == name]
-        callees = {id(c.func) for c in own if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == name}
+        callees = {
+            id(c.func) for c in own if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == name
+        }
         if name in params | declared or not callees or not any(isinstance(n.ctx, ast.Store) for n in names):
             continue
         edits += [(n, local) for n in names if id(n) not in callees]
@@ -469,8 +589,26 @@ def with_local_renamed(code: str, name: str) -> str | None:
 
 
 # Calls that change data or write a file: a ``print`` whose arguments make one is not only a report.
-_CHANGING_CALLS = frozenset({"pop", "update", "append", "extend", "insert", "remove", "clear", "setdefault", "add",
-                             "write", "writelines", "savefig", "save", "close", "exec", "eval"})
+_CHANGING_CALLS = frozenset(
+    {
+        "pop",
+        "update",
+        "append",
+        "extend",
+        "insert",
+        "remove",
+        "clear",
+        "setdefault",
+        "add",
+        "write",
+        "writelines",
+        "savefig",
+        "save",
+        "close",
+        "exec",
+        "eval",
+    }
+)
 
 
 def without_failing_print(code: str, lineno: int | None) -> str | None:
@@ -480,14 +618,28 @@ def without_failing_print(code: str, lineno: int | None) -> str | None:
     tree = parse(code)
     if tree is None or not lineno:
         return None
-    node = next((n for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)
-                 and call_name(n.value.func) == "print" and n.lineno <= lineno <= (n.end_lineno or n.lineno)), None)
+    node = next(
+        (
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Expr)
+            and isinstance(n.value, ast.Call)
+            and call_name(n.value.func) == "print"
+            and n.lineno <= lineno <= (n.end_lineno or n.lineno)
+        ),
+        None,
+    )
     if node is None:
         return None
     for call in (c for c in ast.walk(node.value) if isinstance(c, ast.Call) and c is not node.value):
-        if _method(call) in _CHANGING_CALLS | WRITE_METHODS or _written_path(call) or any(
+        if (
+            _method(call) in _CHANGING_CALLS | WRITE_METHODS
+            or _written_path(call)
+            or any(
                 kw.arg == "inplace" and not (isinstance(kw.value, ast.Constant) and kw.value.value is False)
-                for kw in call.keywords):
+                for kw in call.keywords
+            )
+        ):
             return None
     fixed = _replaced(code, [(node, "")])
     if parse(fixed) is None:  # the print was a block's only statement
@@ -501,8 +653,16 @@ def with_import_moved(code: str, lineno: int | None, name: str, home: str) -> st
     tree = parse(code)
     if tree is None or not lineno:
         return None
-    node = next((n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.lineno <= lineno <= (n.end_lineno or n.lineno)
-                 and any(a.name == name for a in n.names)), None)
+    node = next(
+        (
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, ast.ImportFrom)
+            and n.lineno <= lineno <= (n.end_lineno or n.lineno)
+            and any(a.name == name for a in n.names)
+        ),
+        None,
+    )
     if node is None:
         return None
     said = lambda aliases: ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in aliases)  # noqa: E731
@@ -522,8 +682,16 @@ def with_attribute_moved(code: str, lineno: int | None, name: str, home: str) ->
 
     def dotted(node: ast.AST) -> bool:
         return isinstance(node, ast.Name) or (isinstance(node, ast.Attribute) and dotted(node.value))
-    edits = [(n, f"{home}.{name}") for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == name
-             and n.lineno == lineno and dotted(n.value) and ast.unparse(n.value) != home]
+
+    edits = [
+        (n, f"{home}.{name}")
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Attribute)
+        and n.attr == name
+        and n.lineno == lineno
+        and dotted(n.value)
+        and ast.unparse(n.value) != home
+    ]
     return _replaced(code, edits) if edits else None
 
 
@@ -570,14 +738,30 @@ def with_frame_methods(code: str) -> str:
         rest = ", ".join([ast.unparse(a) for a in call.args[1:]] + [ast.unparse(k) for k in call.keywords])
         if path[1:] == ["estimate_utm_crs"] and call.args:  # gpd.estimate_utm_crs(x)
             edits.append((call, f"{ast.unparse(call.args[0])}.estimate_utm_crs({rest})"))
-        elif len(path) == 3 and path[1] == "GeoDataFrame" and path[2] in ("from_wkt", "from_wkb") and call.args \
-                and not any(k.arg == "geometry" for k in call.keywords):
+        elif (
+            len(path) == 3
+            and path[1] == "GeoDataFrame"
+            and path[2] in ("from_wkt", "from_wkb")
+            and call.args
+            and not any(k.arg == "geometry" for k in call.keywords)
+        ):
             source = call.args[0]
-            frame = source.value if isinstance(source, ast.Subscript) and isinstance(source.value, ast.Name) \
-                and isinstance(source.slice, ast.Constant) and isinstance(source.slice.value, str) else None
+            frame = (
+                source.value
+                if isinstance(source, ast.Subscript)
+                and isinstance(source.value, ast.Name)
+                and isinstance(source.slice, ast.Constant)
+                and isinstance(source.slice.value, str)
+                else None
+            )
             parsed = f"{path[0]}.GeoSeries.{path[2]}({ast.unparse(source)})"
-            edits.append((call, f"{path[0]}.GeoDataFrame({frame.id + ', ' if frame else ''}geometry={parsed}"
-                                f"{', ' + rest if rest else ''})"))
+            edits.append(
+                (
+                    call,
+                    f"{path[0]}.GeoDataFrame({frame.id + ', ' if frame else ''}geometry={parsed}"
+                    f"{', ' + rest if rest else ''})",
+                )
+            )
         elif path[1:] == ["points_from_wkt"]:
             edits.append((call.func, f"{path[0]}.GeoSeries.from_wkt"))
     nested = {id(inner) for outer, _ in edits for inner in ast.walk(outer) if inner is not outer}
@@ -594,13 +778,33 @@ def with_parquet_io(code: str) -> str:
     missing ``libduckdb.so`` (fio-nyc at 90b155b: five repairs never left ``read_file``). geopandas
     reads and writes GeoParquet with pyarrow."""
     tree = parse(code)
-    calls = [node for node in ast.walk(tree)
-             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("to_file", "read_file")
-             and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
-             and node.args[0].value.lower().endswith((".parquet", ".geoparquet"))] if tree is not None else []
+    calls = (
+        [
+            node
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("to_file", "read_file")
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+            and node.args[0].value.lower().endswith((".parquet", ".geoparquet"))
+        ]
+        if tree is not None
+        else []
+    )
     renamed = {"to_file": "to_parquet", "read_file": "read_parquet"}
-    return _replaced(code, [(call, f"{ast.get_source_segment(code, call.func.value)}.{renamed[call.func.attr]}("
-                                   f"{ast.get_source_segment(code, call.args[0])})") for call in calls])
+    return _replaced(
+        code,
+        [
+            (
+                call,
+                f"{ast.get_source_segment(code, call.func.value)}.{renamed[call.func.attr]}("
+                f"{ast.get_source_segment(code, call.args[0])})",
+            )
+            for call in calls
+        ],
+    )
 
 
 _LABELLED_EPSG = re.compile(r"^\s*(EPSG:\s*\d{4,6})\b\s*[^\d\s].*$", re.IGNORECASE | re.DOTALL)
@@ -614,17 +818,37 @@ def with_bare_epsg(code: str) -> str:
     tree = parse(code)
     if tree is None:
         return code
-    labelled = [arg for node in ast.walk(tree)
-                if isinstance(node, ast.Call) and (call_name(node.func) or "").rsplit(".", 1)[-1] in _CRS_CALLS
-                for arg in [*node.args, *(k.value for k in node.keywords)]
-                if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and _LABELLED_EPSG.match(arg.value)]
-    return _replaced(code, [(arg, repr(_LABELLED_EPSG.match(arg.value).group(1).replace(" ", "").upper()))
-                            for arg in labelled])
+    labelled = [
+        arg
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and (call_name(node.func) or "").rsplit(".", 1)[-1] in _CRS_CALLS
+        for arg in [*node.args, *(k.value for k in node.keywords)]
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and _LABELLED_EPSG.match(arg.value)
+    ]
+    return _replaced(
+        code, [(arg, repr(_LABELLED_EPSG.match(arg.value).group(1).replace(" ", "").upper())) for arg in labelled]
+    )
 
 
 # Methods that return a new frame and leave theirs as it was (without ``inplace=True``).
-_RETURNS_NEW = frozenset({"to_crs", "set_crs", "set_geometry", "rename_geometry", "make_valid", "explode", "dissolve",
-                          "drop_duplicates", "dropna", "reset_index", "sort_values", "rename", "astype", "fillna"})
+_RETURNS_NEW = frozenset(
+    {
+        "to_crs",
+        "set_crs",
+        "set_geometry",
+        "rename_geometry",
+        "make_valid",
+        "explode",
+        "dissolve",
+        "drop_duplicates",
+        "dropna",
+        "reset_index",
+        "sort_values",
+        "rename",
+        "astype",
+        "fillna",
+    }
+)
 
 
 def with_results_kept(code: str) -> str:
@@ -635,12 +859,20 @@ def with_results_kept(code: str) -> str:
     whose value a cell shows."""
     tree = parse(code)
     body = tree.body[:-1] if tree is not None else []
-    dropped = [stmt for stmt in body if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
-               and isinstance(stmt.value.func, ast.Attribute) and isinstance(stmt.value.func.value, ast.Name)
-               and stmt.value.func.attr in _RETURNS_NEW
-               and not any(k.arg == "inplace" for k in stmt.value.keywords)]
-    return _replaced(code, [(stmt.value, f"{stmt.value.func.value.id} = {ast.get_source_segment(code, stmt.value)}")
-                            for stmt in dropped])
+    dropped = [
+        stmt
+        for stmt in body
+        if isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Call)
+        and isinstance(stmt.value.func, ast.Attribute)
+        and isinstance(stmt.value.func.value, ast.Name)
+        and stmt.value.func.attr in _RETURNS_NEW
+        and not any(k.arg == "inplace" for k in stmt.value.keywords)
+    ]
+    return _replaced(
+        code,
+        [(stmt.value, f"{stmt.value.func.value.id} = {ast.get_source_segment(code, stmt.value)}") for stmt in dropped],
+    )
 
 
 def without_assigned_inplace(code: str) -> str:
@@ -650,9 +882,16 @@ def without_assigned_inplace(code: str) -> str:
         tree = parse(code)
         if tree is None:
             return code
-        kw = next((k for node in ast.walk(tree) if isinstance(node, (ast.Assign, ast.AnnAssign))
-                   and isinstance(node.value, ast.Call) for k in node.value.keywords
-                   if k.arg == "inplace" and isinstance(k.value, ast.Constant) and k.value.value is True), None)
+        kw = next(
+            (
+                k
+                for node in ast.walk(tree)
+                if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call)
+                for k in node.value.keywords
+                if k.arg == "inplace" and isinstance(k.value, ast.Constant) and k.value.value is True
+            ),
+            None,
+        )
         fixed = _cut(code, kw) if kw is not None else None
         if fixed is None:
             return code
@@ -664,12 +903,41 @@ def without_assigned_inplace(code: str) -> str:
 # ``gdf.set_geometry(...)`` of it keeps every other column (cairo-mixedgeom at 42b4435: the
 # frame lost `site_id` to a "single-part" step, and four steps failed on the GeoSeries after it).
 ROW_GEOMETRY_MEMBERS = {
-    "geometry", "to_crs", "set_crs", "simplify", "simplify_coverage", "buffer", "centroid",
-    "boundary", "convex_hull", "concave_hull", "envelope", "exterior", "representative_point",
-    "make_valid", "normalize", "segmentize", "minimum_rotated_rectangle", "minimum_bounding_circle",
-    "offset_curve", "remove_repeated_points", "reverse", "set_precision", "force_2d", "force_3d",
-    "affine_transform", "rotate", "scale", "skew", "translate", "line_merge", "orient_polygons",
-    "extract_unique_points", "clip_by_rect", "get_geometry", "interpolate",
+    "geometry",
+    "to_crs",
+    "set_crs",
+    "simplify",
+    "simplify_coverage",
+    "buffer",
+    "centroid",
+    "boundary",
+    "convex_hull",
+    "concave_hull",
+    "envelope",
+    "exterior",
+    "representative_point",
+    "make_valid",
+    "normalize",
+    "segmentize",
+    "minimum_rotated_rectangle",
+    "minimum_bounding_circle",
+    "offset_curve",
+    "remove_repeated_points",
+    "reverse",
+    "set_precision",
+    "force_2d",
+    "force_3d",
+    "affine_transform",
+    "rotate",
+    "scale",
+    "skew",
+    "translate",
+    "line_merge",
+    "orient_polygons",
+    "extract_unique_points",
+    "clip_by_rect",
+    "get_geometry",
+    "interpolate",
 }
 
 
@@ -685,7 +953,11 @@ def _row_geometry_of(node: ast.expr) -> str | None:
                 return None
         if isinstance(node, ast.Attribute) and node.attr in ROW_GEOMETRY_MEMBERS:
             node, members = node.value, members + 1
-        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+        elif (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.slice, ast.Constant)
+            and isinstance(node.slice.value, str)
+        ):
             node = node.value
         else:
             break
@@ -732,9 +1004,14 @@ def _column_selections(tree: ast.Module) -> list[tuple[str, ast.List | ast.Tuple
     for stmt in tree.body:
         target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
         value = stmt.value if isinstance(target, ast.Name) else None
-        if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name) and value.value.id == target.id \
-                and isinstance(value.slice, (ast.List, ast.Tuple)) and value.slice.elts \
-                and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.slice.elts):
+        if (
+            isinstance(value, ast.Subscript)
+            and isinstance(value.value, ast.Name)
+            and value.value.id == target.id
+            and isinstance(value.slice, (ast.List, ast.Tuple))
+            and value.slice.elts
+            and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.slice.elts)
+        ):
             found.append((target.id, value.slice))
     return found
 
@@ -750,9 +1027,21 @@ _FRAME_WRITES = ("to_file", "to_parquet", "to_feather")
 
 def _frame_writes(tree: ast.Module | None) -> list[ast.Call]:
     """The calls that write a named frame to a file (``gdf.to_parquet(...)``), in line order."""
-    return sorted((n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                   and n.func.attr in _FRAME_WRITES and isinstance(n.func.value, ast.Name)),
-                  key=lambda n: n.lineno) if tree is not None else []
+    return (
+        sorted(
+            (
+                n
+                for n in ast.walk(tree)
+                if isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Attribute)
+                and n.func.attr in _FRAME_WRITES
+                and isinstance(n.func.value, ast.Name)
+            ),
+            key=lambda n: n.lineno,
+        )
+        if tree is not None
+        else []
+    )
 
 
 def written_frames(code: str) -> list[str]:
@@ -767,8 +1056,21 @@ def with_geometry_set(code: str, name: str, geometry: str) -> str | None:
     ``KeyError: 'geometry'``). None when ``code`` does not write ``name``."""
     tree = parse(code)
     writes = [call for call in _frame_writes(tree) if call.func.value.id == name]
-    statement = next((s for s in ast.walk(tree) if isinstance(s, ast.stmt) and not isinstance(s, _BLOCKS)
-                      and writes and s.lineno <= writes[0].lineno <= (s.end_lineno or s.lineno)), None) if writes else None
+    statement = (
+        next(
+            (
+                s
+                for s in ast.walk(tree)
+                if isinstance(s, ast.stmt)
+                and not isinstance(s, _BLOCKS)
+                and writes
+                and s.lineno <= writes[0].lineno <= (s.end_lineno or s.lineno)
+            ),
+            None,
+        )
+        if writes
+        else None
+    )
     if statement is None:
         return None
     lines = code.splitlines()
@@ -784,15 +1086,31 @@ def _geometryless_builds(tree: ast.Module) -> list[tuple[str, str, ast.Call]]:
     ``'geometry'`` key: a GeoDataFrame with no geometry."""
     found = []
     for stmt in tree.body:
-        call = stmt.value if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) else None
-        if not (isinstance(call, ast.Call) and _method(call) == "GeoDataFrame" and len(call.args) == 1
-                and isinstance(call.args[0], ast.Dict) and call.args[0].values
-                and not any(k.arg in ("geometry", None) for k in call.keywords)):
+        call = (
+            stmt.value
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+            else None
+        )
+        if not (
+            isinstance(call, ast.Call)
+            and _method(call) == "GeoDataFrame"
+            and len(call.args) == 1
+            and isinstance(call.args[0], ast.Dict)
+            and call.args[0].values
+            and not any(k.arg in ("geometry", None) for k in call.keywords)
+        ):
             continue
         keys, values = call.args[0].keys, call.args[0].values
-        sources = {v.value.id for v in values if isinstance(v, (ast.Subscript, ast.Attribute)) and isinstance(v.value, ast.Name)}
-        if len(sources) == 1 and all(isinstance(v, (ast.Subscript, ast.Attribute)) for v in values) \
-                and not any(isinstance(k, ast.Constant) and k.value == "geometry" for k in keys):
+        sources = {
+            v.value.id
+            for v in values
+            if isinstance(v, (ast.Subscript, ast.Attribute)) and isinstance(v.value, ast.Name)
+        }
+        if (
+            len(sources) == 1
+            and all(isinstance(v, (ast.Subscript, ast.Attribute)) for v in values)
+            and not any(isinstance(k, ast.Constant) and k.value == "geometry" for k in keys)
+        ):
             found.append((stmt.targets[0].id, sources.pop(), call))
     return found
 
@@ -815,18 +1133,32 @@ def with_geometry_given(code: str, name: str, source: str) -> str | None:
     return _replaced(code, [(calls[0], f"{head}{'' if head.endswith(',') else ','} geometry={source}.geometry)")])
 
 
-_BLOCKS = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try, ast.FunctionDef,
-           ast.AsyncFunctionDef, ast.ClassDef)
+_BLOCKS = (
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.If,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+)
 
 
 def with_geometry_selected(code: str, name: str, geometry: str) -> str | None:
     """``code`` with ``geometry`` added to each ``name = name[[...]]`` selection that leaves it out;
     None when there is none."""
     tree = parse(code)
-    lists = [names for n, names in _column_selections(tree) if n == name
-             and geometry not in [e.value for e in names.elts]] if tree is not None else []
-    edits = [(names, ast.unparse(ast.List(elts=[*names.elts, ast.Constant(geometry)], ctx=ast.Load())))
-             for names in lists]
+    lists = (
+        [names for n, names in _column_selections(tree) if n == name and geometry not in [e.value for e in names.elts]]
+        if tree is not None
+        else []
+    )
+    edits = [
+        (names, ast.unparse(ast.List(elts=[*names.elts, ast.Constant(geometry)], ctx=ast.Load()))) for names in lists
+    ]
     return _replaced(code, edits) if edits else None
 
 
@@ -843,18 +1175,33 @@ def _geometry_root(node: ast.expr) -> str | None:
 def _zero_buffers(tree: ast.AST) -> list[tuple[ast.Call, str]]:
     """(call, name) of each ``<name or its geometry>.buffer(0)`` in ``tree``, in the code's order;
     not of a lambda's, function's or loop's own name (one geometry: shapely has no ``make_valid()`` method)."""
-    local = {a.arg for node in ast.walk(tree) if isinstance(node, (ast.Lambda, ast.FunctionDef)) for a in node.args.args} | \
-        {n.id for node in ast.walk(tree) if isinstance(node, (ast.For, ast.comprehension))
-         for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+    local = {
+        a.arg for node in ast.walk(tree) if isinstance(node, (ast.Lambda, ast.FunctionDef)) for a in node.args.args
+    } | {
+        n.id
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.For, ast.comprehension))
+        for n in ast.walk(node.target)
+        if isinstance(n, ast.Name)
+    }
     found = []
     for node in sorted((n for n in ast.walk(tree) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset)):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "buffer"
-                and len(node.args) <= 1):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "buffer"
+            and len(node.args) <= 1
+        ):
             continue
         distance = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "distance"), None)
         root = _geometry_root(node.func.value)
-        if root and root not in local and isinstance(distance, ast.Constant) and type(distance.value) in (int, float) \
-                and distance.value == 0:
+        if (
+            root
+            and root not in local
+            and isinstance(distance, ast.Constant)
+            and type(distance.value) in (int, float)
+            and distance.value == 0
+        ):
             found.append((node, root))
     return found
 
@@ -872,8 +1219,11 @@ def with_make_valid(code: str, name: str) -> str | None:
     are repaired, points and lines stay as they are. None when ``code`` has none for ``name``."""
     tree = parse(code)
     calls = [call for call, root in _zero_buffers(tree) if root == name] if tree is not None else []
-    return _replaced(code, [(call, f"{ast.get_source_segment(code, call.func.value)}.make_valid()")
-                            for call in calls]) if calls else None
+    return (
+        _replaced(code, [(call, f"{ast.get_source_segment(code, call.func.value)}.make_valid()") for call in calls])
+        if calls
+        else None
+    )
 
 
 def _validity_filters(tree: ast.Module) -> list[tuple[str, ast.Subscript]]:
@@ -882,10 +1232,16 @@ def _validity_filters(tree: ast.Module) -> list[tuple[str, ast.Subscript]]:
     for stmt in tree.body:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             name = stmt.targets[0].id
-            found += [(name, node) for node in ast.walk(stmt.value)
-                      if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name
-                      and isinstance(node.slice, ast.Attribute) and node.slice.attr == "is_valid"
-                      and _geometry_root(node.slice.value) == name]
+            found += [
+                (name, node)
+                for node in ast.walk(stmt.value)
+                if isinstance(node, ast.Subscript)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == name
+                and isinstance(node.slice, ast.Attribute)
+                and node.slice.attr == "is_valid"
+                and _geometry_root(node.slice.value) == name
+            ]
     return found
 
 
@@ -908,8 +1264,12 @@ def with_validity_repaired(code: str, name: str) -> str | None:
 
 def _column_of(node: ast.expr) -> tuple[str, str] | None:
     """(name, column) of ``name['column']``, else None."""
-    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and \
-            isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+    if (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Name)
+        and isinstance(node.slice, ast.Constant)
+        and isinstance(node.slice.value, str)
+    ):
         return node.value.id, node.slice.value
     return None
 
@@ -942,8 +1302,10 @@ def _span(raw: bytes, node: ast.AST) -> tuple[int, int]:
     starts = [0]
     for line in raw.splitlines(keepends=True):
         starts.append(starts[-1] + len(line))
-    return (starts[node.lineno - 1] + node.col_offset,
-            starts[(node.end_lineno or node.lineno) - 1] + (node.end_col_offset or 0))
+    return (
+        starts[node.lineno - 1] + node.col_offset,
+        starts[(node.end_lineno or node.lineno) - 1] + (node.end_col_offset or 0),
+    )
 
 
 def _replaced(code: str, edits: list[tuple[ast.AST, str]]) -> str:

@@ -26,7 +26,10 @@ SUBTASK_PURPOSES = (
     (re.compile(r"\b(official|national|grid)\b", re.I), "official"),
     (re.compile(r"\b(area|areas|km²|km2|hectare|ha\b|m²|m2|equal[- ]area)", re.I), "area"),
     (re.compile(r"\b(distance|buffer|nearest|length|within|radius|metres|meters|km\b)", re.I), "distance"),
-    (re.compile(r"\b(reproject|to_crs|project|convert .* crs|crs|metric projection|projected crs)\b", re.I), "official"),
+    (
+        re.compile(r"\b(reproject|to_crs|project|convert .* crs|crs|metric projection|projected crs)\b", re.I),
+        "official",
+    ),
 )
 
 # A request also names a distance or an area by a number and its unit ("400 m around each stop").
@@ -73,16 +76,25 @@ class CrsAdvice:
         official grid — each only when ``request`` speaks of it (all without a request). bangkok-coercion
         at 270d815 asked to retype columns and leave the geometry alone; "measure areas in EPSG:10594"
         in the overview became a planned reprojection to it."""
-        asked = {purpose for pattern, purpose in _REQUEST_PURPOSES if pattern.search(request)} if request else set(PURPOSES)
+        asked = (
+            {purpose for pattern, purpose in _REQUEST_PURPOSES if pattern.search(request)} if request else set(PURPOSES)
+        )
         lines = []
         for path, answers in self.layers.items():
             parts = []
             own = _first(answers.get("same"))
             if own:
-                units = "degrees (x = longitude, y = latitude)" if "degree" in str(own.get("units", "")) else own.get("units", "")
+                units = (
+                    "degrees (x = longitude, y = latitude)"
+                    if "degree" in str(own.get("units", ""))
+                    else own.get("units", "")
+                )
                 parts.append(f"its CRS EPSG:{own['epsg']} is in {units}")
-            for purpose, words in (("area", "measure areas in"), ("distance", "distances and buffers in"),
-                                   ("official", "official grid")):
+            for purpose, words in (
+                ("area", "measure areas in"),
+                ("distance", "distances and buffers in"),
+                ("official", "official grid"),
+            ):
                 choice = _first(answers.get(purpose)) if purpose in asked else None
                 if choice:
                     parts.append(f"{words} {_label(choice)}")
@@ -101,15 +113,31 @@ class CrsAdvice:
         for req in contract.requirements if contract else []:
             if req.kind == "crs_epsg" and req.params.get("epsg"):
                 code = int(req.params["epsg"])
-                pins.append({"epsg": code, "name": "", "why": f"`{req.output}` must be in EPSG:{code} (the "
-                             f"contract): reproject the layer written with gdf.to_crs(epsg={code})"})
+                pins.append(
+                    {
+                        "epsg": code,
+                        "name": "",
+                        "why": f"`{req.output}` must be in EPSG:{code} (the "
+                        f"contract): reproject the layer written with gdf.to_crs(epsg={code})",
+                    }
+                )
             elif req.kind == "geometry_unchanged":
                 kept = posixpath.basename(str(req.params.get("input")))
-                own = next((_first(a.get("same")) for path, a in self.layers.items()
-                            if posixpath.basename(path) == kept), None) or {}
+                own = (
+                    next(
+                        (_first(a.get("same")) for path, a in self.layers.items() if posixpath.basename(path) == kept),
+                        None,
+                    )
+                    or {}
+                )
                 where = f" EPSG:{own['epsg']}" if own.get("epsg") else ""
-                pins.append({**own, "why": f"`{req.output}` keeps the geometries of `{req.params.get('input')}` in "
-                             f"their own CRS{where}: never reproject the layer written or pass crs= when writing"})
+                pins.append(
+                    {
+                        **own,
+                        "why": f"`{req.output}` keeps the geometries of `{req.params.get('input')}` in "
+                        f"their own CRS{where}: never reproject the layer written or pass crs= when writing",
+                    }
+                )
         agreed = len({p.get("epsg") for p in pins}) == 1  # none, or outputs that disagree: the advisor's grid
         return CrsAdvice(self.layers, pins[0] if agreed else None)
 
@@ -145,8 +173,10 @@ class CrsAdvice:
         own = next((c for c in (_first(a.get("same")) for a in self.layers.values()) if c), None) or {}
         target = (self._choice(purpose) or {}).get("epsg")
         if _SETS_CRS.search(description) and own.get("epsg") and target and own["epsg"] != target:
-            why += (f" The data's coordinates are in EPSG:{own['epsg']} now: convert them with "
-                    f"gdf.to_crs(epsg={target}); set_crs only relabels coordinates, it does not move them.")
+            why += (
+                f" The data's coordinates are in EPSG:{own['epsg']} now: convert them with "
+                f"gdf.to_crs(epsg={target}); set_crs only relabels coordinates, it does not move them."
+            )
         return f"CRS for this step ({purpose}): {why}"
 
     def step_label(self, description: str) -> str:
@@ -157,7 +187,9 @@ class CrsAdvice:
         return f"{words} {label}" if label else ""
 
 
-_SETS_CRS = re.compile(r"\bset(?:s|ting)?\s+(?:the\s+)?(?:crs|coordinate reference system|projection)\b|\bset_crs\b", re.I)
+_SETS_CRS = re.compile(
+    r"\bset(?:s|ting)?\s+(?:the\s+)?(?:crs|coordinate reference system|projection)\b|\bset_crs\b", re.I
+)
 _STEP_WORDS = {"area": "areas in", "distance": "distances in", "official": "official grid"}
 
 

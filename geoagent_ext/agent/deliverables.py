@@ -45,7 +45,9 @@ class DeliverableChecks:
                 found.append(hit)
         return found
 
-    async def check(self, outputs: list[str] | None = None, subtask_id: str | None = None) -> list[tuple[Requirement, RequirementResult]]:
+    async def check(
+        self, outputs: list[str] | None = None, subtask_id: str | None = None
+    ) -> list[tuple[Requirement, RequirementResult]]:
         payload = check_payload(self.contract, outputs)
         if not payload:
             return []
@@ -56,12 +58,23 @@ class DeliverableChecks:
             req = by_id[result.id]
             self.last[req.id] = result
             pairs.append((req, result))
-            self.emit(RequirementChecked(run_id=self.run_id, requirement_id=req.id, output=req.output, text=req.text,
-                                         passed=result.passed, observed=result.observed, subtask_id=subtask_id))
+            self.emit(
+                RequirementChecked(
+                    run_id=self.run_id,
+                    requirement_id=req.id,
+                    output=req.output,
+                    text=req.text,
+                    passed=result.passed,
+                    observed=result.observed,
+                    subtask_id=subtask_id,
+                )
+            )
         return pairs
 
     @staticmethod
-    def failures(pairs: list[tuple[Requirement, RequirementResult]], advice: Callable[[str], str] | None = None) -> list[str]:
+    def failures(
+        pairs: list[tuple[Requirement, RequirementResult]], advice: Callable[[str], str] | None = None
+    ) -> list[str]:
         """One repair line per failed requirement: the requirement, what was seen, how to meet it
         (and, for a CRS requirement, the CRS advisor's choice: ``advice(purpose)``)."""
         lines = []
@@ -86,32 +99,47 @@ class DeliverableChecks:
         """The checkable requirements of ``outputs`` that held at their last check: what a step
         rewriting those files must not undo (at d4686b6 a repair of cairo-dedup's one unmet
         requirement rewrote the file with 50 duplicates and single Polygons, two that had held)."""
-        return [r.id for r in self.contract.requirements if r.output in outputs and r.checkable
-                and r.id in self.last and self.last[r.id].passed]
+        return [
+            r.id
+            for r in self.contract.requirements
+            if r.output in outputs and r.checkable and r.id in self.last and self.last[r.id].passed
+        ]
 
     def broken_in_trial(self, stdout: str, held: list[str]) -> str:
         """What a trial (its code + a ``trial_suffix`` covering the outputs of the ``held``
         requirements) undoes of them, as the error a repair reads ('' when nothing)."""
         by_id = {r.id: r for r in self.contract.requirements if r.id in held}
-        broken = [(by_id[r["id"]], r.get("observed", "")) for r in trial_results(stdout) or []
-                  if r.get("id") in by_id and not r.get("passed")]
+        broken = [
+            (by_id[r["id"]], r.get("observed", ""))
+            for r in trial_results(stdout) or []
+            if r.get("id") in by_id and not r.get("passed")
+        ]
         if not broken:
             return ""
         files = sorted({req.output for req, _ in broken})
         named = ", ".join(f"`{p}`" for p in files)
         undone = "; ".join(f"`{req.output}`: {req.text} — seen: {observed}" for req, observed in broken)
-        unmet = [f"{r.text}" for r in self.contract.requirements if r.output in files and r.id in self.last
-                 and not self.last[r.id].passed]
+        unmet = [
+            f"{r.text}"
+            for r in self.contract.requirements
+            if r.output in files and r.id in self.last and not self.last[r.id].passed
+        ]
         if not unmet:
-            return (f"Not run in your kernel: this code rewrites {named}, which already meets every requirement, "
-                    f"and breaks it: {undone}. Leave that file as it is (do not write it again) and do only what "
-                    "this step adds.")
-        return (f"Not run in your kernel: this code rewrites {named} and undoes what it already met: {undone}. "
-                f"Keep what the file already does right and change only what it still lacks: {'; '.join(unmet)}.")
+            return (
+                f"Not run in your kernel: this code rewrites {named}, which already meets every requirement, "
+                f"and breaks it: {undone}. Leave that file as it is (do not write it again) and do only what "
+                "this step adds."
+            )
+        return (
+            f"Not run in your kernel: this code rewrites {named} and undoes what it already met: {undone}. "
+            f"Keep what the file already does right and change only what it still lacks: {'; '.join(unmet)}."
+        )
 
     def unmet(self) -> list[str]:
         by_id = {r.id: r for r in self.contract.requirements}
-        return [f"{by_id[i].output}: {by_id[i].text} — seen: {r.observed}" for i, r in self.last.items() if not r.passed]
+        return [
+            f"{by_id[i].output}: {by_id[i].text} — seen: {r.observed}" for i, r in self.last.items() if not r.passed
+        ]
 
     def not_verified(self) -> list[str]:
         return [f"{r.output}: {r.text}" for r in self.contract.requirements if not r.checkable]
@@ -122,7 +150,9 @@ class DeliverableChecks:
         return bool(checkable) and all(r.id in self.last and self.last[r.id].passed for r in checkable)
 
 
-async def check_delivered(kernel, request: str, outputs: list[str]) -> tuple[DeliverableChecks, list[tuple[Requirement, RequirementResult]], CrsAdvice]:
+async def check_delivered(
+    kernel, request: str, outputs: list[str]
+) -> tuple[DeliverableChecks, list[tuple[Requirement, RequirementResult]], CrsAdvice]:
     """The request's contract for ``outputs`` checked on the files as they are now, outside a run
     (the MCP check tool): derived as a run derives it, the other files the request names being its
     inputs (their facts and CRS advice), and checked by the same in-kernel checker."""
@@ -144,8 +174,10 @@ def trial_suffix(contract: Contract | None, outputs: list[str] | None = None) ->
     payload = check_payload(contract, outputs)
     if not payload:
         return ""
-    return (f"\ntry:\n    print({TRIAL_MARK!r} + __import__('json').dumps(__geoagent__.check_contract({payload!r})))\n"
-            "except Exception:\n    pass\n")
+    return (
+        f"\ntry:\n    print({TRIAL_MARK!r} + __import__('json').dumps(__geoagent__.check_contract({payload!r})))\n"
+        "except Exception:\n    pass\n"
+    )
 
 
 def trial_results(stdout: str) -> list[dict] | None:
@@ -153,7 +185,7 @@ def trial_results(stdout: str) -> list[dict] | None:
     for line in reversed((stdout or "").splitlines()):
         if line.startswith(TRIAL_MARK):
             try:
-                results = json.loads(line[len(TRIAL_MARK):])
+                results = json.loads(line[len(TRIAL_MARK) :])
             except ValueError:
                 return None
             return results if isinstance(results, list) else None

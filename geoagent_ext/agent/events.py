@@ -176,8 +176,34 @@ class Repaired(_Event):
     type: Literal["repaired"] = "repaired"
     subtask_id: str
     attempt: int
-    strategy: Literal["add_import", "start_list", "drop_keyword", "drop_import", "fix_call", "move_import", "keep_frame", "keep_geometry", "set_geometry", "make_valid", "own_column", "rename_local", "drop_print", "mend", "drop_mended_column", "insert_subtask", "example_name", "members", "text_not_frame", "data_profile", "analyse",
-                      "no_code", "semantic", "hint", "escalate", "rewrite"]
+    strategy: Literal[
+        "add_import",
+        "start_list",
+        "drop_keyword",
+        "drop_import",
+        "fix_call",
+        "move_import",
+        "keep_frame",
+        "keep_geometry",
+        "set_geometry",
+        "make_valid",
+        "own_column",
+        "rename_local",
+        "drop_print",
+        "mend",
+        "drop_mended_column",
+        "insert_subtask",
+        "example_name",
+        "members",
+        "text_not_frame",
+        "data_profile",
+        "analyse",
+        "no_code",
+        "semantic",
+        "hint",
+        "escalate",
+        "rewrite",
+    ]
     diagnosis: str
     diff: str = ""  # unified diff between the failed attempt and the next one
 
@@ -280,9 +306,31 @@ class Finished(_Event):
 
 Event = Annotated[
     Union[
-        RunStarted, Progress, RunWarning, ModelWaiting, CrsAdvised, ContractStated, Planned, Replanned, RequirementChecked, Declined, SubtaskStarted, CodeProposed,
-        Executed, Repaired, SubtaskInserted, ApprovalRequested, ApprovalGiven, Solved,
-        NamespaceChanged, NeedsHuman, HumanEditApplied, HintGiven, Skipped, SearchNode, Finished,
+        RunStarted,
+        Progress,
+        RunWarning,
+        ModelWaiting,
+        CrsAdvised,
+        ContractStated,
+        Planned,
+        Replanned,
+        RequirementChecked,
+        Declined,
+        SubtaskStarted,
+        CodeProposed,
+        Executed,
+        Repaired,
+        SubtaskInserted,
+        ApprovalRequested,
+        ApprovalGiven,
+        Solved,
+        NamespaceChanged,
+        NeedsHuman,
+        HumanEditApplied,
+        HintGiven,
+        Skipped,
+        SearchNode,
+        Finished,
     ],
     Field(discriminator="type"),
 ]
@@ -297,4 +345,3 @@ def parse_event(data: dict[str, Any] | str) -> Event:
     if isinstance(data, str):
         return _EVENT_ADAPTER.validate_json(data)
     return _EVENT_ADAPTER.validate_python(data)
-

@@ -14,16 +14,20 @@ from . import codeinfo, repair
 from .events import CodeProposed, Repaired
 from ..llm.client import LLMNoAnswer
 from .subtask_work import (
-    FIRST_TEMPERATURE, MAX_SEMANTIC_RETRIES, REPAIR_TEMPERATURE, Attempt, Outcome, SolverRun, SubtaskWork,
+    FIRST_TEMPERATURE,
+    MAX_SEMANTIC_RETRIES,
+    REPAIR_TEMPERATURE,
+    Attempt,
+    Outcome,
+    SolverRun,
+    SubtaskWork,
 )
 
 MAX_FREE_FIXES = 3  # certain fixes (no model call) per subtask that do not count against max_attempts
 
 
 def unified_diff(old: str, new: str) -> str:
-    return "".join(
-        difflib.unified_diff(old.splitlines(True), new.splitlines(True), "previous attempt", "this attempt")
-    )
+    return "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), "previous attempt", "this attempt"))
 
 
 class SequentialSolver:
@@ -66,7 +70,9 @@ class SequentialSolver:
                 )
                 run.progress(f"writing code for step {index + 1} (attempt {attempt_no})", subtask.id)
                 try:
-                    code, cause, _ = await work.generate(ctx, temperature=FIRST_TEMPERATURE if attempt_no == 1 else REPAIR_TEMPERATURE)
+                    code, cause, _ = await work.generate(
+                        ctx, temperature=FIRST_TEMPERATURE if attempt_no == 1 else REPAIR_TEMPERATURE
+                    )
                 except LLMNoAnswer as exc:
                     # A reply without Python is a failed attempt, not a failed run: the
                     # budget and the human hand-over still apply.
@@ -77,8 +83,16 @@ class SequentialSolver:
                     diagnosis_text = cause or diagnosis_text
             run.emit(CodeProposed(run_id=run.id, subtask_id=subtask.id, attempt=attempt_no, code=code))
             if failed is not None:
-                run.emit(Repaired(run_id=run.id, subtask_id=subtask.id, attempt=attempt_no, strategy=last_strategy,
-                                  diagnosis=diagnosis_text or failed.error or "", diff=unified_diff(failed.code, code)))
+                run.emit(
+                    Repaired(
+                        run_id=run.id,
+                        subtask_id=subtask.id,
+                        attempt=attempt_no,
+                        strategy=last_strategy,
+                        diagnosis=diagnosis_text or failed.error or "",
+                        diff=unified_diff(failed.code, code),
+                    )
+                )
             attempt = await work.evaluate(code, attempt_no)
             if attempt.committed:
                 live = attempt if attempt.error is None else None
@@ -88,12 +102,16 @@ class SequentialSolver:
                 last_strategy, repair_context = "no_code", repair.with_no_code_note(repair_context)
                 continue
             if attempt.error is None and (not attempt.warnings or semantic_failures >= MAX_SEMANTIC_RETRIES):
-                return Outcome("solved", code=code, result=attempt.result, warnings=attempt.warnings, attempts=attempt_no)
+                return Outcome(
+                    "solved", code=code, result=attempt.result, warnings=attempt.warnings, attempts=attempt_no
+                )
             was_mend, mending = mending, False
             if attempt.error is None:
                 attempt.error = "The code ran but the result looks wrong: " + "; ".join(attempt.warnings)
                 failed = attempt
-                semantic_failures += 0 if was_mend else 1  # the coder's result; a mend that left other defects is not the coder's retry
+                semantic_failures += (
+                    0 if was_mend else 1
+                )  # the coder's result; a mend that left other defects is not the coder's retry
                 mended = work.mended(code) if free < MAX_FREE_FIXES else None
                 if mended:  # the file's failed requirements with a mechanical remedy: mended without the model
                     pending_code, mending, free = mended, True, free + 1
@@ -136,12 +154,17 @@ class SequentialSolver:
             repair_context = await repair.enrich(diagnosis, code, attempt.lineno, run.kernel)
             if repeats[signature] == 2:  # second time the same: say so, with the real data beside it
                 repair_context = repair.escalation_note(await run.variable_summary()) + (
-                    "\n" + repair_context if repair_context else "")
+                    "\n" + repair_context if repair_context else ""
+                )
                 last_strategy = "escalate"
             failed = attempt
         if live is not None:
             # The later attempts were stopped in their trials (one undid a requirement that holds) or
             # failed there: the kernel and the files are still the live attempt's, with what it lacks.
             return Outcome("solved", code=live.code, result=live.result, warnings=live.warnings, attempts=attempt_no)
-        return Outcome("needs_human", code=failed.code if failed else "", error=failed.error or "" if failed else "",
-                       attempts=attempt_no)
+        return Outcome(
+            "needs_human",
+            code=failed.code if failed else "",
+            error=failed.error or "" if failed else "",
+            attempts=attempt_no,
+        )

@@ -33,8 +33,14 @@ def _tag(cell: nbformat.NotebookNode, run_id: str, subtask_id: str, role: str) -
     return cell
 
 
-def append_run(nb: nbformat.NotebookNode, request: str, subtasks: list[SubtaskSpec], events: list[Event],
-               run_id: str = "", full_outputs: Callable[[str], list[dict] | None] | None = None) -> int:
+def append_run(
+    nb: nbformat.NotebookNode,
+    request: str,
+    subtasks: list[SubtaskSpec],
+    events: list[Event],
+    run_id: str = "",
+    full_outputs: Callable[[str], list[dict] | None] | None = None,
+) -> int:
     """Append the run's solved steps; returns how many code cells were added. ``full_outputs``
     (``Run.full_outputs``) gives a step's whole outputs: its events carry them bounded."""
     solved = {e.subtask_id: e for e in events if isinstance(e, Solved)}
@@ -45,7 +51,9 @@ def append_run(nb: nbformat.NotebookNode, request: str, subtasks: list[SubtaskSp
         event = solved.get(subtask.id)
         heading = f"### Step {number}: {subtask.description}"
         if event is None:
-            nb.cells.append(_tag(nbformat.v4.new_markdown_cell(heading + "\n\n*(not done)*"), run_id, subtask.id, "heading"))
+            nb.cells.append(
+                _tag(nbformat.v4.new_markdown_cell(heading + "\n\n*(not done)*"), run_id, subtask.id, "heading")
+            )
             continue
         if event.by == "human":
             heading += " *(fixed by you)*"

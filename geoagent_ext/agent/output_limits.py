@@ -34,7 +34,7 @@ def shortened(text: str, limit: int = FIELD_LIMIT) -> str:
     if len(text) <= limit:
         return text
     half = limit // 2
-    return text[:half] + marker(len(text)) + text[len(text) - half:]
+    return text[:half] + marker(len(text)) + text[len(text) - half :]
 
 
 def bounded_outputs(outputs: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], bool]:
@@ -46,8 +46,13 @@ def bounded_outputs(outputs: list[dict[str, Any]]) -> tuple[list[dict[str, Any]]
     for index, output in enumerate(outputs):
         if room <= 0:
             left = len(outputs) - index
-            kept.append({"output_type": "stream", "name": "stdout",
-                         "text": f"\n… [{left:,} more output(s) left out; {_WHERE}] …\n"})
+            kept.append(
+                {
+                    "output_type": "stream",
+                    "name": "stdout",
+                    "text": f"\n… [{left:,} more output(s) left out; {_WHERE}] …\n",
+                }
+            )
             return kept, True
         bounded, size = _bounded_output(output, min(room, FIELD_LIMIT))
         cut = cut or bounded is not output

@@ -30,11 +30,17 @@ from ..contract.model import Contract
 from ..contract.rules import SPATIAL, file_format
 
 # (A dot inside a word is a file name's, not the sentence's end: "merge `a.geojson` and `b.geojson` on ...".)
-_JOIN_ON = re.compile(r"\b(?:merg\w*|join\w*)\b(?:[^.;]|\.(?=\w))*?\bon\s+(?:the\s+)?(?:common\s+|shared\s+)?"
-                      r"(?:column\s+|key\s+|field\s+)?`?(?P<key>[A-Za-z_]\w*)`?", re.IGNORECASE)
+_JOIN_ON = re.compile(
+    r"\b(?:merg\w*|join\w*)\b(?:[^.;]|\.(?=\w))*?\bon\s+(?:the\s+)?(?:common\s+|shared\s+)?"
+    r"(?:column\s+|key\s+|field\s+)?`?(?P<key>[A-Za-z_]\w*)`?",
+    re.IGNORECASE,
+)
 # A step that relates layers by location (this one or an earlier one): keys may come from it.
-_BY_LOCATION = re.compile(r"\b(sjoin\w*|spatial(?:ly)?|within|contain\w*|intersect\w*|nearest|overlay|"
-                          r"clip\w*|location|falls?\s+in)\b", re.IGNORECASE)
+_BY_LOCATION = re.compile(
+    r"\b(sjoin\w*|spatial(?:ly)?|within|contain\w*|intersect\w*|nearest|overlay|"
+    r"clip\w*|location|falls?\s+in)\b",
+    re.IGNORECASE,
+)
 _NOT_A_KEY = {"geometry", "the", "a", "an", "index", "it", "them", "each", "both", "their", "its", "this", "that"}
 
 
@@ -73,24 +79,38 @@ def unshared_join_keys(descriptions: list[str], columns_by_input: dict[str, list
         having = [p for p in involved if key in layers[p]]
         lacking = [p for p in involved if key not in layers[p]]
         if having and lacking:
-            found.append((i, key, f"`{lacking[0]}` has no column `{key}` (only `{having[0]}` has it): layers that share "
-                             "no column are related by location, with a spatial join (geopandas.sjoin, predicate "
-                             "'within' or 'intersects'; sjoin_nearest for the nearest feature), not a merge"))
+            found.append(
+                (
+                    i,
+                    key,
+                    f"`{lacking[0]}` has no column `{key}` (only `{having[0]}` has it): layers that share "
+                    "no column are related by location, with a spatial join (geopandas.sjoin, predicate "
+                    "'within' or 'intersects'; sjoin_nearest for the nearest feature), not a merge",
+                )
+            )
     return found
 
 
 def without_join_key(text: str, key: str) -> str:
     """``text`` without its "on the `key` column": a spatial join has no key, and a reworded step
     that keeps one is coded as ``sjoin(..., on=key)`` (seen: five TypeErrors in a row)."""
-    return re.sub(rf"\s+on\s+(?:the\s+)?(?:common\s+|shared\s+)?(?:(?:column|key|field)\s+)?`?{re.escape(key)}`?"
-                  rf"(?:\s+(?:column|key|field)s?)?", "", text, flags=re.IGNORECASE)
+    return re.sub(
+        rf"\s+on\s+(?:the\s+)?(?:common\s+|shared\s+)?(?:(?:column|key|field)\s+)?`?{re.escape(key)}`?"
+        rf"(?:\s+(?:column|key|field)s?)?",
+        "",
+        text,
+        flags=re.IGNORECASE,
+    )
 
 
 # Files a raster library reads; with none of them among the data, a step "using rasterio" is the
 # planner reaching for the wrong library (seen: "Compute the length of each line using rasterio").
 RASTER_FILES = re.compile(r"\.(tiff?|vrt|img|jp2|asc|nc|zarr|grib2?|hdf5?|h5)$", re.IGNORECASE)
-_RASTER_TOOL = re.compile(r",?\s*\b(?:using|with|via|through)\s+(?:the\s+)?(?:`?(?:rasterio|rioxarray|xarray)`?)"
-                          r"(?:\s+(?:library|package|module))?", re.IGNORECASE)
+_RASTER_TOOL = re.compile(
+    r",?\s*\b(?:using|with|via|through)\s+(?:the\s+)?(?:`?(?:rasterio|rioxarray|xarray)`?)"
+    r"(?:\s+(?:library|package|module))?",
+    re.IGNORECASE,
+)
 
 
 def raster_tools_without_rasters(descriptions: list[str], data_files: list[str], request: str) -> list[tuple[int, str]]:
@@ -110,21 +130,30 @@ def raster_tools_without_rasters(descriptions: list[str], data_files: list[str],
 # "Ensure the CRS of the layer is in a projected (metric) CRS" asks for one too.
 # (Converting "the geometry column" too: bangkok-coercion at 536c870 planned "Convert the geometry column
 # to a numeric type", which the coder wrote as `to_crs(epsg=10594)`, and the file lost its input's CRS.)
-_REPROJECTS = re.compile(r"\b(?:re-?project\w*|to_crs|(?:convert\w*|transform\w*|change\w*)\s+(?:the\s+)?"
-                         r"(?:crs|coordinate reference system|projection|coordinates|geometr(?:y|ies)(?:\s+column)?)\b|"
-                         r"(?:ensure|make\s+sure)\b[^.;]*?\b(?:crs|projection)\b[^.;]*?"
-                         r"\b(?:projected|metric|utm|epsg)\b)", re.IGNORECASE)
+_REPROJECTS = re.compile(
+    r"\b(?:re-?project\w*|to_crs|(?:convert\w*|transform\w*|change\w*)\s+(?:the\s+)?"
+    r"(?:crs|coordinate reference system|projection|coordinates|geometr(?:y|ies)(?:\s+column)?)\b|"
+    r"(?:ensure|make\s+sure)\b[^.;]*?\b(?:crs|projection)\b[^.;]*?"
+    r"\b(?:projected|metric|utm|epsg)\b)",
+    re.IGNORECASE,
+)
 # A step that measures: it may reproject a copy to measure in metres.
-_MEASURES = re.compile(r"\b(?:area\w*|length\w*|distance\w*|buffer\w*|nearest|perimeter\w*|km|metres?|meters?|"
-                       r"hectares?)\b|km²|m²", re.IGNORECASE)
+_MEASURES = re.compile(
+    r"\b(?:area\w*|length\w*|distance\w*|buffer\w*|nearest|perimeter\w*|km|metres?|meters?|"
+    r"hectares?)\b|km²|m²",
+    re.IGNORECASE,
+)
 # A step that leaves rows out.
-_FILTERS = re.compile(r"\b(?:filter\w*|subset\w*|(?:select\w*|keep\w*|retain\w*)\s+only|only\s+(?:the\s+)?rows|"
-                      r"(?:drop\w*|remove\w*|exclud\w*|discard\w*)\s+(?:the\s+|any\s+|all\s+)?rows)\b",
-                      re.IGNORECASE)
+_FILTERS = re.compile(
+    r"\b(?:filter\w*|subset\w*|(?:select\w*|keep\w*|retain\w*)\s+only|only\s+(?:the\s+)?rows|"
+    r"(?:drop\w*|remove\w*|exclud\w*|discard\w*)\s+(?:the\s+|any\s+|all\s+)?rows)\b",
+    re.IGNORECASE,
+)
 # A step that sums or averages over rows ("Compute the sum of `unit_count` for each feature", read
 # from a request that says what the user will query later: nyc-wkt at d518539).
-_AGGREGATES = re.compile(r"\b(?:sum|total|mean|average|median)\s+(?:of|over)\b|\b(?:aggregat\w*|group\w*\s+by)\b",
-                         re.IGNORECASE)
+_AGGREGATES = re.compile(
+    r"\b(?:sum|total|mean|average|median)\s+(?:of|over)\b|\b(?:aggregat\w*|group\w*\s+by)\b", re.IGNORECASE
+)
 # A step that also writes a file: it cannot be dropped, only told the limit ("written" is a state, not an act).
 _WRITES = re.compile(r"\b(?:writes?|writing|sav(?:e|es|ing)|export\w*|to_file|to_parquet|to_csv)\b", re.IGNORECASE)
 
@@ -132,14 +161,19 @@ _WRITES = re.compile(r"\b(?:writes?|writing|sav(?:e|es|ing)|export\w*|to_file|to
 def _retypes(column: str) -> re.Pattern:
     """A step that converts ``column`` to numbers or dates ("Convert the `address_id` column to a numeric
     type"), which loses ids like 'A0001' or '007'; to text is left alone (it keeps what it reads)."""
-    return re.compile(rf"\b(?:convert\w*|cast\w*|chang\w*|coerc\w*)\b[^.;]*?`?\b{re.escape(column)}\b`?[^.;]*?"
-                      rf"\b(?:to|as|into)\b[^.;]*?\b(?:numeric|numbers?|int\w*|float\w*|date\w*|timestamp\w*)\b",
-                      re.IGNORECASE)
+    return re.compile(
+        rf"\b(?:convert\w*|cast\w*|chang\w*|coerc\w*)\b[^.;]*?`?\b{re.escape(column)}\b`?[^.;]*?"
+        rf"\b(?:to|as|into)\b[^.;]*?\b(?:numeric|numbers?|int\w*|float\w*|date\w*|timestamp\w*)\b",
+        re.IGNORECASE,
+    )
 
 
 # "Check for invalid geometries and remove them" (cairo-dedup at c650f01: 20 parcels gone)
-_DROPS_INVALID = re.compile(r"\b(?:remov|drop|filter|discard|delet|exclud)\w*\b[^.;]*\binvalid\b|"
-                            r"\binvalid\b[^.;]*\b(?:remov|drop|filter|discard|delet|exclud)\w*", re.IGNORECASE)
+_DROPS_INVALID = re.compile(
+    r"\b(?:remov|drop|filter|discard|delet|exclud)\w*\b[^.;]*\binvalid\b|"
+    r"\binvalid\b[^.;]*\b(?:remov|drop|filter|discard|delet|exclud)\w*",
+    re.IGNORECASE,
+)
 _REPAIRS = re.compile(r"\b(?:repair|fix|make_valid|mak\w*\s+(?:them\s+|it\s+)?valid)", re.IGNORECASE)
 
 
@@ -159,25 +193,61 @@ def contract_conflicts(descriptions: list[str], contract: Contract | None) -> li
     layer_files: list[tuple[re.Pattern, str]] = []
     for req in contract.requirements:
         if req.kind == "geometry_unchanged":
-            limits.append((_REPROJECTS, f"`{req.output}` keeps the geometries of `{req.params.get('input')}` in its "
-                                        "CRS: reproject only a copy to measure on, never the layer written", _MEASURES))
+            limits.append(
+                (
+                    _REPROJECTS,
+                    f"`{req.output}` keeps the geometries of `{req.params.get('input')}` in its "
+                    "CRS: reproject only a copy to measure on, never the layer written",
+                    _MEASURES,
+                )
+            )
         elif req.kind == "rows_as_input":
-            limits.append((_FILTERS, f"`{req.output}` keeps every row of `{req.params.get('input')}` "
-                                     f"({req.params.get('rows')}): no row is left out", None))
-            limits.append((_AGGREGATES, f"`{req.output}` has one row per feature of `{req.params.get('input')}`: "
-                                        "nothing is summed, averaged or grouped over rows", None))
+            limits.append(
+                (
+                    _FILTERS,
+                    f"`{req.output}` keeps every row of `{req.params.get('input')}` "
+                    f"({req.params.get('rows')}): no row is left out",
+                    None,
+                )
+            )
+            limits.append(
+                (
+                    _AGGREGATES,
+                    f"`{req.output}` has one row per feature of `{req.params.get('input')}`: "
+                    "nothing is summed, averaged or grouped over rows",
+                    None,
+                )
+            )
         elif req.kind == "geometries_valid" and req.params.get("key"):
-            limits.append((_DROPS_INVALID, f"`{req.output}` keeps the features of `{req.params.get('input')}` whose "
-                                           "geometries are invalid, repaired with make_valid(), never dropped", _REPAIRS))
+            limits.append(
+                (
+                    _DROPS_INVALID,
+                    f"`{req.output}` keeps the features of `{req.params.get('input')}` whose "
+                    "geometries are invalid, repaired with make_valid(), never dropped",
+                    _REPAIRS,
+                )
+            )
         elif req.kind == "values_from_input" and req.params.get("name"):
-            limits.append((_retypes(str(req.params["name"])),
-                           f"`{req.params['name']}` keeps the original values of `{req.params.get('input')}`", None))
+            limits.append(
+                (
+                    _retypes(str(req.params["name"])),
+                    f"`{req.params['name']}` keeps the original values of `{req.params.get('input')}`",
+                    None,
+                )
+            )
         elif req.kind == "layers" and req.params.get("names"):
             names = [str(n) for n in req.params["names"]]
-            layer_files.append((re.compile(rf"\b(?:{'|'.join(map(re.escape, names))})\.(?:gpkg|geojson|shp|fgb|"
-                                           r"parquet|geoparquet)\b", re.IGNORECASE),
-                                f"{', '.join(names)} are layers of `{req.output}`, not files: write each with "
-                                f"gdf.to_file('{req.output}', layer=name)"))
+            layer_files.append(
+                (
+                    re.compile(
+                        rf"\b(?:{'|'.join(map(re.escape, names))})\.(?:gpkg|geojson|shp|fgb|"
+                        r"parquet|geoparquet)\b",
+                        re.IGNORECASE,
+                    ),
+                    f"{', '.join(names)} are layers of `{req.output}`, not files: write each with "
+                    f"gdf.to_file('{req.output}', layer=name)",
+                )
+            )
     found: list[tuple[int, str | None, str]] = []
     for i, text in enumerate(descriptions):
         hits = [(why, keeps) for pattern, why, keeps in limits if pattern.search(text)]
@@ -194,8 +264,23 @@ def contract_conflicts(descriptions: list[str], contract: Contract | None) -> li
 
 
 # Requirements on one column's values that some step has to act on (keeping values needs no step).
-_ACTED_ON = frozenset({"integer", "numeric", "dtype", "non_negative", "measure_units", "group_keys", "non_empty", "unique",
-                       "sorted", "lonlat", "bbox", "values_in", "pattern"})
+_ACTED_ON = frozenset(
+    {
+        "integer",
+        "numeric",
+        "dtype",
+        "non_negative",
+        "measure_units",
+        "group_keys",
+        "non_empty",
+        "unique",
+        "sorted",
+        "lonlat",
+        "bbox",
+        "values_in",
+        "pattern",
+    }
+)
 MAX_APPENDED = 4
 
 
@@ -212,12 +297,22 @@ def uncovered_requirements(descriptions: list[str | None], contract: Contract | 
     writers = [i for i, t in texts.items() if _WRITES.search(t)]
     told: dict[int, list[str]] = {}
     for req in contract.requirements:
-        names = [str(n) for n in req.params.get("names") or []] if req.kind == "layers" else [str(req.params.get("name") or "")]
-        if (req.kind not in _ACTED_ON and req.kind != "layers") or not all(names) or not names \
-                or (req.kind == "dtype" and req.params.get("others")):
+        names = (
+            [str(n) for n in req.params.get("names") or []]
+            if req.kind == "layers"
+            else [str(req.params.get("name") or "")]
+        )
+        if (
+            (req.kind not in _ACTED_ON and req.kind != "layers")
+            or not all(names)
+            or not names
+            or (req.kind == "dtype" and req.params.get("others"))
+        ):
             continue
-        if all(any(re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", t, re.IGNORECASE) for t in texts.values())
-               for name in names):
+        if all(
+            any(re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", t, re.IGNORECASE) for t in texts.values())
+            for name in names
+        ):
             continue
         base = req.output.rsplit("/", 1)[-1].lower()
         index = next((i for i in writers if base in texts[i].lower()), writers[-1] if writers else None)
@@ -226,9 +321,14 @@ def uncovered_requirements(descriptions: list[str | None], contract: Contract | 
         said = f"in `{req.output}`, {said}" if len(contract.outputs) > 1 else said
         if index is not None and said not in told.get(index, []):
             told.setdefault(index, []).append(said)
-    return [(i, f"{texts[i].rstrip()} (Before writing, also: {'; '.join(said[:MAX_APPENDED])}.)",
-             f"{len(said)} column or layer requirement(s) of the contract no step names")
-            for i, said in sorted(told.items())]
+    return [
+        (
+            i,
+            f"{texts[i].rstrip()} (Before writing, also: {'; '.join(said[:MAX_APPENDED])}.)",
+            f"{len(said)} column or layer requirement(s) of the contract no step names",
+        )
+        for i, said in sorted(told.items())
+    ]
 
 
 # "Iterate over each layer in the dataset." then "For each layer, read ...", "Count the features":
@@ -255,9 +355,11 @@ def loop_bodies(descriptions: list[str]) -> list[tuple[int, str, list[int]]]:
             j += 1
         if body:
             parts = [descriptions[i].rstrip(" .")] + [descriptions[k].strip().rstrip(" .") for k in body]
-            text = (f"In one loop: {parts[0]}; inside it, for each item: "
-                    + "; ".join(p[:1].lower() + p[1:] for p in parts[1:])
-                    + ". Collect one record (a dict) per item in a list for the next step")
+            text = (
+                f"In one loop: {parts[0]}; inside it, for each item: "
+                + "; ".join(p[:1].lower() + p[1:] for p in parts[1:])
+                + ". Collect one record (a dict) per item in a list for the next step"
+            )
             found.append((i, text, body))
         i = j
     return found
@@ -265,38 +367,133 @@ def loop_bodies(descriptions: list[str]) -> list[tuple[int, str, list[int]]]:
 
 _LOADS = re.compile(r"\s*(?:load|read|open)\b", re.IGNORECASE)
 # The words of a step that only loads files (anything else in it is work: "and reproject it").
-_LOAD_WORDS = {"load", "loads", "read", "reads", "open", "the", "a", "an", "and", "both", "file", "files", "data",
-               "dataset", "datasets", "into", "in", "as", "to", "using", "with", "from", "it", "them", "its", "their",
-               "geopandas", "gpd", "pandas", "pd", "read_file", "read_parquet", "read_csv", "geodataframe",
-               "geodataframes", "dataframe", "dataframes", "frame", "frames", "variable", "variables", "layer",
-               "layers", "geojson", "geopackage", "gpkg", "csv", "parquet", "geoparquet", "shapefile", "again"}
+_LOAD_WORDS = {
+    "load",
+    "loads",
+    "read",
+    "reads",
+    "open",
+    "the",
+    "a",
+    "an",
+    "and",
+    "both",
+    "file",
+    "files",
+    "data",
+    "dataset",
+    "datasets",
+    "into",
+    "in",
+    "as",
+    "to",
+    "using",
+    "with",
+    "from",
+    "it",
+    "them",
+    "its",
+    "their",
+    "geopandas",
+    "gpd",
+    "pandas",
+    "pd",
+    "read_file",
+    "read_parquet",
+    "read_csv",
+    "geodataframe",
+    "geodataframes",
+    "dataframe",
+    "dataframes",
+    "frame",
+    "frames",
+    "variable",
+    "variables",
+    "layer",
+    "layers",
+    "geojson",
+    "geopackage",
+    "gpkg",
+    "csv",
+    "parquet",
+    "geoparquet",
+    "shapefile",
+    "again",
+}
 # "Load the necessary libraries", "Import geopandas and pandas": each step imports what it uses, and
 # such a step only invites a long answer (the 1.5B once wrote ~1000 tokens of one import line).
-_IMPORT_WORDS = {"import", "imports", "load", "the", "all", "necessary", "required", "needed", "relevant", "python",
-                 "geospatial", "libraries", "library", "modules", "module", "packages", "package", "and", "such",
-                 "as", "like", "including", "e.g", "for", "this", "task", "analysis", "geopandas", "gpd", "pandas",
-                 "pd", "numpy", "np", "shapely", "pyproj", "matplotlib", "rasterio", "scipy", "os", "json",
-                 "pyarrow", "pyogrio", "fiona"}
+_IMPORT_WORDS = {
+    "import",
+    "imports",
+    "load",
+    "the",
+    "all",
+    "necessary",
+    "required",
+    "needed",
+    "relevant",
+    "python",
+    "geospatial",
+    "libraries",
+    "library",
+    "modules",
+    "module",
+    "packages",
+    "package",
+    "and",
+    "such",
+    "as",
+    "like",
+    "including",
+    "e.g",
+    "for",
+    "this",
+    "task",
+    "analysis",
+    "geopandas",
+    "gpd",
+    "pandas",
+    "pd",
+    "numpy",
+    "np",
+    "shapely",
+    "pyproj",
+    "matplotlib",
+    "rasterio",
+    "scipy",
+    "os",
+    "json",
+    "pyarrow",
+    "pyogrio",
+    "fiona",
+}
 # "Verify the output", "Open the GeoParquet file to verify that it meets the requirements" (fio-nyc at
 # 90b155b: its reading failed five times and the run timed out with the file written).
-_VERIFIES = re.compile(r"^\s*(?:verify|double-check|confirm|validate)\b|"
-                       r"^\s*(?:open|read|load|re-?open|re-?read|reload)\b[^.;]*\bto\s+(?:verify|check|confirm|validate)\b",
-                       re.IGNORECASE)
+_VERIFIES = re.compile(
+    r"^\s*(?:verify|double-check|confirm|validate)\b|"
+    r"^\s*(?:open|read|load|re-?open|re-?read|reload)\b[^.;]*\bto\s+(?:verify|check|confirm|validate)\b",
+    re.IGNORECASE,
+)
 # "Optionally, map the result": what the request did not ask for only risks the deliverable (at
 # 45f228b such a step's repairs rewrote London's finished CSV without a column).
 _OPTIONAL = re.compile(r"^\s*(?:optionally|if (?:needed|desired|wanted|you (?:want|wish|like)))\b", re.IGNORECASE)
 _CLOSES = re.compile(r"^\s*close\b", re.IGNORECASE)
 # "Convert the `data/vienna_stations.geojson` points to a GeoDataFrame" (example 01 at 4140894: five
 # attempts at points_from_xy on columns a GeoJSON layer does not have, then the user): nothing else said.
-_TO_GEODATAFRAME = re.compile(r"^\s*(?:convert|turn|make|cast|transform)\w*\s+(?:the\s+)?[^;]*?\s+(?:to|into|as)\s+"
-                              r"(?:an?\s+)?`?geo(?:pandas\s+)?data\s?frames?`?\s*[.;]?\s*$", re.IGNORECASE)
+_TO_GEODATAFRAME = re.compile(
+    r"^\s*(?:convert|turn|make|cast|transform)\w*\s+(?:the\s+)?[^;]*?\s+(?:to|into|as)\s+"
+    r"(?:an?\s+)?`?geo(?:pandas\s+)?data\s?frames?`?\s*[.;]?\s*$",
+    re.IGNORECASE,
+)
 # "Convert the `geometry` column to a shapely geometry type": a layer read by geopandas holds shapely
 # geometries already, and the 1.5B's conversion left a plain Series (lagos at c650f01: the next two
 # steps failed on `.to_crs` of it). Only when every data file is a spatial layer: a table's
 # `geometry` column may be WKT text to parse.
-_TO_SHAPELY = re.compile(r"^\s*(?:convert|cast|change|turn|transform|ensure)\w*\s+(?:the\s+)?`?geometr(?:y|ies)`?"
-                         r"(?:\s+column)?(?:\s+(?:of|in)\s+[^.;]*?)?\s+(?:to|into|is|are|as)\s+(?:an?\s+)?`?shapely\b[^.;]*[.;]?\s*$",
-                         re.IGNORECASE)
+_TO_SHAPELY = re.compile(
+    r"^\s*(?:convert|cast|change|turn|transform|ensure)\w*\s+(?:the\s+)?`?geometr(?:y|ies)`?"
+    r"(?:\s+column)?(?:\s+(?:of|in)\s+[^.;]*?)?\s+(?:to|into|is|are|as)\s+(?:an?\s+)?`?shapely\b[^.;]*[.;]?\s*$",
+    re.IGNORECASE,
+)
 _REPEATS = re.compile(r"^\s*repeat\s+(?:the\s+)?steps?\b", re.IGNORECASE)
 # Steps that only do what the contract's mend does on the written file (``contract.mend``): convert the
 # geometries to the multi-part type an output requires, drop the null/empty geometries it forbids. The
@@ -304,10 +501,16 @@ _REPEATS = re.compile(r"^\s*repeat\s+(?:the\s+)?steps?\b", re.IGNORECASE)
 # (Repairing invalid or dropping duplicate geometries stays a step: later joins, overlays or sums
 # need it done before them.)
 _MENDED_STEPS = {
-    "geometry_types": re.compile(r"^\s*(?:convert|cast|change|transform|make|turn|ensure)\w*\b[^.;]*\bmulti-?"
-                                 r"(?:polygon|linestring|line|point|part)s?\b[^.;]*[.;]?\s*$", re.IGNORECASE),
-    "geometries_present": re.compile(r"^\s*(?:remove|drop|filter(?:\s+out)?|exclude|discard|delete)\b[^.;]*"
-                                     r"\b(?:null|empty|missing)\b[^.;]*\bgeometr[^.;]*[.;]?\s*$", re.IGNORECASE),
+    "geometry_types": re.compile(
+        r"^\s*(?:convert|cast|change|transform|make|turn|ensure)\w*\b[^.;]*\bmulti-?"
+        r"(?:polygon|linestring|line|point|part)s?\b[^.;]*[.;]?\s*$",
+        re.IGNORECASE,
+    ),
+    "geometries_present": re.compile(
+        r"^\s*(?:remove|drop|filter(?:\s+out)?|exclude|discard|delete)\b[^.;]*"
+        r"\b(?:null|empty|missing)\b[^.;]*\bgeometr[^.;]*[.;]?\s*$",
+        re.IGNORECASE,
+    ),
 }
 _ASKS_TO_CHECK = re.compile(r"\b(?:verif\w*|validat\w*|check\w*|confirm\w*|audit\w*)\b", re.IGNORECASE)
 
@@ -337,8 +540,13 @@ def _only_loads(text: str, files: set[str]) -> bool:
 def _only_imports(text: str) -> bool:
     """The step imports libraries and does nothing else."""
     words = _words(text)
-    return bool(words) and words[0] in ("import", "load") and set(words) <= _IMPORT_WORDS and len(words) > 1 \
+    return (
+        bool(words)
+        and words[0] in ("import", "load")
+        and set(words) <= _IMPORT_WORDS
+        and len(words) > 1
         and words[1:] != ["all"]
+    )
 
 
 def _mend_does(contract: Contract, req) -> bool:
@@ -350,8 +558,9 @@ def _mend_does(contract: Contract, req) -> bool:
     return bool(multi_only) and mend_code(contract, req.output, [req]) is not None
 
 
-def idle_steps(descriptions: list[str], request: str, contract: Contract | None,
-               data_files: list[str] = ()) -> list[tuple[int, str]]:
+def idle_steps(
+    descriptions: list[str], request: str, contract: Contract | None, data_files: list[str] = ()
+) -> list[tuple[int, str]]:
     """(step index, why) for steps with nothing to do: one that only verifies, when the contract has
     checks beyond the file's existence (they run on the real files after every step, stronger than
     the model's own check) and the request asks for no checking itself; one that only closes things
@@ -361,8 +570,11 @@ def idle_steps(descriptions: list[str], request: str, contract: Contract | None,
     (reading them again throws away what the steps between did to them); one that only does what the
     contract's mend does on the written file (``_MENDED_STEPS``). A step that also writes stays."""
     verified = contract is not None and any(r.checkable and r.kind != "exists" for r in contract.requirements)
-    mended = {kind: pattern for kind, pattern in _MENDED_STEPS.items() if contract is not None and any(
-        r.kind == kind and _mend_does(contract, r) for r in contract.requirements)}
+    mended = {
+        kind: pattern
+        for kind, pattern in _MENDED_STEPS.items()
+        if contract is not None and any(r.kind == kind and _mend_does(contract, r) for r in contract.requirements)
+    }
     computed = mended_values(contract)
     layers_only = bool(data_files) and all(file_format(p) in SPATIAL for p in data_files)
     loaded: set[str] = set()
@@ -418,12 +630,22 @@ def _mended_value(text: str, contract: Contract, computed: set[str]) -> str | No
         operands = {name, r.params.get("count"), r.params.get("measure")}
         if r.kind == "density" and (name in named or _says_rate(text, name)) and named <= operands:
             return name
-        if r.kind == "point_counts" and _MERGES.search(text) and (
-                (named & mended_names) or r.params.get("points", "") in text) and not _MEASURES.search(text):
+        if (
+            r.kind == "point_counts"
+            and _MERGES.search(text)
+            and ((named & mended_names) or r.params.get("points", "") in text)
+            and not _MEASURES.search(text)
+        ):
             return name  # relating the points to the polygons serves only the count (example 01 at f2774b6)
         noun = re.sub(r"(^|_)(count|n|num|number)(_|$)", "_", name.lower()).strip("_").rstrip("s")
-        if (r.kind == "point_counts" and named <= {name, r.params.get("key")} and _COUNTING.search(text) and noun
-                and re.search(rf"\b{re.escape(noun)}", text, re.IGNORECASE) and not _MEASURES.search(text)):
+        if (
+            r.kind == "point_counts"
+            and named <= {name, r.params.get("key")}
+            and _COUNTING.search(text)
+            and noun
+            and re.search(rf"\b{re.escape(noun)}", text, re.IGNORECASE)
+            and not _MEASURES.search(text)
+        ):
             return name
     return None
 
@@ -434,8 +656,13 @@ def _says_rate(text: str, name: str) -> bool:
     if not (noun and per):
         return False
     scale = re.match(r"\d+(?:\.\d+)?", per)
-    pattern = (r"\b" + re.escape(noun.rstrip("s")) + r"\w*\s+per\s+" + (re.escape(scale.group(0)) + r"\s*" if scale else "")
-               + r"(?:sq\w*\s+)?(?:km|kilomet|m\b|m²|met|ha\b|hect)")
+    pattern = (
+        r"\b"
+        + re.escape(noun.rstrip("s"))
+        + r"\w*\s+per\s+"
+        + (re.escape(scale.group(0)) + r"\s*" if scale else "")
+        + r"(?:sq\w*\s+)?(?:km|kilomet|m\b|m²|met|ha\b|hect)"
+    )
     return bool(re.search(pattern, text, re.IGNORECASE))
 
 
@@ -449,5 +676,5 @@ def written_later(descriptions: list[str], index: int, output: str) -> bool:
     base = posixpath.basename(output)
     if base in here or _WRITES.search(here):
         return False
-    later = descriptions[index + 1:]
+    later = descriptions[index + 1 :]
     return any(base in text for text in later) or any(_WRITES.search(text) for text in later)

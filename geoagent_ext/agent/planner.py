@@ -18,7 +18,10 @@ from .prompts import PLANNER_SYSTEM, planner_messages, proposer_messages, review
 
 _NUMBERED_RE = re.compile(r"^\s*(?:step\s*)?(\d+)\s*[.):\-]\s+(.+?)\s*$", re.IGNORECASE)
 _DECLINE_RE = re.compile(r"^\s*DECLINE\s*:\s*(.+)$", re.IGNORECASE | re.MULTILINE)
-_FILE_RE = re.compile(r"[`'\"]?([\w\-./]+\.(?:geojson|gpkg|shp|parquet|geoparquet|csv|json|kml|tif|tiff|png|html|nc|fgb|txt))[`'\"]?", re.IGNORECASE)
+_FILE_RE = re.compile(
+    r"[`'\"]?([\w\-./]+\.(?:geojson|gpkg|shp|parquet|geoparquet|csv|json|kml|tif|tiff|png|html|nc|fgb|txt))[`'\"]?",
+    re.IGNORECASE,
+)
 
 MAX_SUBTASKS = 10
 
@@ -90,7 +93,9 @@ class Planner:
         messages = planner_messages(request, data_overview, intros, contract)
         last_error: PlanError | None = None
         for _ in range(self.max_tries):
-            generation = await self.llm.complete(messages, temperature=0.1, max_tokens=640)  # room for models that code under each step
+            generation = await self.llm.complete(
+                messages, temperature=0.1, max_tokens=640
+            )  # room for models that code under each step
             try:
                 return parse_plan(generation.text)
             except PlanError as exc:
@@ -108,7 +113,9 @@ class Planner:
         """New remaining subtasks when the reviewer says the plan no longer fits, else None."""
         if not remaining:
             return None
-        generation = await self.llm.complete(reviewer_messages(request, done, remaining), temperature=0.0, max_tokens=300)
+        generation = await self.llm.complete(
+            reviewer_messages(request, done, remaining), temperature=0.0, max_tokens=300
+        )
         text = generation.text.strip()
         if re.match(r"^\W*OK\b", text, re.IGNORECASE):
             return None
@@ -119,8 +126,9 @@ class Planner:
 
     async def rewrite(self, request: str, data_overview: str, plan: list[str], index: int, error: str) -> str | None:
         """A new wording for subtask ``index`` that keeps failing the same way, or None."""
-        generation = await self.llm.complete(rewriter_messages(request, data_overview, plan, index, error),
-                                             temperature=0.3, max_tokens=120)
+        generation = await self.llm.complete(
+            rewriter_messages(request, data_overview, plan, index, error), temperature=0.3, max_tokens=120
+        )
         lines = [line for line in (l.replace("**", "").strip() for l in generation.text.splitlines()) if line]
         lines = [l for l in lines if not l.startswith(("```", "#"))]
         # "Replace the current step 4 with the following:" (example 01 at b5e4531) introduces the step

@@ -50,5 +50,7 @@ def format_files(profile: dict[str, Any] | None, named: list[str] | None = None)
     for path in rest:
         lines.append(f"- {path}: {files[path] or 'unrecognised format'}")
     if profile.get("empty_columns"):
-        lines.append(f"Columns empty in every row of these files (keep them as they are): {', '.join(profile['empty_columns'])}")
+        lines.append(
+            f"Columns empty in every row of these files (keep them as they are): {', '.join(profile['empty_columns'])}"
+        )
     return "\n".join(lines)

@@ -101,7 +101,7 @@ def _code_clip(code: str, limit: int) -> str:
             break
         head.append(line)
         size += len(line) + 1
-    for line in reversed(lines[len(head):]):  # the rest from the end
+    for line in reversed(lines[len(head) :]):  # the rest from the end
         if size + len(line) + 1 > limit:
             break
         tail.insert(0, line)
@@ -142,7 +142,10 @@ def _contract_section(contract: str) -> list[str]:
 
 
 def planner_messages(request: str, data_overview: str, intros: str, contract: str = "") -> list[BaseMessage]:
-    parts = [f"## Request\n{request.strip()}", f"## Data in the working directory and kernel\n{_clip(data_overview, MAX_SECTION) or '(none found)'}"]
+    parts = [
+        f"## Request\n{request.strip()}",
+        f"## Data in the working directory and kernel\n{_clip(data_overview, MAX_SECTION) or '(none found)'}",
+    ]
     parts += _contract_section(contract)
     if intros:
         parts.append(f"## Libraries available\n{_clip(intros, MAX_SECTION)}")
@@ -152,8 +155,11 @@ def planner_messages(request: str, data_overview: str, intros: str, contract: st
 
 def proposer_messages(request: str, outputs: list[str]) -> list[BaseMessage]:
     """The request and its outputs only: shown the rules' requirements, small models copy them out."""
-    body = (f"## Request\n{request.strip()}\n\n## Output files\n" + "\n".join(f"- `{o}`" for o in outputs) +
-            "\n\nWrite the requirements now, one per line, or NONE.")
+    body = (
+        f"## Request\n{request.strip()}\n\n## Output files\n"
+        + "\n".join(f"- `{o}`" for o in outputs)
+        + "\n\nWrite the requirements now, one per line, or NONE."
+    )
     return [SystemMessage(PROPOSER_SYSTEM), HumanMessage(body)]
 
 
@@ -185,7 +191,7 @@ def coder_messages(ctx: SubtaskContext) -> list[BaseMessage]:
         parts.append(f"## API documentation of the installed libraries\n{_clip(ctx.api_docs, MAX_SECTION)}")
     subtask = ctx.plan[ctx.subtask_index]
     if ctx.lookahead:
-        remaining = _plan_text(ctx.plan[ctx.subtask_index:], None)
+        remaining = _plan_text(ctx.plan[ctx.subtask_index :], None)
         parts.append(
             "## Your task\nWrite the code for ALL the remaining steps, in order, in one block. "
             f"Start each step with a comment line '# Step <number>'.\n{remaining}"
@@ -223,9 +229,11 @@ def reviewer_messages(request: str, done: list[tuple[str, str]], remaining: list
 
 
 def rewriter_messages(request: str, data_overview: str, plan: list[str], index: int, error: str) -> list[BaseMessage]:
-    body = (f"## Request\n{request.strip()}\n\n## Data found at the start\n{_clip(data_overview, MAX_SECTION) or '(none)'}\n\n"
-            f"## Plan\n{_plan_text(plan, index)}\n\n## The failing step ({index + 1})\n{plan[index]}\n\n"
-            f"## Its error, the same on every attempt\n{_clip(error, 800)}\n\nWrite the new step {index + 1} now.")
+    body = (
+        f"## Request\n{request.strip()}\n\n## Data found at the start\n{_clip(data_overview, MAX_SECTION) or '(none)'}\n\n"
+        f"## Plan\n{_plan_text(plan, index)}\n\n## The failing step ({index + 1})\n{plan[index]}\n\n"
+        f"## Its error, the same on every attempt\n{_clip(error, 800)}\n\nWrite the new step {index + 1} now."
+    )
     return [SystemMessage(REWRITER_SYSTEM), HumanMessage(body)]
 
 
@@ -238,4 +246,7 @@ def single_messages(request: str, data_overview: str) -> list[BaseMessage]:
         f"## Request\n{request.strip()}\n\n## Data found at the start\n{_clip(data_overview, MAX_SECTION) or '(none)'}\n\n"
         "Write ONE ```python code block that does the whole request."
     )
-    return [SystemMessage(CODER_SYSTEM.replace("ONE step of a plan at a time", "the whole analysis")), HumanMessage(body)]
+    return [
+        SystemMessage(CODER_SYSTEM.replace("ONE step of a plan at a time", "the whole analysis")),
+        HumanMessage(body),
+    ]

@@ -147,19 +147,43 @@ def with_module_imports(code: str, bound_before: set[str]) -> str:
 # Submodules that `import package` does not load: `package.sub` then fails with
 # "module 'package' has no attribute 'sub'" and the fix is `import package.sub`.
 KNOWN_SUBMODULES = {
-    "shapely.wkt", "shapely.wkb", "shapely.ops", "shapely.affinity", "shapely.validation",
-    "shapely.geometry", "shapely.strtree", "shapely.plotting",
-    "rasterio.features", "rasterio.mask", "rasterio.warp", "rasterio.transform", "rasterio.enums",
-    "rasterio.plot", "rasterio.merge", "rasterio.windows", "rasterio.crs", "rasterio.io",
-    "pyproj.crs", "pyproj.transformer", "matplotlib.pyplot", "matplotlib.colors",
-    "xarray.plot", "scipy.ndimage", "scipy.spatial", "scipy.stats", "os.path", "urllib.request",
+    "shapely.wkt",
+    "shapely.wkb",
+    "shapely.ops",
+    "shapely.affinity",
+    "shapely.validation",
+    "shapely.geometry",
+    "shapely.strtree",
+    "shapely.plotting",
+    "rasterio.features",
+    "rasterio.mask",
+    "rasterio.warp",
+    "rasterio.transform",
+    "rasterio.enums",
+    "rasterio.plot",
+    "rasterio.merge",
+    "rasterio.windows",
+    "rasterio.crs",
+    "rasterio.io",
+    "pyproj.crs",
+    "pyproj.transformer",
+    "matplotlib.pyplot",
+    "matplotlib.colors",
+    "xarray.plot",
+    "scipy.ndimage",
+    "scipy.spatial",
+    "scipy.stats",
+    "os.path",
+    "urllib.request",
 }
 
 _UNBOUND_LOCAL = re.compile(r"local variable '(\w+)'")
 _NAME_ERROR = re.compile(r"name '([^']+)' is not defined")
 _ATTR_ERROR = re.compile(r"'?([\w.]+)'? (?:object|module) has no attribute '([^']+)'")
 _MODULE_ATTR = re.compile(r"module '([\w.]+)' has no attribute '([^']+)'")
-_CALL_ERROR = re.compile(r"(\w+)\(\) (?:got an unexpected keyword argument|missing \d+ required|takes \d+|got multiple values)")
+_CALL_ERROR = re.compile(
+    r"(\w+)\(\) (?:got an unexpected keyword argument|missing \d+ required|takes \d+|got multiple values)"
+)
 _BAD_KEYWORD = re.compile(r"(?:unexpected keyword argument|multiple values for (?:keyword )?argument) '(\w+)'")
 # A keyword a library refuses after taking it through **kwargs, in geopandas/pyogrio's words ("Passing
 # 'crs' is not supported with the 'pyogrio' engine"; an unknown keyword becomes a GDAL option:
@@ -175,7 +199,9 @@ _SIBLING_KEYWORDS = {"to_crs": ("allow_override",)}
 # Calls written for another geopandas API: (function, keyword) -> the call as the API has it now.
 _NEAREST = {"method": "sjoin_nearest", "drop": {"how": "nearest", "predicate": None, "op": None}}
 _CALL_FIXES = {
-    ("sjoin", "distance_col"): _NEAREST, ("sjoin", "max_distance"): _NEAREST, ("sjoin", "how"): _NEAREST,
+    ("sjoin", "distance_col"): _NEAREST,
+    ("sjoin", "max_distance"): _NEAREST,
+    ("sjoin", "how"): _NEAREST,
     ("sjoin", "op"): {"rename": {"op": "predicate"}},
 }
 _HOW_NEAREST = re.compile(r'`how` was "nearest"')
@@ -184,7 +210,9 @@ _HOW_NEAREST = re.compile(r'`how` was "nearest"')
 # repair did just that). Data with a CRS is put in another by reprojecting it: ``to_crs(X)``.
 _CRS_ALREADY = re.compile(r"already has a CRS which is not equal to the passed CRS")
 _IMPORT_NAME = re.compile(r"cannot import name '([^']+)' from '([\w.]+)'")
-_GEOMETRY_UNSELECTED = re.compile(r"^`(\w+)` held a GeoDataFrame and this step's column selection left out its geometry column '([^']+)'")
+_GEOMETRY_UNSELECTED = re.compile(
+    r"^`(\w+)` held a GeoDataFrame and this step's column selection left out its geometry column '([^']+)'"
+)
 _FRAME_LOST = re.compile(r"^`(\w+)` held a GeoDataFrame with the columns ")
 _GEOMETRY_NOT_GIVEN = re.compile(r"^`(\w+)` was built from `(\w+)`'s columns without its geometry")
 _GEOMETRY_UNSET = re.compile(r"^`(\w+)` was written without a geometry column set: its geometries are in '([^']+)'")
@@ -233,11 +261,15 @@ class Diagnosis:
         if self.strategy == "rename_local":
             return f"renamed the function's own `{self.name}`: assigning it hid the `{self.name}` the function calls"
         if self.strategy == "text_not_frame" and "[" in (self.expression or ""):
-            return (f"read each layer with `gpd.read_file(path, layer=...)` at the top of the loop: `{self.expression}` "
-                    "looked the layer up in a frame that holds one layer")
+            return (
+                f"read each layer with `gpd.read_file(path, layer=...)` at the top of the loop: `{self.expression}` "
+                "looked the layer up in a frame that holds one layer"
+            )
         if self.strategy == "text_not_frame":
-            return (f"read each layer with `gpd.read_file(path, layer=...)` at the top of the loop: `{self.expression}` "
-                    "is the layer's name (or geometry type), not its frame")
+            return (
+                f"read each layer with `gpd.read_file(path, layer=...)` at the top of the loop: `{self.expression}` "
+                "is the layer's name (or geometry type), not its frame"
+            )
         if self.strategy == "drop_print":
             return "took out the failing `print(...)`: a report that changes no data (the step's checks stay)"
         if self.strategy == "drop_mended_column":
@@ -248,7 +280,9 @@ class Diagnosis:
 _MISSING_IN_INDEX = re.compile(r"""^["']?\[(?P<names>[^\]]*)\] not in index""")
 
 
-def without_mended_columns(code: str, ename: str, evalue: str, lineno: int | None, mended: set[str]) -> Diagnosis | None:
+def without_mended_columns(
+    code: str, ename: str, evalue: str, lineno: int | None, mended: set[str]
+) -> Diagnosis | None:
     """``df[['code', 'station_count']]`` failing on columns the contract's mend computes on the
     written file: the selection without them (a certain fix; other missing columns are then the
     error the model sees), or None."""
@@ -262,12 +296,21 @@ def without_mended_columns(code: str, ename: str, evalue: str, lineno: int | Non
         line = re.sub(rf"""\s*,\s*(['"]){re.escape(name)}\1|(['"]){re.escape(name)}\2\s*,\s*""", "", line)
     if line == lines[lineno - 1]:
         return None
-    fixed = "\n".join(lines[:lineno - 1] + [line] + lines[lineno:])
+    fixed = "\n".join(lines[: lineno - 1] + [line] + lines[lineno:])
     return Diagnosis("drop_mended_column", evalue, name=", ".join(sorted(missing)), fixed_code=fixed)
 
 
-def classify(code: str, ename: str, evalue: str, message: str, lineno: int | None, defined_before: set[str] | None = None,
-             examples: str = "", own_words: str = "", refused_before: set[tuple[str, str]] | None = None) -> Diagnosis:
+def classify(
+    code: str,
+    ename: str,
+    evalue: str,
+    message: str,
+    lineno: int | None,
+    defined_before: set[str] | None = None,
+    examples: str = "",
+    own_words: str = "",
+    refused_before: set[tuple[str, str]] | None = None,
+) -> Diagnosis:
     """Pick the repair strategy from the error; no I/O here (see ``enrich``). ``examples``: the
     docs the coder was shown; ``own_words``: the request and the step; ``refused_before``: the
     (function, keyword) pairs a called function already refused in this subtask."""
@@ -275,12 +318,19 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
     unselected = _GEOMETRY_UNSELECTED.search(evalue) if ename == "TypeError" else None
     selected = unselected and codeinfo.with_geometry_selected(code, unselected.group(1), unselected.group(2))
     if selected:
-        return Diagnosis("keep_geometry", message, name=unselected.group(1), expression=unselected.group(2), fixed_code=selected)
+        return Diagnosis(
+            "keep_geometry", message, name=unselected.group(1), expression=unselected.group(2), fixed_code=selected
+        )
     not_given = _GEOMETRY_NOT_GIVEN.search(evalue) if ename == "TypeError" else None
     given = not_given and codeinfo.with_geometry_given(code, not_given.group(1), not_given.group(2))
     if given:
-        return Diagnosis("set_geometry", message, name=not_given.group(1), expression=f"{not_given.group(2)}.geometry",
-                         fixed_code=given)
+        return Diagnosis(
+            "set_geometry",
+            message,
+            name=not_given.group(1),
+            expression=f"{not_given.group(2)}.geometry",
+            fixed_code=given,
+        )
     unset = _GEOMETRY_UNSET.search(evalue) if ename == "TypeError" else None
     set_ = unset and codeinfo.with_geometry_set(code, unset.group(1), unset.group(2))
     if set_:
@@ -298,8 +348,9 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
     if valid:
         return Diagnosis("make_valid", message, name=dropped.group(1), fixed_code=valid)
     misaligned = _MISALIGNED.search(evalue) if ename == "ValueError" else None
-    own = misaligned and codeinfo.with_assigned_value(code, int(misaligned.group(1)),
-                                                      f"{misaligned.group(2)}[{misaligned.group(3)!r}]")
+    own = misaligned and codeinfo.with_assigned_value(
+        code, int(misaligned.group(1)), f"{misaligned.group(2)}[{misaligned.group(3)!r}]"
+    )
     if own:
         return Diagnosis("own_column", message, name=f"{misaligned.group(2)}[{misaligned.group(3)!r}]", fixed_code=own)
     shadowed = _UNBOUND_LOCAL.search(evalue) if ename == "UnboundLocalError" else None
@@ -315,7 +366,11 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
             name = match.group(1)
             if name in KNOWN_IMPORTS:
                 return Diagnosis("add_import", message, name=name, fixed_code=f"{KNOWN_IMPORTS[name]}\n{code}")
-            if name in sys.stdlib_module_names and not name.startswith("_") and re.search(rf"(?<![\w.]){name}\.\w", code):
+            if (
+                name in sys.stdlib_module_names
+                and not name.startswith("_")
+                and re.search(rf"(?<![\w.]){name}\.\w", code)
+            ):
                 # used as a module (`csv.writer(f)`): the standard library's (bangkok-multicrs at
                 # c650f01 got a step inserted to "create the variable `csv`")
                 return Diagnosis("add_import", message, name=name, fixed_code=f"import {name}\n{code}")
@@ -335,8 +390,9 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
         if match:
             module, attr = match.group(1), match.group(2)
             if f"{module}.{attr}" in KNOWN_SUBMODULES:
-                return Diagnosis("add_import", message, name=f"{module}.{attr}",
-                                 fixed_code=f"import {module}.{attr}\n{code}")
+                return Diagnosis(
+                    "add_import", message, name=f"{module}.{attr}", fixed_code=f"import {module}.{attr}\n{code}"
+                )
             return Diagnosis("members", message, name=attr, expression=module)
         match = _ATTR_ERROR.search(evalue)
         if match and match.group(1) in ("DataFrame", "Series") and match.group(2) in GEO_MEMBERS:
@@ -347,8 +403,13 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
             # A name used as the frame it names (bangkok-multicrs at 42b4435: `for layer in layers:
             # layer.crs`, four repairs shown str's members): say what to read, not what str has.
             owner = codeinfo.attribute_owner(code, match.group(2), lineno)
-            return Diagnosis("text_not_frame", message, name=match.group(2), expression=owner,
-                             fixed_code=codeinfo.with_layer_read(code, owner, lineno) if owner else None)
+            return Diagnosis(
+                "text_not_frame",
+                message,
+                name=match.group(2),
+                expression=owner,
+                fixed_code=codeinfo.with_layer_read(code, owner, lineno) if owner else None,
+            )
         if match:
             attr = match.group(2)
             owner = codeinfo.attribute_owner(code, attr, lineno)
@@ -358,35 +419,44 @@ def classify(code: str, ename: str, evalue: str, message: str, lineno: int | Non
         if match:
             func = match.group(1)
             keyword = _BAD_KEYWORD.search(evalue)
-            sibling = keyword and keyword.group(1) in _SIBLING_KEYWORDS.get(func, ()) and \
-                _dropping(code, keyword.group(1), lineno, message)
+            sibling = (
+                keyword
+                and keyword.group(1) in _SIBLING_KEYWORDS.get(func, ())
+                and _dropping(code, keyword.group(1), lineno, message)
+            )
             if sibling:
                 return sibling
             callee = codeinfo.callee_of(code, func, lineno)
-            again = keyword and (func, keyword.group(1)) in (refused_before or set()) and \
-                _dropping(code, keyword.group(1), lineno, message)
+            again = (
+                keyword
+                and (func, keyword.group(1)) in (refused_before or set())
+                and _dropping(code, keyword.group(1), lineno, message)
+            )
             if callee and again:  # its signature was shown and the model passed it again
                 return again
             if callee:
                 return Diagnosis("members", message, name=func, expression=callee)
             callee = keyword and codeinfo.call_passing(code, keyword.group(1), lineno)
             if callee:  # raised inside the library: the call on the line that passed the keyword is the one to fix
-                return _dropping(code, keyword.group(1), lineno, message) or \
-                    Diagnosis("members", message, name=callee.rsplit(".", 1)[-1], expression=callee)
+                return _dropping(code, keyword.group(1), lineno, message) or Diagnosis(
+                    "members", message, name=callee.rsplit(".", 1)[-1], expression=callee
+                )
     if ename in ("ImportError", "ModuleNotFoundError"):
         match = _IMPORT_NAME.search(evalue)
         failed = match.group(1) if match else None
         fixed = codeinfo.without_unused_import(code, lineno, failed)
         if fixed is not None:
             module = _NO_MODULE.search(evalue)
-            return Diagnosis("drop_import", message, name=failed or (module.group(1) if module else "the module"),
-                             fixed_code=fixed)
+            return Diagnosis(
+                "drop_import", message, name=failed or (module.group(1) if module else "the module"), fixed_code=fixed
+            )
         if match:
             return Diagnosis("members", message, name=match.group(1), expression=match.group(2))
     looked_up = codeinfo.with_layer_looked_up(code, lineno) if ename == "KeyError" else None
     if looked_up:  # a layer looked up by name in a frame that holds one layer
-        return Diagnosis("text_not_frame", message, name=evalue.strip("'\""), expression=looked_up[1],
-                         fixed_code=looked_up[0])
+        return Diagnosis(
+            "text_not_frame", message, name=evalue.strip("'\""), expression=looked_up[1], fixed_code=looked_up[0]
+        )
     if ename == "KeyError" or "not in index" in evalue or "columns" in evalue.lower():
         return Diagnosis("data_profile", message)
     return Diagnosis("analyse", message)
@@ -471,8 +541,10 @@ async def relocated_import(diagnosis: Diagnosis, code: str, lineno: int | None, 
 async def enrich(diagnosis: Diagnosis, code: str, lineno: int | None, kernel) -> str:
     """Facts from the live kernel for the next prompt (empty when there are none)."""
     if diagnosis.strategy == "example_name":
-        return (f"`{diagnosis.name}` is the variable of an example in the documentation, not one of this session: "
-                "write the step with the session's own variables (listed above) that hold this data.")
+        return (
+            f"`{diagnosis.name}` is the variable of an example in the documentation, not one of this session: "
+            "write the step with the session's own variables (listed above) that hold this data."
+        )
     if diagnosis.strategy == "members" and diagnosis.expression:
         return await _series_frame(diagnosis, kernel) + await _members_context(diagnosis, kernel)
     if diagnosis.strategy == "text_not_frame":
@@ -498,17 +570,29 @@ def _data_path(code: str) -> str:
     example is copied as written (bangkok-multicrs at ab135b6 copied ``path`` and got a step inserted
     to "create the variable `path`")."""
     tree = codeinfo.parse(code)
-    found = next((n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
-                  and _DATA_FILE.search(n.value)), None) if tree is not None else None
+    found = (
+        next(
+            (
+                n.value
+                for n in ast.walk(tree)
+                if isinstance(n, ast.Constant) and isinstance(n.value, str) and _DATA_FILE.search(n.value)
+            ),
+            None,
+        )
+        if tree is not None
+        else None
+    )
     return repr(found) if found else "path"
 
 
 def text_not_frame_note(owner: str, attr: str, path: str = "path") -> str:
     """What to do when text (a layer's name, a path, a group's key) was used as the frame it names."""
-    return (f"`{owner}` holds text, not a GeoDataFrame, so it has no `.{attr}`. Use the frame that text stands for: "
-            f"a layer name -> `frame = gpd.read_file({path}, layer={owner})`; a file path -> `frame = gpd.read_file({owner})`; "
-            "a group's key -> `for key, frame in gdf.groupby(column):` gives (key, frame) pairs. "
-            f"Then use `frame.{attr}`, and keep the text itself where a name is wanted (a `layer_name` value).")
+    return (
+        f"`{owner}` holds text, not a GeoDataFrame, so it has no `.{attr}`. Use the frame that text stands for: "
+        f"a layer name -> `frame = gpd.read_file({path}, layer={owner})`; a file path -> `frame = gpd.read_file({owner})`; "
+        "a group's key -> `for key, frame in gdf.groupby(column):` gives (key, frame) pairs. "
+        f"Then use `frame.{attr}`, and keep the text itself where a name is wanted (a `layer_name` value)."
+    )
 
 
 async def _series_frame(diagnosis: Diagnosis, kernel) -> str:
@@ -525,8 +609,10 @@ async def _series_frame(diagnosis: Diagnosis, kernel) -> str:
     if not frames:
         return ""
     frame = frames[0]
-    return (f"`{series}` is a GeoSeries with the rows of the GeoDataFrame `{frame}`: out = gpd.GeoDataFrame("
-            f"{frame}.drop(columns={frame}.geometry.name), geometry={series}, crs={series}.crs), then write out.\n")
+    return (
+        f"`{series}` is a GeoSeries with the rows of the GeoDataFrame `{frame}`: out = gpd.GeoDataFrame("
+        f"{frame}.drop(columns={frame}.geometry.name), geometry={series}, crs={series}.crs), then write out.\n"
+    )
 
 
 def _member_field(member, field: str) -> str:
@@ -578,8 +664,11 @@ def error_signature(ename: str, evalue: str, statement: str | None) -> tuple[str
     addresses change between otherwise identical failures). The statement's text, not its line
     number: a repair that adds a comment or an import above it moves the line, not the mistake;
     nor does a comment it adds on the line ("# Corrected import")."""
-    return (ename, re.sub(r"\d+", "N", (evalue or "").splitlines()[0] if evalue else "")[:200],
-            re.sub(r"\s+", " ", codeinfo.without_comment(statement or "")).strip())
+    return (
+        ename,
+        re.sub(r"\d+", "N", (evalue or "").splitlines()[0] if evalue else "")[:200],
+        re.sub(r"\s+", " ", codeinfo.without_comment(statement or "")).strip(),
+    )
 
 
 def repair_the_code_before(answer_kind: str, previous_code: str | None) -> bool:
@@ -587,12 +676,17 @@ def repair_the_code_before(answer_kind: str, previous_code: str | None) -> bool:
     answer held only comments (``NoCode``) and the code before it was code. The 1.5B often answers
     a note-style repair with the note echoed as comments; repairing those comments loses the
     step's real code (bangkok-multicrs at 097316b: three attempts built on the comments)."""
-    return (answer_kind == "NoCode" and bool(previous_code)
-            and codeinfo.analyse(previous_code or "").problem_kind != "NoCode")
+    return (
+        answer_kind == "NoCode"
+        and bool(previous_code)
+        and codeinfo.analyse(previous_code or "").problem_kind != "NoCode"
+    )
 
 
-NO_CODE_AGAIN = ("Your last answer held only comments (the note repeated), no code. Answer with the whole code "
-                 "of the step below, the fix applied in it.")
+NO_CODE_AGAIN = (
+    "Your last answer held only comments (the note repeated), no code. Answer with the whole code "
+    "of the step below, the fix applied in it."
+)
 
 
 def with_no_code_note(context: str) -> str:
@@ -604,11 +698,15 @@ def escalation_note(variables: str, same: str = "error") -> str:
     """Context for a repair after the same error (or the same defect of the result) a second
     time: stop repeating it, here is the real data."""
     if same == "error":
-        note = ("The SAME error happened twice at the same place. Do not repeat that call, argument or column: "
-                "take a different approach to this step.")
+        note = (
+            "The SAME error happened twice at the same place. Do not repeat that call, argument or column: "
+            "take a different approach to this step."
+        )
     else:
-        note = ("The SAME problem with the result happened twice: the last fix did not change it. Do not write "
-                "the same code again: take a different approach (follow the 'How:' hint literally).")
+        note = (
+            "The SAME problem with the result happened twice: the last fix did not change it. Do not write "
+            "the same code again: take a different approach (follow the 'How:' hint literally)."
+        )
     if variables:
         note += "\nThe variables in the kernel really are:\n" + variables
     return note

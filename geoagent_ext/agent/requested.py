@@ -12,7 +12,9 @@ from __future__ import annotations
 import posixpath
 import re
 
-_FILE = re.compile(r"`?([\w./-]+\.(?:json|geojson|csv|gpkg|parquet|geoparquet|shp|fgb|tif|tiff|png|html))\b`?", re.IGNORECASE)
+_FILE = re.compile(
+    r"`?([\w./-]+\.(?:json|geojson|csv|gpkg|parquet|geoparquet|shp|fgb|tif|tiff|png|html))\b`?", re.IGNORECASE
+)
 _FIELD_WORDS = re.compile(r"\b(keys?|columns?|fields?|properties|attributes)\b", re.IGNORECASE)
 _TICKED = re.compile(r"`([A-Za-z_][\w ]{0,63})`")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
@@ -34,7 +36,7 @@ def requested_fields(request: str) -> dict[str, list[str]]:
         words = _FIELD_WORDS.search(sentence)
         if not files or not words:
             continue
-        names = [n for n in _TICKED.findall(sentence[words.end():]) if not _FILE.fullmatch(n)]
+        names = [n for n in _TICKED.findall(sentence[words.end() :]) if not _FILE.fullmatch(n)]
         for name in files if names else ():
             out.setdefault(name, [])
             out[name] += [n for n in names if n not in out[name]]
@@ -84,7 +86,9 @@ def output_guard(paths: list[str]) -> str:
     """
     if not paths:
         return ""
-    return (f"\nfor _geoagent_path in {list(paths)!r}:\n"
-            "    if not __import__('os').path.exists(_geoagent_path):\n"
-            "        raise FileNotFoundError(f'this step must write {_geoagent_path} (the request asks for it), "
-            "but the code did not write it')")
+    return (
+        f"\nfor _geoagent_path in {list(paths)!r}:\n"
+        "    if not __import__('os').path.exists(_geoagent_path):\n"
+        "        raise FileNotFoundError(f'this step must write {_geoagent_path} (the request asks for it), "
+        "but the code did not write it')"
+    )

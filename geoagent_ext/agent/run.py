@@ -27,14 +27,40 @@ from .bus import EventBus
 from .crs_advice import CrsAdvice
 from .deliverables import DeliverableChecks, input_facts
 from .events import (
-    ApprovalGiven, ApprovalRequested, ContractStated, CrsAdvised, Declined, Event, Finished, HintGiven, HumanEditApplied,
-    ModelWaiting, NamespaceChanged, NeedsHuman, Planned, Progress, Replanned, RunStarted, RunStats, RunWarning, Skipped,
-    Solved, SubtaskInserted, SubtaskSpec, SubtaskStarted,
+    ApprovalGiven,
+    ApprovalRequested,
+    ContractStated,
+    CrsAdvised,
+    Declined,
+    Event,
+    Finished,
+    HintGiven,
+    HumanEditApplied,
+    ModelWaiting,
+    NamespaceChanged,
+    NeedsHuman,
+    Planned,
+    Progress,
+    Replanned,
+    RunStarted,
+    RunStats,
+    RunWarning,
+    Skipped,
+    Solved,
+    SubtaskInserted,
+    SubtaskSpec,
+    SubtaskStarted,
 )
 from .kernel_handle import KernelHandle, KernelLost, format_variables, summarize
 from .loop import SequentialSolver
 from .plan_check import (
-    contract_conflicts, idle_steps, join_steps, loop_bodies, raster_tools_without_rasters, uncovered_requirements, unshared_join_keys,
+    contract_conflicts,
+    idle_steps,
+    join_steps,
+    loop_bodies,
+    raster_tools_without_rasters,
+    uncovered_requirements,
+    unshared_join_keys,
     without_join_key,
 )
 from .planner import Planner, new_subtask
@@ -80,9 +106,14 @@ class RunOptions(BaseModel):
     @classmethod
     def from_settings(cls, settings, **overrides) -> "RunOptions":
         """The options every face starts from: the server's/CLI's settings, then the face's own."""
-        base = dict(max_attempts=settings.max_attempts, approval_mode=settings.approval_mode,
-                    execute_timeout=settings.execute_timeout, contract=settings.check_contract,
-                    crs_advisor=settings.crs_advisor, propose_requirements=settings.propose_requirements)
+        base = dict(
+            max_attempts=settings.max_attempts,
+            approval_mode=settings.approval_mode,
+            execute_timeout=settings.execute_timeout,
+            contract=settings.check_contract,
+            crs_advisor=settings.crs_advisor,
+            propose_requirements=settings.propose_requirements,
+        )
         return cls(**{**base, **overrides})
 
 
@@ -150,7 +181,9 @@ class Run:
         self._dropped_proposals: list[str] = []  # the model's requirements the rules did not keep, with why
         self.crs_advice = CrsAdvice()
         self.deliverables: DeliverableChecks | None = None
-        self.known_empty_columns: list[str] = []  # null in every row of an input, or left so by an accepted step: no later step's fault
+        self.known_empty_columns: list[
+            str
+        ] = []  # null in every row of an input, or left so by an accepted step: no later step's fault
         self.stats = RunStats()
         self.last_rejection = ""
         self._seq = 0
@@ -181,11 +214,13 @@ class Run:
         every event that carries steps passes here, whoever planned, tidied or inserted them."""
         label = self.crs_advice.step_label
         if isinstance(event, (Planned, Replanned)):
-            return event.model_copy(update={"subtasks": [
-                s.model_copy(update={"crs_advice": label(s.description)}) for s in event.subtasks]})
+            return event.model_copy(
+                update={"subtasks": [s.model_copy(update={"crs_advice": label(s.description)}) for s in event.subtasks]}
+            )
         if isinstance(event, SubtaskInserted):
-            return event.model_copy(update={"subtask": event.subtask.model_copy(
-                update={"crs_advice": label(event.subtask.description)})})
+            return event.model_copy(
+                update={"subtask": event.subtask.model_copy(update={"crs_advice": label(event.subtask.description)})}
+            )
         return event
 
     def progress(self, message: str, subtask_id: str | None = None) -> None:
@@ -206,8 +241,17 @@ class Run:
         if self._task is None:
             # Emitted before the task runs, so whoever started the run can show it at once.
             self._started = time.monotonic()
-            self.emit(RunStarted(run_id=self.id, request=self.request, model=self.model_name, notebook=self.notebook,
-                                 kernel_id=self.kernel_id, strategy=self.options.strategy, approval_mode=self.options.approval_mode))
+            self.emit(
+                RunStarted(
+                    run_id=self.id,
+                    request=self.request,
+                    model=self.model_name,
+                    notebook=self.notebook,
+                    kernel_id=self.kernel_id,
+                    strategy=self.options.strategy,
+                    approval_mode=self.options.approval_mode,
+                )
+            )
             self._task = asyncio.ensure_future(self._main())
         return self._task
 
@@ -234,10 +278,15 @@ class Run:
             raise ValueError("the run is not waiting for you right now")
         if waiter.subtask_id != action.subtask_id:
             raise ValueError(f"the run waits on subtask {waiter.subtask_id}, not {action.subtask_id}")
-        expected = {"approval": {"approve", "reject"}, "stuck": {"edit", "hint", "skip"},
-                    "contract": {"approve", "contract"}}[waiter.kind]
+        expected = {
+            "approval": {"approve", "reject"},
+            "stuck": {"edit", "hint", "skip"},
+            "contract": {"approve", "contract"},
+        }[waiter.kind]
         if action.kind == "contract" and self.contract is not None:
-            apply_edits(self.contract, action.requirements or [], self.input_facts)  # a bad edit is the caller's 400, not the run's end
+            apply_edits(
+                self.contract, action.requirements or [], self.input_facts
+            )  # a bad edit is the caller's 400, not the run's end
         if action.kind not in expected:
             raise ValueError(f"the run waits for one of {sorted(expected)}, not {action.kind!r}")
         waiter.future.set_result(action)
@@ -282,8 +331,16 @@ class Run:
             changed = sorted(n for n in after if n in before and after[n] != before[n])
             deleted = sorted(set(before) - set(after))
             if created or changed or deleted:
-                self.emit(NamespaceChanged(run_id=self.id, subtask_id=subtask_id, created=created, changed=changed,
-                                           deleted=deleted, fingerprints={n: after[n] for n in created + changed}))
+                self.emit(
+                    NamespaceChanged(
+                        run_id=self.id,
+                        subtask_id=subtask_id,
+                        created=created,
+                        changed=changed,
+                        deleted=deleted,
+                        fingerprints={n: after[n] for n in created + changed},
+                    )
+                )
         return result
 
     async def _fingerprints(self) -> dict[str, str] | None:
@@ -341,19 +398,24 @@ class Run:
 
     def _lost_message(self, reason: str) -> str:
         """What a lost kernel took with it and what stays, for the run's last word."""
-        subtask = self.subtasks[self._current] if self._current is not None and self._current < len(self.subtasks) else None
+        subtask = (
+            self.subtasks[self._current] if self._current is not None and self._current < len(self.subtasks) else None
+        )
         where = f" during step {self._current + 1} ({subtask.description})" if subtask else ""
-        message = (f"The kernel was lost{where}: {reason.rstrip('.')}. "
-                   "The run cannot go on without the state its steps built.")
+        message = (
+            f"The kernel was lost{where}: {reason.rstrip('.')}. The run cannot go on without the state its steps built."
+        )
         if not self.accepted:
             return message + " No step had been accepted yet; nothing was written to the notebook."
         names = sorted(self.defined_names())
         files = sorted({f for _, code in self.accepted for f in codeinfo.analyse(code).written_files})
         done = {sid for sid, _ in self.accepted}
         kept = [f"{i + 1}. {s.description}" for i, s in enumerate(self.subtasks) if s.id in done]
-        message += (f" Lost with the kernel: the variables {', '.join(names) or '(none)'}."
-                    f" Kept: the code of the {len(kept)} accepted step(s), in the notebook and the run log"
-                    f" ({'; '.join(kept)})")
+        message += (
+            f" Lost with the kernel: the variables {', '.join(names) or '(none)'}."
+            f" Kept: the code of the {len(kept)} accepted step(s), in the notebook and the run log"
+            f" ({'; '.join(kept)})"
+        )
         message += f", and the files they wrote: {', '.join(files)}." if files else "."
         return message + " Run the accepted cells again (or start a new run) to rebuild the state."
 
@@ -362,12 +424,24 @@ class Run:
         stats = self.stats
         llm_stats = getattr(self.llm, "stats", None)
         if llm_stats is not None:
-            stats.llm_calls, stats.tokens_in, stats.tokens_out = llm_stats.calls, llm_stats.tokens_in, llm_stats.tokens_out
+            stats.llm_calls, stats.tokens_in, stats.tokens_out = (
+                llm_stats.calls,
+                llm_stats.tokens_in,
+                llm_stats.tokens_out,
+            )
             stats.llm_seconds = round(llm_stats.seconds, 2)
         stats.subtasks = len(self.subtasks)
         stats.seconds = round(time.monotonic() - self._started, 2)
-        self.emit(Finished(run_id=self.id, status=status, message=redact(message), stats=stats,
-                           unmet=checks.unmet() if checks else [], not_verified=checks.not_verified() if checks else []))
+        self.emit(
+            Finished(
+                run_id=self.id,
+                status=status,
+                message=redact(message),
+                stats=stats,
+                unmet=checks.unmet() if checks else [],
+                not_verified=checks.not_verified() if checks else [],
+            )
+        )
         if self.log:
             self.log.close()
 
@@ -407,11 +481,14 @@ class Run:
     async def _plan_and_solve(self) -> tuple[str, str]:
         self.data_overview = await self._gather_overview()
         self.outputs = outputs = await self._absent(requested_files(self.request))
-        await run_probe(self.kernel, "make_output_dirs", outputs)  # example 01's `outputs/` is not there on a fresh copy
+        await run_probe(
+            self.kernel, "make_output_dirs", outputs
+        )  # example 01's `outputs/` is not there on a fresh copy
         if self.options.contract and outputs:
             self.input_facts = await input_facts(self.kernel, self.data_files, outputs)
-            self.contract = derive_contract(self.request, outputs, self.input_facts,
-                                            official_crs=self.crs_advice.label_for("official"))
+            self.contract = derive_contract(
+                self.request, outputs, self.input_facts, official_crs=self.crs_advice.label_for("official")
+            )
             if proposals_wanted(self.options.propose_requirements, self.model_name):
                 await self._add_proposed_requirements()
             if self.options.approval_mode:
@@ -423,8 +500,9 @@ class Run:
             if not self.options.approval_mode:
                 self.emit(ContractStated(run_id=self.id, contract=self.contract, dropped=self._dropped_proposals))
         self.progress("planning")
-        plan = await Planner(self.llm).plan(self.request, self.data_overview, await self._intros(),
-                                            self.contract.text() if self.contract else "")
+        plan = await Planner(self.llm).plan(
+            self.request, self.data_overview, await self._intros(), self.contract.text() if self.contract else ""
+        )
         if plan.declined:
             self.emit(Declined(run_id=self.id, reason=plan.declined))
             return "declined", plan.declined
@@ -452,8 +530,14 @@ class Run:
                 self._inserted_names.add(outcome.name)
                 new = new_subtask(define_subtask_text(outcome.name, subtask.description), inserted_for=subtask.id)
                 self.subtasks.insert(i, new)
-                self.emit(SubtaskInserted(run_id=self.id, subtask=new, before=subtask.id,
-                                          reason=f"`{outcome.name}` is not defined: {outcome.error}"))
+                self.emit(
+                    SubtaskInserted(
+                        run_id=self.id,
+                        subtask=new,
+                        before=subtask.id,
+                        reason=f"`{outcome.name}` is not defined: {outcome.error}",
+                    )
+                )
                 continue
             if outcome.kind == "solved":
                 self._accept(subtask, outcome.code, outcome.result, outcome.attempts, outcome.warnings, by="agent")
@@ -482,7 +566,8 @@ class Run:
         descriptions = [s.description for s in self.subtasks]
         changes: dict[int, tuple[str | None, str]] = {
             i: (text, "it named a raster library but no data file is a raster")
-            for i, text in raster_tools_without_rasters(descriptions, self.data_files, self.request)}
+            for i, text in raster_tools_without_rasters(descriptions, self.data_files, self.request)
+        }
         for i, (text, _) in changes.items():
             descriptions[i] = text
         folded: set[int] = set()  # steps now inside a loop step (and the loop step): no other check rewords them
@@ -515,8 +600,10 @@ class Run:
             if text is not None:
                 self.subtasks[index] = self.subtasks[index].model_copy(update={"description": text})
         self.subtasks = [s for i, s in enumerate(self.subtasks) if i not in dropped]
-        said = "; ".join(f"step {i + 1} {'dropped' if text is None else 'reworded'}: {why}"
-                         for i, (text, why) in sorted(changes.items()))
+        said = "; ".join(
+            f"step {i + 1} {'dropped' if text is None else 'reworded'}: {why}"
+            for i, (text, why) in sorted(changes.items())
+        )
         self.emit(Replanned(run_id=self.id, subtasks=self.subtasks, reason=f"the plan was tidied — {said}"))
 
     async def _reword_unshared_joins(self) -> None:
@@ -531,7 +618,9 @@ class Run:
         columns = {path: facts.get("columns") or [] for path, facts in self.input_facts.items()}
         for index, key, why in unshared_join_keys(descriptions, columns):
             reason = f"step {index + 1} merges on `{key}`, a column one layer lacks; rewritten"
-            if not await reword_subtask(self, index, why, reason, refine=lambda text, key=key: without_join_key(text, key)):
+            if not await reword_subtask(
+                self, index, why, reason, refine=lambda text, key=key: without_join_key(text, key)
+            ):
                 # no new wording from the model (vienna at 40cb1d5: the merge stayed and failed ten
                 # times): the step keeps its words without the key, and the reason is written into it
                 text = f"{without_join_key(descriptions[index], key).rstrip(' .')} ({why})."
@@ -553,12 +642,19 @@ class Run:
 
     async def _review_contract(self) -> None:
         """Approval mode: the user confirms, edits, adds or deletes requirements before the plan."""
-        self.emit(ContractStated(run_id=self.id, contract=self.contract, awaiting_review=True,
-                                 dropped=self._dropped_proposals))
+        self.emit(
+            ContractStated(
+                run_id=self.id, contract=self.contract, awaiting_review=True, dropped=self._dropped_proposals
+            )
+        )
         action = await self._wait_human("contract", CONTRACT_REVIEW)
         if action.kind == "contract":
             self.contract = apply_edits(self.contract, action.requirements or [], self.input_facts)
-        self.emit(ContractStated(run_id=self.id, contract=self.contract, by="user" if action.kind == "contract" else "request"))
+        self.emit(
+            ContractStated(
+                run_id=self.id, contract=self.contract, by="user" if action.kind == "contract" else "request"
+            )
+        )
 
     async def _closing_subtasks(self, closing: _ClosingSubtasks) -> list[SubtaskSpec]:
         """When the plan ran out: one subtask per output still missing (once), then one per output
@@ -601,8 +697,9 @@ class Run:
                 return "partial", f"{len(unmet)} requirement(s) not met: " + "; ".join(unmet)
             beyond_existence = any(r.kind != "exists" for r in self.contract.checkable())
             if skipped and beyond_existence and self.deliverables.all_hold():
-                return "succeeded", (f"{len(self.subtasks)} step(s); {skipped} not needed: the output meets every "
-                                     f"checked requirement")
+                return "succeeded", (
+                    f"{len(self.subtasks)} step(s); {skipped} not needed: the output meets every checked requirement"
+                )
         if skipped:
             return "partial", f"{skipped} step(s) skipped"
         return "succeeded", f"{len(self.subtasks)} step(s) done"
@@ -614,15 +711,27 @@ class Run:
         missing = await run_probe(self.kernel, "missing_files", paths)
         return list(missing) if isinstance(missing, list) else []
 
-    def _accept(self, subtask: SubtaskSpec, code: str, result: Any, attempts: int, warnings: list[str], by: str) -> None:
+    def _accept(
+        self, subtask: SubtaskSpec, code: str, result: Any, attempts: int, warnings: list[str], by: str
+    ) -> None:
         self.accepted.append((subtask.id, code))
         self.results[subtask.id] = result
         for warning in warnings:  # accepted as it is: a later step that carries the column on is not retried for it
             emptied = _ALL_NULL.search(warning)
-            self.known_empty_columns += [c for c in emptied.group(1).split(", ") if c not in self.known_empty_columns] if emptied else []
+            self.known_empty_columns += (
+                [c for c in emptied.group(1).split(", ") if c not in self.known_empty_columns] if emptied else []
+            )
         self.stats.solved += 1
-        self.emit(Solved(run_id=self.id, subtask_id=subtask.id, code=code, attempts=attempts,
-                         result=summarize(result, warnings), by=by))
+        self.emit(
+            Solved(
+                run_id=self.id,
+                subtask_id=subtask.id,
+                code=code,
+                attempts=attempts,
+                result=summarize(result, warnings),
+                by=by,
+            )
+        )
 
     def full_outputs(self, subtask_id: str) -> list[dict[str, Any]] | None:
         """The whole outputs of an accepted step, redacted: what its notebook cell gets (its
@@ -640,7 +749,11 @@ class Run:
         lost = getattr(self.kernel, "lost", None)
         if lost:  # its failures were the lost kernel's (and probes swallow errors): no fix can run
             raise KernelLost(lost)
-        self.emit(NeedsHuman(run_id=self.id, subtask_id=subtask.id, code=outcome.code, error=outcome.error, attempts=outcome.attempts))
+        self.emit(
+            NeedsHuman(
+                run_id=self.id, subtask_id=subtask.id, code=outcome.code, error=outcome.error, attempts=outcome.attempts
+            )
+        )
         if self.options.on_stuck == "stop":
             return "stop"
         if self.options.on_stuck == "skip":
@@ -657,13 +770,24 @@ class Run:
                 return "retry"
             result = await self.commit(subtask.id, action.code)
             accepted = result.status == "ok"
-            self.emit(HumanEditApplied(run_id=self.id, subtask_id=subtask.id, code=action.code, result=summarize(result), accepted=accepted))
+            self.emit(
+                HumanEditApplied(
+                    run_id=self.id, subtask_id=subtask.id, code=action.code, result=summarize(result), accepted=accepted
+                )
+            )
             if accepted:
                 self.human_fixes.append(action.code)
                 self._accept(subtask, action.code, result, outcome.attempts, [], by="human")
                 return "solved"
-            self.emit(NeedsHuman(run_id=self.id, subtask_id=subtask.id, code=action.code,
-                                 error=getattr(result.error, "message", result.status), attempts=outcome.attempts))
+            self.emit(
+                NeedsHuman(
+                    run_id=self.id,
+                    subtask_id=subtask.id,
+                    code=action.code,
+                    error=getattr(result.error, "message", result.status),
+                    attempts=outcome.attempts,
+                )
+            )
 
     async def _maybe_replan(self, next_index: int, done: list[tuple[str, str]], outcome) -> None:
         """Review the remaining plan when a step's result suggests the plan may be wrong."""
@@ -678,7 +802,9 @@ class Run:
         if not descriptions:
             return
         self.subtasks = self.subtasks[:next_index] + [new_subtask(d) for d in descriptions]
-        self.emit(Replanned(run_id=self.id, reason="a step's result showed the plan no longer fits", subtasks=self.subtasks))
+        self.emit(
+            Replanned(run_id=self.id, reason="a step's result showed the plan no longer fits", subtasks=self.subtasks)
+        )
         self._tidy_plan(start=next_index)  # the reviewer's steps pass the same checks as the planner's
 
 

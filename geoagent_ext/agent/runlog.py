@@ -50,9 +50,15 @@ class RunLog:
 
     def _limit_note(self, event: Event) -> Progress:
         """Stands in for the first event left out, with its seq (a replay's order holds)."""
-        return Progress(run_id=event.run_id, seq=event.seq, ts=event.ts, message=(
-            f"The run log reached its size limit ({self.max_bytes:,} bytes): later events are not "
-            "written to it, except how the run ended (the live run still streams them all to a panel)."))
+        return Progress(
+            run_id=event.run_id,
+            seq=event.seq,
+            ts=event.ts,
+            message=(
+                f"The run log reached its size limit ({self.max_bytes:,} bytes): later events are not "
+                "written to it, except how the run ended (the live run still streams them all to a panel)."
+            ),
+        )
 
     def _write(self, line: str) -> None:
         if self._fh is None:

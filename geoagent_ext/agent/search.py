@@ -50,7 +50,13 @@ from ..llm.client import LLMNoAnswer
 from . import codeinfo, repair
 from .events import SearchNode
 from .subtask_work import (
-    FIRST_TEMPERATURE, MAX_SEMANTIC_RETRIES, REPAIR_TEMPERATURE, RESULT_CHECK, Attempt, Outcome, SolverRun,
+    FIRST_TEMPERATURE,
+    MAX_SEMANTIC_RETRIES,
+    REPAIR_TEMPERATURE,
+    RESULT_CHECK,
+    Attempt,
+    Outcome,
+    SolverRun,
     SubtaskWork,
     code_of,
     record_broken,
@@ -90,7 +96,12 @@ def beta(visits: int, c: float, c_base: float) -> float:
 
 
 def p_ucb(parent: Node, child: Node, c: float, c_base: float) -> float:
-    explore = beta(parent.visits, c, c_base) * child.prior * math.sqrt(math.log(max(parent.visits, 1) + 1)) / (1 + child.visits)
+    explore = (
+        beta(parent.visits, c, c_base)
+        * child.prior
+        * math.sqrt(math.log(max(parent.visits, 1) + 1))
+        / (1 + child.visits)
+    )
     return child.q + explore
 
 
@@ -188,15 +199,28 @@ class MctsSolver:
     # ----- budget and events ----------------------------------------------------------
     def _budget_left(self, state: _SubtaskSearch) -> bool:
         calls = self.run.llm.stats.calls - state.calls_at_start
-        return (state.nodes < self.options.max_nodes and calls < self.options.max_llm_calls
-                and time.monotonic() - state.started < self.options.max_seconds)
+        return (
+            state.nodes < self.options.max_nodes
+            and calls < self.options.max_llm_calls
+            and time.monotonic() - state.started < self.options.max_seconds
+        )
 
     def _publish(self, work: SubtaskWork, node: Node, error: str | None = None) -> None:
-        self.run.emit(SearchNode(
-            run_id=self.run.id, subtask_id=work.subtask.id, node_id=node.id,
-            parent_id=node.parent.id if node.parent else None, code=node.code, visits=node.visits,
-            q=round(node.q, 4), prior=round(node.prior, 4), reward=node.reward, status=node.status, error=error,
-        ))
+        self.run.emit(
+            SearchNode(
+                run_id=self.run.id,
+                subtask_id=work.subtask.id,
+                node_id=node.id,
+                parent_id=node.parent.id if node.parent else None,
+                code=node.code,
+                visits=node.visits,
+                q=round(node.q, 4),
+                prior=round(node.prior, 4),
+                reward=node.reward,
+                status=node.status,
+                error=error,
+            )
+        )
 
     def _new_node(self, work: SubtaskWork, code: str, parent: Node, prior: float) -> Node:
         node = Node(id=f"{work.subtask.id}-{next(self._ids)}", code=code, parent=parent, prior=prior)
@@ -205,14 +229,21 @@ class MctsSolver:
         return node
 
     # ----- tree operations --------------------------------------------------------------
-    async def _sample_children(self, work: SubtaskWork, state: _SubtaskSearch, parent: Node, ctx, count: int, keep: int,
-                               temperature: float) -> list[Node]:
+    async def _sample_children(
+        self, work: SubtaskWork, state: _SubtaskSearch, parent: Node, ctx, count: int, keep: int, temperature: float
+    ) -> list[Node]:
         """Draw ``count`` candidates, keep the ``keep`` best by sequence score among those not yet in the tree."""
         gens = []
         for _ in range(count):  # one by one: a code-less sample is dropped, not fatal
             try:
-                gens.append(await self.run.llm.complete(coder_messages(ctx), temperature=temperature,
-                                                        max_tokens=self.run.options.max_tokens, expect="code"))
+                gens.append(
+                    await self.run.llm.complete(
+                        coder_messages(ctx),
+                        temperature=temperature,
+                        max_tokens=self.run.options.max_tokens,
+                        expect="code",
+                    )
+                )
             except LLMNoAnswer:
                 continue
         known = {n.code for n in _walk(state.root)}
@@ -221,7 +252,9 @@ class MctsSolver:
             code = code_of(gen.text, self.run.accepted)
             if code.strip() and code not in seen and code not in known:
                 seen[code] = gen
-        ranked = sorted(seen.items(), key=lambda kv: (kv[1].logprob or 0.0) / max(kv[1].tokens_out, 1), reverse=True)[:keep]
+        ranked = sorted(seen.items(), key=lambda kv: (kv[1].logprob or 0.0) / max(kv[1].tokens_out, 1), reverse=True)[
+            :keep
+        ]
         ps = priors([g.logprob for _, g in ranked], [g.tokens_out for _, g in ranked])
         return [self._new_node(work, code, parent, p) for (code, _), p in zip(ranked, ps)]
 
@@ -254,8 +287,12 @@ class MctsSolver:
         attempt = node.attempt
         assert attempt is not None
         parent = node.parent
-        no_code = (parent is not None and parent.status == "failed" and parent.attempt is not None
-                   and repair.repair_the_code_before(attempt.ename, parent.attempt.code))
+        no_code = (
+            parent is not None
+            and parent.status == "failed"
+            and parent.attempt is not None
+            and repair.repair_the_code_before(attempt.ename, parent.attempt.code)
+        )
         if no_code:  # only comments (the note echoed): repair the parent's code, its failure, once more
             attempt = parent.attempt
         diagnosis = await work.diagnose(attempt)
@@ -267,8 +304,11 @@ class MctsSolver:
         context = await repair.enrich(diagnosis, attempt.code, attempt.lineno, self.run.kernel)
         context = repair.with_no_code_note(context) if no_code else context
         ctx = work.context(
-            variables=await self.run.variable_summary(), api_docs=await work.api_docs(attempt.error),
-            failed_code=attempt.code, failure=attempt.error, repair_context=context,
+            variables=await self.run.variable_summary(),
+            api_docs=await work.api_docs(attempt.error),
+            failed_code=attempt.code,
+            failure=attempt.error,
+            repair_context=context,
         )
         await self._sample_children(work, state, node, ctx, count=1, keep=1, temperature=REPAIR_TEMPERATURE)
         return None
@@ -324,18 +364,25 @@ class MctsSolver:
             record_failure(attempt, trial)
             return self._failed(work, node, attempt)
         node.attempt, node.status = attempt, "ok"
-        reward = with_requirements(1.0, met_share(trial.stdout)) if last else \
-            await self._rollout_reward(work, node, remaining, rollout)
+        reward = (
+            with_requirements(1.0, met_share(trial.stdout))
+            if last
+            else await self._rollout_reward(work, node, remaining, rollout)
+        )
         node.reward = reward
         self._publish(work, node)
         return reward
 
-    async def _rollout_reward(self, work: SubtaskWork, node: Node, remaining: int, chunks: list[str] | None = None) -> float:
+    async def _rollout_reward(
+        self, work: SubtaskWork, node: Node, remaining: int, chunks: list[str] | None = None
+    ) -> float:
         if chunks is None:
             ctx = work.context(lookahead=True, subtask_index=work.index + 1)
             ctx.accepted_code = ctx.accepted_code + [node.code]
             try:
-                gen = await self.run.llm.complete(coder_messages(ctx), temperature=0.2, max_tokens=self.run.options.max_tokens * 2, expect="code")
+                gen = await self.run.llm.complete(
+                    coder_messages(ctx), temperature=0.2, max_tokens=self.run.options.max_tokens * 2, expect="code"
+                )
             except Exception:
                 return 1.0 / (remaining + 1)  # the node itself ran; no rollout to credit
             chunks = split_rollout(code_of(gen.text, self.run.accepted))[:remaining]
@@ -344,17 +391,19 @@ class MctsSolver:
         guards = [work.output_guard(work.index + i) for i in range(len(chunks) + 1)]
         program = instrument(node.code, chunks, guards) + trial_suffix(self.run.contract)
         trial = await self.run.kernel.trial(program, timeout=self.run.options.trial_timeout)
-        done = min((trial.stdout or "").count(SUBTASK_DONE_MARK), len(chunks) + 1)  # the node's own marker counts as its step
+        done = min(
+            (trial.stdout or "").count(SUBTASK_DONE_MARK), len(chunks) + 1
+        )  # the node's own marker counts as its step
         node.rollout = chunks[: max(done - 1, 0)]  # the steps that ran after it: seeds if it is chosen
         return with_requirements(done / (remaining + 1), met_share(trial.stdout))
 
     def _keep_seeds(self, work: SubtaskWork, node: Node) -> None:
         """Map the chosen node's look-ahead steps that ran onto the next subtasks (by id, so a re-plan drops them)."""
         self._seeds.clear()
-        following = self.run.subtasks[work.index + 1:]
+        following = self.run.subtasks[work.index + 1 :]
         ran = (node.rollout or [])[: len(following)]
         for i, (subtask, chunk) in enumerate(zip(following, ran)):
-            self._seeds[subtask.id] = (chunk, ran[i + 1:])
+            self._seeds[subtask.id] = (chunk, ran[i + 1 :])
 
     async def _try_seed(self, work: SubtaskWork, state: _SubtaskSearch) -> Node | None:
         """Evaluate this subtask's seed, if any, as root's first child; returns it when it holds
@@ -390,7 +439,9 @@ class MctsSolver:
         """Grow the tree until a node is good enough to commit (returned), or the budget ends
         (the best runnable node, or None)."""
         while self._budget_left(state):
-            if state.best is not None and ((state.best.reward or 0) >= 1.0 or state.since_best >= self.options.patience):
+            if state.best is not None and (
+                (state.best.reward or 0) >= 1.0 or state.since_best >= self.options.patience
+            ):
                 break
             node = self._select(state)
             if node is None:
@@ -422,8 +473,11 @@ class MctsSolver:
     async def solve(self, index: int) -> Outcome:
         run = self.run
         work = SubtaskWork(run, index)
-        state = _SubtaskSearch(root=Node(id=f"{work.subtask.id}-root", code=""), started=time.monotonic(),
-                               calls_at_start=run.llm.stats.calls)
+        state = _SubtaskSearch(
+            root=Node(id=f"{work.subtask.id}-root", code=""),
+            started=time.monotonic(),
+            calls_at_start=run.llm.stats.calls,
+        )
         chosen: Node | Outcome | None = await self._try_seed(work, state)
         accepted: tuple[Node, Outcome] | None = None  # committed, but its result looked wrong
         semantic_failures = 0
@@ -435,8 +489,12 @@ class MctsSolver:
             if chosen is None:
                 break
             outcome = await self._commit(work, chosen, state.nodes)
-            if outcome.kind != "solved" or not outcome.warnings or semantic_failures >= MAX_SEMANTIC_RETRIES \
-                    or not self._budget_left(state):
+            if (
+                outcome.kind != "solved"
+                or not outcome.warnings
+                or semantic_failures >= MAX_SEMANTIC_RETRIES
+                or not self._budget_left(state)
+            ):
                 return self._accept(work, chosen, outcome)
             semantic_failures += 1
             accepted = (chosen, outcome)
@@ -446,8 +504,12 @@ class MctsSolver:
             return self._accept(work, *accepted)
         failed = [n for n in _walk(state.root) if n.attempt is not None]
         last = failed[-1].attempt if failed else None
-        return Outcome("needs_human", code=last.code if last else "", error=(last.error or "") if last else "no candidate code",
-                       attempts=state.nodes)
+        return Outcome(
+            "needs_human",
+            code=last.code if last else "",
+            error=(last.error or "") if last else "no candidate code",
+            attempts=state.nodes,
+        )
 
     def _accept(self, work: SubtaskWork, node: Node, outcome: Outcome) -> Outcome:
         if outcome.kind == "solved":
@@ -476,18 +538,36 @@ class MctsSolver:
         if not await run.approve(work.subtask.id, node.code):
             node.status = "failed"
             self._publish(work, node, "rejected by the user")
-            return Outcome("needs_human", code=node.code, error=f"The user rejected this code: {run.last_rejection}", attempts=nodes)
+            return Outcome(
+                "needs_human",
+                code=node.code,
+                error=f"The user rejected this code: {run.last_rejection}",
+                attempts=nodes,
+            )
         result = await run.commit(work.subtask.id, node.code)
         warnings: list[str] = []
         if result.status == "ok":
             info = codeinfo.analyse(node.code)
             warnings = await work.check(info, result.stderr)
-        run.emit(Executed(run_id=run.id, subtask_id=work.subtask.id, attempt=nodes, code=node.code, node_id=node.id,
-                          result=summarize(result, warnings)))
+        run.emit(
+            Executed(
+                run_id=run.id,
+                subtask_id=work.subtask.id,
+                attempt=nodes,
+                code=node.code,
+                node_id=node.id,
+                result=summarize(result, warnings),
+            )
+        )
         if result.status != "ok":
             node.status = "failed"
             self._publish(work, node, result.error.message if result.error else result.status)
-            return Outcome("needs_human", code=node.code, error=result.error.message if result.error else result.status, attempts=nodes)
+            return Outcome(
+                "needs_human",
+                code=node.code,
+                error=result.error.message if result.error else result.status,
+                attempts=nodes,
+            )
         return Outcome("solved", code=node.code, result=result, warnings=warnings, attempts=nodes)
 
 

@@ -14,20 +14,44 @@ from .events import Event
 
 def fold(events: Iterable[Event], live: bool = False) -> dict[str, Any]:
     state: dict[str, Any] = {
-        "run_id": None, "request": "", "model": "", "notebook": None, "kernel_id": None, "strategy": "loop",
-        "status": "running" if live else "interrupted", "message": "", "started": None, "updated": None,
-        "subtasks": [], "stats": None, "waiting_for": None, "last_seq": 0,
-        "contract": None, "requirements": {}, "unmet": [], "not_verified": [], "crs_advice": [],
+        "run_id": None,
+        "request": "",
+        "model": "",
+        "notebook": None,
+        "kernel_id": None,
+        "strategy": "loop",
+        "status": "running" if live else "interrupted",
+        "message": "",
+        "started": None,
+        "updated": None,
+        "subtasks": [],
+        "stats": None,
+        "waiting_for": None,
+        "last_seq": 0,
+        "contract": None,
+        "requirements": {},
+        "unmet": [],
+        "not_verified": [],
+        "crs_advice": [],
         "variables": {"created": {}, "changed": [], "deleted": []},
-        "warnings": [], "model_waiting": None,  # place in a serial model's line while the run waits
+        "warnings": [],
+        "model_waiting": None,  # place in a serial model's line while the run waits
     }
     subtasks: dict[str, dict[str, Any]] = {}
 
     def ensure(spec) -> dict[str, Any]:
         entry = subtasks.get(spec.id)
         if entry is None:
-            entry = {"id": spec.id, "description": spec.description, "status": "pending", "attempts": 0,
-                     "code": "", "error": "", "by": None, "inserted_for": spec.inserted_for}
+            entry = {
+                "id": spec.id,
+                "description": spec.description,
+                "status": "pending",
+                "attempts": 0,
+                "code": "",
+                "error": "",
+                "by": None,
+                "inserted_for": spec.inserted_for,
+            }
             subtasks[spec.id] = entry
         return entry
 
@@ -38,8 +62,14 @@ def fold(events: Iterable[Event], live: bool = False) -> dict[str, Any]:
         state["updated"] = event.ts
         t = event.type
         if t == "run_started":
-            state.update(request=event.request, model=event.model, notebook=event.notebook,
-                         kernel_id=event.kernel_id, strategy=event.strategy, started=event.ts)
+            state.update(
+                request=event.request,
+                model=event.model,
+                notebook=event.notebook,
+                kernel_id=event.kernel_id,
+                strategy=event.strategy,
+                started=event.ts,
+            )
         elif t in ("planned", "replanned"):
             order = [s.id for s in event.subtasks]
             for spec in event.subtasks:
@@ -93,20 +123,30 @@ def fold(events: Iterable[Event], live: bool = False) -> dict[str, Any]:
             state["contract"] = event.contract.model_dump()
             state["waiting_for"] = {"kind": "contract", "subtask_id": "contract"} if event.awaiting_review else None
         elif t == "requirement_checked":  # the latest check of each requirement
-            state["requirements"][event.requirement_id] = {"passed": event.passed, "observed": event.observed,
-                                                           "subtask_id": event.subtask_id}
+            state["requirements"][event.requirement_id] = {
+                "passed": event.passed,
+                "observed": event.observed,
+                "subtask_id": event.subtask_id,
+            }
         elif t == "namespace_changed":
             add_namespace_change(state["variables"], event)
         elif t == "declined":
             state["message"] = event.reason
         elif t == "finished":
-            state.update(status=event.status, message=event.message, stats=event.stats.model_dump(), waiting_for=None,
-                         model_waiting=None,
-                         unmet=list(event.unmet), not_verified=list(event.not_verified))
+            state.update(
+                status=event.status,
+                message=event.message,
+                stats=event.stats.model_dump(),
+                waiting_for=None,
+                model_waiting=None,
+                unmet=list(event.unmet),
+                not_verified=list(event.not_verified),
+            )
     state["subtasks"] = [subtasks[i] for i in order if i in subtasks]
     if state["waiting_for"] and state["status"] == "running":
-        state["status"] = {"stuck": "needs_human", "contract": "awaiting_contract"}.get(state["waiting_for"]["kind"],
-                                                                                      "awaiting_approval")
+        state["status"] = {"stuck": "needs_human", "contract": "awaiting_contract"}.get(
+            state["waiting_for"]["kind"], "awaiting_approval"
+        )
     return state
 
 

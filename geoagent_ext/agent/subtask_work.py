@@ -43,9 +43,18 @@ if TYPE_CHECKING:
 
 _CAUSE_RE = re.compile(r"^\s*(?:#\s*)?Cause\s*:\s*(.+)$", re.IGNORECASE | re.MULTILINE)  # a line or a comment
 LIBRARY_WORDS = {
-    "geopandas": "geopandas", "shapely": "shapely", "pyproj": "pyproj", "rasterio": "rasterio",
-    "rioxarray": "rioxarray", "xarray": "xarray", "leafmap": "leafmap", "geemap": "geemap",
-    "matplotlib": "matplotlib", "pystac": "pystac-client", "xarray-spatial": "xarray-spatial", "xrspatial": "xarray-spatial",
+    "geopandas": "geopandas",
+    "shapely": "shapely",
+    "pyproj": "pyproj",
+    "rasterio": "rasterio",
+    "rioxarray": "rioxarray",
+    "xarray": "xarray",
+    "leafmap": "leafmap",
+    "geemap": "geemap",
+    "matplotlib": "matplotlib",
+    "pystac": "pystac-client",
+    "xarray-spatial": "xarray-spatial",
+    "xrspatial": "xarray-spatial",
 }
 MAX_SEMANTIC_RETRIES = 2
 FIRST_TEMPERATURE = 0.2  # a subtask's first answer: the model's most likely code
@@ -199,8 +208,9 @@ class SubtaskWork:
         warnings: list[str] = []
         try:
             # Off the event loop: the first call loads chromadb and the embedding model.
-            records = await asyncio.to_thread(knowledge_index.retrieve, query, libraries=libraries, k=4,
-                                              warnings=warnings)
+            records = await asyncio.to_thread(
+                knowledge_index.retrieve, query, libraries=libraries, k=4, warnings=warnings
+            )
         except Exception as exc:  # a broken index degrades answers, it must not stop the run
             self.run.warn("retrieval", f"API retrieval is degraded: {exc}; steps are written without API docs")
             return ""
@@ -216,14 +226,26 @@ class SubtaskWork:
         mended = self.mended(attempt.code) if attempt.ename == RESULT_CHECK else None
         if mended:  # the search's node whose written file failed the contract
             return repair.Diagnosis("mend", attempt.error or "", name="the contract", fixed_code=mended)
-        left_out = repair.without_mended_columns(attempt.code, attempt.ename, attempt.evalue, attempt.lineno,
-                                                 mended_values(self.run.contract)) if attempt.ename == "KeyError" else None
+        left_out = (
+            repair.without_mended_columns(
+                attempt.code, attempt.ename, attempt.evalue, attempt.lineno, mended_values(self.run.contract)
+            )
+            if attempt.ename == "KeyError"
+            else None
+        )
         if left_out:
             return left_out
-        diagnosis = repair.classify(attempt.code, attempt.ename, attempt.evalue, attempt.error or "", attempt.lineno,
-                                    self.run.defined_names(), examples=self.docs_seen,
-                                    own_words=f"{self.run.request}\n{self.subtask.description}",
-                                    refused_before=self.refused)
+        diagnosis = repair.classify(
+            attempt.code,
+            attempt.ename,
+            attempt.evalue,
+            attempt.error or "",
+            attempt.lineno,
+            self.run.defined_names(),
+            examples=self.docs_seen,
+            own_words=f"{self.run.request}\n{self.subtask.description}",
+            refused_before=self.refused,
+        )
         diagnosis = repair.without_failing_report(diagnosis, attempt.code, attempt.lineno, self.subtask.description)
         refused = repair.refused_keyword(attempt.ename, attempt.evalue)
         if refused:
@@ -248,8 +270,9 @@ class SubtaskWork:
 
     async def rewrite(self, error: str) -> bool:
         """Ask the planner for a new wording of this subtask; True when the plan changed."""
-        changed = await reword_subtask(self.run, self.index, error,
-                                       f"step {self.index + 1} failed the same way three times; rewritten")
+        changed = await reword_subtask(
+            self.run, self.index, error, f"step {self.index + 1} failed the same way three times; rewritten"
+        )
         if changed:
             self.subtask = self.run.subtasks[self.index]
         return changed
@@ -266,8 +289,9 @@ class SubtaskWork:
         warnings on ``stderr``), and each
         requirement of the deliverable contract that a file this subtask wrote does not meet."""
         fields = fields_for(info.written_files, self.run.request)
-        checks = await run_probe(self.run.kernel, "check_result", info.assigned, info.written_files, fields,
-                                 self.run.known_empty_columns)
+        checks = await run_probe(
+            self.run.kernel, "check_result", info.assigned, info.written_files, fields, self.run.known_empty_columns
+        )
         warnings = list((checks or {}).get("warnings", []))
         measured: list[bool] = []  # the written files' measure requirements, held or not
         contract_warnings: list[str] = []
@@ -283,8 +307,11 @@ class SubtaskWork:
                 measured = [res.passed for r, res in own if r.kind == "measure_units"]
                 contract_warnings = deliverables.failures(own, advice=self.run.crs_advice.for_purpose)
                 if any(not res.passed for r, res in pairs if r.output in later):
-                    self.run.progress(f"{', '.join(sorted(later))}: not final yet — a later step writes it, "
-                                      "and its requirements are checked again then", self.subtask.id)
+                    self.run.progress(
+                        f"{', '.join(sorted(later))}: not final yet — a later step writes it, "
+                        "and its requirements are checked again then",
+                        self.subtask.id,
+                    )
         degrees = measured_in_degrees(stderr)
         if degrees and not (measured and all(measured)):  # a measure the file shows right (a mend redid it) stands
             named = self.run.crs_advice.for_purpose("area" if "area" in degrees else "distance")
@@ -305,11 +332,18 @@ class SubtaskWork:
         """For the step the run adds to fix an output (``requested.contract_subtask``): the mend of
         that output's requirements that failed at the last check, run before any model call."""
         deliverables = self.run.deliverables
-        path = contract_subtask_output(self.subtask.description, [o.path for o in self.run.contract.outputs]) \
-            if deliverables is not None and self.run.contract is not None else None
+        path = (
+            contract_subtask_output(self.subtask.description, [o.path for o in self.run.contract.outputs])
+            if deliverables is not None and self.run.contract is not None
+            else None
+        )
         if path is None:
             return None
-        failed = [r for r in self.run.contract.for_output(path) if r.id in deliverables.last and not deliverables.last[r.id].passed]
+        failed = [
+            r
+            for r in self.run.contract.for_output(path)
+            if r.id in deliverables.last and not deliverables.last[r.id].passed
+        ]
         return "\n\n".join(self._mends(failed)) or None
 
     def _mends(self, failed: list[Requirement]) -> list[str]:
@@ -320,7 +354,9 @@ class SubtaskWork:
         for req in failed:
             by_output.setdefault(req.output, []).append(req)
         mends = [found for found in (mend_code(contract, path, reqs) for path, reqs in by_output.items()) if found]
-        self.mended_ids.update(r.id for _, reqs in mends for r in reqs)  # a mend that did not meet it is not tried again
+        self.mended_ids.update(
+            r.id for _, reqs in mends for r in reqs
+        )  # a mend that did not meet it is not tried again
         return [code for code, _ in mends]
 
     def held_requirements_written(self, info: codeinfo.CodeInfo) -> list[str]:
@@ -340,9 +376,12 @@ class SubtaskWork:
         contract = self.run.contract
         held_outputs = sorted({r.output for r in contract.requirements if r.id in held}) if contract else []
         suffix = trial_suffix(contract) if every_requirement else trial_suffix(contract, held_outputs)
-        guards = self.output_guard() + \
-            await guards_for(self.run.kernel, code, keeps_invalid=contract is not None and contract.keeps_invalid(),
-                             spatial_output=contract is not None and any(o.format in SPATIAL for o in contract.outputs))
+        guards = self.output_guard() + await guards_for(
+            self.run.kernel,
+            code,
+            keeps_invalid=contract is not None and contract.keeps_invalid(),
+            spatial_output=contract is not None and any(o.format in SPATIAL for o in contract.outputs),
+        )
         trial = await self.run.kernel.trial(code + guards + suffix, timeout=self.run.options.trial_timeout)
         broken = self.run.deliverables.broken_in_trial(trial.stdout, held) if held and trial.status == "ok" else ""
         return trial, broken
@@ -353,26 +392,66 @@ class SubtaskWork:
         attempt = Attempt(code=code)
         if not info.ok:
             attempt.error, attempt.ename = info.problem, info.problem_kind
-            self.run.emit(Executed(run_id=self.run.id, subtask_id=self.subtask.id, attempt=attempt_no, code=code, trial=True, node_id=node_id,
-                                   result=summarize(_NotRunResult(info.problem, info.problem_kind))))
+            self.run.emit(
+                Executed(
+                    run_id=self.run.id,
+                    subtask_id=self.subtask.id,
+                    attempt=attempt_no,
+                    code=code,
+                    trial=True,
+                    node_id=node_id,
+                    result=summarize(_NotRunResult(info.problem, info.problem_kind)),
+                )
+            )
             return attempt
         if self.run.options.use_sandbox:
             trial, broken = await self.trial(code, self.held_requirements_written(info))
-            self.run.emit(Executed(run_id=self.run.id, subtask_id=self.subtask.id, attempt=attempt_no, code=code, trial=True, node_id=node_id, result=summarize(trial)))
+            self.run.emit(
+                Executed(
+                    run_id=self.run.id,
+                    subtask_id=self.subtask.id,
+                    attempt=attempt_no,
+                    code=code,
+                    trial=True,
+                    node_id=node_id,
+                    result=summarize(trial),
+                )
+            )
             if trial.status != "ok":
                 return record_failure(attempt, trial)
             if broken:  # not committed: the deliverable on disk stays as it was
                 return record_broken(attempt, trial, broken)
         if not await self.run.approve(self.subtask.id, code):
-            attempt.error, attempt.ename = f"The user rejected this code: {self.run.last_rejection or 'no reason given'}", "Rejected"
+            attempt.error, attempt.ename = (
+                f"The user rejected this code: {self.run.last_rejection or 'no reason given'}",
+                "Rejected",
+            )
             return attempt
         result = await self.run.commit(self.subtask.id, code)
         attempt.result, attempt.committed = result, True
         if result.status != "ok":
-            self.run.emit(Executed(run_id=self.run.id, subtask_id=self.subtask.id, attempt=attempt_no, code=code, node_id=node_id, result=summarize(result)))
+            self.run.emit(
+                Executed(
+                    run_id=self.run.id,
+                    subtask_id=self.subtask.id,
+                    attempt=attempt_no,
+                    code=code,
+                    node_id=node_id,
+                    result=summarize(result),
+                )
+            )
             return record_failure(attempt, result)
         attempt.warnings = await self.check(info, result.stderr)
-        self.run.emit(Executed(run_id=self.run.id, subtask_id=self.subtask.id, attempt=attempt_no, code=code, node_id=node_id, result=summarize(result, attempt.warnings)))
+        self.run.emit(
+            Executed(
+                run_id=self.run.id,
+                subtask_id=self.subtask.id,
+                attempt=attempt_no,
+                code=code,
+                node_id=node_id,
+                result=summarize(result, attempt.warnings),
+            )
+        )
         return attempt
 
 
@@ -429,13 +508,16 @@ def _format_record(record: Any) -> str:
     summary = getattr(record, "summary", "") or ""
     if getattr(record, "kind", "") == "recipe":
         # A small model copies a recipe's variables (`stations`) into a session that has none.
-        return f"Recipe: {name} (its variable names are the example's: write yours with this session's)\n" \
-               f"{getattr(record, 'text', '')[:800]}"
+        return (
+            f"Recipe: {name} (its variable names are the example's: write yours with this session's)\n"
+            f"{getattr(record, 'text', '')[:800]}"
+        )
     return f"- {name}{signature}: {summary[:200]}"
 
 
-async def reword_subtask(run: SolverRun, index: int, error: str, reason: str,
-                         refine: Callable[[str], str] | None = None) -> bool:
+async def reword_subtask(
+    run: SolverRun, index: int, error: str, reason: str, refine: Callable[[str], str] | None = None
+) -> bool:
     """Ask the planner for a new wording of subtask ``index`` (what went or would go wrong:
     ``error``) and publish the changed plan with ``reason``; True when it changed. ``refine``
     mends the new wording where the caller knows what it must not say."""
@@ -449,6 +531,8 @@ async def reword_subtask(run: SolverRun, index: int, error: str, reason: str,
     if not description or description in plan:  # a step's words again: no new wording
         return False
     fresh = new_subtask(description)  # its artifacts (the files it names) come from the new wording
-    run.subtasks[index] = run.subtasks[index].model_copy(update={"description": description, "artifacts": fresh.artifacts})
+    run.subtasks[index] = run.subtasks[index].model_copy(
+        update={"description": description, "artifacts": fresh.artifacts}
+    )
     run.emit(Replanned(run_id=run.id, reason=reason, subtasks=run.subtasks))
     return True

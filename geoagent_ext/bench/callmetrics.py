@@ -65,8 +65,7 @@ def called_functions(code: str) -> set[str]:
                 name = _call_name(node.func)
                 if name:
                     names.append((name, isinstance(node.func, ast.Name)))
-    return {name for name, bare in names
-            if not (bare and (name in BUILTIN_NAMES or name in defined))}
+    return {name for name, bare in names if not (bare and (name in BUILTIN_NAMES or name in defined))}
 
 
 def _ratio(numerator: int, denominator: int, both_empty: bool) -> float:
@@ -90,5 +89,8 @@ def call_metrics(generated: set[str], reference: set[str]) -> dict[str, float]:
 
 def call_differences(generated: set[str], reference: set[str]) -> dict[str, list[str]]:
     """For reports: functions in both, only in the reference (missed), only generated (extra)."""
-    return {"common": sorted(generated & reference), "missed": sorted(reference - generated),
-            "extra": sorted(generated - reference)}
+    return {
+        "common": sorted(generated & reference),
+        "missed": sorted(reference - generated),
+        "extra": sorted(generated - reference),
+    }

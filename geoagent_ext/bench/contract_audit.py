@@ -57,10 +57,12 @@ class CaseResult:
 
 def copy_writer(folder: Path) -> Writer:
     """A writer that copies the files of ``folder`` (a benchmark's reference or broken outputs)."""
+
     def write(dest: Path) -> None:
         for p in folder.iterdir():
             if p.is_file():
                 shutil.copy(p, dest / p.name)
+
     return write
 
 
@@ -75,11 +77,17 @@ def dev_cases(suite: Path, rewordings: Path | None = None, tasks: Iterable[str] 
             continue
         task = json.loads((task_dir / "task.json").read_text())
         failures = task_dir / "reference" / "failures"
-        broken = {p.name: copy_writer(p / "outputs") for p in sorted(failures.iterdir()) if (p / "outputs").is_dir()} \
-            if failures.is_dir() else {}
-        common = dict(outputs=[o["name"] for o in task["expected_outputs"]],
-                      inputs=sorted((task_dir / "inputs").iterdir()),
-                      reference=copy_writer(task_dir / "reference" / "outputs"), broken=broken)
+        broken = (
+            {p.name: copy_writer(p / "outputs") for p in sorted(failures.iterdir()) if (p / "outputs").is_dir()}
+            if failures.is_dir()
+            else {}
+        )
+        common = dict(
+            outputs=[o["name"] for o in task["expected_outputs"]],
+            inputs=sorted((task_dir / "inputs").iterdir()),
+            reference=copy_writer(task_dir / "reference" / "outputs"),
+            broken=broken,
+        )
         cases.append(AuditCase(group="dev", name=task_dir.name, request=task["instruction"], **common))
         for i, request in enumerate(reworded.get(task_dir.name, []), 1):
             cases.append(AuditCase(group="rewording", name=f"{task_dir.name}#{i}", request=request, **common))
@@ -89,11 +97,19 @@ def dev_cases(suite: Path, rewordings: Path | None = None, tasks: Iterable[str] 
 def corpus_case(entry, resolve: Callable[[str], Path]) -> AuditCase:
     """A corpus entry (``tests/contract/corpus``: writers that write into the current directory,
     input specs ``resolve`` turns into paths) as a case."""
+
     def in_folder(write: Callable[[], None]) -> Writer:
         return lambda folder: write()  # the auditor runs writers with the folder as the current directory
-    return AuditCase(group="corpus", name=entry.id, request=entry.request, outputs=list(entry.outputs),
-                     inputs=[resolve(spec) for spec in entry.inputs], reference=in_folder(entry.reference),
-                     broken={name: in_folder(write) for name, write in entry.broken.items()})
+
+    return AuditCase(
+        group="corpus",
+        name=entry.id,
+        request=entry.request,
+        outputs=list(entry.outputs),
+        inputs=[resolve(spec) for spec in entry.inputs],
+        reference=in_folder(entry.reference),
+        broken={name: in_folder(write) for name, write in entry.broken.items()},
+    )
 
 
 class Auditor:
@@ -101,6 +117,7 @@ class Auditor:
 
     def __init__(self) -> None:
         from ..kernel import inkernel
+
         self.helper = inkernel.load()
 
     def audit(self, case: AuditCase) -> CaseResult:
@@ -131,7 +148,9 @@ class Auditor:
             caught[name] = [i for i in sound_ids if not broken_seen.get(i, (True, ""))[0]]
         return CaseResult(case, contract, wrong, caught)
 
-    def _checked(self, folder: Path, writer: Writer, inputs: set[str], payload: list[dict]) -> dict[str, tuple[bool, str]]:
+    def _checked(
+        self, folder: Path, writer: Writer, inputs: set[str], payload: list[dict]
+    ) -> dict[str, tuple[bool, str]]:
         """{requirement id: (passed, observed)} on the deliverable ``writer`` leaves beside the inputs."""
         for left in [p for p in folder.iterdir() if p.name not in inputs]:  # the last deliverable's files
             shutil.rmtree(left) if left.is_dir() else left.unlink()
@@ -169,8 +188,11 @@ def figures(results: list[CaseResult]) -> dict[str, GroupFigures]:
 
 
 def table(results: list[CaseResult]) -> str:
-    lines = ["| requests | sound: every gating requirement holds on the correct deliverable | broken deliverables "
-             "caught by a sound requirement | gating requirements per request |", "|---|---|---|---|"]
+    lines = [
+        "| requests | sound: every gating requirement holds on the correct deliverable | broken deliverables "
+        "caught by a sound requirement | gating requirements per request |",
+        "|---|---|---|---|",
+    ]
     lines += [g.row(name) for name, g in figures(results).items()]
     return "\n".join(lines)
 
@@ -182,8 +204,10 @@ def details(results: list[CaseResult]) -> str:
         if r.error:
             lines.append(f"{r.case.group} {r.case.name}: could not audit: {r.error}")
         for req, observed in r.wrong:
-            lines.append(f"{r.case.group} {r.case.name}: WRONG {req.output}: {req.text} [{req.kind}] "
-                         f"-- seen on the correct file: {observed[:160]}")
+            lines.append(
+                f"{r.case.group} {r.case.name}: WRONG {req.output}: {req.text} [{req.kind}] "
+                f"-- seen on the correct file: {observed[:160]}"
+            )
         if not r.error:
             for name in r.missed:
                 lines.append(f"{r.case.group} {r.case.name}: missed {name}")

@@ -95,19 +95,32 @@ async def _agent(session, task: Task, mode: str, settings: GeoAgentSettings, log
     return finished.status, finished.message, code
 
 
-async def run_task(task: Task, mode: str, settings: GeoAgentSettings, out_dir: Path, *, model: str | None = None,
-                   use_index: bool = True, task_timeout: float = 1800, reference_dir: Path | None = None) -> TaskResult:
+async def run_task(
+    task: Task,
+    mode: str,
+    settings: GeoAgentSettings,
+    out_dir: Path,
+    *,
+    model: str | None = None,
+    use_index: bool = True,
+    task_timeout: float = 1800,
+    reference_dir: Path | None = None,
+) -> TaskResult:
     from .callmetrics import call_metrics, called_functions
     from .grading import GradingError, grade_task
 
     workdir = task.prepare_workdir(Path(out_dir) / "work" / mode / task.id)
     started, started_at = time.monotonic(), time.time()
-    result = TaskResult(task_id=task.id, mode=mode, model=model or settings.model,
-                        contract=settings.check_contract if mode != "single" else None,
-                        crs_advisor=settings.crs_advisor if mode != "single" else None,
-                        proposals=(settings.check_contract and proposals_wanted(settings.propose_requirements,
-                                                                             model or settings.model))
-                        if mode != "single" else None)
+    result = TaskResult(
+        task_id=task.id,
+        mode=mode,
+        model=model or settings.model,
+        contract=settings.check_contract if mode != "single" else None,
+        crs_advisor=settings.crs_advisor if mode != "single" else None,
+        proposals=(settings.check_contract and proposals_wanted(settings.propose_requirements, model or settings.model))
+        if mode != "single"
+        else None,
+    )
     async with open_headless_services(settings, cwd=workdir, model=model, use_index=use_index) as session:
         try:
             if mode == "single":
@@ -151,9 +164,19 @@ def _time_to_deliverable(task: Task, workdir: Path, started_at: float) -> float 
     return round(max(times) - started_at, 1) if times else None
 
 
-async def run_suite(tasks: list[Task], modes: list[str], settings: GeoAgentSettings, out_dir: Path, *,
-                    model: str | None = None, force: bool = False, use_index: bool = True, task_timeout: float = 1800,
-                    reference_dir: Path | None = None, on_result: Callable[[TaskResult, bool], None] | None = None) -> list[TaskResult]:
+async def run_suite(
+    tasks: list[Task],
+    modes: list[str],
+    settings: GeoAgentSettings,
+    out_dir: Path,
+    *,
+    model: str | None = None,
+    force: bool = False,
+    use_index: bool = True,
+    task_timeout: float = 1800,
+    reference_dir: Path | None = None,
+    on_result: Callable[[TaskResult, bool], None] | None = None,
+) -> list[TaskResult]:
     """Run every (mode, task) not already on disk; finished ones are kept and skipped."""
     results = []
     for mode in modes:
@@ -165,8 +188,16 @@ async def run_suite(tasks: list[Task], modes: list[str], settings: GeoAgentSetti
                 if on_result:
                     on_result(cached, True)
                 continue
-            result = await run_task(task, mode, settings, out_dir, model=model, use_index=use_index,
-                                    task_timeout=task_timeout, reference_dir=reference_dir)
+            result = await run_task(
+                task,
+                mode,
+                settings,
+                out_dir,
+                model=model,
+                use_index=use_index,
+                task_timeout=task_timeout,
+                reference_dir=reference_dir,
+            )
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(result.model_dump_json(indent=1))
             results.append(result)

@@ -41,17 +41,26 @@ def summarize(results: list[TaskResult]) -> dict:
             "mean_call_f1": round(statistics.fmean(f1s), 4) if f1s else None,
             "model": rows[0].model,
         }
-    tasks = [dict(r.model_dump(exclude={"code", "subchecks", "gates"}), false_success=r.false_success,
-                  false_alarm=r.false_alarm, failed_gates=[g["name"] for g in r.gates if not g["passed"]])
-             for r in results]
+    tasks = [
+        dict(
+            r.model_dump(exclude={"code", "subchecks", "gates"}),
+            false_success=r.false_success,
+            false_alarm=r.false_alarm,
+            failed_gates=[g["name"] for g in r.gates if not g["passed"]],
+        )
+        for r in results
+    ]
     return {"modes": modes, "ratios": _ratios(modes), "tasks": tasks}
 
 
 def _ratios(modes: dict[str, dict]) -> dict[str, float | None]:
     """Mean score of loop and mcts relative to single (None when single scored 0 or is missing)."""
     base = modes.get("single", {}).get("mean_score")
-    return {f"{mode}/single": (round(modes[mode]["mean_score"] / base, 3) if base else None)
-            for mode in ("loop", "mcts") if mode in modes}
+    return {
+        f"{mode}/single": (round(modes[mode]["mean_score"] / base, 3) if base else None)
+        for mode in ("loop", "mcts")
+        if mode in modes
+    }
 
 
 def _or_dash(value) -> str:
@@ -59,32 +68,47 @@ def _or_dash(value) -> str:
 
 
 def markdown(summary: dict) -> str:
-    lines = ["# Benchmark report", "",
-             "Scores are the tasks' own graders' (`grade.py`) where a task has one: a failed gate "
-             "(missing, unparsable, wrong CRS, missing columns) scores 0. A false success is a run that "
-             "said `succeeded` with a score below 1; a false alarm one that said otherwise with a score of 1.", "",
-             "| mode | model | tasks | strict mean | passes | said succeeded | false successes | false alarms | "
-             "LLM calls | calls per pass | tokens in/out | wall s | time to deliverable (passed, mean s) | call F1 |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "# Benchmark report",
+        "",
+        "Scores are the tasks' own graders' (`grade.py`) where a task has one: a failed gate "
+        "(missing, unparsable, wrong CRS, missing columns) scores 0. A false success is a run that "
+        "said `succeeded` with a score below 1; a false alarm one that said otherwise with a score of 1.",
+        "",
+        "| mode | model | tasks | strict mean | passes | said succeeded | false successes | false alarms | "
+        "LLM calls | calls per pass | tokens in/out | wall s | time to deliverable (passed, mean s) | call F1 |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for mode, m in summary["modes"].items():
-        lines.append(f"| {mode} | {m['model']} | {m['tasks']} | {m['mean_score']:.3f} | {m['passes']} | {m['succeeded']} | "
-                     f"**{m['false_successes']}** | {m['false_alarms']} | {m['llm_calls']} | {_or_dash(m['llm_calls_per_pass'])} | "
-                     f"{m['tokens_in']}/{m['tokens_out']} | {m['wall_s']} | {_or_dash(m['mean_time_to_deliverable_passed_s'])} | "
-                     f"{_or_dash(m['mean_call_f1'])} |")
+        lines.append(
+            f"| {mode} | {m['model']} | {m['tasks']} | {m['mean_score']:.3f} | {m['passes']} | {m['succeeded']} | "
+            f"**{m['false_successes']}** | {m['false_alarms']} | {m['llm_calls']} | {_or_dash(m['llm_calls_per_pass'])} | "
+            f"{m['tokens_in']}/{m['tokens_out']} | {m['wall_s']} | {_or_dash(m['mean_time_to_deliverable_passed_s'])} | "
+            f"{_or_dash(m['mean_call_f1'])} |"
+        )
     ratios = summary.get("ratios") or {}
     if ratios:
-        lines += ["", "Mean score relative to single: " + ", ".join(
-            f"{name} = {value if value is not None else 'n/a'}" for name, value in ratios.items())]
-    lines += ["", "## Per task", "",
-              "| task | mode | grader | score | pass | run said | false success | failed gates | LLM calls | wall s |",
-              "|---|---|---|---|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            "Mean score relative to single: "
+            + ", ".join(f"{name} = {value if value is not None else 'n/a'}" for name, value in ratios.items()),
+        ]
+    lines += [
+        "",
+        "## Per task",
+        "",
+        "| task | mode | grader | score | pass | run said | false success | failed gates | LLM calls | wall s |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for t in sorted(summary["tasks"], key=lambda t: (t["task_id"], t["mode"])):
         grader = t.get("grader") or "generic"
         if t.get("grader_error"):
             grader += f" (error: {t['grader_error'][:80]})"
-        lines.append(f"| {t['task_id']} | {t['mode']} | {grader} | {t['score']:.3f} | {'yes' if t['passed'] else 'no'} | "
-                     f"{t['status']} | {'**yes**' if t.get('false_success') else ''} | {', '.join(t.get('failed_gates') or [])} | "
-                     f"{t['llm_calls']} | {t['wall_s']} |")
+        lines.append(
+            f"| {t['task_id']} | {t['mode']} | {grader} | {t['score']:.3f} | {'yes' if t['passed'] else 'no'} | "
+            f"{t['status']} | {'**yes**' if t.get('false_success') else ''} | {', '.join(t.get('failed_gates') or [])} | "
+            f"{t['llm_calls']} | {t['wall_s']} |"
+        )
     return "\n".join(lines) + "\n"
 
 

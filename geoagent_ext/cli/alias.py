@@ -29,11 +29,13 @@ def _canonical(name: str) -> str:
 
 def other_owners() -> list[str]:
     """Installed distributions other than ours that declare a ``geoagent`` command."""
-    return sorted({
-        f"{ep.dist.name} {ep.dist.version}"
-        for ep in entry_points(group="console_scripts", name=NAME)
-        if ep.dist is not None and _canonical(ep.dist.name) != OUR_DISTRIBUTION
-    })
+    return sorted(
+        {
+            f"{ep.dist.name} {ep.dist.version}"
+            for ep in entry_points(group="console_scripts", name=NAME)
+            if ep.dist is not None and _canonical(ep.dist.name) != OUR_DISTRIBUTION
+        }
+    )
 
 
 def _is_ours(path: Path) -> bool:
@@ -50,27 +52,37 @@ def install(bin_dir: Path | str | None = None) -> tuple[bool, str]:
     if owners:
         if _is_ours(path):
             path.unlink()
-        return False, (f"not installing the deprecated `{NAME}` alias: `{NAME}` is the command of "
-                       f"{', '.join(owners)}; use `{PROG}`")
+        return False, (
+            f"not installing the deprecated `{NAME}` alias: `{NAME}` is the command of "
+            f"{', '.join(owners)}; use `{PROG}`"
+        )
     if path.exists() and not _is_ours(path):
         return False, f"not installing the deprecated `{NAME}` alias: {path} is not ours; use `{PROG}`"
     # No distribution's RECORD lists this file, so uninstalling geoagent_ext leaves it behind.
-    path.write_text(f"#!{sys.executable}\n{MARKER}\nimport sys\n"
-                    "try:\n    from geoagent_ext.cli.alias import deprecated_main\n"
-                    "except ImportError:\n    sys.exit(f'geoagent_ext is not installed: remove {__file__}')\n"
-                    "sys.exit(deprecated_main())\n")
+    path.write_text(
+        f"#!{sys.executable}\n{MARKER}\nimport sys\n"
+        "try:\n    from geoagent_ext.cli.alias import deprecated_main\n"
+        "except ImportError:\n    sys.exit(f'geoagent_ext is not installed: remove {__file__}')\n"
+        "sys.exit(deprecated_main())\n"
+    )
     path.chmod(0o755)
     return True, f"`{NAME}` still works as a deprecated alias of `{PROG}`"
 
 
 def deprecated_main(argv: list[str] | None = None) -> int:
     """Run the CLI, telling the user the name to use from now on."""
-    print(f"warning: `{NAME}` is deprecated and will be removed; use `{PROG}` "
-          f"(`{NAME}` is also the command of the unrelated GeoAgent package on PyPI)", file=sys.stderr)
+    print(
+        f"warning: `{NAME}` is deprecated and will be removed; use `{PROG}` "
+        f"(`{NAME}` is also the command of the unrelated GeoAgent package on PyPI)",
+        file=sys.stderr,
+    )
     owners = other_owners()
     if owners:
-        print(f"warning: {', '.join(owners)} is installed too and declares `{NAME}`: "
-              "whichever was installed last owns the command", file=sys.stderr)
+        print(
+            f"warning: {', '.join(owners)} is installed too and declares `{NAME}`: "
+            "whichever was installed last owns the command",
+            file=sys.stderr,
+        )
     return main(argv)
 
 

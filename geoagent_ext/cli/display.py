@@ -25,7 +25,9 @@ def describe(event: Event) -> None:
     elif t == "planned":
         console.print("[bold]Plan[/]")
         for i, s in enumerate(event.subtasks, 1):
-            console.print(f"  {i}. {escape(s.description)}" + (f" [dim]({escape(s.crs_advice)})[/]" if s.crs_advice else ""))
+            console.print(
+                f"  {i}. {escape(s.description)}" + (f" [dim]({escape(s.crs_advice)})[/]" if s.crs_advice else "")
+            )
     elif t == "replanned":
         console.print(f"[yellow]Re-planned[/] ({event.reason})")
     elif t == "subtask_inserted":
@@ -46,7 +48,9 @@ def describe(event: Event) -> None:
             console.print(Text(f"  – not kept: {said}", style="dim"))
     elif t == "requirement_checked" and (not event.passed or event.subtask_id is None):
         mark = "[green]✓[/]" if event.passed else "[red]✗[/]"
-        console.print(f"  {mark} {event.output}: {event.text}" + ("" if event.passed else f" [dim]— seen: {event.observed}[/]"))
+        console.print(
+            f"  {mark} {event.output}: {event.text}" + ("" if event.passed else f" [dim]— seen: {event.observed}[/]")
+        )
     elif t == "declined":
         console.print(f"[red]Declined:[/] {event.reason}")
     elif t == "subtask_started":
@@ -73,15 +77,19 @@ def summary(run_id: str, request: str, finished: Finished) -> None:
     """The closing table: counts and times from the finished event."""
     stats = finished.stats
     table = Table(title=f"GeoAgent run {run_id}: {finished.status}", show_header=False)
-    for label, value in [
-        ("request", request),
-        ("subtasks", f"{stats.solved}/{stats.subtasks} solved"),
-        ("attempts", str(stats.attempts)),
-        ("LLM calls", str(stats.llm_calls)),
-        ("tokens in / out", f"{stats.tokens_in} / {stats.tokens_out}"),
-        ("LLM time", f"{stats.llm_seconds:.1f} s"),
-        ("total time", f"{stats.seconds:.1f} s"),
-        ("message", finished.message),
-    ] + [("not met", u) for u in finished.unmet] + [("not verified", n) for n in finished.not_verified]:
+    for label, value in (
+        [
+            ("request", request),
+            ("subtasks", f"{stats.solved}/{stats.subtasks} solved"),
+            ("attempts", str(stats.attempts)),
+            ("LLM calls", str(stats.llm_calls)),
+            ("tokens in / out", f"{stats.tokens_in} / {stats.tokens_out}"),
+            ("LLM time", f"{stats.llm_seconds:.1f} s"),
+            ("total time", f"{stats.seconds:.1f} s"),
+            ("message", finished.message),
+        ]
+        + [("not met", u) for u in finished.unmet]
+        + [("not verified", n) for n in finished.not_verified]
+    ):
         table.add_row(label, value)
     console.print(table)

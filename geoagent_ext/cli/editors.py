@@ -10,8 +10,9 @@ from pathlib import Path
 
 
 def _sessions(info: dict) -> list[dict]:
-    request = urllib.request.Request(info["url"].rstrip("/") + "/api/sessions",
-                                     headers={"Authorization": f"token {info.get('token', '')}"})
+    request = urllib.request.Request(
+        info["url"].rstrip("/") + "/api/sessions", headers={"Authorization": f"token {info.get('token', '')}"}
+    )
     with urllib.request.urlopen(request, timeout=3) as response:  # noqa: S310 - a local server's own URL
         return json.loads(response.read())
 

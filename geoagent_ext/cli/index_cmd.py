@@ -12,10 +12,12 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser("index", help="Build or query the geospatial API knowledge index.")
     sub = parser.add_subparsers(dest="index_command", metavar="ACTION")
 
-    build = sub.add_parser("build", help="Harvest installed libraries + the curated corpus "
-                                         "(incremental: only what changed).")
-    build.add_argument("--libraries", default=None,
-                       help="Comma-separated libraries to (re)harvest (default: all known).")
+    build = sub.add_parser(
+        "build", help="Harvest installed libraries + the curated corpus (incremental: only what changed)."
+    )
+    build.add_argument(
+        "--libraries", default=None, help="Comma-separated libraries to (re)harvest (default: all known)."
+    )
     build.add_argument("--rebuild", action="store_true", help="Drop the index and build anew.")
     build.set_defaults(func=run_build)
 
@@ -49,8 +51,14 @@ def run_build(args) -> int:
     console = Console(stderr=True)
     index = _open(args, auto_build=False)
     tasks: dict[str, int] = {}
-    with Progress(TextColumn("{task.description:<28}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, transient=False) as bar:
+    with Progress(
+        TextColumn("{task.description:<28}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    ) as bar:
 
         def progress(phase: str, label: str, done: int, total: int) -> None:
             key = "harvest" if phase == "harvest" else f"{phase}:{label}"
@@ -68,8 +76,10 @@ def run_build(args) -> int:
             return 1
     if report.reason:
         console.print(f"full build: {report.reason}")
-    console.print(f"index at {report.index_dir}: {report.records} records "
-                  f"({report.added} added, {report.removed} removed) in {report.seconds:.1f} s")
+    console.print(
+        f"index at {report.index_dir}: {report.records} records "
+        f"({report.added} added, {report.removed} removed) in {report.seconds:.1f} s"
+    )
     for name, version in sorted(report.libraries.items()):
         state = "rebuilt" if name in report.rebuilt else "unchanged"
         console.print(f"  {name:<16} {version:<12} {state}")
@@ -90,8 +100,10 @@ def run_query(args) -> int:
         print(f"index not ready: {exc}", file=sys.stderr)
         return 1
     for rank, record in enumerate(results, 1):
-        print(f"{rank}. [{record.kind}] {record.qualified_name}{record.signature}  "
-              f"({record.library} {record.version}, score {record.score:.4f})")
+        print(
+            f"{rank}. [{record.kind}] {record.qualified_name}{record.signature}  "
+            f"({record.library} {record.version}, score {record.score:.4f})"
+        )
         if args.full:
             print("   " + record.text.replace("\n", "\n   "))
         elif record.summary:

@@ -16,7 +16,9 @@ from .display import console, describe, summary
 def register(subparsers) -> None:
     parser = subparsers.add_parser("replay", help="Show a run again from its event log (.jsonl).")
     parser.add_argument("log", help="A run's event log, e.g. .geoagent/runs/<run id>.jsonl")
-    parser.add_argument("--code", action="store_true", help="Also print the code of every attempt (and of each chosen search node).")
+    parser.add_argument(
+        "--code", action="store_true", help="Also print the code of every attempt (and of each chosen search node)."
+    )
     parser.set_defaults(func=run)
 
 

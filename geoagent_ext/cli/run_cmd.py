@@ -31,13 +31,23 @@ from .editors import open_in
 def register(subparsers) -> None:
     parser = subparsers.add_parser("run", help="Run the agent on a request, headless, into a notebook.")
     parser.add_argument("request", nargs="?", help="What you want, in plain words.")
-    parser.add_argument("--notebook", "-n", required=True, help="Notebook to append the result to (created if missing).")
-    parser.add_argument("--undo", metavar="RUN_ID", help="Instead of running: take the cells of run RUN_ID out of the notebook "
-                                                          "(only while no editor has it open; in JupyterLab use the panel's Reject all).")
+    parser.add_argument(
+        "--notebook", "-n", required=True, help="Notebook to append the result to (created if missing)."
+    )
+    parser.add_argument(
+        "--undo",
+        metavar="RUN_ID",
+        help="Instead of running: take the cells of run RUN_ID out of the notebook "
+        "(only while no editor has it open; in JupyterLab use the panel's Reject all).",
+    )
     parser.add_argument("--model", "-m", help="provider:model (default: the configured model).")
     parser.add_argument("--strategy", choices=["loop", "mcts"], default="loop")
     parser.add_argument("--max-attempts", type=int, help="Attempts per step before asking for help.")
-    parser.add_argument("--on-stuck", choices=["ask", "stop", "skip"], help="What to do when a step is stuck (default: ask in a terminal, else stop).")
+    parser.add_argument(
+        "--on-stuck",
+        choices=["ask", "stop", "skip"],
+        help="What to do when a step is stuck (default: ask in a terminal, else stop).",
+    )
     parser.add_argument("--no-replay", action="store_true", help="Do not run the notebook's existing code cells first.")
     parser.add_argument("--no-index", action="store_true", help="Run without the API knowledge index.")
     parser.add_argument("--approve", action="store_true", help="Ask before each step's code runs.")
@@ -65,7 +75,9 @@ def _requirement_edits(text: str, contract) -> list[RequirementEdit]:
         if output not in outputs and len(outputs) == 1 and line:
             output, requirement = outputs[0], line
         if output in outputs and requirement.strip():
-            edits.append(RequirementEdit(id=known.get((output, requirement.strip()), ""), output=output, text=requirement))
+            edits.append(
+                RequirementEdit(id=known.get((output, requirement.strip()), ""), output=output, text=requirement)
+            )
     return edits
 
 
@@ -78,8 +90,11 @@ async def _ask_human(run: Run, event: Event) -> None:
         if answer.startswith("e"):
             lines = [f"{r.output}: {r.text}" for r in event.contract.requirements]
             edited = await loop.run_in_executor(None, _edit_in_editor, "\n".join(lines) + "\n")
-            run.submit(HumanAction(kind="contract", subtask_id=CONTRACT_REVIEW,
-                                   requirements=_requirement_edits(edited, event.contract)))
+            run.submit(
+                HumanAction(
+                    kind="contract", subtask_id=CONTRACT_REVIEW, requirements=_requirement_edits(edited, event.contract)
+                )
+            )
         else:
             run.submit(HumanAction(kind="approve", subtask_id=CONTRACT_REVIEW))
         return
@@ -89,11 +104,19 @@ async def _ask_human(run: Run, event: Event) -> None:
         if answer.lower() in ("", "y", "yes"):
             run.submit(HumanAction(kind="approve", subtask_id=event.subtask_id))
         else:
-            run.submit(HumanAction(kind="reject", subtask_id=event.subtask_id, text="" if answer.lower() in ("n", "no") else answer))
+            run.submit(
+                HumanAction(
+                    kind="reject", subtask_id=event.subtask_id, text="" if answer.lower() in ("n", "no") else answer
+                )
+            )
         return
     console.print(f"[bold]Last attempt:[/]\n{event.code}", markup=False)
     while True:
-        choice = (await loop.run_in_executor(None, input, "[e]dit code, give a [h]int, [s]kip step, [q]uit run? ")).strip().lower()
+        choice = (
+            (await loop.run_in_executor(None, input, "[e]dit code, give a [h]int, [s]kip step, [q]uit run? "))
+            .strip()
+            .lower()
+        )
         if choice.startswith("e"):
             code = await loop.run_in_executor(None, _edit_in_editor, event.code)
             run.submit(HumanAction(kind="edit", subtask_id=event.subtask_id, code=code))
@@ -114,8 +137,10 @@ def _refuse_open(notebook: Path) -> bool:
     editor would be overwritten by the editor's next save, or overwrite the user's edits."""
     server = open_in(notebook)
     if server:
-        console.print(f"[red]{notebook.name} is open in the Jupyter server at {server}: close it there first "
-                      "(or use the GeoAgent panel, which writes through the editor).[/]")
+        console.print(
+            f"[red]{notebook.name} is open in the Jupyter server at {server}: close it there first "
+            "(or use the GeoAgent panel, which writes through the editor).[/]"
+        )
     return bool(server)
 
 
@@ -145,35 +170,53 @@ async def run(args) -> int:
     if args.undo:
         return undo(notebook, args.undo)
     if not args.request:
-        console.print("[red]say what you want: jupyter geoagent run \"request\" --notebook nb.ipynb[/]")
+        console.print('[red]say what you want: jupyter geoagent run "request" --notebook nb.ipynb[/]')
         return 2
     if _refuse_open(notebook):
         return 3
     notebook.parent.mkdir(parents=True, exist_ok=True)
     interactive = sys.stdin.isatty()
     on_stuck = args.on_stuck or ("ask" if interactive else "stop")
-    options = run_options(settings, strategy=args.strategy, max_attempts=args.max_attempts or None,
-                          approval_mode=args.approve or None, on_stuck="wait" if on_stuck == "ask" else on_stuck)
+    options = run_options(
+        settings,
+        strategy=args.strategy,
+        max_attempts=args.max_attempts or None,
+        approval_mode=args.approve or None,
+        on_stuck="wait" if on_stuck == "ask" else on_stuck,
+    )
     if options.approval_mode and not interactive:
         console.print("[red]--approve needs a terminal to answer in[/]")
         return 2
     nb = nbwriter.load_or_new(notebook)
     replay = [] if args.no_replay else [c.source for c in nb.cells if c.cell_type == "code" and c.source.strip()]
-    async with open_headless_services(settings, cwd=notebook.parent, model=args.model, use_index=not args.no_index,
-                                      warn=lambda message: console.print(f"[yellow]{message}[/]")) as session:
+    async with open_headless_services(
+        settings,
+        cwd=notebook.parent,
+        model=args.model,
+        use_index=not args.no_index,
+        warn=lambda message: console.print(f"[yellow]{message}[/]"),
+    ) as session:
         for source in replay:
             result = await session.kernel.execute(source, timeout=settings.execute_timeout)
             if result.status != "ok":
-                console.print(f"[yellow]A notebook cell failed while replaying ({result.error.message if result.error else result.status}); continuing[/]")
-        run_obj = session.new_run(args.request, options=options, log_dir=notebook.parent / ".geoagent" / "runs",
-                                  notebook=str(notebook))
+                console.print(
+                    f"[yellow]A notebook cell failed while replaying ({result.error.message if result.error else result.status}); continuing[/]"
+                )
+        run_obj = session.new_run(
+            args.request, options=options, log_dir=notebook.parent / ".geoagent" / "runs", notebook=str(notebook)
+        )
         pending: set[asyncio.Task] = set()
 
         def on_event(event: Event) -> None:
             describe(event)
             review = event.type == "contract_stated" and event.awaiting_review
-            if (interactive and event.type in ("needs_human", "approval_requested") and run_obj.options.on_stuck == "wait"
-                    or event.type == "approval_requested" or review):
+            if (
+                interactive
+                and event.type in ("needs_human", "approval_requested")
+                and run_obj.options.on_stuck == "wait"
+                or event.type == "approval_requested"
+                or review
+            ):
                 task = asyncio.ensure_future(_ask_human(run_obj, event))
                 pending.add(task)
                 task.add_done_callback(pending.discard)
@@ -185,8 +228,9 @@ async def run(args) -> int:
         console.print(f"the run's code is in its log: jupyter geoagent replay {where}")
         return 3
     nb = nbwriter.load_or_new(notebook)  # as it is now, not as it was before the run
-    added = nbwriter.append_run(nb, run_obj.request, run_obj.subtasks, run_obj.bus.history, run_obj.id,
-                                full_outputs=run_obj.full_outputs)
+    added = nbwriter.append_run(
+        nb, run_obj.request, run_obj.subtasks, run_obj.bus.history, run_obj.id, full_outputs=run_obj.full_outputs
+    )
     nbwriter.write(nb, notebook)
     console.print(f"wrote {added} code cell(s) to {notebook}")
     summary(run_obj.id, run_obj.request, finished)

@@ -164,8 +164,12 @@ class ContextGatherer:
         a minute (the user may have run `jupyter geoagent index build`).
         """
         task = self._index_task
-        stale = task is not None and task.done() and (task.cancelled() or task.exception() or task.result() is None) \
+        stale = (
+            task is not None
+            and task.done()
+            and (task.cancelled() or task.exception() or task.result() is None)
             and time.monotonic() - self._index_started > 60
+        )
         if task is None or stale:
             self._index_started = time.monotonic()
             task = self._index_task = asyncio.ensure_future(self._open_index())

@@ -68,9 +68,9 @@ def clean_completion(raw: str, before: str, after: str = "", *, final: bool = Fa
     text = raw.replace("\r\n", "\n")
     fence = _OPEN_FENCE.match(text)
     if fence:
-        if "\n" not in text[fence.start():] and not final:
+        if "\n" not in text[fence.start() :] and not final:
             return ""  # "```pyth": the fence line is not complete yet
-        text = text[fence.end():]
+        text = text[fence.end() :]
     elif not final and text.lstrip().startswith("`") and len(text.strip()) < 3:
         return ""
     close = re.search(r"^\s*(`{3,}|~{3,})", text, re.MULTILINE)
@@ -97,11 +97,11 @@ def _strip_echo(text: str, before: str) -> str:
     if not before:
         return text
     if text.startswith(before):
-        return text[len(before):]
+        return text[len(before) :]
     line = before.rsplit("\n", 1)[-1]
     stripped = line.lstrip()
     if stripped and text.lstrip().startswith(stripped):
-        rest = text.lstrip()[len(stripped):]
+        rest = text.lstrip()[len(stripped) :]
         return rest
     # The model restarted the cell: drop the leading lines equal to earlier lines.
     earlier = {ln.strip() for ln in before.split("\n")[:-1] if ln.strip()}
@@ -110,7 +110,7 @@ def _strip_echo(text: str, before: str) -> str:
         lines.pop(0)
     text = "\n".join(lines)
     if stripped and text.lstrip().startswith(stripped):
-        return text.lstrip()[len(stripped):]
+        return text.lstrip()[len(stripped) :]
     return text
 
 

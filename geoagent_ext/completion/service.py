@@ -46,12 +46,12 @@ class CompletionRequest(BaseModel):
 
     cell_text_before: str = Field(max_length=100_000, description="Cell text before the cursor.")
     cell_text_after: str = Field("", max_length=100_000, description="Cell text after the cursor.")
-    previous_cells: list[str] = Field(default_factory=list, max_length=200,
-                                      description="Sources of the code cells above, oldest first.")
+    previous_cells: list[str] = Field(
+        default_factory=list, max_length=200, description="Sources of the code cells above, oldest first."
+    )
     notebook_path: str | None = Field(None, max_length=4096)
     kernel_id: str | None = Field(None, max_length=200)
-    model: str | None = Field(None, max_length=200,
-                              description="provider:model; default: the configured inline_model.")
+    model: str | None = Field(None, max_length=200, description="provider:model; default: the configured inline_model.")
 
 
 @dataclass
@@ -130,9 +130,13 @@ class Completer:
         ctx = await self.context.gather(kernel_id, request.cell_text_before)
         suggestion.context = ctx
         messages = completion_messages(
-            request.cell_text_before, request.cell_text_after,
+            request.cell_text_before,
+            request.cell_text_after,
             request.previous_cells[-MAX_PREVIOUS_CELLS:],
-            variables=ctx.variables, expression=ctx.expression, members=ctx.members, docs=ctx.docs,
+            variables=ctx.variables,
+            expression=ctx.expression,
+            members=ctx.members,
+            docs=ctx.docs,
         )
         client = LLMClient(chat_model, timeout=TIMEOUT_S, retries=0)
         queue: asyncio.Queue[str | None] = asyncio.Queue()

@@ -13,5 +13,15 @@ from .check import check_payload, read_answer
 from .model import Contract, OutputSpec, Requirement, RequirementEdit, RequirementResult
 from .rules import apply_edits, derive_contract, user_requirement
 
-__all__ = ["Contract", "OutputSpec", "Requirement", "RequirementEdit", "RequirementResult", "apply_edits",
-           "check_payload", "derive_contract", "read_answer", "user_requirement"]
+__all__ = [
+    "Contract",
+    "OutputSpec",
+    "Requirement",
+    "RequirementEdit",
+    "RequirementResult",
+    "apply_edits",
+    "check_payload",
+    "derive_contract",
+    "read_answer",
+    "user_requirement",
+]

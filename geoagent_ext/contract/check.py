@@ -26,4 +26,6 @@ def read_answer(payload: list[dict], answer: Any) -> list[RequirementResult]:
     if not isinstance(answer, list):
         return [RequirementResult(id=i, passed=False, observed="the check could not run in the kernel") for i in asked]
     results = {item.get("id"): RequirementResult.model_validate(item) for item in answer if isinstance(item, dict)}
-    return [results.get(i) or RequirementResult(id=i, passed=False, observed="the checker gave no answer") for i in asked]
+    return [
+        results.get(i) or RequirementResult(id=i, passed=False, observed="the checker gave no answer") for i in asked
+    ]

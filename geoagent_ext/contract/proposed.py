@@ -22,8 +22,21 @@ from .rules import _SENTENCE, WHOLE_REQUEST_KINDS, derive_contract
 # output and a model easily moves onto it from an input ("the district polygons" is not "every
 # output feature is a Polygon"; nor is every column of a table unique or never empty); what the
 # rules read from fixed phrases only (a metric CRS "for the region", templates); existence.
-PROPOSABLE = frozenset({"columns", "layers", "crs_epsg", "lonlat", "bbox", "integer", "numeric", "dtype",
-                        "non_negative", "sorted", "values_in"})
+PROPOSABLE = frozenset(
+    {
+        "columns",
+        "layers",
+        "crs_epsg",
+        "lonlat",
+        "bbox",
+        "integer",
+        "numeric",
+        "dtype",
+        "non_negative",
+        "sorted",
+        "values_in",
+    }
+)
 MAX_PROPOSALS = 12
 
 
@@ -34,12 +47,16 @@ def proposals_wanted(setting: bool | None, model: str) -> bool:
     contract runs came from it, and the call cost about 27 s of every run's 540 s on this CPU."""
     return setting if setting is not None else not model.startswith("local:")
 
+
 # What a kind asks of the request beyond the names it carries: a sentence that writes the column
 # and a word of that meaning ("the busiest district first" for a sort, "as whole numbers" for
 # integers). Small models otherwise "sort by" any column the request names.
 _CUE = {
-    "sorted": re.compile(r"\b(sort|order|rank|descending|ascending|largest|smallest|highest|lowest|biggest|"
-                         r"busiest|top|most|least|first)\w*", re.IGNORECASE),
+    "sorted": re.compile(
+        r"\b(sort|order|rank|descending|ascending|largest|smallest|highest|lowest|biggest|"
+        r"busiest|top|most|least|first)\w*",
+        re.IGNORECASE,
+    ),
     "integer": re.compile(r"\b(integer|int\d*|whole|count)\w*", re.IGNORECASE),
     "numeric": re.compile(r"\b(numeric|numbers?|float\w*|double|decimal)\b", re.IGNORECASE),
 }
@@ -104,8 +121,12 @@ def _ungrounded(req: Requirement, request: str) -> str:
 
 
 def _same_subject(a: Requirement, b: Requirement) -> bool:
-    return (a.output == b.output and a.kind == b.kind and a.params.get("name") == b.params.get("name")
-            and a.kind not in ("columns", "layers"))
+    return (
+        a.output == b.output
+        and a.kind == b.kind
+        and a.params.get("name") == b.params.get("name")
+        and a.kind not in ("columns", "layers")
+    )
 
 
 def _bare(params: dict) -> dict:
@@ -115,12 +136,15 @@ def _bare(params: dict) -> dict:
 def _contradiction(req: Requirement, contract: Contract) -> Requirement | None:
     """A derived requirement on the same thing that wants something else (another EPSG code,
     the other sort order, other allowed values or type)."""
-    return next((old for old in contract.requirements
-                 if _same_subject(req, old) and _bare(old.params) != _bare(req.params)), None)
+    return next(
+        (old for old in contract.requirements if _same_subject(req, old) and _bare(old.params) != _bare(req.params)),
+        None,
+    )
 
 
-def accept_proposals(proposals: list[tuple[str, str]], request: str, contract: Contract,
-                     inputs: dict[str, dict] | None = None) -> tuple[list[Requirement], list[tuple[str, str]]]:
+def accept_proposals(
+    proposals: list[tuple[str, str]], request: str, contract: Contract, inputs: dict[str, dict] | None = None
+) -> tuple[list[Requirement], list[tuple[str, str]]]:
     """(requirements to add, [(proposal, why it was dropped)]). Ids ``m1``, ``m2``...; origin "model"."""
     outputs = {o.path for o in contract.outputs}
     accepted: list[Requirement] = []
@@ -143,13 +167,18 @@ def accept_proposals(proposals: list[tuple[str, str]], request: str, contract: C
                 values = {str(v) for r in known if r.kind == "values_in" for v in r.params["allowed"]}
                 new = [n for n in req.params["names"] if n not in have]
                 if set(new) & values:  # "a `source` attribute of `a`, `b` or `c`" misread as columns
-                    dropped.append((said, f"{', '.join(sorted(set(new) & values))}: values the request allows, not columns"))
+                    dropped.append(
+                        (said, f"{', '.join(sorted(set(new) & values))}: values the request allows, not columns")
+                    )
                     continue
                 if not new:
                     continue  # already required
                 label = "layers" if req.kind == "layers" else "columns"
-                req = next(r for r in _rules_read(output, f"with the {label} " + ", ".join(f"`{n}`" for n in new), inputs)
-                           if r.kind == req.kind)
+                req = next(
+                    r
+                    for r in _rules_read(output, f"with the {label} " + ", ".join(f"`{n}`" for n in new), inputs)
+                    if r.kind == req.kind
+                )
             elif any(r.output == output and r.kind == req.kind and _bare(r.params) == _bare(req.params) for r in known):
                 continue  # already required
             if req.kind not in PROPOSABLE:

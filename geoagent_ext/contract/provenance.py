@@ -13,16 +13,28 @@ import re
 
 _UNIT = r"(_(m|km|m2|km2|ha|sqm|sqkm|metres|meters|mi))?"
 COMPUTED = (
-    (re.compile(r"bbox|bounds|(^|_)(min|max)_?[xy]($|_)|(^|_)[xy]_?(min|max)($|_)", re.I),
-     "computed from geometry.bounds (total_bounds for the whole layer), in the CRS the name or request says"),
-    (re.compile(rf"^area{_UNIT}$|_area$", re.I), "computed: the geometry's area in a metric CRS, in the unit its name says"),
-    (re.compile(rf"^(length|perimeter){_UNIT}$|_(length|perimeter)$", re.I),
-     "computed: the geometry's length in a metric CRS, in the unit its name says"),
-    (re.compile(rf"^(distance|dist){_UNIT}$|_(distance|dist)$", re.I),
-     "computed: a distance in a metric CRS (sjoin_nearest(..., distance_col=...))"),
+    (
+        re.compile(r"bbox|bounds|(^|_)(min|max)_?[xy]($|_)|(^|_)[xy]_?(min|max)($|_)", re.I),
+        "computed from geometry.bounds (total_bounds for the whole layer), in the CRS the name or request says",
+    ),
+    (
+        re.compile(rf"^area{_UNIT}$|_area$", re.I),
+        "computed: the geometry's area in a metric CRS, in the unit its name says",
+    ),
+    (
+        re.compile(rf"^(length|perimeter){_UNIT}$|_(length|perimeter)$", re.I),
+        "computed: the geometry's length in a metric CRS, in the unit its name says",
+    ),
+    (
+        re.compile(rf"^(distance|dist){_UNIT}$|_(distance|dist)$", re.I),
+        "computed: a distance in a metric CRS (sjoin_nearest(..., distance_col=...))",
+    ),
     (re.compile(r"(^|_)(count|n)($|_)|^n_", re.I), "computed: a count per row or group (0 for groups with none)"),
     (re.compile(r"(^|_)rank($|_)", re.I), "computed: a rank, 1 for the first, from the sort order"),
-    (re.compile(r"(^|_)(lon|lng|longitude|x)($|_)", re.I), "computed: the x / longitude of the geometry (or its centroid)"),
+    (
+        re.compile(r"(^|_)(lon|lng|longitude|x)($|_)", re.I),
+        "computed: the x / longitude of the geometry (or its centroid)",
+    ),
     (re.compile(r"(^|_)(lat|latitude|y)($|_)", re.I), "computed: the y / latitude of the geometry (or its centroid)"),
 )
 
@@ -35,7 +47,11 @@ def column_provenance(name: str, inputs: dict[str, dict]) -> str:
     """One phrase: where ``name`` comes from."""
     holders = [p for p, facts in inputs.items() if name in (facts.get("columns") or [])]
     if holders:
-        return f"from `{holders[0]}`" if len(holders) == 1 else "from the inputs (" + ", ".join(f"`{h}`" for h in holders) + ")"
+        return (
+            f"from `{holders[0]}`"
+            if len(holders) == 1
+            else "from the inputs (" + ", ".join(f"`{h}`" for h in holders) + ")"
+        )
     parts = name.split("_")
     for cut in range(1, len(parts)):
         layer_word, rest = parts[cut - 1].lower().rstrip("s"), "_".join(parts[cut:])

@@ -26,21 +26,29 @@ _FILE = re.compile(r"`?([\w./-]+\.(?:json|geojson|csv|gpkg|parquet|geoparquet|sh
 # Sentences end at . ! ? ; and at line breaks that start something new: a blank line, a list item
 # ("- ", "2. ", "b)"), a "Label:" line, or after a line ending in ":". A line break inside a
 # sentence (text wrapped by hand or by a mail client) is a space.
-_SENTENCE = re.compile(r"(?<=[.!?;])(?<![\s(][\"'`][.!?;])\s+|\n\s*\n\s*|(?<=:)[ \t]*\n\s*|"
-                       r"\n\s*(?=[-*\u2022]\s|\d{1,2}[.)]\s|[a-z][.)]\s|[A-Z][\w /-]{0,30}:(?!\S))")
+_SENTENCE = re.compile(
+    r"(?<=[.!?;])(?<![\s(][\"'`][.!?;])\s+|\n\s*\n\s*|(?<=:)[ \t]*\n\s*|"
+    r"\n\s*(?=[-*\u2022]\s|\d{1,2}[.)]\s|[a-z][.)]\s|[A-Z][\w /-]{0,30}:(?!\S))"
+)
 _TICKED = re.compile(r"`([A-Za-z_][\w]{0,63})`")
 _TICKED_VALUE = re.compile(r"`([^`\n]{1,64})`")  # a value may hold '-', '.', ' ' ("utf-8", "latin1-mojibake")
 _SNAKE = re.compile(r"\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b")
 _LAYER_WORD = re.compile(r"\blayers?\b", re.IGNORECASE)
 _EPSG = re.compile(r"\bEPSG\s*[: ]\s*(\d{4,5})\b", re.IGNORECASE)
-_METRIC_CRS = re.compile(r"\b(national\s+(?:metric\s+)?grid|national\s+(?:projected\s+)?(?:crs|projection|coordinate)|"
-                         r"official\s+(?:metric\s+|projected\s+)?(?:projection|crs|grid)|metric\s+(?:projection|grid|crs)|"
-                         r"projected\s+crs\s+in\s+met(?:re|er)s)\b", re.IGNORECASE)
-_GEOGRAPHIC = re.compile(r"\b(?:in|to|as)\s+(?:WGS\s?-?84|lon(?:gitude)?\s*/\s*lat(?:itude)?|geographic coordinates)\b",
-                         re.IGNORECASE)
+_METRIC_CRS = re.compile(
+    r"\b(national\s+(?:metric\s+)?grid|national\s+(?:projected\s+)?(?:crs|projection|coordinate)|"
+    r"official\s+(?:metric\s+|projected\s+)?(?:projection|crs|grid)|metric\s+(?:projection|grid|crs)|"
+    r"projected\s+crs\s+in\s+met(?:re|er)s)\b",
+    re.IGNORECASE,
+)
+_GEOGRAPHIC = re.compile(
+    r"\b(?:in|to|as)\s+(?:WGS\s?-?84|lon(?:gitude)?\s*/\s*lat(?:itude)?|geographic coordinates)\b", re.IGNORECASE
+)
 _LONLAT_NAME = re.compile(r"(^|_)(wgs84|lon|lat|lng|longitude|latitude|lonlat)($|_)", re.IGNORECASE)
 _COUNT_NAME = re.compile(r"(^|_)(count|n)($|_)|^n_", re.IGNORECASE)
-_MEASURE_NAME = re.compile(r"(^|_)(area|length|distance|dist|perimeter)($|_)", re.IGNORECASE)  # measures cannot be negative
+_MEASURE_NAME = re.compile(
+    r"(^|_)(area|length|distance|dist|perimeter)($|_)", re.IGNORECASE
+)  # measures cannot be negative
 # A measure of a feature's own geometry with its unit in the name ("area_km2", "length_m"): a distance
 # to another layer is not one.
 _MEASURE_UNIT = re.compile(r"^(?:\w+_)?(area|length|perimeter)_(km2|sqkm|m2|sqm|ha|km|m)$", re.IGNORECASE)
@@ -51,25 +59,40 @@ UNIT_IN_BASE = {"km2": 1e6, "sqkm": 1e6, "m2": 1.0, "sqm": 1.0, "ha": 1e4, "km":
 # "count_per_district", "area_by_land_use": an object keyed by the values of that column.
 _PER_GROUP = re.compile(r"^\w+?_(?:per|by)_(\w+)$", re.IGNORECASE)
 # "the overall bounding box", "the bbox of the whole layer": every feature's bounds, not one's.
-_WHOLE_BBOX = re.compile(r"\b(?:overall|whole|entire|full|total|complete)\s+(?:\w+\s+){0,2}?(?:bounding\s+box|bbox|extent)\b|"
-                         r"\b(?:bounding\s+box|bbox|extent)\s+of\s+(?:the\s+)?(?:whole|entire|all|every)\b", re.IGNORECASE)
+_WHOLE_BBOX = re.compile(
+    r"\b(?:overall|whole|entire|full|total|complete)\s+(?:\w+\s+){0,2}?(?:bounding\s+box|bbox|extent)\b|"
+    r"\b(?:bounding\s+box|bbox|extent)\s+of\s+(?:the\s+)?(?:whole|entire|all|every)\b",
+    re.IGNORECASE,
+)
 # "a 400 m buffer", "a 1.5-km buffer zone", "buffer every stop by 250 m", "buffers with a radius of 1 km"
 _DISTANCE = r"(\d+(?:\.\d+)?)[\s-]*(m|metres?|meters?|km|kilomet(?:re|er)s?)\b"
-_BUFFER = re.compile(rf"\b{_DISTANCE}[\s-]+(?:[\w-]+\s+){{0,2}}?buffers?\b|"
-                     rf"\bbuffer\w*\s+(?:[\w`.-]+\s+){{0,5}}?(?:of|by|at|to|with\s+(?:a\s+)?(?:radius|distance)\s+of)\s+{_DISTANCE}",
-                     re.IGNORECASE)
+_BUFFER = re.compile(
+    rf"\b{_DISTANCE}[\s-]+(?:[\w-]+\s+){{0,2}}?buffers?\b|"
+    rf"\bbuffer\w*\s+(?:[\w`.-]+\s+){{0,5}}?(?:of|by|at|to|with\s+(?:a\s+)?(?:radius|distance)\s+of)\s+{_DISTANCE}",
+    re.IGNORECASE,
+)
 _UNIT_WORDS = {"km2": "km²", "sqkm": "km²", "m2": "m²", "sqm": "m²", "ha": "hectares", "km": "km", "m": "metres"}
 _MEASURED_TYPES = {"area": ("Polygon",), "perimeter": ("Polygon",), "length": ("LineString",)}
-_SORT = re.compile(r"\b(?:sort(?:ed)?|order(?:ed)?)\s+(?:the\s+)?(?:rows\s+|it\s+|them\s+|output\s+)?by\s+`?([A-Za-z_]\w*)`?"
-                   r"(?P<rest>[^.;]{0,40})", re.IGNORECASE)
+_SORT = re.compile(
+    r"\b(?:sort(?:ed)?|order(?:ed)?)\s+(?:the\s+)?(?:rows\s+|it\s+|them\s+|output\s+)?by\s+`?([A-Za-z_]\w*)`?"
+    r"(?P<rest>[^.;]{0,40})",
+    re.IGNORECASE,
+)
 # "one row per input feature", "one Point feature per original address": up to three words between
-_PER_INPUT = re.compile(r"\bone\s+(?:[\w-]+\s+){0,3}?(?:row|feature|record)s?\s+per\s+(?:input|original|source)\s+(\w+)",
-                        re.IGNORECASE)
-_KEEP_KEY = re.compile(r"(\bjoin\s+key\b|\bkey\s+field\b|\bas\s+the\s+key\b|\bkeep(?:ing)?\s+(?:the\s+)?(?:original\s+)?(?=`)|"
-                       r"\bto\s+identify\s+each\b)", re.IGNORECASE)
-_UNCHANGED = re.compile(r"\b(unchanged|untouched|intact|as\s+(?:it|they)\s+(?:arrives?|are|is))\b|"
-                        r"\bleav(?:e|ing)\b[^.;]{0,60}\balone\b|"
-                        r"\b(?:do\s+not|don't|never)\s+(?:touch|change|alter|modify|move|edit)\b", re.IGNORECASE)
+_PER_INPUT = re.compile(
+    r"\bone\s+(?:[\w-]+\s+){0,3}?(?:row|feature|record)s?\s+per\s+(?:input|original|source)\s+(\w+)", re.IGNORECASE
+)
+_KEEP_KEY = re.compile(
+    r"(\bjoin\s+key\b|\bkey\s+field\b|\bas\s+the\s+key\b|\bkeep(?:ing)?\s+(?:the\s+)?(?:original\s+)?(?=`)|"
+    r"\bto\s+identify\s+each\b)",
+    re.IGNORECASE,
+)
+_UNCHANGED = re.compile(
+    r"\b(unchanged|untouched|intact|as\s+(?:it|they)\s+(?:arrives?|are|is))\b|"
+    r"\bleav(?:e|ing)\b[^.;]{0,60}\balone\b|"
+    r"\b(?:do\s+not|don't|never)\s+(?:touch|change|alter|modify|move|edit)\b",
+    re.IGNORECASE,
+)
 # "keep the other attributes", "with all their attributes", "attributes as they are", "same columns":
 # every column of the input the output is made from
 _ALL_ATTRIBUTES = re.compile(
@@ -80,32 +103,55 @@ _ALL_ATTRIBUTES = re.compile(
     r"\b(?:attributes|columns|fields|properties|attribute\s+table)\s+(?:(?:must|should|shall|will|are\s+to|is\s+to)\s+)?"
     r"(?:(?:be|stay|remain)\s+)?(?:exactly\s+)?(?:as\s+(?:they|it)\s+(?:are|is|were|was)|untouched|unchanged|intact)\b|\b(?:the\s+)?same\s+(?:columns|attributes|fields)\b|"
     r"\b(?:leave|leaving)\s+(?:the\s+)?(?:attributes|columns|fields|properties|attribute\s+table)\b[^.;]{0,40}\b(?:alone|as\s+(?:they|it))",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 # "keep every building", "the same stations": every feature of the input
-_ALL_ROWS = re.compile(r"\b(?:keep(?:ing)?|retain(?:ing)?)\s+(?:every|each|all(?:\s+the)?)\s+([a-z]+)|\bthe\s+same\s+([a-z]+)\b|"
-                       r"\b(?:every|each|all(?:\s+the)?)\s+([a-z]+)\s+(?:back|listed|included|kept|stays?|in\s+the\s+(?:list|file|output)|"
-                       r"(?:must|should)\s+(?:still\s+)?(?:be\s+)?(?:listed|there|included|appear))\b", re.IGNORECASE)
+_ALL_ROWS = re.compile(
+    r"\b(?:keep(?:ing)?|retain(?:ing)?)\s+(?:every|each|all(?:\s+the)?)\s+([a-z]+)|\bthe\s+same\s+([a-z]+)\b|"
+    r"\b(?:every|each|all(?:\s+the)?)\s+([a-z]+)\s+(?:back|listed|included|kept|stays?|in\s+the\s+(?:list|file|output)|"
+    r"(?:must|should)\s+(?:still\s+)?(?:be\s+)?(?:listed|there|included|appear))\b",
+    re.IGNORECASE,
+)
 _CONVERT = re.compile(r"\b(convert|re-?project|transform|re-?encode|re-?format|export)\w*\b", re.IGNORECASE)
 # Words that ask for fewer (or other) records than the input has: a conversion saying them may drop rows.
-_SELECTS = re.compile(r"\b(filter\w*|select\w*|only|drop\w*|remov\w*|exclud\w*|dedup\w*|duplicat\w*|clip\w*|subset|"
-                      r"sample\w*|top|first|largest|smallest|split\w*|dissolv\w*|aggregat\w*|merg\w*|join\w*|explod\w*|"
-                      r"group\w*|per|each|summar\w*|count\w*|invalid|repair\w*|fix\w*|clean\w*)\b", re.IGNORECASE)
+_SELECTS = re.compile(
+    r"\b(filter\w*|select\w*|only|drop\w*|remov\w*|exclud\w*|dedup\w*|duplicat\w*|clip\w*|subset|"
+    r"sample\w*|top|first|largest|smallest|split\w*|dissolv\w*|aggregat\w*|merg\w*|join\w*|explod\w*|"
+    r"group\w*|per|each|summar\w*|count\w*|invalid|repair\w*|fix\w*|clean\w*)\b",
+    re.IGNORECASE,
+)
 _TEXT_COLUMNS = re.compile(r"\b(?:string|text)\s+(?:columns|fields|attributes)\b", re.IGNORECASE)
 _NUMERIC_WORDS = re.compile(r"\b(numeric(?:al)?|numbers?|d?types?|typed|typing)\b", re.IGNORECASE)
 GEOMETRY_TYPES = ("MultiLineString", "MultiPolygon", "MultiPoint", "LineString", "Polygon", "Point")
 # Stored column types a request may name (Arrow's names, as GeoParquet/Parquet keep them; OGR's map onto them).
-_STORED_TYPE = (r"timestamp\[(?:s|ms|us|ns)(?:,\s*tz=[\w/+:-]+)?\]|u?int(?:8|16|32|64)|float(?:16|32|64)|double|"
-                r"large_string|string|utf8|bool(?:ean)?|date32(?:\[day\])?|date64")
-_TYPED_COLUMN = re.compile(r"`([A-Za-z_]\w*)`\s+(?:as|to|stored\s+as|typed\s+as|of\s+type|with\s+type)\s+(?:an?\s+)?"
-                           rf"`?({_STORED_TYPE})`?(?![\w\[])", re.IGNORECASE)
-_OTHER_COLUMNS = re.compile(r"\b(?:all|every|each)\s+(?:the\s+)?(?:other|remaining)\s+(?:columns?|fields?|attributes?)\s+"
-                            r"(?:as|to|stay|remain|are|kept\s+as|stored\s+as)\s+(?:an?\s+)?"
-                            rf"`?({_STORED_TYPE}|text|strings)`?(?![\w\[])", re.IGNORECASE)
+_STORED_TYPE = (
+    r"timestamp\[(?:s|ms|us|ns)(?:,\s*tz=[\w/+:-]+)?\]|u?int(?:8|16|32|64)|float(?:16|32|64)|double|"
+    r"large_string|string|utf8|bool(?:ean)?|date32(?:\[day\])?|date64"
+)
+_TYPED_COLUMN = re.compile(
+    r"`([A-Za-z_]\w*)`\s+(?:as|to|stored\s+as|typed\s+as|of\s+type|with\s+type)\s+(?:an?\s+)?"
+    rf"`?({_STORED_TYPE})`?(?![\w\[])",
+    re.IGNORECASE,
+)
+_OTHER_COLUMNS = re.compile(
+    r"\b(?:all|every|each)\s+(?:the\s+)?(?:other|remaining)\s+(?:columns?|fields?|attributes?)\s+"
+    r"(?:as|to|stay|remain|are|kept\s+as|stored\s+as)\s+(?:an?\s+)?"
+    rf"`?({_STORED_TYPE}|text|strings)`?(?![\w\[])",
+    re.IGNORECASE,
+)
 TYPED_FORMATS = {"parquet", "geoparquet", "gpkg", "fgb"}  # formats that store a column's type
 _TYPE_WORD = re.compile(r"\b(" + "|".join(GEOMETRY_TYPES) + r")s?\b")
 _SINGLE_PART = re.compile(r"\bsingle[- ]part\b", re.IGNORECASE)
-FORMATS = {".json": "json", ".geojson": "geojson", ".csv": "csv", ".gpkg": "gpkg", ".parquet": "parquet",
-           ".geoparquet": "geoparquet", ".shp": "shp", ".fgb": "fgb"}
+FORMATS = {
+    ".json": "json",
+    ".geojson": "geojson",
+    ".csv": "csv",
+    ".gpkg": "gpkg",
+    ".parquet": "parquet",
+    ".geoparquet": "geoparquet",
+    ".shp": "shp",
+    ".fgb": "fgb",
+}
 SPATIAL = {"geojson", "gpkg", "geoparquet", "shp", "fgb"}
 
 
@@ -122,8 +168,11 @@ def _base(path: str) -> str:
 
 
 # A sentence that names only inputs is about the output when it says to make something of them.
-_PRODUCING = re.compile(r"\b(?:export|write|save|give|produce|make|turn|convert|deliver|create|build|return|output|"
-                        r"put|package|split|merge|dissolve|clip|reproject|take|keep|list)\w*\b", re.IGNORECASE)
+_PRODUCING = re.compile(
+    r"\b(?:export|write|save|give|produce|make|turn|convert|deliver|create|build|return|output|"
+    r"put|package|split|merge|dissolve|clip|reproject|take|keep|list)\w*\b",
+    re.IGNORECASE,
+)
 
 
 class _Builder:
@@ -161,20 +210,45 @@ class _Builder:
                     r.params["allowed"] = both
                     r.text = f"every feature is a {' or '.join(both)}"
                     return
-        self.requirements.append(Requirement(id=f"r{len(self.requirements) + 1}", output=output, kind=kind, text=text,
-                                             params=params, said=self.said, sure=self.sure))
+        self.requirements.append(
+            Requirement(
+                id=f"r{len(self.requirements) + 1}",
+                output=output,
+                kind=kind,
+                text=text,
+                params=params,
+                said=self.said,
+                sure=self.sure,
+            )
+        )
 
 
-_INTRODUCER_WORDS = ("key", "keys", "column", "columns", "field", "fields", "properties", "attribute", "attributes",
-                     "containing", "carrying", "including", "with")
+_INTRODUCER_WORDS = (
+    "key",
+    "keys",
+    "column",
+    "columns",
+    "field",
+    "fields",
+    "properties",
+    "attribute",
+    "attributes",
+    "containing",
+    "carrying",
+    "including",
+    "with",
+)
 _INTRODUCER = re.compile(r"\b(" + "|".join(_INTRODUCER_WORDS) + r")\b", re.IGNORECASE)
 # "with" lists columns only in a sentence that names the output ("write `x.csv` with a, b and c"),
 # not in "keep the record with the earliest record_seq".
 _INTRODUCER_NO_WITH = re.compile(r"\b(" + "|".join(w for w in _INTRODUCER_WORDS if w != "with") + r")\b", re.IGNORECASE)
-_VALUES_PHRASE = re.compile(r"\b(whose\s+values?|values?\s+(?:is|are|must\s+be)|exactly\s+one\s+of|one\s+of|either(?=\s+`))\b",
-                            re.IGNORECASE)
-_NAME_BEFORE_FIELD_WORD = re.compile(r"(?:`([A-Za-z_]\w*)`|\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+))\s+"
-                                     r"(?:column|attribute|field|key|property)\b")
+_VALUES_PHRASE = re.compile(
+    r"\b(whose\s+values?|values?\s+(?:is|are|must\s+be)|exactly\s+one\s+of|one\s+of|either(?=\s+`))\b", re.IGNORECASE
+)
+_NAME_BEFORE_FIELD_WORD = re.compile(
+    r"(?:`([A-Za-z_]\w*)`|\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+))\s+"
+    r"(?:column|attribute|field|key|property)\b"
+)
 _WORD = re.compile(r"\b([A-Za-z_]\w*)\b")
 
 
@@ -182,14 +256,18 @@ _WORD = re.compile(r"\b([A-Za-z_]\w*)\b")
 # name before it, whose words are not columns; "columns (a, b, c)" is a list, not a description.
 _DESCRIPTION = re.compile(r"(?<=[\w`])\s*\((?![^()]*\b(?:and|or)\b[^()]*,)[^()]{0,200}\)")
 # "built from the `wkt_geom` column", "taken from its name field": an input's column the output is made from
-_SOURCE_COLUMN = re.compile(r"\b(?:from|using|of)\s+(?:the\s+|its\s+|their\s+)?`?[A-Za-z_]\w*`?\s+"
-                            r"(?:column|attribute|field|property)\b", re.IGNORECASE)
+_SOURCE_COLUMN = re.compile(
+    r"\b(?:from|using|of)\s+(?:the\s+|its\s+|their\s+)?`?[A-Za-z_]\w*`?\s+"
+    r"(?:column|attribute|field|property)\b",
+    re.IGNORECASE,
+)
 
 
 def _without_descriptions(sentence: str) -> str:
     def keep_lists(m: re.Match) -> str:
-        before = sentence[:m.start()].split()
+        before = sentence[: m.start()].split()
         return m.group(0) if before and before[-1].strip("`").lower() in _INTRODUCER_WORDS else " "
+
     return _SOURCE_COLUMN.sub(" ", _DESCRIPTION.sub(keep_lists, sentence))
 
 
@@ -202,14 +280,14 @@ def _named_fields(sentence: str, exclude: set[str], input_columns: set[str], nam
     names: list[str] = [a or b for a, b in _NAME_BEFORE_FIELD_WORD.findall(sentence)]
     intro = (_INTRODUCER if names_output else _INTRODUCER_NO_WITH).search(sentence)
     if intro:
-        tail = sentence[intro.end():]
+        tail = sentence[intro.end() :]
         stop = _VALUES_PHRASE.search(tail)
-        tail = tail[:stop.start()] if stop else tail
+        tail = tail[: stop.start()] if stop else tail
         plain = tail.replace("`", " ")
         for m in _WORD.finditer(plain):
             word = m.group(1)
             ticked = f"`{word}`" in tail
-            if ticked or _SNAKE.fullmatch(word) or (word in input_columns and _in_a_list(plain[:m.start()])):
+            if ticked or _SNAKE.fullmatch(word) or (word in input_columns and _in_a_list(plain[: m.start()])):
                 names.append(word)
     seen: list[str] = []
     for n in names:
@@ -221,16 +299,56 @@ def _named_fields(sentence: str, exclude: set[str], input_columns: set[str], nam
 
 # Where a list of an output's columns starts: "with", "columns", "keys" (and "the columns"), or the
 # output's name and a colon ("`landuse.csv`: class, polygons, area_km2").
-_LIST_START = re.compile(r"(?:\b(?:with|columns?|fields?|keys?|containing|carrying|holding)\b(?:\s+(?:the|these))?"
-                         r"(?:\s+(?:columns?|fields?|keys?|properties))?\s*:?|\.[a-z]{2,10}`?\s*:)\s*", re.IGNORECASE)
+_LIST_START = re.compile(
+    r"(?:\b(?:with|columns?|fields?|keys?|containing|carrying|holding)\b(?:\s+(?:the|these))?"
+    r"(?:\s+(?:columns?|fields?|keys?|properties))?\s*:?|\.[a-z]{2,10}`?\s*:)\s*",
+    re.IGNORECASE,
+)
 _ITEM = r"`?[A-Za-z_]\w*`?"
 # Single-word items joined by commas and "and"/"or", ending where the sentence or clause does.
-_PLAIN_LIST = re.compile(rf"{_ITEM}(?:\s*,\s*(?:and\s+|or\s+)?{_ITEM}|\s+(?:and|or)\s+{_ITEM})+"
-                         r"(?=\s*$|\s*[.;:)\u2014\u2013]|\s+-\s|\s*,\s|\s+(?:sorted|ordered|in|for|as|with|per|from|on|"
-                         r"one|each|largest|smallest|most|busiest|closest|nearest|longest)\b)", re.IGNORECASE)
-_NOT_NAMES = {"a", "an", "the", "its", "their", "his", "her", "one", "each", "every", "per", "row", "rows", "column",
-              "columns", "and", "or", "with", "of", "to", "in", "on", "it", "them", "all", "both", "no", "not", "file",
-              "json", "csv", "geojson", "data", "value", "values"}
+_PLAIN_LIST = re.compile(
+    rf"{_ITEM}(?:\s*,\s*(?:and\s+|or\s+)?{_ITEM}|\s+(?:and|or)\s+{_ITEM})+"
+    r"(?=\s*$|\s*[.;:)\u2014\u2013]|\s+-\s|\s*,\s|\s+(?:sorted|ordered|in|for|as|with|per|from|on|"
+    r"one|each|largest|smallest|most|busiest|closest|nearest|longest)\b)",
+    re.IGNORECASE,
+)
+_NOT_NAMES = {
+    "a",
+    "an",
+    "the",
+    "its",
+    "their",
+    "his",
+    "her",
+    "one",
+    "each",
+    "every",
+    "per",
+    "row",
+    "rows",
+    "column",
+    "columns",
+    "and",
+    "or",
+    "with",
+    "of",
+    "to",
+    "in",
+    "on",
+    "it",
+    "them",
+    "all",
+    "both",
+    "no",
+    "not",
+    "file",
+    "json",
+    "csv",
+    "geojson",
+    "data",
+    "value",
+    "values",
+}
 
 
 def _drawn_names(sentence: str, bullets: int) -> list[str]:
@@ -272,16 +390,17 @@ def _allowed_values(sentence: str) -> list[tuple[str, list[str]]]:
     """("`source` ... whose value is exactly one of `a`, `b`, or `c`") -> [("source", [a, b, c])]."""
     found = []
     for m in _VALUES_PHRASE.finditer(sentence):
-        window = sentence[max(0, m.start() - 120):m.start()]
+        window = sentence[max(0, m.start() - 120) : m.start()]
         before = _TICKED.findall(window) or _SNAKE.findall(window)
-        after = _TICKED_VALUE.findall(re.split(r"[;(]|\.(?:\s|$)", sentence[m.end():], maxsplit=1)[0])
+        after = _TICKED_VALUE.findall(re.split(r"[;(]|\.(?:\s|$)", sentence[m.end() :], maxsplit=1)[0])
         if before and len(after) >= 2:
             found.append((before[-1], after))
     return found
 
 
-def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | None = None,
-                    official_crs: str = "") -> Contract:
+def derive_contract(
+    request: str, outputs: list[str], inputs: dict[str, dict] | None = None, official_crs: str = ""
+) -> Contract:
     """The contract for ``outputs`` (files the request names that did not exist at the start).
 
     ``inputs``: path -> {"rows": int | None, "columns": [names]} of the data files found at the start;
@@ -319,7 +438,9 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
             bullets[out] = bullets.get(out, 0) + 1
     input_columns = {c for facts in inputs.values() for c in facts.get("columns") or []}
     input_values = {v for facts in inputs.values() for v in facts.get("values") or []} - input_columns
-    exclude = {_base(o).rsplit(".", 1)[0] for o in outputs} | {_base(i).rsplit(".", 1)[0] for i in inputs} | input_values
+    exclude = (
+        {_base(o).rsplit(".", 1)[0] for o in outputs} | {_base(i).rsplit(".", 1)[0] for i in inputs} | input_values
+    )
     for sentence, outs, sure in attributed:
         if not outs:
             continue
@@ -331,11 +452,18 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
             names_output = any(_base(f) == _base(out) for f in _files(sentence))
             part = _part_about(sentence, out, outs)
             fields = [f for f in _named_fields(part, exclude, input_columns, names_output) if f not in value_words]
-            listed, listed_sure = _listed_names(_without_descriptions(part), input_columns) if names_output else ([], False)
-            layers = (_ticked_list_after(sentence, _LAYER_WORD) or _quoted_layers(_part_about(sentence, out, outs))
-                      if fmt == "gpkg" else [])
+            listed, listed_sure = (
+                _listed_names(_without_descriptions(part), input_columns) if names_output else ([], False)
+            )
+            layers = (
+                _ticked_list_after(sentence, _LAYER_WORD) or _quoted_layers(_part_about(sentence, out, outs))
+                if fmt == "gpkg"
+                else []
+            )
             fields = [f for f in fields if f not in layers]
-            listed = [n for n in listed if n not in fields and n not in exclude and n not in layers and n not in value_words]
+            listed = [
+                n for n in listed if n not in fields and n not in exclude and n not in layers and n not in value_words
+            ]
             label = "keys" if fmt == "json" else "columns"
             if listed and listed_sure:
                 fields += listed
@@ -385,25 +513,47 @@ def derive_contract(request: str, outputs: list[str], inputs: dict[str, dict] | 
     return Contract(outputs=[OutputSpec(path=o, format=file_format(o)) for o in outputs], requirements=b.requirements)
 
 
-_KEEP = re.compile(r"\bkeep(?:ing)?\s+(?:only\s+)?the\s+(?:record|row|feature|entry|one|version|copy)\s+with\s+the\s+"
-                   r"(?P<which>earliest|oldest|first|lowest|smallest|minimum|latest|newest|most\s+recent|last|highest|"
-                   r"largest|biggest|maximum)\s+`?(?P<column>[A-Za-z_]\w*)`?", re.IGNORECASE)
+_KEEP = re.compile(
+    r"\bkeep(?:ing)?\s+(?:only\s+)?the\s+(?:record|row|feature|entry|one|version|copy)\s+with\s+the\s+"
+    r"(?P<which>earliest|oldest|first|lowest|smallest|minimum|latest|newest|most\s+recent|last|highest|"
+    r"largest|biggest|maximum)\s+`?(?P<column>[A-Za-z_]\w*)`?",
+    re.IGNORECASE,
+)
 # "keep the most complete record", "retain the copy with the larger area": a rule for which stays
-_KEEP_SAID = re.compile(r"\b(keep|keeping|retain|retaining|prefer|preferring)\b[^.;]{0,80}\bduplicat|"
-                        r"\bduplicat[^.;]{0,80}\b(keep|keeping|retain|retaining|prefer|preferring)\b", re.IGNORECASE)
+_KEEP_SAID = re.compile(
+    r"\b(keep|keeping|retain|retaining|prefer|preferring)\b[^.;]{0,80}\bduplicat|"
+    r"\bduplicat[^.;]{0,80}\b(keep|keeping|retain|retaining|prefer|preferring)\b",
+    re.IGNORECASE,
+)
 # "keeping one copy", "keep the first occurrence": any one of them (the mend's first in the file)
-_KEEP_ANY = re.compile(r"\b(keep|keeping|retain|retaining)\s+(only\s+)?(one|a\s+single|the\s+first)(\s+(copy|record|row|"
-                       r"feature|occurrence|entry))?(\s+of\s+each)?\b(?!\s+(with|whose|that|which|having))", re.IGNORECASE)
+_KEEP_ANY = re.compile(
+    r"\b(keep|keeping|retain|retaining)\s+(only\s+)?(one|a\s+single|the\s+first)(\s+(copy|record|row|"
+    r"feature|occurrence|entry))?(\s+of\s+each)?\b(?!\s+(with|whose|that|which|having))",
+    re.IGNORECASE,
+)
 _KEEP_MIN = ("earliest", "oldest", "first", "lowest", "smallest", "minimum")
 
 
 # "largest district first", "closest station first", "most hectares first": an order by the measure
 # the word is about, read against the columns the output has (one of them, or none is read)
-_FIRST = re.compile(r"\b(?P<word>largest|biggest|smallest|longest|shortest|highest|lowest|most|fewest|least|busiest|"
-                    r"closest|nearest|farthest|furthest|newest|latest|oldest|earliest)\s+(?P<noun>[\w-]+\s+){0,3}?first\b",
-                    re.IGNORECASE)
+_FIRST = re.compile(
+    r"\b(?P<word>largest|biggest|smallest|longest|shortest|highest|lowest|most|fewest|least|busiest|"
+    r"closest|nearest|farthest|furthest|newest|latest|oldest|earliest)\s+(?P<noun>[\w-]+\s+){0,3}?first\b",
+    re.IGNORECASE,
+)
 _IN_ORDER = re.compile(r"\bin\s+`?(?P<name>[A-Za-z_][\w-]*)`?\s+order\b", re.IGNORECASE)
-_FIRST_DESCENDING = {"largest", "biggest", "longest", "highest", "most", "busiest", "farthest", "furthest", "newest", "latest"}
+_FIRST_DESCENDING = {
+    "largest",
+    "biggest",
+    "longest",
+    "highest",
+    "most",
+    "busiest",
+    "farthest",
+    "furthest",
+    "newest",
+    "latest",
+}
 _FIRST_MEASURES = (
     ({"largest", "biggest", "smallest"}, re.compile(r"area|hectare|(^|_)(ha|km2|m2|sqkm|sqm|size)($|_)", re.I)),
     ({"longest", "shortest"}, re.compile(r"length|(^|_)(len|km|m)($|_)", re.I)),
@@ -443,8 +593,14 @@ def _order_words(b: _Builder, attributed: list[tuple[str, list[str], bool]]) -> 
                 continue
             if column:
                 b.reading(sentence, sure and file_format(out) != "json")  # nested lists are ordered within their parent
-                b.add(out, "sorted", f"rows are sorted by `{column}` {'descending' if descending else 'ascending'} "
-                      f"(\"{(m or listed).group(0)}\")", name=column, descending=descending)
+                b.add(
+                    out,
+                    "sorted",
+                    f"rows are sorted by `{column}` {'descending' if descending else 'ascending'} "
+                    f'("{(m or listed).group(0)}")',
+                    name=column,
+                    descending=descending,
+                )
 
 
 def _sort_by_named_column(b: _Builder) -> None:
@@ -454,7 +610,9 @@ def _sort_by_named_column(b: _Builder) -> None:
     has = {(r.output, n) for r in b.requirements if r.kind == "columns" for n in r.params["names"]}
     listed = {out for out, _ in has}
     for r in b.requirements:
-        about_a_word = r.kind == "sorted" or (r.kind == "integer" and r.text.startswith(f"`{r.params.get('name')}` holds whole"))
+        about_a_word = r.kind == "sorted" or (
+            r.kind == "integer" and r.text.startswith(f"`{r.params.get('name')}` holds whole")
+        )
         if about_a_word and (r.output in listed or r.kind == "integer") and (r.output, r.params.get("name")) not in has:
             r.sure = False
 
@@ -474,7 +632,7 @@ def _sentence_at(request: str, position: int) -> str:
     start = 0
     for m in _SENTENCE.finditer(request):
         if m.start() > position:
-            return request[start:m.start()]
+            return request[start : m.start()]
         start = m.end()
     return request[start:]
 
@@ -485,7 +643,7 @@ def _output_words(b: _Builder, out: str) -> str:
 
 
 def _keep_rule(b: _Builder, request: str) -> None:
-    """"When duplicates exist, keep the record with the earliest `record_seq`": which of the
+    """ "When duplicates exist, keep the record with the earliest `record_seq`": which of the
     duplicates stays, for the mend of a uniqueness requirement (``keep_by``, ``keep``: min | max).
     The check is the same (the values or geometries are unique); the mend keeps that row, not the
     first in the file. A rule stated in other words ("keep the most complete record") is shown as a
@@ -502,18 +660,23 @@ def _keep_rule(b: _Builder, request: str) -> None:
         b.reading(said)
         for req in uniqueness:
             req.params["keep"] = "as_requested"
-        b.add(uniqueness[0].output, "note", f"of each set of duplicates, the one kept is the one the request says: "
-                                            f"\"{said.strip()[:200]}\"")
+        b.add(
+            uniqueness[0].output,
+            "note",
+            f'of each set of duplicates, the one kept is the one the request says: "{said.strip()[:200]}"',
+        )
 
 
 # "drop the invalid geometries", "remove invalid features": the request lets them go
-_DROP_INVALID = re.compile(r"\b(?:drop|remove|discard|delete|exclude|filter\s+out|skip)\w*\b[^.;]{0,40}\binvalid\b|"
-                           r"\binvalid\b[^.;]{0,40}\b(?:dropped|removed|discarded|deleted|excluded|filtered\s+out|skipped)\b",
-                           re.IGNORECASE)
+_DROP_INVALID = re.compile(
+    r"\b(?:drop|remove|discard|delete|exclude|filter\s+out|skip)\w*\b[^.;]{0,40}\binvalid\b|"
+    r"\binvalid\b[^.;]{0,40}\b(?:dropped|removed|discarded|deleted|excluded|filtered\s+out|skipped)\b",
+    re.IGNORECASE,
+)
 
 
 def _invalid_repaired(b: _Builder, request: str, named: list[str]) -> None:
-    """"No invalid geometries" in a cleaning of one named layer keyed by a column: the invalid
+    """ "No invalid geometries" in a cleaning of one named layer keyed by a column: the invalid
     features are repaired, not dropped: a filter on validity loses records yet leaves a file of valid
     geometries. The check reads the input's invalid features and finds each key in the output;
     unless the request lets them go."""
@@ -521,8 +684,14 @@ def _invalid_repaired(b: _Builder, request: str, named: list[str]) -> None:
     if len(spatial_in) != 1 or _DROP_INVALID.search(request):
         return
     for req in [r for r in b.requirements if r.kind == "geometries_valid"]:
-        key = next((r.params["name"] for r in b.requirements if r.kind == "unique" and r.output == req.output
-                    and r.params.get("name")), None)
+        key = next(
+            (
+                r.params["name"]
+                for r in b.requirements
+                if r.kind == "unique" and r.output == req.output and r.params.get("name")
+            ),
+            None,
+        )
         if key:
             req.params.update(input=spatial_in[0], key=key)
             req.text += f" — the input's invalid features repaired (each `{key}` of them kept), not dropped"
@@ -537,15 +706,17 @@ def _part_about(sentence: str, out: str, outs: list[str]) -> str:
     marks = [(m.start(), m.end(), _base(m.group(1))) for m in _FILE.finditer(sentence) if _base(m.group(1)) in bases]
     if len(outs) < 2 or len({b for _, _, b in marks}) < 2:
         return sentence
-    parts = [(base, sentence[end:marks[i + 1][0] if i + 1 < len(marks) else len(sentence)])
-             for i, (_, end, base) in enumerate(marks)]
+    parts = [
+        (base, sentence[end : marks[i + 1][0] if i + 1 < len(marks) else len(sentence)])
+        for i, (_, end, base) in enumerate(marks)
+    ]
     mine = [i for i, (base, _) in enumerate(parts) if base == _base(out)]
     if not mine:
         return sentence
     i = mine[0]
     while i + 1 < len(parts) and re.fullmatch(r"[\s,;]*(and|or|as\s+well\s+as)?[\s,;]*", parts[i][1], re.IGNORECASE):
         i += 1
-    return sentence[:marks[0][0]] + parts[i][1] if mine[0] == 0 else parts[i][1]
+    return sentence[: marks[0][0]] + parts[i][1] if mine[0] == 0 else parts[i][1]
 
 
 def _ticked_list_after(sentence: str, word: re.Pattern) -> list[str]:
@@ -553,19 +724,24 @@ def _ticked_list_after(sentence: str, word: re.Pattern) -> list[str]:
     m = word.search(sentence)
     if not m:
         return []
-    list_match = re.match(r"[^`]{0,20}((?:`\w+`(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)?)+)", sentence[m.end():])
+    list_match = re.match(r"[^`]{0,20}((?:`\w+`(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)?)+)", sentence[m.end() :])
     return _TICKED.findall(list_match.group(1)) if list_match else []
 
 
 _WEB_MERCATOR = re.compile(r"\b(?:web|pseudo)[\s-]*mercator\b", re.IGNORECASE)
 _UTM = re.compile(r"\bUTM\b")
-_LATLON = re.compile(r"\b(?:lat(?:itude)?\s*/\s*lon(?:gitude)?|lon(?:gitude)?\s*/\s*lat(?:itude)?|lat-?lon|lon-?lat|"
-                     r"WGS\s?-?84|geographic\s+coordinates)\b", re.IGNORECASE)
+_LATLON = re.compile(
+    r"\b(?:lat(?:itude)?\s*/\s*lon(?:gitude)?|lon(?:gitude)?\s*/\s*lat(?:itude)?|lat-?lon|lon-?lat|"
+    r"WGS\s?-?84|geographic\s+coordinates)\b",
+    re.IGNORECASE,
+)
 # "keep it in the file's own grid", "the CRS it came in", "do not reproject": the input's CRS
-_OWN_CRS = re.compile(r"\b(?:own|original|source|same|existing|current)\s+(?:[\w'-]+\s+){0,2}?(?:crs|grid|projection|"
-                      r"coordinate\s+(?:reference\s+)?system)\b|\b(?:crs|grid|projection)\s+(?:it|they)\s+"
-                      r"(?:came|comes|arrived|arrives|is|are)\s+in\b|\b(?:do\s+not|don't|never|without)\s+reproject",
-                      re.IGNORECASE)
+_OWN_CRS = re.compile(
+    r"\b(?:own|original|source|same|existing|current)\s+(?:[\w'-]+\s+){0,2}?(?:crs|grid|projection|"
+    r"coordinate\s+(?:reference\s+)?system)\b|\b(?:crs|grid|projection)\s+(?:it|they)\s+"
+    r"(?:came|comes|arrived|arrives|is|are)\s+in\b|\b(?:do\s+not|don't|never|without)\s+reproject",
+    re.IGNORECASE,
+)
 
 
 def _affirmed(sentence: str) -> str:
@@ -579,8 +755,9 @@ def _input_epsg(inputs: dict[str, dict]) -> int | None:
     return codes.pop() if len(codes) == 1 and None not in codes else None
 
 
-def _crs_rules(b: _Builder, out: str, fmt: str, sentence: str, official_crs: str = "",
-               inputs: dict[str, dict] | None = None) -> None:
+def _crs_rules(
+    b: _Builder, out: str, fmt: str, sentence: str, official_crs: str = "", inputs: dict[str, dict] | None = None
+) -> None:
     if fmt not in SPATIAL:
         return
     codes = [int(c) for c in _EPSG.findall(sentence)]
@@ -591,22 +768,30 @@ def _crs_rules(b: _Builder, out: str, fmt: str, sentence: str, official_crs: str
     elif _WEB_MERCATOR.search(said):
         b.add(out, "crs_epsg", "is in Web Mercator (EPSG:3857)", epsg=3857)
     elif _UTM.search(said):
-        b.add(out, "crs_projected_metres", "is in the UTM zone of the data (a projected CRS in metres whose area of "
-              "use contains it)", name_has="UTM")
+        b.add(
+            out,
+            "crs_projected_metres",
+            "is in the UTM zone of the data (a projected CRS in metres whose area of use contains it)",
+            name_has="UTM",
+        )
     elif _OWN_CRS.search(sentence) and own and not _METRIC_CRS.search(said) and not _LATLON.search(said):
         b.add(out, "crs_epsg", f"stays in the input's own CRS (EPSG:{own})", epsg=own)
     elif _METRIC_CRS.search(sentence):
         advised = f"; the advisor's official grid for this data: {official_crs}" if official_crs else ""
         code = re.match(r"EPSG:(\d+)", official_crs)
-        b.add(out, "crs_projected_metres",
-              f"is in a projected CRS in metres whose area of use contains the data (the region's grid{advised})",
-              **({"advised_epsg": int(code.group(1))} if code else {}))
+        b.add(
+            out,
+            "crs_projected_metres",
+            f"is in a projected CRS in metres whose area of use contains the data (the region's grid{advised})",
+            **({"advised_epsg": int(code.group(1))} if code else {}),
+        )
     elif _GEOGRAPHIC.search(sentence) or _LATLON.search(said):
         b.add(out, "crs_epsg", "is in WGS84 (EPSG:4326)", epsg=4326)
 
 
-_NEGATION = re.compile(r"\b(not|no|never|don't|do\s+not|instead\s+of|rather\s+than|unacceptable|without)\b",
-                       re.IGNORECASE)
+_NEGATION = re.compile(
+    r"\b(not|no|never|don't|do\s+not|instead\s+of|rather\s+than|unacceptable|without)\b", re.IGNORECASE
+)
 _CLAUSE = re.compile(r"[,;:()]|\s(?:but|while|whereas)\s")
 
 
@@ -622,7 +807,7 @@ def _geometry_types_said(sentence: str) -> tuple[list[str], list[str]]:
         if not negation:
             asked += _TYPE_WORD.findall(clause)
             continue
-        before, after = clause[:negation.start()], clause[negation.end():]
+        before, after = clause[: negation.start()], clause[negation.end() :]
         refused += _TYPE_WORD.findall(after)
         if _TYPE_WORD.search(after):
             asked += _TYPE_WORD.findall(before)  # "as Polygon rather than MultiPolygon"
@@ -636,8 +821,9 @@ def _geometry_rules(b: _Builder, out: str, fmt: str, sentence: str) -> None:
     if fmt not in SPATIAL:
         return
     named, refused = _geometry_types_said(sentence)
-    about_features = re.search(r"\b(geometr|feature|row|as\s+(a|one)|each|every|must|remain|accept)", sentence,
-                               re.IGNORECASE)
+    about_features = re.search(
+        r"\b(geometr|feature|row|as\s+(a|one)|each|every|must|remain|accept)", sentence, re.IGNORECASE
+    )
     if named and about_features:
         b.add(out, "geometry_types", f"every feature is a {' or '.join(named)}", allowed=named)
     elif refused and about_features:
@@ -652,7 +838,7 @@ def _ticked_near(sentence: str, pattern: str) -> list[str]:
     """Names in backticks (or snake_case) within a few words before ``pattern``."""
     found = []
     for m in re.finditer(pattern, sentence, re.IGNORECASE):
-        before = sentence[max(0, m.start() - 80):m.start()]
+        before = sentence[max(0, m.start() - 80) : m.start()]
         names = _TICKED.findall(before) or _SNAKE.findall(before)
         if names:
             found.append(names[-1])
@@ -660,11 +846,16 @@ def _ticked_near(sentence: str, pattern: str) -> list[str]:
 
 
 # "parks (how many)", "segments (number of road segments)", "buildings: number of buildings"
-_COUNT_DESCRIBED = re.compile(r"`?(?P<name>[A-Za-z_]\w*)`?\s*(?:\(\s*|:\s*|\s[-\u2014\u2013]\s*)(?:a\s+|the\s+)?"
-                              r"(?:how\s+many|number\s+of|count\s+of|whole\s+number)\b", re.IGNORECASE)
+_COUNT_DESCRIBED = re.compile(
+    r"`?(?P<name>[A-Za-z_]\w*)`?\s*(?:\(\s*|:\s*|\s[-\u2014\u2013]\s*)(?:a\s+|the\s+)?"
+    r"(?:how\s+many|number\s+of|count\s+of|whole\s+number)\b",
+    re.IGNORECASE,
+)
 # "- buildings: number of buildings" — a bulleted name and what it holds
-_BULLET_NAME = re.compile(r"^\s*(?:[-*\u2022]|\d{1,2}[.)])\s*(?:`(?P<ticked>[A-Za-z_]\w*)`|(?P<name>[a-z_][a-z0-9_]*))\s*"
-                          r"(?::|=|\s[-\u2014\u2013])\s*\S")  # a name as columns are written, not a "Target:" label
+_BULLET_NAME = re.compile(
+    r"^\s*(?:[-*\u2022]|\d{1,2}[.)])\s*(?:`(?P<ticked>[A-Za-z_]\w*)`|(?P<name>[a-z_][a-z0-9_]*))\s*"
+    r"(?::|=|\s[-\u2014\u2013])\s*\S"
+)  # a name as columns are written, not a "Target:" label
 # GeoJSON's own members in a drawn FeatureCollection: its structure, not columns
 _GEOJSON_MEMBERS = {"type", "features", "geometry", "properties", "coordinates", "bbox"}
 # "[{"hospital_id": ..., "name": ...}]": the keys of a JSON template the request draws
@@ -673,36 +864,53 @@ _TEMPLATE_KEY = re.compile(r"[\"']([A-Za-z_]\w*)[\"']\s*:")
 
 # 'layer "admin"', "the layer named 'sites'": a layer's name in quotes
 _QUOTED = r"[\"'\u201c\u2018]([A-Za-z_][\w-]{0,62})[\"'\u201d\u2019]"
-_QUOTED_LAYERS = re.compile(r"\blayers?\s+(?:named\s+|called\s+)?(" + _QUOTED.replace("(", "(?:", 1) +
-                            r"(?:\s*\([^()]*\))?(?:\s*(?:,|and)\s*" + _QUOTED.replace("(", "(?:", 1) + r"(?:\s*\([^()]*\))?)*)",
-                            re.IGNORECASE)
+_QUOTED_LAYERS = re.compile(
+    r"\blayers?\s+(?:named\s+|called\s+)?("
+    + _QUOTED.replace("(", "(?:", 1)
+    + r"(?:\s*\([^()]*\))?(?:\s*(?:,|and)\s*"
+    + _QUOTED.replace("(", "(?:", 1)
+    + r"(?:\s*\([^()]*\))?)*)",
+    re.IGNORECASE,
+)
 
 
 def _quoted_layers(sentence: str) -> list[str]:
     """'layer "admin"', 'two layers named "hospitals" (from …) and "addresses"': the layers' names."""
     return [name for m in _QUOTED_LAYERS.finditer(sentence) for name in re.findall(_QUOTED, m.group(1))]
+
+
 # "a JSON array of the names", "a plain JSON list of records", "a single JSON object": the document's top level
-_JSON_LIST = re.compile(r"\b(?:json\s+(?:array|list)|(?:array|list)\s+of\s+(?:records|objects|rows|the\s+\w+|\w+\s+names))\b",
-                        re.IGNORECASE)
-_JSON_OBJECT = re.compile(r"\b(?:single|one)\s+json\s+object\b|\bjson\s+object\s+(?:mapping|keyed|with\s+keys)\b|"
-                          r"\ban\s+object\s+(?:mapping|keyed\s+by)\b", re.IGNORECASE)
+_JSON_LIST = re.compile(
+    r"\b(?:json\s+(?:array|list)|(?:array|list)\s+of\s+(?:records|objects|rows|the\s+\w+|\w+\s+names))\b", re.IGNORECASE
+)
+_JSON_OBJECT = re.compile(
+    r"\b(?:single|one)\s+json\s+object\b|\bjson\s+object\s+(?:mapping|keyed|with\s+keys)\b|"
+    r"\ban\s+object\s+(?:mapping|keyed\s+by)\b",
+    re.IGNORECASE,
+)
 
 
 def _json_shape_rules(b: _Builder, out: str, sentence: str) -> None:
-    """"Just a JSON array of the names" / "a single JSON object": the document's top level, read in
+    """ "Just a JSON array of the names" / "a single JSON object": the document's top level, read in
     the clauses that negate nothing ("a list, not an object keyed by id" asks for the list)."""
     said = _affirmed(sentence)
     is_list, is_object = bool(_JSON_LIST.search(said)), bool(_JSON_OBJECT.search(said))
     if is_list != is_object:
         shape = "list" if is_list else "object"
-        b.add(out, "json_shape", f"the document is a JSON {'list (an array)' if is_list else 'object'} at its top level",
-              shape=shape)
+        b.add(
+            out,
+            "json_shape",
+            f"the document is a JSON {'list (an array)' if is_list else 'object'} at its top level",
+            shape=shape,
+        )
 
 
 def _value_rules(b: _Builder, out: str, sentence: str) -> None:
     for m in _COUNT_DESCRIBED.finditer(sentence):
         if m.group("name").lower() not in _NOT_NAMES:
-            b.add(out, "integer", f"`{m.group('name')}` holds whole counts (\"{m.group(0).strip()}\")", name=m.group("name"))
+            b.add(
+                out, "integer", f'`{m.group("name")}` holds whole counts ("{m.group(0).strip()}")', name=m.group("name")
+            )
     for name in _ticked_near(sentence, r"\(?\bintegers?(?:-valued)?\b|\bint(?:32|64)\b"):
         b.add(out, "integer", f"`{name}` holds integers", name=name)
     for name in _ticked_near(sentence, r"\bnon-?empty\b"):
@@ -714,17 +922,27 @@ def _value_rules(b: _Builder, out: str, sentence: str) -> None:
     m = _SORT.search(sentence)
     if m:
         descending = bool(re.search(r"\bdesc", m.group("rest"), re.IGNORECASE))
-        b.add(out, "sorted", f"rows are sorted by `{m.group(1)}` {'descending' if descending else 'ascending'}",
-              name=m.group(1), descending=descending)
+        b.add(
+            out,
+            "sorted",
+            f"rows are sorted by `{m.group(1)}` {'descending' if descending else 'ascending'}",
+            name=m.group(1),
+            descending=descending,
+        )
 
 
 _NO_EMPTY = re.compile(r"\bno\s+(?:null|empty|missing)(?:\s+or\s+(?:null|empty|missing))?\s+geometr", re.IGNORECASE)
-_NO_INVALID = re.compile(r"\bno\s+(?:[\w-]+\s+)?invalid\s+geometr|\b(?:only|all|every)\s+(?:\w+\s+)?valid\s+geometr|"
-                         r"\bgeometr(?:y|ies)\s+(?:must\s+be|are|is)\s+valid\b", re.IGNORECASE)
+_NO_INVALID = re.compile(
+    r"\bno\s+(?:[\w-]+\s+)?invalid\s+geometr|\b(?:only|all|every)\s+(?:\w+\s+)?valid\s+geometr|"
+    r"\bgeometr(?:y|ies)\s+(?:must\s+be|are|is)\s+valid\b",
+    re.IGNORECASE,
+)
 _NO_DUPLICATE = re.compile(r"\bno\s+(?:[\w-]+\s+)?duplicat\w*\s+geometr", re.IGNORECASE)
 _FORMATTED = re.compile(r"\b(?:formatted|written|given)\s+as\s+`([^`]{1,40})`", re.IGNORECASE)
-_PER_NOUN = re.compile(r"\bone\s+(?:canonical\s+|distinct\s+|single\s+|unique\s+)?(?:row|record|feature|entry)\s+per\s+(\w+)",
-                       re.IGNORECASE)
+_PER_NOUN = re.compile(
+    r"\bone\s+(?:canonical\s+|distinct\s+|single\s+|unique\s+)?(?:row|record|feature|entry)\s+per\s+(\w+)",
+    re.IGNORECASE,
+)
 
 
 def _hygiene_rules(b: _Builder, out: str, fmt: str, sentence: str) -> None:
@@ -748,25 +966,35 @@ def _pattern(template: str) -> str | None:
         return None
     parts, at = [], 0
     for r in runs:
-        digits = r"\d+" if r.group(1) in "NX" else rf"\d{{{len(r.group(0))}}}"  # a code's length varies; a date's does not
-        parts += [re.escape(template[at:r.start()]), digits]
+        digits = (
+            r"\d+" if r.group(1) in "NX" else rf"\d{{{len(r.group(0))}}}"
+        )  # a code's length varies; a date's does not
+        parts += [re.escape(template[at : r.start()]), digits]
         at = r.end()
     return "".join(parts + [re.escape(template[at:])])
 
 
 # "last_survey (ISO date, YYYY-MM-DD)", "`day` as an ISO 8601 date": a date written as text
-_ISO_DATE = re.compile(r"`?(?P<name>[A-Za-z_]\w*)`?\s*(?:\(\s*(?:an?\s+)?|as\s+(?:an?\s+)?|in\s+)"
-                       r"(?:ISO(?:[\s-]*8601)?\s+dates?|YYYY-MM-DD)\b", re.IGNORECASE)
+_ISO_DATE = re.compile(
+    r"`?(?P<name>[A-Za-z_]\w*)`?\s*(?:\(\s*(?:an?\s+)?|as\s+(?:an?\s+)?|in\s+)"
+    r"(?:ISO(?:[\s-]*8601)?\s+dates?|YYYY-MM-DD)\b",
+    re.IGNORECASE,
+)
 
 
 def _format_rules(b: _Builder, out: str, sentence: str) -> None:
     for m in _ISO_DATE.finditer(sentence):
         if m.group("name").lower() not in _NOT_NAMES:
-            b.add(out, "pattern", f"`{m.group('name')}` is written as a date, `YYYY-MM-DD`", name=m.group("name"),
-                  regex=r"\d{4}-\d{2}-\d{2}")
+            b.add(
+                out,
+                "pattern",
+                f"`{m.group('name')}` is written as a date, `YYYY-MM-DD`",
+                name=m.group("name"),
+                regex=r"\d{4}-\d{2}-\d{2}",
+            )
     for m in _FORMATTED.finditer(sentence):
         regex = _pattern(m.group(1))
-        before = sentence[max(0, m.start() - 80):m.start()]
+        before = sentence[max(0, m.start() - 80) : m.start()]
         right_before = re.search(r"`?([A-Za-z_]\w*)`?\s*\(\s*$", before)  # "day (given as `YYYY-MM-DD`)"
         names = [right_before.group(1)] if right_before else _TICKED.findall(before) or _SNAKE.findall(before)
         if regex and names:
@@ -774,7 +1002,7 @@ def _format_rules(b: _Builder, out: str, sentence: str) -> None:
 
 
 def _stored_type_rules(b: _Builder, out: str, fmt: str, sentence: str) -> None:
-    """"`unit_count` as `int32`", "all other columns as string": the types a typed format stores."""
+    """ "`unit_count` as `int32`", "all other columns as string": the types a typed format stores."""
     if fmt not in TYPED_FORMATS:
         return
     typed = _TYPED_COLUMN.findall(sentence)  # the type as the request writes it; the checker reads its aliases
@@ -791,7 +1019,7 @@ def _row_rules(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], in
     named_inputs = [input_by_base[_base(f)] for f in _FILE.findall(sentence) if _base(f) in input_by_base]
     columns = {c for facts in inputs.values() for c in facts.get("columns") or []} | set(_SNAKE.findall(sentence))
     for m in _PER_NOUN.finditer(sentence):
-        more = re.match(r"\s*(\+|&|/|and\b)\s*`?(\w+)", sentence[m.end():])
+        more = re.match(r"\s*(\+|&|/|and\b)\s*`?(\w+)", sentence[m.end() :])
         if more and (more.group(1) != "and" or more.group(2) in columns or _SNAKE.fullmatch(more.group(2))):
             continue  # "one row per street + number": a key of several columns, no one of them unique
         noun = m.group(1).lower().rstrip("s")
@@ -809,8 +1037,13 @@ def _row_rules(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], in
     if m:
         source = _input_for(m.group(1), named_inputs or list(inputs))
         if source and inputs.get(source, {}).get("rows") is not None:
-            b.add(out, "rows_as_input", f"one row per feature of `{source}` ({inputs[source]['rows']})",
-                  input=source, rows=inputs[source]["rows"])
+            b.add(
+                out,
+                "rows_as_input",
+                f"one row per feature of `{source}` ({inputs[source]['rows']})",
+                input=source,
+                rows=inputs[source]["rows"],
+            )
     for m in _KEEP_KEY.finditer(sentence):
         after = m.group(0).lower().startswith("keep")  # "keep `x`" names it after; "x (the join key)" before
         _keeps(b, out, _nearest_name(sentence, m.start(), m.end(), after), inputs)
@@ -819,10 +1052,17 @@ def _row_rules(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], in
         for name in _named_fields(sentence, set(), {c for f in inputs.values() for c in f.get("columns") or []}):
             _keeps(b, out, name, inputs)
         spatial_inputs = [p for p in inputs if file_format(p) in SPATIAL]
-        if (re.search(r"\bgeometr(?:y|ies)\b(?!\s+types?)", sentence, re.IGNORECASE) and file_format(out) in SPATIAL
-                and len(spatial_inputs) == 1):  # "leave the geometry alone": same CRS, same shapes
-            b.add(out, "geometry_unchanged", f"the geometries are those of `{spatial_inputs[0]}`, in its CRS "
-                  "(not reprojected, moved or reshaped)", input=spatial_inputs[0])
+        if (
+            re.search(r"\bgeometr(?:y|ies)\b(?!\s+types?)", sentence, re.IGNORECASE)
+            and file_format(out) in SPATIAL
+            and len(spatial_inputs) == 1
+        ):  # "leave the geometry alone": same CRS, same shapes
+            b.add(
+                out,
+                "geometry_unchanged",
+                f"the geometries are those of `{spatial_inputs[0]}`, in its CRS (not reprojected, moved or reshaped)",
+                input=spatial_inputs[0],
+            )
         if _TEXT_COLUMNS.search(sentence):  # "leave the string columns alone": the input's real text columns
             for facts in inputs.values():
                 numeric = (facts.get("defects") or {}).get("numbers_as_text") or {}
@@ -839,7 +1079,7 @@ def _noun_names(noun: str, path: str) -> bool:
 
 
 def _kept_whole(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], named_inputs: list[str]) -> None:
-    """"Keep the other attributes" / "the same stations": every column, or every feature, of the one
+    """ "Keep the other attributes" / "the same stations": every column, or every feature, of the one
     input the output is made from (the one the sentence names, else the only one with rows)."""
     candidates = [p for p in (named_inputs or list(inputs)) if inputs[p].get("columns") is not None]
     if file_format(out) not in SPATIAL | {"csv", "parquet", "json"}:
@@ -857,10 +1097,19 @@ def _kept_whole(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], n
         b.add(out, "columns", f"keeps every column of `{source}` ({', '.join(names)})", names=names)
         b.carried |= {(out, n) for n in names}
     generic = {"feature", "row", "record", "entry", "item"}
-    if noun and facts.get("rows") is not None and not _SELECTS.search(_FILE.sub(" ", sentence)) and (
-            noun in generic or _noun_names(noun, source)):
-        b.add(out, "rows_as_input", f"one row per feature of `{source}` ({facts['rows']}): every one kept",
-              input=source, rows=facts["rows"])
+    if (
+        noun
+        and facts.get("rows") is not None
+        and not _SELECTS.search(_FILE.sub(" ", sentence))
+        and (noun in generic or _noun_names(noun, source))
+    ):
+        b.add(
+            out,
+            "rows_as_input",
+            f"one row per feature of `{source}` ({facts['rows']}): every one kept",
+            input=source,
+            rows=facts["rows"],
+        )
 
 
 def _conversion_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[str, dict]) -> None:
@@ -874,12 +1123,17 @@ def _conversion_rules(b: _Builder, request: str, outputs: list[str], inputs: dic
     source, rows = with_rows[0], inputs[with_rows[0]]["rows"]
     for out in outputs:
         if file_format(out) in SPATIAL | {"csv", "parquet"}:
-            b.add(out, "rows_as_input", f"one row per feature of `{source}` ({rows}): a conversion keeps every record",
-                  input=source, rows=rows)
+            b.add(
+                out,
+                "rows_as_input",
+                f"one row per feature of `{source}` ({rows}): a conversion keeps every record",
+                input=source,
+                rows=rows,
+            )
 
 
 def _converted_values(b: _Builder, inputs: dict[str, dict]) -> None:
-    """"`recorded_at` as `timestamp[us]`" of a column one input has: stored in that type, its
+    """ "`recorded_at` as `timestamp[us]`" of a column one input has: stored in that type, its
     values are still the input's: a cast in the wrong unit (epoch milliseconds read as nanoseconds)
     passes the type check with wrong values. Text types need no such check: any value has a text."""
     for req in [r for r in b.requirements if r.kind == "dtype" and r.params.get("name")]:
@@ -887,8 +1141,14 @@ def _converted_values(b: _Builder, inputs: dict[str, dict]) -> None:
         name, dtype = str(req.params["name"]), str(req.params["dtype"]).lower()
         holders = [p for p, facts in inputs.items() if name in (facts.get("columns") or [])]
         if len(holders) == 1 and dtype.startswith(("timestamp", "datetime", "date", "int", "uint", "float", "double")):
-            b.add(req.output, "values_from_input", f"`{name}` keeps the values of `{holders[0]}`, converted to {dtype} "
-                  "(the same instants or numbers)", name=name, input=holders[0], as_type=dtype)
+            b.add(
+                req.output,
+                "values_from_input",
+                f"`{name}` keeps the values of `{holders[0]}`, converted to {dtype} (the same instants or numbers)",
+                name=name,
+                input=holders[0],
+                as_type=dtype,
+            )
 
 
 def _keeps(b: _Builder, out: str, name: str | None, inputs: dict[str, dict], required: bool = True) -> None:
@@ -898,11 +1158,22 @@ def _keeps(b: _Builder, out: str, name: str | None, inputs: dict[str, dict], req
     if len(holders) == 1:
         if required:
             b.add(out, "columns", f"has the column {name}", names=[name])
-            b.add(out, "values_from_input", f"`{name}` keeps the original values of `{holders[0]}`",
-                  name=name, input=holders[0])
+            b.add(
+                out,
+                "values_from_input",
+                f"`{name}` keeps the original values of `{holders[0]}`",
+                name=name,
+                input=holders[0],
+            )
         else:
-            b.add(out, "values_from_input", f"`{name}`, where present, keeps the original values of `{holders[0]}`",
-                  name=name, input=holders[0], if_present=True)
+            b.add(
+                out,
+                "values_from_input",
+                f"`{name}`, where present, keeps the original values of `{holders[0]}`",
+                name=name,
+                input=holders[0],
+                if_present=True,
+            )
 
 
 def _nearest_name(sentence: str, start: int, end: int, after: bool) -> str | None:
@@ -960,9 +1231,12 @@ def _provenance(b: _Builder, inputs: dict[str, dict]) -> None:
 
 # Words of a request about how the data draws ("render correctly", "viewers", "holes appear filled",
 # "arcs across the globe"): then the inputs' drawing defects must not reach the output.
-_DRAWING = re.compile(r"\b(render\w*|viewers?|display\w*|draw\w*|shad\w*|rfc\s*7946|right-hand|winding|orient\w*|"
-                      r"clockwise|anticlockwise|counter-?clockwise|holes?|antimeridian|dateline|180|arcs?|wrap\w*|"
-                      r"globe\w*|span\w*)\b", re.IGNORECASE)
+_DRAWING = re.compile(
+    r"\b(render\w*|viewers?|display\w*|draw\w*|shad\w*|rfc\s*7946|right-hand|winding|orient\w*|"
+    r"clockwise|anticlockwise|counter-?clockwise|holes?|antimeridian|dateline|180|arcs?|wrap\w*|"
+    r"globe\w*|span\w*)\b",
+    re.IGNORECASE,
+)
 
 
 def _defect_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict], request: str = "") -> None:
@@ -971,13 +1245,21 @@ def _defect_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict], requ
     in a column is parsed into the file's geometry, not carried beside it. Features jumping over the
     antimeridian are cut at +-180 (RFC 7946 section 3.1.9; in GeoJSON always, in other formats when
     they stay in lon/lat); GeoJSON polygons follow RFC 7946's right-hand rule (section 3.1.6)."""
+
     def where(defect: str) -> str:
-        return ", ".join(f"{facts['defects'][defect]} in `{path}`" for path, facts in inputs.items()
-                         if (facts.get("defects") or {}).get(defect))
+        return ", ".join(
+            f"{facts['defects'][defect]} in `{path}`"
+            for path, facts in inputs.items()
+            if (facts.get("defects") or {}).get(defect)
+        )
+
     crossing, wound = where("antimeridian"), where("winding")
     wkt_columns = [c for facts in inputs.values() for c in (facts.get("defects") or {}).get("wkt_text") or []]
-    wkt = ", ".join(f"`{path}` writes it in {', '.join(f'`{c}`' for c in facts['defects']['wkt_text'])}"
-                    for path, facts in inputs.items() if (facts.get("defects") or {}).get("wkt_text"))
+    wkt = ", ".join(
+        f"`{path}` writes it in {', '.join(f'`{c}`' for c in facts['defects']['wkt_text'])}"
+        for path, facts in inputs.items()
+        if (facts.get("defects") or {}).get("wkt_text")
+    )
     drawing = _DRAWING.search(_FILE.sub(" ", request))
     for out in outputs:
         fmt = file_format(out)
@@ -985,19 +1267,31 @@ def _defect_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict], requ
         b.reading(_output_words(b, out))
         named = {n for r in b.requirements if r.output == out and r.kind == "columns" for n in r.params["names"]}
         if wkt and fmt in SPATIAL and not named & set(wkt_columns):  # unless the request keeps that column
-            b.add(out, "geometry_once", f"the geometry is stored once, as the file's geometry: no column repeats it "
-                  f"as WKT text ({wkt}; drop it once parsed)", name=wkt_columns[0])
+            b.add(
+                out,
+                "geometry_once",
+                f"the geometry is stored once, as the file's geometry: no column repeats it "
+                f"as WKT text ({wkt}; drop it once parsed)",
+                name=wkt_columns[0],
+            )
         if crossing and fmt in SPATIAL:
-            b.add(out, "antimeridian_cut",
-                  f"no feature jumps over the antimeridian: those that cross it ({crossing}) are cut at ±180° "
-                  f"into multi-part geometries, one feature each (RFC 7946 §3.1.9)", lonlat_only=fmt != "geojson")
+            b.add(
+                out,
+                "antimeridian_cut",
+                f"no feature jumps over the antimeridian: those that cross it ({crossing}) are cut at ±180° "
+                f"into multi-part geometries, one feature each (RFC 7946 §3.1.9)",
+                lonlat_only=fmt != "geojson",
+            )
         if wound and fmt == "geojson":
             # A line over +-180 is wrong in any CRS; a ring's order is the standard's, binding when the
             # request speaks of how the data draws.
             b.reading(_sentence_at(request, drawing.start()) if drawing else _output_words(b, out), sure=bool(drawing))
-            b.add(out, "rfc7946_winding",
-                  f"polygon rings follow RFC 7946's right-hand rule: exteriors counter-clockwise, holes clockwise "
-                  f"(the input's are wound the other way: {wound})")
+            b.add(
+                out,
+                "rfc7946_winding",
+                f"polygon rings follow RFC 7946's right-hand rule: exteriors counter-clockwise, holes clockwise "
+                f"(the input's are wound the other way: {wound})",
+            )
 
 
 def _number_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict]) -> None:
@@ -1010,11 +1304,21 @@ def _number_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict]) -> N
                     continue
                 b.reading(_output_words(b, out))
                 if kind == "integer":
-                    b.add(out, "integer", f"`{name}` holds integers, not text (`{path}` writes them as strings)",
-                          name=name, if_present=True)
+                    b.add(
+                        out,
+                        "integer",
+                        f"`{name}` holds integers, not text (`{path}` writes them as strings)",
+                        name=name,
+                        if_present=True,
+                    )
                 else:
-                    b.add(out, "numeric", f"`{name}` holds numbers, not text (`{path}` writes them as strings)",
-                          name=name, if_present=True)
+                    b.add(
+                        out,
+                        "numeric",
+                        f"`{name}` holds numbers, not text (`{path}` writes them as strings)",
+                        name=name,
+                        if_present=True,
+                    )
 
 
 def _named_inputs(request: str, input_by_base: dict[str, str]) -> list[str]:
@@ -1028,13 +1332,20 @@ def _whole_layer(request: str, inputs: dict[str, dict], named: list[str]) -> dic
     a WKT column: ``wkt`` names it, for the mend)."""
     if not _WHOLE_BBOX.search(request):
         return None
-    geometric = [p for p in named if file_format(p) in SPATIAL
-                 or (inputs[p].get("defects") or {}).get("wkt_text")]
+    geometric = [p for p in named if file_format(p) in SPATIAL or (inputs[p].get("defects") or {}).get("wkt_text")]
     if len(geometric) != 1:
         return None
     codes = {int(c) for c in _EPSG.findall(request)}
-    wkt = (inputs[geometric[0]].get("defects") or {}).get("wkt_text") if file_format(geometric[0]) not in SPATIAL else None
-    return {"input": geometric[0], **({"epsg": codes.pop()} if len(codes) == 1 else {}), **({"wkt": str(wkt[0])} if wkt else {})}
+    wkt = (
+        (inputs[geometric[0]].get("defects") or {}).get("wkt_text")
+        if file_format(geometric[0]) not in SPATIAL
+        else None
+    )
+    return {
+        "input": geometric[0],
+        **({"epsg": codes.pop()} if len(codes) == 1 else {}),
+        **({"wkt": str(wkt[0])} if wkt else {}),
+    }
 
 
 # Words of a request that asks for new shapes, not only for where they are drawn (reprojection) or
@@ -1048,12 +1359,18 @@ _RESHAPES = re.compile(
     r"sampl(?:e|es|ed|ing)|rasteri[sz]\w*|vectori[sz]\w*|contours?|isochrones?|nearest|closest|"
     r"connect(?:s|ed|ing)?|label\w*|representative|offset\w*|shift\w*|translat\w*|rotat\w*|scal(?:e|ed|ing)|"
     r"orient\w*|winding|revers\w*|trim\w*|extend\w*|polygoni[sz]\w*|outlines?|boundar\w*|segment\w*)\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 # A change of geometry kind ("convert the parcels to points", "their vertices") is a reshaping too.
-_NEW_KIND = re.compile(r"\b(?:to|into|as)\s+(?:\w+\s+)?(?:points?|lines?|linestrings?|polygons?)\b|"
-                       r"\b(?:vertic\w*|vertex|nodes?|endpoints?|midpoints?|exteriors?|interiors?)\b", re.IGNORECASE)
+_NEW_KIND = re.compile(
+    r"\b(?:to|into|as)\s+(?:\w+\s+)?(?:points?|lines?|linestrings?|polygons?)\b|"
+    r"\b(?:vertic\w*|vertex|nodes?|endpoints?|midpoints?|exteriors?|interiors?)\b",
+    re.IGNORECASE,
+)
 # A grid that names a CRS ("Egypt's national grid") draws, it does not reshape.
-_CRS_GRID = re.compile(r"\b(?:national|official|metric|projected|coordinate|map|state\s+plane)\s+grids?\b", re.IGNORECASE)
+_CRS_GRID = re.compile(
+    r"\b(?:national|official|metric|projected|coordinate|map|state\s+plane)\s+grids?\b", re.IGNORECASE
+)
 
 
 # What one sentence does not decide, only a whole request: that the file exists; that shapes are
@@ -1064,7 +1381,8 @@ _SMALL_DROPPED = re.compile(
     r"\b(?:discard|drop|remov|delet|exclud|filter(?:ing)?\s+out|get(?:ting)?\s+rid\s+of|eliminat)\w*\b[^.;]{0,80}?"
     r"\b(?:smaller|less|below|under|tinier)(?:\s+than)?\s+(?P<n>\d+(?:\.\d+)?)\s*"
     r"(?P<unit>m²|m2|sq\.?\s*m|square\s+met(?:re|er)s?|ha|hectares?|km²|km2|sq\.?\s*km|square\s+kilomet(?:re|er)s?)(?!\w)",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 _AREA_UNIT = {"m": 1.0, "h": 1e4, "k": 1e6}  # by the unit's first letter (m², ha, km²); "sq m", "square metres"
 
 
@@ -1078,8 +1396,13 @@ def _min_area_rules(b: _Builder, request: str, outputs: list[str]) -> None:
         b.reading(_sentence_at(request, m.start()))
         for out in outputs:
             if file_format(out) in SPATIAL:
-                b.add(out, "min_area", f"no polygon is smaller than {said} (those are discarded)",
-                      m2=float(m.group("n")) * factor, said=said)
+                b.add(
+                    out,
+                    "min_area",
+                    f"no polygon is smaller than {said} (those are discarded)",
+                    m2=float(m.group("n")) * factor,
+                    said=said,
+                )
 
 
 _SHAPE_RULED = ("geometry_unchanged", "antimeridian_cut", "geometries_valid", "buffer_distance")
@@ -1105,12 +1428,20 @@ def _shape_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[str
         # Left alone (geometry_unchanged says more) or reshaped by a rule (cut at +-180, repaired, buffered).
         ruled = any(r.output == out and r.kind in _SHAPE_RULED for r in b.requirements)
         # Kinds asked for that the input has none of (polygons from points) are new shapes.
-        asked = [_families(r.params.get("allowed") or []) for r in b.requirements
-                 if r.output == out and r.kind == "geometry_types"]
+        asked = [
+            _families(r.params.get("allowed") or [])
+            for r in b.requirements
+            if r.output == out and r.kind == "geometry_types"
+        ]
         if file_format(out) in SPATIAL and not ruled and not any(had and not (kinds & had) for kinds in asked):
             b.reading(_output_words(b, out), sure=False)  # read from silence: shown, never gating
-            b.add(out, "shapes_kept", f"each feature keeps its shape from `{spatial[0]}` (reprojected or split into "
-                  "single parts where asked; not simplified, buffered or moved)", input=spatial[0])
+            b.add(
+                out,
+                "shapes_kept",
+                f"each feature keeps its shape from `{spatial[0]}` (reprojected or split into "
+                "single parts where asked; not simplified, buffered or moved)",
+                input=spatial[0],
+            )
 
 
 def _consistent(b: _Builder, inputs: dict[str, dict]) -> None:
@@ -1121,8 +1452,13 @@ def _consistent(b: _Builder, inputs: dict[str, dict]) -> None:
         if r.kind != "geometry_unchanged" or not r.sure:
             continue
         own = inputs.get(r.params.get("input"), {}).get("epsg")
-        moved = [c for c in b.requirements if c.output == r.output and c.sure and
-                 (c.kind == "crs_projected_metres" or (c.kind == "crs_epsg" and c.params.get("epsg") != own))]
+        moved = [
+            c
+            for c in b.requirements
+            if c.output == r.output
+            and c.sure
+            and (c.kind == "crs_projected_metres" or (c.kind == "crs_epsg" and c.params.get("epsg") != own))
+        ]
         if moved:
             r.sure = False
 
@@ -1133,7 +1469,8 @@ _CRS_OR_MEASURE_WORDS = re.compile(
     r"\b(?:crs|epsg|srid|projections?|project(?:ed|ing)?|re-?project\w*|coordinate|datum|grid|utm|mercator|wgs\s?-?84|"
     r"lon(?:gitude)?|lat(?:itude)?|degrees?|metres?|meters?|metric|km|kilomet\w*|m2|m²|km2|km²|hectares?|ha|feet|"
     r"area\w*|length\w*|distance\w*|buffer\w*|perimeter\w*|nearest|closest|within|geodesic|ellipsoid\w*)\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 
 def _crs_kept_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[str, dict], named: list[str]) -> None:
@@ -1144,7 +1481,9 @@ def _crs_kept_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[
     if not own or _CRS_OR_MEASURE_WORDS.search(_FILE.sub(" ", request)):
         return
     for out in outputs:
-        crs_said = any(r.output == out and r.kind.startswith("crs_") and r.kind != "crs_present" for r in b.requirements)
+        crs_said = any(
+            r.output == out and r.kind.startswith("crs_") and r.kind != "crs_present" for r in b.requirements
+        )
         if file_format(out) in SPATIAL - {"geojson"} and not crs_said:
             b.reading(_output_words(b, out))
             b.add(out, "crs_epsg", f"stays in the input's CRS (EPSG:{own}): the request asks for no other", epsg=own)
@@ -1163,9 +1502,18 @@ def _place_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict], named
         if fmt != "geojson":
             b.add(out, "crs_present", "declares its CRS")
         if boxes and all(w <= e for w, _, e, _ in boxes):
-            bounds = [min(x[0] for x in boxes), min(x[1] for x in boxes), max(x[2] for x in boxes), max(x[3] for x in boxes)]
-            b.add(out, "located", f"lies where its input data lies ({', '.join(f'`{p}`' for p in spatial)})",
-                  bounds=bounds)
+            bounds = [
+                min(x[0] for x in boxes),
+                min(x[1] for x in boxes),
+                max(x[2] for x in boxes),
+                max(x[3] for x in boxes),
+            ]
+            b.add(
+                out,
+                "located",
+                f"lies where its input data lies ({', '.join(f'`{p}`' for p in spatial)})",
+                bounds=bounds,
+            )
 
 
 def _buffer_rules(b: _Builder, request: str, outputs: list[str], named: list[str]) -> None:
@@ -1183,20 +1531,27 @@ def _buffer_rules(b: _Builder, request: str, outputs: list[str], named: list[str
     if len(distances) != 1 or len(spatial_out) != 1 or len(spatial_in) != 1:
         return
     distance = distances.pop()
-    b.add(spatial_out[0], "buffer_distance",
-          f"its polygons cover what the features of `{spatial_in[0]}` buffered by {distance:g} m cover (true "
-          "metres, measured in a projected CRS made for the data)", input=spatial_in[0], distance_m=distance)
+    b.add(
+        spatial_out[0],
+        "buffer_distance",
+        f"its polygons cover what the features of `{spatial_in[0]}` buffered by {distance:g} m cover (true "
+        "metres, measured in a projected CRS made for the data)",
+        input=spatial_in[0],
+        distance_m=distance,
+    )
 
 
 # "distance_m", "nearest_dist_km", "distance_to_hospital_m": a distance in the unit its name ends with.
 _DISTANCE_UNIT = re.compile(r"(?:^|_)(?:dist|distance)(?:_\w+)?_(m|km)$", re.IGNORECASE)
 _NEAREST = re.compile(r"\b(?:nearest|closest)\b", re.IGNORECASE)
-_ALONG_A_NETWORK = re.compile(r"\b(?:road|roads|network|driving|drive|walking|walk|travel|route|routing|isochrones?)\b",
-                              re.IGNORECASE)
+_ALONG_A_NETWORK = re.compile(
+    r"\b(?:road|roads|network|driving|drive|walking|walk|travel|route|routing|isochrones?)\b", re.IGNORECASE
+)
 
 
-_K_NEAREST = re.compile(r"\b(?:two|three|four|five|six|seven|eight|nine|ten|\d+|k|several|few)\s+(?:nearest|closest)\b",
-                        re.IGNORECASE)
+_K_NEAREST = re.compile(
+    r"\b(?:two|three|four|five|six|seven|eight|nine|ten|\d+|k|several|few)\s+(?:nearest|closest)\b", re.IGNORECASE
+)
 _FOR_EACH = re.compile(r"\b(?:for\s+)?(?:every|each)\s+([a-z]+)\b", re.IGNORECASE)
 
 
@@ -1207,27 +1562,52 @@ def _nearest_distance_rules(b: _Builder, request: str, inputs: dict[str, dict], 
     the name says (a distance of each geometry to itself, 0.0 everywhere, is finite and >= 0 but no
     distance to anything). Never for the k nearest, whose second and third are not the nearest."""
     layers = [p for p in named if p in inputs and _layer_kinds(inputs[p])]
-    if len(layers) != 2 or not _NEAREST.search(request) or _ALONG_A_NETWORK.search(request) or _K_NEAREST.search(request):
+    if (
+        len(layers) != 2
+        or not _NEAREST.search(request)
+        or _ALONG_A_NETWORK.search(request)
+        or _K_NEAREST.search(request)
+    ):
         return  # a distance along roads is not a straight line; the second nearest is not the nearest
     each = [p for m in _FOR_EACH.finditer(request) for p in layers if _noun_names(m.group(1).lower().rstrip("s"), p)]
     for req in [r for r in b.requirements if r.kind == "columns"]:
         b.reading(req.said, req.sure)
-        source = next((r.params["input"] for r in b.requirements if r.kind == "rows_as_input" and r.output == req.output
-                       and r.params.get("input") in layers), None)
+        source = next(
+            (
+                r.params["input"]
+                for r in b.requirements
+                if r.kind == "rows_as_input" and r.output == req.output and r.params.get("input") in layers
+            ),
+            None,
+        )
         if source is None and len(set(each)) == 1:  # "for every address ...": the addresses' rows
             source = each[0]
         to = next((p for p in layers if p != source), None)
         for name in req.params["names"] if source and to else []:
             unit = _DISTANCE_UNIT.search(name)
             if unit:
-                b.add(req.output, "nearest_distance", f"`{name}` is the straight-line distance in "
-                      f"{_UNIT_WORDS[unit.group(1).lower()]} from each feature of `{source}` to the nearest feature of `{to}`",
-                      name=name, unit=unit.group(1).lower(), input=source, to=to)
+                b.add(
+                    req.output,
+                    "nearest_distance",
+                    f"`{name}` is the straight-line distance in "
+                    f"{_UNIT_WORDS[unit.group(1).lower()]} from each feature of `{source}` to the nearest feature of `{to}`",
+                    name=name,
+                    unit=unit.group(1).lower(),
+                    input=source,
+                    to=to,
+                )
                 continue
             column = _column_of_layer(name, to, inputs)
             if column:  # `nearest_hospital_name`: the nearest hospital's `name`, not any hospital's
-                b.add(req.output, "nearest_attribute", f"`{name}` is the `{column}` of the nearest feature of `{to}` "
-                      f"to each feature of `{source}`", name=name, column=column, input=source, to=to)
+                b.add(
+                    req.output,
+                    "nearest_attribute",
+                    f"`{name}` is the `{column}` of the nearest feature of `{to}` to each feature of `{source}`",
+                    name=name,
+                    column=column,
+                    input=source,
+                    to=to,
+                )
 
 
 def _column_of_layer(name: str, layer: str, inputs: dict[str, dict]) -> str | None:
@@ -1243,7 +1623,10 @@ _GENERIC_COUNTED = {"", "point", "feature", "record", "row", "item", "count", "t
 
 def _layer_kinds(facts: dict) -> set[str]:
     """The geometry types of an input's layer ("MultiPolygon,Polygon" -> both; GDAL's "Unknown" -> none)."""
-    return {k.strip().removeprefix("3D ").strip() for k in str(facts.get("geometry_type") or "").split(",")} - {"", "Unknown"}
+    return {k.strip().removeprefix("3D ").strip() for k in str(facts.get("geometry_type") or "").split(",")} - {
+        "",
+        "Unknown",
+    }
 
 
 def _point_count_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict], named: list[str]) -> None:
@@ -1266,10 +1649,16 @@ def _point_count_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict],
             if not counted and noun in _GENERIC_COUNTED and len(points) == 1:
                 counted = points
             if len(counted) == 1:
-                b.add(req.output, "point_counts", f"`{name}` is the number of `{counted[0]}` points inside each polygon "
-                      f"of `{polygons[0]}` (a row for every polygon, 0 where none)",
-                      name=name, points=counted[0], polygons=polygons[0],
-                      **_polygon_key(req.params["names"], inputs[polygons[0]].get("columns") or []))
+                b.add(
+                    req.output,
+                    "point_counts",
+                    f"`{name}` is the number of `{counted[0]}` points inside each polygon "
+                    f"of `{polygons[0]}` (a row for every polygon, 0 where none)",
+                    name=name,
+                    points=counted[0],
+                    polygons=polygons[0],
+                    **_polygon_key(req.params["names"], inputs[polygons[0]].get("columns") or []),
+                )
 
 
 def _polygon_key(names: list[str], columns: list[str]) -> dict[str, str]:
@@ -1294,16 +1683,27 @@ def _density_rules(b: _Builder) -> None:
                 continue
             noun, scale, unit = m.group(1).lower().rstrip("s"), float(m.group(2) or 1), m.group(3).lower()
             counts = [n for n in names if n != name and _COUNT_NAME.search(n) and noun in n.lower()]
-            measures = [(n, u.group(2).lower()) for n in names if (u := _MEASURE_UNIT.match(n))
-                        and (u.group(1).lower() == "area") == (unit not in ("km", "m"))
-                        and (u.group(2).lower() in ("km", "m")) == (unit in ("km", "m"))]
+            measures = [
+                (n, u.group(2).lower())
+                for n in names
+                if (u := _MEASURE_UNIT.match(n))
+                and (u.group(1).lower() == "area") == (unit not in ("km", "m"))
+                and (u.group(2).lower() in ("km", "m")) == (unit in ("km", "m"))
+            ]
             if len(counts) != 1 or len(measures) != 1:
                 continue
             measure, measure_unit = measures[0]
             factor = scale * UNIT_IN_BASE[unit] / UNIT_IN_BASE[measure_unit]  # value = count / measure * factor
             said = f"{m.group(2) or ''} {_UNIT_WORDS[unit]}".strip()
-            b.add(req.output, "density", f"`{name}` is `{counts[0]}` per {said} of `{measure}` "
-                  f"(`{counts[0]}` / `{measure}` × {factor:g})", name=name, count=counts[0], measure=measure, factor=factor)
+            b.add(
+                req.output,
+                "density",
+                f"`{name}` is `{counts[0]}` per {said} of `{measure}` (`{counts[0]}` / `{measure}` × {factor:g})",
+                name=name,
+                count=counts[0],
+                measure=measure,
+                factor=factor,
+            )
 
 
 def _group_column(name: str, inputs: dict[str, dict]) -> tuple[str, str] | None:
@@ -1323,8 +1723,9 @@ def _group_column(name: str, inputs: dict[str, dict]) -> tuple[str, str] | None:
     return None
 
 
-def _name_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict] | None = None,
-                whole_layer: dict | None = None) -> None:
+def _name_rules(
+    b: _Builder, outputs: list[str], inputs: dict[str, dict] | None = None, whole_layer: dict | None = None
+) -> None:
     """What a requested name itself says: lon/lat values, bounding boxes (of the whole layer when
     the request says so: ``whole_layer``), counts, measures, a JSON value per group keyed by the
     group column's values ("count_per_district"), and a measure's unit ("area_km2": each feature's
@@ -1341,16 +1742,29 @@ def _name_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict] | None 
                 continue  # the input's column as it is: whatever its values, they are the ones asked for
             is_bbox = "bbox" in name.lower() or "bounds" in name.lower()
             if is_bbox and whole_layer:
-                b.add(out, "bbox", f"`{name}` is [minx, miny, maxx, maxy] of the whole layer of "
-                      f"`{whole_layer['input']}` (every feature)", name=name, **whole_layer)
+                b.add(
+                    out,
+                    "bbox",
+                    f"`{name}` is [minx, miny, maxx, maxy] of the whole layer of "
+                    f"`{whole_layer['input']}` (every feature)",
+                    name=name,
+                    **whole_layer,
+                )
             elif is_bbox:
                 b.add(out, "bbox", f"`{name}` is [minx, miny, maxx, maxy] with min <= max", name=name)
             grouped = _group_column(name, inputs) if file_format(out) == "json" else None
             if grouped:
                 counts = bool(_COUNT_NAME.search(name))  # "count_per_district": each group's number of rows
-                b.add(out, "group_keys", f"`{name}` is an object with one key per value of `{grouped[0]}` in "
-                      f"`{grouped[1]}` (groups with none too)" + (", each its number of rows" if counts else ""),
-                      name=name, column=grouped[0], input=grouped[1], **({"counts": True} if counts else {}))
+                b.add(
+                    out,
+                    "group_keys",
+                    f"`{name}` is an object with one key per value of `{grouped[0]}` in "
+                    f"`{grouped[1]}` (groups with none too)" + (", each its number of rows" if counts else ""),
+                    name=name,
+                    column=grouped[0],
+                    input=grouped[1],
+                    **({"counts": True} if counts else {}),
+                )
             if _LONLAT_NAME.search(name):
                 b.add(out, "lonlat", f"`{name}` holds longitude/latitude values (WGS84 degrees)", name=name)
             elif _COUNT_NAME.search(name) and not is_bbox:
@@ -1360,17 +1774,29 @@ def _name_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict] | None 
             unit = _MEASURE_UNIT.match(name)
             if unit:
                 measure, code = unit.group(1).lower(), unit.group(2).lower()
-                measured = [p for p in spatial  # the inputs with geometries of that measure: one, or which is open
-                            if any(k in str(inputs[p].get("geometry_type") or "") for k in _MEASURED_TYPES[measure])]
+                measured = [
+                    p
+                    for p in spatial  # the inputs with geometries of that measure: one, or which is open
+                    if any(k in str(inputs[p].get("geometry_type") or "") for k in _MEASURED_TYPES[measure])
+                ]
                 summary = re.match(r"(total|sum|mean|avg|average|median|min|max|overall)_", name, re.IGNORECASE)
                 if (code in ("km", "m")) == (measure != "area") and len(measured) == 1 and not summary:
                     b.reading(req.said, req.sure and file_format(out) != "json")  # a JSON value may be one summary
-                    b.add(out, "measure_units", f"`{name}` is each feature's {measure} in {_UNIT_WORDS[code]} "
-                          "(as on the ellipsoid: not in degrees, not in another unit)",
-                          name=name, measure=measure, unit=code, input=measured[0])
+                    b.add(
+                        out,
+                        "measure_units",
+                        f"`{name}` is each feature's {measure} in {_UNIT_WORDS[code]} "
+                        "(as on the ellipsoid: not in degrees, not in another unit)",
+                        name=name,
+                        measure=measure,
+                        unit=code,
+                        input=measured[0],
+                    )
 
 
-def user_requirement(output: str, text: str, inputs: dict[str, dict] | None = None, req_id: str = "u1") -> list[Requirement]:
+def user_requirement(
+    output: str, text: str, inputs: dict[str, dict] | None = None, req_id: str = "u1"
+) -> list[Requirement]:
     """A requirement the user typed for ``output``, read by the same rules as the request
     ("is in EPSG:3035", "sorted by `name`", "has the columns `a`, `b`"). Whatever the rules
     cannot turn into a check stays a note: shown, reported "not verified", never passed."""
@@ -1381,9 +1807,16 @@ def user_requirement(output: str, text: str, inputs: dict[str, dict] | None = No
             r.params.pop("no_stray", None)
     if not typed:
         return [Requirement(id=req_id, output=output, text=text.strip(), kind="note", origin="user")]
-    return [r.model_copy(update={"id": f"{req_id}{'abcdefgh'[i]}" if len(typed) > 1 else req_id, "origin": "user",
-                                 "text": text.strip() if len(typed) == 1 else r.text})
-            for i, r in enumerate(typed[:8])]
+    return [
+        r.model_copy(
+            update={
+                "id": f"{req_id}{'abcdefgh'[i]}" if len(typed) > 1 else req_id,
+                "origin": "user",
+                "text": text.strip() if len(typed) == 1 else r.text,
+            }
+        )
+        for i, r in enumerate(typed[:8])
+    ]
 
 
 def apply_edits(contract: Contract, edits: list[RequirementEdit], inputs: dict | None = None) -> Contract:

@@ -7,7 +7,14 @@ from .models import ModelsHandler
 from .active import ActiveNotebookHandler
 from .openapi import OpenAPIHandler
 from .runs import (
-    RUN_ID, SUBTASK_ID, RunActionHandler, RunCancelHandler, RunEventsHandler, RunHandler, RunOutputsHandler, RunsHandler,
+    RUN_ID,
+    SUBTASK_ID,
+    RunActionHandler,
+    RunCancelHandler,
+    RunEventsHandler,
+    RunHandler,
+    RunOutputsHandler,
+    RunsHandler,
     RunVariablesDeleteHandler,
 )
 from .status import StatusHandler

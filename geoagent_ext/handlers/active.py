@@ -41,9 +41,14 @@ def clean_notebook_path(path: str) -> str:
 # For merging into GET /geoagent/openapi.json (handlers/openapi.py).
 OPENAPI_PATHS = {
     "/geoagent/active-notebook": {
-        "get": {"responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"type": "object"}}}}}},
+        "get": {
+            "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"type": "object"}}}}}
+        },
         "post": {
-            "requestBody": {"required": True, "content": {"application/json": {"schema": ActiveNotebookRequest.model_json_schema()}}},
+            "requestBody": {
+                "required": True,
+                "content": {"application/json": {"schema": ActiveNotebookRequest.model_json_schema()}},
+            },
             "responses": {
                 "200": {"description": "ok", "content": {"application/json": {"schema": {"type": "object"}}}},
                 "400": {"description": "error", "content": {"application/json": {"schema": {"type": "object"}}}},

@@ -74,7 +74,9 @@ class CompleteStreamHandler(WebSocketMixin, WebSocketHandler, JupyterHandler):
     @ws_authenticated
     async def get(self, *args: Any, **kwargs: Any):
         # Suggestions read the kernel's variables and use the model: "write", like POST.
-        allowed = await ensure_async(self.authorizer.is_authorized(self, self.current_user, "write", self.auth_resource))
+        allowed = await ensure_async(
+            self.authorizer.is_authorized(self, self.current_user, "write", self.auth_resource)
+        )
         if not allowed:
             raise web.HTTPError(403)
         self._task: asyncio.Task | None = None
@@ -113,8 +115,13 @@ class CompleteStreamHandler(WebSocketMixin, WebSocketHandler, JupyterHandler):
             services_from_settings(self.settings).completer.warm_in_background()
             return
         if kind != "complete":
-            self._send({"type": "error", "id": request_id,
-                        "message": f"unknown message type {kind!r}; use complete, cancel or warm"})
+            self._send(
+                {
+                    "type": "error",
+                    "id": request_id,
+                    "message": f"unknown message type {kind!r}; use complete, cancel or warm",
+                }
+            )
             return
         try:
             request = validated(CompletionRequest, data)
@@ -138,7 +145,9 @@ class CompleteStreamHandler(WebSocketMixin, WebSocketHandler, JupyterHandler):
             self._send({"type": "error", "id": request_id, "message": str(exc)})
         except Exception:
             self.log.error("GeoAgent: completion failed", exc_info=True)
-            self._send({"type": "error", "id": request_id, "message": "internal error in GeoAgent (see the server log)"})
+            self._send(
+                {"type": "error", "id": request_id, "message": "internal error in GeoAgent (see the server log)"}
+            )
 
     def on_close(self) -> None:
         self._cancel_current()

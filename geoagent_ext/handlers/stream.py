@@ -28,7 +28,9 @@ class RunStreamHandler(WebSocketMixin, WebSocketHandler, JupyterHandler):
 
     @ws_authenticated
     async def get(self, run_id: str):
-        authorized = await ensure_async(self.authorizer.is_authorized(self, self.current_user, "read", self.auth_resource))
+        authorized = await ensure_async(
+            self.authorizer.is_authorized(self, self.current_user, "read", self.auth_resource)
+        )
         if not authorized:
             raise web.HTTPError(403)
         manager = services_from_settings(self.settings).run_manager

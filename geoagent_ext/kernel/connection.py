@@ -116,8 +116,7 @@ class KernelConnection:
         await self.disconnect()
         if not await self.alive():
             raise KernelDeadError(
-                f"Kernel {self.kernel_id} is not running (it died or was shut down); "
-                "restart it and try again."
+                f"Kernel {self.kernel_id} is not running (it died or was shut down); restart it and try again."
             )
         await self._connect()
 
@@ -193,7 +192,9 @@ class KernelConnection:
                     if channel in ("control", LOST):
                         return  # the reader compared the reply's session (a restart marks us lost)
             except asyncio.TimeoutError:
-                raise KernelDeadError(f"Kernel {self.kernel_id} did not answer within {self.connect_timeout:.0f} s") from None
+                raise KernelDeadError(
+                    f"Kernel {self.kernel_id} did not answer within {self.connect_timeout:.0f} s"
+                ) from None
             finally:
                 self.forget(req)
 

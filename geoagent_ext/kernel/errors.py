@@ -27,24 +27,59 @@ def strip_ansi(text: str) -> str:
 
 # GeoDataFrame/GeoSeries members that plain pandas objects lack.
 GEO_MEMBERS = {
-    "total_bounds", "bounds", "crs", "to_crs", "set_crs", "geometry", "area", "length", "buffer",
-    "centroid", "sjoin", "sjoin_nearest", "dissolve", "overlay", "clip", "explode", "is_valid",
-    "make_valid", "to_file", "estimate_utm_crs", "within", "contains", "intersects", "distance",
-    "unary_union", "union_all", "envelope", "convex_hull", "geom_type", "is_empty", "simplify",
-    "representative_point", "cx", "x", "y",
+    "total_bounds",
+    "bounds",
+    "crs",
+    "to_crs",
+    "set_crs",
+    "geometry",
+    "area",
+    "length",
+    "buffer",
+    "centroid",
+    "sjoin",
+    "sjoin_nearest",
+    "dissolve",
+    "overlay",
+    "clip",
+    "explode",
+    "is_valid",
+    "make_valid",
+    "to_file",
+    "estimate_utm_crs",
+    "within",
+    "contains",
+    "intersects",
+    "distance",
+    "unary_union",
+    "union_all",
+    "envelope",
+    "convex_hull",
+    "geom_type",
+    "is_empty",
+    "simplify",
+    "representative_point",
+    "cx",
+    "x",
+    "y",
 }
 
 
-DEGREES_HINT = ("Areas, lengths, buffers and distances in a geographic CRS (degrees) are wrong: "
-                "reproject to a projected CRS first, e.g. gdf.to_crs(gdf.estimate_utm_crs()).")
-_TO_MULTI = ("make each single-part geometry multi-part with shapely, leaving multi-parts as they are, e.g. "
-             "from shapely.geometry import MultiPolygon; gdf['geometry'] = gdf.geometry.apply("
-             "lambda g: MultiPolygon([g]) if g is not None and g.geom_type == 'Polygon' else g).")
+DEGREES_HINT = (
+    "Areas, lengths, buffers and distances in a geographic CRS (degrees) are wrong: "
+    "reproject to a projected CRS first, e.g. gdf.to_crs(gdf.estimate_utm_crs())."
+)
+_TO_MULTI = (
+    "make each single-part geometry multi-part with shapely, leaving multi-parts as they are, e.g. "
+    "from shapely.geometry import MultiPolygon; gdf['geometry'] = gdf.geometry.apply("
+    "lambda g: MultiPolygon([g]) if g is not None and g.geom_type == 'Polygon' else g)."
+)
 
 # geopandas' UserWarning for an operation run in degrees, with the operations to match.
 _GEOGRAPHIC_RESULT = r"geographic CRS\. Results from '({})'"
 _MEASURED_IN_DEGREES = re.compile(
-    _GEOGRAPHIC_RESULT.format("area|length|buffer|distance|sjoin_nearest|dwithin") + " are likely incorrect")
+    _GEOGRAPHIC_RESULT.format("area|length|buffer|distance|sjoin_nearest|dwithin") + " are likely incorrect"
+)
 
 
 def measured_in_degrees(stderr: str) -> str | None:
@@ -53,13 +88,18 @@ def measured_in_degrees(stderr: str) -> str | None:
     match = _MEASURED_IN_DEGREES.search(strip_ansi(stderr or ""))
     if match is None:
         return None
-    return f"geopandas warned that '{match.group(1)}' ran in a geographic CRS, so its result is in degrees. {DEGREES_HINT}"
+    return (
+        f"geopandas warned that '{match.group(1)}' ran in a geographic CRS, so its result is in degrees. {DEGREES_HINT}"
+    )
 
 
 # geopandas' UserWarning for a join/overlay/clip of two layers in different CRSs: it runs, and
 # matches nothing (a spatial join of lon/lat points with LAEA polygons is empty).
-_CRS_MISMATCH = re.compile(r"CRS mismatch between the CRS of left geometries and the CRS of right geometries"
-                           r"(?:.*?Left CRS: (?P<left>[^\n]+)\s*Right CRS: (?P<right>[^\n]+))?", re.S)
+_CRS_MISMATCH = re.compile(
+    r"CRS mismatch between the CRS of left geometries and the CRS of right geometries"
+    r"(?:.*?Left CRS: (?P<left>[^\n]+)\s*Right CRS: (?P<right>[^\n]+))?",
+    re.S,
+)
 
 
 def crs_mismatch(stderr: str) -> str | None:
@@ -68,10 +108,14 @@ def crs_mismatch(stderr: str) -> str | None:
     match = _CRS_MISMATCH.search(strip_ansi(stderr or ""))
     if match is None:
         return None
-    which = f" (left {match.group('left').strip()}, right {match.group('right').strip()})" if match.group("left") else ""
-    return (f"geopandas warned that the two layers of a join, overlay or clip are in different CRSs{which}, so "
-            "their geometries were compared in different units and the result is empty or wrong. Reproject one "
-            "to the other's CRS first: right = right.to_crs(left.crs).")
+    which = (
+        f" (left {match.group('left').strip()}, right {match.group('right').strip()})" if match.group("left") else ""
+    )
+    return (
+        f"geopandas warned that the two layers of a join, overlay or clip are in different CRSs{which}, so "
+        "their geometries were compared in different units and the result is empty or wrong. Reproject one "
+        "to the other's CRS first: right = right.to_crs(left.crs)."
+    )
 
 
 # (pattern searched in "ename: evalue\n<traceback>\n<stderr>", hint). Order = priority.
@@ -83,17 +127,19 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
     ),
     (
         re.compile(r"naive geometr|has no CRS|crs is None|Cannot transform naive", re.I),
-        "The data has no CRS: declare the one it is really in with .set_crs(epsg=...) "
-        "(not .to_crs), then reproject.",
+        "The data has no CRS: declare the one it is really in with .set_crs(epsg=...) (not .to_crs), then reproject.",
     ),
     (
         re.compile(_GEOGRAPHIC_RESULT.format("area|length|buffer|distance|centroid"), re.I),
         DEGREES_HINT,
     ),
     (
-        re.compile(r"TopologyException|Self-intersection|IllegalArgumentException|"
-                   r"invalid geometr|not a valid geometry|Ring Self-intersection|"
-                   r"LinearRing.*closed", re.I),
+        re.compile(
+            r"TopologyException|Self-intersection|IllegalArgumentException|"
+            r"invalid geometr|not a valid geometry|Ring Self-intersection|"
+            r"LinearRing.*closed",
+            re.I,
+        ),
         "Some geometries are invalid: repair them with .make_valid() (or .buffer(0)) "
         "and drop empty ones before overlay/dissolve.",
     ),
@@ -118,8 +164,11 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
         "(mode='w' for to_file, overwrite=True where supported, or remove it first).",
     ),
     (
-        re.compile(r"No such file or directory|FileNotFoundError|does not exist in the file system|"
-                   r"not recognized as (a|being in a) supported file format|DataSourceError", re.I),
+        re.compile(
+            r"No such file or directory|FileNotFoundError|does not exist in the file system|"
+            r"not recognized as (a|being in a) supported file format|DataSourceError",
+            re.I,
+        ),
         "The file was not found or not readable: paths are relative to the kernel's working "
         "directory; check os.getcwd() and os.listdir() and the file's format.",
     ),
@@ -148,8 +197,11 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
         "A column or key does not exist: check the real names with df.columns.",
     ),
     (
-        re.compile(r"^AttributeError: '(DataFrame|Series)' object has no attribute "
-                   r"'(%s)'" % "|".join(sorted(GEO_MEMBERS)), re.M),
+        re.compile(
+            r"^AttributeError: '(DataFrame|Series)' object has no attribute "
+            r"'(%s)'" % "|".join(sorted(GEO_MEMBERS)),
+            re.M,
+        ),
         "This is a plain pandas object, not a GeoDataFrame/GeoSeries (a column of geometries in "
         "a DataFrame is still a plain Series): first make the DataFrame a GeoDataFrame with "
         "gpd.GeoDataFrame(frame, geometry=..., crs=...) from its real geometry, WKT or coordinate "
@@ -157,22 +209,31 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
     ),
     (
         # bangkok-multicrs at 536c870: `for layer in gpd.list_layers(path)['name']: layer.crs`, five attempts.
-        re.compile(r"^AttributeError: 'str' object has no attribute '(%s|crs|to_crs|columns|head|iloc|loc)'"
-                   % "|".join(sorted(GEO_MEMBERS)), re.M),
+        re.compile(
+            r"^AttributeError: 'str' object has no attribute '(%s|crs|to_crs|columns|head|iloc|loc)'"
+            % "|".join(sorted(GEO_MEMBERS)),
+            re.M,
+        ),
         "That value is text (a file path, or a layer name from gpd.list_layers(path)['name']), not a "
         "GeoDataFrame: read it first, e.g. for name in gpd.list_layers(path)['name']: "
         "layer = gpd.read_file(path, layer=name); then use layer.crs, layer.geom_type, len(layer).",
     ),
     (
-        re.compile(r"^AttributeError: 'GeoSeries' object has no attribute "
-                   r"'(to_parquet|to_feather|columns|merge|drop|rename|sort_values|set_geometry|loc\w*)'", re.M),
+        re.compile(
+            r"^AttributeError: 'GeoSeries' object has no attribute "
+            r"'(to_parquet|to_feather|columns|merge|drop|rename|sort_values|set_geometry|loc\w*)'",
+            re.M,
+        ),
         "A GeoSeries is only the geometry column: keep the other columns by replacing the "
         "geometry of the GeoDataFrame instead, e.g. out = gdf.copy(); "
         "out['geometry'] = gdf.geometry.buffer(distance_m); then out.to_parquet(...).",
     ),
     (
-        re.compile(r"^AttributeError: (?:module 'geopandas' has no attribute 'concat'|"
-                   r"'(?:Geo)?DataFrame' object has no attribute 'append')", re.M),
+        re.compile(
+            r"^AttributeError: (?:module 'geopandas' has no attribute 'concat'|"
+            r"'(?:Geo)?DataFrame' object has no attribute 'append')",
+            re.M,
+        ),
         "geopandas has no concat and pandas 2 removed DataFrame.append: stack frames with "
         "pd.concat([a, b], ignore_index=True) (import pandas as pd); GeoDataFrames in the same CRS stay a GeoDataFrame.",
     ),
@@ -181,13 +242,19 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
         "A geometry type is not a dtype: " + _TO_MULTI,
     ),
     (
-        re.compile(r"Sequences of multi-(?:polygons|linestrings|points) are not valid arguments|"
-                   r"has no attribute '(?:to_|as_)?multi\w*'", re.I),
+        re.compile(
+            r"Sequences of multi-(?:polygons|linestrings|points) are not valid arguments|"
+            r"has no attribute '(?:to_|as_)?multi\w*'",
+            re.I,
+        ),
         "Some geometries are multi-part already, and geopandas has no to-multi method: " + _TO_MULTI,
     ),
     (
-        re.compile(r"^AttributeError: (?:type object|module) '(?:GeoDataFrame|geopandas)' has no attribute "
-                   r"'(?:from_wkt|read_wkt|from_wkb)'", re.M),
+        re.compile(
+            r"^AttributeError: (?:type object|module) '(?:GeoDataFrame|geopandas)' has no attribute "
+            r"'(?:from_wkt|read_wkt|from_wkb)'",
+            re.M,
+        ),
         "Parse WKT text with gpd.GeoSeries.from_wkt(df['wkt_column']), then build the frame: "
         "gdf = gpd.GeoDataFrame(df, geometry=gpd.GeoSeries.from_wkt(df['wkt_column']), crs='EPSG:4326').",
     ),
@@ -198,8 +265,10 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
         "then .astype('datetime64[us]') if that unit is wanted.",
     ),
     (
-        re.compile(r"'NoneType' object has no attribute '(?:centroid|area|length|buffer|bounds|exterior|interiors|"
-                   r"geom_type|is_valid|is_empty|representative_point|coords|geoms|convex_hull|envelope|simplify)'"),
+        re.compile(
+            r"'NoneType' object has no attribute '(?:centroid|area|length|buffer|bounds|exterior|interiors|"
+            r"geom_type|is_valid|is_empty|representative_point|coords|geoms|convex_hull|envelope|simplify)'"
+        ),
         "Some geometries are missing (None), e.g. left empty by an overlay: use the GeoSeries methods "
         "(gdf.geometry.centroid, .representative_point(), .area), which keep None as None, instead of "
         ".apply(lambda g: ...), or drop them first: gdf = gdf[gdf.geometry.notna() & ~gdf.geometry.is_empty].",

@@ -73,12 +73,14 @@ class OutputCollector:
                 self.outputs.clear()
         elif kind == "error":
             self.error = c
-            self._append({
-                "output_type": "error",
-                "ename": c.get("ename", ""),
-                "evalue": c.get("evalue", ""),
-                "traceback": c.get("traceback", []),
-            })
+            self._append(
+                {
+                    "output_type": "error",
+                    "ename": c.get("ename", ""),
+                    "evalue": c.get("evalue", ""),
+                    "traceback": c.get("traceback", []),
+                }
+            )
 
 
 async def run_execute(
@@ -100,14 +102,18 @@ async def run_execute(
     """
     await conn.wait_shell_idle(wait_idle)
     t0 = time.perf_counter()
-    req = conn.send("shell", "execute_request", {
-        "code": code,
-        "silent": silent,
-        "store_history": store_history,
-        "user_expressions": user_expressions or {},
-        "allow_stdin": False,
-        "stop_on_error": False,
-    })
+    req = conn.send(
+        "shell",
+        "execute_request",
+        {
+            "code": code,
+            "silent": silent,
+            "store_history": store_history,
+            "user_expressions": user_expressions or {},
+            "allow_stdin": False,
+            "stop_on_error": False,
+        },
+    )
     col = OutputCollector()
     reply: dict | None = None
     idle = False
@@ -176,9 +182,7 @@ async def run_execute(
     finally:
         conn.forget(req)
     duration = time.perf_counter() - t0
-    return _result(code, col, reply, outcome, interrupted, timeout, duration), (
-        reply["content"] if reply else None
-    )
+    return _result(code, col, reply, outcome, interrupted, timeout, duration), (reply["content"] if reply else None)
 
 
 async def _interrupt_if_ours(conn: KernelConnection, req) -> None:
@@ -213,36 +217,59 @@ async def _interrupt_if_ours(conn: KernelConnection, req) -> None:
 def _result(code, col, reply, outcome, interrupted, timeout, duration) -> ExecutionResult:
     content = reply["content"] if reply else {}
     stdout, stderr = "".join(col.stdout), "".join(col.stderr)
-    common = dict(stdout=stdout, stderr=stderr, outputs=col.outputs, duration_s=duration,
-                  execution_count=content.get("execution_count"))
+    common = dict(
+        stdout=stdout,
+        stderr=stderr,
+        outputs=col.outputs,
+        duration_s=duration,
+        execution_count=content.get("execution_count"),
+    )
     if outcome in ("dead", "restarted"):
-        why = ("The kernel died while running this code (crashed, killed or out of memory)"
-               if outcome == "dead" else
-               "The kernel was restarted while running this code; its variables are gone")
+        why = (
+            "The kernel died while running this code (crashed, killed or out of memory)"
+            if outcome == "dead"
+            else "The kernel was restarted while running this code; its variables are gone"
+        )
         return ExecutionResult(status="dead", error=_plain("KernelDied", why + "."), **common)
     if outcome == "not_started":
-        return ExecutionResult(status="timeout", error=_plain(
-            "TimeoutError",
-            f"The code did not start within {timeout} s because the kernel was busy with another "
-            "request; it is still queued and will run when the kernel is free."), **common)
+        return ExecutionResult(
+            status="timeout",
+            error=_plain(
+                "TimeoutError",
+                f"The code did not start within {timeout} s because the kernel was busy with another "
+                "request; it is still queued and will run when the kernel is free.",
+            ),
+            **common,
+        )
     if outcome == "abandoned":
-        return ExecutionResult(status="timeout", error=_plain(
-            "TimeoutError", f"Execution exceeded {timeout} s and was stopped."), **common)
+        return ExecutionResult(
+            status="timeout", error=_plain("TimeoutError", f"Execution exceeded {timeout} s and was stopped."), **common
+        )
     if outcome == "stuck":
-        return ExecutionResult(status="timeout", error=_plain(
-            "TimeoutError",
-            f"Execution exceeded {timeout} s; the kernel was interrupted but did not stop within "
-            f"{INTERRUPT_GRACE:.0f} s (stuck in native code?). Restart the kernel if it stays busy."),
-            **common)
+        return ExecutionResult(
+            status="timeout",
+            error=_plain(
+                "TimeoutError",
+                f"Execution exceeded {timeout} s; the kernel was interrupted but did not stop within "
+                f"{INTERRUPT_GRACE:.0f} s (stuck in native code?). Restart the kernel if it stays busy.",
+            ),
+            **common,
+        )
     status = content.get("status", "ok")
     if status == "ok" and interrupted:  # the code swallowed our KeyboardInterrupt
-        return ExecutionResult(status="timeout", error=_plain(
-            "TimeoutError", f"Execution exceeded {timeout} s and was interrupted."), **common)
+        return ExecutionResult(
+            status="timeout",
+            error=_plain("TimeoutError", f"Execution exceeded {timeout} s and was interrupted."),
+            **common,
+        )
     if status == "ok":
         return ExecutionResult(status="ok", **common)
     if status == "aborted":
-        return ExecutionResult(status="interrupted", error=_plain(
-            "Aborted", "The kernel aborted this request because an earlier request failed."), **common)
+        return ExecutionResult(
+            status="interrupted",
+            error=_plain("Aborted", "The kernel aborted this request because an earlier request failed."),
+            **common,
+        )
     err = col.error or content
     ename, evalue, tb = err.get("ename", "Error"), err.get("evalue", ""), err.get("traceback", [])
     error = shorten_error(ename, evalue, tb, code, stderr=stderr)

@@ -50,9 +50,12 @@ async def install(conn: KernelConnection, timeout: float = 60.0) -> None:
 
 def _needs_install(ue: dict) -> bool:
     text = f"{ue.get('ename')}: {ue.get('evalue')}"
-    return "GEOAGENT_STALE_HELPER" in text or HELPER_NAME in text or (
-        ue.get("ename") == "AttributeError" and "'call'" in text
-    ) or (ue.get("ename") == "TypeError" and "call() takes" in text)  # a helper older than positional args
+    return (
+        "GEOAGENT_STALE_HELPER" in text
+        or HELPER_NAME in text
+        or (ue.get("ename") == "AttributeError" and "'call'" in text)
+        or (ue.get("ename") == "TypeError" and "call() takes" in text)
+    )  # a helper older than positional args
 
 
 async def call(conn: KernelConnection, fn: str, /, *args: Any, probe_timeout: float = 120.0, **kwargs: Any) -> Any:

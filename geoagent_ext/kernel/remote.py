@@ -28,6 +28,7 @@ import queue
 import threading
 from typing import Any
 
+
 def is_remote(km: Any) -> bool:
     """Whether ``km`` manages a kernel through a gateway (not a process of this host)."""
     try:
@@ -46,11 +47,13 @@ def gateway_client(km: Any, session: Any) -> Any:
         async def start_channels(self, shell=True, iopub=True, stdin=True, hb=True, control=True):
             self.channel_socket = await asyncio.to_thread(_open_websocket, self.kernel_id)
             started = super(GatewayKernelClient, self).start_channels(
-                shell=shell, iopub=iopub, stdin=stdin, hb=hb, control=control)
+                shell=shell, iopub=iopub, stdin=stdin, hb=hb, control=control
+            )
             if started is not None:
                 await started
-            self.response_router = threading.Thread(target=self._route_responses, daemon=True,
-                                                    name="geoagent-gateway-router")
+            self.response_router = threading.Thread(
+                target=self._route_responses, daemon=True, name="geoagent-gateway-router"
+            )
             self.response_router.start()
 
     kw = dict(km.get_connection_info(session=True))
@@ -79,9 +82,14 @@ def _open_websocket(kernel_id: str) -> Any:
         basic = base64.b64encode(f"{gc.http_user}:{gc.http_pwd or ''}".encode()).decode()
         headers.append(f"Authorization: Basic {basic}")
     # TCP_NODELAY: small frames (a probe, a ping) otherwise wait ~40 ms for a delayed ACK.
-    return websocket.create_connection(url, timeout=gc.KERNEL_LAUNCH_TIMEOUT, enable_multithread=True,
-                                       sslopt=sslopt, header=headers,
-                                       sockopt=((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),))
+    return websocket.create_connection(
+        url,
+        timeout=gc.KERNEL_LAUNCH_TIMEOUT,
+        enable_multithread=True,
+        sslopt=sslopt,
+        header=headers,
+        sockopt=((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),),
+    )
 
 
 def tag_channel(msg: dict, channel: str) -> dict:

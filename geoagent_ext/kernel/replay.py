@@ -26,9 +26,11 @@ from .trial import remove_local_sandbox
 
 REPLAY_CELL_TIMEOUT = 600.0
 # A replay kernel runs threads before the trial starts, so it cannot enter namespaces of its own.
-REPLAY_NOTE = ("Trial not isolated, replayed in a fresh kernel (no fork): only Python writes into the working "
-               "directory were redirected: this trial could change files elsewhere (and files in it through "
-               "GDAL and other native writers) and reach the network, the Jupyter server's API included.")
+REPLAY_NOTE = (
+    "Trial not isolated, replayed in a fresh kernel (no fork): only Python writes into the working "
+    "directory were redirected: this trial could change files elsewhere (and files in it through "
+    "GDAL and other native writers) and reach the network, the Jupyter server's API included."
+)
 
 
 async def replay_trial(

@@ -71,9 +71,7 @@ class KernelService:
     def _conn(self, kernel_id: str) -> KernelConnection:
         if not isinstance(kernel_id, str) or kernel_id not in self.kernel_manager:
             running = list(self.kernel_manager.list_kernel_ids())
-            raise KernelNotFoundError(
-                f"No running kernel with id {kernel_id!r} (running: {running or 'none'})."
-            )
+            raise KernelNotFoundError(f"No running kernel with id {kernel_id!r} (running: {running or 'none'}).")
         km = self.kernel_manager.get_kernel(kernel_id)
         conn = self._conns.get(kernel_id)
         if conn is None or conn.km is not km:  # a new manager object: kernel replaced
@@ -120,7 +118,11 @@ class KernelService:
         async with conn.lock:
             await conn.ensure()
             result, _ = await run_execute(
-                conn, code, silent=silent, store_history=store_history, timeout=timeout,
+                conn,
+                code,
+                silent=silent,
+                store_history=store_history,
+                timeout=timeout,
                 wait_idle=self.wait_idle if wait_idle is None else wait_idle,
             )
         return result
@@ -158,16 +160,24 @@ class KernelService:
             raise ValueError(f"memory_mb must be positive, got {memory_mb}")
         conn = self._conn(kernel_id)
         if self.trial_mode != "replay":
-            res = await fork_trial(self._hub, conn, code, timeout=timeout, memory_mb=memory_mb,
-                                   sandbox=self.sandbox, wait_idle=self.wait_idle)
+            res = await fork_trial(
+                self._hub,
+                conn,
+                code,
+                timeout=timeout,
+                memory_mb=memory_mb,
+                sandbox=self.sandbox,
+                wait_idle=self.wait_idle,
+            )
             if isinstance(res, TrialResult):
                 self._say_if_not_isolated(kernel_id, res)
                 return res
             if self.trial_mode == "fork":
                 raise RuntimeError(f"Fork trials are unavailable for kernel {kernel_id}: {res}")
             log.info("fork trial unavailable (%s); replaying history in a fresh kernel", res)
-        res = await replay_trial(self.kernel_manager, conn, code, timeout=timeout,
-                                 memory_mb=memory_mb, wait_idle=self.wait_idle)
+        res = await replay_trial(
+            self.kernel_manager, conn, code, timeout=timeout, memory_mb=memory_mb, wait_idle=self.wait_idle
+        )
         self._say_if_not_isolated(kernel_id, res)
         return res
 
@@ -180,9 +190,7 @@ class KernelService:
 
     # ------------------------------------------------------------ probes
 
-    async def probe(
-        self, kernel_id: str, name: str, /, *args: Any, probe_timeout: float = 120.0, **kwargs: Any
-    ) -> Any:
+    async def probe(self, kernel_id: str, name: str, /, *args: Any, probe_timeout: float = 120.0, **kwargs: Any) -> Any:
         """The one road for looking into a kernel: ``name(*args, **kwargs)`` of the in-kernel
         helper (``inkernel/_90_api.py``: introspection and the agent's data probes alike), run
         silently, its JSON answer returned. An exception inside raises ProbeError."""

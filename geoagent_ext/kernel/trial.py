@@ -153,8 +153,17 @@ async def fork_trial(
             await conn.wait_shell_idle(wait_idle)
             if relay:  # registered before the child can finish
                 relayed = asyncio.create_task(_relayed(conn, token, waiter))
-            info = await probe.call(conn, "trial_start", code=code, socket_path=path, token=token,
-                                    timeout=timeout, memory_mb=memory_mb, sandbox=sandbox, relay=relay)
+            info = await probe.call(
+                conn,
+                "trial_start",
+                code=code,
+                socket_path=path,
+                token=token,
+                timeout=timeout,
+                memory_mb=memory_mb,
+                sandbox=sandbox,
+                relay=relay,
+            )
         if info.get("mode") != "fork":
             return info.get("reason") or "fork unavailable"
         conn.trials += 1
@@ -186,7 +195,7 @@ async def fork_trial(
                     ename="TrialCrashed",
                     evalue="the trial process exited without a result",
                     message="TrialCrashed: the trial process exited without a result "
-                            "(crash, os._exit() or out of memory)",
+                    "(crash, os._exit() or out of memory)",
                 ),
             )
         return _to_result(json.loads(data), code, memory_mb)
@@ -230,8 +239,11 @@ async def _kernel_gone_soon(conn: KernelConnection, within: float = 0.5) -> bool
 def _kernel_gone_result(conn: KernelConnection, duration_s: float) -> TrialResult:
     conn.mark_lost()
     why = "The kernel died or restarted during this trial; its variables are gone"
-    return TrialResult(status="dead", duration_s=duration_s,
-                       error=ExecutionError(ename="KernelDied", evalue=why + ".", message=f"KernelDied: {why}."))
+    return TrialResult(
+        status="dead",
+        duration_s=duration_s,
+        error=ExecutionError(ename="KernelDied", evalue=why + ".", message=f"KernelDied: {why}."),
+    )
 
 
 async def _relayed(conn: KernelConnection, token: str, waiter: _Waiter) -> None:
@@ -269,6 +281,7 @@ def remove_local_sandbox(path: str | None) -> None:
             return
         root = parent
     if root and os.path.isdir(root) and not os.path.islink(root):
+
         def retry(func, p, _exc):
             try:
                 os.chmod(os.path.dirname(p), 0o700)
@@ -304,22 +317,36 @@ def _kill(conn: KernelConnection, waiter: _Waiter, pid: int) -> None:
     asyncio.create_task(via_kernel())
 
 
-_NO_NETWORK = re.compile(r"Network is unreachable|name resolution|Name or service not known|"
-                         r"resolve host|getaddrinfo failed|No address associated", re.I)
-NO_NETWORK_HINT = ("Trials run without network, so that they cannot reach the Jupyter server or change "
-                   "anything remote: code that downloads fails in its trial even when it would work. "
-                   "Download the data in a cell of your own, then read the local file.")
+_NO_NETWORK = re.compile(
+    r"Network is unreachable|name resolution|Name or service not known|"
+    r"resolve host|getaddrinfo failed|No address associated",
+    re.I,
+)
+NO_NETWORK_HINT = (
+    "Trials run without network, so that they cannot reach the Jupyter server or change "
+    "anything remote: code that downloads fails in its trial even when it would work. "
+    "Download the data in a cell of your own, then read the local file."
+)
 
 
 def _to_result(d: dict, code: str, memory_mb: int | None) -> TrialResult:
     error = None
     if d.get("error"):
         e = d["error"]
-        error = shorten_error(e.get("ename", "Error"), e.get("evalue", ""), e.get("traceback") or [],
-                              code, lineno=e.get("lineno"), stderr=d.get("stderr", ""))
+        error = shorten_error(
+            e.get("ename", "Error"),
+            e.get("evalue", ""),
+            e.get("traceback") or [],
+            code,
+            lineno=e.get("lineno"),
+            stderr=d.get("stderr", ""),
+        )
         if error.ename == "MemoryError" and memory_mb:
-            error.hints.insert(0, f"The trial hit its memory limit ({memory_mb} MB on top of the "
-                                  "kernel's state): process the data in chunks or lower the resolution.")
+            error.hints.insert(
+                0,
+                f"The trial hit its memory limit ({memory_mb} MB on top of the "
+                "kernel's state): process the data in chunks or lower the resolution.",
+            )
         if d.get("sandbox") == "overlay" and _NO_NETWORK.search(f"{e.get('evalue', '')}\n{d.get('stderr', '')}"):
             error.hints.insert(0, NO_NETWORK_HINT)
     return TrialResult(

@@ -60,8 +60,15 @@ def _local_entries(settings: Any) -> list[dict[str, Any]]:
     entries = []
     for name in MODELS:
         available, detail = local_state(name, settings)
-        entries.append({"id": f"local:{name}", "provider": "local", "label": f"{name} (local, no key)",
-                        "available": available, "detail": detail})
+        entries.append(
+            {
+                "id": f"local:{name}",
+                "provider": "local",
+                "label": f"{name} (local, no key)",
+                "available": available,
+                "detail": detail,
+            }
+        )
     return entries
 
 
@@ -73,7 +80,11 @@ def _cloud_entries(settings: Any) -> list[dict[str, Any]]:
         if provider == "openai" and openai_base_url(settings):
             continue  # a self-hosted server has its own models: the configured ones are listed
         for model in EXAMPLES.get(provider, []):
-            entry: dict[str, Any] = {"id": f"{provider}:{model}", "provider": provider, "label": f"{model} ({provider})"}
+            entry: dict[str, Any] = {
+                "id": f"{provider}:{model}",
+                "provider": provider,
+                "label": f"{model} ({provider})",
+            }
             if key and not server_secret(key):
                 entry.update(available=False, detail=f"set {key} in the Jupyter server's environment")
             else:
@@ -84,8 +95,13 @@ def _cloud_entries(settings: Any) -> list[dict[str, Any]]:
 
 def _configured_entry(spec: str, what: str) -> dict[str, Any]:
     provider = spec.split(":", 1)[0] if ":" in spec else spec
-    return {"id": spec, "provider": provider, "label": f"{spec} ({what})", "available": True,
-            "detail": f"the server's {what} model"}
+    return {
+        "id": spec,
+        "provider": provider,
+        "label": f"{spec} ({what})",
+        "available": True,
+        "detail": f"the server's {what} model",
+    }
 
 
 def list_models(settings: Any) -> dict[str, Any]:
@@ -118,5 +134,6 @@ def choose_model(requested: str | None, settings: Any) -> str:
         raise ModelNotOffered(
             f"model {requested!r} is not offered by this server; pick one of GET /geoagent/models "
             f"({', '.join(offered)}), or have the server's administrator add it to "
-            "GeoAgentSettings.extra_models")
+            "GeoAgentSettings.extra_models"
+        )
     return requested

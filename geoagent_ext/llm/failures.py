@@ -75,10 +75,15 @@ def explain(exc: BaseException, chat_model: Any) -> str:
         status = _status(exc)
         where = f"{var} in the Jupyter server's environment" if var else "the provider's API key"
         unset = f"; {var} is not set" if var and not server_secret(var) else ""
-        return (f"The model server{at} rejected the API key{f' (HTTP {status})' if status else ''}: "
-                f"check your key ({where}{unset}), then restart Jupyter. ({detail})")
+        return (
+            f"The model server{at} rejected the API key{f' (HTTP {status})' if status else ''}: "
+            f"check your key ({where}{unset}), then restart Jupyter. ({detail})"
+        )
     if _unreachable(exc):
-        setting = (" (GeoAgentSettings.openai_base_url or OPENAI_BASE_URL)"
-                   if key_variable(chat_model) == "OPENAI_API_KEY" else "")
+        setting = (
+            " (GeoAgentSettings.openai_base_url or OPENAI_BASE_URL)"
+            if key_variable(chat_model) == "OPENAI_API_KEY"
+            else ""
+        )
         return f"Could not reach the model server{at}: is it running, and is its URL right{setting}? ({detail})"
     return f"The model call failed: {detail}"

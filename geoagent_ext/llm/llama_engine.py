@@ -193,9 +193,7 @@ class LlamaEngine:
         if entry is None or shared < live + RESTORE_MIN_GAIN:
             return 0
         buf = (ctypes.c_uint8 * len(entry.state)).from_buffer_copy(entry.state)
-        if self._llama_cpp.llama_state_set_data(self.llm.ctx, buf, len(entry.state)) != len(
-            entry.state
-        ):
+        if self._llama_cpp.llama_state_set_data(self.llm.ctx, buf, len(entry.state)) != len(entry.state):
             self.llm.reset()
             return 0
         n = len(entry.tokens)
@@ -274,9 +272,7 @@ class LlamaEngine:
             first = None
             # generate() finds all but the last prompt token in the KV cache: it reads one
             # token, samples, and from then on feeds back each sampled token.
-            generator = llm.generate(
-                tokens, top_k=top_k, top_p=top_p, min_p=0.05, temp=temperature, repeat_penalty=1.0
-            )
+            generator = llm.generate(tokens, top_k=top_k, top_p=top_p, min_p=0.05, temp=temperature, repeat_penalty=1.0)
             try:
                 for token in generator:
                     if first is None:
@@ -342,7 +338,7 @@ def repeating_tail(text: str) -> bool:
         block = lines[-period:]
         if sum(len(line.strip()) for line in block) < _REPEAT_MIN_CHARS:
             continue
-        if all(lines[len(lines) - period * (k + 1):len(lines) - period * k] == block for k in range(times)):
+        if all(lines[len(lines) - period * (k + 1) : len(lines) - period * k] == block for k in range(times)):
             return True
     return False
 

@@ -164,9 +164,7 @@ class LocalChatModel(BaseChatModel):
         for item in self._run(messages, stop, **kwargs):
             if isinstance(item, GenerationStats):
                 yield ChatGenerationChunk(
-                    message=AIMessageChunk(
-                        content="", chunk_position="last", **_metadata(item, self.model_id)
-                    )
+                    message=AIMessageChunk(content="", chunk_position="last", **_metadata(item, self.model_id))
                 )
             else:
                 if run_manager:
@@ -203,4 +201,3 @@ class LocalChatModel(BaseChatModel):
         finally:
             if not finished:  # in a worker: close() may wait for a token being computed
                 threading.Thread(target=close, name="geoagent-close-stream", daemon=True).start()
-

@@ -43,11 +43,7 @@ def extract_code(text: str) -> str | None:
     blocks = fenced_blocks(text)
     tagged = [body for tag, body in blocks if tag in _PYTHON_TAGS and body.strip()]
     if not tagged:
-        tagged = [
-            body
-            for tag, body in blocks
-            if not tag and body.strip() and _parses(body) and not _is_literal(body)
-        ]
+        tagged = [body for tag, body in blocks if not tag and body.strip() and _parses(body) and not _is_literal(body)]
     if not tagged:
         return None if blocks else _unfenced_code(text or "")
     return "\n\n".join(b.strip("\n") for b in tagged)

@@ -96,7 +96,7 @@ def _tell(ticket: _Ticket, place: int) -> None:
 
 
 def place_text(place: int) -> str:
-    """"waiting for the model: 2nd in line", the words every face shows for a ``model_waiting``."""
+    """ "waiting for the model: 2nd in line", the words every face shows for a ``model_waiting``."""
     suffix = "th" if 10 <= place % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")
     return f"waiting for the model: {place}{suffix} in line"
 

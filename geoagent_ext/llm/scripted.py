@@ -100,8 +100,7 @@ class ScriptedChatModel(BaseChatModel):
                 if self._index >= len(self.replies):
                     if not (self.cycle and self.replies):
                         raise ScriptedModelError(
-                            "ScriptedChatModel ran out of replies after "
-                            f"{len(self.replies)} call(s)"
+                            f"ScriptedChatModel ran out of replies after {len(self.replies)} call(s)"
                         )
                     self._index = 0
                 reply = self.replies[self._index]
@@ -164,9 +163,7 @@ class ScriptedChatModel(BaseChatModel):
             if self.serial:
                 self._busy = False
 
-    def _stream(
-        self, messages, stop=None, run_manager=None, **kwargs
-    ) -> Iterator[ChatGenerationChunk]:
+    def _stream(self, messages, stop=None, run_manager=None, **kwargs) -> Iterator[ChatGenerationChunk]:
         with self._serving():
             text, delay = self._next(messages, {"stop": stop, **kwargs})
             if delay:
@@ -206,8 +203,11 @@ def load_script(path: str | Path) -> ScriptedChatModel:
         responder = getattr(module, "reply", None)
         if not callable(responder):
             raise ValueError(f"{path} must define reply(messages) -> str")
-        return ScriptedChatModel(responder=responder, delay=float(getattr(module, "DELAY", 0.0)),
-                                 serial=bool(getattr(module, "SERIAL", False)))
+        return ScriptedChatModel(
+            responder=responder,
+            delay=float(getattr(module, "DELAY", 0.0)),
+            serial=bool(getattr(module, "SERIAL", False)),
+        )
     data = json.loads(path.read_text())
     if isinstance(data, list):
         return ScriptedChatModel(replies=data)

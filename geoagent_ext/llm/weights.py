@@ -225,9 +225,7 @@ def ensure_weights(
         return _ensure(spec, target, locate)
 
 
-def _ensure(
-    spec: LocalModelSpec, target: Path, locate: Callable[[LocalModelSpec], list[Path]]
-) -> Path:
+def _ensure(spec: LocalModelSpec, target: Path, locate: Callable[[LocalModelSpec], list[Path]]) -> Path:
     if target.is_file():
         if is_verified(spec, target):
             return target

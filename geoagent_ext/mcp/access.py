@@ -35,8 +35,10 @@ from ..services import GeoAgentServices, services_from_settings
 
 _TOKEN = re.compile(r"(?:token|bearer)\s+(\S+)", re.IGNORECASE)  # Jupyter's own header forms
 
-REFUSED = ("not authorised: send the Jupyter server's token as 'Authorization: token <token>' "
-           "(or call from a Jupyter AI chat persona while it answers a message)")
+REFUSED = (
+    "not authorised: send the Jupyter server's token as 'Authorization: token <token>' "
+    "(or call from a Jupyter AI chat persona while it answers a message)"
+)
 
 
 def _serverapp() -> Any:

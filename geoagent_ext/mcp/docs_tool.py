@@ -28,10 +28,22 @@ def _search(index: Any, query: str, libraries: list[str] | None, k: int) -> tupl
 
 @geoagent_tool
 async def geoagent_api_docs(
-    query: Annotated[str, Field(min_length=1, max_length=2000, description="What you want to do or the API you "
-                                "look for: 'buffer polygons in metres', 'rioxarray reproject', 'GeoDataFrame.sjoin'.")],
-    libraries: Annotated[list[str] | None, Field(description="Restrict to these libraries (geopandas, shapely, pyproj, "
-                                                 "rasterio, rioxarray, xarray, leafmap...); default: all indexed.")] = None,
+    query: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=2000,
+            description="What you want to do or the API you "
+            "look for: 'buffer polygons in metres', 'rioxarray reproject', 'GeoDataFrame.sjoin'.",
+        ),
+    ],
+    libraries: Annotated[
+        list[str] | None,
+        Field(
+            description="Restrict to these libraries (geopandas, shapely, pyproj, "
+            "rasterio, rioxarray, xarray, leafmap...); default: all indexed."
+        ),
+    ] = None,
     k: Annotated[int, Field(ge=1, le=20, description="How many records.")] = 5,
 ) -> dict[str, Any]:
     """Search the API documentation of the geospatial libraries installed on this server (functions,
@@ -39,12 +51,24 @@ async def geoagent_api_docs(
     indexed for the installed versions. Each record names its library version."""
     index = await geoagent_services().knowledge_index()
     if index is None:
-        raise ToolError("GeoAgent's API index is unavailable on this server (see the server log); "
-                        "build it with `jupyter geoagent index build`")
+        raise ToolError(
+            "GeoAgent's API index is unavailable on this server (see the server log); "
+            "build it with `jupyter geoagent index build`"
+        )
     records, stale = await asyncio.to_thread(_search, index, query, libraries, k)
     return {
-        "records": [{"name": r.qualified_name, "kind": r.kind, "library": r.library, "version": r.version,
-                     "signature": r.signature, "summary": r.summary, "text": r.text[:TEXT_LIMIT],
-                     "aliases": r.aliases} for r in records],
+        "records": [
+            {
+                "name": r.qualified_name,
+                "kind": r.kind,
+                "library": r.library,
+                "version": r.version,
+                "signature": r.signature,
+                "summary": r.summary,
+                "text": r.text[:TEXT_LIMIT],
+                "aliases": r.aliases,
+            }
+            for r in records
+        ],
         "outdated": {name: f"indexed {old}, installed {new or 'none'}" for name, (old, new) in stale.items()},
     }

@@ -20,13 +20,20 @@ from ..agent.probes import format_files, run_probe
 from ..kernel import ProbeError
 from .access import geoagent_services, geoagent_tool
 
-Notebook = Annotated[str | None, Field(
-    description="Notebook path relative to the Jupyter server root (its kernel must be running); "
-                "default: the notebook active in JupyterLab.")]
+Notebook = Annotated[
+    str | None,
+    Field(
+        description="Notebook path relative to the Jupyter server root (its kernel must be running); "
+        "default: the notebook active in JupyterLab."
+    ),
+]
 
 _NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
-_DATA_EXT = re.compile(r"\.(geojson|gpkg|shp|fgb|kml|gml|json|parquet|geoparquet|topojson|tif|tiff|vrt|img|jp2|asc"
-                       r"|csv|tsv|txt|xlsx|nc|zarr|grib)$", re.IGNORECASE)
+_DATA_EXT = re.compile(
+    r"\.(geojson|gpkg|shp|fgb|kml|gml|json|parquet|geoparquet|topojson|tif|tiff|vrt|img|jp2|asc"
+    r"|csv|tsv|txt|xlsx|nc|zarr|grib)$",
+    re.IGNORECASE,
+)
 
 
 def notebook_or_active(manager: Any, notebook_path: str | None) -> str:
@@ -55,8 +62,13 @@ def _relative(path: str) -> str:
 
 @geoagent_tool
 async def geoagent_profile_data(
-    target: Annotated[str, Field(description="A kernel variable (gdf, ds.band_1) or a data file (data/parcels.gpkg); "
-                                             "empty: every data file in the notebook's folder and the kernel's variables.")] = "",
+    target: Annotated[
+        str,
+        Field(
+            description="A kernel variable (gdf, ds.band_1) or a data file (data/parcels.gpkg); "
+            "empty: every data file in the notebook's folder and the kernel's variables."
+        ),
+    ] = "",
     notebook_path: Notebook = None,
 ) -> dict[str, Any]:
     """Profile geospatial data as GeoAgent's planner sees it: CRS and its units, bounds, geometry
@@ -77,15 +89,22 @@ async def geoagent_profile_data(
     path = _relative(target)
     text = await run_probe(kernel, "profile_file", path)
     if not text:
-        raise ToolError(f"{target!r} is neither a variable in the kernel nor a data file GeoAgent reads "
-                        "(vector, raster, table or array formats)")
+        raise ToolError(
+            f"{target!r} is neither a variable in the kernel nor a data file GeoAgent reads "
+            "(vector, raster, table or array formats)"
+        )
     return {"notebook": notebook, "file": path, "profile": text}
 
 
 @geoagent_tool
 async def geoagent_members(
-    expression: Annotated[str, Field(description="A variable or attribute chain in the kernel: gdf, gdf.geometry, "
-                                                 "ds.rio, rasterio (looked up as in a cell; calls, subscripts and operators are refused).")],
+    expression: Annotated[
+        str,
+        Field(
+            description="A variable or attribute chain in the kernel: gdf, gdf.geometry, "
+            "ds.rio, rasterio (looked up as in a cell; calls, subscripts and operators are refused)."
+        ),
+    ],
     notebook_path: Notebook = None,
     include_private: Annotated[bool, Field(description="Also list names starting with '_'.")] = False,
 ) -> dict[str, Any]:
@@ -99,11 +118,20 @@ async def geoagent_members(
 
 @geoagent_tool
 async def geoagent_crs_advice(
-    layer: Annotated[str, Field(description="A layer file (data/roads.gpkg, a GeoTIFF) or a kernel variable "
-                                            "(GeoDataFrame, GeoSeries, DataArray with a CRS).")],
-    purpose: Annotated[Literal["area", "distance", "display", "official", "same"], Field(
-        description="area: equal-area; distance: buffers, nearest, lengths; display: web map; "
-                    "official: the region's national grid; same: the layer's own CRS and units.")] = "distance",
+    layer: Annotated[
+        str,
+        Field(
+            description="A layer file (data/roads.gpkg, a GeoTIFF) or a kernel variable "
+            "(GeoDataFrame, GeoSeries, DataArray with a CRS)."
+        ),
+    ],
+    purpose: Annotated[
+        Literal["area", "distance", "display", "official", "same"],
+        Field(
+            description="area: equal-area; distance: buffers, nearest, lengths; display: web map; "
+            "official: the region's national grid; same: the layer's own CRS and units."
+        ),
+    ] = "distance",
     notebook_path: Notebook = None,
     limit: Annotated[int, Field(ge=1, le=10, description="How many CRSs to rank.")] = 3,
 ) -> dict[str, Any]:
@@ -121,10 +149,22 @@ async def geoagent_crs_advice(
 
 @geoagent_tool
 async def geoagent_check_deliverable(
-    request: Annotated[str, Field(description="The request in plain words, as the user gave it: the output files, "
-                                              "their columns or keys, CRS, geometry types, sorting...")],
-    outputs: Annotated[list[str], Field(min_length=1, max_length=20, description="The output files to check "
-                                        "(paths as the request names them, relative to the notebook's folder).")],
+    request: Annotated[
+        str,
+        Field(
+            description="The request in plain words, as the user gave it: the output files, "
+            "their columns or keys, CRS, geometry types, sorting..."
+        ),
+    ],
+    outputs: Annotated[
+        list[str],
+        Field(
+            min_length=1,
+            max_length=20,
+            description="The output files to check "
+            "(paths as the request names them, relative to the notebook's folder).",
+        ),
+    ],
     notebook_path: Notebook = None,
 ) -> dict[str, Any]:
     """Check written output files against what the request asks of them (GeoAgent's deliverable
@@ -133,8 +173,10 @@ async def geoagent_check_deliverable(
     how to fix what fails. Requirements no code can check are listed as not verified."""
     notebook, kernel = await _kernel(notebook_path)
     checks, pairs, advice = await check_delivered(kernel, request, [_relative(o) for o in outputs])
-    results = [{"output": req.output, "requirement": req.text, "passed": res.passed, "seen": res.observed}
-               for req, res in pairs]
+    results = [
+        {"output": req.output, "requirement": req.text, "passed": res.passed, "seen": res.observed}
+        for req, res in pairs
+    ]
     return {
         "notebook": notebook,
         "passed": bool(pairs) and all(res.passed for _, res in pairs),

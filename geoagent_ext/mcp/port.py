@@ -79,8 +79,10 @@ def set_mcp_port(serverapp: Any, app: Any, port: int) -> None:
     later (each chat's PersonaManager, made from its extension's own copy of the
     configuration) reads ``port``."""
     app.mcp_port = port
-    configs = [serverapp.config, *(a.config for apps in serverapp.extension_manager.extension_apps.values()
-                                   for a in apps)]
+    configs = [
+        serverapp.config,
+        *(a.config for apps in serverapp.extension_manager.extension_apps.values() for a in apps),
+    ]
     for config in configs:
         config[MCP_APP_CONFIG]["mcp_port"] = port
 
@@ -103,9 +105,14 @@ def claim_mcp_port(serverapp: Any, log: logging.Logger) -> str | None:
     chosen = pick_free_port(host)
     set_mcp_port(serverapp, app, chosen)
     if port:
-        log.warning("GeoAgent: MCP port %s on %s is taken (another Jupyter server?): the MCP tools are on "
-                    "port %s instead, and Jupyter AI's personas are told so. Clients outside the chat: %s",
-                    port, host, chosen, mcp_url(host, chosen))
+        log.warning(
+            "GeoAgent: MCP port %s on %s is taken (another Jupyter server?): the MCP tools are on "
+            "port %s instead, and Jupyter AI's personas are told so. Clients outside the chat: %s",
+            port,
+            host,
+            chosen,
+            mcp_url(host, chosen),
+        )
     else:
         log.info("GeoAgent: MCP tools on port %s (mcp_port = 0), told to Jupyter AI's personas", chosen)
     return mcp_url(host, chosen)

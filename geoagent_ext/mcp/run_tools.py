@@ -16,12 +16,18 @@ from .access import geoagent_services, geoagent_tool
 from .kernel_tools import Notebook, notebook_or_active
 
 POLL_S = 0.25
-Wait = Annotated[int | None, Field(ge=0, description="Seconds to wait for the run to end or need the user "
-                                   "(at most the server's mcp_run_wait); 0 answers at once.")]
+Wait = Annotated[
+    int | None,
+    Field(
+        ge=0,
+        description="Seconds to wait for the run to end or need the user "
+        "(at most the server's mcp_run_wait); 0 answers at once.",
+    ),
+]
 NEXT = {
     "running": "still working: call geoagent_run_status with this run_id to follow it",
     "needs_human": "a step failed every attempt: the user can fix, retry or skip it in the GeoAgent panel "
-                   "or with @GeoAgent in the chat",
+    "or with @GeoAgent in the chat",
     "awaiting_approval": "the server asks for approval before each step: the user approves it in the GeoAgent panel",
     "awaiting_contract": "the user confirms the output requirements in the GeoAgent panel",
 }
@@ -42,26 +48,52 @@ async def _settle(manager: Any, run_id: str, wait: int | None) -> dict[str, Any]
 def outcome(state: dict[str, Any]) -> dict[str, Any]:
     """What a caller needs of a run's folded state: verdict, each step's accepted code or error,
     the requirements that failed, and what to do next."""
-    steps = [{"step": s["description"], "status": s["status"], "attempts": s["attempts"],
-              "code": s["code"] if s["status"] == "solved" else "", "error": s["error"]}
-             for s in state["subtasks"]]
+    steps = [
+        {
+            "step": s["description"],
+            "status": s["status"],
+            "attempts": s["attempts"],
+            "code": s["code"] if s["status"] == "solved" else "",
+            "error": s["error"],
+        }
+        for s in state["subtasks"]
+    ]
     return {
-        "run_id": state["run_id"], "status": state["status"], "message": state["message"],
-        "notebook": state["notebook"], "model": state["model"], "steps": steps,
-        "unmet": state["unmet"], "not_verified": state["not_verified"],
+        "run_id": state["run_id"],
+        "status": state["status"],
+        "message": state["message"],
+        "notebook": state["notebook"],
+        "model": state["model"],
+        "steps": steps,
+        "unmet": state["unmet"],
+        "not_verified": state["not_verified"],
         "next": NEXT.get(state["status"], "finished: the accepted code ran in the notebook's kernel"),
     }
 
 
 @geoagent_tool
 async def geoagent_run(
-    request: Annotated[str, Field(min_length=1, max_length=20_000, description="The analysis in plain words, "
-                                  "naming the input files and the outputs to write (format, columns, CRS...).")],
+    request: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=20_000,
+            description="The analysis in plain words, "
+            "naming the input files and the outputs to write (format, columns, CRS...).",
+        ),
+    ],
     notebook_path: Notebook = None,
-    model: Annotated[str | None, Field(description="provider:model among those the server offers "
-                                       "(GeoAgent panel's picker); default: the server's model.")] = None,
-    strategy: Annotated[Literal["loop", "mcts"], Field(description="loop: step by step with repairs; "
-                                                       "mcts: tree search over candidates (slower, sturdier).")] = "loop",
+    model: Annotated[
+        str | None,
+        Field(
+            description="provider:model among those the server offers "
+            "(GeoAgent panel's picker); default: the server's model."
+        ),
+    ] = None,
+    strategy: Annotated[
+        Literal["loop", "mcts"],
+        Field(description="loop: step by step with repairs; mcts: tree search over candidates (slower, sturdier)."),
+    ] = "loop",
     wait_seconds: Wait = None,
 ) -> dict[str, Any]:
     """Run GeoAgent on a notebook's live kernel: it looks at the data, plans, writes code with the
@@ -69,16 +101,21 @@ async def geoagent_run(
     failures, runs accepted code in the kernel, and checks the output files against the request.
     Answers with the outcome (or the progress so far): steps with their code, unmet requirements."""
     manager = geoagent_services().run_manager
-    body = StartRunRequest(request=request, notebook_path=notebook_or_active(manager, notebook_path), model=model,
-                           strategy=strategy)
+    body = StartRunRequest(
+        request=request, notebook_path=notebook_or_active(manager, notebook_path), model=model, strategy=strategy
+    )
     run = await manager.start(body)
     return await _settle(manager, run.id, wait_seconds)
 
 
 @geoagent_tool
 async def geoagent_run_status(
-    run_id: Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_\-]+$",
-                                 description="The run_id geoagent_run answered.")],
+    run_id: Annotated[
+        str,
+        Field(
+            min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_\-]+$", description="The run_id geoagent_run answered."
+        ),
+    ],
     wait_seconds: Wait = 0,
 ) -> dict[str, Any]:
     """The outcome of a GeoAgent run (also one started from the panel or the chat), after waiting

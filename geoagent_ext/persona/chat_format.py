@@ -80,8 +80,10 @@ class ChatFormatter:
         return f"**{number}.** {plain(self.descriptions.get(subtask_id, subtask_id))}"
 
     def _plan(self, subtasks, start: int = 0) -> str:
-        return "\n".join(f"{i}. {plain(s.description)}" + (f" — *{plain(s.crs_advice)}*" if s.crs_advice else "")
-                         for i, s in enumerate(subtasks[start:], start=start + 1))
+        return "\n".join(
+            f"{i}. {plain(s.description)}" + (f" — *{plain(s.crs_advice)}*" if s.crs_advice else "")
+            for i, s in enumerate(subtasks[start:], start=start + 1)
+        )
 
     def feed(self, event: Event) -> list[Post]:
         posts = self._posts(event)
@@ -134,16 +136,29 @@ class ChatFormatter:
             )
             return [Post(text, separate=True, pause=True)]
         if t == "crs_advised":
-            return [Post("**CRS advice** (from pyproj's database, for this data):\n\n" +
-                         "\n".join(plain(line, 400) for line in e.lines))]
+            return [
+                Post(
+                    "**CRS advice** (from pyproj's database, for this data):\n\n"
+                    + "\n".join(plain(line, 400) for line in e.lines)
+                )
+            ]
         if t == "contract_stated":
-            lines = "\n".join(f"- `{plain(r.output)}`: {plain(r.text, 300)}" + ("" if r.checkable else " *(not checkable)*")
-                               + (" *(proposed by the model)*" if r.origin == "model" else "")
-                               for r in e.contract.requirements)
+            lines = "\n".join(
+                f"- `{plain(r.output)}`: {plain(r.text, 300)}"
+                + ("" if r.checkable else " *(not checkable)*")
+                + (" *(proposed by the model)*" if r.origin == "model" else "")
+                for r in e.contract.requirements
+            )
             if e.awaiting_review:
-                return [Post(f"**What the output must satisfy** (checked on the written files):\n\n{lines}\n\n"
-                             "Reply `approve` to go on with these, add requirements (one per line), or edit and "
-                             f"delete them in {panel_button(e.run_id)}.", separate=True, pause=True)]
+                return [
+                    Post(
+                        f"**What the output must satisfy** (checked on the written files):\n\n{lines}\n\n"
+                        "Reply `approve` to go on with these, add requirements (one per line), or edit and "
+                        f"delete them in {panel_button(e.run_id)}.",
+                        separate=True,
+                        pause=True,
+                    )
+                ]
             who = " (as you left it)" if e.by == "user" else ""
             return [Post(f"**What the output must satisfy**{who}:\n\n{lines}")]
         if t == "declined":
@@ -151,10 +166,12 @@ class ChatFormatter:
         if t == "finished":
             text = summary(e)
             if e.stats.solved:
-                text += ("\n\nNot what you wanted? "
-                         + panel_button(e.run_id, "Undo this run", UNDO_RUN_COMMAND)
-                         + " takes its cells out of the notebook (Ctrl+Z there brings them back) and offers to "
-                         "delete the variables it created.")
+                text += (
+                    "\n\nNot what you wanted? "
+                    + panel_button(e.run_id, "Undo this run", UNDO_RUN_COMMAND)
+                    + " takes its cells out of the notebook (Ctrl+Z there brings them back) and offers to "
+                    "delete the variables it created."
+                )
             return [Post(text, separate=True, pause=True)]
         return []  # progress, code, executions, search nodes: the panel shows those
 
@@ -173,8 +190,12 @@ def summary(e) -> str:
     """The closing line: status, steps, attempts, LLM calls, time."""
     s = e.stats
     head = _STATUS.get(e.status, e.status)
-    parts = [f"{s.solved}/{_plural(s.subtasks, 'step')}", _plural(s.attempts, "attempt"),
-             _plural(s.llm_calls, "LLM call"), f"{s.seconds:.1f} s"]
+    parts = [
+        f"{s.solved}/{_plural(s.subtasks, 'step')}",
+        _plural(s.attempts, "attempt"),
+        _plural(s.llm_calls, "LLM call"),
+        f"{s.seconds:.1f} s",
+    ]
     text = f"**{head}** · " + " · ".join(parts)
     if e.unmet:
         text += "\n\nNot met on the written files:\n" + "\n".join(f"- ✗ {plain(u, 300)}" for u in e.unmet)

@@ -29,8 +29,15 @@ from pydantic import ValidationError
 from ..redact import redact
 from ..runs import ActionRequest, RunManagerError, StartRunRequest
 from .follower import RunFollower
-from .turns import (approval_action, attached_notebook, contract_action, follow_up_request, is_cancel, strip_mention,
-                    stuck_action)
+from .turns import (
+    approval_action,
+    attached_notebook,
+    contract_action,
+    follow_up_request,
+    is_cancel,
+    strip_mention,
+    stuck_action,
+)
 
 if TYPE_CHECKING:
     from ..services import GeoAgentServices
@@ -79,8 +86,10 @@ class GeoAgentPersona(BasePersona):
     async def process_message(self, message: Message) -> None:
         manager = self._run_manager()
         if manager is None:
-            self.send_message("GeoAgent's server extension is not enabled on this server "
-                              "(`jupyter server extension enable geoagent_ext`, then restart).")
+            self.send_message(
+                "GeoAgent's server extension is not enabled on this server "
+                "(`jupyter server extension enable geoagent_ext`, then restart)."
+            )
             return
         text = strip_mention(message.body, self.name)
         run = self._current_run(manager)
@@ -99,14 +108,19 @@ class GeoAgentPersona(BasePersona):
 
     async def handle_uncaught_exception(self, exc: Exception) -> None:
         """Short and redacted: the default puts a whole traceback in the chat."""
-        self.send_message(f"Something went wrong on my side: `{html.escape(redact(f'{type(exc).__name__}: {exc}'))[:300]}` "
-                          "(details are in the server log).")
+        self.send_message(
+            f"Something went wrong on my side: `{html.escape(redact(f'{type(exc).__name__}: {exc}'))[:300]}` "
+            "(details are in the server log)."
+        )
 
     # ----- turns --------------------------------------------------------------------
     async def _start_run(self, manager: Any, message: Message, text: str) -> None:
         previous = self._previous_state(manager)
-        notebook = (attached_notebook(message.attachments, self._attachments()) or manager.active_notebook
-                    or (previous or {}).get("notebook"))  # a follow-up goes where the last run went
+        notebook = (
+            attached_notebook(message.attachments, self._attachments())
+            or manager.active_notebook
+            or (previous or {}).get("notebook")
+        )  # a follow-up goes where the last run went
         if not notebook:
             self.send_message(NO_NOTEBOOK)
             return
@@ -134,14 +148,19 @@ class GeoAgentPersona(BasePersona):
                 run.cancel()
                 await follower.wait_pause()
             else:
-                self.send_message(f"I'm still working on run `{run.id}`; I'll post here when it needs you or is done. "
-                                  "Say `cancel` to stop it.")
+                self.send_message(
+                    f"I'm still working on run `{run.id}`; I'll post here when it needs you or is done. "
+                    "Say `cancel` to stop it."
+                )
             return
         if not text:
-            self.send_message({"stuck": "The run is waiting for you: reply with a hint, `skip` or `cancel`.",
-                               "contract": "The run is waiting for you to confirm what the output must satisfy: "
-                                           "`approve`, or reply with requirements to add (one per line)."}.get(
-                waiting["kind"], "The run is waiting for you: `approve`, or say what to change."))
+            self.send_message(
+                {
+                    "stuck": "The run is waiting for you: reply with a hint, `skip` or `cancel`.",
+                    "contract": "The run is waiting for you to confirm what the output must satisfy: "
+                    "`approve`, or reply with requirements to add (one per line).",
+                }.get(waiting["kind"], "The run is waiting for you: `approve`, or say what to change.")
+            )
             return
         requirements = None
         if waiting["kind"] == "contract":
@@ -154,8 +173,10 @@ class GeoAgentPersona(BasePersona):
             run.cancel()
         else:
             try:
-                manager.act(run.id, ActionRequest(kind=kind, subtask_id=waiting["subtask_id"], text=detail,
-                                                  requirements=requirements))
+                manager.act(
+                    run.id,
+                    ActionRequest(kind=kind, subtask_id=waiting["subtask_id"], text=detail, requirements=requirements),
+                )
             except (RunManagerError, ValidationError) as exc:
                 self.send_message(f"That didn't reach the run: {html.escape(redact(str(exc)))[:300]}")
                 return

@@ -91,7 +91,9 @@ def follow_up_request(text: str, previous: dict[str, Any] | None) -> str:
     """
     if not previous or not previous.get("request"):
         return text
-    code = "\n\n".join(s["code"].strip() for s in previous.get("subtasks", []) if s.get("status") == "solved" and s.get("code"))
+    code = "\n\n".join(
+        s["code"].strip() for s in previous.get("subtasks", []) if s.get("status") == "solved" and s.get("code")
+    )
     if len(code) > MAX_CONTEXT_CODE:
         code = "...\n" + code[-MAX_CONTEXT_CODE:]
     context = f'This follows my previous request: "{previous["request"].strip()[:1500]}".'

@@ -63,7 +63,8 @@ def corpus_dir() -> Path:
         if (path / "recipes").is_dir():
             return path
     raise CorpusError(
-        "curated corpus not found (looked in " + ", ".join(map(str, candidates))
+        "curated corpus not found (looked in "
+        + ", ".join(map(str, candidates))
         + "); set GEOAGENT_CORPUS_DIR to the rag_index folder"
     )
 
@@ -97,11 +98,17 @@ def load_recipe(path: Path) -> Recipe:
         raise CorpusError(f"{path}: no ```python solution block")
     notes = _FENCE.sub("", body).strip()
     return Recipe(
-        name=path.stem, title=str(meta["title"]).strip(), task=str(meta["task"]).strip(),
-        libraries=list(meta["libraries"]), apis=list(meta["apis"]), notes=notes,
-        code=code, setup=setup, run=str(meta.get("run", "yes")), path=path,
-        extra={k: v for k, v in meta.items()
-               if k not in ("title", "task", "libraries", "apis", "run")},
+        name=path.stem,
+        title=str(meta["title"]).strip(),
+        task=str(meta["task"]).strip(),
+        libraries=list(meta["libraries"]),
+        apis=list(meta["apis"]),
+        notes=notes,
+        code=code,
+        setup=setup,
+        run=str(meta.get("run", "yes")),
+        path=path,
+        extra={k: v for k, v in meta.items() if k not in ("title", "task", "libraries", "apis", "run")},
     )
 
 
@@ -138,18 +145,31 @@ def recipe_record(recipe: Recipe, version: str) -> ApiRecord:
         f"APIs used:\n{apis}\n\n```python\n{recipe.code.rstrip()}\n```"
     )
     return ApiRecord(
-        id=ApiRecord.make_id("recipe", recipe.name), qualified_name=f"recipe/{recipe.name}",
-        library=recipe.libraries[0], version=version, kind="recipe", signature="",
-        summary=f"{recipe.title}. {recipe.task}", text=text, libraries=recipe.libraries,
-        apis=recipe.apis, source=CORPUS_SOURCE,
+        id=ApiRecord.make_id("recipe", recipe.name),
+        qualified_name=f"recipe/{recipe.name}",
+        library=recipe.libraries[0],
+        version=version,
+        kind="recipe",
+        signature="",
+        summary=f"{recipe.title}. {recipe.task}",
+        text=text,
+        libraries=recipe.libraries,
+        apis=recipe.apis,
+        source=CORPUS_SOURCE,
     )
 
 
 def intro_record(intro: Intro, version: str) -> ApiRecord:
     return ApiRecord(
-        id=ApiRecord.make_id("intro", intro.library), qualified_name=intro.library,
-        library=intro.library, version=version, kind="intro", summary=intro.title,
-        text=intro.text, libraries=[intro.library], source=CORPUS_SOURCE,
+        id=ApiRecord.make_id("intro", intro.library),
+        qualified_name=intro.library,
+        library=intro.library,
+        version=version,
+        kind="intro",
+        summary=intro.title,
+        text=intro.text,
+        libraries=[intro.library],
+        source=CORPUS_SOURCE,
     )
 
 

@@ -89,9 +89,7 @@ class _Runtime:
         # slower, measured, when the machine is busy).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.log_severity_level = 3
-        self.session = ort.InferenceSession(
-            str(model_file()), sess_options=options, providers=["CPUExecutionProvider"]
-        )
+        self.session = ort.InferenceSession(str(model_file()), sess_options=options, providers=["CPUExecutionProvider"])
         self.input_names = {i.name for i in self.session.get_inputs()}
 
     @classmethod

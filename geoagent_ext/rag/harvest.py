@@ -67,24 +67,37 @@ def harvest(spec: LibrarySpec, timeout: float = 300.0) -> HarvestResult:
     env.pop("USE_FOLIUM", None)  # geemap/leafmap would switch to their folium flavour
     with tempfile.TemporaryDirectory(prefix="geoagent-harvest-") as tmp:
         out = Path(tmp) / "records.json"
-        cmd = [sys.executable, "-m", "geoagent_ext.rag.harvest", json.dumps(asdict(spec)),
-               "--out", str(out)]
+        cmd = [sys.executable, "-m", "geoagent_ext.rag.harvest", json.dumps(asdict(spec)), "--out", str(out)]
         try:
             proc = subprocess.run(
-                cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                env=env, cwd=tmp, timeout=timeout, text=True,
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                env=env,
+                cwd=tmp,
+                timeout=timeout,
+                text=True,
             )
         except subprocess.TimeoutExpired:
-            return HarvestResult(spec.name, version, error=f"harvest timed out after {timeout:.0f} s",
-                                 seconds=time.monotonic() - started)
+            return HarvestResult(
+                spec.name, version, error=f"harvest timed out after {timeout:.0f} s", seconds=time.monotonic() - started
+            )
         if proc.returncode != 0 or not out.exists():
             tail = (proc.stderr or "").strip().splitlines()[-3:]
-            return HarvestResult(spec.name, version, error=f"harvest failed (exit {proc.returncode}): "
-                                 + " | ".join(tail), seconds=time.monotonic() - started)
+            return HarvestResult(
+                spec.name,
+                version,
+                error=f"harvest failed (exit {proc.returncode}): " + " | ".join(tail),
+                seconds=time.monotonic() - started,
+            )
         data = json.loads(out.read_text())
     return HarvestResult(
-        spec.name, data["version"], records=[ApiRecord(**r) for r in data["records"]],
-        warnings=data["warnings"], seconds=time.monotonic() - started,
+        spec.name,
+        data["version"],
+        records=[ApiRecord(**r) for r in data["records"]],
+        warnings=data["warnings"],
+        seconds=time.monotonic() - started,
     )
 
 
@@ -185,12 +198,18 @@ class _Walker:
         if kind == "method" and signature == "" and not summary:
             summary = "Property."
         record = ApiRecord(
-            id=ApiRecord.make_id(kind, qualified_name), qualified_name=qualified_name,
-            library=self.spec.name, version=self.version, kind=kind, signature=signature,
-            summary=summary, parameters=info.parameters, examples=info.examples,
-            libraries=[self.spec.name], source=self.spec.name,
-            text=render_text(qualified_name, signature, summary, info.parameters, info.examples,
-                             info.description),
+            id=ApiRecord.make_id(kind, qualified_name),
+            qualified_name=qualified_name,
+            library=self.spec.name,
+            version=self.version,
+            kind=kind,
+            signature=signature,
+            summary=summary,
+            parameters=info.parameters,
+            examples=info.examples,
+            libraries=[self.spec.name],
+            source=self.spec.name,
+            text=render_text(qualified_name, signature, summary, info.parameters, info.examples, info.description),
         )
         self.records.setdefault(record.id, record)
 
@@ -212,10 +231,8 @@ class _Walker:
                 if any(name == e or name.startswith(e + ".") for e in self.spec.exclude):
                     continue
                 if info.ispkg:
-                    pending.append(([os.path.join(info.module_finder.path,
-                                                  name.rsplit(".", 1)[-1])], name))
-                if self.spec.include and not any(name == i or name.startswith(i + ".")
-                                                 for i in self.spec.include):
+                    pending.append(([os.path.join(info.module_finder.path, name.rsplit(".", 1)[-1])], name))
+                if self.spec.include and not any(name == i or name.startswith(i + ".") for i in self.spec.include):
                     continue  # walked into (packages are listed, not imported), not recorded
                 keep.append(name)
         return sorted(keep, key=lambda n: (n.count("."), n))
@@ -243,8 +260,7 @@ class _Walker:
             # An object bound to two names (shapely's unary_union = union_all) is
             # recorded under its own __name__, the current spelling.
             own = getattr(obj, "__name__", attr)
-            if own != attr and isinstance(own, str) and not own.startswith("_") \
-                    and getattr(module, own, None) is obj:
+            if own != attr and isinstance(own, str) and not own.startswith("_") and getattr(module, own, None) is obj:
                 attr = own
             # Re-exports count only up the package tree (or when listed in __all__):
             # matplotlib.legend importing Line2D does not make it legend's API.
@@ -276,9 +292,7 @@ class _Walker:
         for klass in cls.__mro__:
             if klass is object:
                 continue
-            mine = self.ours(klass) and (
-                klass is cls or inherit_all or not record_class or _private_class(klass)
-            )
+            mine = self.ours(klass) and (klass is cls or inherit_all or not record_class or _private_class(klass))
             for member, raw in list(vars(klass).items()):
                 if member.startswith("_") or member in taken:
                     continue
@@ -343,8 +357,12 @@ def main(argv: list[str] | None = None) -> int:
     _deny_network()
     if args.spec.startswith("{"):
         fields = json.loads(args.spec)
-        spec = LibrarySpec(**{k: tuple(tuple(i) if isinstance(i, list) else i for i in v)
-                              if isinstance(v, list) else v for k, v in fields.items()})
+        spec = LibrarySpec(
+            **{
+                k: tuple(tuple(i) if isinstance(i, list) else i for i in v) if isinstance(v, list) else v
+                for k, v in fields.items()
+            }
+        )
     else:
         spec = LIBRARIES[args.spec]
     if spec.name in ("geemap", "leafmap"):

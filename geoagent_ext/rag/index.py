@@ -61,9 +61,14 @@ def _noop(phase: str, label: str, done: int, total: int) -> None:
 class KnowledgeIndex:
     """The geospatial API knowledge index (see module docstring)."""
 
-    def __init__(self, store: Store, libraries: Iterable[str] | None = None,
-                 corpus_root: Path | None = None, auto_build: bool = True,
-                 harvest_timeout: float = 300.0) -> None:
+    def __init__(
+        self,
+        store: Store,
+        libraries: Iterable[str] | None = None,
+        corpus_root: Path | None = None,
+        auto_build: bool = True,
+        harvest_timeout: float = 300.0,
+    ) -> None:
         self.store = store
         self.libraries = [s.name for s in resolve(libraries)] if libraries else None
         self.corpus_root = corpus_root
@@ -85,8 +90,9 @@ class KnowledgeIndex:
         self._unreachable = ""  # why the shared server did not answer at the last look
 
     @classmethod
-    def open(cls, settings, libraries: Iterable[str] | None = None, auto_build: bool = True,
-             **kwargs) -> "KnowledgeIndex":
+    def open(
+        cls, settings, libraries: Iterable[str] | None = None, auto_build: bool = True, **kwargs
+    ) -> "KnowledgeIndex":
         """Open the index configured in ``GeoAgentSettings`` (cheap: loads lazily)."""
         store = Store.from_settings(settings)
         return cls(store, libraries=libraries, auto_build=auto_build, **kwargs)
@@ -104,13 +110,14 @@ class KnowledgeIndex:
             return
         if manifest is None:
             self.state, self.manifest = "missing", None
-            self.message = (f"no knowledge index at {self.store.location} "
-                            "(run `jupyter geoagent index build`)")
+            self.message = f"no knowledge index at {self.store.location} (run `jupyter geoagent index build`)"
             return
         if manifest.get("schema") != SCHEMA_VERSION or manifest.get("embedding") != MODEL_ID:
             self.state, self.manifest = "outdated", manifest
-            self.message = (f"the knowledge index at {self.store.location} was built by another "
-                            "GeoAgent version or embedding model; it needs a rebuild")
+            self.message = (
+                f"the knowledge index at {self.store.location} was built by another "
+                "GeoAgent version or embedding model; it needs a rebuild"
+            )
             return
         try:
             self.store.check()
@@ -160,11 +167,15 @@ class KnowledgeIndex:
             if self.state == "ready" and not (self.auto_build and stale):
                 return
             if not self.auto_build:
-                raise IndexUnavailable(self.message or f"knowledge index at {self.store.location} "
-                                       "is not ready (run `jupyter geoagent index build`)")
+                raise IndexUnavailable(
+                    self.message
+                    or f"knowledge index at {self.store.location} is not ready (run `jupyter geoagent index build`)"
+                )
             if self.state == "ready":
-                log.warning("knowledge index: installed versions changed (%s); refreshing",
-                            ", ".join(f"{n} {a}->{b}" for n, (a, b) in stale.items()))
+                log.warning(
+                    "knowledge index: installed versions changed (%s); refreshing",
+                    ", ".join(f"{n} {a}->{b}" for n, (a, b) in stale.items()),
+                )
                 libraries = list(stale)
             else:
                 log.warning("knowledge index: %s; rebuilding now", self.message)
@@ -179,8 +190,9 @@ class KnowledgeIndex:
                 )
 
     # ------------------------------------------------------------------ build
-    def build(self, libraries: Iterable[str] | None = None, rebuild: bool = False,
-              progress: Progress | None = None) -> BuildReport:
+    def build(
+        self, libraries: Iterable[str] | None = None, rebuild: bool = False, progress: Progress | None = None
+    ) -> BuildReport:
         """Harvest changed libraries and the corpus into the store; incremental unless
         ``rebuild`` or the index is unusable. ``libraries`` limits what is (re)harvested;
         other indexed libraries stay."""
@@ -212,8 +224,7 @@ class KnowledgeIndex:
                     report.failed[result.library] = result.error
                     continue
                 report.warnings += [f"{result.library}: {w}" for w in result.warnings]
-                removed, added = self._replace_source(result.library, result.records, manifest,
-                                                      progress)
+                removed, added = self._replace_source(result.library, result.records, manifest, progress)
                 sources[result.library] = {"version": result.version, "records": added}
                 report.removed += removed
                 report.added += added
@@ -244,8 +255,14 @@ class KnowledgeIndex:
                     log.warning("knowledge index: %s", self.message)
         if manifest is None:
             self.store.wipe()
-            manifest = {"schema": SCHEMA_VERSION, "embedding": MODEL_ID, "records": 0,
-                        "libraries": {}, "sources": {}, "corpus": {}}
+            manifest = {
+                "schema": SCHEMA_VERSION,
+                "embedding": MODEL_ID,
+                "records": 0,
+                "libraries": {},
+                "sources": {},
+                "corpus": {},
+            }
         return manifest
 
     def _harvest_all(self, todo, progress: Progress):
@@ -271,8 +288,9 @@ class KnowledgeIndex:
         self._write_manifest(manifest)
         return self.store.delete_source(source)
 
-    def _replace_source(self, source: str, records: list[ApiRecord], manifest: dict,
-                        progress: Progress) -> tuple[int, int]:
+    def _replace_source(
+        self, source: str, records: list[ApiRecord], manifest: dict, progress: Progress
+    ) -> tuple[int, int]:
         # Forget the source in the manifest first: a crash mid-way then reads as
         # "not indexed" and the next build redoes it.
         removed = self._drop_source(source, manifest)
@@ -334,14 +352,14 @@ class KnowledgeIndex:
                 else:
                     self._unreachable = ""
                     if manifest and manifest.get("updated_at") != (self.manifest or {}).get("updated_at"):
-                        log.warning("knowledge index: the shared index at %s changed; reloading",
-                                    self.store.location)
+                        log.warning("knowledge index: the shared index at %s changed; reloading", self.store.location)
                         self._load()
                         if self.state != "ready":
                             raise IndexUnavailable(self.message)
             if self._unreachable:
-                warnings.append(f"{self._unreachable}; using the copy of the index this server loaded "
-                                f"at {self._loaded_at}")
+                warnings.append(
+                    f"{self._unreachable}; using the copy of the index this server loaded at {self._loaded_at}"
+                )
 
     def _store_query(self, vector, fetch: int, warnings: list[str]) -> list[str] | None:
         """Nearest ids from chroma's HNSW index; None (with a warning) when the store fails."""
@@ -350,8 +368,10 @@ class KnowledgeIndex:
                 query_embeddings=[vector.tolist()], n_results=fetch, include=["distances"]
             )["ids"][0]
         except Exception as exc:
-            warnings.append(f"the index store at {self.store.location} failed "
-                            f"({type(exc).__name__}: {exc}); searched the copy loaded at {self._loaded_at}")
+            warnings.append(
+                f"the index store at {self.store.location} failed "
+                f"({type(exc).__name__}: {exc}); searched the copy loaded at {self._loaded_at}"
+            )
             return None
 
     # --------------------------------------------------------------- queries
@@ -360,8 +380,9 @@ class KnowledgeIndex:
             return None
         return [s.name for s in resolve(libraries)]
 
-    def embedding_ranking(self, query: str, n: int, libraries=None, kinds=SEARCH_KINDS,
-                          warnings: list[str] | None = None) -> list[str]:
+    def embedding_ranking(
+        self, query: str, n: int, libraries=None, kinds=SEARCH_KINDS, warnings: list[str] | None = None
+    ) -> list[str]:
         """Record ids nearest to the query embedding, best first.
 
         Unfiltered searches go to chromadb's HNSW index (~1 ms). Filtered ones are
@@ -391,9 +412,15 @@ class KnowledgeIndex:
         hits = self._lexical.search(query, n, libraries, kinds)
         return [self._lexical.ids[i] for i, _ in hits]
 
-    def retrieve(self, query: str, libraries: Iterable[str] | None = None, k: int = 5,
-                 kinds: Iterable[str] = SEARCH_KINDS, method: str = "hybrid",
-                 warnings: list[str] | None = None) -> list[ApiRecord]:
+    def retrieve(
+        self,
+        query: str,
+        libraries: Iterable[str] | None = None,
+        k: int = 5,
+        kinds: Iterable[str] = SEARCH_KINDS,
+        method: str = "hybrid",
+        warnings: list[str] | None = None,
+    ) -> list[ApiRecord]:
         """The ``k`` records most useful for ``query`` (API records and recipes).
 
         ``libraries`` restricts to those libraries; ``method`` is ``hybrid`` (default),
@@ -411,16 +438,16 @@ class KnowledgeIndex:
         kinds = tuple(kinds)
         n = max(CANDIDATES, 4 * k)
         if method == "embedding":
-            fused = [(rid, 1.0 / (i + 1)) for i, rid in
-                     enumerate(self.embedding_ranking(query, n, libs, kinds, warnings))]
+            fused = [
+                (rid, 1.0 / (i + 1)) for i, rid in enumerate(self.embedding_ranking(query, n, libs, kinds, warnings))
+            ]
         elif method == "lexical":
-            fused = [(rid, 1.0 / (i + 1)) for i, rid in
-                     enumerate(self.lexical_ranking(query, n, libs, kinds))]
+            fused = [(rid, 1.0 / (i + 1)) for i, rid in enumerate(self.lexical_ranking(query, n, libs, kinds))]
         elif method == "hybrid":
             fused = reciprocal_rank_fusion(
-                [self.embedding_ranking(query, n, libs, kinds, warnings),
-                 self.lexical_ranking(query, n, libs, kinds)],
-                weights=FUSION_WEIGHTS, k=FUSION_K,
+                [self.embedding_ranking(query, n, libs, kinds, warnings), self.lexical_ranking(query, n, libs, kinds)],
+                weights=FUSION_WEIGHTS,
+                k=FUSION_K,
             )
         else:
             raise ValueError(f"unknown retrieval method {method!r}")
@@ -435,8 +462,11 @@ class KnowledgeIndex:
             record = self._by_id.get(rid)
             if record is None:
                 continue
-            key = (record.kind, record.qualified_name.rsplit(".", 1)[-1], record.summary,
-                   record.signature) if record.kind in ("method", "function") else (rid,)
+            key = (
+                (record.kind, record.qualified_name.rsplit(".", 1)[-1], record.summary, record.signature)
+                if record.kind in ("method", "function")
+                else (rid,)
+            )
             if key in seen:
                 seen[key].aliases.append(record.qualified_name)
                 continue

@@ -91,8 +91,7 @@ class LexicalIndex:
         return len(self.ids)
 
     def mask(self, libraries: Iterable[str] | None, kinds: Iterable[str] | None) -> np.ndarray:
-        key = (None if libraries is None else frozenset(libraries),
-               None if kinds is None else frozenset(kinds))
+        key = (None if libraries is None else frozenset(libraries), None if kinds is None else frozenset(kinds))
         if key not in self._masks:
             self._masks[key] = self._mask(libraries, kinds)
         return self._masks[key]

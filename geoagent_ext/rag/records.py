@@ -106,8 +106,9 @@ def split_identifier_words(name: str) -> list[str]:
     return words
 
 
-def render_text(qualified_name: str, signature: str, summary: str, parameters: list[str],
-                examples: str, description: str = "") -> str:
+def render_text(
+    qualified_name: str, signature: str, summary: str, parameters: list[str], examples: str, description: str = ""
+) -> str:
     """The text the agent reads for one API record."""
     lines = [f"{qualified_name}{signature}"]
     if summary:

@@ -53,8 +53,15 @@ def _with_timeout(client, seconds: float):
 class Store:
     """One chroma location plus its manifest."""
 
-    def __init__(self, index_dir: str, chroma_host: str = "", chroma_port: int = 8000, *,
-                 chroma_ssl: bool = False, chroma_timeout: float = 10.0) -> None:
+    def __init__(
+        self,
+        index_dir: str,
+        chroma_host: str = "",
+        chroma_port: int = 8000,
+        *,
+        chroma_ssl: bool = False,
+        chroma_timeout: float = 10.0,
+    ) -> None:
         self.index_dir = Path(index_dir).expanduser()
         self.host = chroma_host
         self.port = chroma_port
@@ -66,8 +73,13 @@ class Store:
 
     @classmethod
     def from_settings(cls, settings) -> "Store":
-        return cls(settings.index_dir, settings.chroma_host, settings.chroma_port,
-                   chroma_ssl=settings.chroma_ssl, chroma_timeout=settings.chroma_timeout)
+        return cls(
+            settings.index_dir,
+            settings.chroma_host,
+            settings.chroma_port,
+            chroma_ssl=settings.chroma_ssl,
+            chroma_timeout=settings.chroma_timeout,
+        )
 
     @property
     def remote(self) -> bool:
@@ -91,12 +103,12 @@ class Store:
             try:
                 if self.remote:
                     self._client = _with_timeout(
-                        chromadb.HttpClient(host=self.host, port=self.port, ssl=self.ssl,
-                                            settings=settings), self.timeout)
+                        chromadb.HttpClient(host=self.host, port=self.port, ssl=self.ssl, settings=settings),
+                        self.timeout,
+                    )
                 else:
                     self.index_dir.mkdir(parents=True, exist_ok=True)
-                    self._client = chromadb.PersistentClient(path=str(self.index_dir),
-                                                             settings=settings)
+                    self._client = chromadb.PersistentClient(path=str(self.index_dir), settings=settings)
             except Exception as exc:
                 if self.remote:  # HTTP clients are never shared (chromadb gives each its own id)
                     raise IndexUnreachable(self._describe(exc)) from exc
@@ -126,11 +138,15 @@ class Store:
         if isinstance(exc, IndexUnavailable):
             return str(exc)
         if self.remote:
-            return (f"cannot reach the chroma server at {self.host}:{self.port} "
-                    f"({type(exc).__name__}: {exc}); check chroma_host/chroma_port")
-        return (f"the knowledge index at {self.index_dir} cannot be opened "
-                f"({type(exc).__name__}: {exc}); it will be rebuilt "
-                "(or run `jupyter geoagent index build --rebuild`)")
+            return (
+                f"cannot reach the chroma server at {self.host}:{self.port} "
+                f"({type(exc).__name__}: {exc}); check chroma_host/chroma_port"
+            )
+        return (
+            f"the knowledge index at {self.index_dir} cannot be opened "
+            f"({type(exc).__name__}: {exc}); it will be rebuilt "
+            "(or run `jupyter geoagent index build --rebuild`)"
+        )
 
     def collection(self, create: bool = False):
         """The records collection, always with our offline embedding function."""
@@ -139,12 +155,12 @@ class Store:
             try:
                 if create:
                     self._collection = client.get_or_create_collection(
-                        COLLECTION, embedding_function=self.embedding_function,
+                        COLLECTION,
+                        embedding_function=self.embedding_function,
                         configuration={"hnsw": {"space": "cosine"}},
                     )
                 else:
-                    self._collection = client.get_collection(
-                        COLLECTION, embedding_function=self.embedding_function)
+                    self._collection = client.get_collection(COLLECTION, embedding_function=self.embedding_function)
             except Exception as exc:
                 raise IndexUnavailable(self._describe(exc)) from exc
         return self._collection
@@ -218,8 +234,7 @@ class Store:
         vectors: list[np.ndarray] = []
         offset = 0
         while True:
-            page = collection.get(limit=PAGE, offset=offset,
-                                  include=["documents", "metadatas", "embeddings"])
+            page = collection.get(limit=PAGE, offset=offset, include=["documents", "metadatas", "embeddings"])
             ids = page["ids"]
             if not ids:
                 break
@@ -236,7 +251,8 @@ class Store:
         if self.remote:
             try:
                 coll = self.client().get_or_create_collection(
-                    MANIFEST_COLLECTION, embedding_function=self.embedding_function)
+                    MANIFEST_COLLECTION, embedding_function=self.embedding_function
+                )
                 got = coll.get(ids=[MANIFEST_ID], include=["documents"])
             except IndexUnavailable:
                 raise
@@ -259,17 +275,18 @@ class Store:
                 raise ValueError("not a manifest object")
             return data
         except ValueError as exc:
-            raise IndexUnavailable(f"the index manifest at {self.location} is corrupt ({exc}); "
-                                   "it will be rebuilt") from exc
+            raise IndexUnavailable(
+                f"the index manifest at {self.location} is corrupt ({exc}); it will be rebuilt"
+            ) from exc
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         text = json.dumps(manifest, indent=2, sort_keys=True)
         if self.remote:
             coll = self.client().get_or_create_collection(
-                MANIFEST_COLLECTION, embedding_function=self.embedding_function)
+                MANIFEST_COLLECTION, embedding_function=self.embedding_function
+            )
             # A constant vector: the manifest is fetched by id, never searched.
-            coll.upsert(ids=[MANIFEST_ID], documents=[text],
-                        embeddings=[[1.0] + [0.0] * 383])
+            coll.upsert(ids=[MANIFEST_ID], documents=[text], embeddings=[[1.0] + [0.0] * 383])
             return
         self.index_dir.mkdir(parents=True, exist_ok=True)
         path = self.index_dir / MANIFEST_FILE

@@ -54,8 +54,9 @@ class SecretlessProvisioner(LocalProvisioner):
             del env[name]
 
 
-def use_secretless_kernels(kernel_manager: Any, patterns: Iterable[str],
-                           before_launch: Iterable[Callable[[], None]] = ()) -> bool:
+def use_secretless_kernels(
+    kernel_manager: Any, patterns: Iterable[str], before_launch: Iterable[Callable[[], None]] = ()
+) -> bool:
     """Make SecretlessProvisioner the default for kernels started from now on, calling
     ``before_launch`` before each starts.
 
@@ -68,16 +69,25 @@ def use_secretless_kernels(kernel_manager: Any, patterns: Iterable[str],
     factory = KernelProvisionerFactory.instance(parent=getattr(kernel_manager, "parent", None))
     current = factory.default_provisioner_name
     if current not in (_STOCK_DEFAULT, PROVISIONER_NAME):
-        log.warning("GeoAgent: strip_kernel_secrets is on, but the default kernel provisioner is %r "
-                    "(not %r); leaving it alone, kernels keep the server's environment.", current, _STOCK_DEFAULT)
+        log.warning(
+            "GeoAgent: strip_kernel_secrets is on, but the default kernel provisioner is %r "
+            "(not %r); leaving it alone, kernels keep the server's environment.",
+            current,
+            _STOCK_DEFAULT,
+        )
         return False
     if PROVISIONER_NAME not in factory.get_provisioner_entries():
-        log.error("GeoAgent: strip_kernel_secrets is on, but the %r entry point is not installed "
-                  "(reinstall geoagent_ext); kernels keep the server's environment.", PROVISIONER_NAME)
+        log.error(
+            "GeoAgent: strip_kernel_secrets is on, but the %r entry point is not installed "
+            "(reinstall geoagent_ext); kernels keep the server's environment.",
+            PROVISIONER_NAME,
+        )
         return False
     factory.default_provisioner_name = PROVISIONER_NAME
-    log.info("GeoAgent: kernels start without %s", ", ".join(secret_names(os.environ, patterns)) or
-             f"variables matching {list(patterns)} (none set now)")
+    log.info(
+        "GeoAgent: kernels start without %s",
+        ", ".join(secret_names(os.environ, patterns)) or f"variables matching {list(patterns)} (none set now)",
+    )
     return True
 
 

@@ -122,12 +122,21 @@ class RunManager:
     async def _new_run(self, body: StartRunRequest, kernel_id: str, spec: str) -> Run:
         llm = LLMClient(await self.services.chat_model(spec), timeout=self.settings.llm_timeout)
         index = await self.services.knowledge_index()
-        options = self.services.run_options(strategy=body.strategy, max_attempts=body.max_attempts,
-                                            approval_mode=body.approval_mode)
+        options = self.services.run_options(
+            strategy=body.strategy, max_attempts=body.max_attempts, approval_mode=body.approval_mode
+        )
         try:
-            return Run(body.request, kernel=BoundKernel(self.kernels, kernel_id), llm=llm, model_name=spec,
-                       knowledge_index=index, options=options, log_dir=self._log_dir(body.notebook_path),
-                       notebook=body.notebook_path, kernel_id=kernel_id)
+            return Run(
+                body.request,
+                kernel=BoundKernel(self.kernels, kernel_id),
+                llm=llm,
+                model_name=spec,
+                knowledge_index=index,
+                options=options,
+                log_dir=self._log_dir(body.notebook_path),
+                notebook=body.notebook_path,
+                kernel_id=kernel_id,
+            )
         except ValueError as exc:
             raise RunManagerError(400, str(exc)) from None
 
@@ -176,19 +185,28 @@ class RunManager:
             raise RunManagerError(409, f"the kernel of run {run_id} is not running anymore: its variables went with it")
         busy = next((r for r in self.runs.values() if r.kernel_id == kernel_id and not r.done), None)
         if busy is not None or kernel_id in self._starting:
-            raise RunManagerError(409, f"run {busy.id if busy else '(starting)'} is working on this kernel; "
-                                       "delete variables once it has finished")
+            raise RunManagerError(
+                409,
+                f"run {busy.id if busy else '(starting)'} is working on this kernel; "
+                "delete variables once it has finished",
+            )
         created: dict[str, str] = state["variables"]["created"]
         unknown = sorted(set(body.names or []) - set(created))
         if unknown:
             raise RunManagerError(400, f"run {run_id} did not create {', '.join(unknown)}")
         expected = {n: created[n] for n in (body.names if body.names is not None else created)}
         try:
-            answer = await self.kernels.delete_variables(kernel_id, expected) if expected else {"deleted": [], "kept": {}}
+            answer = (
+                await self.kernels.delete_variables(kernel_id, expected) if expected else {"deleted": [], "kept": {}}
+            )
         except Exception as exc:  # busy kernel, dead kernel, probe failure: say it, never a 500
             raise RunManagerError(409, f"could not delete the variables: {exc}") from None
-        return {"run_id": run_id, **answer, "changed": state["variables"]["changed"],
-                "deleted_by_run": state["variables"]["deleted"]}
+        return {
+            "run_id": run_id,
+            **answer,
+            "changed": state["variables"]["changed"],
+            "deleted_by_run": state["variables"]["deleted"],
+        }
 
     def cancel(self, run_id: str) -> None:
         self._live(run_id).cancel()

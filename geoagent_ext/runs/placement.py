@@ -62,17 +62,24 @@ def kernel_placement(settings: Any, kernel_manager: Any, environ: dict[str, str]
         notes.append(
             "strip_kernel_secrets has no effect on gateway kernels: the gateway launches them with "
             "its own environment (GeoAgent's secretless provisioner would have to run there); this "
-            "server sends them only KERNEL_* variables and GatewayClient.allowed_envs.")
+            "server sends them only KERNEL_* variables and GatewayClient.allowed_envs."
+        )
     if leaked:
         notes.append(
             f"This server sends {', '.join(leaked)} to every gateway kernel (KERNEL_* or "
             "GatewayClient.allowed_envs): code the model writes can read it. Remove it from "
-            "allowed_envs, or rename it.")
+            "allowed_envs, or rename it."
+        )
     notes.append(
         "Kernels run on the gateway's hosts: the data a request names must be on their file "
-        "system, in the kernel's working directory (Enterprise Gateway honours KERNEL_WORKING_DIR).")
-    return {"where": "gateway", "gateway": _public_url(gc.url),
-            "trials": "fork, result relayed on the kernel's IOPub", "notes": notes}
+        "system, in the kernel's working directory (Enterprise Gateway honours KERNEL_WORKING_DIR)."
+    )
+    return {
+        "where": "gateway",
+        "gateway": _public_url(gc.url),
+        "trials": "fork, result relayed on the kernel's IOPub",
+        "notes": notes,
+    }
 
 
 def log_placement(placement: dict[str, Any], logger: logging.Logger | None = None) -> None:
@@ -80,7 +87,9 @@ def log_placement(placement: dict[str, Any], logger: logging.Logger | None = Non
     if placement["where"] != "gateway":
         return
     logger = logger or log
-    logger.info("GeoAgent: kernels run behind the gateway %s; trials fork in the kernel and relay "
-                "their result on IOPub.", placement["gateway"])
+    logger.info(
+        "GeoAgent: kernels run behind the gateway %s; trials fork in the kernel and relay their result on IOPub.",
+        placement["gateway"],
+    )
     for note in placement["notes"]:
         logger.warning("GeoAgent: %s", note)

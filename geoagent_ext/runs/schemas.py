@@ -15,7 +15,9 @@ class StartRunRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     request: str = Field(min_length=1, max_length=20_000, description="What the user wants, in plain words.")
-    notebook_path: str | None = Field(None, max_length=4096, description="Notebook path relative to the server root; its session's kernel is used.")
+    notebook_path: str | None = Field(
+        None, max_length=4096, description="Notebook path relative to the server root; its session's kernel is used."
+    )
     kernel_id: str | None = Field(None, max_length=200, description="A running kernel id (instead of notebook_path).")
     model: str | None = Field(None, max_length=200, description="provider:model; default: the configured model.")
     strategy: Literal["loop", "mcts"] = "loop"
@@ -33,8 +35,11 @@ class ActionRequest(BaseModel):
     code: str = Field("", max_length=200_000)
     text: str = Field("", max_length=20_000)
     requirements: list[RequirementEdit] | None = Field(
-        None, max_length=200, description="kind 'contract': the deliverable's requirements as the user left them "
-        "(subtask_id 'contract'); unchanged ones keep their id, new or reworded text is read again by the rules.")
+        None,
+        max_length=200,
+        description="kind 'contract': the deliverable's requirements as the user left them "
+        "(subtask_id 'contract'); unchanged ones keep their id, new or reworded text is read again by the rules.",
+    )
 
 
 class DeleteVariablesRequest(BaseModel):
@@ -42,5 +47,9 @@ class DeleteVariablesRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    names: list[str] | None = Field(None, max_length=1000, description="Names among those the run created; "
-                                    "default: every one. A variable changed since the run set it is kept.")
+    names: list[str] | None = Field(
+        None,
+        max_length=1000,
+        description="Names among those the run created; "
+        "default: every one. A variable changed since the run set it is kept.",
+    )

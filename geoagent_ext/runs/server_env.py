@@ -46,7 +46,7 @@ def _env_block() -> tuple[int, int]:
     """Start and end address of this process's original environment block."""
     with open("/proc/self/stat", "rb") as fh:
         stat = fh.read()
-    fields = stat[stat.rindex(b")") + 2:].split()  # fields from the 3rd (state) on
+    fields = stat[stat.rindex(b")") + 2 :].split()  # fields from the 3rd (state) on
     return int(fields[50 - 3]), int(fields[51 - 3])
 
 
@@ -62,8 +62,9 @@ def scrub_own_environment(patterns: Iterable[str], keep: Iterable[str] = ()) -> 
         os.putenv(name, os.environ[name])  # C getenv() keeps working, from a heap copy
     moved = hold(n for n in names if n not in kept)
     if moved:
-        log.info("GeoAgent: %s moved out of the server's environment (its children do not inherit them)",
-                 ", ".join(moved))
+        log.info(
+            "GeoAgent: %s moved out of the server's environment (its children do not inherit them)", ", ".join(moved)
+        )
     if not _done and sys.platform.startswith("linux"):
         _done = True
         _zero_proc_environ(patterns)

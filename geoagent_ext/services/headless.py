@@ -34,21 +34,36 @@ class HeadlessSession:
 
     def new_run(self, request: str, *, options: RunOptions, log_dir: Path, notebook: str | None = None) -> Run:
         """A run of ``request`` on this session's kernel, model and index."""
-        return Run(request, kernel=self.kernel, llm=self.llm, model_name=self.model_name,
-                   knowledge_index=self.knowledge_index, options=options, log_dir=log_dir, notebook=notebook)
+        return Run(
+            request,
+            kernel=self.kernel,
+            llm=self.llm,
+            model_name=self.model_name,
+            knowledge_index=self.knowledge_index,
+            options=options,
+            log_dir=log_dir,
+            notebook=notebook,
+        )
 
 
 @asynccontextmanager
-async def open_headless_services(settings: GeoAgentSettings, *, cwd: Path, model: str | None = None,
-                                 use_index: bool = True, warn: Callable[[str], None] | None = None,
-                                 kernel_name: str = "python3") -> AsyncIterator[HeadlessSession]:
+async def open_headless_services(
+    settings: GeoAgentSettings,
+    *,
+    cwd: Path,
+    model: str | None = None,
+    use_index: bool = True,
+    warn: Callable[[str], None] | None = None,
+    kernel_name: str = "python3",
+) -> AsyncIterator[HeadlessSession]:
     """A kernel started in ``cwd``, ``model`` (default: the configured one; any spec, as the
     user typed it) and the index (built on first use when missing, unless ``use_index`` is
     off; why it is unavailable goes to ``warn``)."""
     model_name = model or settings.model
     manager = local_kernel_manager()
-    services = GeoAgentServices(settings, manager,
-                                knowledge=LazyKnowledgeIndex(settings, enabled=use_index, auto_build=True, warn=warn))
+    services = GeoAgentServices(
+        settings, manager, knowledge=LazyKnowledgeIndex(settings, enabled=use_index, auto_build=True, warn=warn)
+    )
     try:
         # The cache's own errors (a bad spec says why), not the server's 400: no request here.
         llm = LLMClient(await services.models.get(model_name), timeout=settings.llm_timeout)

@@ -25,8 +25,14 @@ class LazyKnowledgeIndex:
     to ``warn`` once (the server's log, the CLI's console).
     """
 
-    def __init__(self, settings: Any, *, enabled: bool = True, auto_build: bool = False,
-                 warn: Callable[[str], None] | None = None):
+    def __init__(
+        self,
+        settings: Any,
+        *,
+        enabled: bool = True,
+        auto_build: bool = False,
+        warn: Callable[[str], None] | None = None,
+    ):
         self.settings = settings
         self.enabled = enabled
         self.auto_build = auto_build

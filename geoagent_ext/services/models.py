@@ -37,7 +37,8 @@ class ModelCache:
             task = self._loading.get(key)
             if task is None or task.done():
                 task = self._loading[key] = asyncio.ensure_future(
-                    asyncio.to_thread(make_chat_model, spec, self.settings, instance=instance))
+                    asyncio.to_thread(make_chat_model, spec, self.settings, instance=instance)
+                )
             try:
                 model = await asyncio.shield(task)
             finally:

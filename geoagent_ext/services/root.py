@@ -44,8 +44,15 @@ class GeoAgentServices:
     ``session_manager`` finds a notebook's kernel (server only).
     """
 
-    def __init__(self, settings: GeoAgentSettings, kernel_manager: Any, *, session_manager: Any = None,
-                 root_dir: str | Path | None = None, knowledge: LazyKnowledgeIndex | None = None):
+    def __init__(
+        self,
+        settings: GeoAgentSettings,
+        kernel_manager: Any,
+        *,
+        session_manager: Any = None,
+        root_dir: str | Path | None = None,
+        knowledge: LazyKnowledgeIndex | None = None,
+    ):
         self.settings = settings
         self.kernel_manager = kernel_manager
         self.session_manager = session_manager
@@ -62,16 +69,20 @@ class GeoAgentServices:
         """The server's services over jupyter_server's managers; with ``strip_kernel_secrets``
         its kernels start without the server's secrets and cannot log in to it, and the
         secrets leave its environment (what its children inherit) and its /proc environ."""
-        services = cls(settings, serverapp.kernel_manager, session_manager=serverapp.session_manager,
-                       root_dir=serverapp.root_dir)
+        services = cls(
+            settings, serverapp.kernel_manager, session_manager=serverapp.session_manager, root_dir=serverapp.root_dir
+        )
         if settings.strip_kernel_secrets:
             from ..runs.kernel_env import use_secretless_kernels
             from ..runs.server_env import scrub_own_environment
             from ..runs.server_login import forget_token_files, use_private_cookie_secret
 
             local = services.placement["where"] == "local"  # a gateway launches its kernels itself
-            if local and use_secretless_kernels(serverapp.kernel_manager, settings.kernel_secret_patterns,
-                                                before_launch=[functools.partial(forget_token_files, serverapp)]):
+            if local and use_secretless_kernels(
+                serverapp.kernel_manager,
+                settings.kernel_secret_patterns,
+                before_launch=[functools.partial(forget_token_files, serverapp)],
+            ):
                 use_private_cookie_secret(serverapp)  # kernels can read the runtime dir's cookie key
             scrub_own_environment(settings.kernel_secret_patterns, keep=settings.server_kept_secrets)
         return services

@@ -27,8 +27,14 @@ class StepScript:
     replies for its successive attempts (the last one repeats).
     """
 
-    def __init__(self, plan: list[str], steps: dict[str, list[str]], review: str = "OK", rewrite: str = "",
-                 requirements: str = "NONE"):
+    def __init__(
+        self,
+        plan: list[str],
+        steps: dict[str, list[str]],
+        review: str = "OK",
+        rewrite: str = "",
+        requirements: str = "NONE",
+    ):
         self.plan = plan
         self.requirements = requirements  # the model's proposed requirements (contract.proposed)
         self.rewrite = rewrite  # the planner's new wording for a step that keeps failing the same way
@@ -73,11 +79,19 @@ async def real_kernel(cwd: Path):
 
 def make_run(request: str, kernel, model: ScriptedChatModel, tmp_path: Path, *, timeout: float = 30, **options) -> Run:
     llm = LLMClient(model, timeout=timeout, retries=1)
-    return Run(request, kernel=kernel, llm=llm, model_name="scripted:test", options=RunOptions(**options),
-               log_dir=tmp_path / "runs")
+    return Run(
+        request,
+        kernel=kernel,
+        llm=llm,
+        model_name="scripted:test",
+        options=RunOptions(**options),
+        log_dir=tmp_path / "runs",
+    )
 
 
-async def run_scripted(workdir: Path, request: str, responder, tmp_path: Path, **options) -> tuple[Run, object, ScriptedChatModel]:
+async def run_scripted(
+    workdir: Path, request: str, responder, tmp_path: Path, **options
+) -> tuple[Run, object, ScriptedChatModel]:
     """A whole run of ``request`` with a scripted model on a real kernel in ``workdir``:
     (the run, its ``finished`` event, the model with the prompts it saw)."""
     model = ScriptedChatModel(responder=responder)

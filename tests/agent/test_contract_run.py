@@ -18,9 +18,11 @@ from .helpers import StepScript, make_run, real_kernel, run_scripted
 def workdir(tmp_path):
     d = tmp_path / "work"
     d.mkdir()
-    gpd.GeoDataFrame({"site_id": ["s1", "s2", "s3"], "kind": ["a", "b", "a"]},
-                     geometry=[Point(16.30, 48.20), Point(16.40, 48.21), Point(16.35, 48.25)],
-                     crs=4326).to_file(d / "sites.geojson")
+    gpd.GeoDataFrame(
+        {"site_id": ["s1", "s2", "s3"], "kind": ["a", "b", "a"]},
+        geometry=[Point(16.30, 48.20), Point(16.40, 48.21), Point(16.35, 48.25)],
+        crs=4326,
+    ).to_file(d / "sites.geojson")
     return d
 
 
@@ -34,14 +36,21 @@ def checked(run, passed=None):
 async def test_wrong_crs_fails_its_requirement_is_mended_and_the_run_succeeds(workdir, tmp_path):
     script = StepScript(
         ["Load the sites.", "Reproject the sites and write them to sites_grid.geojson."],
-        {"Load the sites": [LOAD],
-         # The answer writes them unchanged, in EPSG:4326; the mend reprojects to the advisor's grid.
-         "Reproject the sites": ["sites.to_file('sites_grid.geojson')\nprint('written')"]},
+        {
+            "Load the sites": [LOAD],
+            # The answer writes them unchanged, in EPSG:4326; the mend reprojects to the advisor's grid.
+            "Reproject the sites": ["sites.to_file('sites_grid.geojson')\nprint('written')"],
+        },
     )
     model = ScriptedChatModel(responder=script)
     async with real_kernel(workdir) as kernel:
-        run = make_run("Convert `sites.geojson` to the national grid of Austria and write `sites_grid.geojson`, "
-                       "keeping the `site_id`.", kernel, model, tmp_path)
+        run = make_run(
+            "Convert `sites.geojson` to the national grid of Austria and write `sites_grid.geojson`, "
+            "keeping the `site_id`.",
+            kernel,
+            model,
+            tmp_path,
+        )
         finished = await run.wait()
     assert finished.status == "succeeded", finished.message
     stated = next(e for e in run.bus.history if e.type == "contract_stated")
@@ -65,12 +74,20 @@ async def test_a_crs_requirement_the_mend_cannot_meet_is_repaired_by_the_model_w
     names the requirement, what was seen, how to meet it and the advisor's grid."""
     script = StepScript(
         ["Load the sites.", "Reproject the sites and write them to sites_grid.gpkg."],
-        {"Load the sites": [LOAD],
-         "Reproject the sites": ["sites.set_crs(None, allow_override=True).to_file('sites_grid.gpkg')\nprint('written')",
-                                 "sites.to_crs(31287).to_file('sites_grid.gpkg')\nprint('written')"]},
+        {
+            "Load the sites": [LOAD],
+            "Reproject the sites": [
+                "sites.set_crs(None, allow_override=True).to_file('sites_grid.gpkg')\nprint('written')",
+                "sites.to_crs(31287).to_file('sites_grid.gpkg')\nprint('written')",
+            ],
+        },
     )
     run, finished, model = await run_scripted(
-        workdir, "Convert `sites.geojson` to the national grid of Austria and write `sites_grid.gpkg`.", script, tmp_path)
+        workdir,
+        "Convert `sites.geojson` to the national grid of Austria and write `sites_grid.gpkg`.",
+        script,
+        tmp_path,
+    )
     assert finished.status == "succeeded", finished.message
     repair_prompt = next(p for p in model.prompt_texts if "previous attempt failed" in p)
     assert "projected CRS in metres" in repair_prompt and "to_crs" in repair_prompt
@@ -81,14 +98,22 @@ async def test_a_crs_requirement_the_mend_cannot_meet_is_repaired_by_the_model_w
 async def test_a_deliverable_still_lacking_a_column_ends_partial_and_lists_it(workdir, tmp_path):
     script = StepScript(
         ["Load the sites.", "Write sites.csv."],
-        {"Load the sites": [LOAD],
-         "Write sites.csv": ["sites.drop(columns='geometry').to_csv('sites.csv', index=False)\nprint('ok')"],
-         "Fix `sites.csv`": ["sites.drop(columns='geometry').to_csv('sites.csv', index=False)\nprint('still')"]},
+        {
+            "Load the sites": [LOAD],
+            "Write sites.csv": ["sites.drop(columns='geometry').to_csv('sites.csv', index=False)\nprint('ok')"],
+            "Fix `sites.csv`": ["sites.drop(columns='geometry').to_csv('sites.csv', index=False)\nprint('still')"],
+        },
     )
     model = ScriptedChatModel(responder=script)
     async with real_kernel(workdir) as kernel:
-        run = make_run("Write `sites.csv` from `sites.geojson` with the columns `site_id`, `kind` and `elevation_m`.",
-                       kernel, model, tmp_path, max_attempts=2, on_stuck="skip")
+        run = make_run(
+            "Write `sites.csv` from `sites.geojson` with the columns `site_id`, `kind` and `elevation_m`.",
+            kernel,
+            model,
+            tmp_path,
+            max_attempts=2,
+            on_stuck="skip",
+        )
         finished = await run.wait()
     assert finished.status == "partial"
     assert any("elevation_m" in u and "missing ['elevation_m']" in u for u in finished.unmet), finished.unmet
@@ -99,54 +124,75 @@ async def test_a_deliverable_still_lacking_a_column_ends_partial_and_lists_it(wo
 
 
 async def test_a_column_to_derive_is_derived_from_its_provenance(workdir, tmp_path):
-    derive = ("import json\nb = sites.total_bounds\njson.dump({'count': int(len(sites)), 'bbox_wgs84': [float(v) for v in b]}, "
-              "open('summary.json', 'w'))\nprint('ok')")
+    derive = (
+        "import json\nb = sites.total_bounds\njson.dump({'count': int(len(sites)), 'bbox_wgs84': [float(v) for v in b]}, "
+        "open('summary.json', 'w'))\nprint('ok')"
+    )
 
     def responder(messages):
         text = messages[-1].text
-        if "Write the summary" in text.split("## Your step", 1)[-1] and "geometry.bounds" in text and "previous attempt failed" in text:
+        if (
+            "Write the summary" in text.split("## Your step", 1)[-1]
+            and "geometry.bounds" in text
+            and "previous attempt failed" in text
+        ):
             return f"```python\n{derive}\n```"
         return script(messages)
 
     script = StepScript(
         ["Load the sites.", "Write the summary to summary.json."],
-        {"Load the sites": [LOAD],
-         # A small model selects the requested name as if it existed.
-         "Write the summary": ["import json\njson.dump({'count': len(sites), 'bbox_wgs84': list(sites['bbox_wgs84'])}, "
-                               "open('summary.json', 'w'))"]},
+        {
+            "Load the sites": [LOAD],
+            # A small model selects the requested name as if it existed.
+            "Write the summary": [
+                "import json\njson.dump({'count': len(sites), 'bbox_wgs84': list(sites['bbox_wgs84'])}, "
+                "open('summary.json', 'w'))"
+            ],
+        },
     )
     model = ScriptedChatModel(responder=responder)
     async with real_kernel(workdir) as kernel:
-        run = make_run("Summarise `sites.geojson` in `summary.json` with keys `count` and `bbox_wgs84`.",
-                       kernel, model, tmp_path)
+        run = make_run(
+            "Summarise `sites.geojson` in `summary.json` with keys `count` and `bbox_wgs84`.", kernel, model, tmp_path
+        )
         finished = await run.wait()
     assert finished.status == "succeeded", finished.message
     stated = next(e for e in run.bus.history if e.type == "contract_stated").contract
     columns = next(r for r in stated.requirements if r.kind == "columns")
     assert "geometry.bounds" in columns.params["provenance"]["bbox_wgs84"]
-    assert {e.text.split(" ")[0] for e in checked(run, passed=True) if e.subtask_id is None} >= {"`bbox_wgs84`", "`count`"}
+    assert {e.text.split(" ")[0] for e in checked(run, passed=True) if e.subtask_id is None} >= {
+        "`bbox_wgs84`",
+        "`count`",
+    }
 
 
 MERGE = "counts = sites.merge(sites, on='district')\nprint(len(counts))"
 
 
-@pytest.mark.parametrize("merges", [
-    [MERGE],  # the same code each time
-    [MERGE, "# Cause: the key\n" + MERGE, "import pandas as pd\n\n" + MERGE],  # the same statement, moved down
-    [MERGE, MERGE.replace("\n", "  # Corrected merge\n"), MERGE.replace("\n", "  # '#' kept\n")],  # a comment on it
-], ids=["same-line", "moved", "commented"])
+@pytest.mark.parametrize(
+    "merges",
+    [
+        [MERGE],  # the same code each time
+        [MERGE, "# Cause: the key\n" + MERGE, "import pandas as pd\n\n" + MERGE],  # the same statement, moved down
+        [MERGE, MERGE.replace("\n", "  # Corrected merge\n"), MERGE.replace("\n", "  # '#' kept\n")],  # a comment on it
+    ],
+    ids=["same-line", "moved", "commented"],
+)
 async def test_the_same_error_twice_escalates_and_three_times_rewrites_the_step(workdir, tmp_path, merges):
     script = StepScript(
         ["Load the sites.", "Merge the sites with themselves on district and count them."],
-        {"Load the sites": [LOAD],
-         "Merge the sites": merges,
-         "Count the sites per kind": ["counts = sites.groupby('kind').size()\nprint(counts.to_dict())"]},
+        {
+            "Load the sites": [LOAD],
+            "Merge the sites": merges,
+            "Count the sites per kind": ["counts = sites.groupby('kind').size()\nprint(counts.to_dict())"],
+        },
         rewrite="Count the sites per kind with groupby.",
     )
     model = ScriptedChatModel(responder=script)
     async with real_kernel(workdir) as kernel:
-        run = make_run("Count the sites in sites.geojson per kind.", kernel, model, tmp_path, max_attempts=5,
-                       on_stuck="skip")  # without the escalation: skipped after five attempts, not waiting
+        run = make_run(
+            "Count the sites in sites.geojson per kind.", kernel, model, tmp_path, max_attempts=5, on_stuck="skip"
+        )  # without the escalation: skipped after five attempts, not waiting
         finished = await run.wait()
     assert finished.status == "succeeded", finished.message
     strategies = [e.strategy for e in run.bus.history if e.type == "repaired"]
@@ -164,19 +210,22 @@ async def test_the_user_edited_contract_is_the_one_checked_and_notes_are_not_ver
 
     script = StepScript(
         ["Load the sites.", "Write them to out.geojson."],
-        {"Load the sites": [LOAD],
-         "Write them": ["sites.to_crs(3035).to_file('out.geojson')\nprint('ok')"]},
+        {"Load the sites": [LOAD], "Write them": ["sites.to_crs(3035).to_file('out.geojson')\nprint('ok')"]},
     )
     model = ScriptedChatModel(responder=script)
     async with real_kernel(workdir) as kernel:
-        run = make_run("Write `sites.geojson` to `out.geojson` in EPSG:4326.", kernel, model, tmp_path,
-                       approval_mode=True)
+        run = make_run(
+            "Write `sites.geojson` to `out.geojson` in EPSG:4326.", kernel, model, tmp_path, approval_mode=True
+        )
 
         def answer(event):
             if event.type == "contract_stated" and event.awaiting_review:
                 assert run.waiting_for == {"kind": "contract", "subtask_id": CONTRACT_REVIEW}
-                edits = [RequirementEdit(id=r.id, output=r.output, text=r.text)
-                         for r in event.contract.requirements if r.kind != "crs_epsg"]  # delete EPSG:4326 ...
+                edits = [
+                    RequirementEdit(id=r.id, output=r.output, text=r.text)
+                    for r in event.contract.requirements
+                    if r.kind != "crs_epsg"
+                ]  # delete EPSG:4326 ...
                 edits.append(RequirementEdit(output="out.geojson", text="is in EPSG:3035"))  # ... ask for LAEA Europe
                 edits.append(RequirementEdit(output="out.geojson", text="reads well for the committee"))
                 run.submit(HumanAction(kind="contract", subtask_id=CONTRACT_REVIEW, requirements=edits))
@@ -195,7 +244,9 @@ async def test_the_user_edited_contract_is_the_one_checked_and_notes_are_not_ver
     # The user's note, and the unsure reading of the request's silence on shapes: shown, never checked.
     assert finished.not_verified == [
         "out.geojson: each feature keeps its shape from `sites.geojson` (reprojected or split into single parts "
-        "where asked; not simplified, buffered or moved)", "out.geojson: reads well for the committee"]
+        "where asked; not simplified, buffered or moved)",
+        "out.geojson: reads well for the committee",
+    ]
     # The planner saw the edited contract.
     plan_prompt = next(p for p in model.prompt_texts if "plans Python analyses" in p)
     assert "EPSG:3035" in plan_prompt and "reads well" in plan_prompt
@@ -205,43 +256,60 @@ async def test_the_same_unmet_requirement_twice_escalates_with_the_carried_colum
     # A small model rebuilds the frame from geometry alone and loses the key it must carry; the
     # second time the same requirement fails, the repair says so (and how to keep the column). The
     # coder's first result counts as one of its semantic retries though a mend was tried after it.
-    lost = ("out = gpd.GeoDataFrame(geometry=sites.geometry.buffer(0.001), crs=sites.crs)\n"
-            "out.to_file('zones.geojson')\nprint('ok')")
-    kept = "out = sites.copy()\nout['geometry'] = sites.geometry.buffer(0.001)\nout.to_file('zones.geojson')\nprint('ok')"
-    script = StepScript(["Load the sites.", "Buffer the sites into zones.geojson."],
-                        {"Load the sites": [LOAD], "Buffer the sites": [lost, lost, kept]})
+    lost = (
+        "out = gpd.GeoDataFrame(geometry=sites.geometry.buffer(0.001), crs=sites.crs)\n"
+        "out.to_file('zones.geojson')\nprint('ok')"
+    )
+    kept = (
+        "out = sites.copy()\nout['geometry'] = sites.geometry.buffer(0.001)\nout.to_file('zones.geojson')\nprint('ok')"
+    )
+    script = StepScript(
+        ["Load the sites.", "Buffer the sites into zones.geojson."],
+        {"Load the sites": [LOAD], "Buffer the sites": [lost, lost, kept]},
+    )
     model = ScriptedChatModel(responder=script)
     async with real_kernel(workdir) as kernel:
-        run = make_run("Buffer `sites.geojson` a little and write `zones.geojson`, keeping the `site_id`.",
-                       kernel, model, tmp_path)
+        run = make_run(
+            "Buffer `sites.geojson` a little and write `zones.geojson`, keeping the `site_id`.", kernel, model, tmp_path
+        )
         finished = await run.wait()
     assert finished.status == "succeeded", finished.message
     repairs = [p for p in model.prompt_texts if "previous attempt failed" in p]
     assert len(repairs) == 2
-    assert "site_id come(s) from `sites.geojson`: write the frame read from it" in repairs[0] \
+    assert (
+        "site_id come(s) from `sites.geojson`: write the frame read from it" in repairs[0]
         and "SAME problem" not in repairs[0]
+    )
     assert "The SAME problem with the result happened twice" in repairs[1]
     # First the mend, which finds no key to carry `site_id` by in a file of geometries alone (no model call).
     assert [e.strategy for e in run.bus.history if e.type == "repaired"] == ["mend", "semantic", "escalate"]
 
 
 async def test_a_requirement_the_model_reads_in_the_request_is_checked_and_repaired(workdir, tmp_path):
-    """"Most sites first" names no rule's phrase: the model proposes the sort, the rules keep it (the
+    """ "Most sites first" names no rule's phrase: the model proposes the sort, the rules keep it (the
     column is the request's) and drop what the request does not say; the kept one is checked on
     the file, fails, is repaired, and decides the status."""
     script = StepScript(
         ["Load the sites.", "Count the sites per kind and write kinds.csv."],
-        {"Load the sites": [LOAD],
-         "Count the sites": ["sites.groupby('kind').size().rename('n_sites').reset_index().sort_values('n_sites')"
-                             ".to_csv('kinds.csv', index=False)\nprint('written')",
-                             "sites.groupby('kind').size().rename('n_sites').reset_index().sort_values('n_sites', "
-                             "ascending=False).to_csv('kinds.csv', index=False)\nprint('written')"]},
+        {
+            "Load the sites": [LOAD],
+            "Count the sites": [
+                "sites.groupby('kind').size().rename('n_sites').reset_index().sort_values('n_sites')"
+                ".to_csv('kinds.csv', index=False)\nprint('written')",
+                "sites.groupby('kind').size().rename('n_sites').reset_index().sort_values('n_sites', "
+                "ascending=False).to_csv('kinds.csv', index=False)\nprint('written')",
+            ],
+        },
         requirements="`kinds.csv`: sorted by `n_sites` descending\n`kinds.csv`: has the column `share_pct`\n"
-                     "`kinds.csv`: only kinds with two sites or more",
+        "`kinds.csv`: only kinds with two sites or more",
     )
     run, finished, model = await run_scripted(
-        workdir, "Count the sites of `sites.geojson` per kind and write `kinds.csv` with `kind` and `n_sites`, "
-                 "the most common kind at the top.", script, tmp_path)
+        workdir,
+        "Count the sites of `sites.geojson` per kind and write `kinds.csv` with `kind` and `n_sites`, "
+        "the most common kind at the top.",
+        script,
+        tmp_path,
+    )
     assert finished.status == "succeeded", finished.message
     stated = next(e for e in run.bus.history if e.type == "contract_stated")
     [proposed] = [r for r in stated.contract.requirements if r.origin == "model"]
@@ -256,8 +324,9 @@ async def test_a_requirement_the_model_reads_in_the_request_is_checked_and_repai
     assert "sorted by `n_sites` descending" in plan_prompt and "share_pct" not in plan_prompt
 
 
-@pytest.mark.parametrize("strategy", [{"strategy": "loop"},
-                                      {"strategy": "mcts", "mcts": {"n_samples": 1, "k": 1, "max_nodes": 4}}])
+@pytest.mark.parametrize(
+    "strategy", [{"strategy": "loop"}, {"strategy": "mcts", "mcts": {"n_samples": 1, "k": 1, "max_nodes": 4}}]
+)
 async def test_a_later_step_is_not_committed_when_it_would_break_a_deliverable_that_holds(workdir, tmp_path, strategy):
     """A deliverable that meets every requirement is not overwritten by a later step: the attempt
     (loop) or node (search) that would drop a required column is stopped after its trial (never
@@ -265,27 +334,41 @@ async def test_a_later_step_is_not_committed_when_it_would_break_a_deliverable_t
     script = StepScript(
         # (An "Optionally, plot ..." step would be dropped before it runs: the plan asks for the plot.)
         ["Load the sites.", "Write the site kinds to kinds.csv.", "Plot the sites by kind for a quick look."],
-        {"Load the sites": [LOAD],
-         "Write the site kinds": ["sites[['site_id', 'kind']].to_csv('kinds.csv', index=False)\nprint('written')"],
-         # The map step's first answer redoes the table without `kind`; its repair only maps.
-         "Plot the sites": ["sites[['site_id']].to_csv('kinds.csv', index=False)\nax = sites.plot()\nprint('mapped')",
-                        "ax = sites.plot()\nprint('mapped')"]},
+        {
+            "Load the sites": [LOAD],
+            "Write the site kinds": ["sites[['site_id', 'kind']].to_csv('kinds.csv', index=False)\nprint('written')"],
+            # The map step's first answer redoes the table without `kind`; its repair only maps.
+            "Plot the sites": [
+                "sites[['site_id']].to_csv('kinds.csv', index=False)\nax = sites.plot()\nprint('mapped')",
+                "ax = sites.plot()\nprint('mapped')",
+            ],
+        },
     )
     run, finished, model = await run_scripted(
-        workdir, "Write `kinds.csv` with `site_id` and `kind` for every site of `sites.geojson`.", script, tmp_path,
-        **strategy)
+        workdir,
+        "Write `kinds.csv` with `site_id` and `kind` for every site of `sites.geojson`.",
+        script,
+        tmp_path,
+        **strategy,
+    )
     assert finished.status == "succeeded", finished.message
     import pandas as pd
+
     assert list(pd.read_csv(workdir / "kinds.csv").columns) == ["site_id", "kind"]
-    breaking = [e for e in run.bus.history if e.type in ("executed", "code_proposed", "search_node")
-                and "sites[['site_id']]" in (getattr(e, "code", "") or "")]
+    breaking = [
+        e
+        for e in run.bus.history
+        if e.type in ("executed", "code_proposed", "search_node")
+        and "sites[['site_id']]" in (getattr(e, "code", "") or "")
+    ]
     assert breaking and not [e for e in breaking if e.type == "executed" and not e.trial]  # never run in the kernel
     repair_prompt = next(p for p in model.prompt_texts if "already meets every requirement" in p)
     assert "kinds.csv" in repair_prompt and "missing ['kind']" in repair_prompt
 
 
-GRID_REQUEST = ("Convert `sites.geojson` to the national grid of Austria and write `sites_grid.gpkg` "
-                "with `site_id` and `kind`.")
+GRID_REQUEST = (
+    "Convert `sites.geojson` to the national grid of Austria and write `sites_grid.gpkg` with `site_id` and `kind`."
+)
 NO_CRS = "sites.set_crs(None, allow_override=True).to_file('sites_grid.gpkg')\nprint('written')"
 WITHOUT_KIND = "sites.to_crs(31287)[['site_id', 'geometry']].to_file('sites_grid.gpkg')\nprint('written')"
 
@@ -301,9 +384,14 @@ async def test_a_repair_that_undoes_a_requirement_which_held_is_not_committed(wo
     committed and the run ended on the worse file (cairo-dedup: 50 duplicates, single Polygons)."""
     script = StepScript(
         ["Load the sites.", "Reproject the sites and write them to sites_grid.gpkg."],
-        {"Load the sites": [LOAD],
-         "Reproject the sites": [NO_CRS, WITHOUT_KIND,
-                                 "sites.to_crs(31287).to_file('sites_grid.gpkg')\nprint('written')"]},
+        {
+            "Load the sites": [LOAD],
+            "Reproject the sites": [
+                NO_CRS,
+                WITHOUT_KIND,
+                "sites.to_crs(31287).to_file('sites_grid.gpkg')\nprint('written')",
+            ],
+        },
     )
     run, finished, model = await run_scripted(workdir, GRID_REQUEST, script, tmp_path)
     assert finished.status == "succeeded", finished.message
@@ -320,7 +408,11 @@ async def test_a_step_whose_every_repair_undoes_what_holds_keeps_its_better_file
     the CRS it still lacks, not `needs_human` and not on the worse file."""
     script = StepScript(
         ["Load the sites.", "Reproject the sites and write them to sites_grid.gpkg."],
-        {"Load the sites": [LOAD], "Reproject the sites": [NO_CRS, WITHOUT_KIND], "Fix `sites_grid.gpkg`": [WITHOUT_KIND]},
+        {
+            "Load the sites": [LOAD],
+            "Reproject the sites": [NO_CRS, WITHOUT_KIND],
+            "Fix `sites_grid.gpkg`": [WITHOUT_KIND],
+        },
     )
     run, finished, _ = await run_scripted(workdir, GRID_REQUEST, script, tmp_path, on_stuck="stop")
     assert finished.status == "partial", finished.message
@@ -337,19 +429,29 @@ async def test_an_area_measured_in_degrees_fails_its_unit_and_is_measured_again_
     ellipsoid, by the key the file shares with the districts, without a model call; the run succeeds
     once the areas are real km²."""
     from shapely.geometry import box
+
     workdir = tmp_path / "work"
     workdir.mkdir()
-    gpd.GeoDataFrame({"code": [1, 2]}, geometry=[box(16.30, 48.18, 16.36, 48.22), box(16.36, 48.18, 16.42, 48.24)],
-                     crs=4326).to_file(workdir / "districts.geojson")
+    gpd.GeoDataFrame(
+        {"code": [1, 2]}, geometry=[box(16.30, 48.18, 16.36, 48.22), box(16.36, 48.18, 16.42, 48.24)], crs=4326
+    ).to_file(workdir / "districts.geojson")
     load = "import geopandas as gpd\ndistricts = gpd.read_file('districts.geojson')"
     degrees = "districts.assign(area_km2=districts.area).drop(columns='geometry').to_csv('areas.csv', index=False)"
-    metric = ("districts.assign(area_km2=districts.to_crs(3035).area / 1e6).drop(columns='geometry')"
-              ".to_csv('areas.csv', index=False)")
-    script = StepScript(["Load the districts.", "Compute each district's area in km² and write areas.csv."],
-                        {"Load the districts": [load], "Compute each district": [degrees, metric]})
+    metric = (
+        "districts.assign(area_km2=districts.to_crs(3035).area / 1e6).drop(columns='geometry')"
+        ".to_csv('areas.csv', index=False)"
+    )
+    script = StepScript(
+        ["Load the districts.", "Compute each district's area in km² and write areas.csv."],
+        {"Load the districts": [load], "Compute each district": [degrees, metric]},
+    )
     run, finished, model = await run_scripted(
-        workdir, "Write `areas.csv` with `code` and `area_km2` for every district of `districts.geojson`.",
-        script, tmp_path, on_stuck="skip")
+        workdir,
+        "Write `areas.csv` with `code` and `area_km2` for every district of `districts.geojson`.",
+        script,
+        tmp_path,
+        on_stuck="skip",
+    )
     assert finished.status == "succeeded", finished.message
     unit = [e for e in checked(run) if "area in km²" in e.text]
     assert not unit[0].passed and "as if measured in degrees" in unit[0].observed
@@ -358,6 +460,7 @@ async def test_an_area_measured_in_degrees_fails_its_unit_and_is_measured_again_
     assert repaired.strategy == "mend" and "geometry_area_perimeter" in repaired.diff
     assert not [p for p in model.prompt_texts if "previous attempt failed" in p]
     import pandas as pd
+
     areas = pd.read_csv(workdir / "areas.csv")
     assert list(areas.columns) == ["code", "area_km2"] and 19 < areas["area_km2"][0] < 21  # 0.06° × 0.04° at 48°N
 
@@ -367,12 +470,15 @@ async def test_a_keyword_the_writer_refuses_is_taken_out_and_the_file_written_wi
     it. The call without it runs at once; the scripted coder is asked once for the step."""
     workdir = tmp_path / "work"
     workdir.mkdir()
-    gpd.GeoDataFrame({"name": ["a", "b"]}, geometry=[Point(100.5, 13.7), Point(100.6, 13.8)],
-                     crs=4326).to_file(workdir / "stations.geojson")
+    gpd.GeoDataFrame({"name": ["a", "b"]}, geometry=[Point(100.5, 13.7), Point(100.6, 13.8)], crs=4326).to_file(
+        workdir / "stations.geojson"
+    )
     load = "import geopandas as gpd\nstations = gpd.read_file('stations.geojson')\nprint(len(stations))"
     write = "stations.to_file('copy.geojson', crs=4326)\nprint('written')"
-    script = StepScript(["Load `stations.geojson`.", "Write the stations to `copy.geojson`."],
-                        {"Load": [load], "Write the stations": [write]})
+    script = StepScript(
+        ["Load `stations.geojson`.", "Write the stations to `copy.geojson`."],
+        {"Load": [load], "Write the stations": [write]},
+    )
     run, finished, model = await run_scripted(workdir, "Copy `stations.geojson` to `copy.geojson`.", script, tmp_path)
     assert finished.status == "succeeded", finished.message
     [repaired] = [e for e in run.bus.history if e.type == "repaired"]
@@ -387,12 +493,17 @@ async def test_a_deliverable_an_early_step_writes_is_left_to_the_step_that_write
     check on what that step writes is the one repaired. The run succeeds with one answer per step."""
     script = StepScript(
         ["Load the sites.", "Reproject the sites and write them to sites_grid.geojson."],
-        {"Load the sites": [LOAD + "\nsites.to_file('sites_grid.geojson')"],
-         "Reproject the sites": ["sites.to_crs(31287).to_file('sites_grid.geojson')\nprint('written')"]},
+        {
+            "Load the sites": [LOAD + "\nsites.to_file('sites_grid.geojson')"],
+            "Reproject the sites": ["sites.to_crs(31287).to_file('sites_grid.geojson')\nprint('written')"],
+        },
     )
     run, finished, model = await run_scripted(
-        workdir, "Convert `sites.geojson` to the national grid of Austria and write `sites_grid.geojson`.", script,
-        tmp_path)
+        workdir,
+        "Convert `sites.geojson` to the national grid of Austria and write `sites_grid.geojson`.",
+        script,
+        tmp_path,
+    )
     assert finished.status == "succeeded", finished.message
     load_id = run.subtasks[0].id
     assert [e for e in checked(run, passed=False) if e.subtask_id == load_id]  # checked on the early write, and failing
@@ -409,7 +520,11 @@ async def test_a_requirement_with_a_mechanical_remedy_is_mended_without_the_mode
         {"Load the sites": [LOAD], "Write the sites": ["sites.to_file('sites_multi.geojson')\nprint('written')"]},
     )
     run, finished, model = await run_scripted(
-        workdir, "Write `sites_multi.geojson` from `sites.geojson` with every feature as a MultiPoint.", script, tmp_path)
+        workdir,
+        "Write `sites_multi.geojson` from `sites.geojson` with every feature as a MultiPoint.",
+        script,
+        tmp_path,
+    )
     assert finished.status == "succeeded", finished.message
     assert script.calls["Write the sites"] == 1
     mend = next(e for e in run.bus.history if e.type == "repaired")
@@ -422,18 +537,27 @@ async def test_a_requirement_with_a_mechanical_remedy_is_mended_without_the_mode
 async def test_a_json_inventory_in_pandas_shapes_is_reshaped_without_the_model(workdir, tmp_path):
     """capetown-clinics at 42b4435: `bbox` written as `gdf.bounds` and the count per group as a
     frame's `to_dict()`; the mend takes the whole layer's bbox and reshapes the counts, keeping them."""
-    write = ("import json\ncounts = sites['kind'].value_counts().reset_index()\n"
-             "json.dump({'count': len(sites), 'bbox': sites.bounds.to_dict(), 'count_per_kind': counts.to_dict()}, "
-             "open('inventory.json', 'w'))\nprint('written')")
-    script = StepScript(["Load the sites.", "Write the inventory to inventory.json."],
-                        {"Load the sites": [LOAD], "Write the inventory": [write]})
+    write = (
+        "import json\ncounts = sites['kind'].value_counts().reset_index()\n"
+        "json.dump({'count': len(sites), 'bbox': sites.bounds.to_dict(), 'count_per_kind': counts.to_dict()}, "
+        "open('inventory.json', 'w'))\nprint('written')"
+    )
+    script = StepScript(
+        ["Load the sites.", "Write the inventory to inventory.json."],
+        {"Load the sites": [LOAD], "Write the inventory": [write]},
+    )
     run, finished, model = await run_scripted(
-        workdir, "From `sites.geojson`, write `inventory.json` with keys `count`, `bbox` (the overall bounding box) "
-                 "and `count_per_kind`.", script, tmp_path)
+        workdir,
+        "From `sites.geojson`, write `inventory.json` with keys `count`, `bbox` (the overall bounding box) "
+        "and `count_per_kind`.",
+        script,
+        tmp_path,
+    )
     assert finished.status == "succeeded", finished.message
     assert script.calls["Write the inventory"] == 1
     assert [e.strategy for e in run.bus.history if e.type == "repaired"] == ["mend"]
     import json
+
     out = json.loads((workdir / "inventory.json").read_text())
     assert out["bbox"] == [16.30, 48.20, 16.40, 48.25] and out["count_per_kind"] == {"a": 2, "b": 1}
 
@@ -443,18 +567,31 @@ async def test_invalid_features_a_step_filters_out_are_kept_repaired_without_the
     and 20 parcels left the registry; the contract keeps each invalid feature (by its key), so the
     trial fails the step and the filter becomes the repair, without a model call."""
     from shapely.geometry import Polygon
+
     folder = tmp_path / "work"
     folder.mkdir()
     bowtie = Polygon([(16.30, 48.20), (16.31, 48.21), (16.31, 48.20), (16.30, 48.21)])
-    gpd.GeoDataFrame({"parcel_id": ["p1", "p2", "p3"]}, geometry=[Point(16.3, 48.2).buffer(0.01), bowtie,
-                                                                   Point(16.4, 48.2).buffer(0.01)], crs=4326).to_file(folder / "parcels.geojson")
-    script = StepScript(["Load the parcels.", "Repair the invalid geometries and write clean.geojson."],
-                        {"Load the parcels": ["import geopandas as gpd\nparcels = gpd.read_file('parcels.geojson')"],
-                         "Repair the invalid": ["parcels = parcels[parcels.geometry.is_valid]\nparcels.to_file('clean.geojson')\n"
-                                                "print(len(parcels))"]})
+    gpd.GeoDataFrame(
+        {"parcel_id": ["p1", "p2", "p3"]},
+        geometry=[Point(16.3, 48.2).buffer(0.01), bowtie, Point(16.4, 48.2).buffer(0.01)],
+        crs=4326,
+    ).to_file(folder / "parcels.geojson")
+    script = StepScript(
+        ["Load the parcels.", "Repair the invalid geometries and write clean.geojson."],
+        {
+            "Load the parcels": ["import geopandas as gpd\nparcels = gpd.read_file('parcels.geojson')"],
+            "Repair the invalid": [
+                "parcels = parcels[parcels.geometry.is_valid]\nparcels.to_file('clean.geojson')\nprint(len(parcels))"
+            ],
+        },
+    )
     run, finished, model = await run_scripted(
-        folder, "Clean `parcels.geojson` into `clean.geojson` with the column `parcel_id`, `parcel_id` unique, and no invalid "
-                "geometries.", script, tmp_path)
+        folder,
+        "Clean `parcels.geojson` into `clean.geojson` with the column `parcel_id`, `parcel_id` unique, and no invalid "
+        "geometries.",
+        script,
+        tmp_path,
+    )
     assert finished.status == "succeeded", finished.message
     # Only the filter: shapely's buffers wind clockwise, but a request that does not speak of how the
     # data draws leaves RFC 7946's ring order an unsure reading (shown, not gating, not mended).
@@ -470,11 +607,14 @@ async def test_the_closing_step_starts_with_the_mend_of_what_failed(workdir, tmp
     writes nothing: the closing step for the failed requirement is the mend, no model call."""
     script = StepScript(
         ["Load the sites.", "Save the result."],
-        {"Load the sites": [LOAD + "\nsites.to_crs(31287).to_file('sites_grid.geojson')"],
-         "Save the result": ["print('saved')"]},
+        {
+            "Load the sites": [LOAD + "\nsites.to_crs(31287).to_file('sites_grid.geojson')"],
+            "Save the result": ["print('saved')"],
+        },
     )
     run, finished, model = await run_scripted(
-        workdir, "Write `sites_grid.geojson` from `sites.geojson` in EPSG:3035.", script, tmp_path)
+        workdir, "Write `sites_grid.geojson` from `sites.geojson` in EPSG:3035.", script, tmp_path
+    )
     assert finished.status == "succeeded", finished.message
     assert script.calls == {"Load the sites": 1, "Save the result": 1}  # the closing step asked the model nothing
     closing = run.subtasks[-1]
@@ -485,10 +625,13 @@ async def test_the_closing_step_starts_with_the_mend_of_what_failed(workdir, tmp
 async def test_the_folder_of_an_output_is_made_before_the_first_step(workdir, tmp_path):
     """Example 01 at 536c870: `to_csv('outputs/district_summary.csv')` failed on a fresh copy
     (no `outputs/`) and a model call went to an OSError."""
-    script = StepScript(["Write the sites to out/sites.csv."],
-                        {"Write the sites": [LOAD + "\nsites.drop(columns='geometry').to_csv('out/sites.csv', index=False)"]})
-    run, finished, model = await run_scripted(workdir, "Write `out/sites.csv` from `sites.geojson`.", script, tmp_path,
-                                              on_stuck="skip")
+    script = StepScript(
+        ["Write the sites to out/sites.csv."],
+        {"Write the sites": [LOAD + "\nsites.drop(columns='geometry').to_csv('out/sites.csv', index=False)"]},
+    )
+    run, finished, model = await run_scripted(
+        workdir, "Write `out/sites.csv` from `sites.geojson`.", script, tmp_path, on_stuck="skip"
+    )
     assert finished.status == "succeeded", finished.message
     assert script.calls == {"Write the sites": 1} and (workdir / "out" / "sites.csv").exists()
 
@@ -498,6 +641,7 @@ def test_a_mend_that_did_not_meet_its_requirement_is_not_appended_again():
     from types import SimpleNamespace
     from geoagent_ext.agent.subtask_work import SubtaskWork
     from geoagent_ext.contract import derive_contract
+
     contract = derive_contract("Write `t.csv` with `n` (integer), sorted by `n`.", ["t.csv"])
     run = SimpleNamespace(subtasks=[SimpleNamespace(id="s", description="Write t.csv.")], contract=contract)
     work = SubtaskWork(run, 0)
@@ -514,28 +658,51 @@ async def test_a_count_the_mend_computes_is_left_out_of_the_selection_and_counte
     the writing step that selects the count anyway (`KeyError`) gets it taken out of the selection
     without a model call, and the mend counts: `succeeded` with one model call per step."""
     from shapely.geometry import box
+
     workdir = tmp_path / "work"
     workdir.mkdir()
-    gpd.GeoDataFrame({"code": [1, 2], "name": ["A", "B"]}, geometry=[box(0, 0, 1, 1), box(1, 0, 2, 1)],
-                     crs=4326).to_file(workdir / "districts.geojson")
-    gpd.GeoDataFrame({"sid": [1, 2, 3]}, geometry=[Point(0.5, 0.5), Point(0.2, 0.3), Point(1.5, 0.5)],
-                     crs=4326).to_file(workdir / "stations.geojson")
-    load = ("import geopandas as gpd\ndistricts = gpd.read_file('districts.geojson')\n"
-            "stations = gpd.read_file('stations.geojson')")
+    gpd.GeoDataFrame(
+        {"code": [1, 2], "name": ["A", "B"]}, geometry=[box(0, 0, 1, 1), box(1, 0, 2, 1)], crs=4326
+    ).to_file(workdir / "districts.geojson")
+    gpd.GeoDataFrame(
+        {"sid": [1, 2, 3]}, geometry=[Point(0.5, 0.5), Point(0.2, 0.3), Point(1.5, 0.5)], crs=4326
+    ).to_file(workdir / "stations.geojson")
+    load = (
+        "import geopandas as gpd\ndistricts = gpd.read_file('districts.geojson')\n"
+        "stations = gpd.read_file('stations.geojson')"
+    )
     write = "districts[['code', 'name', 'station_count']].to_csv('counts.csv', index=False)"
-    script = StepScript(["Load `districts.geojson` and `stations.geojson`.", "Count the number of stations per district.",
-                         "Write `counts.csv`."],
-                        {"Load `districts": [load], "Count the number": ["districts['station_count'] = 99"],
-                         "Write `counts.csv`": [write]})
+    script = StepScript(
+        [
+            "Load `districts.geojson` and `stations.geojson`.",
+            "Count the number of stations per district.",
+            "Write `counts.csv`.",
+        ],
+        {
+            "Load `districts": [load],
+            "Count the number": ["districts['station_count'] = 99"],
+            "Write `counts.csv`": [write],
+        },
+    )
     run, finished, model = await run_scripted(
-        workdir, "Count the stations of `stations.geojson` in each district of `districts.geojson` and write "
-                 "`counts.csv` with `code`, `name` and `station_count`.", script, tmp_path, on_stuck="skip")
+        workdir,
+        "Count the stations of `stations.geojson` in each district of `districts.geojson` and write "
+        "`counts.csv` with `code`, `name` and `station_count`.",
+        script,
+        tmp_path,
+        on_stuck="skip",
+    )
     assert finished.status == "succeeded", finished.message
     strategies = [e.strategy for e in run.bus.history if e.type == "repaired"]
     assert strategies == ["drop_mended_column", "mend"], strategies
     assert [s.description for s in run.subtasks if "Count the number" in s.description] == []  # idle: dropped
     import pandas as pd
-    assert pd.read_csv(workdir / "counts.csv").to_dict("list") == {"code": [1, 2], "name": ["A", "B"], "station_count": [2, 1]}
+
+    assert pd.read_csv(workdir / "counts.csv").to_dict("list") == {
+        "code": [1, 2],
+        "name": ["A", "B"],
+        "station_count": [2, 1],
+    }
 
 
 async def test_a_geoseries_written_as_a_table_is_shown_the_frame_with_its_rows(tmp_path):
@@ -543,15 +710,20 @@ async def test_a_geoseries_written_as_a_table_is_shown_the_frame_with_its_rows(t
     `to_parquet`, and the hint's "out = gdf.copy()" was applied to the series itself five times. The
     repair names the GeoDataFrame with the series' rows and how to put it back."""
     from geoagent_ext.agent import repair
+
     async with real_kernel(tmp_path) as kernel:
-        await kernel.execute("import geopandas as gpd\nfrom shapely.geometry import Point\n"
-                             "stops = gpd.GeoDataFrame({'cid': [1, 2]}, geometry=[Point(0, 0), Point(1, 1)], crs=3857)\n"
-                             "other = stops.iloc[:1]\nbuffered = stops.buffer(400).to_crs(4326)")
+        await kernel.execute(
+            "import geopandas as gpd\nfrom shapely.geometry import Point\n"
+            "stops = gpd.GeoDataFrame({'cid': [1, 2]}, geometry=[Point(0, 0), Point(1, 1)], crs=3857)\n"
+            "other = stops.iloc[:1]\nbuffered = stops.buffer(400).to_crs(4326)"
+        )
         code = "buffered.to_parquet('out.geoparquet')"
         error = (await kernel.execute(code)).error
         message = error.message + "\n" + "\n".join(error.hints)
         diagnosis = repair.classify(code, error.ename, error.evalue, message, error.lineno, {"buffered", "stops"})
         context = await repair.enrich(diagnosis, code, error.lineno, kernel)
     assert diagnosis.strategy == "members", diagnosis
-    assert ("`buffered` is a GeoSeries with the rows of the GeoDataFrame `stops`: out = gpd.GeoDataFrame("
-            "stops.drop(columns=stops.geometry.name), geometry=buffered, crs=buffered.crs)") in context
+    assert (
+        "`buffered` is a GeoSeries with the rows of the GeoDataFrame `stops`: out = gpd.GeoDataFrame("
+        "stops.drop(columns=stops.geometry.name), geometry=buffered, crs=buffered.crs)"
+    ) in context

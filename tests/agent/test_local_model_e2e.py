@@ -50,8 +50,14 @@ async def test_local_model_runs_a_dev_task_end_to_end(tmp_path):
     workdir = task.prepare_workdir(tmp_path / "work")
     llm = LLMClient(make_chat_model(MODEL, settings), timeout=600)
     async with real_kernel(workdir) as kernel:
-        run = Run(task.instruction, kernel=kernel, llm=llm, model_name=MODEL,
-                  options=RunOptions(max_attempts=3, on_stuck="skip", max_tokens=512), log_dir=tmp_path / "runs")
+        run = Run(
+            task.instruction,
+            kernel=kernel,
+            llm=llm,
+            model_name=MODEL,
+            options=RunOptions(max_attempts=3, on_stuck="skip", max_tokens=512),
+            log_dir=tmp_path / "runs",
+        )
         finished = await run.wait()
     events = run.bus.history
     kinds = [e.type for e in events]
@@ -73,8 +79,15 @@ async def test_local_model_runs_a_dev_task_end_to_end(tmp_path):
     assert (finished.status == "succeeded") == all(e.passed for e in final), (finished.status, finished.unmet)
     report = grade_task(task.dir, workdir)
     solved = sum(1 for e in events if e.type == "solved" and e.by == "agent")
-    summary = {"status": finished.status, "score": report.score, "steps": len(run.subtasks), "solved": solved,
-               "requirements_met": sum(e.passed for e in final), "requirements": len(final),
-               "llm_calls": finished.stats.llm_calls, "seconds": finished.stats.seconds}
+    summary = {
+        "status": finished.status,
+        "score": report.score,
+        "steps": len(run.subtasks),
+        "solved": solved,
+        "requirements_met": sum(e.passed for e in final),
+        "requirements": len(final),
+        "llm_calls": finished.stats.llm_calls,
+        "seconds": finished.stats.seconds,
+    }
     (tmp_path / "summary.json").write_text(json.dumps(summary))
     print("local-model e2e:", json.dumps(summary))

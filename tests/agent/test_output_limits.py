@@ -21,8 +21,10 @@ BIG_PRINT = f"print('x' * {PRINTED})"
 # each, the error within FIELD_LIMIT, markers and the rest of the event.
 EVENT_BOUND = OUTPUTS_LIMIT + FIELD_LIMIT + 20_000
 # The characters printed (and the newline, which a trial's capped capture may leave out).
-MARKER = re.compile(r"\n… \[output truncated: 2,200,00[01] characters; the full output of an accepted step is in its "
-                    r"notebook cell\] …\n")
+MARKER = re.compile(
+    r"\n… \[output truncated: 2,200,00[01] characters; the full output of an accepted step is in its "
+    r"notebook cell\] …\n"
+)
 
 
 def log_lines(run) -> list[str]:
@@ -45,12 +47,18 @@ async def test_a_step_printing_megabytes_gives_bounded_events_and_its_whole_outp
     for event in carrying:
         assert event.result.truncated and MARKER.search(event.result.stdout)
         [stream] = event.result.outputs
-        assert MARKER.search(stream["text"]) and stream["text"].startswith("x" * 1000) and stream["text"].rstrip("\n").endswith("x" * 1000)
+        assert (
+            MARKER.search(stream["text"])
+            and stream["text"].startswith("x" * 1000)
+            and stream["text"].rstrip("\n").endswith("x" * 1000)
+        )
     [solved] = [e for e in run.bus.history if e.type == "solved"]
     assert run.full_outputs(solved.subtask_id)[0]["text"] == "x" * PRINTED + "\n"
     # The notebook cell of the accepted step holds the whole output, not the event's.
     nb = nbformat.v4.new_notebook()
-    assert nbwriter.append_run(nb, run.request, run.subtasks, run.bus.history, run.id, full_outputs=run.full_outputs) == 1
+    assert (
+        nbwriter.append_run(nb, run.request, run.subtasks, run.bus.history, run.id, full_outputs=run.full_outputs) == 1
+    )
     [cell] = [c for c in nb.cells if c.cell_type == "code"]
     assert cell.outputs[0]["text"] == "x" * PRINTED + "\n"
 
@@ -76,13 +84,24 @@ async def test_the_run_log_stops_at_its_size_limit_with_a_note_and_keeps_the_end
 
 
 def test_many_outputs_an_image_and_a_long_traceback_stay_within_the_outputs_limit():
-    image = {"output_type": "display_data", "metadata": {},
-             "data": {"image/png": "iVBOR" + "A" * 200_000, "text/plain": "<Figure size 640x480>"}}
-    traceback = {"output_type": "error", "ename": "RecursionError", "evalue": "too deep",
-                 "traceback": [f"frame {i}" for i in range(50_000)]}
-    displays = [{"output_type": "display_data", "metadata": {}, "data": {"text/html": "<p>" + "y" * 5_000 + "</p>"}}] * 100
+    image = {
+        "output_type": "display_data",
+        "metadata": {},
+        "data": {"image/png": "iVBOR" + "A" * 200_000, "text/plain": "<Figure size 640x480>"},
+    }
+    traceback = {
+        "output_type": "error",
+        "ename": "RecursionError",
+        "evalue": "too deep",
+        "traceback": [f"frame {i}" for i in range(50_000)],
+    }
+    displays = [
+        {"output_type": "display_data", "metadata": {}, "data": {"text/html": "<p>" + "y" * 5_000 + "</p>"}}
+    ] * 100
     outputs, cut = bounded_outputs([image, traceback, *displays])
-    text = sum(len(v) for o in outputs for v in [o.get("text", ""), *o.get("traceback", []), *o.get("data", {}).values()])
+    text = sum(
+        len(v) for o in outputs for v in [o.get("text", ""), *o.get("traceback", []), *o.get("data", {}).values()]
+    )
     assert cut and text < OUTPUTS_LIMIT + 2_000  # the markers past it
     assert len(json.dumps(outputs)) < 2 * OUTPUTS_LIMIT  # 200,000 + 300,000 + 500,000 characters given
     assert "image/png" not in outputs[0]["data"]  # half an image is no image: left out, said in its text

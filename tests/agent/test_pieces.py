@@ -22,12 +22,17 @@ def test_parse_plan_tolerates_markdown_and_finds_artifacts():
 
 
 def test_parse_plan_skips_code_under_steps_and_echoed_rules():
-    reply = ("1. **Load the data**:\n   ```python\n   # 2. not a step\n   gdf = gpd.read_file('a.geojson')\n   ```\n"
-             "2. **Compute the area of each unit**:\n"
-             "3. Every value the user asks for is computed in some step.\n"
-             "4. Write the result to `areas.csv`.")
+    reply = (
+        "1. **Load the data**:\n   ```python\n   # 2. not a step\n   gdf = gpd.read_file('a.geojson')\n   ```\n"
+        "2. **Compute the area of each unit**:\n"
+        "3. Every value the user asks for is computed in some step.\n"
+        "4. Write the result to `areas.csv`."
+    )
     assert [s.description for s in parse_plan(reply).subtasks] == [
-        "Load the data", "Compute the area of each unit", "Write the result to `areas.csv`."]
+        "Load the data",
+        "Compute the area of each unit",
+        "Write the result to `areas.csv`.",
+    ]
 
 
 def test_the_planner_adds_no_unrequested_map_and_keeps_a_requested_one():
@@ -36,7 +41,9 @@ def test_the_planner_adds_no_unrequested_map_and_keeps_a_requested_one():
     from geoagent_ext.agent.prompts import PLANNER_SYSTEM
 
     assert "Make a map or a plot only when the user asks for one." in " ".join(PLANNER_SYSTEM.split())
-    reply = "1. Load the parcels.\n2. Show the parcels on a map.\n3. Make a map or a plot only when the user asks for one."
+    reply = (
+        "1. Load the parcels.\n2. Show the parcels on a map.\n3. Make a map or a plot only when the user asks for one."
+    )
     assert [s.description for s in parse_plan(reply).subtasks] == ["Load the parcels.", "Show the parcels on a map."]
 
 
@@ -47,10 +54,14 @@ def test_the_planner_relates_layers_by_location_and_keeps_spatial_join_steps():
 
     rules = " ".join(PLANNER_SYSTEM.split())
     assert "related by location: a spatial join (sjoin)" in rules and "Merge on a column only when both" in rules
-    reply = ("1. Load the districts and the stations.\n2. Count the points in polygons with a spatial join.\n"
-             "3. Merge on a column only when both layers have it.")
+    reply = (
+        "1. Load the districts and the stations.\n2. Count the points in polygons with a spatial join.\n"
+        "3. Merge on a column only when both layers have it."
+    )
     assert [s.description for s in parse_plan(reply).subtasks] == [
-        "Load the districts and the stations.", "Count the points in polygons with a spatial join."]
+        "Load the districts and the stations.",
+        "Count the points in polygons with a spatial join.",
+    ]
 
 
 def test_parse_plan_decline_and_garbage():
@@ -69,7 +80,9 @@ def test_codeinfo_a_comment_or_text_only_answer_is_no_code():
 
 
 def test_codeinfo_finds_assignments_writes_and_calls():
-    info = codeinfo.analyse("import geopandas as gpd\ngdf = gpd.read_file('a.gpkg')\ngdf.to_file('out.geojson')\nwith open('x.json', 'w') as f:\n    pass\nfig.savefig(fname='m.png')")
+    info = codeinfo.analyse(
+        "import geopandas as gpd\ngdf = gpd.read_file('a.gpkg')\ngdf.to_file('out.geojson')\nwith open('x.json', 'w') as f:\n    pass\nfig.savefig(fname='m.png')"
+    )
     assert info.assigned == ["gdf"]
     assert sorted(info.written_files) == ["m.png", "out.geojson", "x.json"]
     assert "gpd.read_file" in info.calls and "gdf.to_file" in info.calls
@@ -107,8 +120,10 @@ def test_classify(ename, evalue, strategy, expr):
 
 
 def test_zero_buffers_of_a_layer_are_found_and_written_make_valid_and_others_left_alone():
-    code = ("a = a.set_geometry(a.geometry.buffer(0))\nb['geometry'] = b['geometry'].buffer(distance=0.0)\n"
-            "c = c.buffer(10)\nd = d.geometry.apply(lambda g: g.buffer(0))")
+    code = (
+        "a = a.set_geometry(a.geometry.buffer(0))\nb['geometry'] = b['geometry'].buffer(distance=0.0)\n"
+        "c = c.buffer(10)\nd = d.geometry.apply(lambda g: g.buffer(0))"
+    )
     assert codeinfo.zero_buffers(code) == ["a", "b"]  # a shapely geometry in a lambda has no make_valid()
     assert codeinfo.with_make_valid(code, "a").splitlines()[0] == "a = a.set_geometry(a.geometry.make_valid())"
     assert codeinfo.with_make_valid(code, "b").splitlines()[1] == "b['geometry'] = b['geometry'].make_valid()"
@@ -118,14 +133,17 @@ def test_zero_buffers_of_a_layer_are_found_and_written_make_valid_and_others_lef
 def test_a_function_that_hides_the_function_it_calls_gets_its_own_name_renamed():
     """nyc-symdiff at ab135b6: `buffer = buffer(centroid, 0.01)` in a loop of a function, after
     `from shapely import buffer`: UnboundLocalError three times, then a rewritten step."""
-    code = ("from shapely import buffer\n\ndef anchors(patches):\n    out = []\n    for p in patches:\n"
-            "        buffer = buffer(p.centroid, 0.01)\n        out.append(buffer)\n    return out\n\n"
-            "result = anchors(parks)\nbuffer_value = 1")
+    code = (
+        "from shapely import buffer\n\ndef anchors(patches):\n    out = []\n    for p in patches:\n"
+        "        buffer = buffer(p.centroid, 0.01)\n        out.append(buffer)\n    return out\n\n"
+        "result = anchors(parks)\nbuffer_value = 1"
+    )
     evalue = "cannot access local variable 'buffer' where it is not associated with a value"
     d = repair.classify(code, "UnboundLocalError", evalue, f"UnboundLocalError: {evalue}", 10)
     assert d.strategy == "rename_local"
     assert "        buffer_result = buffer(p.centroid, 0.01)\n        out.append(buffer_result)\n" in d.fixed_code
     from shapely.geometry import Point
+
     scope = {"parks": [Point(0, 0), Point(2, 0)]}
     exec(d.fixed_code, scope)
     assert [round(g.area, 6) for g in scope["result"]] == [0.000312, 0.000312]  # two 16-gon discs
@@ -138,17 +156,26 @@ def test_geopandas_methods_written_as_module_functions_are_called_on_their_frame
     has, each failing its trial until the model found the method (or the time ran out)."""
     from shapely.geometry import Point
     import pandas as pd
-    code = ("g = g[g['n'] > 0].to_crs(gpd.estimate_utm_crs())\nutm = gpd.estimate_utm_crs(g)\n"
-            "w = gpd.GeoDataFrame.from_wkt(df['wkt'], crs='EPSG:4326')\n"
-            "p = gpd.GeoDataFrame(df, geometry=gpd.points_from_wkt(df['wkt']), crs=4326)")
+
+    code = (
+        "g = g[g['n'] > 0].to_crs(gpd.estimate_utm_crs())\nutm = gpd.estimate_utm_crs(g)\n"
+        "w = gpd.GeoDataFrame.from_wkt(df['wkt'], crs='EPSG:4326')\n"
+        "p = gpd.GeoDataFrame(df, geometry=gpd.points_from_wkt(df['wkt']), crs=4326)"
+    )
     fixed = codeinfo.with_frame_methods(code)
     assert fixed.splitlines() == [
-        "g = g[g['n'] > 0].to_crs(g[g['n'] > 0].estimate_utm_crs())", "utm = g.estimate_utm_crs()",
+        "g = g[g['n'] > 0].to_crs(g[g['n'] > 0].estimate_utm_crs())",
+        "utm = g.estimate_utm_crs()",
         "w = gpd.GeoDataFrame(df, geometry=gpd.GeoSeries.from_wkt(df['wkt']), crs='EPSG:4326')",
-        "p = gpd.GeoDataFrame(df, geometry=gpd.GeoSeries.from_wkt(df['wkt']), crs=4326)"]
+        "p = gpd.GeoDataFrame(df, geometry=gpd.GeoSeries.from_wkt(df['wkt']), crs=4326)",
+    ]
     import geopandas as gpd
-    scope = {"gpd": gpd, "g": gpd.GeoDataFrame({"n": [1, 2]}, geometry=[Point(139.7, 35.6), Point(139.8, 35.7)], crs=4326),
-             "df": pd.DataFrame({"id": [7], "wkt": ["POINT (1 2)"]})}
+
+    scope = {
+        "gpd": gpd,
+        "g": gpd.GeoDataFrame({"n": [1, 2]}, geometry=[Point(139.7, 35.6), Point(139.8, 35.7)], crs=4326),
+        "df": pd.DataFrame({"id": [7], "wkt": ["POINT (1 2)"]}),
+    }
     exec(fixed, scope)
     assert scope["g"].crs.to_epsg() == scope["utm"].to_epsg() == 32654
     assert list(scope["w"].columns) == ["id", "wkt", "geometry"] and scope["w"].geometry[0].x == 1.0
@@ -159,7 +186,10 @@ def test_geopandas_methods_written_as_module_functions_are_called_on_their_frame
 def test_a_failing_print_is_taken_out_unless_its_arguments_change_data():
     code = "t.to_csv('t.csv')\nprint(\n    f'CRS: {t.crs}',\n    len(t))\nn = 1"
     assert codeinfo.without_failing_print(code, 3) == "t.to_csv('t.csv')\n\nn = 1"
-    assert codeinfo.without_failing_print("for r in rows:\n    print(r.crs)\nn = 1", 2) == "for r in rows:\n    pass\nn = 1"
+    assert (
+        codeinfo.without_failing_print("for r in rows:\n    print(r.crs)\nn = 1", 2)
+        == "for r in rows:\n    pass\nn = 1"
+    )
     assert codeinfo.without_failing_print("print(d.pop('a'))", 1) is None  # pop changes the dict
     assert codeinfo.without_failing_print("print(t.to_file(path))", 1) is None  # a write, not a report
     assert codeinfo.without_failing_print("x = t.crs\nprint(x)", 1) is None  # the failing line is no print
@@ -178,7 +208,9 @@ def test_a_layer_name_used_as_its_frame_is_told_to_read_the_layer_not_shown_str_
     assert "gpd.read_file(path, layer=layer)" in note and "`frame.crs`" in note and "for key, frame in" in note
     named = "for layer in pyogrio.list_layers('deliveries.gpkg')[:, 0]:\n    print(layer.crs)"
     assert "gpd.read_file('deliveries.gpkg', layer=layer)" in asyncio.run(repair.enrich(d, named, 2, kernel=None))
-    other = repair.classify("s = name.upper_case()", "AttributeError", "'str' object has no attribute 'upper_case'", "", 1)
+    other = repair.classify(
+        "s = name.upper_case()", "AttributeError", "'str' object has no attribute 'upper_case'", "", 1
+    )
     assert other.strategy == "members"  # a str member mistyped is a members repair still
 
 
@@ -189,13 +221,17 @@ def test_a_layer_name_used_as_its_frame_in_a_loop_over_layers_reads_the_layer():
     d = repair.classify(rows, "AttributeError", "'str' object has no attribute 'crs'", "", 2)
     assert d.strategy == "text_not_frame" and d.fixed_code == (
         "import geopandas as gpd\nfor name, layer in pyogrio.list_layers('d.gpkg'):\n"
-        "    layer = gpd.read_file('d.gpkg', layer=name)\n    rows.append({'layer_name': name, 'crs': layer.crs})")
-    names = ("import geopandas as gpd\nlayers = fiona.listlayers('d.gpkg')\nfor layer in layers:\n"
-             "    rows.append({'layer_name': layer.upper(), 'n': len(layer), 'crs': layer.crs})")
+        "    layer = gpd.read_file('d.gpkg', layer=name)\n    rows.append({'layer_name': name, 'crs': layer.crs})"
+    )
+    names = (
+        "import geopandas as gpd\nlayers = fiona.listlayers('d.gpkg')\nfor layer in layers:\n"
+        "    rows.append({'layer_name': layer.upper(), 'n': len(layer), 'crs': layer.crs})"
+    )
     assert codeinfo.with_layer_read(names, "layer", 4) == (
         "import geopandas as gpd\nlayers = fiona.listlayers('d.gpkg')\nfor layer in layers:\n"
         "    layer_frame = gpd.read_file('d.gpkg', layer=layer)\n"
-        "    rows.append({'layer_name': layer.upper(), 'n': len(layer_frame), 'crs': layer_frame.crs})")
+        "    rows.append({'layer_name': layer.upper(), 'n': len(layer_frame), 'crs': layer_frame.crs})"
+    )
     assert codeinfo.with_layer_read("for l in names:\n    l.crs", "l", 2) is None  # not a file's layers
     assert codeinfo.with_layer_read("for l in gpd.list_layers('d.gpkg'):\n    l.crs", "l", 2) is None  # a DataFrame
     assert codeinfo.with_layer_read(rows, "layer", 1) is None  # the failing line is not in the loop
@@ -204,12 +240,16 @@ def test_a_layer_name_used_as_its_frame_in_a_loop_over_layers_reads_the_layer():
 def test_a_written_frame_without_its_geometry_set_gets_its_one_geometry_column_set_before_the_write():
     code = "out = stops[['id', 'buf']]\nwith open('log.txt', 'w') as f:\n    out.to_parquet('z.parquet')\nprint(1)"
     assert codeinfo.written_frames(code) == ["out"]
-    evalue = ("`out` was written without a geometry column set: its geometries are in 'buf', and the file written "
-              "from it does not open as a spatial file. ...")
+    evalue = (
+        "`out` was written without a geometry column set: its geometries are in 'buf', and the file written "
+        "from it does not open as a spatial file. ..."
+    )
     d = repair.classify(code, "TypeError", evalue, "", 4)
     assert (d.strategy, d.name, d.expression) == ("set_geometry", "out", "buf")
-    assert d.fixed_code == ("import geopandas as gpd\nout = stops[['id', 'buf']]\nwith open('log.txt', 'w') as f:\n"
-                            "    out = gpd.GeoDataFrame(out, geometry='buf')\n    out.to_parquet('z.parquet')\nprint(1)")
+    assert d.fixed_code == (
+        "import geopandas as gpd\nout = stops[['id', 'buf']]\nwith open('log.txt', 'w') as f:\n"
+        "    out = gpd.GeoDataFrame(out, geometry='buf')\n    out.to_parquet('z.parquet')\nprint(1)"
+    )
     assert codeinfo.with_geometry_set("print(out)", "out", "buf") is None  # nothing writes it
 
 
@@ -228,16 +268,26 @@ def test_a_layer_looked_up_by_name_in_a_frame_of_one_layer_reads_the_layer():
     """bangkok-multicrs at d4686b6: `len(delivery[name])` in a loop over the file's layers, as if the
     frame read from the file held every layer; KeyError 'parcels' in five answers. The certain fix
     reads the layer at the top of the body and the lookups take it; a dict the step fills is left."""
-    code = ("import pyogrio\nrows = []\nfor name, _ in pyogrio.list_layers('d.gpkg'):\n"
-            "    rows.append({'layer_name': name, 'n': len(delivery[name]), 'x': delivery[name].centroid.x})")
+    code = (
+        "import pyogrio\nrows = []\nfor name, _ in pyogrio.list_layers('d.gpkg'):\n"
+        "    rows.append({'layer_name': name, 'n': len(delivery[name]), 'x': delivery[name].centroid.x})"
+    )
     d = repair.classify(code, "KeyError", "'parcels'", "KeyError: 'parcels'", 4)
-    assert d.strategy == "text_not_frame" and d.expression == "delivery[name]" and d.fixed_code == (
-        "import geopandas as gpd\nimport pyogrio\nrows = []\nfor name, _ in pyogrio.list_layers('d.gpkg'):\n"
-        "    name_frame = gpd.read_file('d.gpkg', layer=name)\n"
-        "    rows.append({'layer_name': name, 'n': len(name_frame), 'x': name_frame.centroid.x})")
+    assert (
+        d.strategy == "text_not_frame"
+        and d.expression == "delivery[name]"
+        and d.fixed_code
+        == (
+            "import geopandas as gpd\nimport pyogrio\nrows = []\nfor name, _ in pyogrio.list_layers('d.gpkg'):\n"
+            "    name_frame = gpd.read_file('d.gpkg', layer=name)\n"
+            "    rows.append({'layer_name': name, 'n': len(name_frame), 'x': name_frame.centroid.x})"
+        )
+    )
     assert "looked the layer up in a frame that holds one layer" in d.fix_said
-    filled = ("import geopandas as gpd\nfor name in fiona.listlayers('d.gpkg'):\n"
-              "    frames[name] = gpd.read_file('d.gpkg', layer=name)\n    print(len(frames[name]))")
+    filled = (
+        "import geopandas as gpd\nfor name in fiona.listlayers('d.gpkg'):\n"
+        "    frames[name] = gpd.read_file('d.gpkg', layer=name)\n    print(len(frames[name]))"
+    )
     assert codeinfo.with_layer_looked_up(filled, 4) is None  # the step's own dict of layers
     elsewhere = "for name in names:\n    print(len(delivery[name]))"
     assert codeinfo.with_layer_looked_up(elsewhere, 2) is None  # not a file's layers
@@ -248,15 +298,18 @@ def test_a_frame_dumped_as_json_records_into_a_geojson_is_written_with_to_file()
     """nyc-symdiff at d4686b6: `json.dump(gdf.to_dict(orient='records'), f)` into a .geojson fails on
     the shapes; five repairs turned the geometries into dicts and MultiPoints. The certain fix writes
     each such block with `to_file(..., driver='GeoJSON')`; a .json document is left to the model."""
-    code = ("import json\nparks['source'] = 'a'\nwith open('parks.geojson', 'w') as f:\n"
-            "    json.dump(parks.to_dict(orient='records'), f, indent=4)\n"
-            "with open('anchors.geojson', 'w') as out:\n    json.dump(anchors, out)\n"
-            "with open('summary.json', 'w') as f:\n    json.dump(summary, f)\nprint('written')")
+    code = (
+        "import json\nparks['source'] = 'a'\nwith open('parks.geojson', 'w') as f:\n"
+        "    json.dump(parks.to_dict(orient='records'), f, indent=4)\n"
+        "with open('anchors.geojson', 'w') as out:\n    json.dump(anchors, out)\n"
+        "with open('summary.json', 'w') as f:\n    json.dump(summary, f)\nprint('written')"
+    )
     d = repair.classify(code, "TypeError", "Object of type Polygon is not JSON serializable", "TypeError: ...", 4)
     assert d.strategy == "fix_call" and d.fixed_code == (
         "import json\nparks['source'] = 'a'\nparks.to_file('parks.geojson', driver='GeoJSON')\n"
         "anchors.to_file('anchors.geojson', driver='GeoJSON')\n"
-        "with open('summary.json', 'w') as f:\n    json.dump(summary, f)\nprint('written')")
+        "with open('summary.json', 'w') as f:\n    json.dump(summary, f)\nprint('written')"
+    )
     assert "json.dump` cannot write shapes" in d.fix_said
     assert codeinfo.with_geojson_written("with open('s.json', 'w') as f:\n    json.dump(s, f)") is None
 
@@ -268,7 +321,9 @@ def test_a_standard_library_module_used_without_its_import_gets_it():
     d = repair.classify(code, "NameError", "name 'csv' is not defined", "", 2)
     assert (d.strategy, d.fixed_code) == ("add_import", "import csv\n" + code)
     # A variable that happens to share a module's name is not a module: the step that makes it is missing.
-    assert repair.classify("print(queue)", "NameError", "name 'queue' is not defined", "", 1).strategy == "insert_subtask"
+    assert (
+        repair.classify("print(queue)", "NameError", "name 'queue' is not defined", "", 1).strategy == "insert_subtask"
+    )
 
 
 def test_defined_name_is_not_inserted_again():
@@ -303,15 +358,22 @@ def test_rollout_split_and_instrumentation():
 
 
 def test_events_roundtrip_through_json():
-    event = Solved(run_id="r", seq=3, subtask_id="s", code="x=1", attempts=1, result=ExecutionSummary(status="ok", stdout="1"))
+    event = Solved(
+        run_id="r", seq=3, subtask_id="s", code="x=1", attempts=1, result=ExecutionSummary(status="ok", stdout="1")
+    )
     again = parse_event(event.model_dump_json())
     assert again == event and again.type == "solved"
 
 
 def test_a_submodule_used_without_its_import_is_imported():
     code = "import shapely\ngeoms = df['wkt'].apply(shapely.wkt.loads)"
-    d = repair.classify(code, "AttributeError", "module 'shapely' has no attribute 'wkt'",
-                        "AttributeError: module 'shapely' has no attribute 'wkt'", 2)
+    d = repair.classify(
+        code,
+        "AttributeError",
+        "module 'shapely' has no attribute 'wkt'",
+        "AttributeError: module 'shapely' has no attribute 'wkt'",
+        2,
+    )
     assert d.strategy == "add_import"
     assert d.fixed_code == "import shapely.wkt\n" + code
     # a misspelt function of the module is not a submodule: the members go to the model
@@ -330,16 +392,37 @@ def test_a_geo_method_on_a_plain_frame_is_repaired_from_the_data_profile():
 def test_a_name_copied_from_a_docs_example_is_not_given_a_step_of_its_own():
     docs = "Recipe: buffer-in-metres\nutm = stations.estimate_utm_crs()\nbuffers = stations.to_crs(utm)"
     code = "utm = stations.estimate_utm_crs()"
-    d = repair.classify(code, "NameError", "name 'stations' is not defined", "", 1, examples=docs,
-                        own_words="Buffer every connector of `connectors.geojson` by 400 m.")
+    d = repair.classify(
+        code,
+        "NameError",
+        "name 'stations' is not defined",
+        "",
+        1,
+        examples=docs,
+        own_words="Buffer every connector of `connectors.geojson` by 400 m.",
+    )
     assert d.strategy == "example_name" and d.name == "stations"
     # A name the request (or the step) speaks of is the user's: a step defining it is inserted.
-    d = repair.classify(code, "NameError", "name 'stations' is not defined", "", 1, examples=docs,
-                        own_words="Buffer the stations of `stations.geojson` by 400 m.")
+    d = repair.classify(
+        code,
+        "NameError",
+        "name 'stations' is not defined",
+        "",
+        1,
+        examples=docs,
+        own_words="Buffer the stations of `stations.geojson` by 400 m.",
+    )
     assert d.strategy == "insert_subtask"
     # Only a variable the example uses counts, not a word of its prose.
-    d = repair.classify("print(buffers_km)", "NameError", "name 'buffers_km' is not defined", "", 1,
-                        examples="The buffers_km column holds ...", own_words="Buffer the points.")
+    d = repair.classify(
+        "print(buffers_km)",
+        "NameError",
+        "name 'buffers_km' is not defined",
+        "",
+        1,
+        examples="The buffers_km column holds ...",
+        own_words="Buffer the points.",
+    )
     assert d.strategy == "insert_subtask"
 
 
@@ -350,12 +433,22 @@ def test_a_keyword_rejected_inside_a_library_is_taken_out_of_the_call_that_passe
     d = repair.classify(code, "TypeError", "__cinit__() got an unexpected keyword argument 'driver'", "", 2)
     assert (d.strategy, d.name) == ("drop_keyword", "driver")
     assert d.fixed_code == "import geopandas as gpd\nparcels.to_parquet('out.geoparquet')"
-    d = repair.classify("parcels.to_parquet('o.parquet', schema=['a'])", "TypeError",
-                        "ParquetWriter.__init__() got multiple values for argument 'schema'", "", 1)
+    d = repair.classify(
+        "parcels.to_parquet('o.parquet', schema=['a'])",
+        "TypeError",
+        "ParquetWriter.__init__() got multiple values for argument 'schema'",
+        "",
+        1,
+    )
     assert (d.strategy, d.fixed_code) == ("drop_keyword", "parcels.to_parquet('o.parquet')")
     # A call the code cannot lose the keyword from (passed in **kwargs): its signature goes to the model.
-    d = repair.classify("parcels.to_parquet('o.parquet', **opts)", "TypeError",
-                        "__cinit__() got an unexpected keyword argument 'driver'", "", 1)
+    d = repair.classify(
+        "parcels.to_parquet('o.parquet', **opts)",
+        "TypeError",
+        "__cinit__() got an unexpected keyword argument 'driver'",
+        "",
+        1,
+    )
     assert d.strategy != "drop_keyword"
 
 
@@ -367,43 +460,76 @@ def test_a_keyword_the_library_refuses_is_taken_out_without_the_model():
     assert d.strategy == "drop_keyword" and d.fix_said.startswith("took `crs=` out")
     assert d.fixed_code == "import geopandas as gpd\nout = gdf.copy()\nout.to_file('out.geojson')\nprint(len(out))"
     # Refused by the writer, so by each of its calls: one fix for the three layers (three trials at d518539).
-    code = ("for n in ['points', 'lines']:\n    g.to_file('h.gpkg', layer=n, crs=22992)\n"
-            "g.to_file('h.gpkg', layer='polygons', crs=22992)\ng.to_crs(crs=22992)")
+    code = (
+        "for n in ['points', 'lines']:\n    g.to_file('h.gpkg', layer=n, crs=22992)\n"
+        "g.to_file('h.gpkg', layer='polygons', crs=22992)\ng.to_crs(crs=22992)"
+    )
     d = repair.classify(code, "ValueError", "Passing 'crs' is not supported with the 'pyogrio' engine.", "", 2)
-    assert d.fixed_code == ("for n in ['points', 'lines']:\n    g.to_file('h.gpkg', layer=n)\n"
-                            "g.to_file('h.gpkg', layer='polygons')\ng.to_crs(crs=22992)")
+    assert d.fixed_code == (
+        "for n in ['points', 'lines']:\n    g.to_file('h.gpkg', layer=n)\n"
+        "g.to_file('h.gpkg', layer='polygons')\ng.to_crs(crs=22992)"
+    )
     code = "gdf.to_file('out.geojson', driver='GeoJSON',\n            columns=['a', 'b'])"
     d = repair.classify(code, "DataSourceError", "unrecognized option 'COLUMNS' for driver 'GeoJSON'", "", 1)
     assert d.fixed_code == "gdf.to_file('out.geojson', driver='GeoJSON')"
     # The called function's own keyword may have a new name: its signature goes to the model.
-    d = repair.classify("y = gpd.overlay(a, b, op='union')", "TypeError",
-                        "overlay() got an unexpected keyword argument 'op'", "", 1)
+    d = repair.classify(
+        "y = gpd.overlay(a, b, op='union')", "TypeError", "overlay() got an unexpected keyword argument 'op'", "", 1
+    )
     assert d.strategy == "members" and d.fixed_code is None
     # set_crs's keyword passed to to_crs (cairo-mixedgeom at d518539, twice): to_crs converts the same without it.
-    d = repair.classify("g = g.to_crs(epsg=22992, allow_override=True)", "TypeError",
-                        "GeoDataFrame.to_crs() got an unexpected keyword argument 'allow_override'", "", 1)
+    d = repair.classify(
+        "g = g.to_crs(epsg=22992, allow_override=True)",
+        "TypeError",
+        "GeoDataFrame.to_crs() got an unexpected keyword argument 'allow_override'",
+        "",
+        1,
+    )
     assert (d.strategy, d.fixed_code) == ("drop_keyword", "g = g.to_crs(epsg=22992)")
     # A keyword the code does not pass: nothing to take out.
     d = repair.classify("gdf.to_file('out.geojson')", "ValueError", "Passing 'crs' is not supported", "", 1)
     assert d.strategy == "analyse"
 
 
-@pytest.mark.parametrize("code,ename,evalue,fixed", [
-    # capetown-nn at d518539: three model calls, never `sjoin_nearest`.
-    ("import geopandas as gpd\nj = addresses.sjoin(hospitals, how='nearest', distance_col='d')  # join\nprint(j)",
-     "TypeError", "sjoin() got an unexpected keyword argument 'distance_col'",
-     "import geopandas as gpd\nj = addresses.sjoin_nearest(hospitals, distance_col='d')  # join\nprint(j)"),
-    ("j = gpd.sjoin(a, b, how='nearest', predicate='intersects')", "ValueError",
-     '`how` was "nearest" but is expected to be in [\'left\', \'right\', \'inner\']', "j = gpd.sjoin_nearest(a, b)"),
-    # `op=` is `predicate=` since geopandas 1.0.
-    ("y = gpd.sjoin(a, b, how='left', op='within')", "TypeError", "sjoin() got an unexpected keyword argument 'op'",
-     "y = gpd.sjoin(a, b, how='left', predicate='within')"),
-    # sjoin_nearest given sjoin's how='nearest' (capetown-nn at c650f01): the keyword goes.
-    ("j = gpd.sjoin_nearest(a, b, how='nearest', distance_col='d')", "ValueError",
-     "`how` was \"nearest\" but is expected to be in ['left', 'right', 'inner']", "j = gpd.sjoin_nearest(a, b, distance_col='d')"),
-    # A bare sjoin(...) imported by name: sjoin_nearest may not be imported, the model is asked.
-    ("j = sjoin(a, b, distance_col='d')", "TypeError", "sjoin() got an unexpected keyword argument 'distance_col'", None),
-])
+@pytest.mark.parametrize(
+    "code,ename,evalue,fixed",
+    [
+        # capetown-nn at d518539: three model calls, never `sjoin_nearest`.
+        (
+            "import geopandas as gpd\nj = addresses.sjoin(hospitals, how='nearest', distance_col='d')  # join\nprint(j)",
+            "TypeError",
+            "sjoin() got an unexpected keyword argument 'distance_col'",
+            "import geopandas as gpd\nj = addresses.sjoin_nearest(hospitals, distance_col='d')  # join\nprint(j)",
+        ),
+        (
+            "j = gpd.sjoin(a, b, how='nearest', predicate='intersects')",
+            "ValueError",
+            "`how` was \"nearest\" but is expected to be in ['left', 'right', 'inner']",
+            "j = gpd.sjoin_nearest(a, b)",
+        ),
+        # `op=` is `predicate=` since geopandas 1.0.
+        (
+            "y = gpd.sjoin(a, b, how='left', op='within')",
+            "TypeError",
+            "sjoin() got an unexpected keyword argument 'op'",
+            "y = gpd.sjoin(a, b, how='left', predicate='within')",
+        ),
+        # sjoin_nearest given sjoin's how='nearest' (capetown-nn at c650f01): the keyword goes.
+        (
+            "j = gpd.sjoin_nearest(a, b, how='nearest', distance_col='d')",
+            "ValueError",
+            "`how` was \"nearest\" but is expected to be in ['left', 'right', 'inner']",
+            "j = gpd.sjoin_nearest(a, b, distance_col='d')",
+        ),
+        # A bare sjoin(...) imported by name: sjoin_nearest may not be imported, the model is asked.
+        (
+            "j = sjoin(a, b, distance_col='d')",
+            "TypeError",
+            "sjoin() got an unexpected keyword argument 'distance_col'",
+            None,
+        ),
+    ],
+)
 def test_a_call_written_for_another_geopandas_api_is_rewritten_without_the_model(code, ename, evalue, fixed):
     d = repair.classify(code, ename, evalue, "", code.count("\n") and 2 or 1)
     assert (d.strategy == "fix_call") == (fixed is not None) and d.fixed_code == fixed
@@ -415,8 +541,12 @@ def test_a_keyword_the_function_refuses_again_after_its_signature_was_shown_is_t
     the members repair showed the signature each time. The second refusal takes the keyword out."""
     from types import SimpleNamespace
     from geoagent_ext.agent.subtask_work import Attempt, SubtaskWork
-    run = SimpleNamespace(subtasks=[SimpleNamespace(id="s", description="Measure the distance.")], request="r",
-                          defined_names=lambda: {"a", "h"})
+
+    run = SimpleNamespace(
+        subtasks=[SimpleNamespace(id="s", description="Measure the distance.")],
+        request="r",
+        defined_names=lambda: {"a", "h"},
+    )
     work = SubtaskWork(run, 0)
     evalue = "GeoPandasBase.distance() got an unexpected keyword argument 'method'"
     first = Attempt(code="a['d'] = a.distance(h, method='haversine')", ename="TypeError", evalue=evalue, lineno=1)
@@ -437,15 +567,24 @@ def test_inplace_in_an_assigned_call_is_taken_out_of_the_coders_answer():
     """At 66818bb: `pois = pois.drop_duplicates(subset='parcel_id', inplace=True)` made `pois` None and
     the next line failed; in a call whose result is assigned, inplace=True is never meant."""
     from geoagent_ext.agent.subtask_work import code_of
-    answer = ("```python\npois = pois.drop_duplicates(subset='parcel_id', inplace=True)  # dedupe\n"
-              "pois.reset_index(drop=True, inplace=True)\nb = a.fillna(0, inplace=False)\n```")
-    assert code_of(answer) == ("pois = pois.drop_duplicates(subset='parcel_id')  # dedupe\n"
-                               "pois.reset_index(drop=True, inplace=True)\nb = a.fillna(0, inplace=False)")
-    assert codeinfo.without_assigned_inplace("x = y.f(inplace=True)\nz = w.g(a, inplace=True)") == "x = y.f()\nz = w.g(a)"
+
+    answer = (
+        "```python\npois = pois.drop_duplicates(subset='parcel_id', inplace=True)  # dedupe\n"
+        "pois.reset_index(drop=True, inplace=True)\nb = a.fillna(0, inplace=False)\n```"
+    )
+    assert code_of(answer) == (
+        "pois = pois.drop_duplicates(subset='parcel_id')  # dedupe\n"
+        "pois.reset_index(drop=True, inplace=True)\nb = a.fillna(0, inplace=False)"
+    )
+    assert (
+        codeinfo.without_assigned_inplace("x = y.f(inplace=True)\nz = w.g(a, inplace=True)") == "x = y.f()\nz = w.g(a)"
+    )
     # nyc-symdiff at 319bc4c: `parks.to_crs(epsg=32118)` on its own line left the parks in degrees.
     code = "parks.to_crs(epsg=32118)\nparks.dropna(inplace=True)\nprint(parks.crs)\nparks.sort_values('a')"
-    assert codeinfo.with_results_kept(code) == \
-        "parks = parks.to_crs(epsg=32118)\nparks.dropna(inplace=True)\nprint(parks.crs)\nparks.sort_values('a')"
+    assert (
+        codeinfo.with_results_kept(code)
+        == "parks = parks.to_crs(epsg=32118)\nparks.dropna(inplace=True)\nprint(parks.crs)\nparks.sort_values('a')"
+    )
     assert code_of("no code here") == ""
 
 
@@ -454,14 +593,19 @@ def test_a_name_rebound_to_its_own_geometry_is_found_and_kept_a_frame():
     frame guard watches and `keep_frame` rewrites; a filter, a dissolve or a later other binding
     of the name is not: its rows or meaning changed, so set_geometry would misalign it."""
     from geoagent_ext.agent import repair
-    code = ("sites = sites.simplify(tolerance=0.01)  # single parts\n"
-            "b = b.to_crs(3857).buffer(5)\nb = b.dissolve()\n"
-            "c = c[c.is_valid].geometry\n"
-            "d = d['geometry'].centroid\n"
-            "e = e.to_crs(3857)\nfor e in range(2):\n    pass\n")
+
+    code = (
+        "sites = sites.simplify(tolerance=0.01)  # single parts\n"
+        "b = b.to_crs(3857).buffer(5)\nb = b.dissolve()\n"
+        "c = c[c.is_valid].geometry\n"
+        "d = d['geometry'].centroid\n"
+        "e = e.to_crs(3857)\nfor e in range(2):\n    pass\n"
+    )
     assert codeinfo.frame_rebinds(code) == ["sites", "d"]
-    assert codeinfo.with_frame_kept(code, "sites").splitlines()[0] == \
-        "sites = sites.set_geometry(sites.simplify(tolerance=0.01))  # single parts"
+    assert (
+        codeinfo.with_frame_kept(code, "sites").splitlines()[0]
+        == "sites = sites.set_geometry(sites.simplify(tolerance=0.01))  # single parts"
+    )
     assert codeinfo.with_frame_kept(code, "d").splitlines()[4] == "d = d.set_geometry(d['geometry'].centroid)"
     assert codeinfo.with_frame_kept(code, "b") is None and codeinfo.with_frame_kept(code, "c") is None
     # the guard is only for frames with columns to lose; its error is the certain fix's cue
@@ -473,10 +617,14 @@ def test_a_name_rebound_to_its_own_geometry_is_found_and_kept_a_frame():
 
 
 def test_column_assignments_between_two_frames_are_the_ones_the_alignment_guard_watches():
-    code = ("near['name'] = hospitals['name']\nnear['d'] = near['distance']\n"
-            "if True:\n    a['x'] = b['y']\nc['k'] = d.k\n")
+    code = (
+        "near['name'] = hospitals['name']\nnear['d'] = near['distance']\nif True:\n    a['x'] = b['y']\nc['k'] = d.k\n"
+    )
     assert codeinfo.cross_frame_assignments(code) == [("near", "name", "hospitals", "name", 1)]
-    assert codeinfo.with_assigned_value(code, 1, "near['name_right']").splitlines()[0] == "near['name'] = near['name_right']"
+    assert (
+        codeinfo.with_assigned_value(code, 1, "near['name_right']").splitlines()[0]
+        == "near['name'] = near['name_right']"
+    )
     assert codeinfo.with_assigned_value(code, 3, "x") is None
 
 
@@ -486,13 +634,21 @@ async def test_a_rewritten_step_is_the_step_not_the_line_that_introduces_it():
     from geoagent_ext.agent.planner import Planner
     from geoagent_ext.llm.client import LLMClient
     from geoagent_ext.llm.scripted import ScriptedChatModel
-    answers = iter(["Replace the current step 4 with the following:\n\n4. Count the stations per district with "
-                    "gpd.sjoin(stations, districts, predicate='within').",
-                    "Count the stations per district:", "3. Compute areas."])
+
+    answers = iter(
+        [
+            "Replace the current step 4 with the following:\n\n4. Count the stations per district with "
+            "gpd.sjoin(stations, districts, predicate='within').",
+            "Count the stations per district:",
+            "3. Compute areas.",
+        ]
+    )
     planner = Planner(LLMClient(ScriptedChatModel(responder=lambda messages: next(answers)), retries=1))
     plan = ["Load.", "Reproject.", "Compute areas.", "Count the number of stations in each district."]
-    assert await planner.rewrite("r", "", plan, 3, "KeyError") == \
-        "Count the stations per district with gpd.sjoin(stations, districts, predicate='within')."
+    assert (
+        await planner.rewrite("r", "", plan, 3, "KeyError")
+        == "Count the stations per district with gpd.sjoin(stations, districts, predicate='within')."
+    )
     assert await planner.rewrite("r", "", plan, 3, "KeyError") == "Count the stations per district:"  # the only line
     assert await planner.rewrite("r", "", plan, 3, "KeyError") is None  # another step's words: no rewording
 
@@ -501,16 +657,23 @@ def test_a_module_alias_used_without_its_import_gets_it_before_the_code_runs():
     """nyc at 40cb1d5: the coder left out `import geopandas as gpd` on six attempts of one step;
     each NameError cost a trial. An alias the code and the earlier steps never bind is imported."""
     from geoagent_ext.agent.subtask_work import code_of
-    answer = ("# Cause: the frame had no geometry\n```python\n"
-              "gdf = gpd.GeoDataFrame(df, geometry=gpd.GeoSeries.from_wkt(df['wkt']), crs=4326)\n"
-              "n = np.int32(len(gdf))\n```")
-    assert code_of(answer) == ("import geopandas as gpd\nimport numpy as np\n"
-                               "gdf = gpd.GeoDataFrame(df, geometry=gpd.GeoSeries.from_wkt(df['wkt']), crs=4326)\n"
-                               "n = np.int32(len(gdf))")
+
+    answer = (
+        "# Cause: the frame had no geometry\n```python\n"
+        "gdf = gpd.GeoDataFrame(df, geometry=gpd.GeoSeries.from_wkt(df['wkt']), crs=4326)\n"
+        "n = np.int32(len(gdf))\n```"
+    )
+    assert code_of(answer) == (
+        "import geopandas as gpd\nimport numpy as np\n"
+        "gdf = gpd.GeoDataFrame(df, geometry=gpd.GeoSeries.from_wkt(df['wkt']), crs=4326)\n"
+        "n = np.int32(len(gdf))"
+    )
     # imported by an earlier step, by the code itself, or a variable of that name: left alone
     assert code_of(answer, [("s1", "import geopandas as gpd\nimport numpy as np")]).startswith("gdf = ")
-    assert code_of("```python\nimport geopandas as gpd\nx = gpd.read_file('a.gpkg')\n```") == \
-        "import geopandas as gpd\nx = gpd.read_file('a.gpkg')"
+    assert (
+        code_of("```python\nimport geopandas as gpd\nx = gpd.read_file('a.gpkg')\n```")
+        == "import geopandas as gpd\nx = gpd.read_file('a.gpkg')"
+    )
     assert code_of("```python\nfor re in rows:\n    print(re.name)\n```") == "for re in rows:\n    print(re.name)"
     # a class name (`CRS`) may be the user's own: only module aliases are added up front
     assert code_of("```python\ngrid = CRS.from_epsg(3460)\n```") == "grid = CRS.from_epsg(3460)"
@@ -523,13 +686,18 @@ def test_a_geoparquet_written_with_to_file_is_written_with_to_parquet(tmp_path, 
     import geopandas as gpd
     from shapely.geometry import Point
     from geoagent_ext.agent.subtask_work import code_of
-    answer = ("```python\nout = gdf.to_crs(4326)  # é\nout.to_file('a.geoparquet', driver='GeoParquet', crs='EPSG:4326')\n"
-              "gdf[gdf.n > 1].to_file(\"b.parquet\")\ngdf.to_file('c.gpkg', layer='x')\n"
-              "back = gpd.read_file('a.geoparquet', engine='pyogrio')\n```")
+
+    answer = (
+        "```python\nout = gdf.to_crs(4326)  # é\nout.to_file('a.geoparquet', driver='GeoParquet', crs='EPSG:4326')\n"
+        "gdf[gdf.n > 1].to_file(\"b.parquet\")\ngdf.to_file('c.gpkg', layer='x')\n"
+        "back = gpd.read_file('a.geoparquet', engine='pyogrio')\n```"
+    )
     code = code_of(answer)
-    assert code == ("import geopandas as gpd\nout = gdf.to_crs(4326)  # é\nout.to_parquet('a.geoparquet')\n"
-                    "gdf[gdf.n > 1].to_parquet(\"b.parquet\")\ngdf.to_file('c.gpkg', layer='x')\n"
-                    "back = gpd.read_parquet('a.geoparquet')")  # fio-nyc at 90b155b: GDAL has no Parquet reader here
+    assert code == (
+        "import geopandas as gpd\nout = gdf.to_crs(4326)  # é\nout.to_parquet('a.geoparquet')\n"
+        "gdf[gdf.n > 1].to_parquet(\"b.parquet\")\ngdf.to_file('c.gpkg', layer='x')\n"
+        "back = gpd.read_parquet('a.geoparquet')"
+    )  # fio-nyc at 90b155b: GDAL has no Parquet reader here
     gdf = gpd.GeoDataFrame({"n": [1, 2]}, geometry=[Point(0, 0), Point(1, 1)], crs=4326)
     monkeypatch.chdir(tmp_path)
     scope = {"gdf": gdf}
@@ -542,13 +710,18 @@ def test_a_crs_copied_with_its_label_is_cut_to_its_code_before_it_runs():
     copied whole; pyproj knows no such CRS. Other strings keep their words."""
     import pyproj
     from geoagent_ext.agent.subtask_work import code_of
-    answer = ("```python\nout = gdf.to_crs(\"EPSG:2048 Hartebeesthoek94 / Lo19\")\n"
-              "t = Transformer.from_crs('EPSG:4326', crs_to='EPSG:32734 (WGS 84 / UTM zone 34S)')\n"
-              "gdf['crs'] = 'EPSG:2048 Hartebeesthoek94'\n```")
+
+    answer = (
+        '```python\nout = gdf.to_crs("EPSG:2048 Hartebeesthoek94 / Lo19")\n'
+        "t = Transformer.from_crs('EPSG:4326', crs_to='EPSG:32734 (WGS 84 / UTM zone 34S)')\n"
+        "gdf['crs'] = 'EPSG:2048 Hartebeesthoek94'\n```"
+    )
     code = code_of(answer)
     assert code.splitlines() == [
-        "out = gdf.to_crs('EPSG:2048')", "t = Transformer.from_crs('EPSG:4326', crs_to='EPSG:32734')",
-        "gdf['crs'] = 'EPSG:2048 Hartebeesthoek94'"]
+        "out = gdf.to_crs('EPSG:2048')",
+        "t = Transformer.from_crs('EPSG:4326', crs_to='EPSG:32734')",
+        "gdf['crs'] = 'EPSG:2048 Hartebeesthoek94'",
+    ]
     with pytest.raises(pyproj.exceptions.CRSError):
         pyproj.CRS("EPSG:2048 Hartebeesthoek94 / Lo19")
     assert pyproj.CRS("EPSG:2048").to_epsg() == 2048
@@ -561,30 +734,53 @@ def test_a_failing_import_nothing_uses_is_taken_out_without_the_model():
     d = repair.classify(code, "ImportError", "cannot import name 'buffer' from 'shapely.ops' (/x/ops.py)", "", 2)
     assert d.strategy == "drop_import" and d.fix_said == "took out the import of `buffer`: it fails and nothing uses it"
     assert d.fixed_code == "import pandas as pd\n\nrows = pd.DataFrame({'a': [1]})"
-    d = repair.classify("from shapely.geometry.buffer import buffer\nx = 1", "ModuleNotFoundError",
-                        "No module named 'shapely.geometry.buffer'", "", 1)
+    d = repair.classify(
+        "from shapely.geometry.buffer import buffer\nx = 1",
+        "ModuleNotFoundError",
+        "No module named 'shapely.geometry.buffer'",
+        "",
+        1,
+    )
     assert d.strategy == "drop_import" and d.fixed_code == "\nx = 1"
     # Only the name that fails goes when another name of the same import is used.
-    d = repair.classify("from shapely.ops import buffer, unary_union\nu = unary_union([])", "ImportError",
-                        "cannot import name 'buffer' from 'shapely.ops'", "", 1)
+    d = repair.classify(
+        "from shapely.ops import buffer, unary_union\nu = unary_union([])",
+        "ImportError",
+        "cannot import name 'buffer' from 'shapely.ops'",
+        "",
+        1,
+    )
     assert d.fixed_code == "from shapely.ops import unary_union\nu = unary_union([])"
     # The only statement of a block keeps the block valid.
-    d = repair.classify("try:\n    import nosuch\nexcept OSError:\n    pass", "ModuleNotFoundError",
-                        "No module named 'nosuch'", "", 2)
+    d = repair.classify(
+        "try:\n    import nosuch\nexcept OSError:\n    pass", "ModuleNotFoundError", "No module named 'nosuch'", "", 2
+    )
     assert d.fixed_code == "try:\n    pass\nexcept OSError:\n    pass"
     # A name the code uses is not dropped: its module's members go to the model.
-    d = repair.classify("from shapely.ops import buffer\ny = buffer(x, 1)", "ImportError",
-                        "cannot import name 'buffer' from 'shapely.ops'", "", 1)
+    d = repair.classify(
+        "from shapely.ops import buffer\ny = buffer(x, 1)",
+        "ImportError",
+        "cannot import name 'buffer' from 'shapely.ops'",
+        "",
+        1,
+    )
     assert d.strategy == "members" and d.fixed_code is None
-    assert repair.classify("import nosuch as ns\nns.go()", "ModuleNotFoundError", "No module named 'nosuch'", "", 1).fixed_code is None
+    assert (
+        repair.classify(
+            "import nosuch as ns\nns.go()", "ModuleNotFoundError", "No module named 'nosuch'", "", 1
+        ).fixed_code
+        is None
+    )
 
 
 def test_columns_the_mend_computes_are_taken_out_of_a_failing_selection():
     """Only the mended ones: a selection missing other columns too keeps those, for the model."""
     from geoagent_ext.agent.repair import without_mended_columns
+
     code = "import pandas as pd\nout = df[['code', 'name', 'station_count', 'rate']]\nout.to_csv('a.csv')"
-    fixed = without_mended_columns(code, "KeyError", "\"['name', 'station_count', 'rate'] not in index\"", 2,
-                                   {"station_count", "rate"})
+    fixed = without_mended_columns(
+        code, "KeyError", "\"['name', 'station_count', 'rate'] not in index\"", 2, {"station_count", "rate"}
+    )
     assert fixed.strategy == "drop_mended_column" and fixed.fixed_code.splitlines()[1] == "out = df[['code', 'name']]"
     assert without_mended_columns(code, "KeyError", "\"['name'] not in index\"", 2, {"station_count"}) is None
     assert without_mended_columns(code, "KeyError", "'station_count'", 2, {"station_count"}) is None  # not a selection
@@ -593,8 +789,10 @@ def test_columns_the_mend_computes_are_taken_out_of_a_failing_selection():
 def test_validity_filters_are_found_and_written_as_the_repair():
     code = "a = a[a.is_valid].copy()\nb = b[~b.geometry.is_valid]\nc = c[c['geometry'].is_valid]"
     assert codeinfo.validity_filters(code) == ["a", "c"]  # b keeps the invalid ones (an audit): not a filter to undo
-    assert codeinfo.with_validity_repaired(code, "a").splitlines()[0] == \
-        "a = a.set_geometry(a.geometry.make_valid(method='structure', keep_collapsed=False)).copy()"
+    assert (
+        codeinfo.with_validity_repaired(code, "a").splitlines()[0]
+        == "a = a.set_geometry(a.geometry.make_valid(method='structure', keep_collapsed=False)).copy()"
+    )
     assert codeinfo.with_validity_repaired(code, "b") is None
 
 
@@ -603,11 +801,20 @@ def test_the_repair_prompt_shows_the_models_own_code_whole_lines_and_no_mend():
     the middle with `...[cut]...`; the 1.5B copied both into four answers (four SyntaxErrors)."""
     from geoagent_ext.agent.prompts import SubtaskContext, coder_messages
     from geoagent_ext.contract.mend import without_mends
+
     own = "\n".join(f"x{i} = {i}" for i in range(400))
     mend = "# Mend `out.csv` for the contract: rows are sorted by `a` ascending\nimport pandas as pd\n_mend = 1"
-    ctx = SubtaskContext(request="r", data_overview="d", plan=["write out.csv"], subtask_index=0,
-                         failed_code=own + "\n\n" + mend, failure="The code ran but the result looks wrong")
-    shown = coder_messages(ctx)[-1].text.split("## Your previous attempt failed\n```python\n", 1)[1].split("\n```", 1)[0]
+    ctx = SubtaskContext(
+        request="r",
+        data_overview="d",
+        plan=["write out.csv"],
+        subtask_index=0,
+        failed_code=own + "\n\n" + mend,
+        failure="The code ran but the result looks wrong",
+    )
+    shown = (
+        coder_messages(ctx)[-1].text.split("## Your previous attempt failed\n```python\n", 1)[1].split("\n```", 1)[0]
+    )
     assert "_mend" not in shown and "[cut]" not in shown
     assert shown.startswith("x0 = 0\n") and shown.endswith("x399 = 399") and "lines not shown) ..." in shown
     compile(shown, "shown", "exec")  # copied as it is, it still parses
@@ -618,7 +825,10 @@ def test_a_selection_that_rebinds_its_frame_gets_the_geometry_column_added():
     code = "gdf = gdf[['a', 'b']]\nother = gdf[['a']]\ngdf = gdf[['a', 'geometry']]"
     assert codeinfo.column_selections(code) == ["gdf"]  # `other` is a new frame: its own choice
     assert codeinfo.with_geometry_selected(code, "gdf", "geometry").splitlines() == [
-        "gdf = gdf[['a', 'b', 'geometry']]", "other = gdf[['a']]", "gdf = gdf[['a', 'geometry']]"]
+        "gdf = gdf[['a', 'b', 'geometry']]",
+        "other = gdf[['a']]",
+        "gdf = gdf[['a', 'geometry']]",
+    ]
     assert codeinfo.with_geometry_selected("gdf = gdf[['a', 'geom']]", "gdf", "geom") is None
 
 

@@ -19,8 +19,15 @@ from .helpers import StepScript, run_scripted
 SECRET_VALUE = st.text(alphabet=string.ascii_letters + string.digits, min_size=12, max_size=24)
 # Where keys appear in code and output: key shapes, key=value in a query string and in a
 # JSON-ish literal, an HTTP header.
-SECRET_SHAPES = ["sk-{}", "sk-ant-{}", "?access_token=pk.{}&z=1", "access_token={}", "Authorization: Bearer {}",
-                 '"api_key": "{}"', "password='{}'"]
+SECRET_SHAPES = [
+    "sk-{}",
+    "sk-ant-{}",
+    "?access_token=pk.{}&z=1",
+    "access_token={}",
+    "Authorization: Bearer {}",
+    '"api_key": "{}"',
+    "password='{}'",
+]
 # What breaks JSON text when a rule takes in a piece of it: quotes, backslashes, escapes.
 NOISE = st.one_of(
     st.sampled_from(['"', "\\", '\\"', '"\\', "\n", "\r\n", "'", "\t", "{", "}", ",", ":", "é", "🗺️", "\u2028", "\x00"]),
@@ -46,10 +53,18 @@ def text_with_secrets(draw) -> tuple[str, list[str]]:
 def events_carrying(text: str, field_value: str) -> list:
     """One event of each kind that carries code or output, ``text`` in every text field, and a
     display output whose JSON has a secret-named key with ``field_value``."""
-    display = {"output_type": "display_data", "metadata": {},
-               "data": {"application/json": {"api_key": field_value, "rows": [text]}, "text/plain": text}}
-    result = ExecutionSummary(status="error", stdout=text, stderr=text, error=text,
-                              outputs=[{"output_type": "stream", "name": "stdout", "text": text}, display])
+    display = {
+        "output_type": "display_data",
+        "metadata": {},
+        "data": {"application/json": {"api_key": field_value, "rows": [text]}, "text/plain": text},
+    }
+    result = ExecutionSummary(
+        status="error",
+        stdout=text,
+        stderr=text,
+        error=text,
+        outputs=[{"output_type": "stream", "name": "stdout", "text": text}, display],
+    )
     return [
         CodeProposed(run_id="r", subtask_id="s1", attempt=1, code=text),
         Executed(run_id="r", subtask_id="s1", attempt=1, code=text, result=result),
@@ -91,7 +106,9 @@ async def test_a_run_whose_code_holds_a_token_url_succeeds_with_the_token_redact
     run, finished, _ = await run_scripted(workdir, "Print the basemap's tile URL", script, tmp_path)
     assert finished.status == "succeeded", finished.message
     proposed = [e for e in run.bus.history if e.type == "code_proposed"]
-    assert proposed and proposed[0].code.startswith('tiles = "https://tiles.example/{z}/{x}/{y}.png?access_token=[REDACTED]"')
+    assert proposed and proposed[0].code.startswith(
+        'tiles = "https://tiles.example/{z}/{x}/{y}.png?access_token=[REDACTED]"'
+    )
     solved = [e for e in run.bus.history if e.type == "solved"]
     assert solved and "access_token=[REDACTED]" in solved[0].result.stdout
     log_lines = run.log.path.read_text(encoding="utf-8").rstrip("\n").split("\n")  # JSON lines: \n only

@@ -4,19 +4,24 @@ from geoagent_ext.agent.requested import fields_for, requested_fields
 
 
 def test_keys_in_the_sentence_that_names_the_file():
-    request = ("Can you produce a small JSON file with the total count? Please write it to "
-               "`clinic_inventory.json` with keys `count`, `bbox`, and `count_per_subdistrict`.")
+    request = (
+        "Can you produce a small JSON file with the total count? Please write it to "
+        "`clinic_inventory.json` with keys `count`, `bbox`, and `count_per_subdistrict`."
+    )
     assert requested_fields(request) == {"clinic_inventory.json": ["count", "bbox", "count_per_subdistrict"]}
 
 
 def test_columns_in_a_later_sentence_belong_to_the_last_files_named():
-    request = ("Take `stations.geojson` and write `out/stations_per_district.csv` with the counts.\n\n"
-               "Use three columns with these exact names: `district_code`, `district_name` and `station_count`.")
+    request = (
+        "Take `stations.geojson` and write `out/stations_per_district.csv` with the counts.\n\n"
+        "Use three columns with these exact names: `district_code`, `district_name` and `station_count`."
+    )
     fields = requested_fields(request)
     assert fields["stations_per_district.csv"] == ["district_code", "district_name", "station_count"]
     # only the files a step writes are checked, matched by their base name
     assert fields_for(["out/stations_per_district.csv"], request) == {
-        "out/stations_per_district.csv": ["district_code", "district_name", "station_count"]}
+        "out/stations_per_district.csv": ["district_code", "district_name", "station_count"]
+    }
     assert fields_for(["other.csv"], request) == {}
 
 
@@ -47,8 +52,10 @@ async def test_the_kernel_check_reads_the_columns_of_written_tables_and_layers(t
         checks = await run_probe(kernel, "check_result", [], files, asked)
         # GeoParquet is read with pyarrow (GDAL's driver may be missing): its profile too
         profile = await run_probe(kernel, "profile_files", ".")
-    assert checks["warnings"][:2] == ["`t.csv` lacks count that the request asks for (it has: code, n)",
-                                      "`empty.parquet` holds no rows"]
+    assert checks["warnings"][:2] == [
+        "`t.csv` lacks count that the request asks for (it has: code, n)",
+        "`empty.parquet` holds no rows",
+    ]
     # written without the active geometry (tokyo: gdf[['connector_id', 'buffered']]), or not from a GeoDataFrame
     inactive, plain = checks["warnings"][2:]
     assert inactive.startswith("`inactive.geoparquet` does not load as GeoParquet") and "'geometry'" in inactive
@@ -65,8 +72,10 @@ async def test_the_file_profile_of_a_wkt_table_gives_the_loading_call(tmp_path):
     (tmp_path / "obs.csv").write_text("id,Lon,Lat\n1,16.3,48.2\n")
     async with real_kernel(tmp_path) as kernel:
         profile = await run_probe(kernel, "profile_files", ".")
-    assert ("df = pd.read_csv('sites.csv'); gdf = gpd.GeoDataFrame(df, geometry=gpd.GeoSeries.from_wkt(df['wkt']), "
-            "crs='EPSG:4326')") in profile["files"]["sites.csv"]
+    assert (
+        "df = pd.read_csv('sites.csv'); gdf = gpd.GeoDataFrame(df, geometry=gpd.GeoSeries.from_wkt(df['wkt']), "
+        "crs='EPSG:4326')"
+    ) in profile["files"]["sites.csv"]
     assert "geometry=gpd.points_from_xy(df['Lon'], df['Lat'])" in profile["files"]["obs.csv"]
 
 
@@ -79,13 +88,17 @@ async def test_columns_empty_in_the_input_are_named_and_not_blamed_on_a_step(tmp
 
     (tmp_path / "addr.csv").write_text("id,postal_city,zip\n1,,10001\n2,,10002\n")
     async with real_kernel(tmp_path) as kernel:
-        await kernel.execute("import pandas as pd\n"
-                             "pd.DataFrame({'k': [1, 2], 'unused': [None, None]}).to_parquet('extra.parquet')\n"
-                             "df = pd.read_csv('addr.csv')\ndf['city'] = df['zip'].map({})")
+        await kernel.execute(
+            "import pandas as pd\n"
+            "pd.DataFrame({'k': [1, 2], 'unused': [None, None]}).to_parquet('extra.parquet')\n"
+            "df = pd.read_csv('addr.csv')\ndf['city'] = df['zip'].map({})"
+        )
         profile = await run_probe(kernel, "profile_files", ".")
         checks = await run_probe(kernel, "check_result", ["df"], [], {}, profile["empty_columns"])
     assert profile["empty_columns"] == ["postal_city", "unused"]
-    assert "Columns empty in every row of these files (keep them as they are): postal_city, unused" in format_files(profile)
+    assert "Columns empty in every row of these files (keep them as they are): postal_city, unused" in format_files(
+        profile
+    )
     assert checks == {"warnings": ["`df` has all-null column(s): city"]}  # the step's own empty column still counts
 
 
@@ -106,7 +119,9 @@ def test_the_file_profile_of_a_layered_file_says_how_to_read_every_layer(tmp_pat
         files = local_probes()["profile_files"](".")["files"]
     finally:
         os.chdir(cwd)
-    assert files["d.gpkg"].startswith("vector: 2 layers: gpd.read_file('d.gpkg') reads only the first; read each with "
-                                      "gpd.read_file('d.gpkg', layer=name) for name, _ in pyogrio.list_layers('d.gpkg')")
+    assert files["d.gpkg"].startswith(
+        "vector: 2 layers: gpd.read_file('d.gpkg') reads only the first; read each with "
+        "gpd.read_file('d.gpkg', layer=name) for name, _ in pyogrio.list_layers('d.gpkg')"
+    )
     assert "layer 'parcels' 1 features" in files["d.gpkg"]
     assert "layers" not in files["one.gpkg"]

@@ -35,7 +35,9 @@ async def test_plan_solve_and_replayable_log(workdir, tmp_path, capsys):
     script = StepScript(
         ["Load the cities table into a GeoDataFrame.", "Write the cities to cities.geojson."],
         {
-            "Load the cities": ["import pandas as pd, geopandas as gpd\ndf = pd.read_csv('cities.csv')\ncities = gpd.GeoDataFrame(df, geometry=gpd.points_from_xy(df.lon, df.lat), crs=4326)\nprint(len(cities))"],
+            "Load the cities": [
+                "import pandas as pd, geopandas as gpd\ndf = pd.read_csv('cities.csv')\ncities = gpd.GeoDataFrame(df, geometry=gpd.points_from_xy(df.lon, df.lat), crs=4326)\nprint(len(cities))"
+            ],
             "Write the cities": ["cities.to_file('cities.geojson')\nprint('ok')"],
         },
     )
@@ -97,7 +99,10 @@ async def test_attribute_error_prompt_carries_real_members(workdir, tmp_path):
         ["Make the points.", "Reproject the points to EPSG:3857."],
         {
             "Make the points": [POINTS],
-            "Reproject": ["pts_m = pts.to_crss(3857)", "# Cause: the method is to_crs\npts_m = pts.to_crs(3857)\nprint(pts_m.crs.to_epsg())"],
+            "Reproject": [
+                "pts_m = pts.to_crss(3857)",
+                "# Cause: the method is to_crs\npts_m = pts.to_crs(3857)\nprint(pts_m.crs.to_epsg())",
+            ],
         },
     )
     model = ScriptedChatModel(responder=script)
@@ -106,7 +111,9 @@ async def test_attribute_error_prompt_carries_real_members(workdir, tmp_path):
         finished = await run.wait()
     assert finished.status == "succeeded", finished.message
     repair_prompt = next(p for p in model.prompt_texts if "to_crss" in p and "previous attempt failed" in p)
-    assert "Closest real names to `to_crss`" in repair_prompt and "to_crs" in repair_prompt.split("Closest real names")[1]
+    assert (
+        "Closest real names to `to_crss`" in repair_prompt and "to_crs" in repair_prompt.split("Closest real names")[1]
+    )
     assert "Real members of `pts`" in repair_prompt and "- to_crs(crs=None, epsg=None" in repair_prompt
     repaired = [e for e in run.bus.history if e.type == "repaired"]
     assert repaired and repaired[0].strategy == "members" and "+pts_m = pts.to_crs(3857)" in repaired[0].diff
@@ -124,8 +131,10 @@ async def test_a_keyword_a_library_rejects_inside_is_taken_out_without_the_model
     between and none of the budget spent (one attempt here; at 40cb1d5 two such fixes used cairo's last two)."""
     script = StepScript(
         ["Make the points.", "Write the points to `pts.geoparquet`."],
-        {"Make the points": [POINTS],
-         "Write the points": ["pts.to_parquet('pts.geoparquet', driver='GeoParquet', columns=['geometry'])"]},
+        {
+            "Make the points": [POINTS],
+            "Write the points": ["pts.to_parquet('pts.geoparquet', driver='GeoParquet', columns=['geometry'])"],
+        },
     )
     model = ScriptedChatModel(responder=script)
     async with real_kernel(workdir) as kernel:
@@ -134,7 +143,9 @@ async def test_a_keyword_a_library_rejects_inside_is_taken_out_without_the_model
     assert finished.status == "succeeded", finished.message
     repaired = [e for e in run.bus.history if e.type == "repaired"]
     assert [e.strategy for e in repaired] == ["drop_keyword", "drop_keyword"]
-    assert repaired[0].diagnosis.startswith("took `driver=` out") and repaired[1].diagnosis.startswith("took `columns=` out")
+    assert repaired[0].diagnosis.startswith("took `driver=` out") and repaired[1].diagnosis.startswith(
+        "took `columns=` out"
+    )
     assert script.calls["Write the points"] == 1
     solved = [e for e in run.bus.history if e.type == "solved"][-1]
     assert solved.code == "pts.to_parquet('pts.geoparquet')" and solved.attempts == 3
@@ -156,8 +167,10 @@ async def test_missing_import_is_fixed_without_the_model(workdir, tmp_path):
 async def test_a_failing_import_nothing_uses_is_taken_out_without_the_model(workdir, tmp_path):
     """A real kernel's ImportError for an import the step never uses: the step runs again without
     it, no model call (bangkok-multicrs at d518539 spent four calls and its whole budget on it)."""
-    script = StepScript(["Compute a mean."], {"Compute a mean": [
-        "import numpy as np\nfrom shapely.ops import buffer\nprint(np.mean([1, 2, 3]))"]})
+    script = StepScript(
+        ["Compute a mean."],
+        {"Compute a mean": ["import numpy as np\nfrom shapely.ops import buffer\nprint(np.mean([1, 2, 3]))"]},
+    )
     model = ScriptedChatModel(responder=script)
     async with real_kernel(workdir) as kernel:
         run = make_run("mean", kernel, model, tmp_path, max_attempts=1)
@@ -191,14 +204,19 @@ async def test_a_step_that_leaves_a_frames_geometry_alone_keeps_the_frame_withou
     trial now fails it (the name held a GeoDataFrame with other columns) and the step is
     rewritten to set the new geometry on the frame, without a model call."""
     repaired, error, printed, script = await _guarded_run(
-        workdir, tmp_path, "names of simplified points",
+        workdir,
+        tmp_path,
+        "names of simplified points",
         ["Load the points.", "Simplify the point geometries.", "Print the names."],
         {
             "Load the points": [POINTS],
             "Simplify": ["# simplify them\npts = pts.simplify(tolerance=0.01)"],
             "Print the names": ["print(pts['name'].tolist(), pts.geom_type.unique().tolist())"],
-        })
-    assert repaired.strategy == "keep_frame" and "+pts = pts.set_geometry(pts.simplify(tolerance=0.01))" in repaired.diff
+        },
+    )
+    assert (
+        repaired.strategy == "keep_frame" and "+pts = pts.set_geometry(pts.simplify(tolerance=0.01))" in repaired.diff
+    )
     assert "`pts` held a GeoDataFrame with the columns ['name']" in error
     assert printed == "['a', 'b', 'c'] ['Point']"
     assert script.calls["Simplify"] == 1
@@ -209,18 +227,26 @@ async def test_a_zero_buffer_that_empties_points_and_lines_becomes_make_valid_wi
     `sites = sites.set_geometry(sites.geometry.buffer(0))`; the points and lines became empty
     polygons and the step "ran". The trial fails it (geometries emptied) and `buffer(0)` becomes
     `make_valid()`, without a model call."""
-    mixed = ("from shapely.geometry import LineString\n"
-             "sites = pd.concat([pts, pts.iloc[:1].set_geometry([LineString([(0, 0), (1, 1)])], crs=pts.crs)], "
-             "ignore_index=True)")
+    mixed = (
+        "from shapely.geometry import LineString\n"
+        "sites = pd.concat([pts, pts.iloc[:1].set_geometry([LineString([(0, 0), (1, 1)])], crs=pts.crs)], "
+        "ignore_index=True)"
+    )
     repaired, error, printed, script = await _guarded_run(
-        workdir, tmp_path, "sites with repaired geometries",
+        workdir,
+        tmp_path,
+        "sites with repaired geometries",
         ["Load the sites.", "Repair the site geometries.", "Print the kinds."],
         {
             "Load the sites": [POINTS + "\nimport pandas as pd\n" + mixed],
             "Repair the": ["sites = sites.set_geometry(sites.geometry.buffer(0))"],
             "Print the kinds": ["print(sites.geom_type.tolist(), int(sites.is_empty.sum()))"],
-        })
-    assert repaired.strategy == "make_valid" and "+sites = sites.set_geometry(sites.geometry.make_valid())" in repaired.diff
+        },
+    )
+    assert (
+        repaired.strategy == "make_valid"
+        and "+sites = sites.set_geometry(sites.geometry.make_valid())" in repaired.diff
+    )
     assert "`sites`: 4 of its 4 geometries became empty in this step" in error
     assert printed == "['Point', 'Point', 'Point', 'LineString'] 0"
     assert script.calls["Repair the"] == 1
@@ -234,7 +260,9 @@ async def test_set_crs_on_data_with_another_crs_reprojects_without_the_model(wor
         ["Load the points.", "Put the points in Web Mercator and print the first x."],
         {
             "Load the points": [POINTS],
-            "Web Mercator": ["pts = pts.set_crs(epsg=3857, allow_override=False)\nprint(round(pts.geometry.x.iloc[1]))"],
+            "Web Mercator": [
+                "pts = pts.set_crs(epsg=3857, allow_override=False)\nprint(round(pts.geometry.x.iloc[1]))"
+            ],
         },
     )
     model = ScriptedChatModel(responder=script)
@@ -258,12 +286,16 @@ async def test_a_step_that_empties_a_column_it_had_is_not_committed(workdir, tmp
         ["Load the points.", "Put the points in Web Mercator.", "Print the names."],
         {
             "Load the points": [POINTS],
-            "Web Mercator": ["pts = gpd.GeoDataFrame(pts.geometry.to_crs(3857), columns=pts.columns)",
-                             "pts = pts.to_crs(3857)"],
+            "Web Mercator": [
+                "pts = gpd.GeoDataFrame(pts.geometry.to_crs(3857), columns=pts.columns)",
+                "pts = pts.to_crs(3857)",
+            ],
             "Print the names": ["print(pts['name'].tolist(), pts.crs.to_epsg())"],
         },
     )
-    run, finished, _ = await run_scripted(workdir, "names of the points in web mercator", script, tmp_path, max_attempts=2)
+    run, finished, _ = await run_scripted(
+        workdir, "names of the points in web mercator", script, tmp_path, max_attempts=2
+    )
     assert finished.status == "succeeded", finished.message
     failed = [e for e in run.bus.history if e.type == "executed" and e.result.status == "error"]
     assert [e.trial for e in failed] == [True]  # the trial caught it: never committed
@@ -272,9 +304,13 @@ async def test_a_step_that_empties_a_column_it_had_is_not_committed(workdir, tmp
     assert script.calls["Web Mercator"] == 2
     # Rows where a column is empty, kept by a filter, are the step's choice: its trial is not failed
     # (the after-step check still asks about the all-null column, then lets it stand).
-    script = StepScript(["Load the points.", "Keep the points without a name."],
-                        {"Load the points": [POINTS + "pts.loc[1, 'name'] = None"],
-                         "without a name": ["pts = pts[pts['name'].isna()]\nprint(len(pts))"]})
+    script = StepScript(
+        ["Load the points.", "Keep the points without a name."],
+        {
+            "Load the points": [POINTS + "pts.loc[1, 'name'] = None"],
+            "without a name": ["pts = pts[pts['name'].isna()]\nprint(len(pts))"],
+        },
+    )
     run, finished, _ = await run_scripted(workdir, "the points without a name", script, tmp_path, on_stuck="stop")
     assert finished.status == "succeeded", finished.message
     assert not [e for e in run.bus.history if e.type == "executed" and e.result.status == "error"]
@@ -311,15 +347,19 @@ async def test_a_column_selection_that_leaves_out_the_geometry_keeps_it_without_
             "Write the points": ["pts.to_file('named.geojson')\nprint(type(pts).__name__)"],
         },
     )
-    run, finished, _ = await run_scripted(workdir, "Write the points' names to `named.geojson`.", script, tmp_path,
-                                          max_attempts=1, on_stuck="stop")
+    run, finished, _ = await run_scripted(
+        workdir, "Write the points' names to `named.geojson`.", script, tmp_path, max_attempts=1, on_stuck="stop"
+    )
     assert finished.status == "succeeded", finished.message
     [repaired] = [e for e in run.bus.history if e.type == "repaired"]
     assert repaired.strategy == "keep_geometry" and "+pts = pts[['name', 'geometry']]" in repaired.diff
     failed = next(e for e in run.bus.history if e.type == "executed" and e.result.status == "error")
-    assert "`pts` held a GeoDataFrame and this step's column selection left out its geometry column 'geometry'" \
+    assert (
+        "`pts` held a GeoDataFrame and this step's column selection left out its geometry column 'geometry'"
         in failed.result.error
+    )
     import geopandas as gpd
+
     assert gpd.read_file(workdir / "named.geojson")["name"].tolist() == ["a", "b", "c"]
     assert script.calls["Select the name"] == 1
 
@@ -329,16 +369,22 @@ async def test_a_frame_written_with_its_geometry_in_another_column_gets_that_col
     but not the active `geometry`; geopandas wrote that GeoParquet and no reader opened it
     (`KeyError: 'geometry'`), five repairs of the mend that could not read it followed. The trial
     fails such a write and the one geometry column becomes the frame's geometry, without the model."""
-    write = ("pts['buffered'] = pts.to_crs(3857).buffer(10)\nout = pts[['name', 'buffered']]\n"
-             "out.to_parquet('zones.geoparquet')")
-    script = StepScript(["Load the points.", "Buffer the points by 10 m into zones.geoparquet."],
-                        {"Load the points": [POINTS], "Buffer the points": [write]})
-    run, finished, _ = await run_scripted(workdir, "Buffer the points by 10 m into `zones.geoparquet`.", script,
-                                          tmp_path, max_attempts=1, on_stuck="stop")
+    write = (
+        "pts['buffered'] = pts.to_crs(3857).buffer(10)\nout = pts[['name', 'buffered']]\n"
+        "out.to_parquet('zones.geoparquet')"
+    )
+    script = StepScript(
+        ["Load the points.", "Buffer the points by 10 m into zones.geoparquet."],
+        {"Load the points": [POINTS], "Buffer the points": [write]},
+    )
+    run, finished, _ = await run_scripted(
+        workdir, "Buffer the points by 10 m into `zones.geoparquet`.", script, tmp_path, max_attempts=1, on_stuck="stop"
+    )
     assert finished.status == "succeeded", finished.message
     [repaired] = [e for e in run.bus.history if e.type == "repaired"]
     assert repaired.strategy == "set_geometry" and "+out = gpd.GeoDataFrame(out, geometry='buffered')" in repaired.diff
     import geopandas as gpd
+
     zones = gpd.read_parquet(workdir / "zones.geoparquet")
     assert zones.geometry.name == "buffered" and zones.crs.to_epsg() == 3857 and set(zones.geom_type) == {"Polygon"}
     assert script.calls["Buffer the points"] == 1
@@ -349,15 +395,18 @@ async def test_a_geodataframe_built_from_a_frame_s_columns_alone_gets_its_geomet
     `gpd.GeoDataFrame({'length_m': src['length_m'], ...})`, no geometry; the file written from it held
     30 null geometries. The trial fails such a build and `geometry=src.geometry` goes in, no model call."""
     build = "import geopandas as gpd\nnamed = gpd.GeoDataFrame({'name': pts['name']})\nprint(len(named))"
-    script = StepScript(["Load the points.", "Build a frame with the name column.", "Write it to named.geojson."],
-                        {"Load the points": [POINTS], "Build a frame": [build],
-                         "Write it": ["named.to_file('named.geojson')"]})
-    run, finished, _ = await run_scripted(workdir, "Write the points' names to `named.geojson`.", script, tmp_path,
-                                          max_attempts=1, on_stuck="stop")
+    script = StepScript(
+        ["Load the points.", "Build a frame with the name column.", "Write it to named.geojson."],
+        {"Load the points": [POINTS], "Build a frame": [build], "Write it": ["named.to_file('named.geojson')"]},
+    )
+    run, finished, _ = await run_scripted(
+        workdir, "Write the points' names to `named.geojson`.", script, tmp_path, max_attempts=1, on_stuck="stop"
+    )
     assert finished.status == "succeeded", finished.message
     [repaired] = [e for e in run.bus.history if e.type == "repaired"]
     assert repaired.strategy == "set_geometry" and "geometry=pts.geometry)" in repaired.diff
     import geopandas as gpd
+
     named = gpd.read_file(workdir / "named.geojson")
     assert named["name"].tolist() == ["a", "b", "c"] and named.geometry.notna().all() and named.crs.to_epsg() == 4326
     assert script.calls["Build a frame"] == 1
@@ -372,8 +421,10 @@ async def test_a_failing_report_after_the_write_is_taken_out_without_the_model(w
         ["Load the points.", "Write each point's x to xs.csv."],
         {
             "Load the points": [POINTS],
-            "Write each": ["import pandas as pd\ntable = pd.DataFrame({'name': pts['name'], 'x': pts.geometry.x})\n"
-                           "table.to_csv('xs.csv', index=False)\nprint(f'wrote xs.csv, CRS: {table.crs}')"],
+            "Write each": [
+                "import pandas as pd\ntable = pd.DataFrame({'name': pts['name'], 'x': pts.geometry.x})\n"
+                "table.to_csv('xs.csv', index=False)\nprint(f'wrote xs.csv, CRS: {table.crs}')"
+            ],
         },
     )
     run, finished, _ = await run_scripted(workdir, "each point's x in xs.csv", script, tmp_path, max_attempts=1)
@@ -405,18 +456,23 @@ async def test_a_column_taken_from_the_joined_layer_by_index_is_taken_from_the_j
     `near['nearest_hospital_name'] = hospitals['name']` aligned 37 hospitals to 120 addresses by
     index: 83 names empty, the rest wrong, and every repair kept the line. The trial's alignment
     guard fails it, and the value is taken from the join's own `name`, without a model call."""
-    setup = ("import geopandas as gpd\nfrom shapely.geometry import Point\n"
-             "pts = gpd.GeoDataFrame({'pid': [1, 2, 3]}, geometry=[Point(0, 0), Point(1, 1), Point(2, 2)], crs=3857)\n"
-             "hubs = gpd.GeoDataFrame({'hub': ['h1', 'h2']}, geometry=[Point(0, 0.1), Point(2, 2.1)], crs=3857)\n"
-             "near = gpd.sjoin_nearest(pts, hubs)")
+    setup = (
+        "import geopandas as gpd\nfrom shapely.geometry import Point\n"
+        "pts = gpd.GeoDataFrame({'pid': [1, 2, 3]}, geometry=[Point(0, 0), Point(1, 1), Point(2, 2)], crs=3857)\n"
+        "hubs = gpd.GeoDataFrame({'hub': ['h1', 'h2']}, geometry=[Point(0, 0.1), Point(2, 2.1)], crs=3857)\n"
+        "near = gpd.sjoin_nearest(pts, hubs)"
+    )
     repaired, error, printed, script = await _guarded_run(
-        workdir, tmp_path, "each point's nearest hub",
+        workdir,
+        tmp_path,
+        "each point's nearest hub",
         ["Join each point to its nearest hub.", "Name each point's hub.", "Print the hub names."],
         {
             "nearest hub": [setup],
             "Name each": ["near['nearest_hub'] = hubs['hub']"],
             "Print the hub": ["print(near['nearest_hub'].tolist())"],
-        })
+        },
+    )
     assert repaired.strategy == "own_column" and "+near['nearest_hub'] = near['hub']" in repaired.diff
     assert "1 of the 3 rows of `near` have no row of `hubs` (2 rows) and got no value" in error
     assert printed == "['h1', 'h1', 'h2']"  # by index it was ['h1', 'h2', nan]
@@ -470,7 +526,10 @@ async def test_budget_exhausted_then_human_fix_becomes_context(workdir, tmp_path
 
 
 async def test_skip_and_hint_actions(workdir, tmp_path):
-    script = StepScript(["Do the impossible.", "Say hi."], {"impossible": ["raise RuntimeError('nope')", "print('hinted')"], "Say hi": ["print('hi')"]})
+    script = StepScript(
+        ["Do the impossible.", "Say hi."],
+        {"impossible": ["raise RuntimeError('nope')", "print('hinted')"], "Say hi": ["print('hi')"]},
+    )
     model = ScriptedChatModel(responder=script)
     async with real_kernel(workdir) as kernel:
         run = make_run("x", kernel, model, tmp_path, max_attempts=1)
@@ -514,8 +573,11 @@ async def test_cancel_leaves_the_users_own_cell_alone(workdir, tmp_path):
         user.start_channels()
         try:
             seen: list[dict] = []
-            cell = asyncio.create_task(user.execute_interactive(
-                "import time\ntime.sleep(3)\nprint('user cell done')", output_hook=seen.append, timeout=30))
+            cell = asyncio.create_task(
+                user.execute_interactive(
+                    "import time\ntime.sleep(3)\nprint('user cell done')", output_hook=seen.append, timeout=30
+                )
+            )
             await asyncio.sleep(1.0)  # the cell is running
             run.cancel()
             finished = await asyncio.wait_for(run.wait(), 10)
@@ -532,6 +594,7 @@ async def test_a_kernel_lost_while_the_model_thinks_ends_the_run_instead_of_wait
     """The kernel dies while step 2 waits on the model, and step 2 never reaches the kernel
     again (its answers have no code): only the swallowed probes saw the loss. The run must
     not hand the step to a human whose fix cannot run (issue 18, item 7)."""
+
     def responder(messages):
         system, user = messages[0].text, messages[-1].text
         if "plans Python analyses" in system:
@@ -620,7 +683,10 @@ async def test_approval_mode_waits_and_rejection_regenerates(workdir, tmp_path):
 
 
 async def test_semantic_check_flags_missing_output_file(workdir, tmp_path):
-    script = StepScript(["Save the result."], {"Save": ["import os\nif False:\n    open('out.json', 'w').write('{}')", "open('out.json', 'w').write('{}')"]})
+    script = StepScript(
+        ["Save the result."],
+        {"Save": ["import os\nif False:\n    open('out.json', 'w').write('{}')", "open('out.json', 'w').write('{}')"]},
+    )
     model = ScriptedChatModel(responder=script)
     async with real_kernel(workdir) as kernel:
         run = make_run("save", kernel, model, tmp_path)
@@ -635,10 +701,15 @@ async def test_a_written_file_without_the_requested_keys_is_repaired(workdir, tm
     # The step runs without error but writes a list where the request names an
     # object's keys: the check says so and the next attempt's prompt carries it.
     request = "Count the cities. Write `summary.json` with keys `count` and `names`."
-    script = StepScript(["Write the summary."], {"Write the summary": [
-        "import json\njson.dump([{'name': 'A'}, {'name': 'B'}], open('summary.json', 'w'))",
-        "import json\njson.dump({'count': 2, 'names': ['A', 'B']}, open('summary.json', 'w'))",
-    ]})
+    script = StepScript(
+        ["Write the summary."],
+        {
+            "Write the summary": [
+                "import json\njson.dump([{'name': 'A'}, {'name': 'B'}], open('summary.json', 'w'))",
+                "import json\njson.dump({'count': 2, 'names': ['A', 'B']}, open('summary.json', 'w'))",
+            ]
+        },
+    )
     model = ScriptedChatModel(responder=script)
     async with real_kernel(workdir) as kernel:
         run = make_run(request, kernel, model, tmp_path)
@@ -663,8 +734,9 @@ async def test_a_buffer_in_degrees_runs_but_is_repaired_towards_the_advisors_crs
     from geoagent_ext.agent.state import fold
     from geoagent_ext.persona.chat_format import ChatFormatter
 
-    gpd.GeoDataFrame({"name": ["a", "b"]}, geometry=[Point(-0.12, 51.50), Point(-0.08, 51.52)],
-                     crs=4326).to_file(workdir / "stops.geojson")
+    gpd.GeoDataFrame({"name": ["a", "b"]}, geometry=[Point(-0.12, 51.50), Point(-0.08, 51.52)], crs=4326).to_file(
+        workdir / "stops.geojson"
+    )
     degrees = "import geopandas as gpd\nstops = gpd.read_file('stops.geojson')\nrings = stops.buffer(400)"
     metres = degrees.replace("stops.buffer(400)", "stops.to_crs(stops.estimate_utm_crs()).buffer(400)")
     script = StepScript(["Buffer the stops by 400 m."], {"Buffer the stops": [degrees, metres]})
@@ -676,7 +748,10 @@ async def test_a_buffer_in_degrees_runs_but_is_repaired_towards_the_advisors_crs
     assert finished.status == "succeeded", finished.message
     warned = [e for e in run.bus.history if e.type == "executed" and e.result.warnings]
     assert len(warned) == 1 and "'buffer' ran in a geographic CRS" in warned[0].result.warnings[0]
-    assert "The CRS advisor's choice for this data: EPSG:27700 OSGB36 / British National Grid" in warned[0].result.warnings[0]
+    assert (
+        "The CRS advisor's choice for this data: EPSG:27700 OSGB36 / British National Grid"
+        in warned[0].result.warnings[0]
+    )
     assert "estimate_utm_crs" in model.prompt_texts[-1]  # the repair prompt carries the warning and the hint
     assert crs.stdout.strip() == "True metre"  # the committed rings are 400 m, not 400 degrees
     # The coder of a step that buffers got the advisor's answer for distances before writing anything.
@@ -692,11 +767,14 @@ async def test_a_buffer_in_degrees_runs_but_is_repaired_towards_the_advisors_crs
     assert planned.seq < next(e for e in run.bus.history if e.type == "code_proposed").seq
     chat = ChatFormatter(run.id)
     chat.feed(run.bus.history[0])
-    assert "Buffer the stops by 400 m. — *distances in EPSG:27700 (OSGB36 / British National Grid)*" in \
-        chat.feed(planned)[0].text
+    assert (
+        "Buffer the stops by 400 m. — *distances in EPSG:27700 (OSGB36 / British National Grid)*"
+        in chat.feed(planned)[0].text
+    )
     assert cli_main(["replay", str(run.log.path)]) == 0  # the CLI's plan too
-    assert "1. Buffer the stops by 400 m. (distances in EPSG:27700 (OSGB36 / British National Grid))" in \
-        " ".join(capsys.readouterr().err.split())  # the terminal wraps long lines
+    assert "1. Buffer the stops by 400 m. (distances in EPSG:27700 (OSGB36 / British National Grid))" in " ".join(
+        capsys.readouterr().err.split()
+    )  # the terminal wraps long lines
 
 
 async def test_without_the_advisor_no_crs_is_advised_anywhere(workdir, tmp_path):
@@ -710,8 +788,9 @@ async def test_without_the_advisor_no_crs_is_advised_anywhere(workdir, tmp_path)
     script = StepScript(["Reproject the stops."], {"Reproject the stops": [code]})
     model = ScriptedChatModel(responder=script)
     async with real_kernel(workdir) as kernel:
-        run = make_run("Reproject stops.geojson to the national grid as out.geojson", kernel, model, tmp_path,
-                       crs_advisor=False)
+        run = make_run(
+            "Reproject stops.geojson to the national grid as out.geojson", kernel, model, tmp_path, crs_advisor=False
+        )
         finished = await run.wait()
     assert finished.status == "succeeded", finished.message
     assert not [e for e in run.bus.history if e.type == "crs_advised"]
@@ -759,22 +838,30 @@ async def test_a_loop_over_layers_that_uses_a_name_as_its_frame_reads_each_layer
 
     for layer, epsg in (("roads", 4326), ("sites", 32647)):
         gpd.GeoDataFrame({"n": [1]}, geometry=[Point(100.5, 13.7)], crs=4326).to_crs(epsg).to_file(
-            workdir / "two.gpkg", layer=layer)
-    code = ("import pyogrio\nimport pandas as pd\nrows = []\nfor name, layer in pyogrio.list_layers('two.gpkg'):\n"
-            "    rows.append({'layer_name': name, 'epsg': layer.crs.to_epsg()})\npd.DataFrame(rows).to_csv('audit.csv', index=False)")
+            workdir / "two.gpkg", layer=layer
+        )
+    code = (
+        "import pyogrio\nimport pandas as pd\nrows = []\nfor name, layer in pyogrio.list_layers('two.gpkg'):\n"
+        "    rows.append({'layer_name': name, 'epsg': layer.crs.to_epsg()})\npd.DataFrame(rows).to_csv('audit.csv', index=False)"
+    )
     script = StepScript(["Audit the layers of two.gpkg."], {"Audit the layers": [code]})
-    run, finished, model = await run_scripted(workdir, "List each layer of two.gpkg with its EPSG code in audit.csv",
-                                              script, tmp_path, on_stuck="stop")
+    run, finished, model = await run_scripted(
+        workdir, "List each layer of two.gpkg with its EPSG code in audit.csv", script, tmp_path, on_stuck="stop"
+    )
     assert finished.status == "succeeded", finished.message
     assert pd.read_csv(workdir / "audit.csv").to_dict("records") == [
-        {"layer_name": "roads", "epsg": 4326}, {"layer_name": "sites", "epsg": 32647}]
+        {"layer_name": "roads", "epsg": 4326},
+        {"layer_name": "sites", "epsg": 32647},
+    ]
     assert [e.strategy for e in run.bus.history if e.type == "repaired"] == ["text_not_frame"]
     assert script.calls.get("Audit the layers") == 1  # the fix cost no model call
 
 
 async def test_a_column_empty_in_the_input_is_no_warning(workdir, tmp_path):
     (workdir / "addresses.csv").write_text("id,postal_city\n1,\n2,\n")
-    script = StepScript(["Load the addresses."], {"Load the addresses": ["import pandas as pd\ndf = pd.read_csv('addresses.csv')"]})
+    script = StepScript(
+        ["Load the addresses."], {"Load the addresses": ["import pandas as pd\ndf = pd.read_csv('addresses.csv')"]}
+    )
     model = ScriptedChatModel(responder=script)
     async with real_kernel(workdir) as kernel:
         run = make_run("load addresses.csv", kernel, model, tmp_path)
@@ -789,10 +876,13 @@ async def _load_only_plan(workdir, tmp_path, added_step_code: str, **options):
     """A plan of one step that only loads (as small models plan); ``added_step_code`` answers the
     step the run adds for the request's output `cities_out.csv`."""
     request = "Read cities.csv and write `cities_out.csv` with the names."
-    script = StepScript(["Load the data."], {
-        "Load the data": ["import pandas as pd\ncities = pd.read_csv('cities.csv')\nprint(len(cities))"],
-        "Compute everything the request asks for": [added_step_code],
-    })
+    script = StepScript(
+        ["Load the data."],
+        {
+            "Load the data": ["import pandas as pd\ncities = pd.read_csv('cities.csv')\nprint(len(cities))"],
+            "Compute everything the request asks for": [added_step_code],
+        },
+    )
     async with real_kernel(workdir) as kernel:
         run = make_run(request, kernel, ScriptedChatModel(responder=script), tmp_path, **options)
         finished = await run.wait()
@@ -802,11 +892,14 @@ async def _load_only_plan(workdir, tmp_path, added_step_code: str, **options):
 async def test_a_plan_that_never_writes_the_requested_file_gets_a_step_that_does(workdir, tmp_path):
     # Small models sometimes plan only "Load the data": the run must not call that a success.
     run, finished = await _load_only_plan(
-        workdir, tmp_path, "cities[['name']].to_csv('cities_out.csv', index=False)\nprint('ok')")
+        workdir, tmp_path, "cities[['name']].to_csv('cities_out.csv', index=False)\nprint('ok')"
+    )
     assert finished.status == "succeeded", finished.message
     replanned = [e for e in run.bus.history if e.type == "replanned"]
     assert len(replanned) == 1 and "cities_out.csv" in replanned[0].reason
-    assert [s.description for s in run.subtasks][-1] == "Compute everything the request asks for that is not done yet and write it to `cities_out.csv`."
+    assert [s.description for s in run.subtasks][
+        -1
+    ] == "Compute everything the request asks for that is not done yet and write it to `cities_out.csv`."
     assert (workdir / "cities_out.csv").read_text().splitlines() == ["name", "A", "B"]
 
 
@@ -819,11 +912,16 @@ async def test_a_requested_file_still_missing_at_the_end_is_partial_not_success(
 
 async def test_a_step_that_must_write_the_requested_file_fails_its_trial_when_it_does_not(workdir, tmp_path):
     request = "Read cities.csv and write `names.csv` with the names."
-    script = StepScript(["Load the cities.", "Write the names to `names.csv`."], {
-        "Load the cities": ["import pandas as pd\ncities = pd.read_csv('cities.csv')"],
-        "Write the names": ["print(cities['name'].tolist())",
-                            "cities[['name']].to_csv('names.csv', index=False)\nprint('ok')"],
-    })
+    script = StepScript(
+        ["Load the cities.", "Write the names to `names.csv`."],
+        {
+            "Load the cities": ["import pandas as pd\ncities = pd.read_csv('cities.csv')"],
+            "Write the names": [
+                "print(cities['name'].tolist())",
+                "cities[['name']].to_csv('names.csv', index=False)\nprint('ok')",
+            ],
+        },
+    )
     model = ScriptedChatModel(responder=script)
     async with real_kernel(workdir) as kernel:
         run = make_run(request, kernel, model, tmp_path)
@@ -851,8 +949,16 @@ async def test_a_variable_copied_from_a_recipe_is_repaired_not_given_a_step(tmp_
 
     class RecipeShelf:  # the index's interface, answering with one real recipe
         def retrieve(self, query, libraries=None, k=5, warnings=None):
-            return [ApiRecord(id="r", qualified_name="buffer-in-metres", library="geopandas", version="",
-                              kind="recipe", text=recipe.read_text().split("---", 2)[2])]
+            return [
+                ApiRecord(
+                    id="r",
+                    qualified_name="buffer-in-metres",
+                    library="geopandas",
+                    version="",
+                    kind="recipe",
+                    text=recipe.read_text().split("---", 2)[2],
+                )
+            ]
 
         def intros(self):
             return {}
@@ -860,18 +966,28 @@ async def test_a_variable_copied_from_a_recipe_is_repaired_not_given_a_step(tmp_
     workdir = tmp_path / "work"
     workdir.mkdir()
     gpd.GeoDataFrame({"pid": [1, 2]}, geometry=[Point(139.7, 35.6), Point(139.8, 35.7)], crs=4326).to_file(
-        workdir / "pts.geojson")
+        workdir / "pts.geojson"
+    )
     copied = "utm = stations.estimate_utm_crs()\nbuffers = stations.to_crs(utm)"
-    own = ("utm = pts.estimate_utm_crs()\nbuf = pts.to_crs(utm)\nbuf['geometry'] = buf.buffer(100)\n"
-           "buf.to_file('buf.geojson')")
-    script = StepScript(["Load `pts.geojson`.", "Buffer each point by 100 m with geopandas and write `buf.geojson`."],
-                        {"Load": ["import geopandas as gpd\npts = gpd.read_file('pts.geojson')"],
-                         "Buffer each point": [copied, own]})
+    own = (
+        "utm = pts.estimate_utm_crs()\nbuf = pts.to_crs(utm)\nbuf['geometry'] = buf.buffer(100)\n"
+        "buf.to_file('buf.geojson')"
+    )
+    script = StepScript(
+        ["Load `pts.geojson`.", "Buffer each point by 100 m with geopandas and write `buf.geojson`."],
+        {"Load": ["import geopandas as gpd\npts = gpd.read_file('pts.geojson')"], "Buffer each point": [copied, own]},
+    )
     model = ScriptedChatModel(responder=script)
     async with real_kernel(workdir) as kernel:
-        run = Run("Buffer every point of `pts.geojson` by 100 m into `buf.geojson`.", kernel=kernel,
-                  llm=LLMClient(model, timeout=30, retries=1), model_name="scripted:test",
-                  knowledge_index=RecipeShelf(), options=RunOptions(), log_dir=tmp_path / "runs")
+        run = Run(
+            "Buffer every point of `pts.geojson` by 100 m into `buf.geojson`.",
+            kernel=kernel,
+            llm=LLMClient(model, timeout=30, retries=1),
+            model_name="scripted:test",
+            knowledge_index=RecipeShelf(),
+            options=RunOptions(),
+            log_dir=tmp_path / "runs",
+        )
         finished = await run.wait()
     assert finished.status == "succeeded", finished.message
     assert not [e for e in run.bus.history if e.type == "subtask_inserted"]
@@ -879,8 +995,9 @@ async def test_a_variable_copied_from_a_recipe_is_repaired_not_given_a_step(tmp_
     assert repaired.strategy == "example_name"
     assert any("is the variable of an example in the documentation" in p for p in model.prompt_texts)
     # The recipe itself says so up front.
-    assert any("its variable names are the example's" in p and "stations.estimate_utm_crs()" in p
-               for p in model.prompt_texts)
+    assert any(
+        "its variable names are the example's" in p and "stations.estimate_utm_crs()" in p for p in model.prompt_texts
+    )
 
 
 def test_docs_for_a_vector_task_leave_the_raster_libraries_out():
@@ -888,6 +1005,7 @@ def test_docs_for_a_vector_task_leave_the_raster_libraries_out():
     rasterio's docs to fiji's vector transects (seen at 55196ce). With no raster in the data or the
     request, the docs come from the other libraries; a step naming a library gets that library."""
     from geoagent_ext.agent.subtask_work import RASTER_LIBRARIES, docs_libraries
+
     vector = "- `lines.geojson`: vector: 3 features, LineString, CRS EPSG:4326"
     libraries = docs_libraries("Compute the length of each line.", "How long are the lines?", vector)
     assert libraries and "geopandas" in libraries and not RASTER_LIBRARIES & set(libraries)
@@ -919,15 +1037,25 @@ async def test_a_repair_on_vector_data_reads_no_raster_docs(tmp_path):
     workdir = tmp_path / "work"
     workdir.mkdir()
     gpd.GeoDataFrame({"tid": [1]}, geometry=[LineString([(0, 0), (1000, 0)])], crs=3857).to_file(
-        workdir / "lines.geojson")
-    script = StepScript(["Load `lines.geojson`.", "Compute the total length and print it."],
-                        {"Load": ["import geopandas as gpd\nlines = gpd.read_file('lines.geojson')"],
-                         "Compute the total": ["import rasterio\nrasterio.open('lines.geojson')",
-                                               "print(lines.length.sum())"]})
+        workdir / "lines.geojson"
+    )
+    script = StepScript(
+        ["Load `lines.geojson`.", "Compute the total length and print it."],
+        {
+            "Load": ["import geopandas as gpd\nlines = gpd.read_file('lines.geojson')"],
+            "Compute the total": ["import rasterio\nrasterio.open('lines.geojson')", "print(lines.length.sum())"],
+        },
+    )
     async with real_kernel(workdir) as kernel:
-        run = Run("How long are the lines of `lines.geojson` together?", kernel=kernel,
-                  llm=LLMClient(ScriptedChatModel(responder=script), timeout=30, retries=1),
-                  model_name="scripted:test", knowledge_index=Shelf(), options=RunOptions(), log_dir=tmp_path / "runs")
+        run = Run(
+            "How long are the lines of `lines.geojson` together?",
+            kernel=kernel,
+            llm=LLMClient(ScriptedChatModel(responder=script), timeout=30, retries=1),
+            model_name="scripted:test",
+            knowledge_index=Shelf(),
+            options=RunOptions(),
+            log_dir=tmp_path / "runs",
+        )
         finished = await run.wait()
     assert finished.status == "succeeded", finished.message
     assert asked, "the repair asked for no docs"
@@ -940,18 +1068,29 @@ async def test_the_bundled_local_model_is_not_asked_for_proposals_unless_the_set
     from geoagent_ext.agent.run import Run, RunOptions
     from geoagent_ext.llm.client import LLMClient
 
-    script = StepScript(["Write the cities to cities.geojson."],
-                        {"Write the cities": ["import pandas as pd, geopandas as gpd\ndf = pd.read_csv('cities.csv')\n"
-                                              "gpd.GeoDataFrame(df, geometry=gpd.points_from_xy(df.lon, df.lat), "
-                                              "crs=4326).to_file('cities.geojson')"]})
+    script = StepScript(
+        ["Write the cities to cities.geojson."],
+        {
+            "Write the cities": [
+                "import pandas as pd, geopandas as gpd\ndf = pd.read_csv('cities.csv')\n"
+                "gpd.GeoDataFrame(df, geometry=gpd.points_from_xy(df.lon, df.lat), "
+                "crs=4326).to_file('cities.geojson')"
+            ]
+        },
+    )
     asked = {}
     for setting in (None, True):
         (workdir / "cities.geojson").unlink(missing_ok=True)
         model = ScriptedChatModel(responder=script)
         async with real_kernel(workdir) as kernel:
-            run = Run("Turn cities.csv into cities.geojson", kernel=kernel, llm=LLMClient(model, timeout=30, retries=1),
-                      model_name="local:qwen2.5-coder-1.5b", options=RunOptions(propose_requirements=setting),
-                      log_dir=tmp_path / "runs")
+            run = Run(
+                "Turn cities.csv into cities.geojson",
+                kernel=kernel,
+                llm=LLMClient(model, timeout=30, retries=1),
+                model_name="local:qwen2.5-coder-1.5b",
+                options=RunOptions(propose_requirements=setting),
+                log_dir=tmp_path / "runs",
+            )
             finished = await run.wait()
         assert finished.status == "succeeded", finished.message
         asked[setting] = any("what the output files must satisfy" in p for p in model.prompt_texts)
@@ -961,6 +1100,7 @@ async def test_the_bundled_local_model_is_not_asked_for_proposals_unless_the_set
 def test_proposals_follow_the_setting_else_the_model():
     from geoagent_ext.config import GeoAgentSettings
     from geoagent_ext.contract.proposed import proposals_wanted
+
     assert GeoAgentSettings().propose_requirements is None
     assert not proposals_wanted(None, "local:qwen2.5-coder-1.5b") and proposals_wanted(None, "openai:gpt-4o")
     assert proposals_wanted(True, "local:qwen2.5-coder-1.5b") and not proposals_wanted(False, "openai:gpt-4o")
@@ -977,17 +1117,25 @@ async def test_a_join_of_layers_in_different_crss_runs_but_is_repaired(tmp_path)
 
     workdir = tmp_path / "work"
     workdir.mkdir()
-    gpd.GeoDataFrame({"code": [1]}, geometry=[box(16.3, 48.1, 16.5, 48.3)], crs=4326).to_file(workdir / "districts.geojson")
+    gpd.GeoDataFrame({"code": [1]}, geometry=[box(16.3, 48.1, 16.5, 48.3)], crs=4326).to_file(
+        workdir / "districts.geojson"
+    )
     gpd.GeoDataFrame({"sid": [1, 2]}, geometry=[Point(16.35, 48.2), Point(16.4, 48.25)], crs=4326).to_file(
-        workdir / "stations.geojson")
-    load = ("import geopandas as gpd\ndistricts = gpd.read_file('districts.geojson').to_crs(3035)\n"
-            "stations = gpd.read_file('stations.geojson')")
+        workdir / "stations.geojson"
+    )
+    load = (
+        "import geopandas as gpd\ndistricts = gpd.read_file('districts.geojson').to_crs(3035)\n"
+        "stations = gpd.read_file('stations.geojson')"
+    )
     mixed = "joined = gpd.sjoin(stations, districts, predicate='within')\nprint(len(joined))"
     same = "joined = gpd.sjoin(stations.to_crs(districts.crs), districts, predicate='within')\nprint(len(joined))"
-    script = StepScript(["Load the layers.", "Join the stations to the districts."],
-                        {"Load the layers": [load], "Join the stations": [mixed, same]})
-    run, finished, model = await run_scripted(workdir, "Which district is each station of `stations.geojson` in?",
-                                              script, tmp_path, on_stuck="skip")
+    script = StepScript(
+        ["Load the layers.", "Join the stations to the districts."],
+        {"Load the layers": [load], "Join the stations": [mixed, same]},
+    )
+    run, finished, model = await run_scripted(
+        workdir, "Which district is each station of `stations.geojson` in?", script, tmp_path, on_stuck="skip"
+    )
     assert finished.status == "succeeded", finished.message
     warned = [e for e in run.bus.history if e.type == "executed" and e.result.warnings]
     assert any("different CRSs (left EPSG:4326, right EPSG:3035)" in w for e in warned for w in e.result.warnings)

@@ -38,8 +38,9 @@ def responder_factory():
 async def test_mcts_explores_candidates_and_commits_only_the_chosen(tmp_path):
     model = ScriptedChatModel(responder=responder_factory())
     async with real_kernel(tmp_path) as kernel:
-        run = make_run("double of 42", kernel, model, tmp_path, strategy="mcts",
-                       mcts={"n_samples": 3, "k": 3, "max_nodes": 6})
+        run = make_run(
+            "double of 42", kernel, model, tmp_path, strategy="mcts", mcts={"n_samples": 3, "k": 3, "max_nodes": 6}
+        )
         finished = await run.wait()
         marker = await kernel.execute("print(marker)")
     assert finished.status == "succeeded", finished.message
@@ -68,6 +69,7 @@ def plan_responder(plan: str, lookahead: str | dict[str, str], steps: dict[str, 
     """Planner answers ``plan``; the look-ahead answers ``lookahead`` (or, for a dict, the code of
     its first key found in the look-ahead's task: the remaining steps it lists); a step prompt
     containing a key of ``steps`` (e.g. "Your step (2 of 3)") answers its code."""
+
     def reply(messages):
         system, user = messages[0].text, messages[-1].text
         if "plans Python analyses" in system:
@@ -90,17 +92,20 @@ def broken_rollout_responder():
     return plan_responder(
         "1. Make the value.\n2. Print it.\n3. Print it again.",
         "# Step 2\nimport os\nassert os.getpid() == first_pid, 'another process'\nprint(value)\n# Step 3\nprint(value)",
-        {"Your step (1 of 3)": "import os\nvalue = 7\nfirst_pid = os.getpid()",
-         "Your step (2 of 3)": "print(value + 0)",
-         "Your step (3 of 3)": "print(value)"},
+        {
+            "Your step (1 of 3)": "import os\nvalue = 7\nfirst_pid = os.getpid()",
+            "Your step (2 of 3)": "print(value + 0)",
+            "Your step (3 of 3)": "print(value)",
+        },
     )
 
 
 async def test_a_seed_that_fails_falls_back_to_sampling(tmp_path):
     model = ScriptedChatModel(responder=broken_rollout_responder())
     async with real_kernel(tmp_path) as kernel:
-        run = make_run("print seven", kernel, model, tmp_path, strategy="mcts",
-                       mcts={"n_samples": 1, "k": 1, "max_nodes": 4})
+        run = make_run(
+            "print seven", kernel, model, tmp_path, strategy="mcts", mcts={"n_samples": 1, "k": 1, "max_nodes": 4}
+        )
         finished = await run.wait()
     assert finished.status == "succeeded", finished.message
     nodes = [e for e in run.bus.history if e.type == "search_node" and e.subtask_id == run.subtasks[1].id]
@@ -115,16 +120,21 @@ def forgetful_rollout_responder():
     return plan_responder(
         "1. Make the value.\n2. Write the value to `value.json`.",
         "# Step 2\nprint(value)",
-        {"Your step (1 of 2)": "value = 7",
-         "Your step (2 of 2)": "open('value.json', 'w').write(str(value))"},
+        {"Your step (1 of 2)": "value = 7", "Your step (2 of 2)": "open('value.json', 'w').write(str(value))"},
     )
 
 
 async def test_a_rollout_that_skips_a_required_file_is_not_complete_and_seeds_nothing(tmp_path):
     model = ScriptedChatModel(responder=forgetful_rollout_responder())
     async with real_kernel(tmp_path) as kernel:
-        run = make_run("write seven to `value.json`", kernel, model, tmp_path, strategy="mcts",
-                       mcts={"n_samples": 1, "k": 1, "max_nodes": 4})
+        run = make_run(
+            "write seven to `value.json`",
+            kernel,
+            model,
+            tmp_path,
+            strategy="mcts",
+            mcts={"n_samples": 1, "k": 1, "max_nodes": 4},
+        )
         finished = await run.wait()
     assert finished.status == "succeeded", finished.message
     nodes = [e for e in run.bus.history if e.type == "search_node"]
@@ -139,8 +149,10 @@ def dead_end_seed_responder():
     without the id column); the look-ahead from step 2 writes step 3, which needs a real half."""
     return plan_responder(
         "1. Make the value.\n2. Halve the value.\n3. Print the half plus one.",
-        {"Halve the value": "# Step 2\nhalf = None\n# Step 3\nprint(half + 1)",
-         "Print the half": "# Step 3\nprint(half + 1)"},
+        {
+            "Halve the value": "# Step 2\nhalf = None\n# Step 3\nprint(half + 1)",
+            "Print the half": "# Step 3\nprint(half + 1)",
+        },
         {"Your step (1 of 3)": "value = 7", "Your step (2 of 3)": "half = value / 2"},
     )
 
@@ -176,9 +188,13 @@ def _step_calls(model: ScriptedChatModel, marker: str) -> list[tuple[str, float]
 async def test_a_candidate_that_runs_costs_one_sample(tmp_path):
     # Progressive widening: the first candidate runs and its look-ahead completes, so the
     # search draws no second candidate for step 1 and none at all for step 2 (its seed runs).
-    model = ScriptedChatModel(responder=plan_responder(
-        "1. Make the value.\n2. Print it.", "# Step 2\nprint(value)",
-        {"Your step (1 of 2)": "value = 7", "Your step (2 of 2)": "print(value)"}))
+    model = ScriptedChatModel(
+        responder=plan_responder(
+            "1. Make the value.\n2. Print it.",
+            "# Step 2\nprint(value)",
+            {"Your step (1 of 2)": "value = 7", "Your step (2 of 2)": "print(value)"},
+        )
+    )
     async with real_kernel(tmp_path) as kernel:
         run = make_run("print seven", kernel, model, tmp_path, strategy="mcts")
         finished = await run.wait()
@@ -205,8 +221,7 @@ def fresh_and_repair_responder(plan: str, fresh: list[str], repair: str):
 
 
 async def test_a_candidate_of_only_comments_fails_and_is_repaired(tmp_path):
-    model = ScriptedChatModel(responder=fresh_and_repair_responder(
-        "1. Set x.", ["# Cause: x was never set."], "x = 3"))
+    model = ScriptedChatModel(responder=fresh_and_repair_responder("1. Set x.", ["# Cause: x was never set."], "x = 3"))
     async with real_kernel(tmp_path) as kernel:
         run = make_run("x", kernel, model, tmp_path, strategy="mcts", on_stuck="stop")
         finished = await run.wait()
@@ -244,8 +259,11 @@ async def test_a_repair_of_only_comments_is_repaired_from_the_code_before_it(tmp
 
 async def test_the_root_widens_after_a_failed_candidate_and_its_repair(tmp_path):
     # Step 1: the first answer fails, its repair fails too, a second fresh sample runs.
-    model = ScriptedChatModel(responder=fresh_and_repair_responder(
-        "1. Compute the value.", ["value = 1 / 0", "value = 42\nprint(value)"], "value = int('forty-two')"))
+    model = ScriptedChatModel(
+        responder=fresh_and_repair_responder(
+            "1. Compute the value.", ["value = 1 / 0", "value = 42\nprint(value)"], "value = int('forty-two')"
+        )
+    )
     async with real_kernel(tmp_path) as kernel:
         run = make_run("the value", kernel, model, tmp_path, strategy="mcts")
         finished = await run.wait()
@@ -266,10 +284,13 @@ async def test_a_committed_result_without_the_requested_keys_is_repaired_by_the_
     # The after-step check runs on the committed node: a list where the request names an
     # object's keys makes that node a failed one, and its repair (which reads the warning) wins.
     request = "Count the cities. Write `summary.json` with keys `count` and `names`."
-    model = ScriptedChatModel(responder=fresh_and_repair_responder(
-        "1. Write the summary.",
-        ["import json\njson.dump([{'name': 'A'}, {'name': 'B'}], open('summary.json', 'w'))"],
-        "import json\njson.dump({'count': 2, 'names': ['A', 'B']}, open('summary.json', 'w'))"))
+    model = ScriptedChatModel(
+        responder=fresh_and_repair_responder(
+            "1. Write the summary.",
+            ["import json\njson.dump([{'name': 'A'}, {'name': 'B'}], open('summary.json', 'w'))"],
+            "import json\njson.dump({'count': 2, 'names': ['A', 'B']}, open('summary.json', 'w'))",
+        )
+    )
     async with real_kernel(tmp_path) as kernel:
         run = make_run(request, kernel, model, tmp_path, strategy="mcts")
         finished = await run.wait()
@@ -290,11 +311,13 @@ async def test_a_committed_result_without_the_requested_keys_is_repaired_by_the_
 
 async def test_full_widening_samples_n_and_keeps_the_k_best(tmp_path):
     # The paper's expansion, kept as an option: n candidates at once, the k best kept as children.
-    model = ScriptedChatModel(responder=fresh_and_repair_responder(
-        "1. Compute the value.", [f"value = {i}" for i in range(3)], "value = -1"))
+    model = ScriptedChatModel(
+        responder=fresh_and_repair_responder("1. Compute the value.", [f"value = {i}" for i in range(3)], "value = -1")
+    )
     async with real_kernel(tmp_path) as kernel:
-        run = make_run("the value", kernel, model, tmp_path, strategy="mcts",
-                       mcts={"widening": "full", "n_samples": 3, "k": 2})
+        run = make_run(
+            "the value", kernel, model, tmp_path, strategy="mcts", mcts={"widening": "full", "n_samples": 3, "k": 2}
+        )
         finished = await run.wait()
     assert finished.status == "succeeded", finished.message
     assert _step_calls(model, "Your step (1 of 1)") == [("fresh", 0.8)] * 3
@@ -338,8 +361,14 @@ async def test_a_node_whose_file_breaks_the_contract_earns_less_and_is_never_com
 
     model = ScriptedChatModel(responder=reply)
     async with real_kernel(tmp_path) as kernel:
-        run = make_run("Reproject `pts.geojson` to EPSG:3857 and write `out.geojson`.", kernel, model, tmp_path,
-                       strategy="mcts", mcts={"n_samples": 3, "k": 3, "max_nodes": 4})
+        run = make_run(
+            "Reproject `pts.geojson` to EPSG:3857 and write `out.geojson`.",
+            kernel,
+            model,
+            tmp_path,
+            strategy="mcts",
+            mcts={"n_samples": 3, "k": 3, "max_nodes": 4},
+        )
         finished = await run.wait()
     assert finished.status == "succeeded", finished.message
     final = {}

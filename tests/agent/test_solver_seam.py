@@ -48,14 +48,20 @@ def _run_attributes_used(module: str) -> set[str]:
         owner = node.value
         if isinstance(owner, ast.Name) and owner.id == "run":
             used.add(node.attr)
-        elif isinstance(owner, ast.Attribute) and owner.attr == "run" and isinstance(owner.value, ast.Name) \
-                and owner.value.id == "self":
+        elif (
+            isinstance(owner, ast.Attribute)
+            and owner.attr == "run"
+            and isinstance(owner.value, ast.Name)
+            and owner.value.id == "self"
+        ):
             used.add(node.attr)
     return used
 
 
 def _protocol_members(protocol: type) -> set[str]:
-    return set(protocol.__annotations__) | {n for n, v in vars(protocol).items() if callable(v) and not n.startswith("_")}
+    return set(protocol.__annotations__) | {
+        n for n, v in vars(protocol).items() if callable(v) and not n.startswith("_")
+    }
 
 
 @pytest.mark.parametrize("module", SOLVER_MODULES)

@@ -11,15 +11,28 @@ from .helpers import StepScript, make_run, real_kernel
 
 
 def _change(created=(), changed=(), deleted=(), fingerprints=None):
-    return SimpleNamespace(created=list(created), changed=list(changed), deleted=list(deleted),
-                           fingerprints=fingerprints or {n: "f" for n in [*created, *changed]})
+    return SimpleNamespace(
+        created=list(created),
+        changed=list(changed),
+        deleted=list(deleted),
+        fingerprints=fingerprints or {n: "f" for n in [*created, *changed]},
+    )
 
 
 def test_the_fold_tells_created_from_changed_and_deleted():
     variables = {"created": {}, "changed": [], "deleted": []}
-    add_namespace_change(variables, _change(created=["a", "b"], changed=["user"], deleted=["gone", "back"],
-                                            fingerprints={"a": "a1", "b": "b1", "user": "u1"}))
-    add_namespace_change(variables, _change(created=["back"], changed=["a"], deleted=["b"], fingerprints={"a": "a2", "back": "k"}))
+    add_namespace_change(
+        variables,
+        _change(
+            created=["a", "b"],
+            changed=["user"],
+            deleted=["gone", "back"],
+            fingerprints={"a": "a1", "b": "b1", "user": "u1"},
+        ),
+    )
+    add_namespace_change(
+        variables, _change(created=["back"], changed=["a"], deleted=["b"], fingerprints={"a": "a2", "back": "k"})
+    )
     # A variable the run made and changed again is still its own, with its latest fingerprint;
     # one it made and deleted is gone; a user's variable deleted and set again lost its old value.
     assert variables == {"created": {"a": "a2"}, "changed": ["user", "back"], "deleted": ["gone"]}
@@ -29,7 +42,9 @@ async def test_a_run_records_its_variables_and_deletes_only_those_still_as_it_le
     script = StepScript(
         ["Make the table.", "Extend the table."],
         {
-            "Make the table": ["import pandas as pd\nmade = pd.DataFrame({'a': [1, 2]})\nuser_value = 42\ndel doomed\nprint(len(made))"],
+            "Make the table": [
+                "import pandas as pd\nmade = pd.DataFrame({'a': [1, 2]})\nuser_value = 42\ndel doomed\nprint(len(made))"
+            ],
             "Extend the table": ["made['b'] = made.a * 2\nextra = 3\nlater = 4\nprint(extra)"],
         },
     )
@@ -50,5 +65,7 @@ async def test_a_run_records_its_variables_and_deletes_only_those_still_as_it_le
         await kernel.execute("later = 'the user set it again'")
         answer = await kernel.service.delete_variables(kernel.kernel_id, variables["created"])
         assert answer == {"deleted": ["extra", "made"], "kept": {"later": "changed since the run set it"}}
-        left = await kernel.execute("print(sorted(n for n in ('made', 'extra', 'later', 'user_value', 'kept_as_is') if n in globals()))")
+        left = await kernel.execute(
+            "print(sorted(n for n in ('made', 'extra', 'later', 'user_value', 'kept_as_is') if n in globals()))"
+        )
         assert left.stdout.strip() == "['kept_as_is', 'later', 'user_value']"

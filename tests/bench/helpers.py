@@ -34,12 +34,14 @@ def copy_truth(task: str, dest: Path) -> Path:
 
 # --- rewriting a deliverable with a change -----------------------------------------------
 
+
 def read_layers(path: Path, fmt: str) -> dict:
     """Layer name -> (Geo)DataFrame, as a user would load the deliverable."""
     import geopandas as gpd
     import pandas as pd
     import pyarrow.parquet as pq
     import pyogrio
+
     if fmt == "csv":
         return {"": pd.read_csv(path)}
     if fmt in ("parquet", "geoparquet"):

@@ -26,8 +26,10 @@ pd.DataFrame(joined).to_csv("out.csv", index=False)
 
 
 def test_magics_and_a_broken_chunk_do_not_hide_other_calls():
-    code = ("%matplotlib inline\n!pip install x\nimport geopandas as gpd\ng = gpd.read_file('a')\n\n"
-            "this is ( not python\n\ng.plot()\n")
+    code = (
+        "%matplotlib inline\n!pip install x\nimport geopandas as gpd\ng = gpd.read_file('a')\n\n"
+        "this is ( not python\n\ng.plot()\n"
+    )
     assert called_functions(code) == {"read_file", "plot"}
     assert called_functions("") == set()
 

@@ -76,6 +76,7 @@ def test_defect_fails_the_right_subchecks(task, kind, tmp_path):
             new = value * 1.05 if type_family(ref.types[col]) == "float" else value + max(1, round(0.05 * value))
             frame.iloc[row, frame.columns.get_loc(col)] = new
             return frame
+
         rewrite(workdir, output.name, output.format, bump)
         expected = {"attributes"}
     elif kind == "rename_column":

@@ -32,7 +32,8 @@ def inputs(task: str, workdir):
 def test_ring_orientation_round_trip_fails_only_orientation(tmp_path):
     task = "dc-l1-tokyo-ring-orientation"
     gpd.read_file(SUITE / task / "inputs" / "tokyo_buildings_legacy.geojson").to_file(
-        tmp_path / "tokyo_buildings_fixed.geojson")
+        tmp_path / "tokyo_buildings_fixed.geojson"
+    )
     assert failed(task, tmp_path) == {"ring_orientation"}
 
 
@@ -55,8 +56,9 @@ def test_antimeridian_not_split_fails_only_structure(tmp_path):
 def test_pandas_default_arrow_types_fail_only_dtypes(tmp_path):
     task = "fio-l1-nyc-csvwkt-addresses"
     raw = pd.read_csv(SUITE / task / "inputs" / "nyc_addresses.csv", dtype=str, keep_default_na=False)
-    out = gpd.GeoDataFrame(raw.drop(columns="geometry_wkt"), geometry=gpd.GeoSeries.from_wkt(raw["geometry_wkt"]),
-                           crs=4326)
+    out = gpd.GeoDataFrame(
+        raw.drop(columns="geometry_wkt"), geometry=gpd.GeoSeries.from_wkt(raw["geometry_wkt"]), crs=4326
+    )
     out["recorded_at"] = pd.to_datetime(out["recorded_at"]).dt.tz_localize(None).astype("datetime64[ns]")
     out["unit_count"] = out["unit_count"].astype("int64")
     out.to_parquet(tmp_path / "addresses.geoparquet")

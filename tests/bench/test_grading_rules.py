@@ -25,8 +25,9 @@ def make_task(root, instruction: str, outputs: dict, inputs: dict | None = None)
         expected.append({"name": name, "format": fmt, **extra})
     for name, frame in (inputs or {}).items():
         write(frame, task / "inputs" / name, name.rsplit(".", 1)[1])
-    (task / "task.json").write_text(json.dumps({"task_id": "t", "instruction": instruction,
-                                                "expected_outputs": expected}))
+    (task / "task.json").write_text(
+        json.dumps({"task_id": "t", "instruction": instruction, "expected_outputs": expected})
+    )
     return task
 
 
@@ -47,8 +48,11 @@ def failed(task, workdir) -> dict[str, str]:
 
 
 def squares(n=3, crs=3857):
-    return gpd.GeoDataFrame({"cell_id": [f"c{i}" for i in range(n)], "value": [1.5 * (i + 1) for i in range(n)]},
-                            geometry=[box(i * 10, 0, i * 10 + 10, 10) for i in range(n)], crs=crs)
+    return gpd.GeoDataFrame(
+        {"cell_id": [f"c{i}" for i in range(n)], "value": [1.5 * (i + 1) for i in range(n)]},
+        geometry=[box(i * 10, 0, i * 10 + 10, 10) for i in range(n)],
+        crs=crs,
+    )
 
 
 @pytest.fixture
@@ -58,12 +62,15 @@ def out(tmp_path):
     return path
 
 
-@pytest.mark.parametrize("instruction,multi_ok", [
-    ("Write `cells.geojson` with cell_id and value (Polygon or MultiPolygon).", True),
-    ("Write `cells.geojson` with cell_id and value; every feature must be a Polygon.", False),
-    ("Write `cells.geojson` with cell_id and value, single-part features only.", False),
-    ("Write `cells.geojson` with cell_id and value.", True),
-])
+@pytest.mark.parametrize(
+    "instruction,multi_ok",
+    [
+        ("Write `cells.geojson` with cell_id and value (Polygon or MultiPolygon).", True),
+        ("Write `cells.geojson` with cell_id and value; every feature must be a Polygon.", False),
+        ("Write `cells.geojson` with cell_id and value, single-part features only.", False),
+        ("Write `cells.geojson` with cell_id and value.", True),
+    ],
+)
 def test_single_multi_variants_follow_the_instruction(tmp_path, out, instruction, multi_ok):
     task = make_task(tmp_path, instruction, {"cells.geojson": (squares(), {"geometry_type": "Polygon"})})
     multi = squares()
@@ -73,11 +80,19 @@ def test_single_multi_variants_follow_the_instruction(tmp_path, out, instruction
 
 
 def test_json_numbers_counts_and_coordinates(tmp_path, out):
-    truth = {"count": 80, "bbox": [18.380309, -34.073855, 18.819549, -33.701317], "mean_km": 12.5,
-             "per_class": {"a": 10, "b": 70}}
+    truth = {
+        "count": 80,
+        "bbox": [18.380309, -34.073855, 18.819549, -33.701317],
+        "mean_km": 12.5,
+        "per_class": {"a": 10, "b": 70},
+    }
     task = make_task(tmp_path, "Write summary.json.", {"summary.json": (truth, {})})
-    good = {"count": 80.0, "bbox": [18.3803092, -34.0738551, 18.81955, -33.70132], "mean_km": 12.505,
-            "per_class": {"b": 70, "a": 10}}
+    good = {
+        "count": 80.0,
+        "bbox": [18.3803092, -34.0738551, 18.81955, -33.70132],
+        "mean_km": 12.505,
+        "per_class": {"b": 70, "a": 10},
+    }
     write(good, out / "summary.json", "json")
     assert failed(task, out) == {}
     bad = {**good, "count": 79, "bbox": [18.3813, -34.073855, 18.819549, -33.701317], "mean_km": 13.1}
@@ -89,8 +104,9 @@ def test_json_numbers_counts_and_coordinates(tmp_path, out):
 
 def test_tied_ranks_may_swap_but_ordering_must_hold(tmp_path, out):
     ref = pd.DataFrame({"zone_id": ["a", "b", "c", "d"], "rank": [1, 2, 3, 4], "score": [9.0, 5.0, 5.0, 1.0]})
-    task = make_task(tmp_path, "Rank zones by score descending into ranks.csv with zone_id, rank, score.",
-                     {"ranks.csv": (ref, {})})
+    task = make_task(
+        tmp_path, "Rank zones by score descending into ranks.csv with zone_id, rank, score.", {"ranks.csv": (ref, {})}
+    )
     swapped_ties = pd.DataFrame({"zone_id": ["a", "c", "b", "d"], "rank": [1, 2, 3, 4], "score": [9.0, 5.0, 5.0, 1.0]})
     write(swapped_ties, out / "ranks.csv", "csv")
     assert failed(task, out) == {}
@@ -104,8 +120,12 @@ def test_tied_ranks_may_swap_but_ordering_must_hold(tmp_path, out):
 
 def test_rows_without_ids_match_by_geometry_when_unordered(tmp_path, out):
     ref = gpd.GeoDataFrame({"kind": ["x", "y", "z"]}, geometry=[Point(0, 0), Point(5, 5), Point(9, 1)], crs=32633)
-    task = make_task(tmp_path, "Write pts.gpkg with the kind column.", {"pts.gpkg": (ref, {})},
-                     inputs={"src.csv": pd.DataFrame({"kind": ["x"]})})
+    task = make_task(
+        tmp_path,
+        "Write pts.gpkg with the kind column.",
+        {"pts.gpkg": (ref, {})},
+        inputs={"src.csv": pd.DataFrame({"kind": ["x"]})},
+    )
     write(ref.iloc[[2, 0, 1]], out / "pts.gpkg", "gpkg")
     assert failed(task, out) == {}
     moved = ref.iloc[[2, 0, 1]].copy()
@@ -126,8 +146,11 @@ def test_exact_width_only_when_the_instruction_names_it(tmp_path, out, named):
 
 
 def test_format_is_checked_by_content(tmp_path, out):
-    task = make_task(tmp_path, "Write cells.gpkg and cells.geoparquet with cell_id and value.",
-                     {"cells.gpkg": (squares(), {}), "cells.geoparquet": (squares(), {})})
+    task = make_task(
+        tmp_path,
+        "Write cells.gpkg and cells.geoparquet with cell_id and value.",
+        {"cells.gpkg": (squares(), {}), "cells.geoparquet": (squares(), {})},
+    )
     write(squares(), out / "cells.gpkg", "geojson")  # GeoJSON text under a .gpkg name
     pd.DataFrame(squares().drop(columns="geometry")).to_parquet(out / "cells.geoparquet")  # no geo metadata
     problems = {s.name: s.detail for s in grade_generic(task, out).subchecks if not s.passed}
@@ -136,8 +159,11 @@ def test_format_is_checked_by_content(tmp_path, out):
 
 
 def test_output_crs_stated_or_not(tmp_path, out):
-    stated = make_task(tmp_path / "a", "Write cells.geojson with cell_id and value.",
-                       {"cells.geojson": (squares(), {"crs": "EPSG:3857"})})
+    stated = make_task(
+        tmp_path / "a",
+        "Write cells.geojson with cell_id and value.",
+        {"cells.geojson": (squares(), {"crs": "EPSG:3857"})},
+    )
     free = make_task(tmp_path / "b", "Write cells.geojson with cell_id and value.", {"cells.geojson": (squares(), {})})
     write(squares().to_crs(4326), out / "cells.geojson", "geojson")
     assert set(failed(stated, out)) == {"crs"}

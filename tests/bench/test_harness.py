@@ -12,7 +12,7 @@ SUITE = ROOT / "tests" / "data" / "geoagentbench-mini"
 REFERENCE = ROOT / "benchmarks" / "reference_solutions"
 TASK = "dd-l1-capetown-clinics-bbox"
 
-SCRIPT = '''
+SCRIPT = """
 from pathlib import Path
 
 CALLS = Path(__file__).with_name("calls.txt")
@@ -28,12 +28,24 @@ def reply(messages):
     if "reviewing a geospatial analysis" in system:
         return "OK"
     return "```python\\n" + SOLUTION + "\\n```"
-'''
+"""
 
 
 def _bench(tmp_path: Path, *extra: str) -> int:
-    return cli_main(["bench", str(SUITE), "--model", f"scripted:{tmp_path / 'model.py'}", "--out", str(tmp_path / "out"),
-                     "--no-index", "--reference-solutions", str(REFERENCE), *extra])
+    return cli_main(
+        [
+            "bench",
+            str(SUITE),
+            "--model",
+            f"scripted:{tmp_path / 'model.py'}",
+            "--out",
+            str(tmp_path / "out"),
+            "--no-index",
+            "--reference-solutions",
+            str(REFERENCE),
+            *extra,
+        ]
+    )
 
 
 def test_three_modes_graded_reported_and_resumable(tmp_path, capsys):
@@ -73,17 +85,20 @@ def test_unknown_task_or_suite_is_a_clear_error(tmp_path, capsys):
     assert "suite folder not found" in capsys.readouterr().err
 
 
-SLEEPER = '''
+SLEEPER = """
 def reply(messages):
     system = messages[0].text
     if "plans Python analyses" in system:
         return "1. Count clinics per subdistrict."
     return "```python\\nimport time\\ntime.sleep(60)\\n```"
-'''
+"""
 
 
 def test_a_run_stopped_by_the_task_time_limit_is_a_timeout_not_a_cancel(tmp_path):
     (tmp_path / "model.py").write_text(SLEEPER)
     assert _bench(tmp_path, "--mode", "loop", "--task-timeout", "4") == 0
     [task] = json.loads((tmp_path / "out" / "results.json").read_text())["tasks"]
-    assert task["status"] == "timeout" and "exceeded 4 s" in task["message"] and task["score"] == 0.0, (task["status"], task["message"])
+    assert task["status"] == "timeout" and "exceeded 4 s" in task["message"] and task["score"] == 0.0, (
+        task["status"],
+        task["message"],
+    )

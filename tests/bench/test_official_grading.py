@@ -61,7 +61,9 @@ def test_grading_library_found_beside_the_suite_in_eval(tmp_path):
 
 def test_a_grader_that_raises_scores_zero_with_its_reason(tmp_path):
     suite = _suite_copy(tmp_path)
-    (suite / TASK / "grade.py").write_text("def grade(submission_dir):\n    raise RuntimeError('reference is corrupt')\n")
+    (suite / TASK / "grade.py").write_text(
+        "def grade(submission_dir):\n    raise RuntimeError('reference is corrupt')\n"
+    )
     report = grade_task(suite / TASK, _truth(tmp_path / "w"))
     assert report.grader == "task" and report.score == 0.0 and not report.passed
     assert "RuntimeError: reference is corrupt" in report.error
@@ -72,15 +74,19 @@ def test_a_grader_cannot_leak_state_into_the_next_task(tmp_path):
     original = (suite / TASK / "grade.py").read_text()
     # This grader breaks the shared library for anyone who runs after it in the same process.
     (suite / TASK / "grade.py").write_text(
-        "import geo_grading.scoring as s\n" + original + "\ns.ScoreReport.score = property(lambda self: 0.0)\n")
+        "import geo_grading.scoring as s\n" + original + "\ns.ScoreReport.score = property(lambda self: 0.0)\n"
+    )
     grade_task(suite / TASK, _truth(tmp_path / "w"))
     (suite / TASK / "grade.py").write_text(original)
     assert grade_task(suite / TASK, tmp_path / "w").score == 1.0
 
 
 def test_generic_grader_gates_score_zero_for_a_wrong_crs(tmp_path):
-    task = make_task(tmp_path, "Write cells.geojson with cell_id and value.",
-                     {"cells.geojson": (squares(crs=3857), {"crs": "EPSG:3857"})})
+    task = make_task(
+        tmp_path,
+        "Write cells.geojson with cell_id and value.",
+        {"cells.geojson": (squares(crs=3857), {"crs": "EPSG:3857"})},
+    )
     work = tmp_path / "work"
     work.mkdir()
     squares(crs=3857).to_crs(4326).to_file(work / "cells.geojson")
@@ -110,13 +116,27 @@ def test_generic_grader_gates_missing_keys_and_reads_the_solution_layout(tmp_pat
 
 
 def _result(task_id, status, score, mode="loop"):
-    return TaskResult(task_id=task_id, mode=mode, model="m", score=score, passed=score == 1.0, status=status,
-                      grader="task", llm_calls=4)
+    return TaskResult(
+        task_id=task_id,
+        mode=mode,
+        model="m",
+        score=score,
+        passed=score == 1.0,
+        status=status,
+        grader="task",
+        llm_calls=4,
+    )
 
 
 def test_false_successes_and_false_alarms_are_counted_and_reported():
-    results = [_result("a", "succeeded", 0.64), _result("b", "succeeded", 1.0), _result("c", "partial", 1.0),
-               _result("d", "failed", 0.0), _result("e", "timeout", 0.0), _result("f", "succeeded", 0.0)]
+    results = [
+        _result("a", "succeeded", 0.64),
+        _result("b", "succeeded", 1.0),
+        _result("c", "partial", 1.0),
+        _result("d", "failed", 0.0),
+        _result("e", "timeout", 0.0),
+        _result("f", "succeeded", 0.0),
+    ]
     summary = summarize(results)
     loop = summary["modes"]["loop"]
     assert loop["false_successes"] == 2 and loop["false_alarms"] == 1

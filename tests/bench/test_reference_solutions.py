@@ -46,8 +46,13 @@ def solved(tmp_path_factory):
             shutil.copy(path, workdir / path.name)
         jobs.append([task, str(SOLUTIONS / f"{task}.py"), str(workdir)])
     halves = [jobs[0::2], jobs[1::2]]
-    procs = [subprocess.Popen([sys.executable, "-c", RUNNER, json.dumps(half)], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for half in halves if half]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", RUNNER, json.dumps(half)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for half in halves
+        if half
+    ]
     errors = {}
     for proc in procs:
         out, err = proc.communicate(timeout=600)
@@ -66,6 +71,7 @@ def test_every_dev_task_has_a_reference_solution():
 @pytest.mark.parametrize("task", task_params())
 def test_reference_solution_grades_one(task, solved, request):
     from pathlib import Path
+
     if task in KNOWN_GAPS:
         request.applymarker(pytest.mark.xfail(reason=KNOWN_GAPS[task], strict=True))
     workdir, error = solved[task]

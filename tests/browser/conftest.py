@@ -40,11 +40,14 @@ from .lab_driver import (
 def jupyterlab(tmp_path_factory) -> Iterator[LabServer]:
     # A scripted model (tests/browser/scripted_model.py) so runs and inline
     # suggestions are real but deterministic; 2 attempts per step keep failures quick.
-    server = start_jupyterlab(tmp_path_factory.mktemp("jupyterlab"), extra_args=[
-        f"--GeoAgentSettings.model=scripted:{SCRIPTED_MODEL}",
-        f"--GeoAgentSettings.inline_model=scripted:{SCRIPTED_MODEL}",
-        "--GeoAgentSettings.max_attempts=2",
-    ])
+    server = start_jupyterlab(
+        tmp_path_factory.mktemp("jupyterlab"),
+        extra_args=[
+            f"--GeoAgentSettings.model=scripted:{SCRIPTED_MODEL}",
+            f"--GeoAgentSettings.inline_model=scripted:{SCRIPTED_MODEL}",
+            "--GeoAgentSettings.max_attempts=2",
+        ],
+    )
     try:
         yield server
     finally:
@@ -57,9 +60,7 @@ def browser():
 
     expect.set_options(timeout=30_000)
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS
-        )
+        chromium = playwright.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
         try:
             yield chromium
         finally:
@@ -102,8 +103,7 @@ def lab_page(browser, jupyterlab, request) -> Iterator[LabPage]:
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(f"pageerror: {exc}"))
-    page.on("console", lambda msg: errors.append(f"console.{msg.type}: {msg.text}")
-            if msg.type == "error" else None)
+    page.on("console", lambda msg: errors.append(f"console.{msg.type}: {msg.text}") if msg.type == "error" else None)
     # `reset` drops the workspace a previous test saved on the shared server,
     # so every test starts from the default layout.
     page.goto(jupyterlab.lab_url() + "&reset", timeout=LAB_READY_TIMEOUT_MS)
@@ -120,5 +120,3 @@ def lab_page(browser, jupyterlab, request) -> Iterator[LabPage]:
             except Exception:  # noqa: BLE001 - a failed screenshot must not hide the failure
                 pass
         context.close()
-
-

@@ -4,7 +4,6 @@ Fixtures in conftest.py wrap these; tests import the page helpers directly
 (`from lab_driver import run_palette_command`).
 """
 
-
 from __future__ import annotations
 
 import json
@@ -75,9 +74,7 @@ class LabServer:
 
     def get_json(self, path: str) -> Any:
         """GET ``<base>/<path>`` with the token; raises on non-2xx."""
-        request = urllib.request.Request(
-            self.url + path.lstrip("/"), headers={"Authorization": f"token {self.token}"}
-        )
+        request = urllib.request.Request(self.url + path.lstrip("/"), headers={"Authorization": f"token {self.token}"})
         with urllib.request.urlopen(request, timeout=30) as response:
             return json.loads(response.read())
 
@@ -128,8 +125,9 @@ def served_labextension(server: "LabServer", name: str = "geoagent-ext") -> dict
     return next((e for e in config.get("federated_extensions", []) if e["name"] == name), {})
 
 
-def start_jupyterlab(base_dir: Path, extra_args: list[str] | None = None,
-                     extra_env: dict[str, str] | None = None) -> LabServer:
+def start_jupyterlab(
+    base_dir: Path, extra_args: list[str] | None = None, extra_env: dict[str, str] | None = None
+) -> LabServer:
     """Start ``jupyter lab`` from this venv and wait until its API answers.
 
     Workspaces, settings and runtime files go to temp dirs so every session
@@ -137,8 +135,7 @@ def start_jupyterlab(base_dir: Path, extra_args: list[str] | None = None,
     """
     root_dir = base_dir / "root"
     data_dir = base_dir / "geoagent-data"
-    for d in (root_dir, data_dir, base_dir / "workspaces", base_dir / "settings",
-              base_dir / "runtime"):
+    for d in (root_dir, data_dir, base_dir / "workspaces", base_dir / "settings", base_dir / "runtime"):
         d.mkdir(parents=True, exist_ok=True)
     # No "get Jupyter news?" toast over the UI under test.
     notification = base_dir / "settings" / "@jupyterlab" / "apputils-extension"
@@ -159,7 +156,9 @@ def start_jupyterlab(base_dir: Path, extra_args: list[str] | None = None,
         **(extra_env or {}),
     }
     args = [
-        sys.executable, "-m", "jupyterlab",
+        sys.executable,
+        "-m",
+        "jupyterlab",
         "--no-browser",
         "--ServerApp.open_browser=False",
         "--ServerApp.ip=127.0.0.1",
@@ -176,12 +175,16 @@ def start_jupyterlab(base_dir: Path, extra_args: list[str] | None = None,
     log_path = base_dir / "jupyterlab.log"
     log = log_path.open("w")
     process = subprocess.Popen(
-        args, cwd=root_dir, env=env, stdout=log, stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL, start_new_session=True,
+        args,
+        cwd=root_dir,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
     )
     log.close()
-    server = LabServer(process, f"http://127.0.0.1:{port}/", token, root_dir, data_dir,
-                       log_path, env)
+    server = LabServer(process, f"http://127.0.0.1:{port}/", token, root_dir, data_dir, log_path, env)
     deadline = time.monotonic() + SERVER_START_TIMEOUT_S
     while True:
         if process.poll() is not None:
@@ -200,8 +203,7 @@ def start_jupyterlab(base_dir: Path, extra_args: list[str] | None = None,
 def wait_for_lab(page, launcher: bool = True) -> None:
     """JupyterLab is usable once the splash screen is gone and the shell is up;
     with a fresh workspace it then opens the Launcher, the last startup step."""
-    page.wait_for_selector("#jupyterlab-splash-screen", state="detached",
-                           timeout=LAB_READY_TIMEOUT_MS)
+    page.wait_for_selector("#jupyterlab-splash-screen", state="detached", timeout=LAB_READY_TIMEOUT_MS)
     page.wait_for_selector(".jp-LabShell", timeout=LAB_READY_TIMEOUT_MS)
     if launcher:
         page.wait_for_selector(".jp-Launcher", state="visible", timeout=LAB_READY_TIMEOUT_MS)

@@ -54,7 +54,7 @@ m
 ```"""
 
 SEARCH_FAILING = [
-    'total = parcels.area_sqm.sum()\nprint(total)',  # AttributeError on the table
+    "total = parcels.area_sqm.sum()\nprint(total)",  # AttributeError on the table
     'total = parcels["area_m2"].sum() / 10_000\nprint(total.in_hectares())',  # AttributeError -> repaired below
     'total = parcels["size"].sum()\nprint(total)',  # KeyError
 ]

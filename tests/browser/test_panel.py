@@ -23,15 +23,11 @@ def expect_status_shown(page, status: dict) -> None:
 
     panel = page.locator(PANEL)
     expect(panel).to_be_visible()
-    expect(panel.locator("[data-testid='geoagent-status']")).to_have_attribute(
-        "data-state", "ready", timeout=30_000
-    )
+    expect(panel.locator("[data-testid='geoagent-status']")).to_have_attribute("data-state", "ready", timeout=30_000)
     expect(panel.get_by_test_id("geoagent-status-version")).to_have_text(status["version"])
     expect(panel.get_by_test_id("geoagent-status-model")).to_have_text(status["model"])
     expect(panel.get_by_test_id("geoagent-status-provider")).to_have_text(status["provider"])
-    expect(panel.get_by_test_id("geoagent-status-index-state")).to_have_text(
-        status["index"]["state"]
-    )
+    expect(panel.get_by_test_id("geoagent-status-index-state")).to_have_text(status["index"]["state"])
     expect(panel.get_by_test_id("geoagent-status-error")).to_have_count(0)
 
 

@@ -16,7 +16,17 @@ import pytest
 from geoagent_ext.cli.editors import open_in
 
 from .lab_driver import run_palette_command
-from .test_run_panel import PANEL, RUN_TIMEOUT_MS, SIDEBAR_TAB, USER_CELL, api, create_notebook, notebook, open_notebook, start_run
+from .test_run_panel import (
+    PANEL,
+    RUN_TIMEOUT_MS,
+    SIDEBAR_TAB,
+    USER_CELL,
+    api,
+    create_notebook,
+    notebook,
+    open_notebook,
+    start_run,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -30,6 +40,7 @@ def saved_sources(server) -> list[str]:
     races the writer over the backup it restores, 500: callers wait for the save to end first
     (`wait_until_saved`) and treat either as "not yet"."""
     import urllib.error
+
     try:
         content = api(server, "GET", f"api/contents/{NAME}")["content"]
     except urllib.error.HTTPError as exc:
@@ -52,14 +63,17 @@ def wait_until_saved(page) -> None:
 def click_command_link(page, command: str, args: dict) -> None:
     """What the chat's button is: an element JupyterLab's command linker runs on click (after
     the user confirms it, as for any command from a message)."""
-    page.evaluate("""([command, args]) => {
+    page.evaluate(
+        """([command, args]) => {
         const button = document.createElement('button');
         button.dataset.commandlinkerCommand = command;
         button.dataset.commandlinkerArgs = JSON.stringify(args);
         document.body.appendChild(button);
         button.click();
         button.remove();
-    }""", [command, args])
+    }""",
+        [command, args],
+    )
 
 
 def test_review_edit_while_writing_reject_and_undo(lab_page, monkeypatch):
@@ -151,7 +165,11 @@ def test_review_edit_while_writing_reject_and_undo(lab_page, monkeypatch):
 
     # The variables the run created: deleted in the kernel for real.
     panel.get_by_test_id("geoagent-delete-variables").click()
-    expect(panel.get_by_test_id("geoagent-vars-result")).to_contain_text("Deleted from the kernel: undo_table, undo_total")
+    expect(panel.get_by_test_id("geoagent-vars-result")).to_contain_text(
+        "Deleted from the kernel: undo_table, undo_total"
+    )
     again = api(server, "POST", f"geoagent/runs/{run_id}/variables/delete", {})
-    assert again["deleted"] == [] and again["kept"] == {"undo_table": "not in the kernel anymore",
-                                                        "undo_total": "not in the kernel anymore"}
+    assert again["deleted"] == [] and again["kept"] == {
+        "undo_table": "not in the kernel anymore",
+        "undo_total": "not in the kernel anymore",
+    }

@@ -37,7 +37,9 @@ FIX = 'total_ha = parcels["area_m2"].sum() / 10_000; print(f"total: {total_ha:.2
 
 def api(server, method: str, path: str, body=None):
     request = urllib.request.Request(
-        server.url + path, method=method, data=None if body is None else json.dumps(body).encode(),
+        server.url + path,
+        method=method,
+        data=None if body is None else json.dumps(body).encode(),
         headers={"Authorization": f"token {server.token}", "Content-Type": "application/json"},
     )
     with urllib.request.urlopen(request, timeout=30) as response:
@@ -46,10 +48,16 @@ def api(server, method: str, path: str, body=None):
 
 
 def create_notebook(server, name: str, sources: list[str]) -> None:
-    cells = [{"cell_type": "code", "source": s, "metadata": {}, "outputs": [], "execution_count": None, "id": f"user-{i}"}
-             for i, s in enumerate(sources)]
-    content = {"cells": cells, "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
-               "nbformat": 4, "nbformat_minor": 5}
+    cells = [
+        {"cell_type": "code", "source": s, "metadata": {}, "outputs": [], "execution_count": None, "id": f"user-{i}"}
+        for i, s in enumerate(sources)
+    ]
+    content = {
+        "cells": cells,
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
     api(server, "PUT", f"api/contents/{name}", {"type": "notebook", "format": "json", "content": content})
 
 
@@ -79,7 +87,9 @@ def open_notebook(page, server, name: str) -> None:
         assert time.monotonic() < deadline, f"no kernel started for {name}"
         time.sleep(0.5)
     expect(page.locator(".jp-Dialog")).to_have_count(0)
-    expect(notebook(page).locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")).to_have_count(1, timeout=90_000)
+    expect(notebook(page).locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")).to_have_count(
+        1, timeout=90_000
+    )
 
 
 def shot(page, name: str, locator=None) -> None:
@@ -201,12 +211,20 @@ def test_inline_suggestion_accepted_with_tab(browser, jupyterlab):
     server = jupyterlab
     assert not api(server, "GET", "geoagent/status")["inline_loaded"]  # suggestions were off until now
     # JupyterLab's inline completer settings turn our provider on (it is off by default).
-    api(server, "PUT", "lab/api/settings/@jupyterlab/completer-extension:inline-completer",
-        {"raw": json.dumps({"providers": {"geoagent": {"enabled": True, "debouncerDelay": 100, "timeout": 20000}}})})
-    create_notebook(server, "inline.ipynb", [
-        "import geopandas as gpd\nfrom shapely.geometry import Point\n"
-        "parcels = gpd.GeoDataFrame({'name': ['A', 'B']}, geometry=[Point(13.4, 52.5), Point(13.5, 52.6)], crs='EPSG:4326')",
-    ])
+    api(
+        server,
+        "PUT",
+        "lab/api/settings/@jupyterlab/completer-extension:inline-completer",
+        {"raw": json.dumps({"providers": {"geoagent": {"enabled": True, "debouncerDelay": 100, "timeout": 20000}}})},
+    )
+    create_notebook(
+        server,
+        "inline.ipynb",
+        [
+            "import geopandas as gpd\nfrom shapely.geometry import Point\n"
+            "parcels = gpd.GeoDataFrame({'name': ['A', 'B']}, geometry=[Point(13.4, 52.5), Point(13.5, 52.6)], crs='EPSG:4326')",
+        ],
+    )
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     context.set_default_timeout(60_000)
     page = context.new_page()
@@ -246,18 +264,29 @@ def test_inline_suggestion_accepted_with_tab(browser, jupyterlab):
         api(server, "PUT", "lab/api/settings/@jupyterlab/completer-extension:inline-completer", {"raw": "{}"})
 
 
-CONTRACT_REQUEST = ("Write `parcels.csv` with the columns `parcel` and `area_ha` (each parcel's area in hectares) "
-                    "from `parcels.geojson`, sorted by `parcel`.")
+CONTRACT_REQUEST = (
+    "Write `parcels.csv` with the columns `parcel` and `area_ha` (each parcel's area in hectares) "
+    "from `parcels.geojson`, sorted by `parcel`."
+)
 ADDED = "`area_ha` holds integer hectares"
 
 
 def parcels_geojson() -> str:
     """Three rectangles in Berlin (about 1.1, 1.7 and 3.4 ha), in file order C, A, B."""
+
     def box(name, lon, lat, dlon, dlat):
         ring = [[lon, lat], [lon + dlon, lat], [lon + dlon, lat + dlat], [lon, lat + dlat], [lon, lat]]
-        return {"type": "Feature", "properties": {"parcel": name}, "geometry": {"type": "Polygon", "coordinates": [ring]}}
-    features = [box("C", 13.400, 52.520, 0.0015, 0.001), box("A", 13.410, 52.520, 0.0022, 0.001),
-                box("B", 13.420, 52.520, 0.003, 0.0015)]
+        return {
+            "type": "Feature",
+            "properties": {"parcel": name},
+            "geometry": {"type": "Polygon", "coordinates": [ring]},
+        }
+
+    features = [
+        box("C", 13.400, 52.520, 0.0015, 0.001),
+        box("A", 13.410, 52.520, 0.0022, 0.001),
+        box("B", 13.420, 52.520, 0.003, 0.0015),
+    ]
     return json.dumps({"type": "FeatureCollection", "features": features})
 
 
@@ -291,9 +320,13 @@ def test_contract_review_then_checks_in_approval_mode(lab_page):
     expect(rows).to_have_count(5)
     expect(editor.get_by_test_id("geoagent-contract-output")).to_have_attribute("data-output", "parcels.csv")
     inputs = editor.get_by_test_id("geoagent-requirement-input")
-    expect(inputs.nth(1)).to_have_value(re.compile(r"^has the columns parcel, area_ha, and no geometry or row-index column "))
+    expect(inputs.nth(1)).to_have_value(
+        re.compile(r"^has the columns parcel, area_ha, and no geometry or row-index column ")
+    )
     sorted_row = editor.locator("[data-testid='geoagent-requirement-edit-row'][data-requirement='r3']")
-    expect(sorted_row.get_by_test_id("geoagent-requirement-input")).to_have_value("rows are sorted by `parcel` ascending")
+    expect(sorted_row.get_by_test_id("geoagent-requirement-input")).to_have_value(
+        "rows are sorted by `parcel` ascending"
+    )
     expect(panel.get_by_test_id("geoagent-step")).to_have_count(0)
 
     # Delete the sort order, add an integer requirement, send.
@@ -326,7 +359,9 @@ def test_contract_review_then_checks_in_approval_mode(lab_page):
 
     # Attempt 1 wrote decimals: the added requirement fails on the file, with what was seen;
     # the repair that names it waits for approval.
-    expect(panel.get_by_test_id("geoagent-approval-code")).to_contain_text(".round().astype(int)", timeout=RUN_TIMEOUT_MS)
+    expect(panel.get_by_test_id("geoagent-approval-code")).to_contain_text(
+        ".round().astype(int)", timeout=RUN_TIMEOUT_MS
+    )
     expect(added).to_have_attribute("data-status", "unmet")
     expect(added.get_by_test_id("geoagent-requirement-label")).to_have_text("fails")
     expect(added.get_by_test_id("geoagent-requirement-when")).to_have_text("after step 1")
@@ -357,7 +392,11 @@ def test_contract_review_then_checks_in_approval_mode(lab_page):
     assert state["status"] == "succeeded", state["message"]
     reqs = {r["id"]: r for r in state["contract"]["requirements"]}
     assert list(reqs) == ["r1", "r2", "r4", "r5", "u5"], list(reqs)
-    assert reqs["u5"]["kind"] == "integer" and reqs["u5"]["origin"] == "user" and reqs["u5"]["params"] == {"name": "area_ha"}
+    assert (
+        reqs["u5"]["kind"] == "integer"
+        and reqs["u5"]["origin"] == "user"
+        and reqs["u5"]["params"] == {"name": "area_ha"}
+    )
     assert reqs["r5"]["kind"] == "measure_units"  # integer hectares still are the parcels' areas, rounded
     assert set(state["requirements"]) == {"r1", "r2", "r4", "r5", "u5"}, state["requirements"]
     assert all(check["passed"] for check in state["requirements"].values()), state["requirements"]
@@ -368,7 +407,9 @@ def test_contract_review_then_checks_in_approval_mode(lab_page):
     assert "r3" in {r["id"] for r in stated[0]["contract"]["requirements"]}
     checks = [(e["requirement_id"], e["passed"]) for e in events if e["type"] == "requirement_checked"]
     assert "r3" not in {rid for rid, _ in checks}
-    assert [passed for rid, passed in checks if rid == "u5"] == [False, True, True], checks  # attempt 1, attempt 2, final
+    assert [passed for rid, passed in checks if rid == "u5"] == [False, True, True], (
+        checks
+    )  # attempt 1, attempt 2, final
     written = (server.root_dir / "parcels.csv").read_text().split()
     assert written == ["parcel,area_ha", "C,1", "A,2", "B,3"], written
     own_errors = [e for e in lab_page.console_errors if "geoagent" in e.lower()]

@@ -19,8 +19,7 @@ SUBCOMMANDS = ["run", "bench", "index", "status", "replay"]
 
 
 def _run(args: list[str], **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run(args, capture_output=True, text=True, timeout=120,
-                          env={**os.environ, **env})
+    return subprocess.run(args, capture_output=True, text=True, timeout=120, env={**os.environ, **env})
 
 
 def test_jupyter_finds_jupyter_geoagent_on_a_fresh_install():

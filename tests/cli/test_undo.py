@@ -16,8 +16,16 @@ def _notebook_with_two_runs(path):
     nb.cells.append(nbformat.v4.new_code_cell("mine = 1"))
     steps = [SubtaskSpec(id="s1", description="Load"), SubtaskSpec(id="s2", description="Sum")]
     for run_id in ("run-a", "run-b"):
-        events = [Solved(run_id=run_id, subtask_id=s.id, code=f"# {run_id} {s.id}", attempts=1,
-                         result=ExecutionSummary(status="ok")) for s in steps]
+        events = [
+            Solved(
+                run_id=run_id,
+                subtask_id=s.id,
+                code=f"# {run_id} {s.id}",
+                attempts=1,
+                result=ExecutionSummary(status="ok"),
+            )
+            for s in steps
+        ]
         nbwriter.append_run(nb, f"request {run_id}", steps, events)
     nbwriter.write(nb, path)
 

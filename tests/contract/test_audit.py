@@ -49,7 +49,8 @@ def test_the_mistakes_caught_do_not_go_back(audited, group):
     got = by_group[group]
     assert got.caught >= CAUGHT_AT_LEAST[group], (
         f"{group}: {got.caught}/{got.broken} caught, fewer than {CAUGHT_AT_LEAST[group]}\n"
-        + details([r for r in audited if r.case.group == group]))
+        + details([r for r in audited if r.case.group == group])
+    )
 
 
 def test_an_unsound_requirement_and_a_missed_mistake_are_reported(tmp_path):
@@ -66,9 +67,15 @@ def test_an_unsound_requirement_and_a_missed_mistake_are_reported(tmp_path):
         return lambda folder: frame.to_csv(folder / "out.csv", index=False)
 
     right = pd.DataFrame({"site": ["a", "b"], "n": [2, 1]})
-    case = AuditCase(group="t", name="t", request="Write `out.csv` with `site` and `n`, sorted by `n` descending.",
-                     outputs=["out.csv"], inputs=[source], reference=writer(right),
-                     broken={"unsorted": writer(right.iloc[::-1]), "renamed": writer(right.rename(columns={"n": "m"}))})
+    case = AuditCase(
+        group="t",
+        name="t",
+        request="Write `out.csv` with `site` and `n`, sorted by `n` descending.",
+        outputs=["out.csv"],
+        inputs=[source],
+        reference=writer(right),
+        broken={"unsorted": writer(right.iloc[::-1]), "renamed": writer(right.rename(columns={"n": "m"}))},
+    )
     result = Auditor().audit(case)
     assert result.sound and not result.missed and all(result.caught.values())
     wrong = AuditCase(**{**case.__dict__, "reference": writer(right.iloc[::-1]), "broken": {}})

@@ -52,7 +52,9 @@ def test_every_derived_requirement_holds_on_the_reference(task, tmp_path):
     data = json.loads((folder / "task.json").read_text())
     for p in (folder / "inputs").iterdir():
         shutil.copy(p, tmp_path / p.name)
-    contract = derive_contract(data["instruction"], [o["name"] for o in data["expected_outputs"]], input_facts(tmp_path))
+    contract = derive_contract(
+        data["instruction"], [o["name"] for o in data["expected_outputs"]], input_facts(tmp_path)
+    )
     for p in (folder / "reference" / "outputs").iterdir():
         shutil.copy(p, tmp_path / p.name)
     failed = {k: v for k, v in check(contract, tmp_path).items() if not v[0]}
@@ -60,8 +62,11 @@ def test_every_derived_requirement_holds_on_the_reference(task, tmp_path):
 
 
 def _points(n=4, crs=4326):
-    return gpd.GeoDataFrame({"pid": [f"p{i}" for i in range(n)], "code": list(range(n, 0, -1))},
-                            geometry=[Point(16.3 + i * 0.01, 48.2) for i in range(n)], crs=crs)
+    return gpd.GeoDataFrame(
+        {"pid": [f"p{i}" for i in range(n)], "code": list(range(n, 0, -1))},
+        geometry=[Point(16.3 + i * 0.01, 48.2) for i in range(n)],
+        crs=crs,
+    )
 
 
 def test_defects_fail_the_requirement_that_names_them(tmp_path):
@@ -71,12 +76,16 @@ def test_defects_fail_the_requirement_that_names_them(tmp_path):
         "Take `in.geojson`, reproject it to the national grid and write `out.geojson` with one row per input point, "
         "keeping the original `pid`. Also write `summary.json` with keys `count` and `bbox_wgs84`. "
         "Write `table.csv` with columns `pid` and `code` (integer); sort rows by `code`.",
-        ["out.geojson", "summary.json", "table.csv"], facts)
+        ["out.geojson", "summary.json", "table.csv"],
+        facts,
+    )
     # The defects: left in degrees; one row lost and an invented id; a bbox in metres; unsorted.
     bad = _points().iloc[:3].copy()
     bad.loc[0, "pid"] = "x9"
     bad.to_file(tmp_path / "out.geojson")
-    (tmp_path / "summary.json").write_text(json.dumps({"count": 4, "bbox_wgs84": [1813000.0, 6140000.0, 1816000.0, 6141000.0]}))
+    (tmp_path / "summary.json").write_text(
+        json.dumps({"count": 4, "bbox_wgs84": [1813000.0, 6140000.0, 1816000.0, 6141000.0]})
+    )
     _points().drop(columns="geometry").to_csv(tmp_path / "table.csv", index=False)
     seen = check(contract, tmp_path)
     failed = {k for k, (ok, _) in seen.items() if not ok}
@@ -87,7 +96,10 @@ def test_defects_fail_the_requirement_that_names_them(tmp_path):
         "`bbox_wgs84` holds longitude/latitude values (WGS84 degrees)",
         "rows are sorted by `code` ascending",
     }, seen
-    assert "EPSG:4326" in seen["is in a projected CRS in metres whose area of use contains the data (the region's grid)"][1]
+    assert (
+        "EPSG:4326"
+        in seen["is in a projected CRS in metres whose area of use contains the data (the region's grid)"][1]
+    )
     assert "x9" in seen["`pid` keeps the original values of `in.geojson`"][1]
     assert "1813000" in seen["`bbox_wgs84` holds longitude/latitude values (WGS84 degrees)"][1]
 
@@ -98,7 +110,9 @@ def test_defects_fail_the_requirement_that_names_them(tmp_path):
     assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
     # A projected CRS of another continent is not the region's grid.
     _points().to_crs(32618).to_file(tmp_path / "out.geojson")
-    crs = check(contract, tmp_path)["is in a projected CRS in metres whose area of use contains the data (the region's grid)"]
+    crs = check(contract, tmp_path)[
+        "is in a projected CRS in metres whose area of use contains the data (the region's grid)"
+    ]
     assert not crs[0] and "is far from" in crs[1]
 
 
@@ -115,21 +129,32 @@ def test_missing_or_broken_files_fail_every_requirement_with_the_reason(tmp_path
 def _transects():
     """Two lines in lon/lat: one local, one jumping from +179.5 to -179.5 (drawn across the globe)."""
     from shapely.geometry import LineString
-    return gpd.GeoDataFrame({"tid": ["a", "b"]}, geometry=[LineString([(178.0, -17.0), (178.5, -17.2)]),
-                                                          LineString([(179.0, -16.0), (179.5, -16.1), (-179.5, -16.3)])],
-                            crs=4326)
+
+    return gpd.GeoDataFrame(
+        {"tid": ["a", "b"]},
+        geometry=[
+            LineString([(178.0, -17.0), (178.5, -17.2)]),
+            LineString([(179.0, -16.0), (179.5, -16.1), (-179.5, -16.3)]),
+        ],
+        crs=4326,
+    )
 
 
 def test_lines_across_the_antimeridian_must_be_cut_in_the_deliverable(tmp_path):
     _transects().to_file(tmp_path / "t.geojson")
     facts = input_facts(tmp_path)
     assert facts["t.geojson"]["defects"] == {"antimeridian": 1}
-    contract = derive_contract("Reproject `t.geojson` to EPSG:3460 and write `out.geojson` and `out.gpkg`.",
-                               ["out.geojson", "out.gpkg"], facts)
+    contract = derive_contract(
+        "Reproject `t.geojson` to EPSG:3460 and write `out.geojson` and `out.gpkg`.", ["out.geojson", "out.gpkg"], facts
+    )
     cut = {r.output: r.id for r in contract.requirements if r.kind == "antimeridian_cut"}
 
     def seen_by_id():
-        return {r["id"]: (r["passed"], r["observed"]) for r in in_folder(tmp_path, HELPER.check_contract, check_payload(contract))}
+        return {
+            r["id"]: (r["passed"], r["observed"])
+            for r in in_folder(tmp_path, HELPER.check_contract, check_payload(contract))
+        }
+
     # Reprojected without cutting: still one piece across +-180 in the GeoJSON; the GeoPackage in a
     # projected CRS is continuous and holds (RFC 7946 binds GeoJSON).
     _transects().to_crs(3460).to_file(tmp_path / "out.geojson")
@@ -151,6 +176,7 @@ def test_lines_across_the_antimeridian_must_be_cut_in_the_deliverable(tmp_path):
 def test_geojson_polygons_wound_against_rfc7946_fail_until_oriented(tmp_path):
     import shapely
     from shapely.geometry import Polygon
+
     ring, hole = [(0, 0), (0, 1), (1, 1), (1, 0), (0, 0)], [(0.2, 0.2), (0.4, 0.2), (0.4, 0.4), (0.2, 0.4), (0.2, 0.2)]
     legacy = gpd.GeoDataFrame({"fid": [1, 2]}, geometry=[Polygon(ring, [hole]), box(2, 2, 3, 3, ccw=False)], crs=4326)
     legacy.to_file(tmp_path / "legacy.geojson")
@@ -159,39 +185,65 @@ def test_geojson_polygons_wound_against_rfc7946_fail_until_oriented(tmp_path):
     contract = derive_contract("Fix `legacy.geojson` for web viewers; write `fixed.geojson`.", ["fixed.geojson"], facts)
     [winding] = [r.text for r in contract.requirements if r.kind == "rfc7946_winding"]
     legacy.to_file(tmp_path / "fixed.geojson")  # read and written back: geopandas keeps the winding
-    assert check(contract, tmp_path)[winding] == (False, "2 of 2 polygons wound against RFC 7946 (exterior clockwise or a hole counter-clockwise)")
-    legacy.assign(geometry=shapely.orient_polygons(legacy.geometry.values, exterior_cw=False)).to_file(tmp_path / "fixed.geojson")
+    assert check(contract, tmp_path)[winding] == (
+        False,
+        "2 of 2 polygons wound against RFC 7946 (exterior clockwise or a hole counter-clockwise)",
+    )
+    legacy.assign(geometry=shapely.orient_polygons(legacy.geometry.values, exterior_cw=False)).to_file(
+        tmp_path / "fixed.geojson"
+    )
     assert check(contract, tmp_path)[winding] == (True, "all 2 polygons follow the right-hand rule")
 
 
 def test_numbers_written_as_text_must_be_numbers_when_the_request_is_about_numbers(tmp_path):
-    stations = gpd.GeoDataFrame({"sid": ["1", "2", "3"], "zip": ["02134", "10001", "02139"], "name": ["Ság", "Nő", "Tű"],
-                                 "value": ["84.5", "N/A", "80.9"]},
-                                geometry=[Point(100.5 + i / 100, 13.7) for i in range(3)], crs=4326)
+    stations = gpd.GeoDataFrame(
+        {
+            "sid": ["1", "2", "3"],
+            "zip": ["02134", "10001", "02139"],
+            "name": ["Ság", "Nő", "Tű"],
+            "value": ["84.5", "N/A", "80.9"],
+        },
+        geometry=[Point(100.5 + i / 100, 13.7) for i in range(3)],
+        crs=4326,
+    )
     stations.to_file(tmp_path / "st.geojson")
     facts = input_facts(tmp_path)
     # "02134" is a code, not a number: left out; "N/A" is a placeholder
     assert facts["st.geojson"]["defects"] == {"numbers_as_text": {"sid": "integer", "value": "number"}}
-    request = ("The averages of `st.geojson` come back NaN; fix what keeps the numeric computations from working. "
-               "Leave the string columns alone. Write `typed.geojson` and `summary.geojson`.")
+    request = (
+        "The averages of `st.geojson` come back NaN; fix what keeps the numeric computations from working. "
+        "Leave the string columns alone. Write `typed.geojson` and `summary.geojson`."
+    )
     contract = derive_contract(request, ["typed.geojson", "summary.geojson"], facts)
     texts = {(r.output, r.kind, r.params.get("name")): r.id for r in contract.requirements}
     assert ("typed.geojson", "integer", "sid") in texts and ("typed.geojson", "numeric", "value") in texts
-    assert ("typed.geojson", "values_from_input", "name") in texts and ("typed.geojson", "values_from_input", "zip") in texts
+    assert ("typed.geojson", "values_from_input", "name") in texts and (
+        "typed.geojson",
+        "values_from_input",
+        "zip",
+    ) in texts
     assert ("typed.geojson", "values_from_input", "sid") not in texts  # a number to fix, not a string to keep
     # Not a request about numbers: the same data binds nothing of the kind.
     plain = derive_contract("Reproject `st.geojson` and write `typed.geojson`.", ["typed.geojson"], facts)
     assert not [r for r in plain.requirements if r.kind in ("integer", "numeric")]
 
     def seen():
-        return {r["id"]: (r["passed"], r["observed"]) for r in in_folder(tmp_path, HELPER.check_contract, check_payload(contract))}
+        return {
+            r["id"]: (r["passed"], r["observed"])
+            for r in in_folder(tmp_path, HELPER.check_contract, check_payload(contract))
+        }
+
     stations.to_file(tmp_path / "typed.geojson")  # written back as it came: still text
     stations[["sid", "geometry"]].to_file(tmp_path / "summary.geojson")
     got = seen()
-    assert got[texts["typed.geojson", "integer", "sid"]][0] is False and "dtype" in got[texts["typed.geojson", "integer", "sid"]][1]
+    assert (
+        got[texts["typed.geojson", "integer", "sid"]][0] is False
+        and "dtype" in got[texts["typed.geojson", "integer", "sid"]][1]
+    )
     assert got[texts["typed.geojson", "numeric", "value"]][0] is False
     assert got[texts["summary.geojson", "numeric", "value"]] == (True, "`value` is not in the file (nothing to check)")
     import pandas as pd
+
     fixed = stations.assign(sid=stations["sid"].astype(int), value=pd.to_numeric(stations["value"], errors="coerce"))
     fixed.to_file(tmp_path / "typed.geojson")
     fixed[["sid", "geometry"]].to_file(tmp_path / "summary.geojson")
@@ -200,20 +252,35 @@ def test_numbers_written_as_text_must_be_numbers_when_the_request_is_about_numbe
 
 def test_null_invalid_and_repeated_geometries_and_templates_are_seen(tmp_path):
     from shapely.geometry import Polygon
+
     bowtie = Polygon([(0, 0), (1, 1), (1, 0), (0, 1), (0, 0)])
-    contract = derive_contract("Write `clean.gpkg` with no empty geometries, no invalid geometries and no duplicate "
-                               "geometries, and `audit.csv` with declared_crs (formatted as `EPSG:NNNN`).",
-                               ["clean.gpkg", "audit.csv"])
-    gpd.GeoDataFrame({"k": [1, 2, 3, 4]}, geometry=[bowtie, box(0, 0, 1, 1), box(1, 0, 0, 1, ccw=False), None],
-                     crs=4326).to_file(tmp_path / "clean.gpkg")
+    contract = derive_contract(
+        "Write `clean.gpkg` with no empty geometries, no invalid geometries and no duplicate "
+        "geometries, and `audit.csv` with declared_crs (formatted as `EPSG:NNNN`).",
+        ["clean.gpkg", "audit.csv"],
+    )
+    gpd.GeoDataFrame(
+        {"k": [1, 2, 3, 4]}, geometry=[bowtie, box(0, 0, 1, 1), box(1, 0, 0, 1, ccw=False), None], crs=4326
+    ).to_file(tmp_path / "clean.gpkg")
     (tmp_path / "audit.csv").write_text("declared_crs\nEPSG:4326\n4326\n")
     seen = check(contract, tmp_path)
     assert seen["no feature has a null or empty geometry"] == (False, "1 of 4 features have a null or empty geometry")
-    assert not seen["every geometry is valid (OGC rules)"][0] and "Self-intersection" in seen["every geometry is valid (OGC rules)"][1]
+    assert (
+        not seen["every geometry is valid (OGC rules)"][0]
+        and "Self-intersection" in seen["every geometry is valid (OGC rules)"][1]
+    )
     # the same square drawn from another vertex and the other way round is the same geometry
-    assert seen["no two features have the same geometry"] == (False, "1 of 4 features repeat an earlier feature's geometry")
-    assert seen["`declared_crs` is written as `EPSG:NNNN`"] == (False, "`declared_crs`: 1 value(s) not written that way, e.g. ['4326']")
-    gpd.GeoDataFrame({"k": [1, 2]}, geometry=[box(0, 0, 1, 1), box(2, 0, 3, 1)], crs=4326).to_file(tmp_path / "clean.gpkg")
+    assert seen["no two features have the same geometry"] == (
+        False,
+        "1 of 4 features repeat an earlier feature's geometry",
+    )
+    assert seen["`declared_crs` is written as `EPSG:NNNN`"] == (
+        False,
+        "`declared_crs`: 1 value(s) not written that way, e.g. ['4326']",
+    )
+    gpd.GeoDataFrame({"k": [1, 2]}, geometry=[box(0, 0, 1, 1), box(2, 0, 3, 1)], crs=4326).to_file(
+        tmp_path / "clean.gpkg"
+    )
     (tmp_path / "audit.csv").write_text("declared_crs\nEPSG:4326\nEPSG:32647\n")
     assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
 
@@ -221,13 +288,22 @@ def test_null_invalid_and_repeated_geometries_and_templates_are_seen(tmp_path):
 def test_geometry_left_alone_means_same_crs_and_shapes(tmp_path):
     import shapely
     from shapely.geometry import Polygon
-    src = gpd.GeoDataFrame({"v": ["1", "2"]}, geometry=[Polygon([(0, 0), (0, 1), (1, 1), (0, 0)]), Point(5, 5)], crs=4326)
+
+    src = gpd.GeoDataFrame(
+        {"v": ["1", "2"]}, geometry=[Polygon([(0, 0), (0, 1), (1, 1), (0, 0)]), Point(5, 5)], crs=4326
+    )
     src.to_file(tmp_path / "in.geojson")
-    contract = derive_contract("Write `out.geojson` from `in.geojson` with fixed values. Leave the geometry alone.",
-                               ["out.geojson"], input_facts(tmp_path))
+    contract = derive_contract(
+        "Write `out.geojson` from `in.geojson` with fixed values. Leave the geometry alone.",
+        ["out.geojson"],
+        input_facts(tmp_path),
+    )
     [req] = [r.text for r in contract.requirements if r.kind == "geometry_unchanged"]
     src.to_crs(32633).to_file(tmp_path / "out.geojson")  # an unasked reprojection
-    assert check(contract, tmp_path)[req] == (False, "EPSG:32633 (WGS 84 / UTM zone 33N); the input is in EPSG:4326 (WGS 84)")
+    assert check(contract, tmp_path)[req] == (
+        False,
+        "EPSG:32633 (WGS 84 / UTM zone 33N); the input is in EPSG:4326 (WGS 84)",
+    )
     src.assign(geometry=src.geometry.translate(0.1, 0)).to_file(tmp_path / "out.geojson")  # moved
     assert check(contract, tmp_path)[req][0] is False
     # Other values, rings turned the other way round: the same shapes.
@@ -235,18 +311,23 @@ def test_geometry_left_alone_means_same_crs_and_shapes(tmp_path):
     assert check(contract, tmp_path)[req] == (True, "every geometry is one of in.geojson's, same CRS")
 
 
-
 def test_a_conversion_keeps_each_feature_s_shape_reprojected_or_exploded_but_not_simplified(tmp_path):
     # cairo-mixedgeom at 097316b: `simplify(tolerance=0.01)` in degrees, every other requirement
     # held and the run said `succeeded`; the request asked for layers, single parts and a national grid.
     from shapely.geometry import LineString, MultiPolygon, Polygon
+
     ring = [(31.20 + 0.001 * i, 30.00 + 0.0005 * (i % 2)) for i in range(20)]
     poly = Polygon(ring + [(31.22, 30.02), (31.20, 30.02)])
-    src = gpd.GeoDataFrame({"site_id": ["a", "b", "c"]}, crs=4326, geometry=[
-        MultiPolygon([poly, box(31.3, 30.1, 31.31, 30.11)]), LineString(ring), Point(31.25, 30.05)])
+    src = gpd.GeoDataFrame(
+        {"site_id": ["a", "b", "c"]},
+        crs=4326,
+        geometry=[MultiPolygon([poly, box(31.3, 30.1, 31.31, 30.11)]), LineString(ring), Point(31.25, 30.05)],
+    )
     src.to_file(tmp_path / "sites.geojson")
-    request = ("Give me back `sites.gpkg` with the layers `polys` and `others`, every feature single-part, "
-               "keeping `site_id`. Use Egypt's national grid.")
+    request = (
+        "Give me back `sites.gpkg` with the layers `polys` and `others`, every feature single-part, "
+        "keeping `site_id`. Use Egypt's national grid."
+    )
     contract = derive_contract(request, ["sites.gpkg"], input_facts(tmp_path))
     [kept] = [r for r in contract.requirements if r.kind == "shapes_kept"]
     assert not kept.sure and not kept.checkable  # read from the request's silence: shown, never gating
@@ -259,38 +340,56 @@ def test_a_conversion_keeps_each_feature_s_shape_reprojected_or_exploded_but_not
         frame[frame.geom_type != "Polygon"].to_file(tmp_path / "sites.gpkg", layer="others")
 
     write(src.explode(index_parts=False).to_crs(22992))  # split into parts and reprojected: the same shapes
-    assert check(contract, tmp_path)[req] == (True, "[polys] every feature's shape is one of sites.geojson's or a part "
-                                                   "of one; [others] every feature's shape is one of sites.geojson's or a part of one")
+    assert check(contract, tmp_path)[req] == (
+        True,
+        "[polys] every feature's shape is one of sites.geojson's or a part "
+        "of one; [others] every feature's shape is one of sites.geojson's or a part of one",
+    )
     simplified = src.explode(index_parts=False)
     write(simplified.set_geometry(simplified.simplify(0.01)).to_crs(22992))
     passed, observed = check(contract, tmp_path)[req]
-    assert not passed and observed.startswith("[polys] 2 of 2 features' shapes are none of sites.geojson's (nor a "
-                                              "part of one): off by up to 727.399 m"), observed
+    assert not passed and observed.startswith(
+        "[polys] 2 of 2 features' shapes are none of sites.geojson's (nor a part of one): off by up to 727.399 m"
+    ), observed
     assert "[others] 1 of 2 features' shapes" in observed  # the line; the point stays where it was
     # A request that asks for new shapes, or draws on two layers, asks no feature to keep its own.
     (tmp_path / "sites.gpkg").unlink()  # an output: not there when a run derives its contract
-    for other in ("Buffer every site by 50 m into `sites.gpkg`.", "Clip the sites to the city into `sites.gpkg`.",
-                  "Convert the sites to points in `sites.gpkg`.", "Write the polygons' vertices to `sites.gpkg`."):
-        assert "shapes_kept" not in {r.kind for r in derive_contract(other, ["sites.gpkg"], input_facts(tmp_path)).requirements}
+    for other in (
+        "Buffer every site by 50 m into `sites.gpkg`.",
+        "Clip the sites to the city into `sites.gpkg`.",
+        "Convert the sites to points in `sites.gpkg`.",
+        "Write the polygons' vertices to `sites.gpkg`.",
+    ):
+        assert "shapes_kept" not in {
+            r.kind for r in derive_contract(other, ["sites.gpkg"], input_facts(tmp_path)).requirements
+        }
     polygons_only = tmp_path / "polygons"
     polygons_only.mkdir()
     src.iloc[:1].to_file(polygons_only / "parcels.geojson")
-    points = derive_contract("Write `p.gpkg` from `parcels.geojson`, every feature a Point.", ["p.gpkg"],
-                             input_facts(polygons_only))  # points of polygons: new shapes
+    points = derive_contract(
+        "Write `p.gpkg` from `parcels.geojson`, every feature a Point.", ["p.gpkg"], input_facts(polygons_only)
+    )  # points of polygons: new shapes
     assert "geometry_types" in {r.kind for r in points.requirements}
     assert "shapes_kept" not in {r.kind for r in points.requirements}
     src.to_file(tmp_path / "roads.geojson")
-    assert "shapes_kept" not in {r.kind for r in derive_contract(request, ["sites.gpkg"], input_facts(tmp_path)).requirements}
+    assert "shapes_kept" not in {
+        r.kind for r in derive_contract(request, ["sites.gpkg"], input_facts(tmp_path)).requirements
+    }
 
 
 def test_stored_column_types_are_read_from_the_file_schema(tmp_path):
     import pandas as pd
-    request = ("Convert `in.csv` to `{out}`: `seen_at` as `timestamp[us]`, `units` as `int32`, "
-               "all other columns as string.")
+
+    request = (
+        "Convert `in.csv` to `{out}`: `seen_at` as `timestamp[us]`, `units` as `int32`, all other columns as string."
+    )
     contract = derive_contract(request.format(out="out.geoparquet"), ["out.geoparquet"])
     texts = {r.text for r in contract.requirements if r.kind == "dtype"}
-    assert texts == {"`seen_at` is stored as timestamp[us]", "`units` is stored as int32",
-                     "every other attribute column is stored as string"}
+    assert texts == {
+        "`seen_at` is stored as timestamp[us]",
+        "`units` is stored as int32",
+        "every other attribute column is stored as string",
+    }
     frame = _points()  # pid text, code int64
     frame["seen_at"] = pd.to_datetime([f"2024-01-0{i + 1}" for i in range(4)]).astype("datetime64[ns]")
     frame["units"] = frame["code"].astype("int64")
@@ -300,8 +399,11 @@ def test_stored_column_types_are_read_from_the_file_schema(tmp_path):
     assert seen["`units` is stored as int32"] == (False, "`units` is stored as int64")
     assert seen["every other attribute column is stored as string"] == (False, "not string: {'code': 'int64'}")
     # Cast as asked: every type holds (read from the Arrow schema: pandas would read timestamp[us] back as [ns]).
-    frame.assign(seen_at=frame["seen_at"].astype("datetime64[us]"), units=frame["units"].astype("int32"),
-                 code=frame["code"].astype(str)).to_parquet(tmp_path / "out.geoparquet")
+    frame.assign(
+        seen_at=frame["seen_at"].astype("datetime64[us]"),
+        units=frame["units"].astype("int32"),
+        code=frame["code"].astype(str),
+    ).to_parquet(tmp_path / "out.geoparquet")
     assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
 
     # A GeoPackage stores OGR types (Integer is int32, Integer64 int64); CSV stores none (no requirement).
@@ -310,13 +412,16 @@ def test_stored_column_types_are_read_from_the_file_schema(tmp_path):
     assert check(contract, tmp_path)["`units` is stored as int32"] == (False, "`units` is stored as int64")
     frame.assign(units=frame["units"].astype("int32")).drop(columns="seen_at").to_file(tmp_path / "out.gpkg")
     assert check(contract, tmp_path)["`units` is stored as int32"] == (True, "`units` is stored as int32")
-    assert not [r for r in derive_contract(request.format(out="out.csv"), ["out.csv"]).requirements if r.kind == "dtype"]
+    assert not [
+        r for r in derive_contract(request.format(out="out.csv"), ["out.csv"]).requirements if r.kind == "dtype"
+    ]
 
 
 def test_geometry_parsed_from_wkt_text_is_not_carried_beside_it(tmp_path):
     """An input keeping its geometry as WKT text: the spatial deliverable stores it once (the text
     column dropped), unless the request keeps that column; and a plain conversion keeps every row."""
     import pandas as pd
+
     frame = _points()
     table = pd.DataFrame({"pid": frame["pid"], "geom_text": frame.geometry.to_wkt()})
     table.to_csv(tmp_path / "in.csv", index=False)
@@ -329,14 +434,20 @@ def test_geometry_parsed_from_wkt_text_is_not_carried_beside_it(tmp_path):
     parsed = gpd.GeoDataFrame(table, geometry=gpd.GeoSeries.from_wkt(table["geom_text"]), crs=4326)
     parsed.to_file(tmp_path / "out.gpkg")
     seen = check(contract, tmp_path)
-    assert seen[once] == (False, "`geom_text` (POINT (16.3 48.2)) repeats the geometry as WKT text beside the geometry column")
+    assert seen[once] == (
+        False,
+        "`geom_text` (POINT (16.3 48.2)) repeats the geometry as WKT text beside the geometry column",
+    )
     assert seen[rows] == (True, "4 rows (the input has 4)")
     parsed.drop(columns="geom_text").iloc[:3].to_file(tmp_path / "out.gpkg")
     seen = check(contract, tmp_path)
     assert seen[once][0] is True and seen[rows] == (False, "3 rows (the input has 4)")
     # The request keeps the text column; a selection may drop rows: neither is a requirement then.
-    kept = derive_contract("Convert `in.csv` to `out.gpkg` with the columns `pid` and `geom_text`, only the first two.",
-                           ["out.gpkg"], facts)
+    kept = derive_contract(
+        "Convert `in.csv` to `out.gpkg` with the columns `pid` and `geom_text`, only the first two.",
+        ["out.gpkg"],
+        facts,
+    )
     assert not {"geometry_once", "rows_as_input"} & {r.kind for r in kept.requirements}
 
 
@@ -346,10 +457,21 @@ def test_a_missing_column_carried_from_another_layer_is_joined_in_not_computed()
     columns really missing."""
     from geoagent_ext.contract import Requirement
     from geoagent_ext.contract.advice import repair_line
-    req = Requirement(id="r2", output="counts.csv", text="has the columns district_code, district_name, n",
-                      kind="columns", params={"names": ["district_code", "district_name", "n"], "provenance": {
-                          "district_code": "from `districts.geojson`", "district_name": "from `districts.geojson`",
-                          "n": "computed: a count per row or group (0 for groups with none)"}})
+
+    req = Requirement(
+        id="r2",
+        output="counts.csv",
+        text="has the columns district_code, district_name, n",
+        kind="columns",
+        params={
+            "names": ["district_code", "district_name", "n"],
+            "provenance": {
+                "district_code": "from `districts.geojson`",
+                "district_name": "from `districts.geojson`",
+                "n": "computed: a count per row or group (0 for groups with none)",
+            },
+        },
+    )
     line = repair_line(req, "missing ['district_name']; it has ['district_code', 'geometry', 'n', 'station_id']")
     how = line.split("How: ", 1)[1]
     assert how.startswith("district_name come(s) from `districts.geojson`")
@@ -362,13 +484,19 @@ def test_a_measure_in_the_wrong_unit_or_crs_fails_with_what_it_looks_like(tmp_pa
     m², the file fails with the factor seen; per row by its own geometry, by a key into the input,
     or — groups of the input's features — by the total."""
     import pandas as pd
-    districts = gpd.GeoDataFrame({"code": [1, 2, 3], "kind": ["a", "a", "b"]},
-                                 geometry=[box(16.30, 48.18, 16.36, 48.22), box(16.36, 48.18, 16.42, 48.24),
-                                           box(16.28, 48.22, 16.34, 48.26)], crs=4326)
+
+    districts = gpd.GeoDataFrame(
+        {"code": [1, 2, 3], "kind": ["a", "a", "b"]},
+        geometry=[box(16.30, 48.18, 16.36, 48.22), box(16.36, 48.18, 16.42, 48.24), box(16.28, 48.22, 16.34, 48.26)],
+        crs=4326,
+    )
     districts.to_file(tmp_path / "districts.geojson")
-    contract = derive_contract("Write `areas.geojson` and `areas.csv` from `districts.geojson` with `code` and "
-                               "`area_km2`, and `kinds.csv` with `kind` and `area_km2` per kind.",
-                               ["areas.geojson", "areas.csv", "kinds.csv"], input_facts(tmp_path))
+    contract = derive_contract(
+        "Write `areas.geojson` and `areas.csv` from `districts.geojson` with `code` and "
+        "`area_km2`, and `kinds.csv` with `kind` and `area_km2` per kind.",
+        ["areas.geojson", "areas.csv", "kinds.csv"],
+        input_facts(tmp_path),
+    )
     km2 = districts.to_crs(3035).area / 1e6  # LAEA Europe: equal-area
     right = districts.assign(area_km2=km2)
 
@@ -377,7 +505,8 @@ def test_a_measure_in_the_wrong_unit_or_crs_fails_with_what_it_looks_like(tmp_pa
         right.assign(area_km2=values).to_file(tmp_path / "areas.geojson")
         right.assign(area_km2=values).drop(columns="geometry").to_csv(tmp_path / "areas.csv", index=False)
         pd.DataFrame({"kind": ["a", "b"], "area_km2": [values[0] + values[1], values[2]]}).to_csv(
-            tmp_path / "kinds.csv", index=False)
+            tmp_path / "kinds.csv", index=False
+        )
         results = {r["id"]: r for r in in_folder(tmp_path, HELPER.check_contract, check_payload(contract))}
         return {r.output: results[r.id] for r in contract.requirements if r.kind == "measure_units"}
 
@@ -392,9 +521,11 @@ def test_a_measure_in_the_wrong_unit_or_crs_fails_with_what_it_looks_like(tmp_pa
     assert "each row's geometry" in seen["areas.geojson"]["observed"]
     assert "feature of the same `code`" in seen["areas.csv"]["observed"]
     assert "sums to" in seen["kinds.csv"]["observed"]
-    for values, said in [((km2 * 1e6).tolist(), "m² written as km²"),
-                         (districts.area.tolist(), "as if measured in degrees"),
-                         ((districts.to_crs(3857).area / 1e6).tolist(), "distorts")]:
+    for values, said in [
+        ((km2 * 1e6).tolist(), "m² written as km²"),
+        (districts.area.tolist(), "as if measured in degrees"),
+        ((districts.to_crs(3857).area / 1e6).tolist(), "distorts"),
+    ]:
         seen = write(values)
         assert not seen["areas.geojson"]["passed"] and not seen["areas.csv"]["passed"], seen
         assert said in seen["areas.geojson"]["observed"] and said in seen["areas.csv"]["observed"], seen
@@ -408,18 +539,31 @@ def test_a_summary_bbox_of_the_whole_layer_and_a_count_per_group_are_checked_on_
     passed "min <= max" and "integer counts". "The overall bounding box" is every feature's, and a
     value per group is an object keyed by the group column's values."""
     import pandas as pd
+
     pts = [(18.40, -34.05, "North"), (18.80, -33.72, "South"), (18.50, -33.90, "North"), (18.60, -33.80, "East")]
-    pd.DataFrame({"site_id": [1, 2, 3, 4], "area_name": [a for _, _, a in pts],
-                  "wkt_geom": [f"POINT ({x} {y})" for x, y, _ in pts]}).to_csv(tmp_path / "sites.csv", index=False)
-    contract = derive_contract("Summarise `sites.csv` in `summary.json` with keys `count`, `bbox` and "
-                               "`count_per_area_name`: the overall bounding box and the count per area.",
-                               ["summary.json"], input_facts(tmp_path))
+    pd.DataFrame(
+        {
+            "site_id": [1, 2, 3, 4],
+            "area_name": [a for _, _, a in pts],
+            "wkt_geom": [f"POINT ({x} {y})" for x, y, _ in pts],
+        }
+    ).to_csv(tmp_path / "sites.csv", index=False)
+    contract = derive_contract(
+        "Summarise `sites.csv` in `summary.json` with keys `count`, `bbox` and "
+        "`count_per_area_name`: the overall bounding box and the count per area.",
+        ["summary.json"],
+        input_facts(tmp_path),
+    )
 
     def seen(doc) -> dict[str, tuple]:
         (tmp_path / "summary.json").write_text(json.dumps(doc))
         return {k: v for k, v in check(contract, tmp_path).items() if k.startswith("`bbox`") or "is an object" in k}
 
-    right = {"count": 4, "bbox": [18.4, -34.05, 18.8, -33.72], "count_per_area_name": {"North": 2, "South": 1, "East": 1}}
+    right = {
+        "count": 4,
+        "bbox": [18.4, -34.05, 18.8, -33.72],
+        "count_per_area_name": {"North": 2, "South": 1, "East": 1},
+    }
     results = seen(right)
     assert len(results) == 2 and all(ok for ok, _ in results.values()), results
     one_site = dict(right, bbox=[18.5, -33.9, 18.5, -33.9])
@@ -436,8 +580,11 @@ def test_a_summary_bbox_of_the_whole_layer_and_a_count_per_group_are_checked_on_
 def test_a_whole_layer_bbox_passes_in_the_layers_crs_in_lonlat_or_in_the_crs_the_request_names(tmp_path):
     layer = gpd.GeoDataFrame({"n": [1, 2]}, geometry=[Point(500000, 4000000), Point(510000, 4010000)], crs=32633)
     layer.to_file(tmp_path / "pts.geojson")
-    contract = derive_contract("Write `box.json` with the key `bbox`: the bounding box of the whole layer "
-                               "`pts.geojson` in EPSG:3857.", ["box.json"], input_facts(tmp_path))
+    contract = derive_contract(
+        "Write `box.json` with the key `bbox`: the bounding box of the whole layer `pts.geojson` in EPSG:3857.",
+        ["box.json"],
+        input_facts(tmp_path),
+    )
     [req] = [r for r in contract.requirements if r.kind == "bbox"]
     assert req.params == {"name": "bbox", "input": "pts.geojson", "epsg": 3857}
     for crs in (32633, 4326, 3857):
@@ -451,11 +598,18 @@ def test_a_geojson_written_with_rfc7946_fails_its_projected_crs_and_the_repair_s
     """fiji at 40cb1d5: the frame was in the national grid, but ``to_file(..., RFC7946='YES')``
     wrote the deliverable in EPSG:4326 three attempts in a row; the repair must name the writer."""
     from geoagent_ext.contract.advice import repair_line
-    lines = gpd.GeoDataFrame({"tid": ["a", "b"]}, geometry=[box(178.0, -18.2, 178.1, -18.1).exterior,
-                                                             box(178.2, -18.2, 178.3, -18.1).exterior], crs=4326)
+
+    lines = gpd.GeoDataFrame(
+        {"tid": ["a", "b"]},
+        geometry=[box(178.0, -18.2, 178.1, -18.1).exterior, box(178.2, -18.2, 178.3, -18.1).exterior],
+        crs=4326,
+    )
     lines.to_file(tmp_path / "in.geojson")
-    contract = derive_contract("Reproject `in.geojson` to EPSG:3460 and write `out.geojson` with `tid`.",
-                               ["out.geojson"], input_facts(tmp_path))
+    contract = derive_contract(
+        "Reproject `in.geojson` to EPSG:3460 and write `out.geojson` with `tid`.",
+        ["out.geojson"],
+        input_facts(tmp_path),
+    )
     lines.to_crs(3460).to_file(tmp_path / "out.geojson", driver="GeoJSON", RFC7946="YES")
     crs = next(r for r in contract.requirements if r.kind == "crs_epsg")
     passed, observed = check(contract, tmp_path)[crs.text]
@@ -471,12 +625,19 @@ def test_a_spatial_file_written_without_its_geometry_gets_one_repair_line_naming
     import pandas as pd
     from geoagent_ext.agent.deliverables import DeliverableChecks
     from geoagent_ext.contract import RequirementResult
-    parcels = gpd.GeoDataFrame({"pid": [1, 2], "cls": ["a", "b"]},
-                               geometry=[box(31.2, 30.0, 31.3, 30.1), box(31.3, 30.0, 31.4, 30.1)], crs=4326)
+
+    parcels = gpd.GeoDataFrame(
+        {"pid": [1, 2], "cls": ["a", "b"]},
+        geometry=[box(31.2, 30.0, 31.3, 30.1), box(31.3, 30.0, 31.4, 30.1)],
+        crs=4326,
+    )
     parcels.to_file(tmp_path / "in.geojson")
-    contract = derive_contract("Write `out.geoparquet` from `in.geojson` with `pid` and `cls`: every feature a "
-                               "MultiPolygon, no duplicate geometries and no empty geometries.", ["out.geoparquet"],
-                               input_facts(tmp_path))
+    contract = derive_contract(
+        "Write `out.geoparquet` from `in.geojson` with `pid` and `cls`: every feature a "
+        "MultiPolygon, no duplicate geometries and no empty geometries.",
+        ["out.geoparquet"],
+        input_facts(tmp_path),
+    )
     pd.DataFrame(parcels[["pid", "cls"]]).to_parquet(tmp_path / "out.geoparquet")
     results = in_folder(tmp_path, HELPER.check_contract, check_payload(contract))
     by_id = {r.id: r for r in contract.requirements}
@@ -496,8 +657,9 @@ def test_geometry_requirements_do_not_hold_of_null_geometries(tmp_path):
     null geometry on every row; "every feature is a MultiLineString" and the antimeridian cut held of
     nothing and passed."""
     _transects().to_file(tmp_path / "t.geojson")
-    contract = derive_contract("Write `out.geojson` from `t.geojson`, every feature a MultiLineString.",
-                               ["out.geojson"], input_facts(tmp_path))
+    contract = derive_contract(
+        "Write `out.geojson` from `t.geojson`, every feature a MultiLineString.", ["out.geojson"], input_facts(tmp_path)
+    )
     kinds = {r.text: r.kind for r in contract.requirements}
     gpd.GeoDataFrame({"tid": ["a", "b"]}, geometry=[None, None], crs=4326).to_file(tmp_path / "out.geojson")
     seen = check(contract, tmp_path)
@@ -505,6 +667,7 @@ def test_geometry_requirements_do_not_hold_of_null_geometries(tmp_path):
     assert len(geometric) == 2 and all(seen[text] == (False, "no geometry in the file") for text in geometric), seen
     _transects().to_file(tmp_path / "cut.geojson", driver="GeoJSON", RFC7946="YES")
     from shapely.geometry import MultiLineString
+
     cut = gpd.read_file(tmp_path / "cut.geojson")
     cut.geometry = [MultiLineString([g]) if g.geom_type == "LineString" else g for g in cut.geometry]
     cut.to_file(tmp_path / "out.geojson")
@@ -515,11 +678,15 @@ def test_a_buffer_at_the_wrong_distance_or_in_the_wrong_metres_fails_with_the_di
     """tokyo-busstop at 40cb1d5: "a 400 m buffer around every connector" written as 800 m
     buffers passed every requirement and the run said `succeeded` (graded 0.5). The distance the
     request states is checked as a region, whatever the file's CRS or row layout."""
-    stops = gpd.GeoDataFrame({"sid": ["a", "b", "c"]}, geometry=[Point(139.70, 35.69), Point(139.75, 35.68),
-                                                                 Point(139.72, 35.70)], crs=4326)
+    stops = gpd.GeoDataFrame(
+        {"sid": ["a", "b", "c"]}, geometry=[Point(139.70, 35.69), Point(139.75, 35.68), Point(139.72, 35.70)], crs=4326
+    )
     stops.to_file(tmp_path / "stops.geojson")
-    contract = derive_contract("Draw a 400 m buffer around every stop in `stops.geojson` and save it as "
-                               "`zones.geoparquet` with `sid`.", ["zones.geoparquet"], input_facts(tmp_path))
+    contract = derive_contract(
+        "Draw a 400 m buffer around every stop in `stops.geojson` and save it as `zones.geoparquet` with `sid`.",
+        ["zones.geoparquet"],
+        input_facts(tmp_path),
+    )
     [req] = [r for r in contract.requirements if r.kind == "buffer_distance"]
     assert req.params == {"input": "stops.geojson", "distance_m": 400.0}
     metric = stops.to_crs(stops.estimate_utm_crs())
@@ -535,6 +702,7 @@ def test_a_buffer_at_the_wrong_distance_or_in_the_wrong_metres_fails_with_the_di
     mercator = stops.to_crs(3857)
     assert not seen(mercator.assign(geometry=mercator.buffer(400)))[0]  # Web Mercator's metres are 0.81 true ones here
     from geoagent_ext.contract.advice import repair_line
+
     assert "out.buffer(400)" in repair_line(req, observed)
 
 
@@ -543,22 +711,34 @@ def test_a_count_per_polygon_is_checked_by_location_with_every_polygon_present(t
     the stations' own column and accepted (no requirement looked at the counts). A count column
     over one point layer and one polygon layer is checked against the points inside each polygon,
     matched by the key the file shares with the polygons ("3" and 3 alike), zero rows included."""
-    districts = gpd.GeoDataFrame({"code": ["01", "02", "03"], "name": ["Mitte", "Nord", "Leer"]},
-                                 geometry=[box(0, 0, 10, 10), box(10, 0, 20, 10), box(20, 0, 30, 10)], crs=31287)
+    districts = gpd.GeoDataFrame(
+        {"code": ["01", "02", "03"], "name": ["Mitte", "Nord", "Leer"]},
+        geometry=[box(0, 0, 10, 10), box(10, 0, 20, 10), box(20, 0, 30, 10)],
+        crs=31287,
+    )
     districts.to_file(tmp_path / "districts.geojson")
-    stations = gpd.GeoDataFrame({"sid": range(5), "code": ["02"] * 5},  # the stations' own column lies
-                                geometry=[Point(1, 1), Point(2, 2), Point(3, 3), Point(12, 5), Point(15, 5)],
-                                crs=31287).to_crs(4326)
+    stations = gpd.GeoDataFrame(
+        {"sid": range(5), "code": ["02"] * 5},  # the stations' own column lies
+        geometry=[Point(1, 1), Point(2, 2), Point(3, 3), Point(12, 5), Point(15, 5)],
+        crs=31287,
+    ).to_crs(4326)
     stations.to_file(tmp_path / "stations.geojson")
-    request = ("Count the stations of `stations.geojson` in every district of `districts.geojson` and write "
-               "`per_district.csv` with `code`, `name` and `station_count`.")
+    request = (
+        "Count the stations of `stations.geojson` in every district of `districts.geojson` and write "
+        "`per_district.csv` with `code`, `name` and `station_count`."
+    )
     contract = derive_contract(request, ["per_district.csv"], input_facts(tmp_path))
     [req] = [r for r in contract.requirements if r.kind == "point_counts"]
-    assert req.params == {"name": "station_count", "points": "stations.geojson", "polygons": "districts.geojson",
-                          "key": "code"}
+    assert req.params == {
+        "name": "station_count",
+        "points": "stations.geojson",
+        "polygons": "districts.geojson",
+        "key": "code",
+    }
 
     def seen(rows):
         import pandas as pd
+
         pd.DataFrame(rows, columns=["code", "name", "station_count"]).to_csv(tmp_path / "per_district.csv", index=False)
         return check(contract, tmp_path)[req.text]
 
@@ -573,6 +753,7 @@ def test_a_count_per_polygon_is_checked_by_location_with_every_polygon_present(t
     passed, observed = seen([["a", "?", 1], ["b", "?", 1], ["c", "?", 3]])
     assert not passed and "[0, 2, 3]" in observed
     from geoagent_ext.contract.advice import coder_view, repair_line
+
     # The advice is code with this data's names: no placeholder for the coder to copy as a variable.
     assert "gpd.read_file('stations.geojson')" in repair_line(req, observed)
     assert "polys[['code', 'geometry']]" in repair_line(req, observed) and "KEY" not in coder_view(contract)
@@ -582,8 +763,9 @@ def test_a_count_per_polygon_is_checked_by_location_with_every_polygon_present(t
     unkeyed = derive_contract(request.replace("`code`, `name` and ", ""), ["per_district.csv"], input_facts(tmp_path))
     assert "predicate='within'" in coder_view(unkeyed) and "leave" not in coder_view(unkeyed)
     districts.assign(station_count=[3, 2, 0]).to_file(tmp_path / "counted.geojson")
-    own = derive_contract(request.replace("per_district.csv", "counted.geojson"), ["counted.geojson"],
-                          input_facts(tmp_path))
+    own = derive_contract(
+        request.replace("per_district.csv", "counted.geojson"), ["counted.geojson"], input_facts(tmp_path)
+    )
     assert all(passed for passed, _ in check(own, tmp_path).values())  # the file's own polygons
 
 
@@ -593,22 +775,28 @@ def test_a_count_column_of_something_else_is_not_a_point_count(tmp_path):
     gpd.GeoDataFrame({"k": [1]}, geometry=[Point(0.5, 0.5)], crs=3035).to_file(tmp_path / "trees.geojson")
     facts = input_facts(tmp_path)
     words = "Use `trees.geojson` and `zones.geojson` and write `out.csv` with `code` and `{}`."
-    kinds = {name: [r.kind for r in derive_contract(words.format(name), ["out.csv"], facts).requirements]
-             for name in ("tree_count", "n_points", "vertex_count")}
+    kinds = {
+        name: [r.kind for r in derive_contract(words.format(name), ["out.csv"], facts).requirements]
+        for name in ("tree_count", "n_points", "vertex_count")
+    }
     assert "point_counts" in kinds["tree_count"] and "point_counts" in kinds["n_points"]
     assert "point_counts" not in kinds["vertex_count"] and "integer" in kinds["vertex_count"]
 
 
 def test_a_rate_per_unit_is_its_count_over_its_measure_scaled_to_the_unit_named(tmp_path):
     """Example 01 at 26bba65: "stations per 10 km²" was computed as the count divided by 10."""
-    contract = derive_contract("Write `out.csv` with `code`, `tree_count`, `area_ha` and `trees_per_10km2`.", ["out.csv"])
+    contract = derive_contract(
+        "Write `out.csv` with `code`, `tree_count`, `area_ha` and `trees_per_10km2`.", ["out.csv"]
+    )
     [req] = [r for r in contract.requirements if r.kind == "density"]
     assert req.params == {"name": "trees_per_10km2", "count": "tree_count", "measure": "area_ha", "factor": 1000.0}
 
     def seen(rate):
         import pandas as pd
-        pd.DataFrame({"code": [1, 2, 3], "tree_count": [4, 0, 9], "area_ha": [200.0, 50.0, 300.0],
-                      "trees_per_10km2": rate}).to_csv(tmp_path / "out.csv", index=False)
+
+        pd.DataFrame(
+            {"code": [1, 2, 3], "tree_count": [4, 0, 9], "area_ha": [200.0, 50.0, 300.0], "trees_per_10km2": rate}
+        ).to_csv(tmp_path / "out.csv", index=False)
         return check(contract, tmp_path)[req.text]
 
     passed, observed = seen([20.0, 0.0, 30.0])
@@ -623,10 +811,15 @@ def test_invalid_features_dropped_instead_of_repaired_fail_the_validity_requirem
     """cairo-dedup at c650f01: "remove invalid geometries" took 20 parcels out of a registry whose
     request asked for no invalid geometries, and the file passed every check (a false success)."""
     from shapely.geometry import Polygon
+
     square, bowtie = Polygon([(0, 0), (0, 1), (1, 1), (1, 0)]), Polygon([(2, 0), (3, 1), (3, 0), (2, 1)])
-    legacy = gpd.GeoDataFrame({"parcel_id": ["p1", "p2", "p3"]}, geometry=[square, bowtie, square.buffer(-0.1)], crs=3857)
+    legacy = gpd.GeoDataFrame(
+        {"parcel_id": ["p1", "p2", "p3"]}, geometry=[square, bowtie, square.buffer(-0.1)], crs=3857
+    )
     legacy.to_file(tmp_path / "legacy.geojson")
-    request = ("Clean up `legacy.geojson` and write `canon.geoparquet` with `parcel_id` unique and no invalid geometries.")
+    request = (
+        "Clean up `legacy.geojson` and write `canon.geoparquet` with `parcel_id` unique and no invalid geometries."
+    )
     contract = derive_contract(request, ["canon.geoparquet"], input_facts(tmp_path))
     [valid] = [r for r in contract.requirements if r.kind == "geometries_valid"]
     assert valid.params["key"] == "parcel_id" and "repaired" in valid.text
@@ -634,9 +827,14 @@ def test_invalid_features_dropped_instead_of_repaired_fail_the_validity_requirem
     passed, observed = check(contract, tmp_path)[valid.text]
     assert not passed and "1 of them are missing (`parcel_id` p2)" in observed and "make_valid" in observed
     legacy.assign(geometry=legacy.make_valid()).to_parquet(tmp_path / "canon.geoparquet")
-    assert check(contract, tmp_path)[valid.text] == (True, "0 of 3 geometries are invalid; 1 feature(s) of "
-                                                            "`legacy.geojson` had invalid geometries, each kept")
+    assert check(contract, tmp_path)[valid.text] == (
+        True,
+        "0 of 3 geometries are invalid; 1 feature(s) of `legacy.geojson` had invalid geometries, each kept",
+    )
     # The request lets them go: dropping them meets it.
-    dropped = derive_contract(request.replace("no invalid geometries", "the invalid geometries dropped"),
-                              ["canon.geoparquet"], input_facts(tmp_path))
+    dropped = derive_contract(
+        request.replace("no invalid geometries", "the invalid geometries dropped"),
+        ["canon.geoparquet"],
+        input_facts(tmp_path),
+    )
     assert not [r for r in dropped.requirements if r.kind == "geometries_valid" and r.params.get("key")]

@@ -16,12 +16,13 @@ from .test_checks import check, in_folder, input_facts
 CW_SQUARE = Polygon([(16.30, 48.20), (16.30, 48.21), (16.31, 48.21), (16.31, 48.20)])  # exterior clockwise
 
 
-
 def _all_gating(contract):
     """The contract with its unsure readings made gating: to test their checks and mends themselves
     (a run shows an unsure one and never checks it)."""
-    return contract.model_copy(update={"requirements": [r.model_copy(update={"sure": True})
-                                                        for r in contract.requirements]})
+    return contract.model_copy(
+        update={"requirements": [r.model_copy(update={"sure": True}) for r in contract.requirements]}
+    )
+
 
 def _all_gating_derived(*args, **kwargs):
     """``derive_contract`` with every reading gating (the RFC 7946 winding of a request that does not
@@ -31,8 +32,11 @@ def _all_gating_derived(*args, **kwargs):
 
 def _parcels():
     shifted = Polygon([(x + 0.02, y) for x, y in CW_SQUARE.exterior.coords])
-    return gpd.GeoDataFrame({"pid": ["b", "a", "a2", "c"], "units": ["3", "10", "10", "2"], "area_m2": [1.0, 2.0, 2.0, 3.0]},
-                            geometry=[CW_SQUARE, MultiPolygon([shifted]), MultiPolygon([shifted]), None], crs=4326)
+    return gpd.GeoDataFrame(
+        {"pid": ["b", "a", "a2", "c"], "units": ["3", "10", "10", "2"], "area_m2": [1.0, 2.0, 2.0, 3.0]},
+        geometry=[CW_SQUARE, MultiPolygon([shifted]), MultiPolygon([shifted]), None],
+        crs=4326,
+    )
 
 
 def _run_mends(contract, path, folder):
@@ -48,10 +52,18 @@ def test_a_geoparquet_failing_mechanical_requirements_meets_them_after_its_mend(
     _parcels().to_parquet(tmp_path / "parcels.geoparquet")
     contract = derive_contract(
         "Write `parcels.geoparquet` in EPSG:3035 with every feature as a MultiPolygon, no null or empty geometries "
-        "and no duplicate geometries, with `units` as int32, sorted by `units` descending.", ["parcels.geoparquet"])
+        "and no duplicate geometries, with `units` as int32, sorted by `units` descending.",
+        ["parcels.geoparquet"],
+    )
     failed, mended = _run_mends(contract, "parcels.geoparquet", tmp_path)
     assert {r.kind for r in mended} == {
-        "crs_epsg", "geometry_types", "geometries_present", "geometries_unique", "dtype", "sorted"}
+        "crs_epsg",
+        "geometry_types",
+        "geometries_present",
+        "geometries_unique",
+        "dtype",
+        "sorted",
+    }
     assert {r.kind for r in failed} - {r.kind for r in mended} == {"integer"}  # met by the int32 cast
     assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
     out = gpd.read_parquet(tmp_path / "parcels.geoparquet")
@@ -69,8 +81,11 @@ def test_a_csv_is_sorted_as_numbers_and_keeps_its_text(tmp_path):
 def test_geojson_rings_are_oriented_and_a_value_to_compute_is_left_to_the_model(tmp_path):
     gpd.GeoDataFrame({"pid": ["a"]}, geometry=[CW_SQUARE], crs=4326).to_file(tmp_path / "in.geojson")
     gpd.GeoDataFrame({"pid": ["a"]}, geometry=[CW_SQUARE], crs=4326).to_file(tmp_path / "out.geojson")
-    contract = _all_gating_derived("Write `out.geojson` from `in.geojson` with `bbox_wgs84` for each parcel.",
-                               ["out.geojson"], input_facts(tmp_path))
+    contract = _all_gating_derived(
+        "Write `out.geojson` from `in.geojson` with `bbox_wgs84` for each parcel.",
+        ["out.geojson"],
+        input_facts(tmp_path),
+    )
     kinds = {r.kind for r in contract.for_output("out.geojson")}
     assert "rfc7946_winding" in kinds
     failed, mended = _run_mends(contract, "out.geojson", tmp_path)
@@ -84,19 +99,31 @@ def test_no_mend_for_what_has_no_mechanical_remedy_or_layers_not_named_for_geome
     contract = derive_contract("Write `s.json` with `count`; write `t.csv` with `area_km2`.", ["s.json", "t.csv"])
     assert mend_code(contract, "s.json", contract.for_output("s.json")) is None
     assert mend_code(contract, "t.csv", [r for r in contract.for_output("t.csv") if r.kind != "columns"]) is None
-    layered = derive_contract("Write `out.gpkg` with layers `roads` and `parcels`, every feature single-part.", ["out.gpkg"])
+    layered = derive_contract(
+        "Write `out.gpkg` with layers `roads` and `parcels`, every feature single-part.", ["out.gpkg"]
+    )
     assert "layers" in {r.kind for r in layered.requirements}
     assert mend_code(layered, "out.gpkg", layered.for_output("out.gpkg")) is None
 
 
 def test_a_geopackage_is_split_into_the_layers_named_for_geometry_kinds(tmp_path):
     from shapely.geometry import LineString, MultiPoint, Point
-    mixed = gpd.GeoDataFrame({"site_id": ["s1", "s1", "s2", "s3"]},
-                             geometry=[MultiPoint([(16.30, 48.20), (16.31, 48.20)]), LineString([(16.3, 48.2), (16.4, 48.3)]),
-                                       CW_SQUARE, Point(16.32, 48.21)], crs=4326)
+
+    mixed = gpd.GeoDataFrame(
+        {"site_id": ["s1", "s1", "s2", "s3"]},
+        geometry=[
+            MultiPoint([(16.30, 48.20), (16.31, 48.20)]),
+            LineString([(16.3, 48.2), (16.4, 48.3)]),
+            CW_SQUARE,
+            Point(16.32, 48.21),
+        ],
+        crs=4326,
+    )
     mixed.to_file(tmp_path / "sites.gpkg", layer="sites", driver="GPKG")
-    contract = derive_contract("Write `sites.gpkg` with the layers `points`, `lines` and `polygons`, every feature "
-                               "single-part.", ["sites.gpkg"])
+    contract = derive_contract(
+        "Write `sites.gpkg` with the layers `points`, `lines` and `polygons`, every feature single-part.",
+        ["sites.gpkg"],
+    )
     failed, mended = _run_mends(contract, "sites.gpkg", tmp_path)
     assert {r.kind for r in mended} == {r.kind for r in failed} == {"layers", "geometry_types"}
     assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
@@ -129,9 +156,13 @@ def test_a_geopackage_is_split_into_the_layers_named_for_geometry_kinds(tmp_path
 
 def test_lines_across_the_antimeridian_are_cut_and_made_multi_part_in_the_files_crs(tmp_path):
     from .test_checks import _transects, input_facts
+
     _transects().to_file(tmp_path / "t.geojson")
-    contract = derive_contract("Reproject `t.geojson` to EPSG:3460 and write `out.geojson`, every feature a MultiLineString.",
-                               ["out.geojson"], input_facts(tmp_path))
+    contract = derive_contract(
+        "Reproject `t.geojson` to EPSG:3460 and write `out.geojson`, every feature a MultiLineString.",
+        ["out.geojson"],
+        input_facts(tmp_path),
+    )
     _transects().to_crs(3460).to_file(tmp_path / "out.geojson")
     failed, mended = _run_mends(contract, "out.geojson", tmp_path)
     assert {r.kind for r in mended} == {"antimeridian_cut", "geometry_types"}
@@ -143,8 +174,11 @@ def test_lines_across_the_antimeridian_are_cut_and_made_multi_part_in_the_files_
 
 def test_a_file_left_in_degrees_is_reprojected_to_the_advisors_official_grid(tmp_path):
     gpd.GeoDataFrame({"pid": ["a"]}, geometry=[CW_SQUARE], crs=4326).to_file(tmp_path / "out.gpkg")
-    contract = derive_contract("Convert the parcels to the national grid and write `out.gpkg`.", ["out.gpkg"],
-                               official_crs="EPSG:31287 (MGI / Austria Lambert)")
+    contract = derive_contract(
+        "Convert the parcels to the national grid and write `out.gpkg`.",
+        ["out.gpkg"],
+        official_crs="EPSG:31287 (MGI / Austria Lambert)",
+    )
     failed, mended = _run_mends(contract, "out.gpkg", tmp_path)
     assert [r.kind for r in mended] == ["crs_projected_metres"]
     assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
@@ -152,14 +186,18 @@ def test_a_file_left_in_degrees_is_reprojected_to_the_advisors_official_grid(tmp
 
 
 def test_of_duplicates_the_mend_keeps_the_row_the_request_says(tmp_path):
-    """"Keep the record with the earliest `record_seq`": not the first in the file."""
+    """ "Keep the record with the earliest `record_seq`": not the first in the file."""
     square = MultiPolygon([CW_SQUARE])
-    gpd.GeoDataFrame({"parcel_id": ["p1", "p1", "p2"], "record_seq": [7, 3, 5]},
-                     geometry=[square, square, MultiPolygon([Polygon([(0, 0), (0, 1), (1, 1)])])],
-                     crs=4326).to_parquet(tmp_path / "parcels.geoparquet")
-    contract = derive_contract("When duplicates exist, keep the record with the earliest record_seq. Write "
-                               "`parcels.geoparquet` with `parcel_id` unique and no duplicate geometries.",
-                               ["parcels.geoparquet"])
+    gpd.GeoDataFrame(
+        {"parcel_id": ["p1", "p1", "p2"], "record_seq": [7, 3, 5]},
+        geometry=[square, square, MultiPolygon([Polygon([(0, 0), (0, 1), (1, 1)])])],
+        crs=4326,
+    ).to_parquet(tmp_path / "parcels.geoparquet")
+    contract = derive_contract(
+        "When duplicates exist, keep the record with the earliest record_seq. Write "
+        "`parcels.geoparquet` with `parcel_id` unique and no duplicate geometries.",
+        ["parcels.geoparquet"],
+    )
     uniq = [r for r in contract.requirements if r.kind in ("unique", "geometries_unique")]
     assert len(uniq) == 2 and all(r.params["keep_by"] == "record_seq" and r.params["keep"] == "min" for r in uniq)
     _run_mends(contract, "parcels.geoparquet", tmp_path)
@@ -175,8 +213,11 @@ def test_metres_labelled_as_degrees_are_relabelled_not_reprojected(tmp_path):
     """Fiji at 536c870: a frame built in EPSG:3460 metres and written with crs=4326; reprojecting
     it again gave infinite coordinates. Coordinates no degree has mean the label is wrong."""
     from .test_checks import _transects, input_facts
+
     _transects().to_file(tmp_path / "t.geojson")
-    contract = derive_contract("Reproject `t.geojson` to EPSG:3460 and write `out.gpkg`.", ["out.gpkg"], input_facts(tmp_path))
+    contract = derive_contract(
+        "Reproject `t.geojson` to EPSG:3460 and write `out.gpkg`.", ["out.gpkg"], input_facts(tmp_path)
+    )
     metres = _transects().to_crs(3460)
     metres.set_crs(4326, allow_override=True).to_file(tmp_path / "out.gpkg")
     _run_mends(contract, "out.gpkg", tmp_path)
@@ -185,11 +226,14 @@ def test_metres_labelled_as_degrees_are_relabelled_not_reprojected(tmp_path):
 
 
 def test_a_keep_rule_the_rules_cannot_read_is_a_note_and_not_mended(tmp_path):
-    """"Keep the most complete record" names which duplicate stays in words no rule reads: keeping
+    """ "Keep the most complete record" names which duplicate stays in words no rule reads: keeping
     the first in the file would pass the uniqueness check with the wrong rows, so the mend does not
     run, and the rule is shown as a requirement no code checks."""
-    contract = derive_contract("Remove duplicate geometries, keeping the most complete record of each. "
-                               "Write `parcels.geojson` with no duplicate geometries.", ["parcels.geojson"])
+    contract = derive_contract(
+        "Remove duplicate geometries, keeping the most complete record of each. "
+        "Write `parcels.geojson` with no duplicate geometries.",
+        ["parcels.geojson"],
+    )
     uniq = [r for r in contract.requirements if r.kind == "geometries_unique"]
     notes = [r for r in contract.requirements if r.kind == "note"]
     assert uniq and uniq[0].params["keep"] == "as_requested"
@@ -199,9 +243,13 @@ def test_a_keep_rule_the_rules_cannot_read_is_a_note_and_not_mended(tmp_path):
     plain = derive_contract("Write `parcels.geojson` with no duplicate geometries.", ["parcels.geojson"])
     assert mend_code(plain, "parcels.geojson", [r for r in plain.requirements if r.kind == "geometries_unique"])
     for any_one in ("Drop duplicate geometries, keeping one copy of each.", "Keep the first occurrence of duplicates."):
-        contract = derive_contract(any_one + " Write `parcels.geojson` with no duplicate geometries.", ["parcels.geojson"])
+        contract = derive_contract(
+            any_one + " Write `parcels.geojson` with no duplicate geometries.", ["parcels.geojson"]
+        )
         assert not [r for r in contract.requirements if r.kind == "note"], any_one
-        assert mend_code(contract, "parcels.geojson", [r for r in contract.requirements if r.kind == "geometries_unique"])
+        assert mend_code(
+            contract, "parcels.geojson", [r for r in contract.requirements if r.kind == "geometries_unique"]
+        )
 
 
 def test_counts_per_polygon_are_counted_and_their_rate_recomputed(tmp_path):
@@ -211,19 +259,30 @@ def test_counts_per_polygon_are_counted_and_their_rate_recomputed(tmp_path):
     shares with the polygons ("01" and 1 alike), and recomputes the rate over the new count."""
     from shapely.geometry import Point, box
 
-    districts = gpd.GeoDataFrame({"code": ["01", "02", "03"], "name": ["Mitte", "Nord", "Leer"]},
-                                 geometry=[box(0, 0, 1000, 1000), box(1000, 0, 2000, 1000), box(2000, 0, 3000, 1000)],
-                                 crs=31287)
+    districts = gpd.GeoDataFrame(
+        {"code": ["01", "02", "03"], "name": ["Mitte", "Nord", "Leer"]},
+        geometry=[box(0, 0, 1000, 1000), box(1000, 0, 2000, 1000), box(2000, 0, 3000, 1000)],
+        crs=31287,
+    )
     districts.to_file(tmp_path / "districts.geojson")
-    gpd.GeoDataFrame({"sid": range(5)}, geometry=[Point(1, 1), Point(2, 2), Point(3, 3), Point(1200, 5), Point(1500, 5)],
-                     crs=31287).to_crs(4326).to_file(tmp_path / "stations.geojson")
-    request = ("Count the stations of `stations.geojson` in every district of `districts.geojson` and write "
-               "`per_district.csv` with `code`, `name`, `area_km2`, `station_count` and `stations_per_km2`.")
+    gpd.GeoDataFrame(
+        {"sid": range(5)}, geometry=[Point(1, 1), Point(2, 2), Point(3, 3), Point(1200, 5), Point(1500, 5)], crs=31287
+    ).to_crs(4326).to_file(tmp_path / "stations.geojson")
+    request = (
+        "Count the stations of `stations.geojson` in every district of `districts.geojson` and write "
+        "`per_district.csv` with `code`, `name`, `area_km2`, `station_count` and `stations_per_km2`."
+    )
     contract = derive_contract(request, ["per_district.csv"], input_facts(tmp_path))
     assert {"point_counts", "density"} <= {r.kind for r in contract.requirements}
-    pd.DataFrame({"code": [3, 1, 2], "name": ["Leer", "Mitte", "Nord"], "area_km2": [1.0, 1.0, 1.0],
-                  "station_count": [5, 5, 5], "stations_per_km2": [5.0, 5.0, 5.0]}).to_csv(tmp_path / "per_district.csv",
-                                                                                        index=False)
+    pd.DataFrame(
+        {
+            "code": [3, 1, 2],
+            "name": ["Leer", "Mitte", "Nord"],
+            "area_km2": [1.0, 1.0, 1.0],
+            "station_count": [5, 5, 5],
+            "stations_per_km2": [5.0, 5.0, 5.0],
+        }
+    ).to_csv(tmp_path / "per_district.csv", index=False)
     failed, mended = _run_mends(contract, "per_district.csv", tmp_path)
     assert [r.kind for r in failed if r.kind in ("point_counts", "density")] == ["point_counts"]
     assert {r.kind for r in mended} >= {"point_counts", "density"}  # the rate held over the wrong count
@@ -233,8 +292,15 @@ def test_counts_per_polygon_are_counted_and_their_rate_recomputed(tmp_path):
     # Example 01 at 6323937: the stations' rows written (a district per station, no area): the
     # table is rebuilt one row per district, its name from the districts, the areas measured and the
     # rate taken over both; a value of the old rows is carried by key.
-    pd.DataFrame({"sid": [0, 1, 3], "code": ["01", "01", "02"], "name": ["s0", "s1", "s3"], "note": ["a", "a", "b"],
-                  "station_count": [9, 9, 9]}).to_csv(tmp_path / "per_district.csv", index=False)
+    pd.DataFrame(
+        {
+            "sid": [0, 1, 3],
+            "code": ["01", "01", "02"],
+            "name": ["s0", "s1", "s3"],
+            "note": ["a", "a", "b"],
+            "station_count": [9, 9, 9],
+        }
+    ).to_csv(tmp_path / "per_district.csv", index=False)
     failed, mended = _run_mends(contract, "per_district.csv", tmp_path)
     assert {"point_counts", "measure_units", "density", "columns"} <= {r.kind for r in mended}
     out = pd.read_csv(tmp_path / "per_district.csv")
@@ -246,8 +312,9 @@ def test_counts_per_polygon_are_counted_and_their_rate_recomputed(tmp_path):
     _run_mends(contract, "per_district.csv", tmp_path)
     assert list(pd.read_csv(tmp_path / "per_district.csv")["name"]) == ["b", "a"]
     # The file's own polygons take their counts without a key.
-    counted = derive_contract(request.replace("per_district.csv", "counted.geojson"), ["counted.geojson"],
-                              input_facts(tmp_path))
+    counted = derive_contract(
+        request.replace("per_district.csv", "counted.geojson"), ["counted.geojson"], input_facts(tmp_path)
+    )
     districts.assign(area_km2=1.0, station_count=1, stations_per_km2=1.0).to_file(tmp_path / "counted.geojson")
     _run_mends(counted, "counted.geojson", tmp_path)
     out = gpd.read_file(tmp_path / "counted.geojson")
@@ -263,8 +330,9 @@ def test_a_csv_loses_a_geometry_or_index_column_it_was_not_asked_for(tmp_path):
     contract = derive_contract("Write `t.csv` with `code`, `name` and `n`.", ["t.csv"])
     [cols] = [r for r in contract.requirements if r.kind == "columns"]
     assert cols.params["no_stray"] and "no geometry or row-index column beside them" in cols.text
-    pd.DataFrame({"Unnamed: 0": [0], "n": [3], "geometry": ["POINT (1 2)"], "name": ["a"], "note": ["x"],
-                  "code": ["01"]}).to_csv(tmp_path / "t.csv", index=False)
+    pd.DataFrame(
+        {"Unnamed: 0": [0], "n": [3], "geometry": ["POINT (1 2)"], "name": ["a"], "note": ["x"], "code": ["01"]}
+    ).to_csv(tmp_path / "t.csv", index=False)
     passed, observed = check(contract, tmp_path)[cols.text]
     assert not passed and observed == "also has ['Unnamed: 0', 'geometry'], a geometry or row index not asked for"
     _run_mends(contract, "t.csv", tmp_path)
@@ -275,6 +343,7 @@ def test_a_csv_loses_a_geometry_or_index_column_it_was_not_asked_for(tmp_path):
     plain = derive_contract("Write `t.csv` with `code` and `n`, with no geometry column.", ["t.csv"])
     assert [r for r in plain.requirements if r.params.get("no_stray")]
 
+
 def test_a_time_column_cast_from_numbers_keeps_the_input_instants(tmp_path):
     """nyc-wkt at 36eafa3: the 1.5B stored `recorded_at` as epoch milliseconds; the cast to
     `timestamp[us]` read them as nanoseconds and wrote 1970 dates, which passed the type check and
@@ -282,15 +351,25 @@ def test_a_time_column_cast_from_numbers_keeps_the_input_instants(tmp_path):
     own), and numbers are read in the epoch unit their size says."""
     from shapely.geometry import Point
 
-    pd.DataFrame({"id": ["a", "b"], "recorded_at": ["2024-01-01T00:00:00Z", "2024-01-12T07:13:17Z"],
-                  "unit_count": ["0", "3"], "geometry_wkt": ["POINT (1 2)", "POINT (3 4)"]}).to_csv(tmp_path / "in.csv", index=False)
-    contract = derive_contract("Convert `in.csv` to `out.geoparquet`: `recorded_at` as `timestamp[us]`, `unit_count` as "
-                               "`int32`.", ["out.geoparquet"], input_facts(tmp_path))
+    pd.DataFrame(
+        {
+            "id": ["a", "b"],
+            "recorded_at": ["2024-01-01T00:00:00Z", "2024-01-12T07:13:17Z"],
+            "unit_count": ["0", "3"],
+            "geometry_wkt": ["POINT (1 2)", "POINT (3 4)"],
+        }
+    ).to_csv(tmp_path / "in.csv", index=False)
+    contract = derive_contract(
+        "Convert `in.csv` to `out.geoparquet`: `recorded_at` as `timestamp[us]`, `unit_count` as `int32`.",
+        ["out.geoparquet"],
+        input_facts(tmp_path),
+    )
     kept = [r for r in contract.requirements if r.kind == "values_from_input" and r.params.get("as_type")]
     assert sorted(r.params["name"] for r in kept) == ["recorded_at", "unit_count"]
     millis = pd.to_datetime(pd.Series(["2024-01-01T00:00:00Z", "2024-01-12T07:13:17Z"])).astype("int64") // 1_000_000
-    frame = gpd.GeoDataFrame({"id": ["a", "b"], "recorded_at": millis, "unit_count": [0, 3]},
-                             geometry=[Point(1, 2), Point(3, 4)], crs=4326)
+    frame = gpd.GeoDataFrame(
+        {"id": ["a", "b"], "recorded_at": millis, "unit_count": [0, 3]}, geometry=[Point(1, 2), Point(3, 4)], crs=4326
+    )
     frame.assign(recorded_at=pd.to_datetime(millis).astype("datetime64[us]")).to_parquet(tmp_path / "out.geoparquet")
     [times] = [r for r in kept if r.params["name"] == "recorded_at"]
     passed, observed = check(contract, tmp_path)[times.text]
@@ -301,17 +380,23 @@ def test_a_time_column_cast_from_numbers_keeps_the_input_instants(tmp_path):
     assert [str(t) for t in out["recorded_at"]] == ["2024-01-01 00:00:00", "2024-01-12 07:13:17"]
     assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
     from geoagent_ext.contract.advice import repair_line
+
     frame.assign(recorded_at=pd.to_datetime(millis).astype("datetime64[us]")).to_parquet(tmp_path / "out.geoparquet")
     line = repair_line(times, check(contract, tmp_path)[times.text][1])
-    assert "df['recorded_at'] = pd.to_datetime(df['recorded_at'], utc=True).dt.tz_localize(None).astype('datetime64[us]')" in line
+    assert (
+        "df['recorded_at'] = pd.to_datetime(df['recorded_at'], utc=True).dt.tz_localize(None).astype('datetime64[us]')"
+        in line
+    )
 
 
 def test_a_code_read_as_float_is_stored_as_its_digits(tmp_path):
     """nyc-wkt at f2774b6: postcodes read by `read_csv` as float64 were stored as "10002.0" by the
     cast to string; whole numbers are written as their digits, a missing one stays missing."""
     from shapely.geometry import Point
-    gpd.GeoDataFrame({"postcode": [10002.0, None], "note": [1.5, 2.0]}, geometry=[Point(0, 0), Point(1, 1)],
-                     crs=4326).to_parquet(tmp_path / "a.geoparquet")
+
+    gpd.GeoDataFrame(
+        {"postcode": [10002.0, None], "note": [1.5, 2.0]}, geometry=[Point(0, 0), Point(1, 1)], crs=4326
+    ).to_parquet(tmp_path / "a.geoparquet")
     contract = derive_contract("Write `a.geoparquet` with all other columns as string.", ["a.geoparquet"])
     _run_mends(contract, "a.geoparquet", tmp_path)
     out = gpd.read_parquet(tmp_path / "a.geoparquet")
@@ -324,18 +409,27 @@ def test_polygons_written_beside_the_points_become_the_files_geometry_in_its_crs
     # to EPSG:4326 and written: GeoParquet keeps the points as the geometry and the polygons beside
     # them, in the metric CRS; three model repairs never moved them.
     from shapely.geometry import Point
+
     stops = gpd.GeoDataFrame({"stop_id": ["a", "b"]}, geometry=[Point(139.70, 35.68), Point(139.71, 35.69)], crs=4326)
     stops.to_file(tmp_path / "stops.geojson")
-    contract = derive_contract("Buffer every stop of `stops.geojson` by 400 m and write the polygons to `zones.geoparquet` "
-                               "with `stop_id`, every feature a Polygon or MultiPolygon.", ["zones.geoparquet"], input_facts(tmp_path))
+    contract = derive_contract(
+        "Buffer every stop of `stops.geojson` by 400 m and write the polygons to `zones.geoparquet` "
+        "with `stop_id`, every feature a Polygon or MultiPolygon.",
+        ["zones.geoparquet"],
+        input_facts(tmp_path),
+    )
     written = stops.to_crs(32654)
     written["buffered"] = written.buffer(400)
     written.to_crs(4326).to_parquet(tmp_path / "zones.geoparquet")
     failed, mended = _run_mends(contract, "zones.geoparquet", tmp_path)
-    assert {"geometry_types", "buffer_distance"} <= {r.kind for r in failed} and [r.kind for r in mended] == ["geometry_types"]
+    assert {"geometry_types", "buffer_distance"} <= {r.kind for r in failed} and [r.kind for r in mended] == [
+        "geometry_types"
+    ]
     assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
     out = gpd.read_parquet(tmp_path / "zones.geoparquet")
-    assert list(out.columns) == ["stop_id", "geometry"] and set(out.geom_type) == {"Polygon"} and out.crs.to_epsg() == 4326
+    assert (
+        list(out.columns) == ["stop_id", "geometry"] and set(out.geom_type) == {"Polygon"} and out.crs.to_epsg() == 4326
+    )
     # Without such a column there is nothing to promote: points stay points, and the check says so.
     stops.to_parquet(tmp_path / "zones.geoparquet")
     _run_mends(contract, "zones.geoparquet", tmp_path)
@@ -344,22 +438,38 @@ def test_polygons_written_beside_the_points_become_the_files_geometry_in_its_crs
 
 def _clinics(folder):
     """A CSV of points as WKT text in three subdistricts (one with no clinic written below)."""
-    pd.DataFrame({"name": ["a", "b", "c", "d"], "subdistrict": ["North", "North", "South", "East"],
-                  "wkt": ["POINT (18.40 -33.90)", "POINT (18.45 -33.95)", "POINT (18.60 -34.05)",
-                          "POINT (18.70 -33.99)"]}).to_csv(folder / "clinics.csv", index=False)
+    pd.DataFrame(
+        {
+            "name": ["a", "b", "c", "d"],
+            "subdistrict": ["North", "North", "South", "East"],
+            "wkt": ["POINT (18.40 -33.90)", "POINT (18.45 -33.95)", "POINT (18.60 -34.05)", "POINT (18.70 -33.99)"],
+        }
+    ).to_csv(folder / "clinics.csv", index=False)
 
 
 def test_a_json_bbox_and_per_group_counts_in_pandas_shapes_are_reshaped_keeping_the_values(tmp_path):
     import json
+
     _clinics(tmp_path)
-    contract = derive_contract("From `clinics.csv`, write `inventory.json` with keys `count`, `bbox` (the overall "
-                               "bounding box) and `count_per_subdistrict`.", ["inventory.json"], input_facts(tmp_path))
+    contract = derive_contract(
+        "From `clinics.csv`, write `inventory.json` with keys `count`, `bbox` (the overall "
+        "bounding box) and `count_per_subdistrict`.",
+        ["inventory.json"],
+        input_facts(tmp_path),
+    )
     assert {r.kind for r in contract.requirements} >= {"bbox", "group_keys"}
     # What the 1.5B wrote (capetown-clinics at 42b4435): per-feature bounds, a frame's to_dict();
     # its counts are its own (South's 5 is wrong) and East, with none counted, is left out.
-    doc = {"count": 4, "bbox": {"minx": {"0": 18.40, "1": 18.45}, "miny": {"0": -33.90, "1": -33.95},
-                                "maxx": {"0": 18.40, "1": 18.45}, "maxy": {"0": -33.90, "1": -33.95}},
-           "count_per_subdistrict": {"subdistrict": {"0": "North", "1": "South"}, "count": {"0": 2, "1": 5}}}
+    doc = {
+        "count": 4,
+        "bbox": {
+            "minx": {"0": 18.40, "1": 18.45},
+            "miny": {"0": -33.90, "1": -33.95},
+            "maxx": {"0": 18.40, "1": 18.45},
+            "maxy": {"0": -33.90, "1": -33.95},
+        },
+        "count_per_subdistrict": {"subdistrict": {"0": "North", "1": "South"}, "count": {"0": 2, "1": 5}},
+    }
     (tmp_path / "inventory.json").write_text(json.dumps(doc))
     failed, mended = _run_mends(contract, "inventory.json", tmp_path)
     assert {r.kind for r in mended} == {"bbox", "group_keys"}
@@ -377,10 +487,15 @@ def test_a_json_bbox_and_per_group_counts_in_pandas_shapes_are_reshaped_keeping_
 
 def test_a_lon_lat_bbox_of_a_projected_layer_is_taken_in_lon_lat(tmp_path):
     import json
-    gpd.GeoDataFrame({"pid": ["a", "b"]}, geometry=[CW_SQUARE, CW_SQUARE.buffer(0.05)], crs=4326).to_crs(3035) \
-        .to_parquet(tmp_path / "parcels.geoparquet")
-    contract = derive_contract("Write `extent.json` with `bbox_wgs84`, the overall bounding box of `parcels.geoparquet`.",
-                               ["extent.json"], input_facts(tmp_path))
+
+    gpd.GeoDataFrame({"pid": ["a", "b"]}, geometry=[CW_SQUARE, CW_SQUARE.buffer(0.05)], crs=4326).to_crs(
+        3035
+    ).to_parquet(tmp_path / "parcels.geoparquet")
+    contract = derive_contract(
+        "Write `extent.json` with `bbox_wgs84`, the overall bounding box of `parcels.geoparquet`.",
+        ["extent.json"],
+        input_facts(tmp_path),
+    )
     in_metres = list(map(float, gpd.read_parquet(tmp_path / "parcels.geoparquet").total_bounds))
     (tmp_path / "extent.json").write_text(json.dumps({"bbox_wgs84": in_metres}))
     failed, mended = _run_mends(contract, "extent.json", tmp_path)
@@ -392,6 +507,7 @@ def test_a_lon_lat_bbox_of_a_projected_layer_is_taken_in_lon_lat(tmp_path):
 
 def test_a_per_group_value_in_another_shape_keeps_its_values_and_only_counts_get_zeros():
     from geoagent_ext.kernel.inkernel import load
+
     reshape = load()._contract_group_object
     groups = ["North", "South", 3.0]
     records = [{"subdistrict": "North", "area": 1.5}, {"subdistrict": "South", "area": 2.5}]
@@ -404,15 +520,22 @@ def test_a_per_group_value_in_another_shape_keeps_its_values_and_only_counts_get
 def _addresses_and_hospitals(folder):
     """Three addresses and two hospitals in Cape Town, as GeoParquet (`.parquet`, as the dev task has them)."""
     from shapely.geometry import Point
-    gpd.GeoDataFrame({"address_id": ["A1", "A2", "A3"]}, geometry=[Point(18.42, -33.92), Point(18.50, -33.95),
-                                                                    Point(18.60, -34.00)], crs=4326).to_parquet(folder / "addresses.parquet")
-    gpd.GeoDataFrame({"name": ["Groote Schuur", "Tygerberg"]}, geometry=[Point(18.46, -33.94), Point(18.61, -33.91)],
-                     crs=4326).to_parquet(folder / "hospitals.parquet")
+
+    gpd.GeoDataFrame(
+        {"address_id": ["A1", "A2", "A3"]},
+        geometry=[Point(18.42, -33.92), Point(18.50, -33.95), Point(18.60, -34.00)],
+        crs=4326,
+    ).to_parquet(folder / "addresses.parquet")
+    gpd.GeoDataFrame(
+        {"name": ["Groote Schuur", "Tygerberg"]}, geometry=[Point(18.46, -33.94), Point(18.61, -33.91)], crs=4326
+    ).to_parquet(folder / "hospitals.parquet")
 
 
-_NEAREST_REQUEST = ("For every address in `addresses.parquet`, find the nearest hospital from `hospitals.parquet` and record "
-                    "the distance in metres. Write `nearest.gpkg` with one feature per input address and the columns "
-                    "`address_id`, `nearest_hospital_name` and `distance_m`.")
+_NEAREST_REQUEST = (
+    "For every address in `addresses.parquet`, find the nearest hospital from `hospitals.parquet` and record "
+    "the distance in metres. Write `nearest.gpkg` with one feature per input address and the columns "
+    "`address_id`, `nearest_hospital_name` and `distance_m`."
+)
 
 
 def test_a_distance_to_the_nearest_feature_is_checked_and_measured_by_the_mend(tmp_path):
@@ -431,21 +554,32 @@ def test_a_distance_to_the_nearest_feature_is_checked_and_measured_by_the_mend(t
     assert [r.kind for r in mended] == ["nearest_distance", "nearest_attribute"]  # the names "x" too
     assert check(contract, tmp_path)[near.text][0], check(contract, tmp_path)[near.text]
     from pyproj import Geod
+
     metres = gpd.read_file(tmp_path / "nearest.gpkg")["distance_m"].tolist()
     geodesic = Geod(ellps="WGS84").inv(18.42, -33.92, 18.46, -33.94)[2]  # A1's nearest: Groote Schuur
     assert abs(metres[0] - geodesic) < 0.005 * geodesic, (metres, geodesic)
     # A table keyed by the address's id: measured from the input feature of that key, in km.
     (tmp_path / "nearest.gpkg").unlink()
-    table = derive_contract(request.replace("Write `nearest.gpkg` with one feature", "Write `near.csv` with one row")
-                            .replace("`distance_m`", "`dist_km`"), ["near.csv"], input_facts(tmp_path))
-    pd.DataFrame({"address_id": ["A3", "A1", "A2"], "dist_km": [1.0, 2.0, 3.0]}).to_csv(tmp_path / "near.csv", index=False)
+    table = derive_contract(
+        request.replace("Write `nearest.gpkg` with one feature", "Write `near.csv` with one row").replace(
+            "`distance_m`", "`dist_km`"
+        ),
+        ["near.csv"],
+        input_facts(tmp_path),
+    )
+    pd.DataFrame({"address_id": ["A3", "A1", "A2"], "dist_km": [1.0, 2.0, 3.0]}).to_csv(
+        tmp_path / "near.csv", index=False
+    )
     [near] = [r for r in table.requirements if r.kind == "nearest_distance"]
     assert not check(table, tmp_path)[near.text][0]
     _run_mends(table, "near.csv", tmp_path)
     assert check(table, tmp_path)[near.text][0], check(table, tmp_path)[near.text]
     assert abs(pd.read_csv(tmp_path / "near.csv")["dist_km"][1] - geodesic / 1000) < 0.005 * geodesic / 1000  # A1
-    by_road = derive_contract(request.replace("find the nearest hospital", "find the nearest hospital by road"),
-                              ["nearest.gpkg"], input_facts(tmp_path))
+    by_road = derive_contract(
+        request.replace("find the nearest hospital", "find the nearest hospital by road"),
+        ["nearest.gpkg"],
+        input_facts(tmp_path),
+    )
     assert "nearest_distance" not in {r.kind for r in by_road.requirements}  # not a straight line
 
 
@@ -454,22 +588,34 @@ def test_a_column_an_input_holds_is_carried_to_the_rows_by_their_shared_key(tmp_
     never joined in four repairs. The mend takes it from the input row of each file row's key;
     a column no key carries is left to the model."""
     squares = [Polygon([(x, 0), (x, 1), (x + 1, 1), (x + 1, 0)]) for x in range(3)]
-    gpd.GeoDataFrame({"district_code": [1, 2, 3], "name": ["Innere Stadt", "Leopoldstadt", "Landstraße"]},
-                     geometry=squares, crs=4326).to_file(tmp_path / "districts.geojson")
-    request = ("Count the stations in each district of `districts.geojson` and write `per_district.csv` with "
-               "`district_code`, `district_name` and `station_count`.")
+    gpd.GeoDataFrame(
+        {"district_code": [1, 2, 3], "name": ["Innere Stadt", "Leopoldstadt", "Landstraße"]}, geometry=squares, crs=4326
+    ).to_file(tmp_path / "districts.geojson")
+    request = (
+        "Count the stations in each district of `districts.geojson` and write `per_district.csv` with "
+        "`district_code`, `district_name` and `station_count`."
+    )
     contract = _all_gating_derived(request, ["per_district.csv"], input_facts(tmp_path))
     [cols] = [r for r in contract.requirements if r.kind == "columns"]
     assert cols.params["provenance"]["district_name"] == "the `name` column of `districts.geojson` (joined), renamed"
-    pd.DataFrame({"district_code": ["03", "1", "2"], "station_count": [0, 2, 1]}).to_csv(tmp_path / "per_district.csv", index=False)
+    pd.DataFrame({"district_code": ["03", "1", "2"], "station_count": [0, 2, 1]}).to_csv(
+        tmp_path / "per_district.csv", index=False
+    )
     assert not check(contract, tmp_path)[cols.text][0]
     _run_mends(contract, "per_district.csv", tmp_path)
     assert (tmp_path / "per_district.csv").read_text(encoding="utf-8").splitlines() == [
-        "district_code,district_name,station_count", "03,Landstraße,0", "1,Innere Stadt,2", "2,Leopoldstadt,1"]
+        "district_code,district_name,station_count",
+        "03,Landstraße,0",
+        "1,Innere Stadt,2",
+        "2,Leopoldstadt,1",
+    ]
     assert check(contract, tmp_path)[cols.text][0]
     # A GeoJSON lacking a column the input has under the same name: carried by the key too.
-    named = _all_gating_derived("Write `d.geojson` with the districts of `districts.geojson` and their `district_code` "
-                            "and `name`.", ["d.geojson"], input_facts(tmp_path))
+    named = _all_gating_derived(
+        "Write `d.geojson` with the districts of `districts.geojson` and their `district_code` and `name`.",
+        ["d.geojson"],
+        input_facts(tmp_path),
+    )
     gpd.read_file(tmp_path / "districts.geojson")[["district_code", "geometry"]].to_file(tmp_path / "d.geojson")
     _run_mends(named, "d.geojson", tmp_path)
     assert gpd.read_file(tmp_path / "d.geojson")["name"].tolist() == ["Innere Stadt", "Leopoldstadt", "Landstraße"]
@@ -489,24 +635,44 @@ def test_the_nearest_features_name_is_checked_and_taken_by_the_mend(tmp_path):
     request = _NEAREST_REQUEST
     contract = derive_contract(request, ["nearest.gpkg"], input_facts(tmp_path))
     [named] = [r for r in contract.requirements if r.kind == "nearest_attribute"]
-    assert named.params == {"name": "nearest_hospital_name", "column": "name", "input": "addresses.parquet",
-                            "to": "hospitals.parquet"}
-    rows = gpd.read_parquet(tmp_path / "addresses.parquet").assign(nearest_hospital_name=["Groote Schuur", "Tygerberg", "Tygerberg"])
+    assert named.params == {
+        "name": "nearest_hospital_name",
+        "column": "name",
+        "input": "addresses.parquet",
+        "to": "hospitals.parquet",
+    }
+    rows = gpd.read_parquet(tmp_path / "addresses.parquet").assign(
+        nearest_hospital_name=["Groote Schuur", "Tygerberg", "Tygerberg"]
+    )
     rows.to_file(tmp_path / "nearest.gpkg")
     passed, observed = check(contract, tmp_path)[named.text]
     assert not passed and "on 1 of 3 rows (e.g. 'Tygerberg', nearest 'Groote Schuur')" in observed, observed  # A2
     failed, mended = _run_mends(contract, "nearest.gpkg", tmp_path)
     assert "nearest_attribute" in [r.kind for r in mended]
-    assert gpd.read_file(tmp_path / "nearest.gpkg")["nearest_hospital_name"].tolist() == ["Groote Schuur", "Groote Schuur", "Tygerberg"]
-    assert check(contract, tmp_path)[named.text] == (True, "`nearest_hospital_name` is the `name` of the nearest feature "
-                                                           "of `hospitals.parquet` on all 3 rows")
+    assert gpd.read_file(tmp_path / "nearest.gpkg")["nearest_hospital_name"].tolist() == [
+        "Groote Schuur",
+        "Groote Schuur",
+        "Tygerberg",
+    ]
+    assert check(contract, tmp_path)[named.text] == (
+        True,
+        "`nearest_hospital_name` is the `name` of the nearest feature of `hospitals.parquet` on all 3 rows",
+    )
     # A table keyed by the address's id: its rows' features are the input's of that key.
     (tmp_path / "nearest.gpkg").unlink()
-    table = derive_contract(request.replace("Write `nearest.gpkg` with one feature", "Write `near.csv` with one row"),
-                            ["near.csv"], input_facts(tmp_path))
+    table = derive_contract(
+        request.replace("Write `nearest.gpkg` with one feature", "Write `near.csv` with one row"),
+        ["near.csv"],
+        input_facts(tmp_path),
+    )
     [named] = [r for r in table.requirements if r.kind == "nearest_attribute"]
-    pd.DataFrame({"address_id": ["A3", "A1", "A2"], "nearest_hospital_name": ["Tygerberg", "Groote Schuur", "Groote Schuur"],
-                  "distance_m": [0.0, 0.0, 0.0]}).to_csv(tmp_path / "near.csv", index=False)
+    pd.DataFrame(
+        {
+            "address_id": ["A3", "A1", "A2"],
+            "nearest_hospital_name": ["Tygerberg", "Groote Schuur", "Groote Schuur"],
+            "distance_m": [0.0, 0.0, 0.0],
+        }
+    ).to_csv(tmp_path / "near.csv", index=False)
     assert check(table, tmp_path)[named.text][0], check(table, tmp_path)[named.text]
 
 
@@ -516,8 +682,11 @@ def test_geometry_left_alone_but_reprojected_gets_the_input_s_own_shapes_back(tm
     the mend puts the input's own geometries and CRS back; other shapes it leaves failing."""
     src = gpd.GeoDataFrame({"sid": ["1", "2"]}, geometry=[CW_SQUARE, CW_SQUARE.centroid], crs=4326)
     src.to_file(tmp_path / "in.geojson")
-    contract = _all_gating_derived("Write `out.geojson` from `in.geojson` with `sid` as integers. Leave the geometry alone.",
-                               ["out.geojson"], input_facts(tmp_path))
+    contract = _all_gating_derived(
+        "Write `out.geojson` from `in.geojson` with `sid` as integers. Leave the geometry alone.",
+        ["out.geojson"],
+        input_facts(tmp_path),
+    )
     [kept] = [r for r in contract.requirements if r.kind == "geometry_unchanged"]
     src.assign(sid=[1, 2]).to_crs(10594).to_file(tmp_path / "out.geojson")
     failed, mended = _run_mends(contract, "out.geojson", tmp_path)
@@ -534,13 +703,20 @@ def test_polygons_the_request_discards_below_an_area_are_checked_and_dropped(tmp
     """cairo-dedup at e85742a: "discard any polygon fragments smaller than 1 m²" was never checked;
     30 slivers stayed, every other requirement held and the run said `succeeded` (graded 0.71)."""
     side = 1e-5  # about 1.1 m by 1.1 m at 30°N: above 1 m²; half of it is below
-    parcels = gpd.GeoDataFrame({"pid": ["a", "b", "c"]}, crs=4326, geometry=[
-        Polygon([(31.2, 30.0), (31.2 + side, 30.0), (31.2 + side, 30.0 + side), (31.2, 30.0 + side)]),
-        Polygon([(31.3, 30.0), (31.3 + side / 2, 30.0), (31.3 + side / 2, 30.0 + side), (31.3, 30.0 + side)]),
-        CW_SQUARE])
+    parcels = gpd.GeoDataFrame(
+        {"pid": ["a", "b", "c"]},
+        crs=4326,
+        geometry=[
+            Polygon([(31.2, 30.0), (31.2 + side, 30.0), (31.2 + side, 30.0 + side), (31.2, 30.0 + side)]),
+            Polygon([(31.3, 30.0), (31.3 + side / 2, 30.0), (31.3 + side / 2, 30.0 + side), (31.3, 30.0 + side)]),
+            CW_SQUARE,
+        ],
+    )
     parcels.to_parquet(tmp_path / "out.geoparquet")
-    contract = derive_contract("Clean the parcels and discard any polygon fragments smaller than 1 m². Write "
-                               "`out.geoparquet`.", ["out.geoparquet"])
+    contract = derive_contract(
+        "Clean the parcels and discard any polygon fragments smaller than 1 m². Write `out.geoparquet`.",
+        ["out.geoparquet"],
+    )
     [small] = [r for r in contract.requirements if r.kind == "min_area"]
     assert small.text == "no polygon is smaller than 1 m² (those are discarded)" and small.params["m2"] == 1.0
     passed, observed = check(contract, tmp_path)[small.text]
@@ -559,13 +735,22 @@ def test_features_reshaped_where_the_request_asked_for_none_get_their_input_shap
     `simplify`. The mend puts back, for each feature, the input's shape or part nearest it,
     reprojected as the file is; features already kept stay as they are."""
     from shapely.geometry import LineString, Point, box
+
     ring = [(31.20 + 0.001 * i, 30.00 + 0.0005 * (i % 2)) for i in range(20)]
     poly = Polygon(ring + [(31.22, 30.02), (31.20, 30.02)])
-    src = gpd.GeoDataFrame({"site_id": ["a", "b", "c"]}, crs=4326, geometry=[
-        MultiPolygon([poly, box(31.3, 30.1, 31.31, 30.11)]), LineString(ring), Point(31.25, 30.05)])
+    src = gpd.GeoDataFrame(
+        {"site_id": ["a", "b", "c"]},
+        crs=4326,
+        geometry=[MultiPolygon([poly, box(31.3, 30.1, 31.31, 30.11)]), LineString(ring), Point(31.25, 30.05)],
+    )
     src.to_file(tmp_path / "sites.geojson")
-    contract = _all_gating(derive_contract("Give me back `sites.gpkg`, every feature single-part, keeping `site_id`. "
-                                           "Use Egypt's national grid.", ["sites.gpkg"], input_facts(tmp_path)))
+    contract = _all_gating(
+        derive_contract(
+            "Give me back `sites.gpkg`, every feature single-part, keeping `site_id`. Use Egypt's national grid.",
+            ["sites.gpkg"],
+            input_facts(tmp_path),
+        )
+    )
     kept = next(r for r in contract.requirements if r.kind == "shapes_kept")
     parts = src.explode(index_parts=False)
     simplified = parts.set_geometry(parts.simplify(0.01)).to_crs(22992)
@@ -582,8 +767,13 @@ def test_features_reshaped_where_the_request_asked_for_none_get_their_input_shap
     polygons = tmp_path / "polygons"
     polygons.mkdir()
     src.iloc[:1].to_file(polygons / "sites.geojson")
-    contract = _all_gating(derive_contract("Give me back `sites.gpkg`, every feature single-part, keeping `site_id`.",
-                                           ["sites.gpkg"], input_facts(polygons)))
+    contract = _all_gating(
+        derive_contract(
+            "Give me back `sites.gpkg`, every feature single-part, keeping `site_id`.",
+            ["sites.gpkg"],
+            input_facts(polygons),
+        )
+    )
     kept = next(r for r in contract.requirements if r.kind == "shapes_kept")
     outlines = src.iloc[:1].explode(index_parts=False)
     outlines.set_geometry(outlines.boundary).to_file(polygons / "sites.gpkg")

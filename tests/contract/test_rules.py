@@ -6,9 +6,16 @@ from geoagent_ext.contract import derive_contract
 
 
 def kinds(contract, output=None):
-    return {(r.kind, tuple(sorted(r.params.get("names") or r.params.get("allowed") or []))
-             if r.kind in ("columns", "layers", "geometry_types", "values_in") else r.params.get("name") or r.params.get("epsg") or r.params.get("input"))
-            for r in contract.requirements if output is None or r.output == output}
+    return {
+        (
+            r.kind,
+            tuple(sorted(r.params.get("names") or r.params.get("allowed") or []))
+            if r.kind in ("columns", "layers", "geometry_types", "values_in")
+            else r.params.get("name") or r.params.get("epsg") or r.params.get("input"),
+        )
+        for r in contract.requirements
+        if output is None or r.output == output
+    }
 
 
 def test_columns_keys_and_what_their_names_say():
@@ -22,8 +29,12 @@ def test_columns_keys_and_what_their_names_say():
 
 def test_plain_words_count_as_columns_only_in_a_list_of_input_columns():
     inputs = {"admin.geojson": {"rows": 5, "columns": ["id", "name", "kind"]}}
-    c = derive_contract("Write the result to `areas.csv`, with one row per feature containing its id, name, and "
-                        "area_km2. The kind of feature does not matter.", ["areas.csv"], inputs)
+    c = derive_contract(
+        "Write the result to `areas.csv`, with one row per feature containing its id, name, and "
+        "area_km2. The kind of feature does not matter.",
+        ["areas.csv"],
+        inputs,
+    )
     cols = next(r for r in c.requirements if r.kind == "columns")
     assert cols.params["names"] == ["id", "name", "area_km2"]
 
@@ -34,19 +45,28 @@ def test_crs_phrases():
     grid = derive_contract("Reproject the lines to the country's national grid and write `b.geojson`.", ["b.geojson"])
     assert any(r.kind == "crs_projected_metres" for r in grid.requirements)
     # A CSV has no CRS to check; an EPSG code naming the input is no requirement of the output.
-    csv = derive_contract("Read `in.geojson` (EPSG:3857) and write `c.csv` with columns `a`, `b`.", ["c.csv"],
-                          {"in.geojson": {"rows": 3, "columns": ["a"]}})
+    csv = derive_contract(
+        "Read `in.geojson` (EPSG:3857) and write `c.csv` with columns `a`, `b`.",
+        ["c.csv"],
+        {"in.geojson": {"rows": 3, "columns": ["a"]}},
+    )
     assert not any(r.kind.startswith("crs") for r in csv.requirements)
 
 
 def test_negated_geometry_types_and_single_part():
-    c = derive_contract("Give me each transect as one MultiLineString feature in `t.geojson`. Every feature must be a "
-                        "MultiLineString, so do not leave any as plain LineString.", ["t.geojson"])
+    c = derive_contract(
+        "Give me each transect as one MultiLineString feature in `t.geojson`. Every feature must be a "
+        "MultiLineString, so do not leave any as plain LineString.",
+        ["t.geojson"],
+    )
     geo = [r for r in c.requirements if r.kind == "geometry_types"]
     assert len(geo) == 1 and geo[0].params["allowed"] == ["MultiLineString"]
-    single = derive_contract("Write `h.gpkg` with layers named `points`, `lines`, and `polygons`; every feature has to "
-                             "be single-part, keeping the `site_id` on every feature.", ["h.gpkg"],
-                             {"sites.geojson": {"rows": 9, "columns": ["site_id"]}})
+    single = derive_contract(
+        "Write `h.gpkg` with layers named `points`, `lines`, and `polygons`; every feature has to "
+        "be single-part, keeping the `site_id` on every feature.",
+        ["h.gpkg"],
+        {"sites.geojson": {"rows": 9, "columns": ["site_id"]}},
+    )
     got = kinds(single)
     assert ("layers", ("lines", "points", "polygons")) in got
     assert ("columns", ("site_id",)) in got and ("values_from_input", "site_id") in got
@@ -54,11 +74,17 @@ def test_negated_geometry_types_and_single_part():
 
 
 def test_rows_keys_sorting_and_allowed_values():
-    inputs = {"addresses.parquet": {"rows": 120, "columns": ["address_id", "street"]},
-              "hospitals.parquet": {"rows": 9, "columns": ["name"]}}
-    c = derive_contract("For every address in `addresses.parquet`, find the nearest hospital from `hospitals.parquet`. "
-                        "Keep the original `address_id`, and make sure `nearest_name` comes through as a non-empty string. "
-                        "Write `out.gpkg` with one feature per input address.", ["out.gpkg"], inputs)
+    inputs = {
+        "addresses.parquet": {"rows": 120, "columns": ["address_id", "street"]},
+        "hospitals.parquet": {"rows": 9, "columns": ["name"]},
+    }
+    c = derive_contract(
+        "For every address in `addresses.parquet`, find the nearest hospital from `hospitals.parquet`. "
+        "Keep the original `address_id`, and make sure `nearest_name` comes through as a non-empty string. "
+        "Write `out.gpkg` with one feature per input address.",
+        ["out.gpkg"],
+        inputs,
+    )
     got = kinds(c)
     assert ("rows_as_input", "addresses.parquet") in got
     assert ("non_empty", "nearest_name") in got and ("values_from_input", "address_id") in got
@@ -67,29 +93,41 @@ def test_rows_keys_sorting_and_allowed_values():
     s = derive_contract("Write `d.csv` with `code` (integer) and `label`. Sort rows by `code` descending.", ["d.csv"])
     assert ("sorted", "code") in kinds(s) and ("integer", "code") in kinds(s)
     assert next(r for r in s.requirements if r.kind == "sorted").params["descending"] is True
-    v = derive_contract("Write `p.geojson` with a `source` attribute whose value is exactly one of `a`, `b`, or `both`.",
-                        ["p.geojson"])
+    v = derive_contract(
+        "Write `p.geojson` with a `source` attribute whose value is exactly one of `a`, `b`, or `both`.", ["p.geojson"]
+    )
     assert ("values_in", ("a", "b", "both")) in kinds(v)
     assert ("columns", ("source",)) in kinds(v)
 
 
 def test_nothing_the_request_did_not_say():
-    c = derive_contract("Fix the encoding of `x.geojson` and write `y.geojson`.", ["y.geojson"],
-                        {"x.geojson": {"rows": 4, "columns": ["name"]}})
+    c = derive_contract(
+        "Fix the encoding of `x.geojson` and write `y.geojson`.",
+        ["y.geojson"],
+        {"x.geojson": {"rows": 4, "columns": ["name"]}},
+    )
     assert [r.kind for r in c.requirements] == ["exists"]
 
 
 def test_sentences_naming_only_inputs_bind_no_output():
-    c = derive_contract("The lines in `in.geojson` are in EPSG:4326. Write `out.geojson`.", ["out.geojson"],
-                        {"in.geojson": {"rows": 2, "columns": []}})
+    c = derive_contract(
+        "The lines in `in.geojson` are in EPSG:4326. Write `out.geojson`.",
+        ["out.geojson"],
+        {"in.geojson": {"rows": 2, "columns": []}},
+    )
     assert not any(r.kind == "crs_epsg" for r in c.requirements)
 
 
 def test_provenance_says_which_columns_are_carried_joined_or_computed():
-    inputs = {"addresses.parquet": {"rows": 3, "columns": ["address_id"]},
-              "hospitals.parquet": {"rows": 2, "columns": ["name", "beds"]}}
-    c = derive_contract("Write `near.csv` with columns `address_id`, `hospital_name`, `distance_m` and `bbox_minx`.",
-                        ["near.csv"], inputs)
+    inputs = {
+        "addresses.parquet": {"rows": 3, "columns": ["address_id"]},
+        "hospitals.parquet": {"rows": 2, "columns": ["name", "beds"]},
+    }
+    c = derive_contract(
+        "Write `near.csv` with columns `address_id`, `hospital_name`, `distance_m` and `bbox_minx`.",
+        ["near.csv"],
+        inputs,
+    )
     cols = next(r for r in c.requirements if r.kind == "columns")
     source = cols.params["provenance"]
     assert source["address_id"] == "from `addresses.parquet`"
@@ -105,9 +143,12 @@ def test_only_measures_must_be_non_negative():
 
 def test_a_list_after_with_names_the_columns():
     inputs = {"data/districts.geojson": {"rows": 23, "columns": ["district_code", "name"]}}
-    c = derive_contract("Count the stations per district and write `outputs/summary.csv` with district_code, "
-                        "district_name, area_km2 and station_count, sorted by district_code.",
-                        ["outputs/summary.csv"], inputs)
+    c = derive_contract(
+        "Count the stations per district and write `outputs/summary.csv` with district_code, "
+        "district_name, area_km2 and station_count, sorted by district_code.",
+        ["outputs/summary.csv"],
+        inputs,
+    )
     cols = next(r for r in c.requirements if r.kind == "columns")
     assert cols.params["names"] == ["district_code", "district_name", "area_km2", "station_count"]
     assert any(r.kind == "sorted" and r.params["name"] == "district_code" for r in c.requirements)
@@ -125,44 +166,67 @@ def test_defects_found_in_the_input_data_become_requirements_of_spatial_outputs(
     deliverable. Antimeridian jumps bind every spatial output (lon/lat only outside GeoJSON);
     RFC 7946 winding binds GeoJSON only; a table and a clean input get neither."""
     facts = {"lines.geojson": {"rows": 5, "columns": ["id"], "defects": {"antimeridian": 2, "winding": 3}}}
-    c = derive_contract("Fix `lines.geojson` and write `a.geojson`, `b.gpkg` and `c.csv`.",
-                        ["a.geojson", "b.gpkg", "c.csv"], facts)
+    c = derive_contract(
+        "Fix `lines.geojson` and write `a.geojson`, `b.gpkg` and `c.csv`.", ["a.geojson", "b.gpkg", "c.csv"], facts
+    )
     got = {(r.output, r.kind): r for r in c.requirements if r.kind in ("antimeridian_cut", "rfc7946_winding")}
-    assert set(got) == {("a.geojson", "antimeridian_cut"), ("b.gpkg", "antimeridian_cut"), ("a.geojson", "rfc7946_winding")}
+    assert set(got) == {
+        ("a.geojson", "antimeridian_cut"),
+        ("b.gpkg", "antimeridian_cut"),
+        ("a.geojson", "rfc7946_winding"),
+    }
     assert got["a.geojson", "antimeridian_cut"].params == {"lonlat_only": False}
     assert got["b.gpkg", "antimeridian_cut"].params == {"lonlat_only": True}
     assert "2 in `lines.geojson`" in got["a.geojson", "antimeridian_cut"].text
-    clean = derive_contract("Fix `lines.geojson` and write `a.geojson`.", ["a.geojson"],
-                            {"lines.geojson": {"rows": 5, "columns": ["id"], "defects": {}}})
+    clean = derive_contract(
+        "Fix `lines.geojson` and write `a.geojson`.",
+        ["a.geojson"],
+        {"lines.geojson": {"rows": 5, "columns": ["id"], "defects": {}}},
+    )
     assert {r.kind for r in clean.requirements} == {"exists"}
 
 
 def test_geometry_hygiene_templates_one_per_noun_and_either():
-    facts = {"parcels.geojson": {"rows": 9, "columns": ["parcel_id", "seq"], "layers": 1},
-             "delivery.gpkg": {"rows": None, "columns": [], "layers": 3}}
+    facts = {
+        "parcels.geojson": {"rows": 9, "columns": ["parcel_id", "seq"], "layers": 1},
+        "delivery.gpkg": {"rows": None, "columns": [], "layers": 3},
+    }
     c = derive_contract(
         "Clean `parcels.geojson` so there is one canonical record per parcel, and write `clean.geojson`. "
-        "There should be no null or empty geometries, no invalid geometries and no duplicate geometries.", ["clean.geojson"], facts)
+        "There should be no null or empty geometries, no invalid geometries and no duplicate geometries.",
+        ["clean.geojson"],
+        facts,
+    )
     got = kinds(c)
     # valid: the invalid input features repaired, each parcel_id kept (cairo-dedup at c650f01)
-    assert {("unique", "parcel_id"), ("geometries_present", None), ("geometries_valid", "parcels.geojson"),
-            ("geometries_unique", None)} <= got
+    assert {
+        ("unique", "parcel_id"),
+        ("geometries_present", None),
+        ("geometries_valid", "parcels.geojson"),
+        ("geometries_unique", None),
+    } <= got
     c = derive_contract(
         "Walk every layer of `delivery.gpkg` and write one row per layer to `audit.csv` with columns layer_name, "
         "declared_crs (formatted as `EPSG:NNNN`), day (given as `YYYY-MM-DD`) and encoding_detected. For "
-        "encoding_detected, look at the text and report either `latin1-mojibake` or `utf-8`.", ["audit.csv"], facts)
+        "encoding_detected, look at the text and report either `latin1-mojibake` or `utf-8`.",
+        ["audit.csv"],
+        facts,
+    )
     by_kind = {r.kind: r.params for r in c.requirements if r.kind in ("rows_as_input", "pattern", "values_in")}
     assert by_kind["rows_as_input"] == {"input": "delivery.gpkg", "rows": 3}
     assert by_kind["values_in"] == {"name": "encoding_detected", "allowed": ["latin1-mojibake", "utf-8"]}
     patterns = {r.params["name"]: r.params["regex"] for r in c.requirements if r.kind == "pattern"}
     assert patterns == {"declared_crs": r"EPSG:\d+", "day": r"\d{4}\-\d{2}\-\d{2}"}
     # Said without negation, or about something else: nothing.
-    c = derive_contract("Find the invalid geometries in `parcels.geojson` and write them to `bad.geojson`.", ["bad.geojson"], facts)
+    c = derive_contract(
+        "Find the invalid geometries in `parcels.geojson` and write them to `bad.geojson`.", ["bad.geojson"], facts
+    )
     assert "geometries_valid" not in {r.kind for r in c.requirements}
 
 
 def test_the_coder_is_told_up_front_how_to_meet_a_data_defect_requirement():
     from geoagent_ext.contract.advice import coder_view
+
     facts = {"lines.geojson": {"rows": 3, "columns": ["id"], "defects": {"antimeridian": 2}}}
     c = derive_contract("Fix `lines.geojson` and write `a.geojson` keeping the `id`.", ["a.geojson"], facts)
     view = coder_view(c)
@@ -177,10 +241,18 @@ def test_the_coder_is_told_up_front_how_to_meet_a_data_defect_requirement():
 def test_a_measure_with_its_unit_in_the_name_is_checked_against_the_geometry():
     polygons = {"parcels.geojson": {"rows": 3, "columns": ["pid"], "geometry_type": "MultiPolygon,Polygon"}}
     request = "Write `a.csv` with `pid`, `area_km2`, `area_ha`, `length_km2` and `distance_m` from `parcels.geojson`."
-    measured = {r.params["name"]: r for r in derive_contract(request, ["a.csv"], polygons).requirements
-                if r.kind == "measure_units"}
+    measured = {
+        r.params["name"]: r
+        for r in derive_contract(request, ["a.csv"], polygons).requirements
+        if r.kind == "measure_units"
+    }
     assert sorted(measured) == ["area_ha", "area_km2"]  # a length in km² is no unit; a distance needs another layer
-    assert measured["area_km2"].params == {"name": "area_km2", "measure": "area", "unit": "km2", "input": "parcels.geojson"}
+    assert measured["area_km2"].params == {
+        "name": "area_km2",
+        "measure": "area",
+        "unit": "km2",
+        "input": "parcels.geojson",
+    }
     assert "area in km²" in measured["area_km2"].text
     # Points have no area to check against; of two polygon layers it is open which one is measured.
     points = {"parcels.geojson": {"rows": 3, "columns": ["pid"], "geometry_type": "Point"}}
@@ -189,16 +261,25 @@ def test_a_measure_with_its_unit_in_the_name_is_checked_against_the_geometry():
     assert "measure_units" not in {r.kind for r in derive_contract(request, ["a.csv"], two).requirements}
     # Stations beside the districts: the districts are the one layer with areas.
     beside = {**polygons, "stations.geojson": {"rows": 9, "columns": [], "geometry_type": "Point"}}
-    assert {r.params["input"] for r in derive_contract(request, ["a.csv"], beside).requirements
-            if r.kind == "measure_units"} == {"parcels.geojson"}
+    assert {
+        r.params["input"] for r in derive_contract(request, ["a.csv"], beside).requirements if r.kind == "measure_units"
+    } == {"parcels.geojson"}
 
 
 def test_a_bbox_of_the_whole_layer_and_a_value_per_group_are_read_from_the_names_and_words():
-    facts = {"sites.csv": {"rows": 4, "columns": ["site_id", "area_name", "wkt_geom"],
-                           "defects": {"wkt_text": ["wkt_geom"]}},
-             "zones.geojson": {"rows": 3, "columns": ["zone", "label"], "geometry_type": "Polygon"}}
-    c = derive_contract("From `sites.csv` write `s.json` with `bbox` (the overall bounding box), `count_per_area` "
-                        "and `n_by_zone`.", ["s.json"], facts)
+    facts = {
+        "sites.csv": {
+            "rows": 4,
+            "columns": ["site_id", "area_name", "wkt_geom"],
+            "defects": {"wkt_text": ["wkt_geom"]},
+        },
+        "zones.geojson": {"rows": 3, "columns": ["zone", "label"], "geometry_type": "Polygon"},
+    }
+    c = derive_contract(
+        "From `sites.csv` write `s.json` with `bbox` (the overall bounding box), `count_per_area` and `n_by_zone`.",
+        ["s.json"],
+        facts,
+    )
     by_kind = {r.kind: r.params for r in c.requirements if r.kind in ("bbox", "group_keys")}
     assert by_kind["bbox"] == {"name": "bbox", "input": "sites.csv", "wkt": "wkt_geom"}  # the mend reads it
     groups = [r.params for r in c.requirements if r.kind == "group_keys"]
@@ -208,33 +289,60 @@ def test_a_bbox_of_the_whole_layer_and_a_value_per_group_are_read_from_the_names
     # named "count_per_area" is a column, not an object.
     plain = derive_contract("From `sites.csv` write `s.json` with `bbox` and `count_per_area`.", ["s.json"], facts)
     assert [r.params for r in plain.requirements if r.kind == "bbox"] == [{"name": "bbox"}]
-    both = derive_contract("From `sites.csv` and `zones.geojson` write `s.json` with the overall `bbox`.", ["s.json"], facts)
+    both = derive_contract(
+        "From `sites.csv` and `zones.geojson` write `s.json` with the overall `bbox`.", ["s.json"], facts
+    )
     assert [r.params for r in both.requirements if r.kind == "bbox"] == [{"name": "bbox"}]
     table = derive_contract("From `sites.csv` write `s.csv` with `count_per_area`.", ["s.csv"], facts)
     assert not [r for r in table.requirements if r.kind == "group_keys"]
 
 
 def test_a_sentence_naming_two_outputs_gives_each_its_own_columns():
-    """"Write `clean.gpkg` with no empty geometries, and `audit.csv` with declared_crs": the
+    """ "Write `clean.gpkg` with no empty geometries, and `audit.csv` with declared_crs": the
     column is the CSV's; the GeoPackage was required to have it too before. Outputs joined by "and"
     before one list share it."""
+
     def columns(request, outputs):
-        return {r.output: r.params["names"] for r in derive_contract(request, outputs).requirements if r.kind == "columns"}
-    assert columns("Write `clean.gpkg` with no empty geometries, and `audit.csv` with `declared_crs`.",
-                   ["clean.gpkg", "audit.csv"]) == {"audit.csv": ["declared_crs"]}
-    assert columns("Write `a.csv` with `code` and `b.csv` with `name`.", ["a.csv", "b.csv"]) == \
-        {"a.csv": ["code"], "b.csv": ["name"]}
-    assert columns("Write `a.csv` and `b.csv` with columns `code` and `name`.", ["a.csv", "b.csv"]) == \
-        {"a.csv": ["code", "name"], "b.csv": ["code", "name"]}
+        return {
+            r.output: r.params["names"] for r in derive_contract(request, outputs).requirements if r.kind == "columns"
+        }
+
+    assert columns(
+        "Write `clean.gpkg` with no empty geometries, and `audit.csv` with `declared_crs`.", ["clean.gpkg", "audit.csv"]
+    ) == {"audit.csv": ["declared_crs"]}
+    assert columns("Write `a.csv` with `code` and `b.csv` with `name`.", ["a.csv", "b.csv"]) == {
+        "a.csv": ["code"],
+        "b.csv": ["name"],
+    }
+    assert columns("Write `a.csv` and `b.csv` with columns `code` and `name`.", ["a.csv", "b.csv"]) == {
+        "a.csv": ["code", "name"],
+        "b.csv": ["code", "name"],
+    }
 
 
 def _gating(contract, output=None):
-    return {(r.kind, r.params.get("epsg") or r.params.get("name") or tuple(r.params.get("names") or r.params.get("allowed") or ()))
-            for r in contract.requirements if r.checkable and (output is None or r.output == output)}
+    return {
+        (
+            r.kind,
+            r.params.get("epsg")
+            or r.params.get("name")
+            or tuple(r.params.get("names") or r.params.get("allowed") or ()),
+        )
+        for r in contract.requirements
+        if r.checkable and (output is None or r.output == output)
+    }
 
 
-LAYER = {"in.geojson": {"rows": 4, "columns": ["site_id", "kind"], "geometry_type": "Polygon", "epsg": 4326,
-                        "bounds_wgs84": [31.2, 30.0, 31.3, 30.1], "values": ["park", "yard"]}}
+LAYER = {
+    "in.geojson": {
+        "rows": 4,
+        "columns": ["site_id", "kind"],
+        "geometry_type": "Polygon",
+        "epsg": 4326,
+        "bounds_wgs84": [31.2, 30.0, 31.3, 30.1],
+        "values": ["park", "yard"],
+    }
+}
 
 
 def test_every_requirement_carries_the_words_it_is_read_from():
@@ -253,36 +361,55 @@ def test_a_hand_wrapped_sentence_keeps_its_list_and_a_sentence_of_several_output
 
 
 def test_a_type_refused_in_its_own_clause_is_not_asked_for():
-    c = derive_contract("Write `t.geojson` with one MultiLineString feature per transect; plain LineString is not "
-                        "acceptable.",
-                        ["t.geojson"], LAYER)
+    c = derive_contract(
+        "Write `t.geojson` with one MultiLineString feature per transect; plain LineString is not acceptable.",
+        ["t.geojson"],
+        LAYER,
+    )
     [types] = [r for r in c.requirements if r.kind == "geometry_types"]
     assert types.params["allowed"] == ["MultiLineString"]
-    refused = derive_contract("Write `t.geojson`; a LineString is not acceptable for any feature.", ["t.geojson"], LAYER)
+    refused = derive_contract(
+        "Write `t.geojson`; a LineString is not acceptable for any feature.", ["t.geojson"], LAYER
+    )
     [types] = [r for r in refused.requirements if r.kind == "geometry_types"]
     assert "LineString" not in types.params["allowed"] and "MultiLineString" in types.params["allowed"]
 
 
 def test_words_that_are_values_types_or_descriptions_are_not_columns():
-    c = derive_contract("Write `k.csv` with `site_id` and `kind_total` (its `kind` values, joined), for both "
-                        "`park` and `yard` features, `site_id` as `int32`.", ["k.csv"], LAYER)
+    c = derive_contract(
+        "Write `k.csv` with `site_id` and `kind_total` (its `kind` values, joined), for both "
+        "`park` and `yard` features, `site_id` as `int32`.",
+        ["k.csv"],
+        LAYER,
+    )
     [cols] = [r for r in c.requirements if r.kind == "columns"]
     assert cols.params["names"] == ["site_id", "kind_total"]
 
 
 def test_every_spatial_output_declares_a_crs_and_lies_where_its_inputs_lie():
-    c = derive_contract("Write `in.geojson`'s sites to `out.gpkg` and `out.geojson`.", ["out.gpkg", "out.geojson"], LAYER)
+    c = derive_contract(
+        "Write `in.geojson`'s sites to `out.gpkg` and `out.geojson`.", ["out.gpkg", "out.geojson"], LAYER
+    )
     assert {"crs_present", "located"} <= {k for k, _ in _gating(c, "out.gpkg")}
-    assert {k for k, _ in _gating(c, "out.geojson")} >= {"located"} and ("crs_present", ()) not in _gating(c, "out.geojson")
+    assert {k for k, _ in _gating(c, "out.geojson")} >= {"located"} and ("crs_present", ()) not in _gating(
+        c, "out.geojson"
+    )
     assert [r.params["bounds"] for r in c.requirements if r.kind == "located"][0] == [31.2, 30.0, 31.3, 30.1]
 
 
 def test_crs_words_in_the_clauses_that_negate_nothing():
     def crs(sentence):
-        c = derive_contract(f"From `in.geojson` write `o.gpkg`, {sentence}.", ["o.gpkg"], {**LAYER, "in.geojson": {
-            **LAYER["in.geojson"], "epsg": 22992}})
-        return {(r.kind, r.params.get("epsg") or r.params.get("name_has")) for r in c.requirements
-                if r.kind.startswith("crs_") and r.kind != "crs_present"}
+        c = derive_contract(
+            f"From `in.geojson` write `o.gpkg`, {sentence}.",
+            ["o.gpkg"],
+            {**LAYER, "in.geojson": {**LAYER["in.geojson"], "epsg": 22992}},
+        )
+        return {
+            (r.kind, r.params.get("epsg") or r.params.get("name_has"))
+            for r in c.requirements
+            if r.kind.startswith("crs_") and r.kind != "crs_present"
+        }
+
     assert crs("in Web Mercator") == {("crs_epsg", 3857)}
     assert crs("in UTM") == {("crs_projected_metres", "UTM")}
     assert crs("kept in the file's own grid (not lat/lon)") == {("crs_epsg", 22992)}
@@ -290,10 +417,14 @@ def test_crs_words_in_the_clauses_that_negate_nothing():
 
 
 def test_attributes_kept_whole_and_every_feature_kept():
-    kept = derive_contract("Add a `size` column to `in.geojson`, keep every feature with all their attributes, and "
-                           "write `o.gpkg`.", ["o.gpkg"], LAYER)
+    kept = derive_contract(
+        "Add a `size` column to `in.geojson`, keep every feature with all their attributes, and write `o.gpkg`.",
+        ["o.gpkg"],
+        LAYER,
+    )
     assert ("columns", ("size", "site_id", "kind")) in _gating(kept) and ("rows_as_input", ()) in {
-        (k, ()) for k, _ in _gating(kept)}
+        (k, ()) for k, _ in _gating(kept)
+    }
     listed = derive_contract("From `in.geojson` write `o.csv` with columns site_id and n_parts.", ["o.csv"], LAYER)
     assert ("columns", ("site_id", "n_parts")) in _gating(listed)  # "with columns": these, not every input column
 
@@ -307,13 +438,18 @@ def test_geometry_left_alone_but_reprojected_is_an_unsure_reading():
 
 
 def test_orders_said_in_words_sort_by_the_column_they_are_about():
-    c = derive_contract("Write `s.csv` with district_code, district_name and area_km2, largest district first.",
-                        ["s.csv"], LAYER)
+    c = derive_contract(
+        "Write `s.csv` with district_code, district_name and area_km2, largest district first.", ["s.csv"], LAYER
+    )
     assert ("sorted", "area_km2") in _gating(c)
     assert [r.params["descending"] for r in c.requirements if r.kind == "sorted"] == [True]
-    most = derive_contract("`p.csv` with park_class, parks (how many) and hectares, most hectares first.", ["p.csv"], LAYER)
+    most = derive_contract(
+        "`p.csv` with park_class, parks (how many) and hectares, most hectares first.", ["p.csv"], LAYER
+    )
     assert {("sorted", "hectares"), ("integer", "parks")} <= _gating(most)
-    vague = derive_contract("Write `v.csv` with vessel, transects and last_survey, busiest vessel first.", ["v.csv"], LAYER)
+    vague = derive_contract(
+        "Write `v.csv` with vessel, transects and last_survey, busiest vessel first.", ["v.csv"], LAYER
+    )
     assert not any(r.kind == "sorted" and r.params["name"] == "vessel" for r in vague.requirements)
 
 
@@ -322,8 +458,11 @@ def test_plain_lists_bullets_and_json_templates_name_columns():
     assert ("columns", ("class", "polygons", "area_km2")) in _gating(listed)
     prose = derive_contract("Write `d.csv` with districts and stations.", ["d.csv"], LAYER)
     assert not any(r.kind == "columns" and r.checkable for r in prose.requirements)  # two plain words: maybe prose
-    bullets = derive_contract("Summary in `s.json`:\n- buildings: number of buildings\n- total_m2: total area\n"
-                              "- Target: a label", ["s.json"], LAYER)
+    bullets = derive_contract(
+        "Summary in `s.json`:\n- buildings: number of buildings\n- total_m2: total area\n- Target: a label",
+        ["s.json"],
+        LAYER,
+    )
     assert ("columns", ("buildings", "total_m2")) in _gating(bullets)
     drawn = derive_contract('Write `h.json` as [{"hospital_id": "...", "name": "..."}, ...].', ["h.json"], LAYER)
     assert ("columns", ("hospital_id", "name")) in _gating(drawn)
@@ -344,8 +483,9 @@ def test_a_cleanup_that_speaks_of_no_coordinates_keeps_the_input_crs():
 
 
 def test_attributes_that_must_be_untouched_are_every_input_column():
-    c = derive_contract("Fix the rings of `in.geojson`. Attributes must be untouched. Output to `o.geojson`.",
-                        ["o.geojson"], LAYER)
+    c = derive_contract(
+        "Fix the rings of `in.geojson`. Attributes must be untouched. Output to `o.geojson`.", ["o.geojson"], LAYER
+    )
     assert ("columns", ("site_id", "kind")) in _gating(c)
 
 
@@ -353,44 +493,68 @@ def test_a_count_per_group_counts_the_rows_of_each_group():
     facts = {"c.csv": {"rows": 3, "columns": ["clinic", "subdistrict"]}}
     c = derive_contract("Write `i.json` with keys `count` and `count_per_subdistrict`.", ["i.json"], facts)
     [grouped] = [r for r in c.requirements if r.kind == "group_keys"]
-    assert grouped.params == {"name": "count_per_subdistrict", "column": "subdistrict", "input": "c.csv", "counts": True}
+    assert grouped.params == {
+        "name": "count_per_subdistrict",
+        "column": "subdistrict",
+        "input": "c.csv",
+        "counts": True,
+    }
 
 
 def test_every_feature_said_back_dates_as_text_and_no_geometry_wanted():
-    facts = {"lagos_hex_grid.geojson": {"rows": 7, "columns": ["hex_id"], "geometry_type": "Polygon"},
-             "landuse.geojson": {"rows": 9, "columns": ["class"], "geometry_type": "Polygon"}}
-    c = derive_contract("Count the clinics per hexagon. I want every hexagon back, zeros included, as `h.geojson` "
-                        "with hex_id and clinics (a whole number).", ["h.geojson"], facts)
+    facts = {
+        "lagos_hex_grid.geojson": {"rows": 7, "columns": ["hex_id"], "geometry_type": "Polygon"},
+        "landuse.geojson": {"rows": 9, "columns": ["class"], "geometry_type": "Polygon"},
+    }
+    c = derive_contract(
+        "Count the clinics per hexagon. I want every hexagon back, zeros included, as `h.geojson` "
+        "with hex_id and clinics (a whole number).",
+        ["h.geojson"],
+        facts,
+    )
     assert [r.params["input"] for r in c.requirements if r.kind == "rows_as_input"] == ["lagos_hex_grid.geojson"]
-    dated = derive_contract("Write `v.json` with keys vessel, transects and last_survey (ISO date, YYYY-MM-DD).",
-                            ["v.json"], LAYER)
+    dated = derive_contract(
+        "Write `v.json` with keys vessel, transects and last_survey (ISO date, YYYY-MM-DD).", ["v.json"], LAYER
+    )
     assert [r.params["regex"] for r in dated.requirements if r.kind == "pattern"] == [r"\d{4}-\d{2}-\d{2}"]
-    plain = derive_contract("Write `t.csv` with id, name_th, lon and lat. A plain table: no geometry column, no WKT.",
-                            ["t.csv"], LAYER)
+    plain = derive_contract(
+        "Write `t.csv` with id, name_th, lon and lat. A plain table: no geometry column, no WKT.", ["t.csv"], LAYER
+    )
     assert any(r.kind == "columns" and r.params.get("no_stray") for r in plain.requirements)
 
 
 def test_the_nearest_distance_of_each_feature_the_request_goes_through():
-    facts = {"addresses.parquet": {"rows": 5, "columns": ["address_id"], "geometry_type": "Point"},
-             "hospitals.parquet": {"rows": 3, "columns": ["hospital_id", "name"], "geometry_type": "Point"}}
-    request = ("For every address in `addresses.parquet`, find the {} hospital in `hospitals.parquet`. Write `n.gpkg` "
-               "with address_id, hospital_id and distance_m.")
+    facts = {
+        "addresses.parquet": {"rows": 5, "columns": ["address_id"], "geometry_type": "Point"},
+        "hospitals.parquet": {"rows": 3, "columns": ["hospital_id", "name"], "geometry_type": "Point"},
+    }
+    request = (
+        "For every address in `addresses.parquet`, find the {} hospital in `hospitals.parquet`. Write `n.gpkg` "
+        "with address_id, hospital_id and distance_m."
+    )
     nearest = derive_contract(request.format("nearest"), ["n.gpkg"], facts)
     [distance] = [r for r in nearest.requirements if r.kind == "nearest_distance"]
-    assert (distance.params["input"], distance.params["to"], distance.checkable) == ("addresses.parquet", "hospitals.parquet", True)
+    assert (distance.params["input"], distance.params["to"], distance.checkable) == (
+        "addresses.parquet",
+        "hospitals.parquet",
+        True,
+    )
     three = derive_contract(request.format("three closest"), ["n.gpkg"], facts)
     assert not any(r.kind == "nearest_distance" for r in three.requirements)  # the 2nd and 3rd are not the nearest
 
 
 def test_the_json_shape_quoted_layer_names_and_a_sentence_about_the_one_output():
-    listed = derive_contract("Export `in.geojson` as a plain JSON list of records, sorted by name. File name: `h.json`.",
-                             ["h.json"], LAYER)
+    listed = derive_contract(
+        "Export `in.geojson` as a plain JSON list of records, sorted by name. File name: `h.json`.", ["h.json"], LAYER
+    )
     assert [r.params["shape"] for r in listed.requirements if r.kind == "json_shape" and r.checkable] == ["list"]
-    single = derive_contract("Write `s.json` as a single JSON object: buildings, named_buildings and total_m2.",
-                             ["s.json"], LAYER)
+    single = derive_contract(
+        "Write `s.json` as a single JSON object: buildings, named_buildings and total_m2.", ["s.json"], LAYER
+    )
     assert [r.params["shape"] for r in single.requirements if r.kind == "json_shape"] == ["object"]
-    layered = derive_contract('Package `in.geojson` as `p.gpkg` with two layers named "parks" (the parks) and "yards".',
-                              ["p.gpkg"], LAYER)
+    layered = derive_contract(
+        'Package `in.geojson` as `p.gpkg` with two layers named "parks" (the parks) and "yards".', ["p.gpkg"], LAYER
+    )
     assert ("layers", ("parks", "yards")) in _gating(layered)
     described = derive_contract("`in.geojson` holds sites in degrees. Write `o.csv` with site_id.", ["o.csv"], LAYER)
     assert not any(r.kind == "crs_epsg" for r in described.requirements)  # a sentence describing an input binds nothing

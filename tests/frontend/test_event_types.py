@@ -64,12 +64,19 @@ def test_regenerating_gives_the_committed_file(tmp_path):
     fresh = tmp_path / "events.generated.ts"
     result = subprocess.run(
         [node, "scripts/build-types.js", "--out", str(fresh)],
-        cwd=LABEXTENSION, env={**os.environ, "GEOAGENT_PYTHON": sys.executable},
-        capture_output=True, text=True, timeout=120,
+        cwd=LABEXTENSION,
+        env={**os.environ, "GEOAGENT_PYTHON": sys.executable},
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    diff = "".join(difflib.unified_diff(
-        GENERATED.read_text().splitlines(keepends=True), fresh.read_text().splitlines(keepends=True),
-        "committed", "regenerated",
-    ))
+    diff = "".join(
+        difflib.unified_diff(
+            GENERATED.read_text().splitlines(keepends=True),
+            fresh.read_text().splitlines(keepends=True),
+            "committed",
+            "regenerated",
+        )
+    )
     assert not diff, f"{REGENERATE}\n{diff[:4000]}"

@@ -24,7 +24,11 @@ def test_jest_suite_passes():
     env = {**os.environ, "PATH": f"{venv_bin}{os.pathsep}{os.environ.get('PATH', '')}", "CI": "true"}
     result = subprocess.run(
         [str(venv_bin / "jlpm"), "test", "--ci"],
-        cwd=LABEXTENSION, env=env, capture_output=True, text=True, timeout=600,
+        cwd=LABEXTENSION,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     output = result.stdout + result.stderr
     assert result.returncode == 0, output[-6000:]

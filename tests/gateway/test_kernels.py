@@ -64,7 +64,10 @@ async def test_execute_gives_the_outputs_and_tracebacks_a_local_kernel_gives(rem
     local = KernelService(mkm)
     try:
         for cell in CELLS:
-            got, want = await service.execute(kernel_id, cell, timeout=120), await local.execute(local_id, cell, timeout=120)
+            got, want = (
+                await service.execute(kernel_id, cell, timeout=120),
+                await local.execute(local_id, cell, timeout=120),
+            )
             assert got.status == want.status
             assert (got.stdout, got.stderr, got.execution_count) == (want.stdout, want.stderr, want.execution_count)
             assert _comparable(got.outputs) == _comparable(want.outputs)
@@ -74,7 +77,11 @@ async def test_execute_gives_the_outputs_and_tracebacks_a_local_kernel_gives(rem
         await mkm.shutdown_all(now=True)
     assert service._conn(kernel_id).remote
     assert got.status == "ok" and [o["output_type"] for o in (await service.execute(kernel_id, CELLS[0])).outputs] == [
-        "stream", "stream", "display_data", "execute_result"]
+        "stream",
+        "stream",
+        "display_data",
+        "execute_result",
+    ]
     error = (await service.execute(kernel_id, CELLS[1])).error
     assert error.ename == "ZeroDivisionError" and error.lineno == 7
     shown = strip_ansi("".join(error.traceback))
@@ -91,8 +98,10 @@ async def test_a_fork_trial_runs_inside_the_remote_kernel_and_relays_its_result(
     for cell in CELLS[2:]:
         assert (await service.execute(kernel_id, cell, timeout=120)).status == "ok"
     kernel_pid = int((await service.execute(kernel_id, "import os; print(os.getpid())")).stdout)
-    code = ("import os\nx = 5\ngdf['area'] = gdf.geometry.area\nprint('parent', os.getppid())\n"
-            "open('trial_out.txt', 'w').write('t')\ny = undefined_name if False else 2")
+    code = (
+        "import os\nx = 5\ngdf['area'] = gdf.geometry.area\nprint('parent', os.getppid())\n"
+        "open('trial_out.txt', 'w').write('t')\ny = undefined_name if False else 2"
+    )
     trial = await service.trial(kernel_id, code, timeout=60)
     assert trial.status == "ok", trial.error
     assert trial.mode == "fork" and trial.stdout == f"parent {kernel_pid}\n"  # forked from the kernel

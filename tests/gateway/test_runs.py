@@ -17,7 +17,7 @@ from tests.scripted_server import scripted_server_config, server_process
 
 pytestmark = pytest.mark.timeout(400)
 
-SCRIPT = textwrap.dedent('''
+SCRIPT = textwrap.dedent("""
     def reply(messages):
         system, user = messages[0].text, messages[-1].text
         if "plans Python analyses" in system:
@@ -30,11 +30,15 @@ SCRIPT = textwrap.dedent('''
         if "Your step (2 of 2)" in user:
             return "```python\\npts['n'] = 2\\npts[['name', 'nme']].to_csv('out.csv', index=False)\\n```"
         return "```python\\nprint('nothing more')\\n```"
-''')
+""")
 
-POINTS = {"type": "FeatureCollection", "features": [
-    {"type": "Feature", "properties": {"name": n}, "geometry": {"type": "Point", "coordinates": [x, 48.1]}}
-    for n, x in (("a", 11.5), ("b", 11.6))]}
+POINTS = {
+    "type": "FeatureCollection",
+    "features": [
+        {"type": "Feature", "properties": {"name": n}, "geometry": {"type": "Point", "coordinates": [x, 48.1]}}
+        for n, x in (("a", 11.5), ("b", 11.6))
+    ],
+}
 
 
 @pytest.fixture
@@ -57,13 +61,24 @@ async def _wait_done(jp_fetch, run_id, timeout=300):
     raise AssertionError(f"run stayed {state['status']}")
 
 
-async def test_a_run_trials_repairs_probes_and_commits_through_the_gateway(jp_fetch, jp_serverapp, jp_root_dir, gateway):
+async def test_a_run_trials_repairs_probes_and_commits_through_the_gateway(
+    jp_fetch, jp_serverapp, jp_root_dir, gateway
+):
     root = gateway[2]
     (root / "points.geojson").write_text(json.dumps(POINTS))
     kernel_id = await jp_serverapp.kernel_manager.start_kernel(kernel_name="python3")
-    created = json.loads((await _post(jp_fetch, "runs", body={
-        "request": "Read points.geojson and write out.csv with the name column and a column n of 2.",
-        "kernel_id": kernel_id})).body)
+    created = json.loads(
+        (
+            await _post(
+                jp_fetch,
+                "runs",
+                body={
+                    "request": "Read points.geojson and write out.csv with the name column and a column n of 2.",
+                    "kernel_id": kernel_id,
+                },
+            )
+        ).body
+    )
     state = await _wait_done(jp_fetch, created["run_id"])
     events = json.loads((await jp_fetch("geoagent", "runs", created["run_id"], "events")).body)["events"]
     assert state["status"] == "succeeded", (state, [e["type"] for e in events])

@@ -22,9 +22,9 @@ helper = load()
 OFFICIAL = {
     "paris": {2154},
     "london": {27700},
-    "tokyo": set(range(6669, 6688)),     # JGD2011 / Japan Plane Rectangular CS I..XIX
+    "tokyo": set(range(6669, 6688)),  # JGD2011 / Japan Plane Rectangular CS I..XIX
     "cape_town": set(range(2046, 2056)),  # Hartebeesthoek94 / Lo15..Lo33
-    "new_york": {2263, 32118},            # NAD83 / New York Long Island (ftUS, m)
+    "new_york": {2263, 32118},  # NAD83 / New York Long Island (ftUS, m)
     "fiji": {3460},
 }
 
@@ -130,10 +130,13 @@ def test_polar_data_gets_its_own_hemisphere():
         assert entry["area_of_use"]["bounds"][1] < 0, entry["why"]
 
 
-@pytest.mark.parametrize("bounds", [
-    [177.0, -18.5, -179.5, -16.0],   # west > east
-    [177.0, -18.5, 180.5, -16.0],    # 0..360 longitudes
-])
+@pytest.mark.parametrize(
+    "bounds",
+    [
+        [177.0, -18.5, -179.5, -16.0],  # west > east
+        [177.0, -18.5, 180.5, -16.0],  # 0..360 longitudes
+    ],
+)
 def test_antimeridian_lonlat_boxes(bounds):
     answer = helper.advise_crs(bounds, "EPSG:4326", "distance")
     assert answer[0]["epsg"] == 3460, answer[0]["why"]

@@ -113,8 +113,15 @@ async def test_a_trial_child_dies_with_its_kernel_with_nobody_to_kill_it(lone):
     hub = TrialHub()
     try:
         waiter = hub.expect("orphan")
-        info = await svc.probe(kid, "trial_start", code="import time\ntime.sleep(60)", socket_path=await hub.start(),
-                               token="orphan", timeout=50, memory_mb=None)
+        info = await svc.probe(
+            kid,
+            "trial_start",
+            code="import time\ntime.sleep(60)",
+            socket_path=await hub.start(),
+            token="orphan",
+            timeout=50,
+            memory_mb=None,
+        )
         assert info["mode"] == "fork", info
         await asyncio.wait_for(waiter.hello.wait(), 10)  # the child runs (and is past its guard)
         await asyncio.sleep(0.5)  # into its sandbox (a new user namespace) and the code

@@ -33,11 +33,13 @@ def test_long_values_are_cut():
 def test_gis_hints():
     crs = gis_hints("ValueError", "Cannot transform naive geometries.  Please set a crs on the object first.")
     assert crs and "set_crs" in crs[0]
-    mismatch = gis_hints("", "", stderr="UserWarning: CRS mismatch between the CRS of left geometries "
-                                        "and the CRS of right geometries.")
+    mismatch = gis_hints(
+        "", "", stderr="UserWarning: CRS mismatch between the CRS of left geometries and the CRS of right geometries."
+    )
     assert "to_crs(other.crs)" in mismatch[0]
-    geographic = gis_hints("", "", stderr="UserWarning: Geometry is in a geographic CRS. Results from "
-                                          "'area' are likely incorrect.")
+    geographic = gis_hints(
+        "", "", stderr="UserWarning: Geometry is in a geographic CRS. Results from 'area' are likely incorrect."
+    )
     assert "projected CRS" in geographic[0]
     invalid = gis_hints("GEOSException", "TopologyException: Input geom 1 is invalid: Self-intersection")
     assert "make_valid" in invalid[0]
@@ -49,8 +51,11 @@ def test_gis_hints():
     # Asking to_file or set_crs for a reprojection: to_crs does it.
     [to_file] = gis_hints("ValueError", "Passing 'crs' is not supported with the 'pyogrio' engine.")
     assert "then out.to_file(path)" in to_file
-    [set_crs] = gis_hints("ValueError", "The GeoSeries already has a CRS which is not equal to the passed CRS. "
-                                        "Specify 'allow_override=True' to allow replacing the existing CRS")
+    [set_crs] = gis_hints(
+        "ValueError",
+        "The GeoSeries already has a CRS which is not equal to the passed CRS. "
+        "Specify 'allow_override=True' to allow replacing the existing CRS",
+    )
     assert "gdf.to_crs(epsg=...)" in set_crs
     # A geometry type asked of astype (at 66818bb, three times in a row): shapely makes it multi-part.
     [multi] = gis_hints("TypeError", "data type 'MultiPolygon' not understood")
@@ -60,11 +65,17 @@ def test_gis_hints():
 def test_plain_pandas_and_missing_import_names_get_their_own_hints():
     from geoagent_ext.kernel.errors import gis_hints
 
-    hints = gis_hints("AttributeError", "'Series' object has no attribute 'total_bounds'",
-                      "AttributeError: 'Series' object has no attribute 'total_bounds'")
+    hints = gis_hints(
+        "AttributeError",
+        "'Series' object has no attribute 'total_bounds'",
+        "AttributeError: 'Series' object has no attribute 'total_bounds'",
+    )
     assert "not a GeoDataFrame/GeoSeries" in hints[0]
-    hints = gis_hints("ImportError", "cannot import name 'rioxarray' from 'rasterio'",
-                      "ImportError: cannot import name 'rioxarray' from 'rasterio'")
+    hints = gis_hints(
+        "ImportError",
+        "cannot import name 'rioxarray' from 'rasterio'",
+        "ImportError: cannot import name 'rioxarray' from 'rasterio'",
+    )
     assert len(hints) == 1 and "does not exist in the module" in hints[0]
     for evalue in ("module 'geopandas' has no attribute 'concat'", "'GeoDataFrame' object has no attribute 'append'"):
         hints = gis_hints("AttributeError", evalue, f"AttributeError: {evalue}")
@@ -130,8 +141,10 @@ def test_a_merge_on_a_missing_column_gets_the_spatial_join_hint():
 def test_a_measurement_in_degrees_is_named_but_a_centroid_is_not():
     from geoagent_ext.kernel import measured_in_degrees
 
-    stderr = ("/tmp/ipykernel_1/4.py:2: UserWarning: Geometry is in a geographic CRS. Results from 'buffer' "
-              "are likely incorrect. Use 'GeoSeries.to_crs()' to re-project geometries to a projected CRS")
+    stderr = (
+        "/tmp/ipykernel_1/4.py:2: UserWarning: Geometry is in a geographic CRS. Results from 'buffer' "
+        "are likely incorrect. Use 'GeoSeries.to_crs()' to re-project geometries to a projected CRS"
+    )
     warning = measured_in_degrees(stderr)
     assert warning is not None and "'buffer' ran in a geographic CRS" in warning and "estimate_utm_crs" in warning
     assert measured_in_degrees(stderr.replace("'buffer'", "'centroid'")) is None
@@ -148,9 +161,11 @@ def test_wkt_parsing_and_time_zone_slips_get_the_way_that_works():
 
     df = pd.DataFrame({"wkt": ["POINT (1 2)"], "at": ["2024-03-01T10:00:00Z"]})
     errors = []
-    for slip in (lambda: gpd.GeoDataFrame.from_wkt(df["wkt"]),
-                 lambda: pd.to_datetime(df["at"]).astype("datetime64[us]"),
-                 lambda: pd.to_datetime(df["at"]).tz_localize(None)):
+    for slip in (
+        lambda: gpd.GeoDataFrame.from_wkt(df["wkt"]),
+        lambda: pd.to_datetime(df["at"]).astype("datetime64[us]"),
+        lambda: pd.to_datetime(df["at"]).tz_localize(None),
+    ):
         try:
             slip()
         except Exception as exc:
@@ -177,7 +192,9 @@ def test_a_missing_geometry_met_in_an_apply_gets_the_vectorized_way():
         hints = gis_hints("AttributeError", str(exc))
     assert any("gdf.geometry.centroid" in h for h in hints)
     assert frame.geometry.centroid.isna().tolist() == [False, True]  # the way the hint gives keeps None as None
-    assert not any("gdf.geometry.centroid" in h for h in gis_hints("AttributeError", "'NoneType' object has no attribute 'append'"))
+    assert not any(
+        "gdf.geometry.centroid" in h for h in gis_hints("AttributeError", "'NoneType' object has no attribute 'append'")
+    )
 
 
 def test_point_coordinates_of_lines_get_the_reprojection_that_works_for_every_geometry():
@@ -223,8 +240,11 @@ def test_pandas_aggregation_cast_and_drop_slips_get_the_call_that_works():
 
     df = pd.DataFrame({"id": [1, 1, 2], "units": [2.0, None, 3.0]})
     errors = []
-    for slip in (lambda: df.groupby("id")["units"].agg({"units": "sum"}), lambda: df["units"].astype(int),
-                 lambda: df.drop(columns=["gone"])):
+    for slip in (
+        lambda: df.groupby("id")["units"].agg({"units": "sum"}),
+        lambda: df["units"].astype(int),
+        lambda: df.drop(columns=["gone"]),
+    ):
         try:
             slip()
         except Exception as exc:
@@ -244,6 +264,7 @@ def test_a_layer_name_used_as_a_layer_gets_the_read_it_first_hint():
     from shapely.geometry import Point
     from geoagent_ext.kernel.errors import gis_hints
     import tempfile, os
+
     path = os.path.join(tempfile.mkdtemp(), "two.gpkg")
     for name in ("a", "b"):
         gpd.GeoDataFrame(geometry=[Point(0, 0)], crs=4326).to_file(path, layer=name)

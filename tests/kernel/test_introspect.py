@@ -44,8 +44,19 @@ async def test_members_of_a_module_and_an_attribute_chain(service, geo_kernel):
 
 # Each would run in the user's kernel if introspection evaluated it: the first two allocate
 # hundreds of MB, the others call, index or compute.
-NOT_NAMES = ["'x' * 300_000_000", "[0] * 40_000_000", "gdf['name']", "gdf.to_crs(3857)", "(lambda: items.clear())()",
-             "x + 1", "gdf.geometry[0].area", "41", "not x", "x.", "a" * 400]
+NOT_NAMES = [
+    "'x' * 300_000_000",
+    "[0] * 40_000_000",
+    "gdf['name']",
+    "gdf.to_crs(3857)",
+    "(lambda: items.clear())()",
+    "x + 1",
+    "gdf.geometry[0].area",
+    "41",
+    "not x",
+    "x.",
+    "a" * 400,
+]
 
 
 def peak_rss_mb(pid: int) -> float:
@@ -57,8 +68,11 @@ def peak_rss_mb(pid: int) -> float:
 
 async def test_introspection_refuses_anything_but_a_name_or_attribute_chain(service, manager, geo_kernel):
     before = peak_rss_mb(kernel_pid(manager, geo_kernel))
-    asks = {"members": lambda e: service.members(geo_kernel, e), "profile": lambda e: service.profile(geo_kernel, e),
-            "closest_names": lambda e: service.closest_names(geo_kernel, e, "to_crss")}
+    asks = {
+        "members": lambda e: service.members(geo_kernel, e),
+        "profile": lambda e: service.profile(geo_kernel, e),
+        "closest_names": lambda e: service.closest_names(geo_kernel, e, "to_crss"),
+    }
     for expression in NOT_NAMES:
         for what, ask in asks.items():
             with pytest.raises(ProbeError) as refused:
@@ -75,8 +89,10 @@ async def test_introspection_refuses_anything_but_a_name_or_attribute_chain(serv
 async def test_members_answer_is_bounded(service, geo_kernel):
     """An object with thousands of attributes, one a function of 300 parameters: the answer stops
     at MAX_MEMBERS members and each signature at MAX_SIGNATURE characters."""
-    setup = ("import types as _types\nwide = _types.SimpleNamespace(**{f'a{i:04}': i for i in range(3000)})\n"
-             "exec('def F(' + ', '.join(f'p{i}=None' for i in range(300)) + '): pass', wide.__dict__)")
+    setup = (
+        "import types as _types\nwide = _types.SimpleNamespace(**{f'a{i:04}': i for i in range(3000)})\n"
+        "exec('def F(' + ', '.join(f'p{i}=None' for i in range(300)) + '): pass', wide.__dict__)"
+    )
     assert (await service.execute(geo_kernel, setup, silent=True, store_history=False)).status == "ok"
     try:
         found = await service.members(geo_kernel, "wide")
@@ -124,7 +140,11 @@ async def test_profile_of_raster_and_xarray_and_dataframe(service, geo_kernel):
     xarr = await service.profile(geo_kernel, "da")
     assert xarr.startswith("da: xarray DataArray, dims {'y': 2, 'x': 3}, dtype float64")
     frame = await service.profile(geo_kernel, "df")
-    assert frame.splitlines() == ["df: DataFrame, 2 rows x 1 columns", "columns:", "  k: float64, 1 nulls, range 1.5..1.5"]
+    assert frame.splitlines() == [
+        "df: DataFrame, 2 rows x 1 columns",
+        "columns:",
+        "  k: float64, 1 nulls, range 1.5..1.5",
+    ]
 
 
 async def test_variables_summaries(service, geo_kernel):
@@ -167,8 +187,9 @@ async def test_profile_of_a_plain_frame_with_geometries_says_how_to_make_it_a_ge
     )
     assert (await service.execute(geo_kernel, setup)).status == "ok"
     wkt = await service.profile(geo_kernel, "clinics")
-    assert ("clinics = gpd.GeoDataFrame(clinics, geometry=gpd.GeoSeries.from_wkt(clinics['wkt_geom']), "
-            "crs='EPSG:4326')") in wkt
+    assert (
+        "clinics = gpd.GeoDataFrame(clinics, geometry=gpd.GeoSeries.from_wkt(clinics['wkt_geom']), crs='EPSG:4326')"
+    ) in wkt
     assert "parsed = gpd.GeoDataFrame(parsed, geometry='geometry'" in await service.profile(geo_kernel, "parsed")
     coords = await service.profile(geo_kernel, "stations")
     assert "geometry=gpd.points_from_xy(stations['Longitude'], stations['Latitude'])" in coords
@@ -183,7 +204,10 @@ async def test_a_name_imported_from_the_wrong_module_is_imported_from_where_the_
     from geoagent_ext.agent import repair
     from geoagent_ext.agent.kernel_handle import BoundKernel
 
-    assert (await service.probe(geo_kernel, "home_of", "shapely.ops", "buffer"))[0] == {"module": "shapely", "alias": None}
+    assert (await service.probe(geo_kernel, "home_of", "shapely.ops", "buffer"))[0] == {
+        "module": "shapely",
+        "alias": None,
+    }
     assert await service.probe(geo_kernel, "home_of", "shapely.ops", "no_such_function") == []
     code = "import shapely\nfrom shapely.ops import unary_union, buffer as buf\nout = buf(unary_union([shapely.Point(0, 0)]), 1.0)"
     failed = await service.execute(geo_kernel, code)
@@ -192,13 +216,30 @@ async def test_a_name_imported_from_the_wrong_module_is_imported_from_where_the_
     diagnosis = repair.classify(code, error.ename, error.evalue, error.message, error.lineno)
     assert diagnosis.strategy == "members"
     moved = await repair.relocated_import(diagnosis, code, 2, BoundKernel(service, geo_kernel))
-    assert moved is not None and moved.strategy == "move_import" and "`shapely.buffer` from where the installed" in moved.fix_said
-    assert moved.fixed_code.splitlines()[1:3] == ["from shapely.ops import unary_union", "from shapely import buffer as buf"]
+    assert (
+        moved is not None
+        and moved.strategy == "move_import"
+        and "`shapely.buffer` from where the installed" in moved.fix_said
+    )
+    assert moved.fixed_code.splitlines()[1:3] == [
+        "from shapely.ops import unary_union",
+        "from shapely import buffer as buf",
+    ]
     fixed = await service.execute(geo_kernel, moved.fixed_code + "\nprint(round(out.area, 1))")
     assert fixed.status == "ok" and fixed.stdout.strip() == "3.1"
-    unknown = repair.classify("from shapely.ops import nope\nnope()", "ImportError",
-                              "cannot import name 'nope' from 'shapely.ops'", "ImportError: cannot import name 'nope' from 'shapely.ops'", 1)
-    assert await repair.relocated_import(unknown, "from shapely.ops import nope\nnope()", 1, BoundKernel(service, geo_kernel)) is None
+    unknown = repair.classify(
+        "from shapely.ops import nope\nnope()",
+        "ImportError",
+        "cannot import name 'nope' from 'shapely.ops'",
+        "ImportError: cannot import name 'nope' from 'shapely.ops'",
+        1,
+    )
+    assert (
+        await repair.relocated_import(
+            unknown, "from shapely.ops import nope\nnope()", 1, BoundKernel(service, geo_kernel)
+        )
+        is None
+    )
     # capetown-nn at c650f01: `gpd.to_numeric` three times; pandas has it, bound as `pd` in the session.
     assert (await service.execute(geo_kernel, "import pandas as pd")).status == "ok"
     code = "n = gpd.to_numeric(['1', '2']).sum()\nprint(n)"

@@ -26,10 +26,10 @@ async def live_state(service, kid):
 async def test_trial_leaves_live_namespace_unchanged(service, geo_kernel):
     before = await live_state(service, geo_kernel)
     code = (
-        "del x\n"                             # delete a variable
-        "items = 'rebound'\n"                 # rebind a name
-        "gdf['area'] = gdf.area\n"            # mutate a GeoDataFrame in place ...
-        "gdf.to_crs(3857, inplace=True)\n"    # ... twice
+        "del x\n"  # delete a variable
+        "items = 'rebound'\n"  # rebind a name
+        "gdf['area'] = gdf.area\n"  # mutate a GeoDataFrame in place ...
+        "gdf.to_crs(3857, inplace=True)\n"  # ... twice
         "gdf.drop(index=0, inplace=True)\n"
         "new_var = 1\n"
         "print(len(gdf), gdf.crs.to_epsg())\n"
@@ -150,9 +150,9 @@ async def test_memory_limit(service, geo_kernel):
 
 async def test_trials_run_concurrently(service, geo_kernel):
     t0 = time.perf_counter()
-    results = await asyncio.gather(*[
-        service.trial(geo_kernel, f"__import__('time').sleep(1)\nr{i} = {i}") for i in range(3)
-    ])
+    results = await asyncio.gather(
+        *[service.trial(geo_kernel, f"__import__('time').sleep(1)\nr{i} = {i}") for i in range(3)]
+    )
     assert [r.defined for r in results] == [["r0"], ["r1"], ["r2"]]
     assert time.perf_counter() - t0 < 2.8
 
@@ -167,7 +167,8 @@ async def test_matplotlib_figure_is_returned_as_png(service, geo_kernel):
 def _files(root):
     return {
         os.path.relpath(os.path.join(d, f), root): open(os.path.join(d, f)).read()
-        for d, _, fs in os.walk(root) for f in fs
+        for d, _, fs in os.walk(root)
+        for f in fs
     }
 
 
@@ -176,9 +177,9 @@ async def test_trial_files_stay_in_sandbox(manager, geo_kernel, workdir, sandbox
     svc = KernelService(manager, sandbox=sandbox)
     before = _files(workdir)
     code = (
-        "open('data/input.csv', 'a').write('3,4\\n')\n"    # append to an input
-        "open('keep.txt', 'w').write('overwritten')\n"      # overwrite a file
-        "gdf.to_file('out.gpkg')\n"                         # GDAL writes a new file
+        "open('data/input.csv', 'a').write('3,4\\n')\n"  # append to an input
+        "open('keep.txt', 'w').write('overwritten')\n"  # overwrite a file
+        "gdf.to_file('out.gpkg')\n"  # GDAL writes a new file
         "import os\nos.remove('data/input.csv') if False else None\n"
         "print(open('data/input.csv').read())"
     )
@@ -215,8 +216,10 @@ async def test_replay_fallback_gives_the_same_answers(manager, geo_kernel, workd
     svc = KernelService(manager, trial_mode="replay")
     kernels_before = set(manager.list_kernel_ids())
     try:
-        res = await svc.trial(geo_kernel, "del x\nitems = 'rebound'\ngdf['area'] = gdf.area\nnew_var = 1\n"
-                                          "open('keep.txt', 'w').write('replayed')")
+        res = await svc.trial(
+            geo_kernel,
+            "del x\nitems = 'rebound'\ngdf['area'] = gdf.area\nnew_var = 1\nopen('keep.txt', 'w').write('replayed')",
+        )
     finally:
         await svc.close()
     assert res.mode == "replay"

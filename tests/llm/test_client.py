@@ -20,9 +20,7 @@ CODE = "```python\nx = 1\n```"
 async def test_complete_returns_generation_and_counts():
     model = ScriptedChatModel(replies=[CODE])
     client = LLMClient(model)
-    gen = await client.complete(
-        [("system", "be brief"), ("user", "write x")], temperature=0.1, stop=["END"]
-    )
+    gen = await client.complete([("system", "be brief"), ("user", "write x")], temperature=0.1, stop=["END"])
     assert gen.text == CODE
     assert gen.logprob == -1.0 and gen.tokens_out > 0 and gen.tokens_in > 0 and gen.seconds >= 0
     assert client.stats.calls == 1 and client.stats.tokens_out == gen.tokens_out
@@ -66,9 +64,7 @@ async def test_expect_json_and_predicate():
 
 async def test_provider_error_is_redacted_and_not_chained(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-live-abcdefghijklmnop0123")
-    model = ScriptedChatModel(
-        replies=[{"error": "401 bad key sk-live-abcdefghijklmnop0123"}], cycle=True
-    )
+    model = ScriptedChatModel(replies=[{"error": "401 bad key sk-live-abcdefghijklmnop0123"}], cycle=True)
     client = LLMClient(model, retries=1)
     with pytest.raises(LLMError) as info:
         await client.complete("q")
@@ -165,9 +161,7 @@ async def test_secrets_in_prompts_never_reach_the_provider(monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-secretvalue0123456789")
     model = ScriptedChatModel(replies=[CODE])
     client = LLMClient(model)
-    await client.complete(
-        [("system", "fix it"), ("user", "stdout: sk-ant-secretvalue0123456789\nKeyError: 'x'")]
-    )
+    await client.complete([("system", "fix it"), ("user", "stdout: sk-ant-secretvalue0123456789\nKeyError: 'x'")])
     sent = model.prompts[0][1].content
     assert "sk-ant-secretvalue" not in sent
     assert "[REDACTED]" in sent and "KeyError: 'x'" in sent

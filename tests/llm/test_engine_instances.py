@@ -43,7 +43,9 @@ def test_each_instance_of_a_file_is_its_own_engine(tmp_path):
 
 def test_a_slow_load_does_not_hold_up_other_engines(tmp_path):
     ready = llama_engine.get_engine(tmp_path / "ready.gguf")
-    loading = threading.Thread(target=llama_engine.get_engine, args=(tmp_path / "slow.gguf",), kwargs={"instance": "inline"})
+    loading = threading.Thread(
+        target=llama_engine.get_engine, args=(tmp_path / "slow.gguf",), kwargs={"instance": "inline"}
+    )
     loading.start()
     try:
         got = []

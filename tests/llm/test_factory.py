@@ -122,9 +122,7 @@ def test_unknown_local_model():
 
 def test_local_without_llama_cpp(monkeypatch):
     real = factory.importlib.util.find_spec
-    monkeypatch.setattr(
-        factory.importlib.util, "find_spec", lambda n, *a: None if n == "llama_cpp" else real(n, *a)
-    )
+    monkeypatch.setattr(factory.importlib.util, "find_spec", lambda n, *a: None if n == "llama_cpp" else real(n, *a))
     with pytest.raises(ModelConfigError, match="install_local_model.sh") as info:
         make_chat_model("local:qwen2.5-coder-0.5b", None)
     assert "-DGGML_NATIVE=OFF" in str(info.value)

@@ -19,9 +19,7 @@ pytestmark = pytest.mark.slow
 
 MODEL_ID = "qwen2.5-coder-0.5b"
 CACHE = os.environ.get("GEOAGENT_MODEL_DIR") or os.path.expanduser("~/.cache/geoagent/models")
-CODE_PROMPT = (
-    "Write a Python function `add(a, b)` that returns the sum. Reply with one ```python code block."
-)
+CODE_PROMPT = "Write a Python function `add(a, b)` that returns the sum. Reply with one ```python code block."
 
 
 def _missing() -> str | None:
@@ -117,9 +115,7 @@ async def test_client_sample_and_timeout_release_the_model(model):
 
     slow = LLMClient(model, timeout=0.5, retries=0)
     with pytest.raises(LLMTimeout):
-        await slow.complete(
-            [HumanMessage("Count from 1 to 500, comma separated.")], max_tokens=1000
-        )
+        await slow.complete([HumanMessage("Count from 1 to 500, comma separated.")], max_tokens=1000)
     start = time.perf_counter()  # the deadline stopped generation: the lock is free again soon
     pieces = []
     gen = await client.complete([HumanMessage("Say ok.")], max_tokens=3, on_text=pieces.append)
@@ -140,6 +136,7 @@ def test_an_answer_caught_in_a_loop_ends_at_the_repetition(model):
 
 def test_repeating_tail_needs_a_real_block_repeated_back_to_back():
     from geoagent_ext.llm.llama_engine import repeating_tail
+
     line = "from scipy.spatial.distance import squareform\n"
     assert repeating_tail("import os\n" + line * 5) and not repeating_tail("import os\n" + line * 4)
     assert repeating_tail("x = 1\n" + "a = f(1)\nb = g(2)\n" * 4)  # a two-line block

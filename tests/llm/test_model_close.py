@@ -91,24 +91,44 @@ def test_a_server_that_loaded_the_inline_model_shuts_down_without_a_traceback(tm
     _weights()
     port, token = free_port(), secrets.token_hex(16)
     (tmp_path / "root").mkdir()
-    config = {"ServerApp": {"port": port, "ip": "127.0.0.1", "allow_root": True, "open_browser": False,
-                            "root_dir": str(tmp_path / "root"), "port_retries": 0,
-                            "jpserver_extensions": {"geoagent_ext": True}},
-              "IdentityProvider": {"token": token},
-              "GeoAgentSettings": {"model": SPEC, "inline_model": SPEC, "inline_warm": False}}
+    config = {
+        "ServerApp": {
+            "port": port,
+            "ip": "127.0.0.1",
+            "allow_root": True,
+            "open_browser": False,
+            "root_dir": str(tmp_path / "root"),
+            "port_retries": 0,
+            "jpserver_extensions": {"geoagent_ext": True},
+        },
+        "IdentityProvider": {"token": token},
+        "GeoAgentSettings": {"model": SPEC, "inline_model": SPEC, "inline_warm": False},
+    }
     (tmp_path / "config.json").write_text(json.dumps(config))
-    env = {**os.environ, "JUPYTER_NO_CONFIG": "1", "GEOAGENT_DATA_DIR": str(tmp_path / "data"),
-           "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")}
+    env = {
+        **os.environ,
+        "JUPYTER_NO_CONFIG": "1",
+        "GEOAGENT_DATA_DIR": str(tmp_path / "data"),
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+    }
     log_path = tmp_path / "server.log"
     with log_path.open("w") as log:
-        process = subprocess.Popen([sys.executable, "-m", "jupyter_server", f"--config={tmp_path / 'config.json'}"],
-                                   env=env, stdout=log, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "jupyter_server", f"--config={tmp_path / 'config.json'}"],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     base, auth = f"http://127.0.0.1:{port}", {"Authorization": f"token {token}"}
     try:
         wait_up(f"{base}/geoagent/status", auth, process, log_path)
         # A real suggestion: the inline instance is loaded and has generated.
-        answer = requests.post(f"{base}/geoagent/complete", headers=auth, timeout=240,
-                               json={"cell_text_before": "import geopandas as gpd\nparcels = gpd."})
+        answer = requests.post(
+            f"{base}/geoagent/complete",
+            headers=auth,
+            timeout=240,
+            json={"cell_text_before": "import geopandas as gpd\nparcels = gpd."},
+        )
         assert answer.ok, answer.text
         assert requests.post(f"{base}/api/shutdown", headers=auth, timeout=30).status_code == 200
         assert process.wait(timeout=60) == 0, log_path.read_text()[-3000:]

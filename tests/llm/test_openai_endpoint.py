@@ -62,7 +62,9 @@ async def test_env_var_points_openai_at_the_server_and_the_setting_wins(openai_s
 async def test_every_attempt_is_counted_when_an_answer_is_retried(openai_server, env):
     llm = client(openai_server.url, retries=1)
     replies: list[str] = []
-    gen = await llm.complete(PROMPT, max_tokens=6, temperature=0, expect=lambda t: bool(replies.append(t)) or len(replies) > 1)
+    gen = await llm.complete(
+        PROMPT, max_tokens=6, temperature=0, expect=lambda t: bool(replies.append(t)) or len(replies) > 1
+    )
     assert len(replies) == 2 and gen.text == replies[1]
     stats = llm.stats
     assert (stats.calls, stats.retries, stats.failures) == (2, 1, 1)

@@ -42,9 +42,7 @@ def test_fenced_blocks_tags():
 
 def test_json_plain_and_fenced():
     assert extract_json('{"steps": ["a", "b"]}') == {"steps": ["a", "b"]}
-    assert extract_json('Plan:\n```json\n{"steps": [1, 2]}\n```\nHope it helps!') == {
-        "steps": [1, 2]
-    }
+    assert extract_json('Plan:\n```json\n{"steps": [1, 2]}\n```\nHope it helps!') == {"steps": [1, 2]}
 
 
 def test_json_with_trailing_text_and_trailing_commas():
@@ -67,11 +65,16 @@ def test_json_none_when_absent():
 
 
 def test_unfenced_code_after_a_cause_line_is_found_and_prose_is_not():
-    reply = ("Cause: The column 'county' does not exist in the data.\n"
-             "units = london_admin[london_admin['subtype'] == 'county']\nprint(len(units))\n"
-             "This selects the borough features.")
+    reply = (
+        "Cause: The column 'county' does not exist in the data.\n"
+        "units = london_admin[london_admin['subtype'] == 'county']\nprint(len(units))\n"
+        "This selects the borough features."
+    )
     assert extract_code(reply) == "units = london_admin[london_admin['subtype'] == 'county']\nprint(len(units))"
-    assert extract_code("import geopandas as gpd\ngdf = gpd.read_file('a.gpkg')") == "import geopandas as gpd\ngdf = gpd.read_file('a.gpkg')"
+    assert (
+        extract_code("import geopandas as gpd\ngdf = gpd.read_file('a.gpkg')")
+        == "import geopandas as gpd\ngdf = gpd.read_file('a.gpkg')"
+    )
     assert extract_code("Cause: the file is missing. Check the path (it is relative).") is None
     assert extract_code("Note (important): use a projected CRS for areas.") is None
     assert extract_code("x") is None and extract_code("[1, 2, 3]") is None

@@ -11,8 +11,9 @@ from geoagent_ext.llm.queue import ModelQueue, place_text, queue_for
 from geoagent_ext.llm.scripted import ScriptedChatModel, ScriptedModelError
 
 
-async def _hold(queue: ModelQueue, name: str, served: list[str], places: dict[str, list[int]],
-                release: asyncio.Event) -> None:
+async def _hold(
+    queue: ModelQueue, name: str, served: list[str], places: dict[str, list[int]], release: asyncio.Event
+) -> None:
     async with queue.turn(lambda place: places.setdefault(name, []).append(place)):
         served.append(name)
         await release.wait()

@@ -10,9 +10,7 @@ from geoagent_ext.llm.scripted import ScriptedChatModel, ScriptedModelError, loa
 
 def test_replies_in_order_and_prompts_recorded():
     model = ScriptedChatModel(replies=["one", "two"])
-    assert (
-        model.invoke([SystemMessage("sys"), HumanMessage("members: to_crs, area")]).content == "one"
-    )
+    assert model.invoke([SystemMessage("sys"), HumanMessage("members: to_crs, area")]).content == "one"
     assert model.invoke("again").content == "two"
     assert "members: to_crs, area" in model.prompt_texts[0]
     assert model.prompt_texts[1] == "human: again"

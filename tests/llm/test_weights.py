@@ -91,9 +91,7 @@ def test_existing_unverified_good_file_is_hashed_once(fake_model, tmp_path):
     cache = tmp_path / "cache"
     cache.mkdir()
     (cache / "fake.gguf").write_bytes(blob)  # e.g. copied from another machine
-    assert (
-        ensure_weights(spec, cache, locate=lambda s: pytest.fail("joined")) == cache / "fake.gguf"
-    )
+    assert ensure_weights(spec, cache, locate=lambda s: pytest.fail("joined")) == cache / "fake.gguf"
     assert is_verified(spec, cache / "fake.gguf")
 
 
@@ -162,10 +160,6 @@ def test_concurrent_first_use_joins_once(fake_model, tmp_path):
         return locate_parts(s)
 
     with ThreadPoolExecutor(4) as pool:
-        paths = list(
-            pool.map(
-                lambda _: ensure_weights(spec, tmp_path / "c", locate=counting_locate), range(4)
-            )
-        )
+        paths = list(pool.map(lambda _: ensure_weights(spec, tmp_path / "c", locate=counting_locate), range(4)))
     assert len(set(paths)) == 1 and paths[0].read_bytes() == blob
     assert len(joins) == 1

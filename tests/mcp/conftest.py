@@ -19,13 +19,20 @@ from geoagent_ext.config import GeoAgentSettings
 from tests.persona.helpers import EXTENSIONS
 from tests.scripted_server import free_port, scripted_server_config
 
-GEO_TOOLS = {"geoagent_profile_data", "geoagent_members", "geoagent_api_docs", "geoagent_crs_advice",
-             "geoagent_check_deliverable", "geoagent_run", "geoagent_run_status"}
+GEO_TOOLS = {
+    "geoagent_profile_data",
+    "geoagent_members",
+    "geoagent_api_docs",
+    "geoagent_crs_advice",
+    "geoagent_check_deliverable",
+    "geoagent_run",
+    "geoagent_run_status",
+}
 
 # The scripted model answers by the first marker its prompt contains. The plan has two steps:
 # step 1 writes a CSV (printing a key on the way), step 2 sleeps a few seconds so a second run on
 # the same kernel finds it busy; "slowly" makes planning take a minute (a busy persona).
-SCRIPT = textwrap.dedent('''
+SCRIPT = textwrap.dedent("""
     PLAN = "1. Write the summary file.\\n2. Wait a moment."
     CODE = {
         "Your step (1 of 2)": "import os\\nprint('key:', os.environ.get('GEO_SERVICE_TOKEN'))\\n"
@@ -37,7 +44,7 @@ SCRIPT = textwrap.dedent('''
         if "plans Python analyses" not in messages[0].text:
             return next("```python\\n%s\\n```" % code for mark, code in CODE.items() if mark in messages[-1].text)
         return {"text": PLAN, "delay": 60} if "slowly" in messages[-1].text else PLAN
-''')
+""")
 
 
 @pytest.fixture
@@ -74,8 +81,13 @@ def mcp_port():
 
 @pytest.fixture
 def jp_server_config(geoagent_data_dir, tmp_path, mcp_port, index_dir, secret):
-    config = scripted_server_config(tmp_path, SCRIPT, extensions={**EXTENSIONS, "jupyter_server_mcp": True},
-                                    max_attempts=1, index_dir=str(index_dir))
+    config = scripted_server_config(
+        tmp_path,
+        SCRIPT,
+        extensions={**EXTENSIONS, "jupyter_server_mcp": True},
+        max_attempts=1,
+        index_dir=str(index_dir),
+    )
     config["MCPExtensionApp"] = {"mcp_port": mcp_port}
     return config
 

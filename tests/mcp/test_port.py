@@ -43,8 +43,9 @@ def test_a_listening_port_is_taken_and_a_picked_one_is_free():
     assert port_is_free("localhost", taken)  # once the other listener is gone
 
 
-async def test_tools_move_to_a_free_port_and_jupyter_ai_follows(mcp_url, mcp_port, token_headers, jp_serverapp,
-                                                               jp_fetch, jp_ws_fetch, jp_root_dir):
+async def test_tools_move_to_a_free_port_and_jupyter_ai_follows(
+    mcp_url, mcp_port, token_headers, jp_serverapp, jp_fetch, jp_ws_fetch, jp_root_dir
+):
     [app] = jp_serverapp.extension_manager.extension_apps["jupyter_server_mcp"]
     assert app.mcp_server_instance is not None, "jupyter_server_mcp did not start"
     moved = app.mcp_server_instance.port

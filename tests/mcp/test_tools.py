@@ -13,14 +13,21 @@ from .conftest import GEO_TOOLS
 DISTRICTS = {
     "type": "FeatureCollection",
     "features": [
-        {"type": "Feature", "properties": {"district_code": code, "district_name": name},
-         "geometry": {"type": "Polygon", "coordinates": [[[x, 48.18], [x + 0.05, 48.18], [x + 0.05, 48.22],
-                                                          [x, 48.22], [x, 48.18]]]}}
+        {
+            "type": "Feature",
+            "properties": {"district_code": code, "district_name": name},
+            "geometry": {
+                "type": "Polygon",
+                "coordinates": [[[x, 48.18], [x + 0.05, 48.18], [x + 0.05, 48.22], [x, 48.22], [x, 48.18]]],
+            },
+        }
         for code, name, x in (("A", "Innere Stadt", 16.35), ("B", "Leopoldstadt", 16.40))
     ],
 }
-REQUEST = ("Compute the area of every district in data/districts.geojson and write out/summary.csv with the "
-           "columns `district_code`, `district_name` and `area_km2`, sorted by `district_code`.")
+REQUEST = (
+    "Compute the area of every district in data/districts.geojson and write out/summary.csv with the "
+    "columns `district_code`, `district_name` and `area_km2`, sorted by `district_code`."
+)
 
 
 def _manager(jp_serverapp):
@@ -34,9 +41,12 @@ async def _notebook_with_data(jp_serverapp, jp_root_dir):
     (jp_root_dir / "work" / "data" / "districts.geojson").write_text(json.dumps(DISTRICTS))
     manager = _manager(jp_serverapp)
     kernel_id = await manager.kernel_for(notebook_path=path)
-    setup = await manager.kernels.execute(kernel_id, "import os\nimport geopandas as gpd\n"
-                                                     "gdf = gpd.read_file('data/districts.geojson')\n"
-                                                     "leak = 'the key is ' + os.environ['GEO_SERVICE_TOKEN']\n")
+    setup = await manager.kernels.execute(
+        kernel_id,
+        "import os\nimport geopandas as gpd\n"
+        "gdf = gpd.read_file('data/districts.geojson')\n"
+        "leak = 'the key is ' + os.environ['GEO_SERVICE_TOKEN']\n",
+    )
     assert setup.status == "ok", setup.error
     return path, kernel_id
 
@@ -45,8 +55,11 @@ async def test_the_tools_come_from_the_entry_point_and_need_jupyters_auth(mcp):
     tools = await mcp.tools()
     assert GEO_TOOLS <= set(tools), sorted(tools)
     assert all(len(tools[name]) > 100 for name in GEO_TOOLS)  # each says what it does and when to use it
-    refused = [{}, {"Authorization": "token not-the-token"},
-               {"X-Jupyter-Chat-Id": "no-such-chat", "X-JupyterAI-Persona-Id": PERSONA_ID}]
+    refused = [
+        {},
+        {"Authorization": "token not-the-token"},
+        {"X-Jupyter-Chat-Id": "no-such-chat", "X-JupyterAI-Persona-Id": PERSONA_ID},
+    ]
     for headers in refused:
         answer, error = await mcp.call("geoagent_run_status", headers=headers, run_id="r1")
         assert answer is None and "not authorised" in error, headers
@@ -110,16 +123,25 @@ async def test_check_deliverable_reads_the_written_file_back(mcp, jp_serverapp, 
     check = await mcp.ok("geoagent_check_deliverable", request=REQUEST, outputs=["out/summary.csv"], notebook_path=path)
     failed = {r["requirement"].split(" (")[0]: r["seen"] for r in check["results"] if not r["passed"]}
     assert not check["passed"]
-    assert set(failed) == {"has the columns district_code, district_name, area_km2, and no geometry or row-index column beside them",
-                           "rows are sorted by `district_code` ascending"}, check["results"]
-    assert "district_name" in failed["has the columns district_code, district_name, area_km2, and no geometry or row-index column beside them"]
+    assert set(failed) == {
+        "has the columns district_code, district_name, area_km2, and no geometry or row-index column beside them",
+        "rows are sorted by `district_code` ascending",
+    }, check["results"]
+    assert (
+        "district_name"
+        in failed[
+            "has the columns district_code, district_name, area_km2, and no geometry or row-index column beside them"
+        ]
+    )
     assert len(check["fix"]) == 2
 
     (out / "summary.csv").write_text("district_code,district_name,area_km2\nA,Innere Stadt,16.5\nB,Leopoldstadt,16.5\n")
     check = await mcp.ok("geoagent_check_deliverable", request=REQUEST, outputs=["out/summary.csv"], notebook_path=path)
     assert check["passed"] and len(check["results"]) == 5 and check["fix"] == []
     # Square degrees are not km²: the area check reads the districts' own geometries.
-    (out / "summary.csv").write_text("district_code,district_name,area_km2\nA,Innere Stadt,0.002\nB,Leopoldstadt,0.002\n")
+    (out / "summary.csv").write_text(
+        "district_code,district_name,area_km2\nA,Innere Stadt,0.002\nB,Leopoldstadt,0.002\n"
+    )
     check = await mcp.ok("geoagent_check_deliverable", request=REQUEST, outputs=["out/summary.csv"], notebook_path=path)
     [unit] = [r for r in check["results"] if not r["passed"]]
     assert "as if measured in degrees" in unit["seen"], unit
@@ -132,8 +154,9 @@ async def test_the_run_tool_runs_in_the_notebooks_kernel_one_run_at_a_time(mcp, 
     loads_code = tmp_path / "loads_code.py"
     marker = tmp_path / "code-was-loaded"
     loads_code.write_text(f"open({str(marker)!r}, 'w').write('!')\ndef reply(messages):\n    return '1. x'\n")
-    _, error = await mcp.call("geoagent_run", request="write result.csv", notebook_path=path,
-                              model=f"scripted:{loads_code}")
+    _, error = await mcp.call(
+        "geoagent_run", request="write result.csv", notebook_path=path, model=f"scripted:{loads_code}"
+    )
     assert "not offered" in error and not marker.exists()  # a request cannot make the server load code
 
     first = await mcp.ok("geoagent_run", request="write result.csv", notebook_path=path, wait_seconds=0)
@@ -150,7 +173,9 @@ async def test_the_run_tool_runs_in_the_notebooks_kernel_one_run_at_a_time(mcp, 
     assert run.kernel_id == await _manager(jp_serverapp).kernel_for(notebook_path=path)
 
 
-async def test_a_jupyter_ai_persona_may_call_only_while_it_answers(mcp, jp_serverapp, jp_ws_fetch, jp_root_dir, jp_fetch):
+async def test_a_jupyter_ai_persona_may_call_only_while_it_answers(
+    mcp, jp_serverapp, jp_ws_fetch, jp_root_dir, jp_fetch
+):
     """The URL and headers Jupyter AI gives an ACP agent (Claude Code...) for the built-in MCP server."""
     chat = await open_chat(jp_serverapp, jp_ws_fetch, jp_root_dir)
     try:

@@ -11,7 +11,7 @@ from tests.scripted_server import scripted_server_config
 
 # Step 1 works, step 2 fails until the user's hint names the right code; "slowly" makes
 # planning take a minute (to cancel a working run).
-SCRIPT = textwrap.dedent('''
+SCRIPT = textwrap.dedent("""
     def reply(messages):
         system, user = messages[0].text, messages[-1].text
         if "plans Python analyses" in system:
@@ -22,7 +22,7 @@ SCRIPT = textwrap.dedent('''
         if "Hint from the user" in user:
             return "```python\\nprint(x + 2)\\n```"
         return "```python\\nraise ValueError('the scripted step 2 always fails')\\n```"
-''')
+""")
 
 
 @pytest.fixture

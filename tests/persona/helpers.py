@@ -48,8 +48,13 @@ class ChatClient:
         return manager.personas.get(PERSONA_ID) if manager else None
 
     def send(self, body, attachments=None):
-        frame = {"type": "client", "action": "send", "id": uuid.uuid4().hex, "body": body,
-                 "metadata": {"to_persona": PERSONA_ID}}
+        frame = {
+            "type": "client",
+            "action": "send",
+            "id": uuid.uuid4().hex,
+            "body": body,
+            "metadata": {"to_persona": PERSONA_ID},
+        }
         if attachments:
             frame["attachments"] = attachments
         self.ws.write_message(json.dumps(frame))

@@ -3,15 +3,30 @@
 from __future__ import annotations
 
 from geoagent_ext.agent.events import (
-    Finished, NeedsHuman, Planned, Replanned, RunStarted, RunStats, Solved, SubtaskSpec, ExecutionSummary,
+    Finished,
+    NeedsHuman,
+    Planned,
+    Replanned,
+    RunStarted,
+    RunStats,
+    Solved,
+    SubtaskSpec,
+    ExecutionSummary,
 )
 from geoagent_ext.persona.chat_format import ChatFormatter, fenced
 from geoagent_ext.persona.turns import (
-    approval_action, attached_notebook, follow_up_request, is_cancel, strip_mention, stuck_action,
+    approval_action,
+    attached_notebook,
+    follow_up_request,
+    is_cancel,
+    strip_mention,
+    stuck_action,
 )
 
-S1, S2, S3 = (SubtaskSpec(id=f"s{i}", description=d) for i, d in
-              enumerate(["Load <parcels>", "Reproject to EPSG:3035", "Map it"], start=1))
+S1, S2, S3 = (
+    SubtaskSpec(id=f"s{i}", description=d)
+    for i, d in enumerate(["Load <parcels>", "Reproject to EPSG:3035", "Map it"], start=1)
+)
 
 
 def _feed(fmt, *events):
@@ -25,8 +40,13 @@ def test_a_run_reads_as_plan_outcomes_needs_you_and_summary():
         RunStarted(run_id="r1", request="x", model="m"),
         Planned(run_id="r1", subtasks=[S1, S2, S3]),
         Solved(run_id="r1", subtask_id="s1", code="c", attempts=2, result=ExecutionSummary(status="ok")),
-        NeedsHuman(run_id="r1", subtask_id="s2", code="c", attempts=5,
-                   error="KeyError: 'nme' ``` <script>alert(1)</script> key sk-abcdefghijklmnopqrstu"),
+        NeedsHuman(
+            run_id="r1",
+            subtask_id="s2",
+            code="c",
+            attempts=5,
+            error="KeyError: 'nme' ``` <script>alert(1)</script> key sk-abcdefghijklmnopqrstu",
+        ),
     )
     assert [p.separate for p in posts] == [False, False, False, True]
     assert "`work/nb.ipynb`" in posts[0].text and "run `r1`" in posts[0].text
@@ -39,20 +59,35 @@ def test_a_run_reads_as_plan_outcomes_needs_you_and_summary():
     assert 'data-commandlinker-command="geoagent:open-panel"' in stuck.text
     assert 'data-commandlinker-args="{&quot;run_id&quot;: &quot;r1&quot;}"' in stuck.text
 
-    done = fmt.feed(Finished(run_id="r1", status="partial", message="1 step(s) skipped",
-                             stats=RunStats(subtasks=3, solved=2, attempts=8, llm_calls=11, seconds=42.25)))[0]
+    done = fmt.feed(
+        Finished(
+            run_id="r1",
+            status="partial",
+            message="1 step(s) skipped",
+            stats=RunStats(subtasks=3, solved=2, attempts=8, llm_calls=11, seconds=42.25),
+        )
+    )[0]
     assert done.separate and done.pause
-    assert done.text.startswith("**◐ Partly done** · 2/3 steps · 8 attempts · 11 LLM calls · 42.2 s\n\n1 step(s) skipped\n\n")
+    assert done.text.startswith(
+        "**◐ Partly done** · 2/3 steps · 8 attempts · 11 LLM calls · 42.2 s\n\n1 step(s) skipped\n\n"
+    )
 
 
 def test_a_revised_plan_numbers_the_new_steps_after_the_done_ones():
     fmt = ChatFormatter("r1")
     new = SubtaskSpec(id="n1", description="Fix the CRS first")
-    posts = _feed(fmt, Planned(run_id="r1", subtasks=[S1, S2, S3]),
-                  Replanned(run_id="r1", reason="empty join", subtasks=[S1, new, S3]))
+    posts = _feed(
+        fmt,
+        Planned(run_id="r1", subtasks=[S1, S2, S3]),
+        Replanned(run_id="r1", reason="empty join", subtasks=[S1, new, S3]),
+    )
     assert posts[-1].text.endswith("2. Fix the CRS first\n3. Map it")
-    assert fmt.feed(Solved(run_id="r1", subtask_id="n1", code="", attempts=1,
-                           result=ExecutionSummary(status="ok"), by="human"))[0].text == "- ✓ **2.** Fix the CRS first (your fix)"
+    assert (
+        fmt.feed(
+            Solved(run_id="r1", subtask_id="n1", code="", attempts=1, result=ExecutionSummary(status="ok"), by="human")
+        )[0].text
+        == "- ✓ **2.** Fix the CRS first (your fix)"
+    )
 
 
 def test_fences_grow_past_backticks_and_long_code_is_cut():
@@ -74,13 +109,20 @@ def test_replies_to_a_waiting_run():
 
 
 def test_notebook_attachments_and_follow_up_context():
-    attachments = {"a": {"type": "file", "value": "data/parcels.gpkg"}, "b": {"type": "notebook", "value": "/work/nb.ipynb"}}
+    attachments = {
+        "a": {"type": "file", "value": "data/parcels.gpkg"},
+        "b": {"type": "notebook", "value": "/work/nb.ipynb"},
+    }
     assert attached_notebook(["a", "b"], attachments) == "work/nb.ipynb"
     assert attached_notebook(["a"], attachments) is None and attached_notebook(None, attachments) is None
-    previous = {"request": "load parcels", "notebook": "nb.ipynb", "subtasks": [
-        {"status": "solved", "code": "import geopandas as gpd\nparcels = gpd.read_file('p.gpkg')"},
-        {"status": "skipped", "code": "broken()"},
-    ]}
+    previous = {
+        "request": "load parcels",
+        "notebook": "nb.ipynb",
+        "subtasks": [
+            {"status": "solved", "code": "import geopandas as gpd\nparcels = gpd.read_file('p.gpkg')"},
+            {"status": "skipped", "code": "broken()"},
+        ],
+    }
     request = follow_up_request("now map them", previous)
     assert request.startswith("now map them\n\n") and '"load parcels"' in request
     assert "parcels = gpd.read_file('p.gpkg')" in request and "broken()" not in request
@@ -102,11 +144,21 @@ def test_the_contract_reads_as_a_list_a_review_pauses_and_unmet_ones_close_the_s
     assert contract_action("ok", contract.model_dump()) == ("approve", None)
     kind, edits = contract_action("sorted by `code`\n- has no empty `name`", contract.model_dump())
     assert kind == "contract" and len(edits) == len(contract.requirements) + 2
-    assert edits[-2:] == [{"output": "out.csv", "text": "sorted by `code`"}, {"output": "out.csv", "text": "has no empty `name`"}]
+    assert edits[-2:] == [
+        {"output": "out.csv", "text": "sorted by `code`"},
+        {"output": "out.csv", "text": "has no empty `name`"},
+    ]
 
-    done = fmt.feed(Finished(run_id="r1", status="partial", message="1 requirement(s) not met",
-                             unmet=["out.csv: `code` holds integers — seen: `code` dtype float64"],
-                             not_verified=["out.csv: reads well"], stats=RunStats(subtasks=2, solved=2)))[0]
+    done = fmt.feed(
+        Finished(
+            run_id="r1",
+            status="partial",
+            message="1 requirement(s) not met",
+            unmet=["out.csv: `code` holds integers — seen: `code` dtype float64"],
+            not_verified=["out.csv: reads well"],
+            stats=RunStats(subtasks=2, solved=2),
+        )
+    )[0]
     assert "- ✗ out.csv: `code` holds integers — seen: `code` dtype float64" in done.text
     assert "- ? out.csv: reads well" in done.text and "1 requirement(s) not met" not in done.text
 

@@ -19,11 +19,13 @@ def test_model_files_come_from_the_packages():
 
 
 def test_similar_sentences_are_closer_than_unrelated_ones():
-    vectors = embed_texts([
-        "reproject the parcels to another coordinate reference system",
-        "Transform geometries to a new coordinate reference system.",
-        "A man is playing the guitar on stage.",
-    ])
+    vectors = embed_texts(
+        [
+            "reproject the parcels to another coordinate reference system",
+            "Transform geometries to a new coordinate reference system.",
+            "A man is playing the guitar on stage.",
+        ]
+    )
     assert vectors.shape == (3, DIMENSIONS)
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     related, unrelated = vectors[0] @ vectors[1], vectors[0] @ vectors[2]

@@ -31,8 +31,12 @@ def test_shapely_records_are_public_version_true_and_documented():
 def test_accessor_methods_are_recorded_where_users_type_them():
     result = harvest(LIBRARIES["rioxarray"])
     names = {r.qualified_name for r in result.records}
-    assert {"xarray.DataArray.rio.reproject", "xarray.DataArray.rio.clip",
-            "xarray.Dataset.rio.reproject", "rioxarray.open_rasterio"} <= names
+    assert {
+        "xarray.DataArray.rio.reproject",
+        "xarray.DataArray.rio.clip",
+        "xarray.Dataset.rio.reproject",
+        "rioxarray.open_rasterio",
+    } <= names
     assert not any(n.startswith("rioxarray.raster_array.RasterArray") for n in names)
 
 

@@ -12,9 +12,6 @@ from geoagent_ext.rag import ApiRecord, KnowledgeIndex
 from geoagent_ext.status import index_state
 
 
-
-
-
 def settings_for(path) -> GeoAgentSettings:
     return GeoAgentSettings(index_dir=str(path))
 
@@ -26,21 +23,23 @@ def names(records: list[ApiRecord]) -> list[str]:
 def test_build_writes_manifest_read_by_status(geo_index):
     settings = settings_for(geo_index.store.index_dir)
     manifest = json.loads((geo_index.store.index_dir / "manifest.json").read_text())
-    assert manifest["libraries"] == {"shapely": metadata.version("shapely"),
-                                     "geopandas": metadata.version("geopandas")}
+    assert manifest["libraries"] == {"shapely": metadata.version("shapely"), "geopandas": metadata.version("geopandas")}
     assert manifest["records"] == geo_index.store.collection().count() > 500
     state = index_state(settings)
     assert state["state"] == "ready" and state["records"] == manifest["records"]
     assert state["libraries"] == manifest["libraries"]
 
 
-@pytest.mark.parametrize("query, expected", [
-    ("reproject the parcels to a metric CRS", "geopandas.GeoDataFrame.to_crs"),
-    ("fix self-intersecting polygons", "shapely.make_valid"),
-    ("which district is each clinic in", "geopandas.sjoin"),
-    ("nearest fire station to each house", "geopandas.sjoin_nearest"),
-    ("merge municipalities into regions and sum population", "geopandas.GeoDataFrame.dissolve"),
-])
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("reproject the parcels to a metric CRS", "geopandas.GeoDataFrame.to_crs"),
+        ("fix self-intersecting polygons", "shapely.make_valid"),
+        ("which district is each clinic in", "geopandas.sjoin"),
+        ("nearest fire station to each house", "geopandas.sjoin_nearest"),
+        ("merge municipalities into regions and sum population", "geopandas.GeoDataFrame.dissolve"),
+    ],
+)
 def test_hybrid_retrieval_finds_the_api(geo_index, query, expected):
     """Covered by an API record or by a recipe that uses it (what the generator reads)."""
     results = geo_index.retrieve(query, k=5)
@@ -50,8 +49,7 @@ def test_hybrid_retrieval_finds_the_api(geo_index, query, expected):
 
 
 def test_api_records_alone_find_to_crs(geo_index):
-    results = geo_index.retrieve("reproject the parcels to a metric CRS", k=5,
-                                 kinds=("function", "class", "method"))
+    results = geo_index.retrieve("reproject the parcels to a metric CRS", k=5, kinds=("function", "class", "method"))
     assert "geopandas.GeoDataFrame.to_crs" in names(results), [r.qualified_name for r in results]
     assert all(r.kind != "recipe" for r in results)
 
@@ -77,8 +75,7 @@ def test_library_filter(geo_index):
 
 
 def test_duplicate_apis_fold_into_aliases(geo_index):
-    results = geo_index.retrieve("buffer geometries by a distance", libraries=["geopandas"], k=5,
-                                 kinds=("method",))
+    results = geo_index.retrieve("buffer geometries by a distance", libraries=["geopandas"], k=5, kinds=("method",))
     buffers = [r for r in results if r.qualified_name.endswith(".buffer")]
     assert len(buffers) == 1 and buffers[0].aliases  # GeoSeries.buffer + GeoDataFrame.buffer
 

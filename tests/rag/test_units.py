@@ -10,7 +10,7 @@ from geoagent_ext.rag.lexical import LexicalIndex, tokenize
 from geoagent_ext.rag.libraries import DEFAULT_LIBRARIES, resolve
 from geoagent_ext.rag.records import ApiRecord, split_identifier_words
 
-NUMPY_DOC = '''Compute the buffer of a geometry.
+NUMPY_DOC = """Compute the buffer of a geometry.
 
 Longer explanation here.
 
@@ -25,22 +25,21 @@ Examples
 >>> from shapely import Point
 >>> buffer(Point(0, 0), 1.0).area
 3.1365...
-'''
+"""
 
-GOOGLE_DOC = '''Adds a basemap to the map.
+GOOGLE_DOC = """Adds a basemap to the map.
 
 Args:
     basemap (str): Name of the basemap.
     visible (bool, optional): Whether visible.
-'''
+"""
 
 
 def test_numpydoc_summary_parameters_examples():
     info = parse_docstring(NUMPY_DOC)
     assert info.summary == "Compute the buffer of a geometry."
     assert info.parameters == ["geometry: Geometry or array_like", "distance: float"]
-    assert info.examples.splitlines() == [">>> from shapely import Point",
-                                          ">>> buffer(Point(0, 0), 1.0).area"]
+    assert info.examples.splitlines() == [">>> from shapely import Point", ">>> buffer(Point(0, 0), 1.0).area"]
 
 
 def test_google_style_parameters():
@@ -54,8 +53,7 @@ def test_empty_docstring():
 
 
 def test_identifier_words_and_tokens():
-    assert split_identifier_words("geopandas.GeoDataFrame.to_crs") == [
-        "geopandas", "Geo", "Data", "Frame", "to", "crs"]
+    assert split_identifier_words("geopandas.GeoDataFrame.to_crs") == ["geopandas", "Geo", "Data", "Frame", "to", "crs"]
     tokens = tokenize("Clipping geometries with GeoDataFrame.to_crs")
     assert {"clip", "geometry", "geodataframe", "to_crs", "crs"} <= set(tokens)
     assert "with" not in tokens
@@ -70,16 +68,22 @@ def test_rrf_prefers_items_both_rankings_like():
 
 
 def _record(name, summary, library="geopandas"):
-    return ApiRecord(id=ApiRecord.make_id("function", name), qualified_name=name, library=library,
-                     version="1", kind="function", summary=summary, libraries=[library])
+    return ApiRecord(
+        id=ApiRecord.make_id("function", name),
+        qualified_name=name,
+        library=library,
+        version="1",
+        kind="function",
+        summary=summary,
+        libraries=[library],
+    )
 
 
 def test_lexical_index_finds_names_and_filters_by_library():
     records = [
         _record("geopandas.sjoin", "Spatial join of two GeoDataFrames."),
         _record("geopandas.clip", "Clip points, lines, or polygon geometries to the mask extent."),
-        _record("shapely.clip_by_rect", "Returns the portion of a geometry within a rectangle.",
-                "shapely"),
+        _record("shapely.clip_by_rect", "Returns the portion of a geometry within a rectangle.", "shapely"),
     ]
     lexical = LexicalIndex(records)
     assert lexical.ids[lexical.search("sjoin")[0][0]] == "function:geopandas.sjoin"
@@ -89,9 +93,16 @@ def test_lexical_index_finds_names_and_filters_by_library():
 
 
 def test_metadata_round_trip_keeps_lists():
-    record = ApiRecord(id="recipe:x", qualified_name="recipe/x", library="geopandas", version="v",
-                       kind="recipe", libraries=["geopandas", "rasterio"],
-                       apis=["rasterio.mask.mask", "geopandas.GeoDataFrame.to_crs"], text="t")
+    record = ApiRecord(
+        id="recipe:x",
+        qualified_name="recipe/x",
+        library="geopandas",
+        version="v",
+        kind="recipe",
+        libraries=["geopandas", "rasterio"],
+        apis=["rasterio.mask.mask", "geopandas.GeoDataFrame.to_crs"],
+        text="t",
+    )
     meta = record.to_metadata()
     assert meta["lib_geopandas"] is True and meta["lib_rasterio"] is True
     back = ApiRecord.from_chroma(record.id, record.text, meta)
@@ -99,8 +110,7 @@ def test_metadata_round_trip_keeps_lists():
 
 
 def test_library_names_resolve():
-    assert [s.name for s in resolve("xrspatial,pystac_client")] == ["xarray-spatial",
-                                                                     "pystac-client"]
+    assert [s.name for s in resolve("xrspatial,pystac_client")] == ["xarray-spatial", "pystac-client"]
     assert len(resolve(None)) == len(DEFAULT_LIBRARIES) == 11
     with pytest.raises(ValueError, match="unknown library 'arcpy'"):
         resolve(["arcpy"])

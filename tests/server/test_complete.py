@@ -17,7 +17,7 @@ from tests.scripted_server import scripted_server_config
 
 # Answers like a chat model would: fenced, repeating the line being typed; it names
 # `to_csv` only if the prompt showed the DataFrame's real members.
-SCRIPT = textwrap.dedent('''
+SCRIPT = textwrap.dedent("""
     def reply(messages):
         user = messages[-1].text
         if "code completion" not in messages[0].text:
@@ -27,7 +27,7 @@ SCRIPT = textwrap.dedent('''
         if "crs = " in user:
             return "```python\\ncrs = 'EPSG:3035'\\nprint(crs)\\n```"
         return "```python\\npass\\n```"
-''')
+""")
 
 SLOW_SCRIPT = 'DELAY = 2.0\ndef reply(messages):\n    return "late_value = 1"\n'
 
@@ -52,18 +52,23 @@ async def _kernel_with_parcels(jp_serverapp) -> str:
 
 
 async def _post(jp_fetch, body):
-    return await jp_fetch("geoagent", "complete", method="POST", body=json.dumps(body) if not isinstance(body, str) else body)
+    return await jp_fetch(
+        "geoagent", "complete", method="POST", body=json.dumps(body) if not isinstance(body, str) else body
+    )
 
 
 async def test_suggestion_uses_kernel_members_and_earlier_cells(jp_fetch, jp_serverapp):
     kernel_id = await _kernel_with_parcels(jp_serverapp)
     started = time.perf_counter()
-    response = await _post(jp_fetch, {
-        "kernel_id": kernel_id,
-        "cell_text_before": "parcels.to_",
-        "cell_text_after": "",
-        "previous_cells": ["import pandas as pd", "parcels = pd.read_csv('parcels.csv')"],
-    })
+    response = await _post(
+        jp_fetch,
+        {
+            "kernel_id": kernel_id,
+            "cell_text_before": "parcels.to_",
+            "cell_text_after": "",
+            "previous_cells": ["import pandas as pd", "parcels = pd.read_csv('parcels.csv')"],
+        },
+    )
     body = json.loads(response.body)
     print(f"completion_latency_s={time.perf_counter() - started:.3f}")
     # The fence and the repeated `parcels.to_` are gone: exactly what Tab inserts.
@@ -114,8 +119,17 @@ async def _read(ws, timeout=30.0):
 async def test_stream_sends_text_then_done(jp_ws_fetch, jp_serverapp):
     kernel_id = await _kernel_with_parcels(jp_serverapp)
     ws = await jp_ws_fetch("geoagent", "complete", "stream")
-    ws.write_message(json.dumps({"type": "complete", "id": "c1", "kernel_id": kernel_id,
-                                 "cell_text_before": "parcels.to_", "previous_cells": []}))
+    ws.write_message(
+        json.dumps(
+            {
+                "type": "complete",
+                "id": "c1",
+                "kernel_id": kernel_id,
+                "cell_text_before": "parcels.to_",
+                "previous_cells": [],
+            }
+        )
+    )
     seen = []
     while True:
         msg = await _read(ws)
@@ -136,14 +150,18 @@ async def test_newer_request_and_cancel_silence_older_ones(jp_ws_fetch, tmp_path
     slow = tmp_path / "slow.py"
     slow.write_text(SLOW_SCRIPT)
     ws = await jp_ws_fetch("geoagent", "complete", "stream")
-    ws.write_message(json.dumps({"type": "complete", "id": "old", "model": f"scripted:{slow}", "cell_text_before": "x = "}))
+    ws.write_message(
+        json.dumps({"type": "complete", "id": "old", "model": f"scripted:{slow}", "cell_text_before": "x = "})
+    )
     await asyncio.sleep(0.3)
     # The user typed on: a new request replaces the slow one.
     ws.write_message(json.dumps({"type": "complete", "id": "new", "cell_text_before": "crs = "}))
     while (msg := await _read(ws))["type"] != "done":
         assert msg["id"] == "new", f"the replaced request still answered: {msg}"
     assert msg["id"] == "new" and msg["text"].startswith("'EPSG:3035'")
-    ws.write_message(json.dumps({"type": "complete", "id": "gone", "model": f"scripted:{slow}", "cell_text_before": "y = "}))
+    ws.write_message(
+        json.dumps({"type": "complete", "id": "gone", "model": f"scripted:{slow}", "cell_text_before": "y = "})
+    )
     ws.write_message(json.dumps({"type": "cancel", "id": "gone"}))
     with pytest.raises(asyncio.TimeoutError):
         await _read(ws, timeout=3.0)  # the slow model would have answered after 2 s
@@ -152,7 +170,9 @@ async def test_newer_request_and_cancel_silence_older_ones(jp_ws_fetch, tmp_path
     assert error["type"] == "error" and "id" in error["message"]
     ws.write_message(json.dumps({"type": "complete", "id": "bad", "cell_text_before": 3}))
     error = await _read(ws)
-    assert error == {"type": "error", "id": "bad", "message": error["message"]} and "cell_text_before" in error["message"]
+    assert (
+        error == {"type": "error", "id": "bad", "message": error["message"]} and "cell_text_before" in error["message"]
+    )
     ws.close()
 
 
@@ -160,7 +180,10 @@ async def test_stream_answers_deeply_nested_json_with_an_error_and_stays_open(jp
     """Nesting past the JSON decoder's recursion limit used to escape on_message, and
     tornado then dropped the socket without a close frame."""
     ws = await jp_ws_fetch("geoagent", "complete", "stream")
-    for message in ("[" * 100_000, '{"type": "complete", "id": "d", "cell_text_before": ' + "[" * 5000 + "]" * 5000 + "}"):
+    for message in (
+        "[" * 100_000,
+        '{"type": "complete", "id": "d", "cell_text_before": ' + "[" * 5000 + "]" * 5000 + "}",
+    ):
         ws.write_message(message)
         error = await _read(ws)
         assert error["type"] == "error" and "too deeply" in error["message"], error
@@ -218,9 +241,18 @@ class _FakeIndex:
         from geoagent_ext.rag.records import ApiRecord
 
         self.queries.append(query)
-        return [ApiRecord(id="1", qualified_name="geopandas.GeoDataFrame.to_crs", library="geopandas", version="1",
-                          kind="method", signature="(crs=None, epsg=None)", summary="Transform geometries to a new CRS.",
-                          text="")]
+        return [
+            ApiRecord(
+                id="1",
+                qualified_name="geopandas.GeoDataFrame.to_crs",
+                library="geopandas",
+                version="1",
+                kind="method",
+                signature="(crs=None, epsg=None)",
+                summary="Transform geometries to a new CRS.",
+                text="",
+            )
+        ]
 
 
 async def test_api_docs_join_once_the_index_is_warm():
@@ -251,7 +283,12 @@ def test_attribute_at_cursor_only_for_plain_dotted_names():
     [
         ("```python\nparcels.to_crs(epsg=3035)\n```", "parcels.to_", "", "crs(epsg=3035)"),
         ("crs(epsg=3035)", "parcels.to_", "", "crs(epsg=3035)"),
-        ("import geopandas as gpd\ngdf = gpd.read_file('a.gpkg')", "import geopandas as gpd\n", "", "gdf = gpd.read_file('a.gpkg')"),
+        (
+            "import geopandas as gpd\ngdf = gpd.read_file('a.gpkg')",
+            "import geopandas as gpd\n",
+            "",
+            "gdf = gpd.read_file('a.gpkg')",
+        ),
         ("'EPSG:3035'\nprint(crs)", "crs = ", "\nprint(crs)", "'EPSG:3035'"),
         ("\n".join(f"x{i} = {i}" for i in range(20)), "", "", "\n".join(f"x{i} = {i}" for i in range(8))),
     ],
@@ -268,8 +305,20 @@ def test_clean_completion_holds_back_partial_fences_and_echoes_while_streaming()
 
 
 def test_prompt_puts_the_cursor_cell_last_and_lists_context():
-    messages = completion_messages("gdf.to_", "", ["import geopandas"], variables=["gdf: GeoDataFrame"],
-                                   expression="gdf", members=["to_crs(crs=None, epsg=None)"], docs=["geopandas.read_file(...)"])
+    messages = completion_messages(
+        "gdf.to_",
+        "",
+        ["import geopandas"],
+        variables=["gdf: GeoDataFrame"],
+        expression="gdf",
+        members=["to_crs(crs=None, epsg=None)"],
+        docs=["geopandas.read_file(...)"],
+    )
     text = messages[-1].text
-    assert text.index("Earlier cells") < text.index("Variables") < text.index("Members of `gdf`") < text.index("gdf.to_<CURSOR>")
+    assert (
+        text.index("Earlier cells")
+        < text.index("Variables")
+        < text.index("Members of `gdf`")
+        < text.index("gdf.to_<CURSOR>")
+    )
     assert "geopandas.read_file" in text

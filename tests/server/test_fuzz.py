@@ -26,12 +26,12 @@ from tests.scripted_server import server_process
 
 MAX_EXAMPLES = 50  # per operation and generation mode
 
-SCRIPT = textwrap.dedent('''
+SCRIPT = textwrap.dedent("""
     def reply(messages):
         if "plans Python analyses" in messages[0].text:
             return "1. Fail on purpose."
         return "```python\\nraise ValueError('stuck on purpose')\\n```"
-''')
+""")
 
 
 @pytest.fixture(scope="module")
@@ -39,13 +39,22 @@ def server(tmp_path_factory):
     """(base_url, auth headers, live ids, log path) of a fresh server; stopped after the module."""
     tmp = tmp_path_factory.mktemp("fuzz")
     (tmp / "script.py").write_text(SCRIPT)
-    config = {"ServerApp": {"jpserver_extensions": {"geoagent_ext": True}},
-              "GeoAgentSettings": {"model": f"scripted:{tmp / 'script.py'}", "max_attempts": 1,
-                                   "inline_model": f"scripted:{tmp / 'script.py'}"}}
+    config = {
+        "ServerApp": {"jpserver_extensions": {"geoagent_ext": True}},
+        "GeoAgentSettings": {
+            "model": f"scripted:{tmp / 'script.py'}",
+            "max_attempts": 1,
+            "inline_model": f"scripted:{tmp / 'script.py'}",
+        },
+    }
     with server_process(tmp, config) as (base, auth, log_path, _pid):
-        busy, free = (requests.post(f"{base}/api/kernels", headers=auth, json={"name": "python3"}, timeout=60).json()["id"]
-                      for _ in range(2))
-        run = requests.post(f"{base}/geoagent/runs", headers=auth, json={"request": "fuzz me", "kernel_id": busy}, timeout=60)
+        busy, free = (
+            requests.post(f"{base}/api/kernels", headers=auth, json={"name": "python3"}, timeout=60).json()["id"]
+            for _ in range(2)
+        )
+        run = requests.post(
+            f"{base}/geoagent/runs", headers=auth, json={"request": "fuzz me", "kernel_id": busy}, timeout=60
+        )
         assert run.status_code == 201, run.text
         run_id = run.json()["run_id"]
         for _ in range(300):  # until it waits for a human: actions are then accepted
@@ -82,8 +91,14 @@ def _fuzz(schema, server_info, label):
     def fuzz_one(operation, mode):
         key, rnd = f"{operation.label} [{mode.value}]", random.Random(f"{operation.label}{mode}")
 
-        @hypothesis.settings(max_examples=MAX_EXAMPLES, deadline=None, database=None, derandomize=True,
-                             suppress_health_check=list(HealthCheck), phases=[hypothesis.Phase.generate])
+        @hypothesis.settings(
+            max_examples=MAX_EXAMPLES,
+            deadline=None,
+            database=None,
+            derandomize=True,
+            suppress_health_check=list(HealthCheck),
+            phases=[hypothesis.Phase.generate],
+        )
         @given(case=operation.as_strategy(generation_mode=mode))
         def check(case):
             counts[key] = counts.get(key, 0) + 1
@@ -105,7 +120,9 @@ def _fuzz(schema, server_info, label):
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
             fuzz_one(result.ok(), mode)
     server_log = Path(log_path).read_text()
-    assert not failures, f"{label}: server errors\n" + "\n".join(failures[:10]) + f"\n--- server log tail ---\n{server_log[-4000:]}"
+    assert not failures, (
+        f"{label}: server errors\n" + "\n".join(failures[:10]) + f"\n--- server log tail ---\n{server_log[-4000:]}"
+    )
     assert "Traceback" not in server_log, server_log[-4000:]
     print(label, "responses by status:", dict(sorted(statuses.items())))
     return counts
@@ -123,11 +140,14 @@ def test_fuzz_the_live_openapi_document_finds_no_5xx(server):
     print("fuzzed:", json.dumps(counts, indent=1))
 
 
-@pytest.mark.parametrize("path,body", [
-    ("runs", '{"request": "map \\ud800 it", "kernel_id": "%(kernel_id)s"}'),
-    ("runs/%(run_id)s/actions", '{"kind": "hint", "subtask_id": "%(subtask_id)s", "text": "\\udfff"}'),
-    ("active-notebook", '{"path": "nb\\ud800.ipynb"}'),
-])
+@pytest.mark.parametrize(
+    "path,body",
+    [
+        ("runs", '{"request": "map \\ud800 it", "kernel_id": "%(kernel_id)s"}'),
+        ("runs/%(run_id)s/actions", '{"kind": "hint", "subtask_id": "%(subtask_id)s", "text": "\\udfff"}'),
+        ("active-notebook", '{"path": "nb\\ud800.ipynb"}'),
+    ],
+)
 def test_lone_surrogates_are_refused_with_400(server, path, body):
     """Valid JSON that is no UTF-8 string, which hypothesis never generates: it would break the
     run log and the kernel protocol if it got past validation."""
@@ -144,15 +164,23 @@ def _deep(depth: int) -> str:
 def _json_bodies(base, auth):
     """(operation label, path) of every documented operation with a JSON body."""
     doc = requests.get(f"{base}/geoagent/openapi.json", headers=auth, timeout=30).json()
-    return [(f"{method.upper()} {path}", path) for path, ops in doc["paths"].items()
-            for method, op in ops.items() if "requestBody" in op]
+    return [
+        (f"{method.upper()} {path}", path)
+        for path, ops in doc["paths"].items()
+        for method, op in ops.items()
+        if "requestBody" in op
+    ]
 
 
-@pytest.mark.parametrize("body", [
-    "[" * 100_000,                                        # past the decoder's recursion limit
-    '{"request": ' + _deep(5000) + "}",                  # the same, inside a field
-    '{"request": ' + _deep(900) + ', "path": ' + _deep(900) + "}",  # deep but decodable
-], ids=["top-level", "in-a-field", "decodable"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "[" * 100_000,  # past the decoder's recursion limit
+        '{"request": ' + _deep(5000) + "}",  # the same, inside a field
+        '{"request": ' + _deep(900) + ', "path": ' + _deep(900) + "}",  # deep but decodable
+    ],
+    ids=["top-level", "in-a-field", "decodable"],
+)
 def test_deeply_nested_json_is_a_clear_400_on_every_body(server, body):
     """Deep nesting is an input hypothesis does not generate: RecursionError escaped the
     body parsers as a 500 (issue 18, item 6)."""
@@ -178,15 +206,34 @@ def test_quotes_backslashes_and_secrets_keep_every_event_valid_and_redacted(serv
     strings hold no secret (redaction works on values, never on the serialised text)."""
     base, auth, _, _ = server
     rnd = random.Random(seed)
-    pieces = ['"', '\\', '\\"', "'", "\n", "\t", "\u2028", "é", "{", "}", "[", "]", ":", ",",
-              f"api_key={SECRET}", f'"api_key": "{SECRET}"', f"Bearer {SECRET}",
-              f"https://tiles.example/{{z}}.png?access_token={SECRET}"]
+    pieces = [
+        '"',
+        "\\",
+        '\\"',
+        "'",
+        "\n",
+        "\t",
+        "\u2028",
+        "é",
+        "{",
+        "}",
+        "[",
+        "]",
+        ":",
+        ",",
+        f"api_key={SECRET}",
+        f'"api_key": "{SECRET}"',
+        f"Bearer {SECRET}",
+        f"https://tiles.example/{{z}}.png?access_token={SECRET}",
+    ]
 
     def mixed() -> str:
         return "".join(rnd.choice(pieces) for _ in range(rnd.randint(5, 40))) + f" token={SECRET}"
 
     kernel = requests.post(f"{base}/api/kernels", headers=auth, json={"name": "python3"}, timeout=60).json()["id"]
-    started = requests.post(f"{base}/geoagent/runs", headers=auth, timeout=30, json={"request": mixed(), "kernel_id": kernel})
+    started = requests.post(
+        f"{base}/geoagent/runs", headers=auth, timeout=30, json={"request": mixed(), "kernel_id": kernel}
+    )
     assert started.status_code == 201, started.text
     run_id = started.json()["run_id"]
     for _ in range(300):
@@ -195,8 +242,12 @@ def test_quotes_backslashes_and_secrets_keep_every_event_valid_and_redacted(serv
             break
         time.sleep(0.2)
     if state["status"] == "needs_human":
-        hint = requests.post(f"{base}/geoagent/runs/{run_id}/actions", headers=auth, timeout=30,
-                             json={"kind": "hint", "subtask_id": state["waiting_for"]["subtask_id"], "text": mixed()})
+        hint = requests.post(
+            f"{base}/geoagent/runs/{run_id}/actions",
+            headers=auth,
+            timeout=30,
+            json={"kind": "hint", "subtask_id": state["waiting_for"]["subtask_id"], "text": mixed()},
+        )
         assert hint.status_code < 500, hint.text
         time.sleep(1.0)
     events = requests.get(f"{base}/geoagent/runs/{run_id}/events", headers=auth, timeout=30)

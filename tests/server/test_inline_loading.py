@@ -43,8 +43,9 @@ def jp_server_config(geoagent_data_dir, tmp_path):
     return scripted_server_config(tmp_path, FAST)  # inline_warm as shipped
 
 
-async def test_jupyterlab_turning_suggestions_on_loads_the_inline_model_once(jp_serverapp, jp_fetch, jp_ws_fetch,
-                                                                            tmp_path, made):
+async def test_jupyterlab_turning_suggestions_on_loads_the_inline_model_once(
+    jp_serverapp, jp_fetch, jp_ws_fetch, tmp_path, made
+):
     services = jp_serverapp.web_app.settings["geoagent"]
     await jp_serverapp.extension_manager.start_extension("geoagent_ext")  # what ServerApp.start does
     await asyncio.sleep(1)
@@ -86,15 +87,21 @@ def _mapped(pid: int, weights: Path) -> bool:
 
 def test_the_local_inline_model_loads_at_the_first_suggestion_and_stays(tmp_path):
     weights = _small_model_weights()
-    config = {"ServerApp": {"jpserver_extensions": {"geoagent_ext": True}},
-              "GeoAgentSettings": {"model": f"local:{SMALL}", "inline_model": f"local:{SMALL}"}}
+    config = {
+        "ServerApp": {"jpserver_extensions": {"geoagent_ext": True}},
+        "GeoAgentSettings": {"model": f"local:{SMALL}", "inline_model": f"local:{SMALL}"},
+    }
     with server_process(tmp_path, config) as (base, auth, log_path, pid):
         time.sleep(START_GRACE_S)
         assert not _mapped(pid, weights), "the inline model was loaded at start with suggestions off"
         assert not _status(base, auth)["inline_loaded"]
         for _ in range(2):
-            answer = requests.post(f"{base}/geoagent/complete", headers=auth, timeout=240,
-                                   json={"cell_text_before": "import geopandas as gpd\nparcels = gpd."})
+            answer = requests.post(
+                f"{base}/geoagent/complete",
+                headers=auth,
+                timeout=240,
+                json={"cell_text_before": "import geopandas as gpd\nparcels = gpd."},
+            )
             assert answer.ok, answer.text
             assert _mapped(pid, weights), "the first suggestion did not load the inline model"
         status = _status(base, auth)

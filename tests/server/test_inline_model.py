@@ -19,7 +19,7 @@ from tests.scripted_server import scripted_server_config
 
 # A run's call blocks inside the scripted model's lock (like llama.cpp reading a long
 # prompt) until the test releases it; completion prompts answer at once.
-BLOCKING = textwrap.dedent('''
+BLOCKING = textwrap.dedent("""
     import threading
     STARTED, RELEASE = threading.Event(), threading.Event()
 
@@ -29,7 +29,7 @@ BLOCKING = textwrap.dedent('''
         STARTED.set()
         RELEASE.wait(30)
         return "1. Plan."
-''')
+""")
 FAST = 'def reply(messages):\n    return "```python\\nparcels.geometry\\n```"\n'
 
 
@@ -43,17 +43,21 @@ def _services(tmp_path, monkeypatch, **settings) -> GeoAgentServices:
     return services
 
 
-@pytest.mark.parametrize("inline,text", [("fast.py", "geometry"), ("block.py", "area")], ids=["other-spec", "same-spec"])
+@pytest.mark.parametrize(
+    "inline,text", [("fast.py", "geometry"), ("block.py", "area")], ids=["other-spec", "same-spec"]
+)
 async def test_suggestion_answers_while_a_run_call_holds_the_main_model(tmp_path, monkeypatch, inline, text):
     (tmp_path / "block.py").write_text(BLOCKING)
     (tmp_path / "fast.py").write_text(FAST)
-    services = _services(tmp_path, monkeypatch, model=f"scripted:{tmp_path / 'block.py'}",
-                         inline_model=f"scripted:{tmp_path / inline}")
+    services = _services(
+        tmp_path, monkeypatch, model=f"scripted:{tmp_path / 'block.py'}", inline_model=f"scripted:{tmp_path / inline}"
+    )
     run_model = await services.chat_model(services.settings.model)  # what RunManager._new_run gives a run
     started, release = (run_model.responder.__globals__[n] for n in ("STARTED", "RELEASE"))
     # Streamed, so the scripted model answers in a worker thread as llama.cpp does.
-    run_call = asyncio.ensure_future(LLMClient(run_model, timeout=60).complete("Plan: buffer the parcels.",
-                                                                              on_text=lambda _: None))
+    run_call = asyncio.ensure_future(
+        LLMClient(run_model, timeout=60).complete("Plan: buffer the parcels.", on_text=lambda _: None)
+    )
     suggest = None
     try:
         assert await asyncio.to_thread(started.wait, 10), "the run's call never reached the model"
@@ -79,8 +83,11 @@ def test_inline_default_is_the_small_model_when_installed(monkeypatch):
     assert GeoAgentSettings(model="openai:gpt-4o").inline_model == "local:qwen2.5-coder-0.5b"
 
 
-@pytest.mark.parametrize("installed,llama", [({"qwen2.5-coder-1.5b"}, True), ({"qwen2.5-coder-0.5b"}, False)],
-                         ids=["no-0.5b-weights", "no-llama-cpp"])
+@pytest.mark.parametrize(
+    "installed,llama",
+    [({"qwen2.5-coder-1.5b"}, True), ({"qwen2.5-coder-0.5b"}, False)],
+    ids=["no-0.5b-weights", "no-llama-cpp"],
+)
 def test_inline_default_is_the_main_model_without_the_small_one(monkeypatch, installed, llama):
     _pretend_installed(monkeypatch, installed, llama)
     assert GeoAgentSettings().inline_model == "local:qwen2.5-coder-1.5b"

@@ -29,7 +29,7 @@ import requests
 from tests.scripted_server import server_process
 
 # The kernel's code: every route to the server's identity or to a key, reported by hash.
-ATTACK = textwrap.dedent('''
+ATTACK = textwrap.dedent("""
     import base64, glob, hashlib, hmac, json, os, re, urllib.error, urllib.request
     from jupyter_core.paths import jupyter_runtime_dir
     from tornado.web import create_signed_value
@@ -76,18 +76,18 @@ ATTACK = textwrap.dedent('''
                 print(base64.b64encode(value).decode())
                 report["found_in"].append(int(path.split("/")[2]))
     print("REPORT", json.dumps(report))
-''')
+""")
 
 
 def _attack_script(secrets: dict[str, str]) -> str:
     targets = sorted(hashlib.sha256(v.encode()).hexdigest() for v in secrets.values())
     code = f"TARGETS = {targets!r}\n" + ATTACK
-    return textwrap.dedent(f'''
+    return textwrap.dedent(f"""
         def reply(messages):
             if "plans Python analyses" in messages[0].text:
                 return "1. Look around."
             return "```python\\n" + {code!r} + "\\n```"
-    ''')
+    """)
 
 
 @pytest.fixture(scope="module")
@@ -100,9 +100,15 @@ def server(tmp_path_factory, secrets):
     """A real server with strip_kernel_secrets and terminals, the keys in its environment."""
     tmp = tmp_path_factory.mktemp("kernel-as-user")
     (tmp / "attack.py").write_text(_attack_script(secrets))
-    config = {"ServerApp": {"jpserver_extensions": {"geoagent_ext": True, "jupyter_server_terminals": True}},
-              "GeoAgentSettings": {"model": f"scripted:{tmp / 'attack.py'}", "max_attempts": 1,
-                                   "strip_kernel_secrets": True, "inline_warm": False}}
+    config = {
+        "ServerApp": {"jpserver_extensions": {"geoagent_ext": True, "jupyter_server_terminals": True}},
+        "GeoAgentSettings": {
+            "model": f"scripted:{tmp / 'attack.py'}",
+            "max_attempts": 1,
+            "strip_kernel_secrets": True,
+            "inline_warm": False,
+        },
+    }
     with server_process(tmp, config, env=secrets) as (base, auth, log_path, pid):
         yield {"base": base, "auth": auth, "log": log_path, "pid": pid, "tmp": tmp}
 
@@ -176,8 +182,9 @@ def _run(server: dict) -> tuple[dict, str]:
     """A GeoAgent run of the attacker's code on a fresh kernel: its final state, its events."""
     base, auth = server["base"], server["auth"]
     kernel_id = requests.post(f"{base}/api/kernels", headers=auth, json={"name": "python3"}, timeout=60).json()["id"]
-    run_id = requests.post(f"{base}/geoagent/runs", headers=auth, json={"request": "look", "kernel_id": kernel_id},
-                           timeout=60).json()["run_id"]
+    run_id = requests.post(
+        f"{base}/geoagent/runs", headers=auth, json={"request": "look", "kernel_id": kernel_id}, timeout=60
+    ).json()["run_id"]
     for _ in range(600):
         state = requests.get(f"{base}/geoagent/runs/{run_id}", headers=auth, timeout=10).json()
         if state["status"] != "running":

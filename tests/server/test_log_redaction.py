@@ -27,9 +27,11 @@ def server_log(monkeypatch):
     log = logging.getLogger("test.login.ServerApp")
     log.setLevel(logging.INFO)
     serverapp = SimpleNamespace(
-        identity_provider=SimpleNamespace(token=TOKEN), log=log,
+        identity_provider=SimpleNamespace(token=TOKEN),
+        log=log,
         display_url=f"http://localhost:8888/lab?token={TOKEN}\n    {LOCAL_URL}",
-        connect_url=f"http://localhost:8888/lab?token={TOKEN}\n    {LOCAL_URL}")
+        connect_url=f"http://localhost:8888/lab?token={TOKEN}\n    {LOCAL_URL}",
+    )
     console = io.StringIO()
     handler = logging.StreamHandler(console)
     handler.addFilter(RedactingFilter(server_login_urls(serverapp)))
@@ -52,11 +54,14 @@ def test_a_model_key_beside_the_login_url_is_redacted(server_log):
     assert console.getvalue() == f"{LOCAL_URL} with [REDACTED] and api_key=[REDACTED]\n"
 
 
-@pytest.mark.parametrize("line", [
-    f"token={TOKEN}",  # not a URL of the server's
-    f"http://attacker.example/collect?token={TOKEN}",  # another URL
-    f"{LOCAL_URL}&next=/tree",  # not the URL the server prints
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"token={TOKEN}",  # not a URL of the server's
+        f"http://attacker.example/collect?token={TOKEN}",  # another URL
+        f"{LOCAL_URL}&next=/tree",  # not the URL the server prints
+    ],
+)
 def test_the_servers_token_anywhere_else_is_redacted(server_log, line):
     log, console = server_log
     log.info(line)
@@ -66,7 +71,10 @@ def test_the_servers_token_anywhere_else_is_redacted(server_log, line):
 def test_the_login_url_from_another_logger_is_redacted(server_log):
     log, console = server_log
     logging.getLogger(f"{log.name}.kernels").info("kernel saw %s", LOCAL_URL)  # same handler
-    assert TOKEN not in console.getvalue() and "kernel saw http://127.0.0.1:8888/lab?token=[REDACTED]" in console.getvalue()
+    assert (
+        TOKEN not in console.getvalue()
+        and "kernel saw http://127.0.0.1:8888/lab?token=[REDACTED]" in console.getvalue()
+    )
 
 
 def test_model_keys_in_log_lines_are_redacted(server_log):

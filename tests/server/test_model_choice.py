@@ -15,20 +15,21 @@ from tornado.httpclient import HTTPClientError
 
 from tests.scripted_server import scripted_server_config
 
-SCRIPT = textwrap.dedent('''
+SCRIPT = textwrap.dedent("""
     def reply(messages):
         if "plans Python analyses" in messages[0].text:
             return "1. Set x."
         return "```python\\nx = 1\\n```"
-''')
+""")
 
 
 def _evil(tmp_path):
     """A Python file that leaves a mark if the server ever imports it."""
     marker = tmp_path / "imported.txt"
     evil = tmp_path / "evil.py"
-    evil.write_text(f"open({str(marker)!r}, 'w').write('the server ran me')\n"
-                    "def reply(messages):\n    return 'x = 1'\n")
+    evil.write_text(
+        f"open({str(marker)!r}, 'w').write('the server ran me')\ndef reply(messages):\n    return 'x = 1'\n"
+    )
     return evil, marker
 
 
@@ -46,15 +47,19 @@ async def _post(jp_fetch, *path, body):
 async def test_a_request_cannot_make_the_server_import_a_file(jp_fetch, jp_ws_fetch, jp_serverapp, tmp_path):
     evil, marker = _evil(tmp_path)
     kernel_id = await jp_serverapp.kernel_manager.start_kernel(kernel_name="python3")
-    for path, body in ((("runs",), {"request": "x", "kernel_id": kernel_id, "model": f"scripted:{evil}"}),
-                       (("complete",), {"cell_text_before": "x = ", "model": f"scripted:{evil}"})):
+    for path, body in (
+        (("runs",), {"request": "x", "kernel_id": kernel_id, "model": f"scripted:{evil}"}),
+        (("complete",), {"cell_text_before": "x = ", "model": f"scripted:{evil}"}),
+    ):
         with pytest.raises(HTTPClientError) as err:
             await _post(jp_fetch, *path, body=body)
         assert err.value.code == 400, err.value.response.body
         message = json.loads(err.value.response.body)["message"]
         assert "not offered" in message and "/geoagent/models" in message, message
     ws = await jp_ws_fetch("geoagent", "complete", "stream")
-    ws.write_message(json.dumps({"type": "complete", "id": "c1", "model": f"scripted:{evil}", "cell_text_before": "x = "}))
+    ws.write_message(
+        json.dumps({"type": "complete", "id": "c1", "model": f"scripted:{evil}", "cell_text_before": "x = "})
+    )
     reply = json.loads(await ws.read_message())
     ws.close()
     assert reply["type"] == "error" and reply["id"] == "c1" and "not offered" in reply["message"], reply

@@ -16,7 +16,7 @@ from geoagent_ext.agent.state import fold
 from geoagent_ext.llm.queue import queue_for
 from tests.scripted_server import scripted_server_config
 
-SCRIPT = textwrap.dedent('''
+SCRIPT = textwrap.dedent("""
     SERIAL = True
     DELAY = 0.6
 
@@ -27,7 +27,7 @@ SCRIPT = textwrap.dedent('''
         if "reviewing" in system:
             return "OK"
         return "```python\\nx = 42\\n```"
-''')
+""")
 
 
 @pytest.fixture
@@ -51,8 +51,9 @@ async def test_concurrent_runs_wait_their_turn_and_say_their_place(jp_fetch, jp_
     run_ids = []
     async with line.turn():  # the model is busy (as with another user's call) until all three wait
         for kernel_id in kernels:
-            answer = await jp_fetch("geoagent", "runs", method="POST",
-                                    body=json.dumps({"request": "forty-two", "kernel_id": kernel_id}))
+            answer = await jp_fetch(
+                "geoagent", "runs", method="POST", body=json.dumps({"request": "forty-two", "kernel_id": kernel_id})
+            )
             run_ids.append(json.loads(answer.body)["run_id"])
             for _ in range(1200):  # its planning call is in line: the next run comes after it
                 if line.waiting == len(run_ids):

@@ -29,9 +29,15 @@ def test_cloud_providers_appear_only_when_installed_and_never_leak_keys(monkeypa
     import importlib.util
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: object() if name == "langchain_openai" else
-                        (None if name in ("langchain_anthropic", "langchain_ollama") else real(name, *a)))
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: (
+            object()
+            if name == "langchain_openai"
+            else (None if name in ("langchain_anthropic", "langchain_ollama") else real(name, *a))
+        ),
+    )
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-value")
     settings = GeoAgentSettings(model="scripted:/tmp/x.py")
     body = list_models(settings)
@@ -54,8 +60,9 @@ def test_a_self_hosted_openai_server_offers_its_configured_model_not_openai_exam
     import importlib.util
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: object() if name == "langchain_openai" else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: object() if name == "langchain_openai" else real(name, *a)
+    )
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     settings = GeoAgentSettings(model="openai:qwen2.5-coder:14b", openai_base_url="http://gpu-box:8000/v1")
     ids = [m["id"] for m in list_models(settings)["models"]]

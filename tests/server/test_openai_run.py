@@ -39,10 +39,17 @@ def jp_server_config(geoagent_data_dir, openai_server, key, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", key)
     for name in ("OPENAI_BASE_URL", "OPENAI_API_BASE"):
         monkeypatch.delenv(name, raising=False)
-    yield {"ServerApp": {"jpserver_extensions": {"geoagent_ext": True}},
-           "GeoAgentSettings": {"model": f"openai:{ALIAS}", "openai_base_url": openai_server.url,
-                                "strip_kernel_secrets": True, "max_attempts": 1, "llm_timeout": 300,
-                                "inline_warm": False}}
+    yield {
+        "ServerApp": {"jpserver_extensions": {"geoagent_ext": True}},
+        "GeoAgentSettings": {
+            "model": f"openai:{ALIAS}",
+            "openai_base_url": openai_server.url,
+            "strip_kernel_secrets": True,
+            "max_attempts": 1,
+            "llm_timeout": 300,
+            "inline_warm": False,
+        },
+    }
     restore_default_provisioner()  # the provisioner factory is a process-wide singleton
 
 
@@ -83,7 +90,8 @@ def _everything(jp_serverapp, run_id: str, events: list[dict], tmp_path) -> str:
 
 
 async def test_a_run_through_the_endpoint_counts_tokens_and_keeps_the_key_out(
-        jp_fetch, jp_serverapp, openai_server, caplog, tmp_path):
+    jp_fetch, jp_serverapp, openai_server, caplog, tmp_path
+):
     caplog.set_level(logging.DEBUG)
     run_id, events, kernel_id = await _run(jp_fetch, jp_serverapp, "Print the sum of 2 and 3.")
     kinds = [e["type"] for e in events]

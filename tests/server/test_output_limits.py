@@ -13,12 +13,12 @@ from tornado.httpclient import HTTPClientError
 from geoagent_ext.agent.output_limits import FIELD_LIMIT, OUTPUTS_LIMIT
 from tests.scripted_server import scripted_server_config
 
-SCRIPT = textwrap.dedent('''
+SCRIPT = textwrap.dedent("""
     def reply(messages):
         if "plans Python analyses" in messages[0].text:
             return "1. Print a lot."
         return "```python\\nprint('x' * 2_200_000)\\n```"
-''')
+""")
 
 
 @pytest.fixture
@@ -28,7 +28,9 @@ def jp_server_config(geoagent_data_dir, tmp_path):
 
 async def test_events_are_bounded_and_the_whole_output_is_served_for_the_cell(jp_fetch, jp_serverapp):
     kernel_id = await jp_serverapp.kernel_manager.start_kernel(kernel_name="python3")
-    created = await jp_fetch("geoagent", "runs", method="POST", body=json.dumps({"request": "print", "kernel_id": kernel_id}))
+    created = await jp_fetch(
+        "geoagent", "runs", method="POST", body=json.dumps({"request": "print", "kernel_id": kernel_id})
+    )
     run_id = json.loads(created.body)["run_id"]
     for _ in range(450):
         state = json.loads((await jp_fetch("geoagent", "runs", run_id)).body)
@@ -39,7 +41,10 @@ async def test_events_are_bounded_and_the_whole_output_is_served_for_the_cell(jp
     events = json.loads((await jp_fetch("geoagent", "runs", run_id, "events")).body)["events"]
     assert max(len(json.dumps(e)) for e in events) < OUTPUTS_LIMIT + FIELD_LIMIT + 20_000
     [solved] = [e for e in events if e["type"] == "solved"]
-    assert solved["result"]["truncated"] and "[output truncated: 2,200,001 characters" in solved["result"]["outputs"][0]["text"]
+    assert (
+        solved["result"]["truncated"]
+        and "[output truncated: 2,200,001 characters" in solved["result"]["outputs"][0]["text"]
+    )
     whole = json.loads((await jp_fetch("geoagent", "runs", run_id, "outputs", solved["subtask_id"])).body)
     assert whole["outputs"][0]["text"] == "x" * 2_200_000 + "\n"
     with pytest.raises(HTTPClientError) as missing:

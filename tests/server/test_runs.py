@@ -19,7 +19,7 @@ from geoagent_ext.services import GeoAgentServices
 from tests.kernel.conftest import stops_running, trial_child
 from tests.scripted_server import scripted_server_config
 
-SCRIPT = textwrap.dedent('''
+SCRIPT = textwrap.dedent("""
     def reply(messages):
         system, user = messages[0].text, messages[-1].text
         if "plans Python analyses" in system:
@@ -29,7 +29,7 @@ SCRIPT = textwrap.dedent('''
         if "previous attempt failed" in user:
             return "Cause: wrong name\\n```python\\nprint(x + 2)\\n```"
         return "```python\\nraise ValueError('the scripted step 2 always fails')\\n```"
-''')
+""")
 
 
 # Offered besides the default: a model whose loading takes a second (like joining local
@@ -39,7 +39,7 @@ SLOW_LOADING = "import time\ntime.sleep(1.0)\n" + SCRIPT
 
 # Step 2 sleeps in the live kernel only: its trial, a fork of the kernel, is no child of
 # the server (this process) and returns at once.
-LONG_STEP = textwrap.dedent('''
+LONG_STEP = textwrap.dedent("""
     def reply(messages):
         system, user = messages[0].text, messages[-1].text
         if "plans Python analyses" in system:
@@ -47,16 +47,16 @@ LONG_STEP = textwrap.dedent('''
         if "Your step (1 of 2)" in user:
             return "```python\\nx = 40\\nopen('out.txt', 'w').write('forty')\\n```"
         return "```python\\nimport os, time\\nif os.getppid() == " + str(SERVER_PID) + ":\\n    time.sleep(120)\\n```"
-''')
+""")
 
 
 # The one step sleeps in its trial only (a fork of the kernel, whose parent is not the server).
-SLEEPS_IN_TRIAL = textwrap.dedent('''
+SLEEPS_IN_TRIAL = textwrap.dedent("""
     def reply(messages):
         if "plans Python analyses" in messages[0].text:
             return "1. Count sheep slowly."
         return "```python\\nimport os, time\\nif os.getppid() != " + str(SERVER_PID) + ":\\n    time.sleep(300)\\n```"
-''')
+""")
 
 
 @pytest.fixture
@@ -64,9 +64,17 @@ def jp_server_config(geoagent_data_dir, tmp_path):
     (tmp_path / "slow_loading.py").write_text(SLOW_LOADING)
     (tmp_path / "long_step.py").write_text(f"SERVER_PID = {os.getpid()}\n" + LONG_STEP)
     (tmp_path / "sleeps_in_trial.py").write_text(f"SERVER_PID = {os.getpid()}\n" + SLEEPS_IN_TRIAL)
-    return scripted_server_config(tmp_path, SCRIPT, max_attempts=1, extra_models=[
-        f"scripted:{tmp_path / 'slow_loading.py'}", f"scripted:{tmp_path / 'missing.json'}",
-        f"scripted:{tmp_path / 'long_step.py'}", f"scripted:{tmp_path / 'sleeps_in_trial.py'}"])
+    return scripted_server_config(
+        tmp_path,
+        SCRIPT,
+        max_attempts=1,
+        extra_models=[
+            f"scripted:{tmp_path / 'slow_loading.py'}",
+            f"scripted:{tmp_path / 'missing.json'}",
+            f"scripted:{tmp_path / 'long_step.py'}",
+            f"scripted:{tmp_path / 'sleeps_in_trial.py'}",
+        ],
+    )
 
 
 async def _kernel(jp_serverapp):
@@ -74,7 +82,9 @@ async def _kernel(jp_serverapp):
 
 
 async def _post(jp_fetch, *path, body, **kw):
-    return await jp_fetch("geoagent", *path, method="POST", body=json.dumps(body) if not isinstance(body, str) else body, **kw)
+    return await jp_fetch(
+        "geoagent", *path, method="POST", body=json.dumps(body) if not isinstance(body, str) else body, **kw
+    )
 
 
 async def _wait_state(jp_fetch, run_id, statuses, timeout=90):
@@ -135,8 +145,9 @@ async def test_two_starts_on_one_kernel_at_once_give_one_run(jp_fetch, jp_server
     the busy-kernel check before either run was registered (issue 18, item 1)."""
     kernel_id = await _kernel(jp_serverapp)
     body = {"request": "forty-two", "kernel_id": kernel_id, "model": f"scripted:{tmp_path / 'slow_loading.py'}"}
-    answers = await asyncio.gather(_post(jp_fetch, "runs", body=body), _post(jp_fetch, "runs", body=body),
-                                   return_exceptions=True)
+    answers = await asyncio.gather(
+        _post(jp_fetch, "runs", body=body), _post(jp_fetch, "runs", body=body), return_exceptions=True
+    )
     codes = sorted(a.code for a in answers)
     assert codes == [201, 409], answers
     refused = next(a for a in answers if isinstance(a, HTTPClientError))
@@ -149,20 +160,36 @@ async def test_two_starts_on_one_kernel_at_once_give_one_run(jp_fetch, jp_server
 async def test_a_start_that_fails_releases_the_kernel(jp_fetch, jp_serverapp, tmp_path):
     kernel_id = await _kernel(jp_serverapp)
     with pytest.raises(HTTPClientError) as err:
-        await _post(jp_fetch, "runs", body={"request": "x", "kernel_id": kernel_id,
-                                            "model": f"scripted:{tmp_path / 'missing.json'}"})
+        await _post(
+            jp_fetch,
+            "runs",
+            body={"request": "x", "kernel_id": kernel_id, "model": f"scripted:{tmp_path / 'missing.json'}"},
+        )
     assert err.value.code == 400 and b"missing.json" in err.value.response.body
     created = await _post(jp_fetch, "runs", body={"request": "x", "kernel_id": kernel_id})
     assert created.code == 201
     await _post(jp_fetch, "runs", json.loads(created.body)["run_id"], "cancel", body={})
 
 
-async def test_a_kernel_killed_mid_step_ends_the_run_saying_what_was_lost(jp_fetch, jp_serverapp, jp_root_dir, tmp_path):
+async def test_a_kernel_killed_mid_step_ends_the_run_saying_what_was_lost(
+    jp_fetch, jp_serverapp, jp_root_dir, tmp_path
+):
     """The run used to report the dead kernel, then wait in needs-human for a fix that
     could not run in a kernel whose variables were gone (issue 18, item 7)."""
     kernel_id = await jp_serverapp.kernel_manager.start_kernel(kernel_name="python3", path="")  # cwd: the root
-    run_id = json.loads((await _post(jp_fetch, "runs", body={
-        "request": "x then wait", "kernel_id": kernel_id, "model": f"scripted:{tmp_path / 'long_step.py'}"})).body)["run_id"]
+    run_id = json.loads(
+        (
+            await _post(
+                jp_fetch,
+                "runs",
+                body={
+                    "request": "x then wait",
+                    "kernel_id": kernel_id,
+                    "model": f"scripted:{tmp_path / 'long_step.py'}",
+                },
+            )
+        ).body
+    )["run_id"]
     for _ in range(300):  # until step 2 runs live (its trial has passed)
         events = json.loads((await jp_fetch("geoagent", "runs", run_id, "events")).body)["events"]
         if [e for e in events if e["type"] == "executed" and e["trial"] and e["attempt"] == 1][1:]:
@@ -203,7 +230,9 @@ def _lose_kernel(jp_serverapp, kernel_id, how):
 async def test_a_kernel_lost_while_the_run_waits_for_a_human_ends_the_run_at_once(jp_fetch, jp_serverapp, how):
     """No fix a human sends can run without the lost ``x``, and a waiting run holds its kernel."""
     kernel_id = await _kernel(jp_serverapp)
-    run_id = json.loads((await _post(jp_fetch, "runs", body={"request": "forty-two", "kernel_id": kernel_id})).body)["run_id"]
+    run_id = json.loads((await _post(jp_fetch, "runs", body={"request": "forty-two", "kernel_id": kernel_id})).body)[
+        "run_id"
+    ]
     state = await _wait_state(jp_fetch, run_id, {"needs_human", "failed", "succeeded"})
     assert state["status"] == "needs_human", state
     restart = _lose_kernel(jp_serverapp, kernel_id, how)
@@ -220,8 +249,19 @@ async def test_a_kernel_lost_while_the_run_waits_for_a_human_ends_the_run_at_onc
 async def test_a_kernel_killed_during_a_trial_ends_the_run_and_the_trial(jp_fetch, jp_serverapp, tmp_path):
     """The trial used to run on, orphaned, to its time limit, and the run held the kernel meanwhile."""
     kernel_id = await _kernel(jp_serverapp)
-    run_id = json.loads((await _post(jp_fetch, "runs", body={
-        "request": "wait", "kernel_id": kernel_id, "model": f"scripted:{tmp_path / 'sleeps_in_trial.py'}"})).body)["run_id"]
+    run_id = json.loads(
+        (
+            await _post(
+                jp_fetch,
+                "runs",
+                body={
+                    "request": "wait",
+                    "kernel_id": kernel_id,
+                    "model": f"scripted:{tmp_path / 'sleeps_in_trial.py'}",
+                },
+            )
+        ).body
+    )["run_id"]
     kernel_pid = jp_serverapp.kernel_manager.get_kernel(kernel_id).provisioner.pid
     child = await trial_child(kernel_pid)
     await asyncio.sleep(1.0)  # past the fork's answer (milliseconds): the run waits for the trial
@@ -265,7 +305,9 @@ async def test_unknown_run_is_404_and_auth_is_required(jp_fetch):
 
 
 async def test_run_on_a_notebook_session(jp_fetch, jp_serverapp, jp_root_dir):
-    session = await jp_serverapp.session_manager.create_session(path="work/nb.ipynb", kernel_name="python3", type="notebook")
+    session = await jp_serverapp.session_manager.create_session(
+        path="work/nb.ipynb", kernel_name="python3", type="notebook"
+    )
     created = json.loads((await _post(jp_fetch, "runs", body={"request": "x", "notebook_path": "work/nb.ipynb"})).body)
     assert created["kernel_id"] == session["kernel"]["id"]
     await _wait_state(jp_fetch, created["run_id"], {"needs_human"})

@@ -21,14 +21,17 @@ import requests
 from geoagent_ext.agent import notebook as nbwriter
 from geoagent_ext.kernel import KernelService
 from geoagent_ext.runs.kernel_env import (
-    PROVISIONER_NAME, restore_default_provisioner, secret_names, use_secretless_kernels,
+    PROVISIONER_NAME,
+    restore_default_provisioner,
+    secret_names,
+    use_secretless_kernels,
 )
 from tests.persona.helpers import EXTENSIONS, close_chat, open_chat, open_notebook
 from tests.scripted_server import scripted_server_config, server_process
 
 # Step 1 prints both secrets, then so much that the events' 4000-character stdout cap cuts
 # through the token; step 2 puts them in an exception (error paths are events too).
-SCRIPT = textwrap.dedent('''
+SCRIPT = textwrap.dedent("""
     def reply(messages):
         system, user = messages[0].text, messages[-1].text
         if "plans Python analyses" in system:
@@ -38,7 +41,7 @@ SCRIPT = textwrap.dedent('''
                     "print('token:', os.environ.get('GEO_SERVICE_TOKEN'))\\nprint('p' * 3990)\\n```")
         return ("```python\\nimport os\\nraise RuntimeError('bad key ' + os.environ.get('OPENAI_API_KEY', '-')"
                 " + ' ' + os.environ.get('GEO_SERVICE_TOKEN', '-'))\\n```")
-''')
+""")
 
 
 @pytest.fixture
@@ -76,7 +79,8 @@ def _leaks(text: str, secrets: dict[str, str]) -> list[str]:
 
 
 async def test_printed_secrets_stay_out_of_events_log_chat_notebook_and_server_log(
-        jp_serverapp, jp_ws_fetch, jp_fetch, jp_root_dir, secrets, caplog, tmp_path):
+    jp_serverapp, jp_ws_fetch, jp_fetch, jp_root_dir, secrets, caplog, tmp_path
+):
     chat = await open_chat(jp_serverapp, jp_ws_fetch, jp_root_dir)
     try:
         path = await open_notebook(jp_serverapp, jp_root_dir)
@@ -114,7 +118,9 @@ async def test_opt_in_kernels_start_without_secret_variables(jp_serverapp, secre
     kernel_id = await jp_serverapp.kernel_manager.start_kernel(kernel_name="python3")
     kernels = KernelService(jp_serverapp.kernel_manager)
     try:
-        result = await kernels.execute(kernel_id, "import os\nprint(sorted(k for k in os.environ if k.startswith(('OPENAI', 'GEO_'))))")
+        result = await kernels.execute(
+            kernel_id, "import os\nprint(sorted(k for k in os.environ if k.startswith(('OPENAI', 'GEO_'))))"
+        )
     finally:
         await kernels.close()
     assert result.stdout.strip() == "['GEO_PLAIN_SETTING']"
@@ -143,7 +149,7 @@ def test_secret_names_and_a_foreign_default_provisioner_is_left_alone():
 # process and of every ancestor up to init (the server first), prints what looks like a key
 # base64- and hex-encoded (redaction only knows the plain value), and says in which
 # process it found the key itself (compared by hash, so its code carries no secret).
-PROC_ATTACK = textwrap.dedent('''
+PROC_ATTACK = textwrap.dedent("""
     import base64, hashlib, os
     pids, pid = [], os.getpid()
     while pid > 1:
@@ -166,17 +172,17 @@ PROC_ATTACK = textwrap.dedent('''
             if value and hashlib.sha256(value).hexdigest() == TARGET:
                 found.append(pid)
     print("found in", found)
-''')
+""")
 
 
 def _attack_script(secret: str) -> str:
     code = f"TARGET = {hashlib.sha256(secret.encode()).hexdigest()!r}\n" + PROC_ATTACK
-    return textwrap.dedent(f'''
+    return textwrap.dedent(f"""
         def reply(messages):
             if "plans Python analyses" in messages[0].text:
                 return "1. Look at the environment."
             return "```python\\n" + {code!r} + "\\n```"
-    ''')
+    """)
 
 
 def test_kernels_cannot_read_the_key_from_the_servers_proc_environ(tmp_path):
@@ -185,15 +191,24 @@ def test_kernels_cannot_read_the_key_from_the_servers_proc_environ(tmp_path):
     neither plainly nor base64- or hex-encoded, in events, run log or server log."""
     secret = f"sk-test-{uuid.uuid4().hex}"
     (tmp_path / "attack.py").write_text(_attack_script(secret))
-    config = {"ServerApp": {"jpserver_extensions": {"geoagent_ext": True}},
-              "GeoAgentSettings": {"model": f"scripted:{tmp_path / 'attack.py'}", "max_attempts": 1,
-                                   "strip_kernel_secrets": True, "inline_warm": False}}
+    config = {
+        "ServerApp": {"jpserver_extensions": {"geoagent_ext": True}},
+        "GeoAgentSettings": {
+            "model": f"scripted:{tmp_path / 'attack.py'}",
+            "max_attempts": 1,
+            "strip_kernel_secrets": True,
+            "inline_warm": False,
+        },
+    }
     with server_process(tmp_path, config, env={"OPENAI_API_KEY": secret}) as (base, auth, log_path, server_pid):
         with open(f"/proc/{server_pid}/environ", "rb") as fh:
             assert secret.encode() not in fh.read()  # what any process of this user could read
-        kernel_id = requests.post(f"{base}/api/kernels", headers=auth, json={"name": "python3"}, timeout=60).json()["id"]
-        run_id = requests.post(f"{base}/geoagent/runs", headers=auth, json={"request": "look", "kernel_id": kernel_id},
-                               timeout=60).json()["run_id"]
+        kernel_id = requests.post(f"{base}/api/kernels", headers=auth, json={"name": "python3"}, timeout=60).json()[
+            "id"
+        ]
+        run_id = requests.post(
+            f"{base}/geoagent/runs", headers=auth, json={"request": "look", "kernel_id": kernel_id}, timeout=60
+        ).json()["run_id"]
         for _ in range(300):
             state = requests.get(f"{base}/geoagent/runs/{run_id}", headers=auth, timeout=10).json()
             if state["status"] != "running":
@@ -215,7 +230,7 @@ def test_the_scrubbed_server_holds_its_key_for_its_models_and_its_children_get_n
     """The key leaves os.environ, the C environment (what subprocess and exec pass on) and the
     /proc view; the server keeps it in memory: an openai model made afterwards is given it,
     redaction and the model list still know it. A kept name stays for code in the server."""
-    probe = textwrap.dedent('''
+    probe = textwrap.dedent("""
         import ctypes, json, os, subprocess, sys
         from geoagent_ext.runs.server_env import scrub_own_environment
         from geoagent_ext.llm.choices import list_models
@@ -239,7 +254,7 @@ def test_the_scrubbed_server_holds_its_key_for_its_models_and_its_children_get_n
                           "offered": openai[0]["available"] if openai else None,
                           "hub": os.environ.get("JUPYTERHUB_API_TOKEN"),
                           "dumpable": ctypes.CDLL(None).prctl(3, 0, 0, 0, 0)}))
-    ''')
+    """)
     secret, hub = f"sk-test-{uuid.uuid4().hex}", f"hub-{uuid.uuid4().hex}"
     env = {**os.environ, "OPENAI_API_KEY": secret, "JUPYTERHUB_API_TOKEN": hub, "GEO_PLAIN": "kept"}
     for name in ("OPENAI_BASE_URL", "OPENAI_API_BASE"):

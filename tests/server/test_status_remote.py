@@ -49,8 +49,17 @@ def built_chroma(chroma):
     """The server holding a (two-record) index, written the way `index build` writes one."""
     target = _store(chroma)
     target.wipe()
-    records = [ApiRecord(id=f"shapely.f{i}", qualified_name=f"shapely.f{i}", library="shapely",
-                         version="2.1", kind="function", text=f"shapely.f{i}()") for i in range(2)]
+    records = [
+        ApiRecord(
+            id=f"shapely.f{i}",
+            qualified_name=f"shapely.f{i}",
+            library="shapely",
+            version="2.1",
+            kind="function",
+            text=f"shapely.f{i}()",
+        )
+        for i in range(2)
+    ]
     target.add(records, np.eye(2, 384, dtype=np.float32).tolist())
     target.write_manifest({"records": 2, "libraries": {"shapely": "2.1"}})
     return chroma
@@ -62,8 +71,20 @@ def settings_for(server) -> GeoAgentSettings:
 
 def cli_status(host: str, port: int) -> dict:
     answer = subprocess.run(
-        [sys.executable, "-m", "geoagent_ext.cli.main", "--config", f"chroma_host={host}",
-         "--config", f"chroma_port={port}", "status"], capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "geoagent_ext.cli.main",
+            "--config",
+            f"chroma_host={host}",
+            "--config",
+            f"chroma_port={port}",
+            "status",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert answer.returncode == 0, answer.stderr[-3000:]
     return json.loads(answer.stdout)["index"]
 
@@ -102,8 +123,7 @@ def test_a_server_that_never_answers_is_unreachable_within_the_budget():
         silent.bind(("127.0.0.1", 0))
         silent.listen(8)
         started = time.monotonic()
-        state = remote_index_state(GeoAgentSettings(chroma_host="127.0.0.1",
-                                                    chroma_port=silent.getsockname()[1]))
+        state = remote_index_state(GeoAgentSettings(chroma_host="127.0.0.1", chroma_port=silent.getsockname()[1]))
         took = time.monotonic() - started
     assert state["state"] == "unreachable"
     assert REMOTE_CHECK_S <= 2 and took < REMOTE_CHECK_S + 0.5, took
@@ -122,16 +142,18 @@ def test_another_web_server_is_not_a_chroma_server():
     with http.server.ThreadingHTTPServer(("127.0.0.1", 0), NotFound) as other:
         threading.Thread(target=other.serve_forever, daemon=True).start()
         try:
-            state = remote_index_state(GeoAgentSettings(chroma_host="127.0.0.1",
-                                                        chroma_port=other.server_address[1]))
+            state = remote_index_state(GeoAgentSettings(chroma_host="127.0.0.1", chroma_port=other.server_address[1]))
         finally:
             other.shutdown()
     assert state["state"] == "unreachable" and "no chroma server" in state["error"]
 
 
 def test_status_looks_for_what_the_store_writes():
-    assert (status.API_COLLECTION, status.MANIFEST_COLLECTION, status.MANIFEST_ID) == \
-        (store.COLLECTION, store.MANIFEST_COLLECTION, store.MANIFEST_ID)
+    assert (status.API_COLLECTION, status.MANIFEST_COLLECTION, status.MANIFEST_ID) == (
+        store.COLLECTION,
+        store.MANIFEST_COLLECTION,
+        store.MANIFEST_ID,
+    )
 
 
 class TestEndpoint:
@@ -139,8 +161,10 @@ class TestEndpoint:
 
     @pytest.fixture
     def jp_server_config(self, geoagent_data_dir, chroma):
-        return {"ServerApp": {"jpserver_extensions": {"geoagent_ext": True}},
-                "GeoAgentSettings": {"inline_warm": False, **chroma.settings}}
+        return {
+            "ServerApp": {"jpserver_extensions": {"geoagent_ext": True}},
+            "GeoAgentSettings": {"inline_warm": False, **chroma.settings},
+        }
 
     async def test_remote(self, jp_fetch, built_chroma):
         index = json.loads((await jp_fetch("geoagent", "status")).body)["index"]
@@ -154,9 +178,10 @@ class TestEndpoint:
 class TestEndpointUnreachable:
     @pytest.fixture
     def jp_server_config(self, geoagent_data_dir):
-        return {"ServerApp": {"jpserver_extensions": {"geoagent_ext": True}},
-                "GeoAgentSettings": {"inline_warm": False, "chroma_host": "127.0.0.1",
-                                     "chroma_port": free_port()}}
+        return {
+            "ServerApp": {"jpserver_extensions": {"geoagent_ext": True}},
+            "GeoAgentSettings": {"inline_warm": False, "chroma_host": "127.0.0.1", "chroma_port": free_port()},
+        }
 
     async def test_unreachable(self, jp_fetch):
         index = json.loads((await jp_fetch("geoagent", "status")).body)["index"]

@@ -21,7 +21,7 @@ import pytest
 from geoagent_ext.kernel import KernelService
 
 # Writes, deletes and renames in every place a candidate can name, then a PUT to the contents API.
-CANDIDATE = textwrap.dedent('''
+CANDIDATE = textwrap.dedent("""
     import json, os, urllib.request
     report = {}
 
@@ -47,7 +47,7 @@ CANDIDATE = textwrap.dedent('''
     attempt("kernel_root", lambda: open("/proc/%d/root%s/keep.txt" % (os.getppid(), os.getcwd()), "w").write("changed"))
     attempt("api_put", lambda: put("escaped.txt"))
     print("REPORT " + json.dumps(report))
-''')
+""")
 PLACES = ("cwd", "parent", "tmp", "home")
 
 
@@ -74,7 +74,7 @@ def _snapshot(*roots):
 
 def _report(stdout):
     [line] = [line for line in stdout.splitlines() if line.startswith("REPORT ")]
-    return json.loads(line[len("REPORT "):])
+    return json.loads(line[len("REPORT ") :])
 
 
 @pytest.fixture
@@ -98,8 +98,10 @@ def server_url(http_server, jp_http_port, jp_base_url):
 
 
 def _candidate(jp_serverapp, server_url, places, jp_home_dir, tail=""):
-    setup = (f"URL = {server_url!r}\nTOKEN = {jp_serverapp.identity_provider.token!r}\n"
-             f"TMP = {places['tmp']!r}\nHOME = {str(jp_home_dir)!r}\n")
+    setup = (
+        f"URL = {server_url!r}\nTOKEN = {jp_serverapp.identity_provider.token!r}\n"
+        f"TMP = {places['tmp']!r}\nHOME = {str(jp_home_dir)!r}\n"
+    )
     return setup + CANDIDATE + tail
 
 
@@ -124,7 +126,8 @@ def _require_full_isolation(res):
 
 
 async def test_a_failed_trial_changes_no_file_and_does_not_reach_the_server(
-        jp_serverapp, server_url, jp_root_dir, jp_home_dir, places):
+    jp_serverapp, server_url, jp_root_dir, jp_home_dir, places
+):
     code = _candidate(jp_serverapp, server_url, places, jp_home_dir, tail="raise RuntimeError('the candidate fails')\n")
     kernel_id, service, res, before = await _trial(jp_serverapp, places, code)
     await service.close()
@@ -132,8 +135,9 @@ async def test_a_failed_trial_changes_no_file_and_does_not_reach_the_server(
     assert res.status == "error" and res.error.ename == "RuntimeError", res.error
     report = _report(res.stdout)
     # The trial saw an ordinary, writable file system: every change succeeded in its own view ...
-    assert {f"{p}_{op}" for p in PLACES for op in ("write", "overwrite", "delete", "rename")} <= \
-        {k for k, v in report.items() if v == "done"}, report
+    assert {f"{p}_{op}" for p in PLACES for op in ("write", "overwrite", "delete", "rename")} <= {
+        k for k, v in report.items() if v == "done"
+    }, report
     assert report["dir_rename"] == "done" or "Errno 18" in report["dir_rename"], report  # EXDEV from overlayfs
     # ... except the real files behind the kernel's /proc entry, and the server, which it never reached.
     assert report["kernel_root"].startswith("PermissionError"), report
@@ -144,7 +148,8 @@ async def test_a_failed_trial_changes_no_file_and_does_not_reach_the_server(
 
 
 async def test_a_succeeding_trial_is_discarded_and_its_live_run_makes_the_changes(
-        jp_serverapp, server_url, jp_root_dir, jp_home_dir, places):
+    jp_serverapp, server_url, jp_root_dir, jp_home_dir, places
+):
     code = _candidate(jp_serverapp, server_url, places, jp_home_dir)
     kernel_id, service, res, before = await _trial(jp_serverapp, places, code)
     try:

@@ -24,7 +24,9 @@ async def _delete(jp_fetch, run_id, body=None):
 
 async def test_delete_the_variables_a_run_created_once_it_has_finished(jp_fetch, jp_serverapp):
     kernel_id = await _kernel(jp_serverapp)
-    run_id = json.loads((await _post(jp_fetch, "runs", body={"request": "forty-two", "kernel_id": kernel_id})).body)["run_id"]
+    run_id = json.loads((await _post(jp_fetch, "runs", body={"request": "forty-two", "kernel_id": kernel_id})).body)[
+        "run_id"
+    ]
     state = await _wait_state(jp_fetch, run_id, {"needs_human", "failed", "succeeded"})
     assert state["status"] == "needs_human", state
     assert state["variables"]["created"].keys() == {"x"}
@@ -32,8 +34,13 @@ async def test_delete_the_variables_a_run_created_once_it_has_finished(jp_fetch,
     with pytest.raises(HTTPClientError) as busy:
         await _delete(jp_fetch, run_id)
     assert busy.value.code == 409 and b"working on this kernel" in busy.value.response.body
-    await _post(jp_fetch, "runs", run_id, "actions", body={"kind": "edit", "subtask_id": state["waiting_for"]["subtask_id"],
-                                                          "code": "y = x + 2\nprint(y)"})
+    await _post(
+        jp_fetch,
+        "runs",
+        run_id,
+        "actions",
+        body={"kind": "edit", "subtask_id": state["waiting_for"]["subtask_id"], "code": "y = x + 2\nprint(y)"},
+    )
     state = await _wait_state(jp_fetch, run_id, {"succeeded", "failed"})
     assert sorted(state["variables"]["created"]) == ["x", "y"], state["variables"]
     events = json.loads((await jp_fetch("geoagent", "runs", run_id, "events")).body)["events"]
@@ -42,7 +49,9 @@ async def test_delete_the_variables_a_run_created_once_it_has_finished(jp_fetch,
         await _delete(jp_fetch, run_id, {"names": ["nope"]})
     assert unknown.value.code == 400 and b"did not create nope" in unknown.value.response.body
     with pytest.raises(HTTPClientError) as anonymous:
-        await jp_fetch("geoagent", "runs", run_id, "variables", "delete", method="POST", body="{}", headers={"Authorization": ""})
+        await jp_fetch(
+            "geoagent", "runs", run_id, "variables", "delete", method="POST", body="{}", headers={"Authorization": ""}
+        )
     assert anonymous.value.code == 403
 
     answer = await _delete(jp_fetch, run_id, {"names": ["y"]})

@@ -25,23 +25,42 @@ START_TIMEOUT_S = 300  # the set-up's re-check, then JupyterLab's start on a bus
 
 pytestmark = pytest.mark.skipif(
     Path(sys.prefix).resolve() != (REPO_ROOT / ".venv").resolve(),
-    reason="start.sh sets up and runs this tree's .venv: run the tests from it")
+    reason="start.sh sets up and runs this tree's .venv: run the tests from it",
+)
 
 
 def start_sh(tmp_path: Path, port: int, log_path: Path) -> subprocess.Popen:
     """start.sh as a user runs it, with no token of ours: Jupyter generates and prints one."""
     (tmp_path / "root").mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("GEOAGENT_REINSTALL", "JUPYTER_TOKEN")}
-    env.update(GEOAGENT_NOTEBOOK_DIR=str(tmp_path / "root"), GEOAGENT_DATA_DIR=str(tmp_path / "data"),
-               GEOAGENT_LOCAL_MODEL="none", GEOAGENT_SKIP_INDEX="1",
-               JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
-               JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"))
+    env.update(
+        GEOAGENT_NOTEBOOK_DIR=str(tmp_path / "root"),
+        GEOAGENT_DATA_DIR=str(tmp_path / "data"),
+        GEOAGENT_LOCAL_MODEL="none",
+        GEOAGENT_SKIP_INDEX="1",
+        JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
+        JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"),
+    )
     with log_path.open("w") as log:
         return subprocess.Popen(
-            ["bash", str(REPO_ROOT / "scripts" / "start.sh"), "--no-browser", "--ip", "127.0.0.1",
-             "--port", str(port), "--ServerApp.port_retries=0", "--GeoAgentSettings.inline_warm=False",
-             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
-            env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+            [
+                "bash",
+                str(REPO_ROOT / "scripts" / "start.sh"),
+                "--no-browser",
+                "--ip",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--ServerApp.port_retries=0",
+                "--GeoAgentSettings.inline_warm=False",
+                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            ],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
 
 
 def printed_login_urls(process: subprocess.Popen, log_path: Path, port: int) -> list[str]:

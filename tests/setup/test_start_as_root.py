@@ -25,8 +25,10 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="checks start.sh as root (CI and containers run as root)"),
-    pytest.mark.skipif(Path(sys.prefix).resolve() != (REPO_ROOT / ".venv").resolve(),
-                       reason="start.sh sets up and runs this tree's .venv: run the tests from it"),
+    pytest.mark.skipif(
+        Path(sys.prefix).resolve() != (REPO_ROOT / ".venv").resolve(),
+        reason="start.sh sets up and runs this tree's .venv: run the tests from it",
+    ),
 ]
 
 
@@ -47,10 +49,23 @@ def test_start_sh_as_root_serves_geoagent_and_stops_cleanly(tmp_path):
     log_path = tmp_path / "start.log"
     with log_path.open("w") as log:
         process = subprocess.Popen(
-            ["bash", str(REPO_ROOT / "scripts" / "start.sh"), "--no-browser", "--ip", "127.0.0.1",
-             "--port", str(port), "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
-             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
-            env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+            [
+                "bash",
+                str(REPO_ROOT / "scripts" / "start.sh"),
+                "--no-browser",
+                "--ip",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--ServerApp.port_retries=0",
+                f"--IdentityProvider.token={token}",
+                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            ],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
         )
     base, auth = f"http://127.0.0.1:{port}", {"Authorization": f"token {token}"}
     try:

@@ -19,9 +19,24 @@ LIBRARY = "pystac-client"  # a small library: its index builds in seconds
 def build_shared_index(chroma: ChromaServer, data_dir: Path) -> None:
     """The index of LIBRARY built into the chroma server by the CLI, as README's "Shared index" says."""
     cli = subprocess.run(
-        [sys.executable, "-m", "geoagent_ext.cli.main", "--config", f"chroma_host={chroma.host}",
-         "--config", f"chroma_port={chroma.port}", "index", "build", "--libraries", LIBRARY],
-        env={**os.environ, "GEOAGENT_DATA_DIR": str(data_dir)}, capture_output=True, text=True, timeout=600)
+        [
+            sys.executable,
+            "-m",
+            "geoagent_ext.cli.main",
+            "--config",
+            f"chroma_host={chroma.host}",
+            "--config",
+            f"chroma_port={chroma.port}",
+            "index",
+            "build",
+            "--libraries",
+            LIBRARY,
+        ],
+        env={**os.environ, "GEOAGENT_DATA_DIR": str(data_dir)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert cli.returncode == 0, cli.stderr[-3000:]
     assert f"chroma server {chroma.host}:{chroma.port}" in cli.stderr, cli.stderr[-3000:]
 
@@ -43,8 +58,9 @@ class User:
         """A notebook with a running kernel (a session), as JupyterLab makes when it opens one."""
         content = {"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
         self.call("PUT", f"api/contents/{name}", {"type": "notebook", "format": "json", "content": content})
-        session = self.call("POST", "api/sessions", {"path": name, "type": "notebook", "name": name,
-                                                      "kernel": {"name": "python3"}}).json()
+        session = self.call(
+            "POST", "api/sessions", {"path": name, "type": "notebook", "name": name, "kernel": {"name": "python3"}}
+        ).json()
         return session["kernel"]["id"]
 
     def start_run(self, request: str, notebook: str) -> str:

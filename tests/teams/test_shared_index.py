@@ -22,7 +22,7 @@ from tests.scripted_server import free_port, scripted_server_config, server_proc
 from tests.teams.helpers import LIBRARY, User, build_shared_index
 
 # The coder's prompt shows the API docs retrieval found; the code says whether it saw them.
-SCRIPT = textwrap.dedent('''
+SCRIPT = textwrap.dedent("""
     def reply(messages):
         system, user = messages[0].text, messages[-1].text
         if "plans Python analyses" in system:
@@ -32,7 +32,7 @@ SCRIPT = textwrap.dedent('''
         docs = user.split("## API documentation", 1)[-1] if "## API documentation" in user else ""
         seen = "pystac_client." in docs
         return "```python\\nsearch_docs = %r\\nprint(search_docs)\\n```" % ("seen" if seen else "none")
-''')
+""")
 
 
 @pytest.fixture(scope="module")
@@ -69,8 +69,10 @@ def test_two_users_share_the_index_and_nothing_else(team):
     alice.call("POST", "geoagent/active-notebook", {"path": "alice.ipynb"})
     bob.call("POST", "geoagent/active-notebook", {"path": "bob.ipynb"})
     # At once, on two servers: each server's run queries the shared chroma server.
-    runs = {"alice": alice.start_run("which class searches STAC?", "alice.ipynb"),
-            "bob": bob.start_run("which class searches STAC?", "bob.ipynb")}
+    runs = {
+        "alice": alice.start_run("which class searches STAC?", "alice.ipynb"),
+        "bob": bob.start_run("which class searches STAC?", "bob.ipynb"),
+    }
     states = {name: users[name].wait_run(run_id) for name, run_id in runs.items()}
     for name, user in users.items():
         assert states[name]["status"] == "succeeded", states[name]

@@ -15,10 +15,10 @@ from tests.scripted_server import scripted_server_config, server_process
 from tests.teams.helpers import User
 
 DEFAULT_PORT = 3001  # jupyter_server_mcp's, when nothing is configured
-SCRIPT = textwrap.dedent('''
+SCRIPT = textwrap.dedent("""
     def reply(messages):
         return "1. Nothing to do."
-''')
+""")
 
 
 @pytest.fixture(scope="module")

@@ -34,7 +34,7 @@ HOLD_S = 6.0  # how long the model "thinks" after step 1 of the two-step run: th
 # Each user's model (after a line setting OWNER, OTHER, MARK, HOLD_S): every step's code records
 # what it saw (API docs from the index, the other user's variable in its kernel, the kernel's
 # directory). The two-step request says "twice"; its step 1 leaves MARK and answers HOLD_S later.
-SCRIPT = textwrap.dedent(r'''
+SCRIPT = textwrap.dedent(r"""
     import pathlib
 
     def reply(messages):
@@ -56,7 +56,7 @@ SCRIPT = textwrap.dedent(r'''
             pathlib.Path(MARK).touch()
             return {"text": answer, "delay": HOLD_S}
         return answer
-''')
+""")
 
 
 def _script(name: str, mark: Path) -> str:
@@ -80,8 +80,10 @@ def team(tmp_path_factory):
             home = tmp / name
             home.mkdir()
             mark = home / "at-step-1"
-            config = {**scripted_server_config(home, _script(name, mark), max_attempts=1, **chroma.settings),
-                      "GatewayClient": {"url": url, "auth_token": token, "request_timeout": 120.0}}
+            config = {
+                **scripted_server_config(home, _script(name, mark), max_attempts=1, **chroma.settings),
+                "GatewayClient": {"url": url, "auth_token": token, "request_timeout": 120.0},
+            }
             base, auth, _log, _pid = stack.enter_context(server_process(home, config))
             users[name] = User(base, auth)
             users[name].home, users[name].mark = home, mark
@@ -107,8 +109,11 @@ def test_two_users_run_at_once_on_one_gateway_and_one_index(team):
         status = user.call("GET", "geoagent/status").json()
         assert status["kernels"]["where"] == "gateway" and status["kernels"]["gateway"] == gateway[0], status
         index = status["index"]
-        assert (index["state"], index["location"], list(index["libraries"])) == \
-            ("remote", f"127.0.0.1:{chroma.port}", [LIBRARY]), index
+        assert (index["state"], index["location"], list(index["libraries"])) == (
+            "remote",
+            f"127.0.0.1:{chroma.port}",
+            [LIBRARY],
+        ), index
         kernels[name] = user.open_notebook(f"{name}.ipynb")
     assert set(kernels.values()) <= _gateway_kernels(gateway)  # both users' kernels live on the one gateway
 

@@ -52,8 +52,10 @@ def _reference_path(spec: TaskSpec, output: ExpectedOutput) -> Path:
     for path in candidates:
         if path.exists():
             return path
-    raise GradingError(f"{spec.task_id}: reference output {output.name} is missing "
-                       f"(looked in {', '.join(str(p.parent) for p in candidates)})")
+    raise GradingError(
+        f"{spec.task_id}: reference output {output.name} is missing "
+        f"(looked in {', '.join(str(p.parent) for p in candidates)})"
+    )
 
 
 def grade_output(spec: TaskSpec, output: ExpectedOutput, workdir: Path) -> list[Subcheck]:
@@ -73,8 +75,9 @@ def grade_output(spec: TaskSpec, output: ExpectedOutput, workdir: Path) -> list[
     if exists:
         try:
             got_tables = read_tables(path, output.format)
-            checks.append(Subcheck(name=f"{output.name}:parses", passed=True, detail=f"reads as {output.format}",
-                                   gate=True))
+            checks.append(
+                Subcheck(name=f"{output.name}:parses", passed=True, detail=f"reads as {output.format}", gate=True)
+            )
         except ReadError as exc:
             reason = f"{output.name} does not parse"
             checks.append(Subcheck(name=f"{output.name}:parses", passed=False, detail=str(exc), gate=True))
@@ -85,8 +88,14 @@ def grade_output(spec: TaskSpec, output: ExpectedOutput, workdir: Path) -> list[
         prefix = f"{output.name}[{layer}]" if multi else output.name
         got, why = _pick_layer(got_tables, layer, multi, path.stem)
         if multi:
-            checks.append(Subcheck(name=f"{prefix}:layer", passed=got is not None, gate=True,
-                                   detail=("present" if got is not None else why or reason)))
+            checks.append(
+                Subcheck(
+                    name=f"{prefix}:layer",
+                    passed=got is not None,
+                    gate=True,
+                    detail=("present" if got is not None else why or reason),
+                )
+            )
         checks += LayerCheck(spec, output, ref, got, prefix, why or reason).run()
     return checks
 
@@ -148,10 +157,17 @@ def _grade_json(output: ExpectedOutput, ref_path: Path, path: Path | None) -> li
     else:
         missing = [k for k in expected if k not in got]
         extra = [k for k in got if k not in expected]
-        out.append(Subcheck(name=f"{name}:keys", passed=not missing, gate=True,
-                            detail=f"missing {missing}" if missing else f"{len(expected)} keys"))
-        out.append(Subcheck(name=f"{name}:extra_keys", passed=not extra,
-                            detail=f"unexpected {extra}" if extra else "none"))
+        out.append(
+            Subcheck(
+                name=f"{name}:keys",
+                passed=not missing,
+                gate=True,
+                detail=f"missing {missing}" if missing else f"{len(expected)} keys",
+            )
+        )
+        out.append(
+            Subcheck(name=f"{name}:extra_keys", passed=not extra, detail=f"unexpected {extra}" if extra else "none")
+        )
     for key, value in expected.items():
         if not parsed or not isinstance(got, dict):
             detail = f"not checked: {reason}" if not parsed else "document is not an object"

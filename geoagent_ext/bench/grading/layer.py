@@ -25,8 +25,9 @@ GATES = frozenset({"crs", "columns"})
 
 
 class LayerCheck:
-    def __init__(self, spec: TaskSpec, output: ExpectedOutput, ref: Table, got: Table | None, prefix: str,
-                 reason: str = ""):
+    def __init__(
+        self, spec: TaskSpec, output: ExpectedOutput, ref: Table, got: Table | None, prefix: str, reason: str = ""
+    ):
         self.spec, self.output, self.ref, self.got, self.prefix = spec, output, ref, got, prefix
         self.reason = reason
         self.required, self.optional = tabular.split_columns(ref, spec)
@@ -93,8 +94,9 @@ class LayerCheck:
         if not (ref.spatial and self.got_geometry is not None and tol.GEOMETRIC_MATCH_FALLBACK):
             return order, "by order"
         if order:
-            ok = vector.within_tolerance(ref.geometry[[i for i, _ in order]],
-                                         self.got_geometry[[j for _, j in order]], ref.crs)[0]
+            ok = vector.within_tolerance(
+                ref.geometry[[i for i, _ in order]], self.got_geometry[[j for _, j in order]], ref.crs
+            )[0]
             if ok.all() and len(order) == len(ref):
                 return order, "by order"
             order_score = int(ok.sum())
@@ -102,8 +104,9 @@ class LayerCheck:
             order_score = 0
         geo = vector.geometric_pairs(ref.geometry, self.got_geometry)
         if geo:
-            ok = vector.within_tolerance(ref.geometry[[i for i, _ in geo]],
-                                         self.got_geometry[[j for _, j in geo]], ref.crs)[0]
+            ok = vector.within_tolerance(
+                ref.geometry[[i for i, _ in geo]], self.got_geometry[[j for _, j in geo]], ref.crs
+            )[0]
             if int(ok.sum()) > order_score:
                 return geo, "by nearest geometry"
         return order, "by order"
@@ -128,8 +131,10 @@ class LayerCheck:
             return False, f"expected {vector.crs_label(expected)}, got {vector.crs_label(got_crs)}"
         if got_crs is None:
             return False, "no CRS declared"
-        return True, (f"{vector.crs_label(got_crs)} (task states no CRS; reference uses "
-                      f"{vector.crs_label(self.ref.crs)}, geometries compared after reprojection)")
+        return True, (
+            f"{vector.crs_label(got_crs)} (task states no CRS; reference uses "
+            f"{vector.crs_label(self.ref.crs)}, geometries compared after reprojection)"
+        )
 
     def check_geometry_type(self) -> Result:
         if not self.got.spatial:
@@ -196,8 +201,9 @@ class LayerCheck:
         if not pairs:
             return False, "no features to compare"
         ref_rows = [i for i, _ in pairs]
-        ok, error, limit = vector.within_tolerance(self.ref.geometry[ref_rows],
-                                                   self.got_geometry[[j for _, j in pairs]], self.ref.crs)
+        ok, error, limit = vector.within_tolerance(
+            self.ref.geometry[ref_rows], self.got_geometry[[j for _, j in pairs]], self.ref.crs
+        )
         text = f"{int(ok.sum())}/{len(pairs)} features within tolerance ({how})"
         if ok.all():
             return True, text
@@ -219,8 +225,10 @@ class LayerCheck:
         if len(bad) == 0:
             return True, text
         k = int(bad[0])
-        return False, (f"{text}; {self.label(pairs[k][0])}: expected {ref_parts[k]} part(s), {ref_holes[k]} hole(s), "
-                       f"got {got_parts[k]}, {got_holes[k]}")
+        return False, (
+            f"{text}; {self.label(pairs[k][0])}: expected {ref_parts[k]} part(s), {ref_holes[k]} hole(s), "
+            f"got {got_parts[k]}, {got_holes[k]}"
+        )
 
     def check_orientation(self) -> Result:
         if not self.got.spatial:
@@ -248,9 +256,11 @@ class LayerCheck:
                 eq = tabular.equal_values(ref_values, got_values, self.ref.types[col])
             if not eq.all():
                 k = int(np.flatnonzero(~eq)[0])
-                problems.append(f"{col}: {int((~eq).sum())}/{len(eq)} differ ({self.label(ref_rows[k])}: expected "
-                                f"{tabular.short(self.ref.frame[col].iloc[ref_rows[k]])}, "
-                                f"got {tabular.short(self.got.frame[col].iloc[got_rows[k]])})")
+                problems.append(
+                    f"{col}: {int((~eq).sum())}/{len(eq)} differ ({self.label(ref_rows[k])}: expected "
+                    f"{tabular.short(self.ref.frame[col].iloc[ref_rows[k]])}, "
+                    f"got {tabular.short(self.got.frame[col].iloc[got_rows[k]])})"
+                )
         text = f"{len(columns)} columns x {len(pairs)} rows compared ({how})"
         if problems:
             more = f" (+{len(problems) - 3} more columns)" if len(problems) > 3 else ""

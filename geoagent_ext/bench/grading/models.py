@@ -32,7 +32,9 @@ class GradeReport(BaseModel):
     subchecks: list[Subcheck]
     grader: Literal["task", "generic"] = "generic"
     error: str = Field("", description="why the grader itself failed (the score is then 0)")
-    stated_score: float | None = Field(None, description="the score a task's own grader computed; it is the benchmark's number")
+    stated_score: float | None = Field(
+        None, description="the score a task's own grader computed; it is the benchmark's number"
+    )
 
     @property
     def gates(self) -> list[Subcheck]:
@@ -64,8 +66,10 @@ class GradeReport(BaseModel):
     def summary(self) -> str:
         """Short text: score, then one line per failed gate or subcheck."""
         checks = [s for s in self.subchecks if not s.gate]
-        lines = [f"{self.task_id} ({self.grader} grader): score {self.score:.3f}, "
-                 f"{sum(s.passed for s in checks)}/{len(checks)} subchecks"]
+        lines = [
+            f"{self.task_id} ({self.grader} grader): score {self.score:.3f}, "
+            f"{sum(s.passed for s in checks)}/{len(checks)} subchecks"
+        ]
         if self.error:
             lines.append(f"  ERROR {self.error}")
         lines += [f"  {'GATE' if s.gate else 'FAIL'} {s.name}: {s.detail}" for s in self.failed()]

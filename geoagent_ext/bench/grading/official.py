@@ -45,15 +45,20 @@ def grade_with_task_grader(task_dir: Path, workdir: Path, *, timeout: float = GR
     if library is not None:
         argv.append(str(library))
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=str(task_dir),
-                              stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            argv, capture_output=True, text=True, timeout=timeout, cwd=str(task_dir), stdin=subprocess.DEVNULL
+        )
     except subprocess.TimeoutExpired:
         return GradeReport(task_id=task_id, subchecks=[], grader="task", error=f"grade.py ran over {timeout:.0f} s")
     payload = _report_payload(proc.stdout)
     if proc.returncode != 0 or payload is None:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
-        return GradeReport(task_id=task_id, subchecks=[], grader="task",
-                           error=f"grade.py failed (exit {proc.returncode}): {tail[0][:300]}")
+        return GradeReport(
+            task_id=task_id,
+            subchecks=[],
+            grader="task",
+            error=f"grade.py failed (exit {proc.returncode}): {tail[0][:300]}",
+        )
     return from_score_report(payload, task_id)
 
 
@@ -61,7 +66,7 @@ def _report_payload(stdout: str) -> dict | None:
     for line in reversed(stdout.splitlines()):
         if line.startswith(MARKER):
             try:
-                payload = json.loads(line[len(MARKER):])
+                payload = json.loads(line[len(MARKER) :])
             except json.JSONDecodeError:
                 return None
             return payload if isinstance(payload, dict) else None
@@ -70,10 +75,25 @@ def _report_payload(stdout: str) -> dict | None:
 
 def from_score_report(payload: dict, task_id: str) -> GradeReport:
     """GeoAgentBench's ``ScoreReport.to_dict()`` as a GradeReport (gates, weighted subchecks)."""
-    checks = [Subcheck(name=str(g.get("name", "gate")), passed=bool(g.get("passed")), detail=str(g.get("reason") or ""),
-                       gate=True) for g in payload.get("gates") or []]
-    checks += [Subcheck(name=str(s.get("name", "check")), passed=bool(s.get("passed")), detail=str(s.get("detail") or ""),
-                        weight=float(s.get("weight", 1.0))) for s in payload.get("subchecks") or []]
+    checks = [
+        Subcheck(
+            name=str(g.get("name", "gate")), passed=bool(g.get("passed")), detail=str(g.get("reason") or ""), gate=True
+        )
+        for g in payload.get("gates") or []
+    ]
+    checks += [
+        Subcheck(
+            name=str(s.get("name", "check")),
+            passed=bool(s.get("passed")),
+            detail=str(s.get("detail") or ""),
+            weight=float(s.get("weight", 1.0)),
+        )
+        for s in payload.get("subchecks") or []
+    ]
     stated = payload.get("score")
-    return GradeReport(task_id=str(payload.get("task_id") or task_id), subchecks=checks, grader="task",
-                       stated_score=float(stated) if isinstance(stated, (int, float)) else None)
+    return GradeReport(
+        task_id=str(payload.get("task_id") or task_id),
+        subchecks=checks,
+        grader="task",
+        stated_score=float(stated) if isinstance(stated, (int, float)) else None,
+    )

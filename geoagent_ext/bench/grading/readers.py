@@ -15,8 +15,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-VECTOR_DRIVERS = {"geojson": ("GeoJSON",), "gpkg": ("GPKG",), "shp": ("ESRI Shapefile",), "kml": ("KML", "LIBKML"),
-                  "fgb": ("FlatGeobuf",), "gml": ("GML",)}
+VECTOR_DRIVERS = {
+    "geojson": ("GeoJSON",),
+    "gpkg": ("GPKG",),
+    "shp": ("ESRI Shapefile",),
+    "kml": ("KML", "LIBKML"),
+    "fgb": ("FlatGeobuf",),
+    "gml": ("GML",),
+}
 PARQUET_FORMATS = ("parquet", "geoparquet")
 MULTI_LAYER_FORMATS = ("gpkg", "kml", "gml")
 
@@ -44,16 +50,26 @@ class Table:
 
 # --- canonical column types -------------------------------------------------------------
 
-ARROW_NAMES = {"double": "float64", "float": "float32", "halffloat": "float16", "large_string": "string",
-               "string_view": "string", "large_utf8": "string", "utf8": "string", "large_binary": "binary",
-               "date32[day]": "date", "date64[ms]": "date", "bool": "bool"}
+ARROW_NAMES = {
+    "double": "float64",
+    "float": "float32",
+    "halffloat": "float16",
+    "large_string": "string",
+    "string_view": "string",
+    "large_utf8": "string",
+    "utf8": "string",
+    "large_binary": "binary",
+    "date32[day]": "date",
+    "date64[ms]": "date",
+    "bool": "bool",
+}
 
 
 def arrow_type_name(arrow_type) -> str:
     text = str(arrow_type)
     if text.startswith("timestamp["):
         return text.split(",")[0].rstrip("]") + "]"  # drop the tz: unit only
-    if text.startswith(("dictionary<", )):
+    if text.startswith(("dictionary<",)):
         return "string" if "string" in text else "other"
     return ARROW_NAMES.get(text, text)
 
@@ -77,6 +93,7 @@ def pandas_type_name(series: pd.Series) -> str:
     if kinds <= {str}:
         return "string"
     import datetime as dt
+
     if all(issubclass(k, (dt.date, pd.Timestamp)) for k in kinds):
         return "date" if all(k is dt.date for k in kinds) else "timestamp[us]"
     if kinds <= {bytes}:
@@ -98,8 +115,10 @@ def type_family(name: str) -> str:
 
 # --- readers ------------------------------------------------------------------------------
 
+
 def _table_from_frame(frame: pd.DataFrame, types: dict[str, str] | None = None) -> Table:
     import geopandas as gpd
+
     geometry = crs = None
     if isinstance(frame, gpd.GeoDataFrame) and frame._geometry_column_name in frame.columns:
         geometry = frame.geometry.to_numpy()
@@ -135,6 +154,7 @@ def read_parquet(path: Path, fmt: str) -> dict[str, Table]:
     types = {name: arrow_type_name(t) for name, t in zip(schema.names, schema.types)}
     if b"geo" in metadata:
         import geopandas as gpd
+
         try:
             frame = gpd.read_parquet(path)
         except Exception as exc:
@@ -152,6 +172,7 @@ def read_parquet(path: Path, fmt: str) -> dict[str, Table]:
 def read_vector(path: Path, fmt: str) -> dict[str, Table]:
     import geopandas as gpd
     import pyogrio
+
     try:
         layers = [str(name) for name, _ in pyogrio.list_layers(path)]
         driver = pyogrio.read_info(path, layer=layers[0])["driver"] if layers else None
@@ -203,10 +224,12 @@ def column_names(path: Path) -> set[str]:
             return set(pd.read_csv(path, nrows=0, sep=None if suffix != ".csv" else ",", engine="python").columns)
         if suffix in (".parquet", ".geoparquet"):
             import pyarrow.parquet as pq
+
             schema = pq.read_schema(path)
             geo = json.loads((schema.metadata or {}).get(b"geo", b"{}"))
             return set(schema.names) - set(geo.get("columns", {}))
         import pyogrio
+
         names: set[str] = set()
         for layer, _ in pyogrio.list_layers(path):
             names |= set(pyogrio.read_info(path, layer=layer)["fields"])

@@ -75,8 +75,12 @@ def key_pairs(ref: Table, got: Table, key: str) -> tuple[list[tuple[int, int]], 
             position[k] = j
     pairs = [(i, position[k]) for i, k in enumerate(ref_keys) if k in position]
     ref_set, got_set = set(ref_keys), set(got_keys) - {None}
-    info = {"missing": sorted(ref_set - got_set), "extra": sorted(got_set - ref_set),
-            "duplicated": sorted(set(duplicated)), "null": sum(k is None for k in got_keys)}
+    info = {
+        "missing": sorted(ref_set - got_set),
+        "extra": sorted(got_set - ref_set),
+        "duplicated": sorted(set(duplicated)),
+        "null": sum(k is None for k in got_keys),
+    }
     return pairs, info
 
 
@@ -93,6 +97,7 @@ def describe_ids(info: dict, key: str) -> str:
 
 
 # --- values -------------------------------------------------------------------------------
+
 
 def _to_utc(series: pd.Series) -> pd.Series:
     if pd.api.types.is_datetime64_any_dtype(series.dtype):
@@ -157,6 +162,7 @@ def dtype_problem(col: str, ref_type: str, got_type: str, spec) -> str | None:
 
 # --- order --------------------------------------------------------------------------------
 
+
 def monotonic_direction(values: pd.Series) -> int:
     """+1 non-decreasing, -1 non-increasing, 0 neither (or constant / unorderable)."""
     values = values.dropna()
@@ -209,6 +215,7 @@ def order_problem(ref: Table, got: Table, pairs: list[tuple[int, int]] | None, c
 
 # --- ranks with ties ----------------------------------------------------------------------
 
+
 def rank_basis(ref: Table, col: str, candidates: list[str]) -> str | None:
     """The numeric column that ``col`` ranks, if ``col`` is a unique integer rank of one.
 
@@ -233,8 +240,9 @@ def rank_equal(ref_rank: pd.Series, got_rank: pd.Series, ref_basis: pd.Series) -
     order = np.argsort(r, kind="stable")
     start = 0
     for k in range(1, len(order) + 1):
-        if k < len(order) and np.isclose(basis[order[k]], basis[order[k - 1]], rtol=tol.NUMERIC_RTOL,
-                                         atol=tol.NUMERIC_ATOL):
+        if k < len(order) and np.isclose(
+            basis[order[k]], basis[order[k - 1]], rtol=tol.NUMERIC_RTOL, atol=tol.NUMERIC_ATOL
+        ):
             continue
         group = order[start:k]
         if len(group) > 1 and sorted(r[group]) == sorted(g[group]):

@@ -12,21 +12,49 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
 
-GEOMETRY_TYPES = ("Point", "MultiPoint", "LineString", "MultiLineString", "Polygon", "MultiPolygon",
-                  "GeometryCollection")
+GEOMETRY_TYPES = (
+    "Point",
+    "MultiPoint",
+    "LineString",
+    "MultiLineString",
+    "Polygon",
+    "MultiPolygon",
+    "GeometryCollection",
+)
 
 FORMAT_ALIASES = {
-    "geojson": "geojson", "json": "json", "csv": "csv", "gpkg": "gpkg", "geopackage": "gpkg",
-    "geoparquet": "geoparquet", "parquet": "parquet", "shp": "shp", "shapefile": "shp", "esri shapefile": "shp",
-    "kml": "kml", "fgb": "fgb", "flatgeobuf": "fgb", "gml": "gml",
+    "geojson": "geojson",
+    "json": "json",
+    "csv": "csv",
+    "gpkg": "gpkg",
+    "geopackage": "gpkg",
+    "geoparquet": "geoparquet",
+    "parquet": "parquet",
+    "shp": "shp",
+    "shapefile": "shp",
+    "esri shapefile": "shp",
+    "kml": "kml",
+    "fgb": "fgb",
+    "flatgeobuf": "fgb",
+    "gml": "gml",
 }
-EXTENSION_FORMATS = {".geojson": "geojson", ".json": "json", ".csv": "csv", ".gpkg": "gpkg",
-                     ".geoparquet": "geoparquet", ".parquet": "parquet", ".shp": "shp", ".kml": "kml", ".fgb": "fgb",
-                     ".gml": "gml"}
+EXTENSION_FORMATS = {
+    ".geojson": "geojson",
+    ".json": "json",
+    ".csv": "csv",
+    ".gpkg": "gpkg",
+    ".geoparquet": "geoparquet",
+    ".parquet": "parquet",
+    ".shp": "shp",
+    ".kml": "kml",
+    ".fgb": "fgb",
+    ".gml": "gml",
+}
 
 # Sorting cues: an explicit sort/rank/order-by, or a top-N ranking.
-SORT_PATTERN = re.compile(r"\b(sort(ed|ing)?|rank(ed|ing)?|order(ed)?\s+by|ascending|descending|top\s+\d+)\b",
-                          re.IGNORECASE)
+SORT_PATTERN = re.compile(
+    r"\b(sort(ed|ing)?|rank(ed|ing)?|order(ed)?\s+by|ascending|descending|top\s+\d+)\b", re.IGNORECASE
+)
 # Words that pin the geometry variant down ("MultiLineString", "single-part", "explode").
 VARIANT_WORDS = re.compile(r"\b(single[- ]?part|multi[- ]?part|explode[sd]?)\b", re.IGNORECASE)
 
@@ -53,6 +81,7 @@ def parse_crs(value):
     if not value or not isinstance(value, (str, int)):
         return None
     from pyproj import CRS
+
     try:
         return CRS.from_user_input(value)
     except Exception:
@@ -92,12 +121,22 @@ class TaskSpec:
         for item in raw.get("expected_outputs") or []:
             name = item["name"]
             crs_text = item.get("crs")
-            outputs.append(ExpectedOutput(name=name, format=normalise_format(item.get("format"), name),
-                                          crs=parse_crs(crs_text),
-                                          crs_text=crs_text if isinstance(crs_text, str) else None,
-                                          geometry_type=parse_geometry_type(item.get("geometry_type"))))
-        return cls(task_id=raw.get("task_id") or task_dir.name, instruction=raw.get("instruction") or "",
-                   outputs=outputs, task_dir=task_dir, raw=raw)
+            outputs.append(
+                ExpectedOutput(
+                    name=name,
+                    format=normalise_format(item.get("format"), name),
+                    crs=parse_crs(crs_text),
+                    crs_text=crs_text if isinstance(crs_text, str) else None,
+                    geometry_type=parse_geometry_type(item.get("geometry_type")),
+                )
+            )
+        return cls(
+            task_id=raw.get("task_id") or task_dir.name,
+            instruction=raw.get("instruction") or "",
+            outputs=outputs,
+            task_dir=task_dir,
+            raw=raw,
+        )
 
     def mentions(self, word: str) -> bool:
         """True if the instruction names ``word`` as a whole token (column names, exact case)."""
@@ -124,6 +163,7 @@ class TaskSpec:
     def input_columns(self) -> set[str]:
         """Attribute names of every readable input file (columns a deliverable carries through)."""
         from .readers import column_names
+
         names: set[str] = set()
         inputs = self.task_dir / "inputs"
         if inputs.is_dir():

@@ -13,11 +13,18 @@ from . import tolerances as tol
 
 POLYGONAL = (3, 6)  # shapely type ids: Polygon, MultiPolygon
 LINEAL = (1, 2, 5)  # LineString, LinearRing, MultiLineString
-FAMILY = {"Point": "Point", "MultiPoint": "Point", "LineString": "LineString", "MultiLineString": "LineString",
-          "Polygon": "Polygon", "MultiPolygon": "Polygon"}
+FAMILY = {
+    "Point": "Point",
+    "MultiPoint": "Point",
+    "LineString": "LineString",
+    "MultiLineString": "LineString",
+    "Polygon": "Polygon",
+    "MultiPolygon": "Polygon",
+}
 
 
 # --- CRS ----------------------------------------------------------------------------------
+
 
 def crs_label(crs) -> str:
     if crs is None:
@@ -46,15 +53,26 @@ def to_reference_crs(geoms: np.ndarray, got_crs, ref_crs) -> np.ndarray:
     if got_crs is None or ref_crs is None or crs_equal(got_crs, ref_crs):
         return geoms
     import geopandas as gpd
+
     return gpd.GeoSeries(geoms, crs=got_crs).to_crs(ref_crs).to_numpy()
 
 
 # --- types and validity -------------------------------------------------------------------
 
+
 def type_counts(geoms: np.ndarray) -> dict[str, int]:
     names = shapely.get_type_id(geoms)
-    labels = {-1: "null", 0: "Point", 1: "LineString", 2: "LinearRing", 3: "Polygon", 4: "MultiPoint",
-              5: "MultiLineString", 6: "MultiPolygon", 7: "GeometryCollection"}
+    labels = {
+        -1: "null",
+        0: "Point",
+        1: "LineString",
+        2: "LinearRing",
+        3: "Polygon",
+        4: "MultiPoint",
+        5: "MultiLineString",
+        6: "MultiPolygon",
+        7: "GeometryCollection",
+    }
     out: dict[str, int] = {}
     for tid in names:
         out[labels.get(int(tid), "other")] = out.get(labels.get(int(tid), "other"), 0) + 1
@@ -82,6 +100,7 @@ def problems(geoms: np.ndarray) -> dict[str, int]:
 
 
 # --- value tolerance ---------------------------------------------------------------------
+
 
 def point_tolerance(crs, geoms: np.ndarray) -> float:
     if crs is not None:
@@ -149,6 +168,7 @@ def within_tolerance(ref: np.ndarray, got: np.ndarray, crs) -> tuple[np.ndarray,
 
 # --- structure ---------------------------------------------------------------------------
 
+
 def parts_and_holes(geoms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     parts = shapely.get_num_geometries(geoms)
     flat, index = shapely.get_parts(geoms, return_index=True)
@@ -176,6 +196,7 @@ def follows_rfc7946(geoms: np.ndarray) -> bool:
 
 
 # --- matching without ids ----------------------------------------------------------------
+
 
 def geometric_pairs(ref: np.ndarray, got: np.ndarray) -> list[tuple[int, int]]:
     """One-to-one pairs (ref row, deliverable row), greedy by best overlap (polygons) or distance."""

@@ -122,5 +122,6 @@ def _name_chain(expression):
         raise ValueError(
             "%r is not a variable or an attribute chain: introspection reads names like gdf or "
             "gdf.geometry and never evaluates calls, operators, subscripts or literals in the "
-            "kernel (assign the value to a variable first)" % (text[:80] + ("..." if len(text) > 80 else "")))
+            "kernel (assign the value to a variable first)" % (text[:80] + ("..." if len(text) > 80 else ""))
+        )
     return node.id, attributes[::-1]

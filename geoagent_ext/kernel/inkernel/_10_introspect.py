@@ -122,16 +122,31 @@ def home_of(module, name):
         return found is not None and not isinstance(found, _types.ModuleType)
 
     homes = []
-    for mod_name in sorted((m for m in list(sys.modules) if m == root or m.startswith(root + ".")),
-                           key=lambda m: (m.count("."), m)):
+    for mod_name in sorted(
+        (m for m in list(sys.modules) if m == root or m.startswith(root + ".")), key=lambda m: (m.count("."), m)
+    ):
         mod = sys.modules.get(mod_name)
-        if mod_name != module and mod is not None and not any(p.startswith("_") for p in mod_name.split(".")) and has(mod):
+        if (
+            mod_name != module
+            and mod is not None
+            and not any(p.startswith("_") for p in mod_name.split("."))
+            and has(mod)
+        ):
             homes.append({"module": mod_name, "alias": None})
     if not homes:
-        bound = {v.__name__: k for k, v in sorted(_ns().items()) if isinstance(v, _types.ModuleType) and not k.startswith("_")}
+        bound = {
+            v.__name__: k
+            for k, v in sorted(_ns().items())
+            if isinstance(v, _types.ModuleType) and not k.startswith("_")
+        }
         for mod_name in [*bound, *_DATA_LIBRARIES]:
             mod = sys.modules.get(mod_name)
-            if mod_name.split(".")[0] != root and mod is not None and has(mod) and mod_name not in [h["module"] for h in homes]:
+            if (
+                mod_name.split(".")[0] != root
+                and mod is not None
+                and has(mod)
+                and mod_name not in [h["module"] for h in homes]
+            ):
                 homes.append({"module": mod_name, "alias": bound.get(mod_name)})
     return homes[:3]
 
@@ -184,8 +199,6 @@ def _is_geo(obj):
     return gpd is not None and isinstance(obj, (gpd.GeoDataFrame, gpd.GeoSeries))
 
 
-
-
 def _geodataframe_hint(df, name):
     """For a plain DataFrame holding geometries, the exact call that makes it a GeoDataFrame.
 
@@ -195,9 +208,11 @@ def _geodataframe_hint(df, name):
     geometry, _ = geometry_source(df, name)
     if geometry is None:
         return ""
-    return ("this is a plain pandas DataFrame, not a GeoDataFrame; for spatial methods: "
-            "%s = gpd.GeoDataFrame(%s, geometry=%s, crs='EPSG:4326') "
-            "(the crs the coordinates are in; EPSG:4326 for longitude/latitude)" % (name, name, geometry))
+    return (
+        "this is a plain pandas DataFrame, not a GeoDataFrame; for spatial methods: "
+        "%s = gpd.GeoDataFrame(%s, geometry=%s, crs='EPSG:4326') "
+        "(the crs the coordinates are in; EPSG:4326 for longitude/latitude)" % (name, name, geometry)
+    )
 
 
 def _columns_text(df, limit=40):
@@ -249,12 +264,14 @@ def _profile_obj(obj, name):
         ]
         return "\n".join(lines + _columns_text(obj))
     if _is_geo(obj):  # GeoSeries
-        return "\n".join([
-            "%s: GeoSeries, %d rows" % (name, len(obj)),
-            "CRS: %s" % _crs_text(obj.crs),
-            "bounds: %s" % (_bounds(obj.total_bounds if len(obj) else None),),
-            _geometry_text(obj),
-        ])
+        return "\n".join(
+            [
+                "%s: GeoSeries, %d rows" % (name, len(obj)),
+                "CRS: %s" % _crs_text(obj.crs),
+                "bounds: %s" % (_bounds(obj.total_bounds if len(obj) else None),),
+                _geometry_text(obj),
+            ]
+        )
     if _is_pandas(obj, "DataFrame"):
         lines = ["%s: DataFrame, %d rows x %d columns" % (name, len(obj), obj.shape[1]), "columns:"]
         hint = _geodataframe_hint(obj, name)
@@ -266,12 +283,14 @@ def _profile_obj(obj, name):
     if mod.startswith("rasterio") and hasattr(obj, "profile") and hasattr(obj, "count"):
         if getattr(obj, "closed", False):
             return "%s: rasterio dataset %r (closed)" % (name, getattr(obj, "name", ""))
-        return "\n".join([
-            "%s: rasterio %s %r, %d bands x %d rows x %d cols, dtype %s"
-            % (name, type(obj).__name__, obj.name, obj.count, obj.height, obj.width, obj.dtypes[0]),
-            "CRS: %s" % _crs_text(obj.crs),
-            "nodata: %s, resolution: %s, bounds: %s" % (obj.nodata, obj.res, _bounds(obj.bounds)),
-        ])
+        return "\n".join(
+            [
+                "%s: rasterio %s %r, %d bands x %d rows x %d cols, dtype %s"
+                % (name, type(obj).__name__, obj.name, obj.count, obj.height, obj.width, obj.dtypes[0]),
+                "CRS: %s" % _crs_text(obj.crs),
+                "nodata: %s, resolution: %s, bounds: %s" % (obj.nodata, obj.res, _bounds(obj.bounds)),
+            ]
+        )
     if mod.startswith("xarray"):
         return _xarray_text(obj, name)
     np = sys.modules.get("numpy")
@@ -279,7 +298,10 @@ def _profile_obj(obj, name):
         text = "%s: ndarray shape %s, dtype %s" % (name, obj.shape, obj.dtype)
         if obj.size and obj.size <= 10_000_000 and obj.dtype.kind in "iufb":
             text += ", min %s, max %s, nan %d" % (
-                obj.min(), obj.max(), int(np.isnan(obj).sum()) if obj.dtype.kind == "f" else 0)
+                obj.min(),
+                obj.max(),
+                int(np.isnan(obj).sum()) if obj.dtype.kind == "f" else 0,
+            )
         return text
     return "%s: %s = %s" % (name, _qualname(obj), _short(obj, 300))
 

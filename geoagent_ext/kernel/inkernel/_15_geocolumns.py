@@ -5,8 +5,15 @@
 # guessing one. GeoParquet's "geo" metadata is read here too, once for every part
 # that needs it (contract checks, CRS advisor, data probes).
 
-GEO_WKT_PREFIXES = ("POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON",
-                    "GEOMETRYCOLLECTION")
+GEO_WKT_PREFIXES = (
+    "POINT",
+    "LINESTRING",
+    "POLYGON",
+    "MULTIPOINT",
+    "MULTILINESTRING",
+    "MULTIPOLYGON",
+    "GEOMETRYCOLLECTION",
+)
 GEO_LON_LAT = (("lon", "lat"), ("longitude", "latitude"), ("lng", "lat"), ("x", "y"))
 
 
@@ -30,13 +37,17 @@ def geometry_source(df, name):
             return "%r" % (col,), "column %r holds geometries" % (col,)
     for col, first in firsts.items():
         if is_wkt_text(first):
-            return ("gpd.GeoSeries.from_wkt(%s[%r])" % (name, col),
-                    "column %r holds WKT geometry, e.g. %s" % (col, first.strip()[:60]))
+            return (
+                "gpd.GeoSeries.from_wkt(%s[%r])" % (name, col),
+                "column %r holds WKT geometry, e.g. %s" % (col, first.strip()[:60]),
+            )
     lower = {str(c).lower(): c for c in df.columns}
     for lon, lat in GEO_LON_LAT:
         if lon in lower and lat in lower:
-            return ("gpd.points_from_xy(%s[%r], %s[%r])" % (name, lower[lon], name, lower[lat]),
-                    "coordinates in columns %r/%r" % (lower[lon], lower[lat]))
+            return (
+                "gpd.points_from_xy(%s[%r], %s[%r])" % (name, lower[lon], name, lower[lat]),
+                "coordinates in columns %r/%r" % (lower[lon], lower[lat]),
+            )
     return None, ""
 
 

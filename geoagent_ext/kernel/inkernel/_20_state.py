@@ -51,8 +51,11 @@ def _array_digest(arr):
 def _pandas_sig(obj):
     parts = [obj.shape, str(obj.dtypes if hasattr(obj, "columns") else obj.dtype)]
     idx = obj.index
-    parts.append((type(idx).__name__, tuple(idx[:1]), tuple(idx[-1:]), len(idx)) if type(idx).__name__ == "RangeIndex"
-                 else _array_digest(idx.array))
+    parts.append(
+        (type(idx).__name__, tuple(idx[:1]), tuple(idx[-1:]), len(idx))
+        if type(idx).__name__ == "RangeIndex"
+        else _array_digest(idx.array)
+    )
     if hasattr(obj, "columns"):
         parts.append(tuple(map(str, obj.columns)))
         for i in range(obj.shape[1]):
@@ -80,8 +83,13 @@ def _sig(obj):
             return tuple(parts + [obj.shape, str(obj.dtype), _buffer_digest(obj)])
         if isinstance(obj, (list, set, dict)):
             items = list(obj.items())[:2000] if isinstance(obj, dict) else list(obj)[:2000]
-            return tuple(parts + [len(obj), hash(tuple(map(id, items)) if not isinstance(obj, dict)
-                                                 else tuple((k, id(v)) for k, v in items))])
+            return tuple(
+                parts
+                + [
+                    len(obj),
+                    hash(tuple(map(id, items)) if not isinstance(obj, dict) else tuple((k, id(v)) for k, v in items)),
+                ]
+            )
         d = getattr(obj, "__dict__", None)
         if isinstance(d, dict) and len(d) < 200:
             parts.append(tuple(sorted((str(k), id(v)) for k, v in d.items())))

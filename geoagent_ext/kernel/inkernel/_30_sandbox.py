@@ -83,10 +83,31 @@ MS_RDONLY, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE, MNT_DETACH = 1, 32, 4096, 0x
 PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "arm64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217}
 # Mounts kept as they are in the trial's view: their files are not the user's data, device nodes
 # only work through the real mounts, and /proc, /sys are guarded by the kernel's own checks.
-PSEUDO_FS = frozenset({
-    "proc", "sysfs", "devtmpfs", "devpts", "cgroup", "cgroup2", "mqueue", "bpf", "debugfs", "tracefs",
-    "securityfs", "pstore", "configfs", "fusectl", "binfmt_misc", "autofs", "hugetlbfs", "efivarfs",
-    "nsfs", "rpc_pipefs", "selinuxfs"})
+PSEUDO_FS = frozenset(
+    {
+        "proc",
+        "sysfs",
+        "devtmpfs",
+        "devpts",
+        "cgroup",
+        "cgroup2",
+        "mqueue",
+        "bpf",
+        "debugfs",
+        "tracefs",
+        "securityfs",
+        "pstore",
+        "configfs",
+        "fusectl",
+        "binfmt_misc",
+        "autofs",
+        "hugetlbfs",
+        "efivarfs",
+        "nsfs",
+        "rpc_pipefs",
+        "selinuxfs",
+    }
+)
 KEPT_TREES = ("/proc", "/sys", "/dev")
 SHARED_SCRATCH = ("/dev/shm",)  # inside a kept tree, yet a place programs write to: overlaid
 
@@ -107,8 +128,10 @@ def _check(result, what):
 
 def _mount(libc, source, target, fstype=None, flags=0, data=None):
     enc = lambda v: None if v is None else os.fsencode(v)
-    _check(libc.mount(enc(source), enc(target), enc(fstype), flags, enc(data)),
-           "mounting %s on %s" % (fstype or source, target))
+    _check(
+        libc.mount(enc(source), enc(target), enc(fstype), flags, enc(data)),
+        "mounting %s on %s" % (fstype or source, target),
+    )
 
 
 def _unshare(libc):
@@ -198,7 +221,7 @@ class _FileView:
         where they hold mounts of their own."""
         for point in sorted(self.mounts):
             if point != path and _within(point, path) and not self._kept(point):
-                inside = target + point[len(path.rstrip("/")):]
+                inside = target + point[len(path.rstrip("/")) :]
                 if point in self.holders:
                     _mount(self.libc, None, inside, flags=MS_REMOUNT | MS_BIND | MS_RDONLY)
                 else:
@@ -423,9 +446,16 @@ class _CowHook:
 
     WRITE = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
     PATH_EVENTS = {
-        "os.mkdir": (0,), "os.rename": (0, 1), "os.remove": (0,), "os.rmdir": (0,),
-        "os.symlink": (1,), "os.link": (1,), "shutil.rmtree": (0,),
-        "os.truncate": (0,), "os.chmod": (0,), "os.utime": (0,),
+        "os.mkdir": (0,),
+        "os.rename": (0, 1),
+        "os.remove": (0,),
+        "os.rmdir": (0,),
+        "os.symlink": (1,),
+        "os.link": (1,),
+        "shutil.rmtree": (0,),
+        "os.truncate": (0,),
+        "os.chmod": (0,),
+        "os.utime": (0,),
     }
     FOLLOWS = {"os.truncate", "os.chmod", "os.utime"}
 
@@ -462,8 +492,10 @@ class _CowHook:
             if (full + os.sep).startswith(self.mirror + os.sep):
                 self._materialize(full, file, truncate)
             elif (full + os.sep).startswith(self.real + os.sep):
-                raise PermissionError("trial sandbox: writing into the real working directory "
-                                      "(%s) is not allowed; use a relative path" % full)
+                raise PermissionError(
+                    "trial sandbox: writing into the real working directory "
+                    "(%s) is not allowed; use a relative path" % full
+                )
         finally:
             self.busy = False
 
@@ -510,16 +542,19 @@ def _walk_changes(mode, real, where, prefix=""):
             real_dir = os.path.join(real, rel_dir)
             if os.path.isdir(real_dir) and not os.path.islink(dirpath):
                 present = set(os.listdir(dirpath))
-                deleted += [os.path.normpath(os.path.join(rel_dir, n)) for n in os.listdir(real_dir)
-                            if n not in present]
+                deleted += [
+                    os.path.normpath(os.path.join(rel_dir, n)) for n in os.listdir(real_dir) if n not in present
+                ]
         if len(written) > 1000:
             break
     return sorted(written), sorted(deleted)
 
 
-NOT_ISOLATED = ("only Python writes into the working directory were redirected: this trial could change "
-                "files elsewhere (and files in it through GDAL and other native writers) and reach the "
-                "network, the Jupyter server's API included")
+NOT_ISOLATED = (
+    "only Python writes into the working directory were redirected: this trial could change "
+    "files elsewhere (and files in it through GDAL and other native writers) and reach the "
+    "network, the Jupyter server's API included"
+)
 
 
 def _enter_sandbox(spec):

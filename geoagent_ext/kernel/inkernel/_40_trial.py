@@ -90,8 +90,15 @@ def trial_start(code, socket_path, token, timeout, memory_mb, sandbox="auto", ke
     _sandboxes.append(root)
     if len(_sandboxes) > keep:
         cleanup(keep)
-    spec = {"code": code, "timeout": float(timeout), "memory_mb": memory_mb,
-            "sandbox": sandbox, "real": real, "root": root, "before": _cached_snapshot()}
+    spec = {
+        "code": code,
+        "timeout": float(timeout),
+        "memory_mb": memory_mb,
+        "sandbox": sandbox,
+        "real": real,
+        "root": root,
+        "before": _cached_snapshot(),
+    }
     # no stdout flush: the child replaces OutStream, so the parent's buffer is never sent twice
     kernel_pid, arm = os.getpid(), _parent_death_signal()
     pid = os.fork()
@@ -129,8 +136,9 @@ def _parent_death_signal():
     except Exception:
         return None
     PR_SET_PDEATHSIG = 1
-    return lambda: prctl(PR_SET_PDEATHSIG, ctypes.c_ulong(signal.SIGKILL), ctypes.c_ulong(0),
-                         ctypes.c_ulong(0), ctypes.c_ulong(0))
+    return lambda: prctl(
+        PR_SET_PDEATHSIG, ctypes.c_ulong(signal.SIGKILL), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0)
+    )
 
 
 def _die_with_kernel(kernel_pid, arm):
@@ -162,8 +170,13 @@ def _relay(sock, token, pid):
     kernel = _kernel()
     if kernel is None:
         return
-    parent = {"msg_id": "geoagent-trial-" + token, "msg_type": "geoagent_trial", "session": "",
-              "username": "geoagent", "version": "5.3"}
+    parent = {
+        "msg_id": "geoagent-trial-" + token,
+        "msg_type": "geoagent_trial",
+        "session": "",
+        "username": "geoagent",
+        "version": "5.3",
+    }
     content = {"token": token, "result": data.decode("utf-8", "replace") if data else None}
     kernel.session.send(kernel.iopub_socket, "geoagent_trial", content, parent=parent)
 
@@ -195,8 +208,10 @@ def _child(sock, spec):
         sock.sendall((json.dumps({"pid": os.getpid()}) + "\n").encode())
         result = _trial_body(spec, keep=(sock.fileno(),))
     except BaseException as e:  # the sandbox itself failed
-        result = {"status": "error", "error": {"ename": type(e).__name__, "evalue": str(e),
-                                               "traceback": [], "lineno": None}}
+        result = {
+            "status": "error",
+            "error": {"ename": type(e).__name__, "evalue": str(e), "traceback": [], "lineno": None},
+        }
     try:
         sock.sendall(json.dumps(result, default=str).encode())
         sock.close()
@@ -507,8 +522,7 @@ def _collect_figures(sink, limit=5):
             fig = plt.figure(num)
             buf = io.BytesIO()
             fig.savefig(buf, format="png", dpi=72)
-            sink.display({"image/png": base64.b64encode(buf.getvalue()).decode(),
-                          "text/plain": repr(fig)}, {})
+            sink.display({"image/png": base64.b64encode(buf.getvalue()).decode(), "text/plain": repr(fig)}, {})
     except Exception:
         pass
 

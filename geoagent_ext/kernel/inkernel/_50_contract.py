@@ -7,21 +7,27 @@
 def _contract_load(path, fmt):
     """{layer name: frame} for tables/layers, or {"": document} for JSON."""
     import json as _j
+
     if fmt == "json":
         with open(path, encoding="utf-8") as fh:
             return {"": _contract_records(_j.load(fh))}
     if fmt == "csv":
         import pandas as pd
+
         return {"": pd.read_csv(path)}
     if fmt in ("parquet", "geoparquet"):
         import pyarrow.parquet as pq
+
         if geoparquet_meta(pq.read_schema(path)):
             import geopandas as gpd
+
             return {"": gpd.read_parquet(path)}
         import pandas as pd
+
         return {"": pd.read_parquet(path)}
     import geopandas as gpd
     import pyogrio
+
     layers = [row[0] for row in pyogrio.list_layers(path)]
     if fmt == "gpkg" and len(layers) > 1:
         return {name: gpd.read_file(path, layer=name) for name in layers}
@@ -31,9 +37,13 @@ def _contract_load(path, fmt):
             document = _j.load(fh)
         if isinstance(document, dict):
             import os as _o
+
             stem = _o.path.splitext(_o.path.basename(path))[0]
-            frame.attrs["members"] = {k: v for k, v in document.items() if k not in ("type", "features", "crs", "bbox")
-                                      and not (k == "name" and v == stem)}  # GDAL's own: the layer's name
+            frame.attrs["members"] = {
+                k: v
+                for k, v in document.items()
+                if k not in ("type", "features", "crs", "bbox") and not (k == "name" and v == stem)
+            }  # GDAL's own: the layer's name
     return {"": frame}
 
 
@@ -41,6 +51,7 @@ def _contract_records(document):
     """A JSON list of records is a table (one row per record); any other document stays as it is."""
     if isinstance(document, list) and document and all(isinstance(x, dict) for x in document):
         import pandas as pd
+
         return pd.DataFrame(document)
     return document
 
@@ -59,6 +70,7 @@ def _contract_nested_records(values):
     if not rows:
         return None
     import pandas as pd
+
     return pd.DataFrame(rows)
 
 
@@ -91,6 +103,7 @@ def _contract_holder(data, name, depth=3):
 def _contract_json_shape(path, shape):
     """(passed, observed): the JSON document's top level is a list (an array) or an object, as asked."""
     import json as _j
+
     with open(path, encoding="utf-8") as fh:
         document = _j.load(fh)
     kind = "list" if isinstance(document, list) else "object" if isinstance(document, dict) else type(document).__name__
@@ -148,6 +161,7 @@ def _contract_geo_bounds_wgs84(frame):
     if crs is None or not hasattr(frame, "geometry") or frame.geometry.is_empty.all():
         return None
     import pyproj
+
     x0, y0, x1, y1 = (float(b) for b in frame.geometry.total_bounds)
     if crs.is_geographic:
         return (x0, y0, x1, y1, (x0 + x1) / 2, (y0 + y1) / 2)
@@ -163,6 +177,7 @@ def _contract_uncut_crossings(frame):
     A vertex on +-180 itself is a cut, never a jump."""
     import numpy as np
     import shapely
+
     crs = getattr(frame, "crs", None)
     geoms = frame.geometry
     if crs is not None and not crs.is_geographic:
@@ -194,6 +209,7 @@ def _contract_winding_faults(path):
     """(polygons wound against RFC 7946 section 3.1.6, polygons) of a GeoJSON file, read from
     its JSON text (a reader may reorient rings): exteriors must be counter-clockwise, holes clockwise."""
     import json as _j
+
     with open(path, encoding="utf-8") as fh:
         doc = _j.load(fh)
     stack = [f.get("geometry") for f in doc.get("features", [])] if doc.get("type") == "FeatureCollection" else [doc]
@@ -221,10 +237,21 @@ def _contract_type_name(t):
     one canonical name, so the two compare."""
     t = str(t).lower().replace(" ", "")
     if t.startswith("datetime64["):  # pyogrio's numpy dtypes
-        t = "timestamp[" + t[len("datetime64["):]
-    aliases = {"large_string": "string", "utf8": "string", "object": "string", "str": "string", "double": "float64",
-               "float": "float32", "halffloat": "float16", "boolean": "bool", "date32[day]": "date32",
-               "date64[ms]": "date64", "text": "string", "strings": "string"}
+        t = "timestamp[" + t[len("datetime64[") :]
+    aliases = {
+        "large_string": "string",
+        "utf8": "string",
+        "object": "string",
+        "str": "string",
+        "double": "float64",
+        "float": "float32",
+        "halffloat": "float16",
+        "boolean": "bool",
+        "date32[day]": "date32",
+        "date64[ms]": "date64",
+        "text": "string",
+        "strings": "string",
+    }
     return aliases.get(t, t.replace(",tz=", ", tz="))
 
 
@@ -233,24 +260,35 @@ def _contract_stored_types(path, fmt):
     Parquet schema, not the pandas frame read from it (which turns timestamp[us] into [ns])."""
     if fmt in ("parquet", "geoparquet"):
         import pyarrow.parquet as pq
+
         schema = pq.read_schema(path)
         skip = set(geoparquet_meta(schema).get("columns", {}))
-        return {"": {f.name: _contract_type_name(f.type) for f in schema if f.name not in skip
-                     and not f.name.startswith("__index_level_")}}
+        return {
+            "": {
+                f.name: _contract_type_name(f.type)
+                for f in schema
+                if f.name not in skip and not f.name.startswith("__index_level_")
+            }
+        }
     import pyogrio
+
     out = {}
     layers = [row[0] for row in pyogrio.list_layers(path)]
     for layer in layers:
         info = pyogrio.read_info(path, layer=layer)
-        out[layer if len(layers) > 1 else ""] = {str(n): _contract_type_name(d) for n, d in zip(info["fields"], info["dtypes"])}
+        out[layer if len(layers) > 1 else ""] = {
+            str(n): _contract_type_name(d) for n, d in zip(info["fields"], info["dtypes"])
+        }
     return out
 
 
 def _contract_check_dtype(params, types):
     """(passed, observed) of a stored-type requirement on one layer's {column: type}."""
     want = _contract_type_name(params["dtype"])
+
     def ok(t):  # "timestamp[us]" also accepts a zone the request did not name
         return t == want or (want.startswith("timestamp[") and "," not in want and t.startswith(want[:-1] + ","))
+
     if "name" in params:
         name = params["name"]
         if name not in types:
@@ -260,9 +298,22 @@ def _contract_check_dtype(params, types):
     return not wrong, (f"not {want}: {dict(list(wrong.items())[:6])}" if wrong else f"every other column is {want}")
 
 
-_CONTRACT_GEOMETRY_KINDS = ("crs_present", "located", "crs_epsg", "crs_projected_metres", "geometry_types", "geometries_present",
-                            "geometries_valid", "geometries_unique", "geometry_unchanged", "shapes_kept", "min_area", "antimeridian_cut", "geometry_once",
-                            "buffer_distance")
+_CONTRACT_GEOMETRY_KINDS = (
+    "crs_present",
+    "located",
+    "crs_epsg",
+    "crs_projected_metres",
+    "geometry_types",
+    "geometries_present",
+    "geometries_valid",
+    "geometries_unique",
+    "geometry_unchanged",
+    "shapes_kept",
+    "min_area",
+    "antimeridian_cut",
+    "geometry_once",
+    "buffer_distance",
+)
 
 
 def _contract_input(path, sources):
@@ -279,6 +330,7 @@ def _contract_geodesic(frame, measure):
     """Each feature's area (m²), perimeter or length (m) on the WGS84 ellipsoid (pyproj.Geod: no
     CRS to choose, right across the antimeridian), None where its geometry has no such measure."""
     from pyproj import Geod
+
     geod = Geod(ellps="WGS84")
     lonlat = frame.geometry.to_crs(4326) if not frame.crs.equals("EPSG:4326") else frame.geometry
     kinds = ("LineString", "MultiLineString") if measure == "length" else ("Polygon", "MultiPolygon")
@@ -296,9 +348,17 @@ def _contract_geodesic(frame, measure):
 def _contract_unit_guess(ratio):
     """What a value/true-measure ratio far from 1 suggests."""
     import math
-    for factor, said in ((1e6, "m² written as km²"), (1e-6, "km² written as m²"), (100, "hectares written as km²"),
-                         (1e-2, "km² written as hectares"), (1e4, "m² written as hectares"), (1e-4, "hectares written as m²"),
-                         (1e3, "metres written as km"), (1e-3, "km written as metres")):
+
+    for factor, said in (
+        (1e6, "m² written as km²"),
+        (1e-6, "km² written as m²"),
+        (100, "hectares written as km²"),
+        (1e-2, "km² written as hectares"),
+        (1e4, "m² written as hectares"),
+        (1e-4, "hectares written as m²"),
+        (1e3, "metres written as km"),
+        (1e-3, "km written as metres"),
+    ):
         if abs(math.log10(ratio / factor)) < 0.05:
             return f": looks like {said}"
     if ratio < 1e-3:
@@ -325,6 +385,7 @@ def _contract_measure_units(params, data, sources):
     its own geometry, else the input feature with the same key (a column unique in the input), else
     (rows not matched) the sum against the input's total, within a wide band."""
     import pandas as pd
+
     name, measure, unit = params["name"], params["measure"], params["unit"]
     label = {"km2": "km²", "sqkm": "km²", "m2": "m²", "sqm": "m²"}.get(unit, unit)
     values = pd.to_numeric(data[name], errors="coerce").tolist()
@@ -337,7 +398,10 @@ def _contract_measure_units(params, data, sources):
     if expected is None:  # the input is read only when the file's own geometry cannot answer
         src = _contract_input(params["input"], sources) if params.get("input") else None
         if src is None or not _contract_has_geometry(src) or src.crs is None:
-            return False, f"cannot measure `{name}`: neither the file nor `{params.get('input')}` has geometries with a CRS"
+            return (
+                False,
+                f"cannot measure `{name}`: neither the file nor `{params.get('input')}` has geometries with a CRS",
+            )
         measures = _contract_geodesic(src, measure)
         shared = [k for k in data.columns if k != name and k in src.columns and k != src.geometry.name]
         for key in [[k] for k in shared] + ([shared] if len(shared) > 1 else []):  # one column, else all together
@@ -349,7 +413,10 @@ def _contract_measure_units(params, data, sources):
             lookup = dict(zip(keys, measures))
             mine = data[key].astype(str).agg("|".join, axis=1).tolist()
             if mine and all(k in lookup for k in mine):
-                expected, how = [lookup[k] for k in mine], f"the `{params['input']}` feature of the same `{'`, `'.join(key)}`"
+                expected, how = (
+                    [lookup[k] for k in mine],
+                    f"the `{params['input']}` feature of the same `{'`, `'.join(key)}`",
+                )
                 break
         if expected is None:  # rows that are not the input's features (groups, a selection): the scale only.
             # The band: not more than the input has, and not as small as square degrees are of km² (about
@@ -358,8 +425,10 @@ def _contract_measure_units(params, data, sources):
             mine = sum(v for v in values if v == v)
             ratio = mine / total if total else float("inf")
             ok = 5e-4 <= ratio <= 1.05
-            return ok, (f"`{name}` sums to {ratio:.3g} × the geodesic {measure} of all of `{params['input']}` in {label}"
-                        + ("" if ok else _contract_unit_guess(ratio)))
+            return ok, (
+                f"`{name}` sums to {ratio:.3g} × the geodesic {measure} of all of `{params['input']}` in {label}"
+                + ("" if ok else _contract_unit_guess(ratio))
+            )
     pairs = [(v, e * factor) for v, e in zip(values, expected) if e and v == v]
     if not pairs:
         return False, f"`{name}`: no row has both a number and a feature with a {measure}"
@@ -369,9 +438,11 @@ def _contract_measure_units(params, data, sources):
     close = sum(abs(v - e) <= 0.03 * e + slack for v, e in pairs) / len(pairs)
     median = sorted(v / e for v, e in pairs)[len(pairs) // 2]
     ok = close >= 0.9
-    return ok, (f"`{name}` is {median:.4g} × the geodesic {measure} of {how} in {label} (median; {close:.0%} of "
-                f"{len(pairs)} rows within 3 %{' or the rounding' if slack else ''})"
-                + ("" if ok else _contract_unit_guess(median)))
+    return ok, (
+        f"`{name}` is {median:.4g} × the geodesic {measure} of {how} in {label} (median; {close:.0%} of "
+        f"{len(pairs)} rows within 3 %{' or the rounding' if slack else ''})"
+        + ("" if ok else _contract_unit_guess(median))
+    )
 
 
 _CONTRACT_SHAPE_SAMPLE = 5000  # features compared (evenly spread) in a larger file
@@ -384,6 +455,7 @@ def _contract_shape_index(crs, src):
     line is at Hausdorff distance 0 from it, and is not its shape."""
     import numpy as np
     import shapely
+
     theirs = src.geometry
     if src.crs is not None and crs is not None and not crs.equals(src.crs):
         theirs = theirs.to_crs(crs)
@@ -397,6 +469,7 @@ def _contract_nearest_shape(shape, index):
     """(the input's shape nearest ``shape``, their Hausdorff distance) among the input's shapes of its
     dimension whose bounds meet it (else the nearest one); (None, inf) when the input has none."""
     import shapely
+
     found = index.get(int(shapely.get_dimensions(shape)))
     if found is None:
         return None, float("inf")
@@ -416,6 +489,7 @@ def _contract_shapes_kept(params, data, sources):
     """(passed, observed): each feature's shape is within the tolerance (Hausdorff distance) of one
     of the input's features or of their parts (of the same dimension), the input in the file's CRS."""
     import numpy as np
+
     src = _contract_input(params["input"], sources)
     mine = data.geometry
     crs = mine.crs if mine.crs is not None else src.crs
@@ -425,15 +499,24 @@ def _contract_shapes_kept(params, data, sources):
         return True, "no features to compare"
     tolerance, unit = _contract_shape_tolerance(crs)
     picked = mine.values[np.linspace(0, len(mine) - 1, min(len(mine), _CONTRACT_SHAPE_SAMPLE)).astype(int)]
-    changed = [(i, off) for i, shape in enumerate(picked)
-               for off in [_contract_nearest_shape(shape, index)[1]] if off > tolerance]
+    changed = [
+        (i, off)
+        for i, shape in enumerate(picked)
+        for off in [_contract_nearest_shape(shape, index)[1]]
+        if off > tolerance
+    ]
     if not changed:
         return True, f"every feature's shape is one of {params['input']}'s or a part of one"
     moved = [off for _, off in changed if off < float("inf")]
-    seen = ([f"off by up to {max(moved):.6g}{unit}"] if moved else []) + \
-        ([f"{len(changed) - len(moved)} of a kind (point, line, polygon) it has none of"] if len(moved) < len(changed) else [])
-    return False, (f"{len(changed)} of {len(picked)} features' shapes are none of {params['input']}'s (nor a part of "
-                   f"one): {'; '.join(seen)} (e.g. feature {changed[0][0]})")
+    seen = ([f"off by up to {max(moved):.6g}{unit}"] if moved else []) + (
+        [f"{len(changed) - len(moved)} of a kind (point, line, polygon) it has none of"]
+        if len(moved) < len(changed)
+        else []
+    )
+    return False, (
+        f"{len(changed)} of {len(picked)} features' shapes are none of {params['input']}'s (nor a part of "
+        f"one): {'; '.join(seen)} (e.g. feature {changed[0][0]})"
+    )
 
 
 def _contract_buffer_cover(params, data, sources):
@@ -441,6 +524,7 @@ def _contract_buffer_cover(params, data, sources):
     input's UTM zone, compared as regions (overlap over union), so per-feature or dissolved buffers
     both answer; an input of points also says the distance the file looks buffered by."""
     import math
+
     src, distance = _contract_input(params["input"], sources), float(params["distance_m"])
     if not _contract_has_geometry(src) or src.crs is None or data.crs is None:
         return False, f"cannot compare: the file or `{params['input']}` has no CRS"
@@ -454,8 +538,10 @@ def _contract_buffer_cover(params, data, sources):
     if set(src.geometry.geom_type.dropna()) <= {"Point"} and 0 < ratio < float("inf") and abs(ratio - 1) > 0.03:
         seen = f"; as if buffered by about {distance * math.sqrt(ratio):.4g} m"
     ok = overlap >= 0.95
-    return ok, (f"the polygons cover {ratio:.3g} × the area of `{params['input']}` buffered by {distance:g} m, "
-                f"{overlap:.0%} of the two overlapping" + ("" if ok else seen))
+    return ok, (
+        f"the polygons cover {ratio:.3g} × the area of `{params['input']}` buffered by {distance:g} m, "
+        f"{overlap:.0%} of the two overlapping" + ("" if ok else seen)
+    )
 
 
 def _contract_key(value):
@@ -473,6 +559,7 @@ def _contract_nearest_metres(origin, target):
     ``target`` (None where it has none), measured in ``origin``'s UTM zone: a straight line, within a
     fraction of a percent of the geodesic at a region's scale. The contract's mend embeds it."""
     import geopandas as gpd
+
     utm = origin.estimate_utm_crs()
     a = gpd.GeoDataFrame(geometry=origin.to_crs(utm).values, crs=utm)
     a = a[~(a.geometry.isna() | a.geometry.is_empty)]
@@ -486,6 +573,7 @@ def _contract_row_origins(params, data, sources, name):
     """(GeoSeries of each row's feature, "") — the file's own geometries, else the input feature of
     the same key — or (None, why not)."""
     import geopandas as gpd
+
     if _contract_has_geometry(data) and data.crs is not None:
         return gpd.GeoSeries(data.geometry.values, crs=data.crs), ""
     src = _contract_input(params["input"], sources)
@@ -501,6 +589,7 @@ def _contract_nearest_rows(origin, target):
     ``origin``'s UTM zone; [] where it has none. The contract's mend embeds it."""
     import numpy as np
     import shapely
+
     utm = origin.estimate_utm_crs()
     a, b = origin.to_crs(utm).to_numpy(), target.geometry.to_crs(utm).to_numpy()
     present = ~(shapely.is_missing(b) | shapely.is_empty(b))
@@ -533,12 +622,17 @@ def _contract_nearest_attribute(params, data, sources):
     if not _contract_has_geometry(target) or target.crs is None or column not in target.columns:
         return False, f"cannot check `{name}`: `{to}` has no geometry with a CRS or no `{column}`"
     values = target[column].tolist()
-    wrong = [(v, rows) for v, rows in zip(data[name].tolist(), _contract_nearest_rows(origin, target))
-             if rows and _contract_key(v) not in {_contract_key(values[t]) for t in rows}]
+    wrong = [
+        (v, rows)
+        for v, rows in zip(data[name].tolist(), _contract_nearest_rows(origin, target))
+        if rows and _contract_key(v) not in {_contract_key(values[t]) for t in rows}
+    ]
     if wrong:
         v, rows = wrong[0]
-        return False, (f"`{name}` is not the `{column}` of the nearest feature of `{to}` on {len(wrong)} of {len(data)} "
-                       f"rows (e.g. '{_contract_short(v, 30)}', nearest '{_contract_short(values[rows[0]], 30)}')")
+        return False, (
+            f"`{name}` is not the `{column}` of the nearest feature of `{to}` on {len(wrong)} of {len(data)} "
+            f"rows (e.g. '{_contract_short(v, 30)}', nearest '{_contract_short(values[rows[0]], 30)}')"
+        )
     return True, f"`{name}` is the `{column}` of the nearest feature of `{to}` on all {len(data)} rows"
 
 
@@ -547,6 +641,7 @@ def _contract_nearest_distance(params, data, sources):
     own geometry, else the input feature of the same key) to the nearest feature of ``params["to"]``,
     within 0.5 % or 1 m."""
     import pandas as pd
+
     name, unit, to = params["name"], params["unit"], params["to"]
     origin, why = _contract_row_origins(params, data, sources, name)
     if origin is None:
@@ -557,12 +652,17 @@ def _contract_nearest_distance(params, data, sources):
     factor = _CONTRACT_UNIT_FACTOR[unit]
     expected = [None if m is None else m * factor for m in _contract_nearest_metres(origin, target)]
     values = pd.to_numeric(data[name], errors="coerce").tolist()
-    wrong = [(v, e) for v, e in zip(values, expected)
-             if e is not None and not (v == v and abs(v - e) <= max(factor, 0.005 * e))]
+    wrong = [
+        (v, e)
+        for v, e in zip(values, expected)
+        if e is not None and not (v == v and abs(v - e) <= max(factor, 0.005 * e))
+    ]
     if wrong:
         v, e = wrong[0]
-        return False, (f"`{name}` differs from the distance to the nearest feature of `{to}` on {len(wrong)} of "
-                       f"{len(values)} rows (e.g. {_contract_short(v, 20)}, expected {e:.1f} {unit})")
+        return False, (
+            f"`{name}` differs from the distance to the nearest feature of `{to}` on {len(wrong)} of "
+            f"{len(values)} rows (e.g. {_contract_short(v, 20)}, expected {e:.1f} {unit})"
+        )
     return True, f"`{name}` is the distance to the nearest feature of `{to}` in {unit} on all {len(values)} rows"
 
 
@@ -571,13 +671,16 @@ def _contract_key_match(data, polys, name):
     names the polygons: one of the same name whose input values are unique, else a text column equal
     to a unique text column of the input (numbers under other names could match by chance); None."""
     import pandas as pd
+
     geometry = getattr(getattr(polys, "geometry", None), "name", "geometry")
     shared = [c for c in data.columns if c in polys.columns and c not in (name, geometry)]
+
     def text(frame, c):
         return not pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_datetime64_any_dtype(frame[c])
+
     texts = [c for c in polys.columns if c != geometry and c not in shared and text(polys, c)]
     for column in shared + [c for c in data.columns if c not in shared and c != name and text(data, c)]:
-        for src_column in ([column] if column in shared else texts):
+        for src_column in [column] if column in shared else texts:
             keys = [_contract_key(v) for v in polys[src_column].tolist()]
             if pd.isna(polys[src_column]).any() or len(set(keys)) != len(keys):
                 continue
@@ -596,16 +699,23 @@ def _contract_point_counts(params, data, sources):
     import numpy as np
     import pandas as pd
     import shapely
+
     name = params["name"]
     pts = _contract_input(params["points"], sources)
-    own = (_contract_has_geometry(data) and data.crs is not None and len(data)
-           and set(data.geom_type.dropna()) <= {"Polygon", "MultiPolygon"})
+    own = (
+        _contract_has_geometry(data)
+        and data.crs is not None
+        and len(data)
+        and set(data.geom_type.dropna()) <= {"Polygon", "MultiPolygon"}
+    )
     polys = data if own else _contract_input(params["polygons"], sources)
     if not _contract_has_geometry(pts) or pts.crs is None or not _contract_has_geometry(polys) or polys.crs is None:
         return False, f"cannot count: `{params['points']}` or the polygons have no CRS"
     tree = shapely.STRtree(polys.geometry.values)
     located = pts.to_crs(polys.crs).geometry.values
-    truth = {p: np.bincount(tree.query(located, predicate=p)[1], minlength=len(polys)) for p in ("within", "intersects")}
+    truth = {
+        p: np.bincount(tree.query(located, predicate=p)[1], minlength=len(polys)) for p in ("within", "intersects")
+    }
     values = pd.to_numeric(data[name], errors="coerce").tolist()
     where = f"`{params['points']}` points inside each polygon"
     if own:
@@ -616,9 +726,13 @@ def _contract_point_counts(params, data, sources):
             want = sorted(int(v) for v in truth["within"])
             got = sorted(v for v in values if v == v)
             ok = got in (want, sorted(int(v) for v in truth["intersects"]))
-            return ok, (f"`{name}` holds the counts of the {where} of `{params['polygons']}` (no column names the polygons; "
-                        f"compared sorted)" if ok else f"`{name}` sorted is {_contract_short(got, 80)}; the {where} of "
-                        f"`{params['polygons']}` sorted are {_contract_short(want, 80)}")
+            return ok, (
+                f"`{name}` holds the counts of the {where} of `{params['polygons']}` (no column names the polygons; "
+                f"compared sorted)"
+                if ok
+                else f"`{name}` sorted is {_contract_short(got, 80)}; the {where} of "
+                f"`{params['polygons']}` sorted are {_contract_short(want, 80)}"
+            )
         key, rows, missing = matched
         how = f"the `{params['polygons']}` polygon of the same `{key}`"
     wrong_by = {p: [i for i, r in enumerate(rows) if values[i] != counts[r]] for p, counts in truth.items()}
@@ -642,6 +756,7 @@ def _contract_density(params, data):
     """(passed, observed) of a rate against count / measure * factor of its own row, within 1 % or
     half the rounding the values show; rows without a positive measure are left out."""
     import pandas as pd
+
     name, count, measure, factor = params["name"], params["count"], params["measure"], float(params["factor"])
     absent = [c for c in (name, count, measure) if c not in data.columns]
     if absent:
@@ -657,8 +772,10 @@ def _contract_density(params, data):
     v, e = wrong[0]
     ratio = sorted(v / e for v, e in rows if e and v == v)
     seen = f"; as if × {factor * ratio[len(ratio) // 2]:.4g}" if ratio else ""
-    return False, (f"`{name}` differs from `{count}` / `{measure}` × {factor:g} on {len(wrong)} of {len(rows)} rows "
-                   f"(e.g. {_contract_short(v, 20)}, expected {e:.4g}){seen}")
+    return False, (
+        f"`{name}` differs from `{count}` / `{measure}` × {factor:g} on {len(wrong)} of {len(rows)} rows "
+        f"(e.g. {_contract_short(v, 20)}, expected {e:.4g}){seen}"
+    )
 
 
 def _contract_layer_bounds(params, sources):
@@ -669,6 +786,7 @@ def _contract_layer_bounds(params, sources):
         geoms = src.geometry[~(src.geometry.isna() | src.geometry.is_empty)]
     else:
         import geopandas as gpd
+
         columns = _wkt_columns(src)  # noqa: F821 - _70_data_probes: the column input_facts named
         if not columns:
             return []
@@ -698,8 +816,10 @@ def _contract_group_keys(name, value, params, sources):
     """A JSON object keyed by every value of the group column (keys compared as text; 3.0 is '3')."""
     column = params["column"]
     if not isinstance(value, dict):
-        return False, (f"`{name}` = {_contract_short(value, 100)}: a JSON {type(value).__name__}, not an object "
-                       f"keyed by the values of `{column}`")
+        return False, (
+            f"`{name}` = {_contract_short(value, 100)}: a JSON {type(value).__name__}, not an object "
+            f"keyed by the values of `{column}`"
+        )
     src = _contract_input(params["input"], sources)
     if column not in getattr(src, "columns", []):
         return False, f"`{column}` is not in {params['input']}"
@@ -711,9 +831,11 @@ def _contract_group_keys(name, value, params, sources):
         wrong = {k: v for k, v in value.items() if sizes.get(str(k)) != v}
         if wrong:
             first = list(wrong)[:4]
-            return False, (f"`{name}`: {len(wrong)} group(s) whose value is not its number of rows in "
-                           f"`{params['input']}`, e.g. " + ", ".join(f"{k}: {wrong[k]} (counted {sizes.get(str(k))})"
-                                                                     for k in first))
+            return False, (
+                f"`{name}`: {len(wrong)} group(s) whose value is not its number of rows in "
+                f"`{params['input']}`, e.g. "
+                + ", ".join(f"{k}: {wrong[k]} (counted {sizes.get(str(k))})" for k in first)
+            )
         return True, f"`{name}` counts the rows of each of the {len(want)} values of `{column}`"
     if not missing and not foreign:
         return True, f"`{name}` has a key for each of the {len(want)} values of `{column}`"
@@ -737,13 +859,17 @@ def _contract_group_object(value, column, groups, fill=None):
     {group: value}}). Groups of ``groups`` it lacks get ``fill`` when one is given (0 for counts: a
     groupby leaves empty groups out). Anything else is returned as it was."""
     want = [_contract_group_text(g) for g in groups]
-    if isinstance(value, list) and value and all(isinstance(r, dict) and len(r) == 2 and r.keys() == value[0].keys()
-                                                 for r in value):
+    if (
+        isinstance(value, list)
+        and value
+        and all(isinstance(r, dict) and len(r) == 2 and r.keys() == value[0].keys() for r in value)
+    ):
         value = {k: [r[k] for r in value] for k in value[0]}
     if isinstance(value, dict) and len(value) == 2 and all(isinstance(v, (dict, list)) for v in value.values()):
         cols = {k: list(v.values()) if isinstance(v, dict) else list(v) for k, v in value.items()}
-        keyed = [k for k in cols if k == column] or [k for k, v in cols.items()
-                                                     if v and {_contract_group_text(x) for x in v} <= set(want)]
+        keyed = [k for k in cols if k == column] or [
+            k for k, v in cols.items() if v and {_contract_group_text(x) for x in v} <= set(want)
+        ]
         if len({len(v) for v in cols.values()}) == 1 and len(keyed) == 1:
             other = next(k for k in cols if k != keyed[0])
             value = dict(zip(map(_contract_group_text, cols[keyed[0]]), cols[other]))
@@ -798,13 +924,17 @@ def _contract_converted_values(name, params, mine, theirs):
     milliseconds read as nanoseconds made 1970 dates, nyc-wkt at 36eafa3) or the same numbers —
     and loses none of them."""
     import pandas as pd
+
     dtype = str(params["as_type"]).lower()
     if dtype.startswith(("timestamp", "datetime", "date")):
         if pd.api.types.is_numeric_dtype(mine):
             return False, f"`{name}` holds numbers ({str(mine.dtype)}), not the times of {params['input']}"
         got = pd.to_datetime(mine, utc=True, errors="coerce")
-        want = pd.to_datetime(theirs, utc=True, errors="coerce", format="mixed") \
-            if not pd.api.types.is_numeric_dtype(theirs) else pd.Series([], dtype="datetime64[ns, UTC]")
+        want = (
+            pd.to_datetime(theirs, utc=True, errors="coerce", format="mixed")
+            if not pd.api.types.is_numeric_dtype(theirs)
+            else pd.Series([], dtype="datetime64[ns, UTC]")
+        )
         show = lambda v: v.isoformat()  # noqa: E731
     else:
         got, want = pd.to_numeric(mine, errors="coerce"), pd.to_numeric(theirs, errors="coerce")
@@ -814,11 +944,15 @@ def _contract_converted_values(name, params, mine, theirs):
     lost = int(got.isna().sum()) - int(want.isna().sum())
     said = []
     if foreign:
-        said.append(f"{len(foreign)} of {len(got)} values are none of {params['input']}'s, e.g. {show(foreign[0])}"
-                    + (f" (it has {show(min(known))} … {show(max(known))})" if known else ""))
+        said.append(
+            f"{len(foreign)} of {len(got)} values are none of {params['input']}'s, e.g. {show(foreign[0])}"
+            + (f" (it has {show(min(known))} … {show(max(known))})" if known else "")
+        )
     if lost > 0:
         said.append(f"{lost} value(s) more are missing than in {params['input']}")
-    return not said, f"`{name}`: " + ("; ".join(said) if said else f"every value is one of {params['input']}'s, as {dtype}")
+    return not said, f"`{name}`: " + (
+        "; ".join(said) if said else f"every value is one of {params['input']}'s, as {dtype}"
+    )
 
 
 def _contract_located(params, data):
@@ -830,8 +964,11 @@ def _contract_located(params, data):
         return False, "no CRS or no geometry to place it by"
     w, s, e, n = params["bounds"]
     grow_x, grow_y = max(2.0, e - w), max(2.0, n - s)
-    inside = (box[1] <= n + grow_y and box[3] >= s - grow_y and
-              (w > e or box[0] > box[2] or (box[0] <= e + grow_x and box[2] >= w - grow_x)))  # across +-180: lat only
+    inside = (
+        box[1] <= n + grow_y
+        and box[3] >= s - grow_y
+        and (w > e or box[0] > box[2] or (box[0] <= e + grow_x and box[2] >= w - grow_x))
+    )  # across +-180: lat only
     seen = f"data at lon/lat [{box[0]:.3f}, {box[1]:.3f}, {box[2]:.3f}, {box[3]:.3f}]"
     where = f"the inputs at [{w:.3f}, {s:.3f}, {e:.3f}, {n:.3f}]"
     return inside, f"{seen}: {'near' if inside else 'far from'} {where} (CRS {_contract_crs_label(data.crs)})"
@@ -841,6 +978,7 @@ def _contract_check_table(kind, params, data, sources=None):
     """(passed, observed) of one requirement on one table/layer or JSON document. ``sources``:
     input files already read in this check (several requirements may read the same input)."""
     import math
+
     name = params.get("name")
     sources = {} if sources is None else sources
     if not isinstance(data, dict) and not hasattr(data, "columns"):
@@ -851,15 +989,20 @@ def _contract_check_table(kind, params, data, sources=None):
             have.add("geometry")
         missing = [n for n in params.get("names", []) if n not in have and _contract_holder(data, n) is None]
         stray = params.get("no_stray") if isinstance(params.get("no_stray"), list) else []
-        extra = [c for c in sorted(have - set(params.get("names", []))) if _contract_stray_column(c, stray)] \
-            if params.get("no_stray") else []
-        said = ([f"missing {missing}; it has {sorted(have)[:15]}"] if missing else []) + \
-            ([f"also has {extra[:10]}, a geometry or row index not asked for"] if extra else [])
+        extra = (
+            [c for c in sorted(have - set(params.get("names", []))) if _contract_stray_column(c, stray)]
+            if params.get("no_stray")
+            else []
+        )
+        said = ([f"missing {missing}; it has {sorted(have)[:15]}"] if missing else []) + (
+            [f"also has {extra[:10]}, a geometry or row index not asked for"] if extra else []
+        )
         return not said, "; ".join(said) or "all present"
     if name and kind not in ("columns",) and _contract_holder(data, name) is not None:
         data = _contract_holder(data, name)  # the nested object or records, or the members, that hold it
-    if kind in _CONTRACT_GEOMETRY_KINDS and (isinstance(data, dict) or not _contract_has_geometry(data)
-                                             or _contract_no_geometry_present(data)):
+    if kind in _CONTRACT_GEOMETRY_KINDS and (
+        isinstance(data, dict) or not _contract_has_geometry(data) or _contract_no_geometry_present(data)
+    ):
         return False, "no geometry in the file"
     if kind == "crs_present":
         return data.crs is not None, _contract_crs_label(data.crs)
@@ -889,7 +1032,10 @@ def _contract_check_table(kind, params, data, sources=None):
             inside = lon_ok and s - 1 <= cy <= n + 1
             where = f"area of use {area.name} [{w:.1f}, {s:.1f}, {e:.1f}, {n:.1f}]"
             data_box = f"data [{bounds[0]:.2f}, {bounds[1]:.2f}, {bounds[2]:.2f}, {bounds[3]:.2f}]"
-            return inside, f"{_contract_crs_label(crs)}, metres; {where} {'fits' if inside else 'is far from'} the {data_box}"
+            return (
+                inside,
+                f"{_contract_crs_label(crs)}, metres; {where} {'fits' if inside else 'is far from'} the {data_box}",
+            )
         kinds = sorted(set(data.geometry.geom_type.dropna()))
         wrong = [k for k in kinds if k not in params.get("allowed", [])]
         return not wrong, f"geometry types {kinds}"
@@ -902,9 +1048,12 @@ def _contract_check_table(kind, params, data, sources=None):
         if kind == "geometries_valid":
             invalid = present[~present.is_valid]
             import shapely
+
             why = shapely.is_valid_reason(invalid.values[:1])[0] if len(invalid) else ""
             if not invalid.empty or not (params.get("input") and params.get("key") in data.columns):
-                return invalid.empty, f"{len(invalid)} of {len(data)} geometries are invalid" + (f" (e.g. {why})" if why else "")
+                return invalid.empty, f"{len(invalid)} of {len(data)} geometries are invalid" + (
+                    f" (e.g. {why})" if why else ""
+                )
             return _contract_invalid_kept(params, data, sources)
         repeated = int(present.normalize().to_wkb().duplicated().sum())
         return repeated == 0, f"{repeated} of {len(data)} features repeat an earlier feature's geometry"
@@ -913,15 +1062,22 @@ def _contract_check_table(kind, params, data, sources=None):
         if src.crs != data.crs:
             return False, f"{_contract_crs_label(data.crs)}; the input is in {_contract_crs_label(src.crs)}"
         import shapely
+
         known = set(shapely.to_wkb(shapely.set_precision(shapely.normalize(src.geometry.values), 1e-9)).tolist())
         mine = shapely.to_wkb(shapely.set_precision(shapely.normalize(data.geometry.values), 1e-9)).tolist()
         moved = sum(w not in known for w in mine)
-        return moved == 0, (f"{moved} of {len(data)} geometries differ from every geometry of {params['input']}"
-                            if moved else f"every geometry is one of {params['input']}'s, same CRS")
+        return moved == 0, (
+            f"{moved} of {len(data)} geometries differ from every geometry of {params['input']}"
+            if moved
+            else f"every geometry is one of {params['input']}'s, same CRS"
+        )
     if kind == "min_area":
         small = [a for a in _contract_geodesic(data, "area") if a is not None and a < params["m2"]]
-        return not small, (f"{len(small)} of {len(data)} features are smaller than {params['said']} (smallest "
-                           f"{min(small):.3g} m²)" if small else f"no polygon is smaller than {params['said']}")
+        return not small, (
+            f"{len(small)} of {len(data)} features are smaller than {params['said']} (smallest {min(small):.3g} m²)"
+            if small
+            else f"no polygon is smaller than {params['said']}"
+        )
     if kind == "shapes_kept":
         return _contract_shapes_kept(params, data, sources)
     if kind == "buffer_distance":
@@ -940,14 +1096,21 @@ def _contract_check_table(kind, params, data, sources=None):
             first = values.iloc[0] if len(values) else None
             if is_wkt_text(first):  # noqa: F821 - _15_geocolumns
                 repeats.append(f"`{column}` ({_contract_short(first, 40)})")
-        return not repeats, (f"{', '.join(repeats)} repeats the geometry as WKT text beside the geometry column"
-                             if repeats else "the geometry is stored once, in the geometry column")
+        return not repeats, (
+            f"{', '.join(repeats)} repeats the geometry as WKT text beside the geometry column"
+            if repeats
+            else "the geometry is stored once, in the geometry column"
+        )
     if kind == "antimeridian_cut":
         if params.get("lonlat_only") and data.crs is not None and data.crs.is_projected:
             return True, f"{_contract_crs_label(data.crs)}: in a projected CRS lines run on across +-180"
         rows = _contract_uncut_crossings(data)
-        return not rows, (f"{len(rows)} of {len(data)} features still cross the antimeridian in one segment "
-                          f"(rows {rows[:5]}), drawn across the globe" if rows else "no segment crosses the antimeridian")
+        return not rows, (
+            f"{len(rows)} of {len(data)} features still cross the antimeridian in one segment "
+            f"(rows {rows[:5]}), drawn across the globe"
+            if rows
+            else "no segment crosses the antimeridian"
+        )
     if kind == "rows_as_input":
         n = len(data)
         return n == params["rows"], f"{n} rows (the input has {params['rows']})"
@@ -977,7 +1140,9 @@ def _contract_check_table(kind, params, data, sources=None):
             bad = [v for i, v in enumerate(nums) if not (-180 <= v <= 180 if i % 2 == 0 else -90 <= v <= 90)]
         else:
             bad = [v for v in nums if not -180 <= v <= 180]
-        return not bad, f"`{name}` = {_contract_short(nums[:6])}" + (": outside lon/lat range (metres? reproject to EPSG:4326 first)" if bad else "")
+        return not bad, f"`{name}` = {_contract_short(nums[:6])}" + (
+            ": outside lon/lat range (metres? reproject to EPSG:4326 first)" if bad else ""
+        )
     values = _contract_numbers(value) if isinstance(data, dict) else value
     if kind == "integer":
         if not isinstance(data, dict):
@@ -995,8 +1160,11 @@ def _contract_check_table(kind, params, data, sources=None):
     if kind in ("measure_units", "nearest_distance", "nearest_attribute"):
         if isinstance(data, dict):
             return False, f"`{name}` is a JSON value, not a column of features"
-        check = {"measure_units": _contract_measure_units, "nearest_distance": _contract_nearest_distance,
-                 "nearest_attribute": _contract_nearest_attribute}[kind]
+        check = {
+            "measure_units": _contract_measure_units,
+            "nearest_distance": _contract_nearest_distance,
+            "nearest_attribute": _contract_nearest_attribute,
+        }[kind]
         return check(params, data, sources)
     if kind == "non_negative":
         try:
@@ -1007,7 +1175,11 @@ def _contract_check_table(kind, params, data, sources=None):
         return not bad, f"`{name}` min {min(nums) if nums else 'n/a'}, {len(bad)} value(s) negative or not finite"
     if kind == "non_empty":
         seq = values.tolist() if hasattr(values, "tolist") else list(values)
-        bad = [v for v in seq if v is None or (isinstance(v, float) and math.isnan(v)) or (isinstance(v, str) and not v.strip())]
+        bad = [
+            v
+            for v in seq
+            if v is None or (isinstance(v, float) and math.isnan(v)) or (isinstance(v, str) and not v.strip())
+        ]
         return not bad, f"`{name}`: {len(bad)} null or empty value(s)"
     if kind == "unique":
         seq = _contract_strings(values)
@@ -1020,14 +1192,20 @@ def _contract_check_table(kind, params, data, sources=None):
         return bool(ok), f"`{name}` first values {_contract_short(value.head(5).tolist())}"
     if kind == "pattern":
         import re as _re
+
         seq = _contract_strings(values)
         foreign = [v for v in seq if not _re.fullmatch(params["regex"], v)]
-        return not foreign, (f"`{name}`: {len(foreign)} value(s) not written that way, e.g. {foreign[:3]}" if foreign
-                             else f"`{name}` values {seq[:3]}")
+        return not foreign, (
+            f"`{name}`: {len(foreign)} value(s) not written that way, e.g. {foreign[:3]}"
+            if foreign
+            else f"`{name}` values {seq[:3]}"
+        )
     if kind == "values_in":
         seq = _contract_strings(values)
         foreign = sorted({v for v in seq if v not in params.get("allowed", [])})
-        return not foreign, f"`{name}` values {sorted(set(seq))[:6]}" + (f"; not allowed: {foreign[:4]}" if foreign else "")
+        return not foreign, f"`{name}` values {sorted(set(seq))[:6]}" + (
+            f"; not allowed: {foreign[:4]}" if foreign else ""
+        )
     if kind == "values_from_input":
         src = _contract_input(params["input"], sources)
         if params["name"] not in getattr(src, "columns", []):
@@ -1037,13 +1215,17 @@ def _contract_check_table(kind, params, data, sources=None):
         allowed = set(map(str, src[params["name"]].dropna().tolist()))
         seq = _contract_strings(value)
         foreign = [v for v in seq if v not in allowed]
-        return not foreign, (f"`{name}`: {len(foreign)} value(s) not in {params['input']}, e.g. {foreign[:3]}"
-                             if foreign else f"`{name}`: every value comes from {params['input']}")
+        return not foreign, (
+            f"`{name}`: {len(foreign)} value(s) not in {params['input']}, e.g. {foreign[:3]}"
+            if foreign
+            else f"`{name}`: every value comes from {params['input']}"
+        )
     return False, f"unknown requirement kind {kind!r}"
 
 
 def _contract_format(path):
     import os as _o
+
     ext = _o.path.splitext(path)[1].lower()
     return {".json": "json", ".csv": "csv", ".parquet": "parquet", ".geoparquet": "geoparquet"}.get(ext, "vector")
 
@@ -1060,8 +1242,10 @@ def _contract_invalid_kept(params, data, sources):
     said = f"0 of {len(data)} geometries are invalid; {len(invalid)} feature(s) of `{params['input']}` had invalid geometries"
     if not lost:
         return True, said + (", each kept" if invalid else "")
-    return False, (f"{said} and {len(lost)} of them are missing (`{key}` {', '.join(lost[:5])}): repair them with "
-                   "make_valid(), do not drop them")
+    return False, (
+        f"{said} and {len(lost)} of them are missing (`{key}` {', '.join(lost[:5])}): repair them with "
+        "make_valid(), do not drop them"
+    )
 
 
 def _contract_feature_keys(data):
@@ -1099,6 +1283,7 @@ def check_contract(outputs):
     """[{id, passed, observed}] for every checkable requirement of ``outputs``
     ([{path, format, requirements: [{id, kind, params}]}])."""
     import os as _o
+
     results, sources = [], {}
     for out in outputs:
         path, fmt, reqs = out["path"], out["format"], out["requirements"]
@@ -1108,8 +1293,14 @@ def check_contract(outputs):
         try:
             layers = _contract_load(path, fmt)
         except Exception as exc:
-            results += [{"id": r["id"], "passed": False,
-                         "observed": f"`{path}` does not open as {fmt}: {type(exc).__name__}: {str(exc)[:150]}"} for r in reqs]
+            results += [
+                {
+                    "id": r["id"],
+                    "passed": False,
+                    "observed": f"`{path}` does not open as {fmt}: {type(exc).__name__}: {str(exc)[:150]}",
+                }
+                for r in reqs
+            ]
             continue
         for r in reqs:
             kind, params = r["kind"], r.get("params") or {}
@@ -1128,22 +1319,32 @@ def check_contract(outputs):
                 elif kind == "rfc7946_winding":
                     wrong, total = _contract_winding_faults(path)
                     passed = wrong == 0
-                    observed = (f"{wrong} of {total} polygons wound against RFC 7946 (exterior clockwise or a hole "
-                                f"counter-clockwise)" if wrong else f"all {total} polygons follow the right-hand rule")
+                    observed = (
+                        f"{wrong} of {total} polygons wound against RFC 7946 (exterior clockwise or a hole "
+                        f"counter-clockwise)"
+                        if wrong
+                        else f"all {total} polygons follow the right-hand rule"
+                    )
                 elif kind == "dtype":
-                    passed, observed = _contract_over_layers(_contract_stored_types(path, fmt),
-                                                             lambda types: _contract_check_dtype(params, types))
+                    passed, observed = _contract_over_layers(
+                        _contract_stored_types(path, fmt), lambda types: _contract_check_dtype(params, types)
+                    )
                 elif kind == "layers":
                     import pyogrio
+
                     named = [row[0] for row in pyogrio.list_layers(path)]  # a file of one layer is read as ""
                     missing = [n for n in params.get("names", []) if n not in named]
                     shared = _contract_shared_features(layers)
                     passed = not missing and not shared
-                    observed = (f"layers {sorted(named)}" + (f"; missing {missing}" if missing else "")
-                                + (f"; {shared} feature(s) are in more than one layer" if shared else ""))
+                    observed = (
+                        f"layers {sorted(named)}"
+                        + (f"; missing {missing}" if missing else "")
+                        + (f"; {shared} feature(s) are in more than one layer" if shared else "")
+                    )
                 else:
                     passed, observed = _contract_over_layers(
-                        layers, lambda data: _contract_check_table(kind, params, data, sources))
+                        layers, lambda data: _contract_check_table(kind, params, data, sources)
+                    )
             except Exception as exc:
                 passed, observed = False, f"could not check: {type(exc).__name__}: {str(exc)[:150]}"
             results.append({"id": r["id"], "passed": bool(passed), "observed": observed[:400]})

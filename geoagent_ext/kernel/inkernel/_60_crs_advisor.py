@@ -17,23 +17,23 @@ _ADVISOR_CACHE = {}
 # Sources: each country's national mapping agency, named per entry. Kept short on purpose:
 # it only breaks ties for purpose "official" (and slightly favours the grid for distances).
 _OFFICIAL_GRIDS = {
-    2154: ("France", "IGN, decree 2000-1276"),                       # RGF93 v1 / Lambert-93
-    27700: ("Great Britain", "Ordnance Survey"),                      # OSGB36 / British National Grid
-    2157: ("Ireland", "Tailte Eireann (OSi)"),                        # IRENET95 / Irish Transverse Mercator
-    28992: ("the Netherlands", "Kadaster"),                           # Amersfoort / RD New
-    3812: ("Belgium", "NGI-IGN Belgium"),                             # ETRS89 / Belgian Lambert 2008
-    2056: ("Switzerland and Liechtenstein", "swisstopo"),             # CH1903+ / LV95
-    31287: ("Austria", "BEV"),                                        # MGI / Austria Lambert
-    3006: ("Sweden", "Lantmateriet"),                                 # SWEREF99 TM
-    2193: ("New Zealand", "LINZ"),                                    # NZGD2000 / NZTM2000
-    3460: ("Fiji", "Fiji Ministry of Lands and Mineral Resources"),   # Fiji 1986 / Fiji Map Grid
+    2154: ("France", "IGN, decree 2000-1276"),  # RGF93 v1 / Lambert-93
+    27700: ("Great Britain", "Ordnance Survey"),  # OSGB36 / British National Grid
+    2157: ("Ireland", "Tailte Eireann (OSi)"),  # IRENET95 / Irish Transverse Mercator
+    28992: ("the Netherlands", "Kadaster"),  # Amersfoort / RD New
+    3812: ("Belgium", "NGI-IGN Belgium"),  # ETRS89 / Belgian Lambert 2008
+    2056: ("Switzerland and Liechtenstein", "swisstopo"),  # CH1903+ / LV95
+    31287: ("Austria", "BEV"),  # MGI / Austria Lambert
+    3006: ("Sweden", "Lantmateriet"),  # SWEREF99 TM
+    2193: ("New Zealand", "LINZ"),  # NZGD2000 / NZTM2000
+    3460: ("Fiji", "Fiji Ministry of Lands and Mineral Resources"),  # Fiji 1986 / Fiji Map Grid
     26391: ("Nigeria", "Office of the Surveyor-General of the Federation"),  # Minna / Nigeria West Belt
     26392: ("Nigeria", "Office of the Surveyor-General of the Federation"),  # ... Mid Belt
     26393: ("Nigeria", "Office of the Surveyor-General of the Federation"),  # ... East Belt
-    22991: ("Egypt", "Egyptian Survey Authority"),                    # Egypt 1907 / Blue Belt
-    22992: ("Egypt", "Egyptian Survey Authority"),                    # ... Red Belt
-    22993: ("Egypt", "Egyptian Survey Authority"),                    # ... Purple Belt
-    22994: ("Egypt", "Egyptian Survey Authority"),                    # ... Extended Purple Belt
+    22991: ("Egypt", "Egyptian Survey Authority"),  # Egypt 1907 / Blue Belt
+    22992: ("Egypt", "Egyptian Survey Authority"),  # ... Red Belt
+    22993: ("Egypt", "Egyptian Survey Authority"),  # ... Purple Belt
+    22994: ("Egypt", "Egyptian Survey Authority"),  # ... Extended Purple Belt
 }
 # Japan Plane Rectangular CS I..XIX on JGD2011 (GSI Japan): EPSG 6669..6687.
 _OFFICIAL_GRIDS.update({c: ("Japan", "GSI Japan") for c in range(6669, 6688)})
@@ -42,18 +42,51 @@ _OFFICIAL_GRIDS.update({c: ("South Africa", "NGI South Africa") for c in range(2
 # United States: the State Plane zones (SPCS83, NOAA NGS) are recognised by rule, see _advisor_official.
 
 _ADVISOR_PURPOSES = {
-    "area": "area", "equal-area": "area", "equal_area": "area", "areas": "area",
-    "distance": "distance", "distances": "distance", "buffer": "distance", "nearest": "distance",
-    "length": "distance", "lengths": "distance", "measure": "distance",
-    "display": "display", "web": "display", "webmap": "display", "web map": "display", "map": "display",
-    "official": "official", "national": "official", "national grid": "official",
-    "same": "same", "own": "same",
+    "area": "area",
+    "equal-area": "area",
+    "equal_area": "area",
+    "areas": "area",
+    "distance": "distance",
+    "distances": "distance",
+    "buffer": "distance",
+    "nearest": "distance",
+    "length": "distance",
+    "lengths": "distance",
+    "measure": "distance",
+    "display": "display",
+    "web": "display",
+    "webmap": "display",
+    "web map": "display",
+    "map": "display",
+    "official": "official",
+    "national": "official",
+    "national grid": "official",
+    "same": "same",
+    "own": "same",
 }
-_ADVISOR_EQUAL_AREA = ("Equal Area", "Equal Earth", "Mollweide", "Sinusoidal", "Eckert IV", "Eckert VI",
-                       "Homolosine", "Quartic Authalic")
-_ADVISOR_CONFORMAL = ("Transverse Mercator", "Lambert Conic Conformal", "Stereographic", "Oblique Mercator",
-                      "Mercator (variant", "Mercator (1SP)", "Mercator (2SP)", "Krovak", "New Zealand Map Grid",
-                      "Laborde", "Conformal")
+_ADVISOR_EQUAL_AREA = (
+    "Equal Area",
+    "Equal Earth",
+    "Mollweide",
+    "Sinusoidal",
+    "Eckert IV",
+    "Eckert VI",
+    "Homolosine",
+    "Quartic Authalic",
+)
+_ADVISOR_CONFORMAL = (
+    "Transverse Mercator",
+    "Lambert Conic Conformal",
+    "Stereographic",
+    "Oblique Mercator",
+    "Mercator (variant",
+    "Mercator (1SP)",
+    "Mercator (2SP)",
+    "Krovak",
+    "New Zealand Map Grid",
+    "Laborde",
+    "Conformal",
+)
 _ADVISOR_EQUIDISTANT = ("Equidistant", "Cassini")
 
 
@@ -83,6 +116,7 @@ def _advisor_lon_interval(w, e):
 def _advisor_sq_area(w, s, e, n):
     """Area of a lon/lat box in square degrees at the equator's scale (true spherical area)."""
     import math
+
     w, e = _advisor_lon_interval(w, e)
     s, n = max(-90.0, min(s, n)), min(90.0, max(s, n))
     return max(0.0, e - w) * (math.sin(math.radians(n)) - math.sin(math.radians(s))) * 180.0 / math.pi
@@ -123,14 +157,23 @@ def _advisor_catalogue():
     if cat is None:
         from pyproj.database import query_crs_info
         from pyproj.enums import PJType
+
         cat = []
         for info in query_crs_info(auth_name="EPSG", pj_types=[PJType.PROJECTED_CRS]):
             aou = info.area_of_use
             if aou is None or not info.code.isdigit():
                 continue
             bounds = tuple(float(v) for v in aou.bounds)
-            cat.append((int(info.code), info.name, info.projection_method_name or "", bounds, aou.name,
-                        _advisor_sq_area(*bounds)))
+            cat.append(
+                (
+                    int(info.code),
+                    info.name,
+                    info.projection_method_name or "",
+                    bounds,
+                    aou.name,
+                    _advisor_sq_area(*bounds),
+                )
+            )
         _ADVISOR_CACHE["catalogue"] = cat
     return cat
 
@@ -147,6 +190,7 @@ def _advisor_datum_years():
             import os
             import sqlite3
             import pyproj
+
             db = os.path.join(pyproj.datadir.get_data_dir(), "proj.db")
             con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
             try:
@@ -154,7 +198,8 @@ def _advisor_datum_years():
                     "SELECT p.code, d.publication_date, d.ensemble_accuracy FROM projected_crs p "
                     "JOIN geodetic_crs g ON g.auth_name = p.geodetic_crs_auth_name AND g.code = p.geodetic_crs_code "
                     "JOIN geodetic_datum d ON d.auth_name = g.datum_auth_name AND d.code = g.datum_code "
-                    "WHERE p.auth_name = 'EPSG'").fetchall()
+                    "WHERE p.auth_name = 'EPSG'"
+                ).fetchall()
             finally:
                 con.close()
             for code, date, ensemble in rows:
@@ -176,6 +221,7 @@ def _advisor_meta(code):
     meta = metas.get(code)
     if meta is None:
         from pyproj import CRS, Proj
+
         try:
             crs = CRS.from_epsg(code)
             axes = crs.axis_info
@@ -194,9 +240,14 @@ def _advisor_meta(code):
                         params[p.name] = float(p.value)
             # A UTM zone in all but name (MGA, SIRGAS, JGD2011... zones): TM, k0 0.9996, FE 500 km.
             utm_zone = None
-            if (op is not None and op.method_name == "Transverse Mercator" and lon0 is not None
-                    and abs(params.get("Scale factor at natural origin", 0) - 0.9996) < 1e-9
-                    and params.get("False easting") == 500000.0 and (lon0 + 183.0) % 6.0 == 0.0):
+            if (
+                op is not None
+                and op.method_name == "Transverse Mercator"
+                and lon0 is not None
+                and abs(params.get("Scale factor at natural origin", 0) - 0.9996) < 1e-9
+                and params.get("False easting") == 500000.0
+                and (lon0 + 183.0) % 6.0 == 0.0
+            ):
                 fn = params.get("False northing")
                 hemi = "N" if fn == 0.0 else ("S" if fn == 10000000.0 else None)
                 if hemi:
@@ -206,11 +257,17 @@ def _advisor_meta(code):
                 proj = Proj(crs)
             except Exception:
                 proj = None
-            meta = {"units": units, "dirs": dirs, "lat0": lat0, "lon0": lon0, "geod": geod, "proj": proj,
-                    "utm": utm_zone}
+            meta = {
+                "units": units,
+                "dirs": dirs,
+                "lat0": lat0,
+                "lon0": lon0,
+                "geod": geod,
+                "proj": proj,
+                "utm": utm_zone,
+            }
         except Exception:
-            meta = {"units": "unknown", "dirs": (), "lat0": None, "lon0": None, "geod": "", "proj": None,
-                    "utm": None}
+            meta = {"units": "unknown", "dirs": (), "lat0": None, "lon0": None, "geod": "", "proj": None, "utm": None}
         metas[code] = meta
     return meta
 
@@ -219,6 +276,7 @@ def _advisor_distortion(meta, lons, lats):
     """(max linear scale error, max areal scale error, max angular distortion in degrees) of the CRS
     over the sample points, from PROJ's own projection factors."""
     import math
+
     proj = meta["proj"]
     bad = (1e3, 1e3, 180.0)  # PROJ cannot project some of the points: worse than any real distortion
     if proj is None:
@@ -238,6 +296,7 @@ def _advisor_distortion(meta, lons, lats):
 def _advisor_crs(crs):
     """A pyproj CRS from anything pyproj accepts, cached when the input is a plain value."""
     from pyproj import CRS
+
     if isinstance(crs, CRS):
         return crs
     key = crs if isinstance(crs, (str, int)) else None
@@ -255,6 +314,7 @@ def _advisor_to_lonlat(crs):
     t = cache.get(key)
     if t is None:
         from pyproj import Transformer
+
         t = cache[key] = Transformer.from_crs(crs, "EPSG:4326", always_xy=True)
     return t
 
@@ -266,6 +326,7 @@ def _advisor_wrap(lon):
 def _advisor_extent(bounds, crs):
     """{box: (w, s, e, n) lon/lat (w > e across the antimeridian), cx, cy, crs} or an error text."""
     import math
+
     if crs is None or (isinstance(crs, str) and not crs.strip()):
         return "the data has no CRS: set it first (gdf.set_crs(...)); without one the advisor cannot place it"
     try:
@@ -280,12 +341,19 @@ def _advisor_extent(bounds, crs):
         return "the data is empty (its bounds are not finite numbers): no extent to advise on"
     if y0 > y1:
         return f"bounds [{x0}, {y0}, {x1}, {y1}]: miny > maxy"
-    lonlat = (crs.is_geographic and crs.prime_meridian is not None and crs.prime_meridian.longitude == 0
-              and crs.axis_info and (crs.axis_info[0].unit_name or "").startswith("degree"))
+    lonlat = (
+        crs.is_geographic
+        and crs.prime_meridian is not None
+        and crs.prime_meridian.longitude == 0
+        and crs.axis_info
+        and (crs.axis_info[0].unit_name or "").startswith("degree")
+    )
     if lonlat:
         if not (-90.5 <= y0 and y1 <= 90.5):
-            return (f"bounds [{x0:g}, {y0:g}, {x1:g}, {y1:g}] are not lon/lat degrees although the CRS "
-                    f"{crs.name} is geographic: the CRS set on the data is probably wrong")
+            return (
+                f"bounds [{x0:g}, {y0:g}, {x1:g}, {y1:g}] are not lon/lat degrees although the CRS "
+                f"{crs.name} is geographic: the CRS set on the data is probably wrong"
+            )
         y0, y1 = max(-90.0, y0), min(90.0, y1)
         if x1 >= x0 and x1 - x0 >= 359.0:
             w, e = -180.0, 180.0
@@ -319,8 +387,11 @@ def _advisor_official(code, name, area_name, meta):
     if code in _OFFICIAL_GRIDS:
         return _OFFICIAL_GRIDS[code]
     # United States State Plane Coordinate System of 1983 (NOAA NGS): the zones on the original NAD83.
-    if (meta["geod"] == "NAD83" and area_name.startswith("United States (USA) - ")
-            and not any(k in name for k in ("UTM", "BLM", "Albers", "Conus", "Great Lakes"))):
+    if (
+        meta["geod"] == "NAD83"
+        and area_name.startswith("United States (USA) - ")
+        and not any(k in name for k in ("UTM", "BLM", "Albers", "Conus", "Great Lakes"))
+    ):
         return ("the US state zone (State Plane, SPCS83)", "NOAA NGS")
     return None
 
@@ -352,6 +423,7 @@ def _advisor_candidates(ext, purpose):
     Each row: (score, square degrees, code, name, method, area bounds, area name, meta, family,
     official, notes, is the centre's UTM zone, is polar)."""
     import math
+
     box, cx, cy = ext["box"], ext["cx"], ext["cy"]
     data_area = _advisor_sq_area(*box)
     floor = max(20.0 * data_area, 1000.0)  # areas of use up to ~30 x 30 degrees: their distortion at the data decides
@@ -365,8 +437,9 @@ def _advisor_candidates(ext, purpose):
     # estimate_utm_crs's zone: the one of the data's centre, for data about a zone wide at most.
     utm_ok = -80.0 <= cy <= 84.0 and (span[1] - span[0]) * math.cos(math.radians(cy)) <= 6.0
     years = _advisor_datum_years()
-    official_inside = any(code in _OFFICIAL_GRIDS and _advisor_fit(aou, box)[0]
-                          for code, _, _, aou, _, _ in _advisor_catalogue())
+    official_inside = any(
+        code in _OFFICIAL_GRIDS and _advisor_fit(aou, box)[0] for code, _, _, aou, _, _ in _advisor_catalogue()
+    )
     best = {}
     for code, name, method, aou, area_name, sq in _advisor_catalogue():
         inside, margin = _advisor_fit(aou, box)
@@ -375,9 +448,11 @@ def _advisor_candidates(ext, purpose):
             # a national grid is drawn around the land: offshore parts of the data may spill over it.
             # (only where no official grid holds the whole data: then that one is the answer).
             spill_ok = (purpose == "distance" and utm_ok and code == utm_code) or (
-                code in _OFFICIAL_GRIDS and not official_inside
+                code in _OFFICIAL_GRIDS
+                and not official_inside
                 and _advisor_fit(_advisor_grown(aou, 1.0), (cx, cy, cx, cy))[0]
-                and _advisor_fit(_advisor_grown(aou, 8.0), box)[0])
+                and _advisor_fit(_advisor_grown(aou, 8.0), box)[0]
+            )
             if not spill_ok:
                 continue
         if code in best and best[code][1] <= sq:
@@ -400,13 +475,13 @@ def _advisor_candidates(ext, purpose):
         size = math.log10(max(sq, floor))
         if purpose == "area":
             score += 3.0 if family == "equal-area" and areal < 1e-6 else 0.0
-            score -= 1.5 * math.log10(max(areal, 5e-4) / 5e-4)   # areas off by more than 0.05%
-            score -= 1.0 * math.log10(max(ang, 1.0))              # shapes bent by more than 1 degree
+            score -= 1.5 * math.log10(max(areal, 5e-4) / 5e-4)  # areas off by more than 0.05%
+            score -= 1.0 * math.log10(max(ang, 1.0))  # shapes bent by more than 1 degree
             score -= 0.3 * size
         else:
             score += {"conformal": 3.0, "equidistant": 1.5}.get(family, 0.0)
-            score -= 1.0 * math.log10(max(lin, 1e-4) / 1e-4)      # lengths off by more than 0.01%
-            score -= 2.0 * math.log10(max(lin, 1e-2) / 1e-2)      # ... and by more than 1%: being conformal no longer helps
+            score -= 1.0 * math.log10(max(lin, 1e-4) / 1e-4)  # lengths off by more than 0.01%
+            score -= 2.0 * math.log10(max(lin, 1e-2) / 1e-2)  # ... and by more than 1%: being conformal no longer helps
             score -= 0.3 * size
             if utm:
                 score += 0.7
@@ -449,10 +524,25 @@ def _advisor_candidates(ext, purpose):
         else:
             notes.insert(0, f"lengths within {100 * lin:.2g}%")
             if lin > 0.005:
-                notes.append("no projection keeps lengths over this extent: for exact distances use geodesics "
-                             "(pyproj.Geod) or work per zone")
-        best[code] = (score, sq, code, name, method, aou, area_name, meta, family, official,
-                      [n for n in notes if n], utm, polar)
+                notes.append(
+                    "no projection keeps lengths over this extent: for exact distances use geodesics "
+                    "(pyproj.Geod) or work per zone"
+                )
+        best[code] = (
+            score,
+            sq,
+            code,
+            name,
+            method,
+            aou,
+            area_name,
+            meta,
+            family,
+            official,
+            [n for n in notes if n],
+            utm,
+            polar,
+        )
     return sorted(best.values(), key=lambda r: (-r[0], r[1], r[2]))
 
 
@@ -478,15 +568,26 @@ def _advisor_entry(row, purpose):
     if polar:
         role.append("polar " + ("north" if (meta["lat0"] or 0) > 0 else "south"))
     if not role:
-        role.append("local projected CRS" if sq <= 400.0 else ("regional projected CRS" if sq < 20000 else
-                                                                 "continental/global projected CRS"))
+        role.append(
+            "local projected CRS"
+            if sq <= 400.0
+            else ("regional projected CRS" if sq < 20000 else "continental/global projected CRS")
+        )
     short_area = _advisor_clip(area_name, 70)
-    why = (f"EPSG:{code} {name}: {', '.join(role)}, {_advisor_units_word(meta['units'])}, "
-           f"{_ADVISOR_FAMILY_WORDS[family]} ({method}), {notes[0]} at the data; area of use: {short_area}")
+    why = (
+        f"EPSG:{code} {name}: {', '.join(role)}, {_advisor_units_word(meta['units'])}, "
+        f"{_ADVISOR_FAMILY_WORDS[family]} ({method}), {notes[0]} at the data; area of use: {short_area}"
+    )
     if notes[1:]:
         why += "; note: " + ", ".join(notes[1:])
-    return {"epsg": code, "name": name, "area_of_use": {"name": _advisor_clip(area_name), "bounds": list(aou)},
-            "method": method, "units": meta["units"], "why": why}
+    return {
+        "epsg": code,
+        "name": name,
+        "area_of_use": {"name": _advisor_clip(area_name), "bounds": list(aou)},
+        "method": method,
+        "units": meta["units"],
+        "why": why,
+    }
 
 
 def _advisor_plain(crs, why):
@@ -499,17 +600,23 @@ def _advisor_plain(crs, why):
     except Exception:
         code = None
     name = crs.name if crs.name and crs.name != "unknown" else _advisor_clip(crs.srs or crs.to_proj4() or "", 100)
-    return {"epsg": code, "name": name,
-            "area_of_use": {"name": _advisor_clip(aou.name), "bounds": list(aou.bounds)} if aou is not None else None,
-            "method": op.method_name if op is not None else "none (geographic lon/lat)",
-            "units": units, "why": why}
+    return {
+        "epsg": code,
+        "name": name,
+        "area_of_use": {"name": _advisor_clip(aou.name), "bounds": list(aou.bounds)} if aou is not None else None,
+        "method": op.method_name if op is not None else "none (geographic lon/lat)",
+        "units": units,
+        "why": why,
+    }
 
 
 def _advisor_rank(ext, purpose, limit):
     kind = _advisor_purpose(purpose)
     if kind is None:
-        return (f"unknown purpose {purpose!r}: use one of area, distance (also buffer, nearest, length), "
-                f"display (web map), official (the region's national grid), same")
+        return (
+            f"unknown purpose {purpose!r}: use one of area, distance (also buffer, nearest, length), "
+            f"display (web map), official (the region's national grid), same"
+        )
     try:
         limit = max(1, int(limit))
     except Exception:
@@ -518,33 +625,55 @@ def _advisor_rank(ext, purpose, limit):
     out = []
     if kind == "display":
         from pyproj import CRS
+
         beyond = box[1] < -85.06 or box[3] > 85.06
         if beyond:
             polar = CRS.from_epsg(3413 if ext["cy"] > 0 else 3031)
-            out.append(_advisor_plain(polar, f"EPSG:{polar.to_epsg()} {polar.name}: the data reaches beyond Web "
-                                             f"Mercator's 85.06 degrees, a polar stereographic map shows it"))
-        out.append(_advisor_plain(CRS.from_epsg(3857), "EPSG:3857 WGS 84 / Pseudo-Mercator: the projection of web map "
-                                  "tiles (basemaps, contextily), metres that are NOT true distances or areas"))
-        out.append(_advisor_plain(CRS.from_epsg(4326), "EPSG:4326 WGS 84: lon/lat degrees, what folium/leaflet "
-                                  "and GeoJSON (RFC 7946) take; they project to Web Mercator themselves"))
+            out.append(
+                _advisor_plain(
+                    polar,
+                    f"EPSG:{polar.to_epsg()} {polar.name}: the data reaches beyond Web "
+                    f"Mercator's 85.06 degrees, a polar stereographic map shows it",
+                )
+            )
+        out.append(
+            _advisor_plain(
+                CRS.from_epsg(3857),
+                "EPSG:3857 WGS 84 / Pseudo-Mercator: the projection of web map "
+                "tiles (basemaps, contextily), metres that are NOT true distances or areas",
+            )
+        )
+        out.append(
+            _advisor_plain(
+                CRS.from_epsg(4326),
+                "EPSG:4326 WGS 84: lon/lat degrees, what folium/leaflet "
+                "and GeoJSON (RFC 7946) take; they project to Web Mercator themselves",
+            )
+        )
         return out[:limit]
     if kind == "same":
         crs = ext["crs"]
         own = _advisor_plain(crs, "")
         label = f"EPSG:{own['epsg']} {own['name']}" if own["epsg"] else f"custom CRS {own['name']}"
         if crs.is_geographic:
-            own["why"] = (f"{label}: the data's own CRS, lon/lat degrees: fine to overlay, join and "
-                          f"write, not to measure (reproject for area or distance)")
+            own["why"] = (
+                f"{label}: the data's own CRS, lon/lat degrees: fine to overlay, join and "
+                f"write, not to measure (reproject for area or distance)"
+            )
         else:
             metre = _advisor_is_metre(own["units"])
-            own["why"] = (f"{label}: the data's own CRS, projected in {_advisor_units_word(own['units'])}: "
-                          f"reproject other layers to it for overlays and joins"
-                          + ("" if metre else "; lengths come out in these units, not metres"))
+            own["why"] = (
+                f"{label}: the data's own CRS, projected in {_advisor_units_word(own['units'])}: "
+                f"reproject other layers to it for overlays and joins"
+                + ("" if metre else "; lengths come out in these units, not metres")
+            )
         aou = crs.area_of_use
         if aou is not None and not _advisor_fit(aou.bounds, box)[0]:
             w, s, e, n = box
-            own["why"] += (f"; warning: the data [{w:.2f}, {s:.2f}, {e:.2f}, {n:.2f}] lies outside this CRS's "
-                           f"area of use ({aou.name[:60]}): the CRS set on the data may be wrong")
+            own["why"] += (
+                f"; warning: the data [{w:.2f}, {s:.2f}, {e:.2f}, {n:.2f}] lies outside this CRS's "
+                f"area of use ({aou.name[:60]}): the CRS set on the data may be wrong"
+            )
         out.append(own)
         if limit > 1:
             rest = _advisor_rank(ext, "distance", limit)
@@ -553,10 +682,16 @@ def _advisor_rank(ext, purpose, limit):
         return out
     rows = _advisor_candidates(ext, kind)
     if not rows:
-        return (f"no EPSG projected CRS's area of use contains the data [{box[0]:.2f}, {box[1]:.2f}, {box[2]:.2f}, "
-                f"{box[3]:.2f}]; for {kind} use a custom one centred on it, e.g. "
-                + ("'+proj=laea +lat_0=%.4f +lon_0=%.4f +datum=WGS84 +units=m'" if kind == "area" else
-                   "'+proj=aeqd +lat_0=%.4f +lon_0=%.4f +datum=WGS84 +units=m'") % (ext["cy"], ext["cx"]))
+        return (
+            f"no EPSG projected CRS's area of use contains the data [{box[0]:.2f}, {box[1]:.2f}, {box[2]:.2f}, "
+            f"{box[3]:.2f}]; for {kind} use a custom one centred on it, e.g. "
+            + (
+                "'+proj=laea +lat_0=%.4f +lon_0=%.4f +datum=WGS84 +units=m'"
+                if kind == "area"
+                else "'+proj=aeqd +lat_0=%.4f +lon_0=%.4f +datum=WGS84 +units=m'"
+            )
+            % (ext["cy"], ext["cx"])
+        )
     if kind == "official" and not any(r[9] for r in rows[:1]):
         out = [_advisor_entry(r, kind) for r in _advisor_diverse(rows, limit)]
         out[0]["why"] += "; no official national grid known to the advisor here: the best local conformal CRS instead"
@@ -601,6 +736,7 @@ _ADVISOR_RASTER_EXT = (".tif", ".tiff", ".vrt", ".jp2", ".img", ".nc", ".asc", "
 def _advisor_lon_span(xs):
     """(west, east) of longitudes, crossing the antimeridian (west > east) when that is narrower."""
     import numpy as np
+
     xs = np.asarray(xs, dtype=float)
     xs = xs[np.isfinite(xs)]
     if not len(xs):
@@ -617,9 +753,11 @@ def _advisor_geoms_bounds(geoms, bounds, crs):
     """Bounds to advise on; lon/lat geometries spanning half the globe are looked at vertex by vertex:
     data around the antimeridian has a box from -180 to 180 but is narrow across it."""
     from pyproj import CRS
+
     crs = CRS.from_user_input(crs)
     if crs.is_geographic and bounds[2] - bounds[0] > 180.0:
         import shapely
+
         coords = shapely.get_coordinates(geoms)
         span = _advisor_lon_span(coords[:, 0]) if len(coords) else None
         if span is not None:
@@ -630,9 +768,11 @@ def _advisor_geoms_bounds(geoms, bounds, crs):
 def _advisor_read_file(path, layer=None):
     """(bounds, crs, what) of a vector or raster file from its metadata, or an error text."""
     import os
+
     ext = os.path.splitext(path)[1].lower()
     if ext in (".parquet", ".geoparquet"):
         import pyarrow.parquet as pq
+
         geo = geoparquet_meta(pq.read_schema(path))
         if not geo:
             return f"`{path}` is plain Parquet without GeoParquet metadata: no geometry column or CRS to advise on"
@@ -647,14 +787,19 @@ def _advisor_read_file(path, layer=None):
             if bounds[0] > bounds[2] or bounds[2] - bounds[0] <= 180.0:
                 return bounds, crs, f"GeoParquet `{path}` (metadata bbox)"
         import geopandas as gpd
+
         frame = gpd.read_parquet(path, columns=[col])
         if frame.empty or frame.geometry.is_empty.all():
             return f"`{path}` holds no geometries: no extent to advise on"
-        return (_advisor_geoms_bounds(frame.geometry.values, frame.total_bounds, frame.crs or crs), frame.crs or crs,
-                f"GeoParquet `{path}`")
+        return (
+            _advisor_geoms_bounds(frame.geometry.values, frame.total_bounds, frame.crs or crs),
+            frame.crs or crs,
+            f"GeoParquet `{path}`",
+        )
     if ext in _ADVISOR_RASTER_EXT:
         try:
             import rasterio
+
             with rasterio.open(path) as ds:
                 if ds.crs is None:
                     return f"raster `{path}` has no CRS: set it first"
@@ -662,6 +807,7 @@ def _advisor_read_file(path, layer=None):
         except ImportError:
             pass
     import pyogrio
+
     info = pyogrio.read_info(path, layer=layer, force_total_bounds=True)
     if not info.get("geometry_type") or info.get("features", 0) == 0:
         return f"`{path}` holds no features with geometry: no extent to advise on"
@@ -676,6 +822,7 @@ def _advisor_read_file(path, layer=None):
         return f"`{path}`: GDAL could not give its extent"
     bounds = list(bounds)
     from pyproj import CRS
+
     if CRS.from_user_input(info["crs"]).is_geographic and bounds[2] - bounds[0] > 180.0:
         frame = pyogrio.read_dataframe(path, layer=layer, columns=[])
         bounds = _advisor_geoms_bounds(frame.geometry.values, bounds, info["crs"])
@@ -685,6 +832,7 @@ def _advisor_read_file(path, layer=None):
 def _advisor_read(path_or_name, layer=None):
     """(bounds, crs, what) of a kernel variable (GeoDataFrame, GeoSeries) or a file, or an error text."""
     import os
+
     obj = path_or_name
     if isinstance(obj, (str, os.PathLike)):
         name = os.fspath(obj).strip()
@@ -705,8 +853,10 @@ def _advisor_read(path_or_name, layer=None):
     else:
         what = f"the {type(obj).__name__}"
     if not (hasattr(obj, "total_bounds") and hasattr(obj, "crs")):
-        return (f"{what} is of type {type(obj).__name__}, not a GeoDataFrame or GeoSeries: "
-                f"give a layer variable or a file path")
+        return (
+            f"{what} is of type {type(obj).__name__}, not a GeoDataFrame or GeoSeries: "
+            f"give a layer variable or a file path"
+        )
     if len(obj) == 0:
         return f"{what} is empty (0 rows): no extent to advise on"
     if obj.crs is None:
@@ -721,6 +871,7 @@ def _advisor_read(path_or_name, layer=None):
     geoms = obj.geometry.values if hasattr(obj, "geometry") else obj.values
     bounds = [float(v) for v in obj.total_bounds]
     import math
+
     if not all(math.isfinite(v) for v in bounds):
         return f"{what} has only empty or missing geometries: no extent to advise on"
     return _advisor_geoms_bounds(geoms, bounds, obj.crs), obj.crs, what

@@ -17,6 +17,7 @@ ARRAY_EXT = {".nc", ".zarr", ".grib"}
 
 def _vector(path):
     import pyogrio
+
     layers = [row[0] for row in pyogrio.list_layers(path)]
     out = []
     for layer in layers[:5]:
@@ -24,11 +25,16 @@ def _vector(path):
         crs = info.get("crs") or "none"
         fields = ", ".join(f"{n}:{t}" for n, t in zip(info["fields"], info["dtypes"]))
         name = f" layer '{layer}'" if len(layers) > 1 else ""
-        out.append(f"{name} {info.get('features')} features, {info.get('geometry_type')}, CRS {crs}; fields: {fields[:600]}")
+        out.append(
+            f"{name} {info.get('features')} features, {info.get('geometry_type')}, CRS {crs}; fields: {fields[:600]}"
+        )
     if len(layers) > 1:  # a small model reads the file once and takes the frame for every layer
         more = f" (and {len(layers) - 5} more)" if len(layers) > 5 else ""
-        out.insert(0, f" {len(layers)} layers{more}: gpd.read_file('{path}') reads only the first; read each with "
-                      f"gpd.read_file('{path}', layer=name) for name, _ in pyogrio.list_layers('{path}')")
+        out.insert(
+            0,
+            f" {len(layers)} layers{more}: gpd.read_file('{path}') reads only the first; read each with "
+            f"gpd.read_file('{path}', layer=name) for name, _ in pyogrio.list_layers('{path}')",
+        )
     return "vector:" + ";".join(out)
 
 
@@ -36,6 +42,7 @@ def _parquet(path):
     # From the file's metadata (no data read; files can be large) with pyarrow, not GDAL:
     # GDAL's (Geo)Parquet driver is optional and, in some builds, needs libduckdb.
     import pyarrow.parquet as pq
+
     pf = pq.ParquetFile(path)
     schema = pf.schema_arrow
     geo = geoparquet_meta(schema)
@@ -46,6 +53,7 @@ def _parquet(path):
     primary, column, crs = geoparquet_primary(geo)
     if isinstance(crs, dict):
         import pyproj
+
         crs = pyproj.CRS.from_json_dict(crs).to_string()
     kinds = ", ".join(column.get("geometry_types") or []) or "unknown geometry"
     cols = ", ".join(f"{f.name}:{f.type}" for f in schema if f.name != primary)
@@ -58,6 +66,7 @@ def _parquet_columns(path):
     of GeoParquet (gpd.read_parquet) cannot load it, or None; geometry types as the GeoParquet
     metadata lists them ("Polygon,MultiPolygon"; "" for plain Parquet or none listed)."""
     import pyarrow.parquet as pq
+
     pf = pq.ParquetFile(path)
     names = set(pf.schema_arrow.names)
     geo = geoparquet_meta(pf.schema_arrow)
@@ -68,8 +77,10 @@ def _parquet_columns(path):
         if primary in names:
             names.add("geometry")
         else:  # a GeoDataFrame written without its active geometry column
-            problem = (f"its GeoParquet metadata names the geometry column '{primary}', which the file lacks "
-                       f"(make the wanted geometry active with gdf.set_geometry(...) before writing)")
+            problem = (
+                f"its GeoParquet metadata names the geometry column '{primary}', which the file lacks "
+                f"(make the wanted geometry active with gdf.set_geometry(...) before writing)"
+            )
     elif path.lower().endswith(".geoparquet"):
         problem = "it is plain Parquet, not GeoParquet: write it from a GeoDataFrame with gdf.to_parquet(...)"
     return pf.metadata.num_rows, names, problem, kinds
@@ -77,6 +88,7 @@ def _parquet_columns(path):
 
 def _table(path):
     import pandas as pd
+
     frame = pd.read_csv(path, nrows=200, sep=None, engine="python")
     total = sum(1 for _ in open(path, "rb")) - 1
     cols = ", ".join(f"{c}:{t}" for c, t in frame.dtypes.astype(str).items())
@@ -84,21 +96,27 @@ def _table(path):
     # The exact loading call: small models copy it rather than guess column names.
     load, found = geometry_source(frame, "df")
     if load:
-        text += (f"; {found}; as a GeoDataFrame: df = pd.read_csv({path!r}); "
-                 f"gdf = gpd.GeoDataFrame(df, geometry={load}, crs='EPSG:4326') (if longitude/latitude)")
+        text += (
+            f"; {found}; as a GeoDataFrame: df = pd.read_csv({path!r}); "
+            f"gdf = gpd.GeoDataFrame(df, geometry={load}, crs='EPSG:4326') (if longitude/latitude)"
+        )
     text += f"; first row: {frame.head(1).to_dict('records')[0] if len(frame) else {}}"
     return text[:900]
 
 
 def _raster(path):
     import rasterio
+
     with rasterio.open(path) as src:
-        return (f"raster: {src.count} band(s) {src.width}x{src.height}, dtype {src.dtypes[0]}, CRS {src.crs}, "
-                f"nodata {src.nodata}, resolution {tuple(round(r, 6) for r in src.res)}, bounds {tuple(round(b, 4) for b in src.bounds)}")
+        return (
+            f"raster: {src.count} band(s) {src.width}x{src.height}, dtype {src.dtypes[0]}, CRS {src.crs}, "
+            f"nodata {src.nodata}, resolution {tuple(round(r, 6) for r in src.res)}, bounds {tuple(round(b, 4) for b in src.bounds)}"
+        )
 
 
 def _array(path):
     import xarray as xr
+
     with xr.open_dataset(path) as ds:
         return f"dataset: dims {dict(ds.sizes)}; variables {list(ds.data_vars)[:10]}; coords {list(ds.coords)[:10]}"
 
@@ -148,13 +166,16 @@ def _empty_columns(path, max_bytes=100_000_000):
             return []
         if ext in (".parquet", ".geoparquet"):
             import pyarrow.parquet as pq
+
             table = pq.read_table(path)
             return [n for n, col in zip(table.column_names, table.columns) if len(col) and col.null_count == len(col)]
         if ext in (".csv", ".tsv"):
             import pandas as pd
+
             frame = pd.read_csv(path, sep=None, engine="python")
         elif ext in VECTOR_EXT:
             import pyogrio
+
             frame = pyogrio.read_dataframe(path, read_geometry=False)
         else:
             return []
@@ -200,8 +221,10 @@ def _file_warnings(path, fields=()):
             with open(path) as fh:
                 doc = json.load(fh)
             if fields and not isinstance(doc, dict):
-                return [f"`{path}` holds a JSON {type(doc).__name__}, but the request asks for an object "
-                        f"with keys {', '.join(fields)}"]
+                return [
+                    f"`{path}` holds a JSON {type(doc).__name__}, but the request asks for an object "
+                    f"with keys {', '.join(fields)}"
+                ]
             have = set(doc) if isinstance(doc, dict) else set()
         elif ext in (".parquet", ".geoparquet"):
             rows, have, problem, _ = _parquet_columns(path)
@@ -211,6 +234,7 @@ def _file_warnings(path, fields=()):
                 return [f"`{path}` holds no rows"]
         elif ext in VECTOR_EXT:
             import pyogrio
+
             info = pyogrio.read_info(path)
             if info.get("features", 1) == 0:
                 return [f"`{path}` holds no features"]
@@ -219,17 +243,21 @@ def _file_warnings(path, fields=()):
                 have.add("geometry")
         elif ext in RASTER_EXT:
             import rasterio
+
             with rasterio.open(path):
                 pass
         elif ext == ".csv":
             import pandas as pd
+
             have = set(pd.read_csv(path, nrows=5).columns)
     except Exception as exc:
         return [f"`{path}` does not open: {type(exc).__name__}: {str(exc)[:150]}"]
     missing = [f for f in fields if have is not None and f not in have]
     if missing:
-        return [f"`{path}` lacks {', '.join(missing)} that the request asks for (it has: "
-                f"{', '.join(sorted(map(str, have))[:12]) or 'nothing'})"]
+        return [
+            f"`{path}` lacks {', '.join(missing)} that the request asks for (it has: "
+            f"{', '.join(sorted(map(str, have))[:12]) or 'nothing'})"
+        ]
     return []
 
 
@@ -241,25 +269,38 @@ def input_facts(paths):
         try:
             if ext in (".parquet", ".geoparquet"):
                 rows, names, _, kinds = _parquet_columns(path)
-                out[path] = {"rows": rows, "columns": sorted(n for n in names if n != "geometry"), "geometry_type": kinds}
+                out[path] = {
+                    "rows": rows,
+                    "columns": sorted(n for n in names if n != "geometry"),
+                    "geometry_type": kinds,
+                }
                 if kinds and os.path.getsize(path) <= 100_000_000:
                     import geopandas as gpd
+
                     out[path].update(_place_facts(gpd.read_parquet(path)))
             elif ext in (".csv", ".tsv"):
                 import pandas as pd
+
                 frame = pd.read_csv(path, sep=None, engine="python")
-                out[path] = {"rows": len(frame), "columns": [str(c) for c in frame.columns],
-                             "values": _category_values(frame)}
+                out[path] = {
+                    "rows": len(frame),
+                    "columns": [str(c) for c in frame.columns],
+                    "values": _category_values(frame),
+                }
                 wkt = _wkt_columns(frame)
                 if wkt:
                     out[path]["defects"] = {"wkt_text": wkt}
             elif ext in VECTOR_EXT:
                 import pyogrio
+
                 layers = [row[0] for row in pyogrio.list_layers(path)]
                 info = pyogrio.read_info(path, layer=layers[0]) if layers else {}
-                out[path] = {"rows": info.get("features") if len(layers) == 1 else None,
-                             "columns": [str(c) for c in info.get("fields", [])], "layers": len(layers),
-                             "geometry_type": str(info.get("geometry_type") or "")}
+                out[path] = {
+                    "rows": info.get("features") if len(layers) == 1 else None,
+                    "columns": [str(c) for c in info.get("fields", [])],
+                    "layers": len(layers),
+                    "geometry_type": str(info.get("geometry_type") or ""),
+                }
                 if len(layers) == 1:
                     out[path].update(_layer_facts(path, ext, info.get("geometry_type") or ""))
         except Exception:
@@ -273,8 +314,11 @@ _PLACEHOLDERS = {"", "na", "n/a", "nan", "null", "none", "-", "--"}
 
 def _text_columns(frame):
     """The attribute columns holding text (object or pandas' string dtypes)."""
-    return [str(c) for c in frame.columns
-            if c != "geometry" and (frame[c].dtype.kind in "OSU" or "str" in str(frame[c].dtype))]
+    return [
+        str(c)
+        for c in frame.columns
+        if c != "geometry" and (frame[c].dtype.kind in "OSU" or "str" in str(frame[c].dtype))
+    ]
 
 
 def _place_facts(frame):
@@ -342,6 +386,7 @@ def _layer_facts(path, ext, geometry_type, max_bytes=100_000_000):
     if os.path.getsize(path) > max_bytes:
         return {}
     import geopandas as gpd
+
     defects, text_columns, kinds, frame = {}, [], "", None
     try:
         frame = gpd.read_file(path)
@@ -363,8 +408,7 @@ def _layer_facts(path, ext, geometry_type, max_bytes=100_000_000):
                     defects["winding"] = wrong
     except Exception:
         pass
-    facts = {"defects": defects, "text_columns": text_columns, "values": _category_values(frame),
-             **_place_facts(frame)}
+    facts = {"defects": defects, "text_columns": text_columns, "values": _category_values(frame), **_place_facts(frame)}
     if kinds:
         facts["geometry_type"] = kinds
     return facts

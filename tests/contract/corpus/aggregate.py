@@ -75,7 +75,9 @@ def _health_per_hex(mistake):
     counts = joined.groupby("index_right").size()
     if mistake == "zero_hexes_dropped":
         hexes = hexes.loc[counts.index]
-    hexes["health_sites"] = counts.reindex(hexes.index) if mistake == "counts_as_float" else counts.reindex(hexes.index, fill_value=0)
+    hexes["health_sites"] = (
+        counts.reindex(hexes.index) if mistake == "counts_as_float" else counts.reindex(hexes.index, fill_value=0)
+    )
     write_geojson(hexes[["hex_id", "health_sites", "geometry"]], "hex_health.geojson")
 
 

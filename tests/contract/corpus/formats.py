@@ -25,7 +25,9 @@ def _addresses_per_postcode(mistake):
         a = a.dropna(subset=["postcode"])
     postcode = a.postcode if mistake == "postcode_as_float" else a.postcode.map(_zip5)
     out = a.groupby(postcode, dropna=False).size().rename("addresses").reset_index()
-    write_csv(out.sort_values("addresses" if mistake == "sorted_by_count" else "postcode"), "addresses_per_postcode.csv")
+    write_csv(
+        out.sort_values("addresses" if mistake == "sorted_by_count" else "postcode"), "addresses_per_postcode.csv"
+    )
 
 
 def _zip5(code) -> str:

@@ -29,12 +29,14 @@ def _district_stats(mistake):
     stations = read("vienna_stations.geojson")
     counts = gpd.sjoin(stations, d[["geometry"]], predicate="within").groupby("index_right").size()
     area = planar("area", d.geometry) if mistake == "area_square_degrees" else geodesic_area_m2(d.geometry) / 1e6
-    rows = pd.DataFrame({
-        "district_code": d.district_code,
-        "district_name": d.district_name,
-        "area_km2": area,
-        "stations": counts.reindex(d.index, fill_value=0),
-    })
+    rows = pd.DataFrame(
+        {
+            "district_code": d.district_code,
+            "district_name": d.district_name,
+            "area_km2": area,
+            "stations": counts.reindex(d.index, fill_value=0),
+        }
+    )
     summary = {"districts": len(d), "stations": len(stations), "total_area_km2": float(area.sum())}
     if mistake == "zero_station_districts_dropped":
         rows = rows[rows.stations > 0]

@@ -1,4 +1,4 @@
-""""Leave X alone", "as it is", "don't touch", and negations ("not", "without", "rather than")."""
+""" "Leave X alone", "as it is", "don't touch", and negations ("not", "without", "rather than")."""
 
 from __future__ import annotations
 
@@ -49,7 +49,9 @@ def _landuse_clip(mistake):
 def _size_class(mistake):
     b = read("tokyo_buildings_legacy.geojson")
     area = planar("area", b.geometry) if mistake == "sized_by_square_degrees" else geodesic_area_m2(b.geometry)
-    b["size_class"] = pd.cut(area, [0, 200, 1000, float("inf")], right=False, labels=["small", "medium", "large"]).astype(str)
+    b["size_class"] = pd.cut(
+        area, [0, 200, 1000, float("inf")], right=False, labels=["small", "medium", "large"]
+    ).astype(str)
     if mistake == "written_in_utm":
         b = b.to_crs(32654)
     if mistake == "existing_columns_dropped":

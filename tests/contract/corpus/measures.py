@@ -88,7 +88,9 @@ def _axis_lengths(mistake):
         h = h[h.geom_type == "LineString"]
     length = planar("length", h.geometry) if mistake == "degrees" else geodesic_length_m(h.geometry)
     length = length / 1000 if mistake == "kilometres" else length
-    write_csv(pd.DataFrame({"site_id": h.site_id, "feature_kind": h.feature_kind, "length_m": length}), "axis_lengths.csv")
+    write_csv(
+        pd.DataFrame({"site_id": h.site_id, "feature_kind": h.feature_kind, "length_m": length}), "axis_lengths.csv"
+    )
 
 
 ENTRIES = [

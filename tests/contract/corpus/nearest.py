@@ -37,13 +37,15 @@ def _nearest3_table(mistake):
     k = 1 if mistake == "nearest_only" else 3
     idx = k_nearest(dist, k)
     rows = np.repeat(np.arange(len(addresses)), k)
-    out = pd.DataFrame({
-        "address_id": addresses.address_id.to_numpy()[rows],
-        "rank": np.tile(np.arange(1, k + 1), len(addresses)),
-        "hospital_id": hospitals.hospital_id.to_numpy()[idx.ravel()],
-        "hospital_name": hospitals.name.to_numpy()[idx.ravel()],
-        "distance_m": dist[rows, idx.ravel()],
-    })
+    out = pd.DataFrame(
+        {
+            "address_id": addresses.address_id.to_numpy()[rows],
+            "rank": np.tile(np.arange(1, k + 1), len(addresses)),
+            "hospital_id": hospitals.hospital_id.to_numpy()[idx.ravel()],
+            "hospital_name": hospitals.name.to_numpy()[idx.ravel()],
+            "distance_m": dist[rows, idx.ravel()],
+        }
+    )
     write_csv(out.sort_values(["address_id", "rank"]), "nearest3.csv")
 
 
@@ -63,11 +65,13 @@ def _nearest3_nested(mistake):
 def _within_2km(mistake):
     addresses, _, dist = _address_hospital_distances(mistake)
     nearest = dist.min(axis=1)
-    out = pd.DataFrame({
-        "address_id": addresses.address_id,
-        "nearest_hospital_m": nearest,
-        "near_hospital": nearest <= (1.5 if mistake == "degrees" else 1500),
-    })
+    out = pd.DataFrame(
+        {
+            "address_id": addresses.address_id,
+            "nearest_hospital_m": nearest,
+            "near_hospital": nearest <= (1.5 if mistake == "degrees" else 1500),
+        }
+    )
     if mistake == "far_addresses_dropped":
         out = out[out.near_hospital]
     if mistake == "flags_as_yes_no":
@@ -77,15 +81,19 @@ def _within_2km(mistake):
 
 def _nearest_other_station(mistake):
     s = read("vienna_stations.geojson")
-    dist = planar_distance(s.geometry, s.geometry) if mistake == "degrees" else geodesic_distance_m(s.geometry, s.geometry)
+    dist = (
+        planar_distance(s.geometry, s.geometry) if mistake == "degrees" else geodesic_distance_m(s.geometry, s.geometry)
+    )
     if mistake != "itself_matched":
         np.fill_diagonal(dist, np.inf)
     j = k_nearest(dist, 1)[:, 0]
-    out = pd.DataFrame({
-        "station_id": s.station_id,
-        "nearest_station_id": s.station_id.to_numpy()[j],
-        "gap_m": dist[np.arange(len(s)), j],
-    })
+    out = pd.DataFrame(
+        {
+            "station_id": s.station_id,
+            "nearest_station_id": s.station_id.to_numpy()[j],
+            "gap_m": dist[np.arange(len(s)), j],
+        }
+    )
     write_csv(out, "station_neighbours.csv")
 
 
