@@ -1,7 +1,7 @@
 """The CRS advisor's answers for a run's layers, as the lines the planner, the coder and the
 repairs read (the advisor itself runs in the kernel: ``kernel/inkernel/_60_crs_advisor.py``).
 
-A small model does not know which projection is official for Fiji or which one measures area
+A small model does not know which projection is official for a country or which one measures area
 honestly at 78°N; pyproj's database does. One line per layer goes into the data overview, the
 step that measures or reprojects gets the answer for its purpose, and a measurement made in
 degrees is repaired towards a named CRS instead of "a projected CRS".
@@ -73,9 +73,9 @@ class CrsAdvice:
 
     def overview_lines(self, request: str = "") -> str:
         """One line per layer: its own CRS and units, then where to measure area and distance, and the
-        official grid — each only when ``request`` speaks of it (all without a request). bangkok-coercion
-        at 270d815 asked to retype columns and leave the geometry alone; "measure areas in EPSG:10594"
-        in the overview became a planned reprojection to it."""
+        official grid — each only when ``request`` speaks of it (all without a request): advice the
+        request never asked for reads as an instruction, and a request that leaves the geometry alone
+        would get a planned reprojection to the CRS named."""
         asked = (
             {purpose for pattern, purpose in _REQUEST_PURPOSES if pattern.search(request)} if request else set(PURPOSES)
         )
@@ -105,10 +105,9 @@ class CrsAdvice:
     def within(self, contract: Contract | None) -> "CrsAdvice":
         """This advice under a contract that decides the CRS of what is written: an exact EPSG
         (``crs_epsg``), or an input's own CRS (``geometry_unchanged``). A step that reprojects or
-        names "the CRS" is then told that CRS, not the region's official grid: at 66818bb a step
-        "write the file with the specified columns and CRS" got the official UTM zone and wrote
-        `to_file(..., crs=32647)` for a layer that had to stay as it was. Measuring (area,
-        distance) keeps the advisor's answer: it works on a copy."""
+        names "the CRS" is then told that CRS, not the region's official grid, so a layer that must
+        stay as it is is not written in another CRS. Measuring (area, distance) keeps the advisor's
+        answer: it works on a copy."""
         pins: list[dict[str, Any]] = []
         for req in contract.requirements if contract else []:
             if req.kind == "crs_epsg" and req.params.get("epsg"):
@@ -164,8 +163,8 @@ class CrsAdvice:
 
     def for_subtask(self, description: str) -> str:
         """The advice a subtask's coder gets: the purpose its words name, else nothing. A step worded
-        "Set the CRS ... to" a CRS the data is not in is told to convert: cairo-mixedgeom at 40cb1d5
-        labelled lon/lat degrees EPSG:22992 with set_crs, and the file sat at the grid's origin."""
+        "Set the CRS ... to" a CRS the data is not in is told to convert: ``set_crs`` only relabels,
+        so degrees labelled as a projected CRS put every feature near the grid's origin."""
         purpose = _purpose_of(description)
         why = self.for_purpose(purpose) if purpose else ""
         if not why:

@@ -97,8 +97,8 @@ class DeliverableChecks:
 
     def held_requirements(self, outputs: list[str]) -> list[str]:
         """The checkable requirements of ``outputs`` that held at their last check: what a step
-        rewriting those files must not undo (at d4686b6 a repair of cairo-dedup's one unmet
-        requirement rewrote the file with 50 duplicates and single Polygons, two that had held)."""
+        rewriting those files must not undo (a repair aimed at one unmet requirement may rewrite
+        the whole file and break others that had held)."""
         return [
             r.id
             for r in self.contract.requirements

@@ -31,7 +31,7 @@ def unified_diff(old: str, new: str) -> str:
 
 
 class SequentialSolver:
-    """The loop of issue 5: one candidate at a time, repaired by error class."""
+    """The default solver: one candidate at a time, repaired by error class."""
 
     name = "loop"
 
@@ -45,8 +45,8 @@ class SequentialSolver:
         failed: Attempt | None = None
         repair_context = ""
         semantic_failures = 0
-        # A certain fix (add_import, start_list, drop_keyword, drop_import, fix_call, move_import, keep_frame, keep_geometry, set_geometry, make_valid, own_column, rename_local, drop_print, mend, drop_mended_column) skips the model; the
-        # step the run adds to fix an output starts with the mechanical mend of what failed.
+        # A certain fix (a repair rule's mechanical rewrite) skips the model; the step the run
+        # adds to fix an output starts with the mechanical mend of what failed.
         pending_code: str | None = work.closing_mend()
         mending = pending_code is not None  # the attempt being evaluated is a mend
         diagnosis_text = ""
@@ -139,7 +139,7 @@ class SequentialSolver:
             diagnosis_text = diagnosis.message
             if diagnosis.fixed_code and (free < MAX_FREE_FIXES or written < run.options.max_attempts):
                 # A certain fix costs no model call and, up to MAX_FREE_FIXES, none of the budget
-                # (at 40cb1d5 two keywords taken out of one call used cairo's last two attempts);
+                # (a run of small mechanical fixes must not use up the attempts the model needs);
                 # beyond that it counts like a written attempt.
                 pending_code = diagnosis.fixed_code
                 diagnosis_text = diagnosis.fix_said

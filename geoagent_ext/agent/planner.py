@@ -1,9 +1,9 @@
 """Plan a request into subtasks, and review the plan as results come in.
 
 The plan says *what* to do, never parameter values: small models that fix a
-CRS or a column name up front (before seeing the data) fail downstream
-(GeoAgentBench, seed 003), so binding happens in the coder prompt, which sees
-the data profile and the live variables.
+CRS or a column name up front (before seeing the data) fail downstream, so
+binding happens in the coder prompt, which sees the data profile and the live
+variables.
 """
 
 from __future__ import annotations
@@ -131,12 +131,12 @@ class Planner:
         )
         lines = [line for line in (l.replace("**", "").strip() for l in generation.text.splitlines()) if line]
         lines = [l for l in lines if not l.startswith(("```", "#"))]
-        # "Replace the current step 4 with the following:" (example 01 at b5e4531) introduces the step
+        # a line ending in ':' ("Replace the current step 4 with the following:") introduces the step
         lines = [l for i, l in enumerate(lines) if not (l.endswith(":") and i + 1 < len(lines))]
         if not lines:
             return None
         match = _NUMBERED_RE.match(lines[0])
         description = (match.group(2) if match else lines[0]).strip()
-        # Another step's words again is no new wording (lagos at c650f01: the merge step became a
-        # second "Compute the area of each hex cell", and the merge was gone from the plan).
+        # Another step's words again is no new wording: it would drop the rewritten step from the
+        # plan and leave a duplicate in its place.
         return description if description and description not in plan and len(description) < 400 else None

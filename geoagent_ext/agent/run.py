@@ -481,9 +481,8 @@ class Run:
     async def _plan_and_solve(self) -> tuple[str, str]:
         self.data_overview = await self._gather_overview()
         self.outputs = outputs = await self._absent(requested_files(self.request))
-        await run_probe(
-            self.kernel, "make_output_dirs", outputs
-        )  # example 01's `outputs/` is not there on a fresh copy
+        # the output folders a request names may not exist yet in a fresh working directory
+        await run_probe(self.kernel, "make_output_dirs", outputs)
         if self.options.contract and outputs:
             self.input_facts = await input_facts(self.kernel, self.data_files, outputs)
             self.contract = derive_contract(
@@ -621,8 +620,8 @@ class Run:
             if not await reword_subtask(
                 self, index, why, reason, refine=lambda text, key=key: without_join_key(text, key)
             ):
-                # no new wording from the model (vienna at 40cb1d5: the merge stayed and failed ten
-                # times): the step keeps its words without the key, and the reason is written into it
+                # no new wording from the model (left as it was, the merge would fail every attempt):
+                # the step keeps its words without the key, and the reason is written into it
                 text = f"{without_join_key(descriptions[index], key).rstrip(' .')} ({why})."
                 self.subtasks[index] = self.subtasks[index].model_copy(update={"description": text})
                 self.emit(Replanned(run_id=self.id, reason=reason, subtasks=self.subtasks))

@@ -1,4 +1,4 @@
-"""Monte Carlo Tree Search over code candidates for one subtask (seed 000, section 3.3).
+"""Monte Carlo Tree Search over code candidates for one subtask.
 
 Tree: the root is the state after the accepted code; its children are sampled
 candidates for the subtask (their prior p is the model's sequence score); a
@@ -10,7 +10,7 @@ solution candidate.
   first at the loop's low temperature; a further one only when p-UCB's visits
   allow it (children <= ceil(sqrt(visits)), at most k of n samples) or every
   branch is dead. An easy subtask so costs what the loop costs, and the samples
-  go where the first answer failed. ``widening="full"`` is the paper's
+  go where the first answer failed. ``widening="full"`` is plain (non-progressive)
   expansion: n samples at once, the k best by sequence score kept.
 - selection: p-UCB, argmax Q + beta(s) * p * sqrt(log v) / (1 + v_i), with
   beta(s) = log((v + c_base + 1) / c_base) + c
@@ -454,7 +454,7 @@ class MctsSolver:
             if node.status == "new":
                 await self._evaluate_new(work, state, node)
             elif node.status == "ok":
-                # Re-selecting an executable node repeats its reward (the paper's repeated-executable case).
+                # Re-selecting an executable node repeats its reward: a node chosen again and again is the answer.
                 self._backpropagate(node, node.reward or 0.0)
                 if node.visits >= 3:
                     break

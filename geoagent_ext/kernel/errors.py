@@ -208,7 +208,7 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
         "columns, then call the method on the GeoDataFrame.",
     ),
     (
-        # bangkok-multicrs at 536c870: `for layer in gpd.list_layers(path)['name']: layer.crs`, five attempts.
+        # A layer name or path used as if it were the layer (`for layer in gpd.list_layers(path)['name']: layer.crs`).
         re.compile(
             r"^AttributeError: 'str' object has no attribute '(%s|crs|to_crs|columns|head|iloc|loc)'"
             % "|".join(sorted(GEO_MEMBERS)),

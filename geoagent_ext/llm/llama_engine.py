@@ -319,11 +319,10 @@ class LlamaEngine:
 
 
 # A small model at a low temperature can fall into writing one line (or a few) over and over
-# until max_tokens: seen with the 1.5B, a "Load the necessary libraries" step answered with ~1000
-# tokens of the same scipy import, 3 minutes a call. A block of 1 line repeated 5 times in a row,
-# or of 2-3 lines 4 times, or of 4-6 lines 3 times (fiji at d518539: a comment, `to_crs(3460)`, a
-# blank line, the same comment, `to_crs(4326)`, a blank line, until max_tokens: 160 s), with some
-# substance (not "]" or blank lines), ends the answer there.
+# until max_tokens, which costs minutes a call on a CPU and yields nothing usable. A block of
+# 1 line repeated 5 times in a row, or of 2-3 lines 4 times, or of 4-6 lines 3 times (blank lines
+# included, so a repeated comment + call + blank line is caught), with some substance (not "]"
+# or blank lines alone), ends the answer there.
 _REPEATS = {1: 5, 2: 4, 3: 4, 4: 3, 5: 3, 6: 3}
 _REPEAT_MIN_CHARS = 12
 _REPEAT_WINDOW = max(period * times for period, times in _REPEATS.items())

@@ -104,9 +104,9 @@ def closest_names(expression, wrong_name, n=5):
 def home_of(module, name):
     """Where ``name`` really lives when ``module`` lacks it, as ``[{"module", "alias"}]``: the loaded
     public modules of the same package first, shortest path first (``from shapely.ops import
-    buffer``: ``shapely``, whose 2.x functions live at the top; nyc-symdiff at c650f01 tried
-    `shapely.ops` and `shapely.geometry` six times); else a module the session has bound to a name,
-    or a loaded data library (``gpd.to_numeric``: ``pandas`` as ``pd``; capetown-nn at c650f01)."""
+    buffer``: ``shapely``, whose 2.x functions live at the top, so a model that guesses submodules
+    is sent to the right one at once); else a module the session has bound to a name, or a loaded
+    data library (``gpd.to_numeric``: ``pandas`` as ``pd``)."""
     import importlib
 
     root = str(module).split(".")[0]
