@@ -25,9 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from geoagent_ext.agent.run import Run, RunOptions  # noqa: E402
-from geoagent_ext.services import open_headless_services  # noqa: E402
 from geoagent_ext.config import GeoAgentSettings  # noqa: E402
 from geoagent_ext.llm.client import LLMClient  # noqa: E402
+from geoagent_ext.services import open_headless_services  # noqa: E402
 
 REQUEST = "Set x to 40 plus 2 and print x."
 

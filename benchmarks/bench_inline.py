@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_llm import prefix_text  # noqa: E402
 
 from geoagent_ext.completion import service  # noqa: E402
-from geoagent_ext.completion.service import CompletionRequest, Completer, Suggestion  # noqa: E402
+from geoagent_ext.completion.service import Completer, CompletionRequest, Suggestion  # noqa: E402
 from geoagent_ext.config import GeoAgentSettings  # noqa: E402
 from geoagent_ext.llm.choices import local_state  # noqa: E402
 from geoagent_ext.llm.client import LLMClient, LLMTimeout  # noqa: E402

@@ -30,7 +30,7 @@ def corpus_cases():
 
 def main() -> None:
     warnings.filterwarnings("ignore")
-    from geoagent_ext.bench.contract_audit import Auditor, dev_cases, details, table
+    from geoagent_ext.bench.contract_audit import Auditor, details, dev_cases, table
 
     parser = argparse.ArgumentParser()
     shared = ROOT.parent / "shared" / "bench"

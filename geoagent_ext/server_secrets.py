@@ -15,7 +15,7 @@ read it and neither may import ``runs``.
 from __future__ import annotations
 
 import os
-from typing import Iterable
+from collections.abc import Iterable
 
 _held: dict[str, str] = {}
 

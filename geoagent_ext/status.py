@@ -21,7 +21,6 @@ from typing import Any
 from . import __version__
 from .config import GeoAgentSettings
 
-
 REMOTE_CHECK_S = 2.0  # the whole look at a chroma server: status never hangs on one
 # What rag/store.py writes on a chroma server (a test keeps these equal to its names).
 API_COLLECTION, MANIFEST_COLLECTION, MANIFEST_ID = "geoagent_api", "geoagent_manifest", "manifest"

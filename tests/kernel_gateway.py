@@ -10,9 +10,9 @@ import os
 import secrets
 import subprocess
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from tests.scripted_server import free_port, stop, wait_up
 

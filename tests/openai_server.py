@@ -14,10 +14,10 @@ import os
 import subprocess
 import sys
 import uuid
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from tests.scripted_server import free_port, stop, wait_up
 

@@ -9,7 +9,7 @@ one stalled browser tab never blocks the agent.
 from __future__ import annotations
 
 import asyncio
-from typing import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable
 
 from .events import TERMINAL_TYPES, Event
 

@@ -264,7 +264,7 @@ def with_call_edited(
     text = ast.unparse(edited)
     if text == ast.unparse(call):
         return None
-    fixed = _replaced(code, [(call, text)])
+    fixed = replaced(code, [(call, text)])
     return fixed if parse(fixed) is not None else None
 
 
@@ -339,9 +339,9 @@ def without_unused_import(code: str, lineno: int | None, name: str | None = None
             if isinstance(node, ast.ImportFrom)
             else f"import {listed}"
         )
-    fixed = _replaced(code, [(node, text)])
+    fixed = replaced(code, [(node, text)])
     if parse(fixed) is None:  # the import was a block's only statement
-        fixed = _replaced(code, [(node, "pass")])
+        fixed = replaced(code, [(node, "pass")])
     return fixed
 
 
@@ -419,7 +419,7 @@ def _layer_loops(code: str, lineno: int | None):
 def _with_layer_frame(code: str, loop: ast.For, read: str, edits: list[tuple[ast.AST, str]]) -> str:
     """``code`` with ``edits`` made and ``read`` (the layer's read) first in the loop's body."""
     first = loop.body[0]
-    lines = _replaced(code, edits).splitlines()
+    lines = replaced(code, edits).splitlines()
     lines.insert(first.lineno - 1, " " * first.col_offset + read)
     fixed = "\n".join(lines)
     return fixed if "gpd" in bound_names(code) else "import geopandas as gpd\n" + fixed
@@ -549,7 +549,7 @@ def with_geojson_written(code: str) -> str | None:
             data = data.func.value
         if isinstance(data, ast.Name):
             edits.append((node, f"{data.id}.to_file({path.value!r}, driver='GeoJSON')"))
-    return _replaced(code, edits) if edits else None
+    return replaced(code, edits) if edits else None
 
 
 def _own_nodes(fn: ast.AST):
@@ -584,7 +584,7 @@ def with_local_renamed(code: str, name: str) -> str | None:
         if name in params | declared or not callees or not any(isinstance(n.ctx, ast.Store) for n in names):
             continue
         edits += [(n, local) for n in names if id(n) not in callees]
-    fixed = _replaced(code, edits) if edits else None
+    fixed = replaced(code, edits) if edits else None
     return fixed if fixed is not None and parse(fixed) is not None else None
 
 
@@ -641,9 +641,9 @@ def without_failing_print(code: str, lineno: int | None) -> str | None:
             )
         ):
             return None
-    fixed = _replaced(code, [(node, "")])
+    fixed = replaced(code, [(node, "")])
     if parse(fixed) is None:  # the print was a block's only statement
-        fixed = _replaced(code, [(node, "pass")])
+        fixed = replaced(code, [(node, "pass")])
     return fixed if parse(fixed) is not None else None
 
 
@@ -671,7 +671,7 @@ def with_import_moved(code: str, lineno: int | None, name: str, home: str) -> st
     text = f"from {home} import {said(moved)}"
     if kept:
         text = f"from {'.' * node.level}{node.module or ''} import {said(kept)}\n{' ' * node.col_offset}{text}"
-    return _replaced(code, [(node, text)])
+    return replaced(code, [(node, text)])
 
 
 def with_attribute_moved(code: str, lineno: int | None, name: str, home: str) -> str | None:
@@ -692,7 +692,7 @@ def with_attribute_moved(code: str, lineno: int | None, name: str, home: str) ->
         and dotted(n.value)
         and ast.unparse(n.value) != home
     ]
-    return _replaced(code, edits) if edits else None
+    return replaced(code, edits) if edits else None
 
 
 _GEOPANDAS = frozenset({"gpd", "geopandas"})
@@ -766,7 +766,7 @@ def with_frame_methods(code: str) -> str:
             edits.append((call.func, f"{path[0]}.GeoSeries.from_wkt"))
     nested = {id(inner) for outer, _ in edits for inner in ast.walk(outer) if inner is not outer}
     edits = [(node, text) for node, text in edits if id(node) not in nested]  # the outer edit carries its own text
-    fixed = _replaced(code, edits) if edits else code
+    fixed = replaced(code, edits) if edits else code
     return fixed if parse(fixed) is not None else code
 
 
@@ -794,7 +794,7 @@ def with_parquet_io(code: str) -> str:
         else []
     )
     renamed = {"to_file": "to_parquet", "read_file": "read_parquet"}
-    return _replaced(
+    return replaced(
         code,
         [
             (
@@ -825,7 +825,7 @@ def with_bare_epsg(code: str) -> str:
         for arg in [*node.args, *(k.value for k in node.keywords)]
         if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and _LABELLED_EPSG.match(arg.value)
     ]
-    return _replaced(
+    return replaced(
         code, [(arg, repr(_LABELLED_EPSG.match(arg.value).group(1).replace(" ", "").upper())) for arg in labelled]
     )
 
@@ -869,7 +869,7 @@ def with_results_kept(code: str) -> str:
         and stmt.value.func.attr in _RETURNS_NEW
         and not any(k.arg == "inplace" for k in stmt.value.keywords)
     ]
-    return _replaced(
+    return replaced(
         code,
         [(stmt.value, f"{stmt.value.func.value.id} = {ast.get_source_segment(code, stmt.value)}") for stmt in dropped],
     )
@@ -994,7 +994,7 @@ def with_frame_kept(code: str, name: str) -> str | None:
     if stmt is None:
         return None
     value = ast.get_source_segment(code, stmt.value)
-    return _replaced(code, [(stmt.value, f"{name}.set_geometry({value})")]) if value else None
+    return replaced(code, [(stmt.value, f"{name}.set_geometry({value})")]) if value else None
 
 
 def _column_selections(tree: ast.Module) -> list[tuple[str, ast.List | ast.Tuple]]:
@@ -1130,7 +1130,7 @@ def with_geometry_given(code: str, name: str, source: str) -> str | None:
     if not text or not text.endswith(")"):
         return None
     head = text[:-1].rstrip()
-    return _replaced(code, [(calls[0], f"{head}{'' if head.endswith(',') else ','} geometry={source}.geometry)")])
+    return replaced(code, [(calls[0], f"{head}{'' if head.endswith(',') else ','} geometry={source}.geometry)")])
 
 
 _BLOCKS = (
@@ -1159,7 +1159,7 @@ def with_geometry_selected(code: str, name: str, geometry: str) -> str | None:
     edits = [
         (names, ast.unparse(ast.List(elts=[*names.elts, ast.Constant(geometry)], ctx=ast.Load()))) for names in lists
     ]
-    return _replaced(code, edits) if edits else None
+    return replaced(code, edits) if edits else None
 
 
 def _geometry_root(node: ast.expr) -> str | None:
@@ -1220,7 +1220,7 @@ def with_make_valid(code: str, name: str) -> str | None:
     tree = parse(code)
     calls = [call for call, root in _zero_buffers(tree) if root == name] if tree is not None else []
     return (
-        _replaced(code, [(call, f"{ast.get_source_segment(code, call.func.value)}.make_valid()") for call in calls])
+        replaced(code, [(call, f"{ast.get_source_segment(code, call.func.value)}.make_valid()") for call in calls])
         if calls
         else None
     )
@@ -1259,7 +1259,7 @@ def with_validity_repaired(code: str, name: str) -> str | None:
     tree = parse(code)
     nodes = [node for root, node in _validity_filters(tree) if root == name] if tree is not None else []
     repaired = f"{name}.set_geometry({name}.geometry.make_valid(method='structure', keep_collapsed=False))"
-    return _replaced(code, [(node, repaired) for node in nodes]) if nodes else None
+    return replaced(code, [(node, repaired) for node in nodes]) if nodes else None
 
 
 def _column_of(node: ast.expr) -> tuple[str, str] | None:
@@ -1294,7 +1294,7 @@ def with_assigned_value(code: str, lineno: int, value: str) -> str | None:
     """``code`` with the value of the top-level assignment on ``lineno`` replaced by ``value``."""
     tree = parse(code)
     stmt = next((s for s in tree.body if isinstance(s, ast.Assign) and s.lineno == lineno), None) if tree else None
-    return _replaced(code, [(stmt.value, value)]) if stmt is not None else None
+    return replaced(code, [(stmt.value, value)]) if stmt is not None else None
 
 
 def _span(raw: bytes, node: ast.AST) -> tuple[int, int]:
@@ -1308,7 +1308,7 @@ def _span(raw: bytes, node: ast.AST) -> tuple[int, int]:
     )
 
 
-def _replaced(code: str, edits: list[tuple[ast.AST, str]]) -> str:
+def replaced(code: str, edits: list[tuple[ast.AST, str]]) -> str:
     """``code`` with each node's source replaced by its text (nodes of one parse, not nested)."""
     raw = code.encode()  # ast offsets count bytes
     for node, text in sorted(edits, key=lambda e: (e[0].lineno, e[0].col_offset), reverse=True):  # from the end

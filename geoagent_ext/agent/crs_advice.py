@@ -57,7 +57,7 @@ class CrsAdvice:
     written: dict[str, Any] | None = None
 
     @classmethod
-    async def gather(cls, kernel, files: list[str], named: list[str]) -> "CrsAdvice":
+    async def gather(cls, kernel, files: list[str], named: list[str]) -> CrsAdvice:
         wanted = {posixpath.basename(n) for n in named}
         spatial = [f for f in files if posixpath.splitext(f)[1].lower() in SPATIAL_EXT]
         spatial.sort(key=lambda f: posixpath.basename(f) not in wanted)  # the request's own layers first
@@ -102,7 +102,7 @@ class CrsAdvice:
                 lines.append(f"- CRS advice for {path}: " + "; ".join(parts))
         return "\n".join(lines)
 
-    def within(self, contract: Contract | None) -> "CrsAdvice":
+    def within(self, contract: Contract | None) -> CrsAdvice:
         """This advice under a contract that decides the CRS of what is written: an exact EPSG
         (``crs_epsg``), or an input's own CRS (``geometry_unchanged``). A step that reprojects or
         names "the CRS" is then told that CRS, not the region's official grid, so a layer that must

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import posixpath
-from typing import Callable
+from collections.abc import Callable
 
 from ..contract import Contract, Requirement, RequirementResult, check_payload, derive_contract, read_answer
 from ..contract.advice import NO_GEOMETRY, no_geometry_line, repair_line

@@ -10,7 +10,7 @@ capped at the source (``output_limits``) so an event and a log stay small.
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
 
@@ -305,33 +305,31 @@ class Finished(_Event):
 
 
 Event = Annotated[
-    Union[
-        RunStarted,
-        Progress,
-        RunWarning,
-        ModelWaiting,
-        CrsAdvised,
-        ContractStated,
-        Planned,
-        Replanned,
-        RequirementChecked,
-        Declined,
-        SubtaskStarted,
-        CodeProposed,
-        Executed,
-        Repaired,
-        SubtaskInserted,
-        ApprovalRequested,
-        ApprovalGiven,
-        Solved,
-        NamespaceChanged,
-        NeedsHuman,
-        HumanEditApplied,
-        HintGiven,
-        Skipped,
-        SearchNode,
-        Finished,
-    ],
+    RunStarted
+    | Progress
+    | RunWarning
+    | ModelWaiting
+    | CrsAdvised
+    | ContractStated
+    | Planned
+    | Replanned
+    | RequirementChecked
+    | Declined
+    | SubtaskStarted
+    | CodeProposed
+    | Executed
+    | Repaired
+    | SubtaskInserted
+    | ApprovalRequested
+    | ApprovalGiven
+    | Solved
+    | NamespaceChanged
+    | NeedsHuman
+    | HumanEditApplied
+    | HintGiven
+    | Skipped
+    | SearchNode
+    | Finished,
     Field(discriminator="type"),
 ]
 

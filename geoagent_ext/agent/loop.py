@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import difflib
 
+from ..llm.client import LLMNoAnswer
 from . import codeinfo, repair
 from .events import CodeProposed, Repaired
-from ..llm.client import LLMNoAnswer
 from .subtask_work import (
     FIRST_TEMPERATURE,
     MAX_SEMANTIC_RETRIES,

@@ -9,8 +9,8 @@ do (labextension/src/notebook/writer.ts), so ``remove_run`` can undo a run.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import nbformat
 

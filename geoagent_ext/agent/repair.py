@@ -221,62 +221,6 @@ _DROPPED_INVALID = re.compile(r"^`(\w+)`: this step dropped \d+ of its \d+ featu
 _MISALIGNED = re.compile(r"^line (\d+): `(\w+)\[.*` aligns by index\b.*`\2` has the joined column '([^']+)'")
 
 
-@dataclass
-class Diagnosis:
-    strategy: str
-    message: str
-    name: str | None = None
-    expression: str | None = None
-    fixed_code: str | None = None  # set when the fix is certain (add_import, drop_keyword, drop_import): no model call
-
-    @property
-    def fix_said(self) -> str:
-        """What the certain fix did, for the ``repaired`` event."""
-        if self.strategy == "drop_keyword":
-            return f"took `{self.name}=` out of the call: the library does not take it"
-        if self.strategy == "mend":
-            return "appended the contract's mechanical mend of the file it wrote"
-        if self.strategy == "fix_call" and self.name == "to_file":
-            return "wrote the GeoJSON with `to_file(path, driver='GeoJSON')`: `json.dump` cannot write shapes"
-        if self.strategy == "fix_call" and self.name == "set_crs":
-            return "the data has a CRS already: reprojected it with `to_crs` (`set_crs` would relabel it)"
-        if self.strategy == "fix_call":
-            return f"rewrote the call to `{self.name}` as the library has it now"
-        if self.strategy == "drop_import":
-            return f"took out the import of `{self.name}`: it fails and nothing uses it"
-        if self.strategy == "move_import":
-            return f"took `{self.name}` from where the installed libraries have it"
-        if self.strategy == "keep_frame":
-            return f"kept `{self.name}` a GeoDataFrame: the step's geometry is set on it, its other columns stay"
-        if self.strategy == "keep_geometry":
-            return f"kept `{self.name}`'s geometry column `{self.expression}` in its column selection"
-        if self.strategy == "set_geometry":
-            return f"gave `{self.name}` the geometry `{self.expression}` (it had none set)"
-        if self.strategy == "make_valid":
-            return f"kept `{self.name}`'s features and repaired their geometries with `make_valid()` (the step emptied or dropped them)"
-        if self.strategy == "own_column":
-            return f"took the values from `{self.name}`, the frame's own joined column, row by row"
-        if self.strategy == "start_list":
-            return f"started `{self.name} = []` before the code appends to it"
-        if self.strategy == "rename_local":
-            return f"renamed the function's own `{self.name}`: assigning it hid the `{self.name}` the function calls"
-        if self.strategy == "text_not_frame" and "[" in (self.expression or ""):
-            return (
-                f"read each layer with `gpd.read_file(path, layer=...)` at the top of the loop: `{self.expression}` "
-                "looked the layer up in a frame that holds one layer"
-            )
-        if self.strategy == "text_not_frame":
-            return (
-                f"read each layer with `gpd.read_file(path, layer=...)` at the top of the loop: `{self.expression}` "
-                "is the layer's name (or geometry type), not its frame"
-            )
-        if self.strategy == "drop_print":
-            return "took out the failing `print(...)`: a report that changes no data (the step's checks stay)"
-        if self.strategy == "drop_mended_column":
-            return f"took `{self.name}` out of the selection: the contract's mend computes it on the written file"
-        return f"added `{(self.fixed_code or '').splitlines()[0]}`"
-
-
 _MISSING_IN_INDEX = re.compile(r"""^["']?\[(?P<names>[^\]]*)\] not in index""")
 
 

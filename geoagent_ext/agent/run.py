@@ -12,17 +12,18 @@ import asyncio
 import re
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from ..contract import Contract, RequirementEdit, apply_edits, derive_contract
+from ..contract.proposed import accept_proposals, proposals_wanted
 from ..llm.client import LLMError
 from ..redact import redact, redact_obj
 from . import codeinfo
-from ..contract import Contract, RequirementEdit, apply_edits, derive_contract
-from ..contract.proposed import accept_proposals, proposals_wanted
 from .bus import EventBus
 from .crs_advice import CrsAdvice
 from .deliverables import DeliverableChecks, input_facts
@@ -66,10 +67,10 @@ from .plan_check import (
 from .planner import Planner, new_subtask
 from .probes import format_files, run_probe
 from .repair import define_subtask_text
-from .search import MctsOptions, MctsSolver
-from .subtask_work import reword_subtask
 from .requested import contract_subtask, output_subtask, requested_files
 from .runlog import RunLog
+from .search import MctsOptions, MctsSolver
+from .subtask_work import reword_subtask
 
 MAX_INSERTS_PER_SUBTASK = 2
 _ALL_NULL = re.compile(r"has all-null column\(s\): (.+)$")  # the after-step check's words (_70_data_probes)
@@ -104,7 +105,7 @@ class RunOptions(BaseModel):
     propose_requirements: bool | None = None
 
     @classmethod
-    def from_settings(cls, settings, **overrides) -> "RunOptions":
+    def from_settings(cls, settings, **overrides) -> RunOptions:
         """The options every face starts from: the server's/CLI's settings, then the face's own."""
         base = dict(
             max_attempts=settings.max_attempts,

@@ -48,7 +48,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..llm.client import LLMNoAnswer
 from . import codeinfo, repair
+from .deliverables import met_share, trial_suffix
 from .events import SearchNode
+from .prompts import coder_messages
 from .subtask_work import (
     FIRST_TEMPERATURE,
     MAX_SEMANTIC_RETRIES,
@@ -62,8 +64,6 @@ from .subtask_work import (
     record_broken,
     record_failure,
 )
-from .deliverables import met_share, trial_suffix
-from .prompts import coder_messages
 
 SUBTASK_DONE_MARK = "__GEOAGENT_STEP_DONE__"
 _SUBTASK_SPLIT = re.compile(r"^\s*#\s*Step\s+\d+.*$", re.IGNORECASE | re.MULTILINE)
@@ -73,9 +73,9 @@ _SUBTASK_SPLIT = re.compile(r"^\s*#\s*Step\s+\d+.*$", re.IGNORECASE | re.MULTILI
 class Node:
     id: str
     code: str
-    parent: "Node | None" = None
+    parent: Node | None = None
     prior: float = 1.0
-    children: list["Node"] = field(default_factory=list)
+    children: list[Node] = field(default_factory=list)
     visits: int = 0
     value: float = 0.0
     status: str = "new"  # new | ok | failed | chosen

@@ -7,7 +7,8 @@ a log read back after a server restart give the same picture. A log without a
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from .events import Event
 

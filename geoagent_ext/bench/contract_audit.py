@@ -18,9 +18,9 @@ import os
 import shutil
 import tempfile
 import warnings
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
 
 from ..contract import Contract, Requirement, check_payload, derive_contract
 

@@ -16,8 +16,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-import nbformat
-
 from ..agent import notebook as nbwriter
 from ..agent.events import Event
 from ..agent.run import CONTRACT_REVIEW, HumanAction, Run

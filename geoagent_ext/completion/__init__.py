@@ -9,7 +9,7 @@ the index twice.
 
 from .context import ContextGatherer, CursorContext
 from .prompt import clean_completion, completion_messages
-from .service import CompletionRequest, Completer
+from .service import Completer, CompletionRequest
 
 __all__ = [
     "CompletionRequest",

@@ -17,8 +17,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, AsyncIterator
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -66,7 +67,7 @@ class Suggestion:
 class Completer:
     """Completions over the services' models, kernels and index (one per server: ``services.completer``)."""
 
-    def __init__(self, services: "GeoAgentServices", *, budget: float = 1.5):
+    def __init__(self, services: GeoAgentServices, *, budget: float = 1.5):
         self.services = services
         self.context = ContextGatherer(services.kernels, services.knowledge_index, budget=budget)
         self._warming: asyncio.Future | None = None

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from .active import ActiveNotebookHandler
 from .complete import CompleteHandler, CompleteStreamHandler
 from .models import ModelsHandler
-from .active import ActiveNotebookHandler
 from .openapi import OpenAPIHandler
 from .runs import (
     RUN_ID,

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from .results import ExecutionError
 from ..redact import redact
+from .results import ExecutionError
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 # IPython >= 8 names the submitted cell "Cell In[7], line 3"; older ones use the

@@ -250,7 +250,7 @@ class KernelService:
         self._conns.clear()
         await self._hub.close()
 
-    async def __aenter__(self) -> "KernelService":
+    async def __aenter__(self) -> KernelService:
         return self
 
     async def __aexit__(self, *exc: Any) -> None:

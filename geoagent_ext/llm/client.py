@@ -20,10 +20,10 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel
 
+from ..redact import redact
 from .failures import explain, rejected_key
 from .parsing import extract_code, extract_json
 from .queue import OnPlace, queue_for
-from ..redact import redact
 
 
 class LLMError(RuntimeError):

@@ -14,9 +14,9 @@ import os
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from .factory import PROVIDERS
 from ..redact import redact
 from ..server_secrets import server_secret
+from .factory import PROVIDERS
 
 _AUTH_STATUS = (401, 403)
 _AUTH_CLASSES = ("AuthenticationError", "PermissionDeniedError")

@@ -21,7 +21,8 @@ jupyter_server_mcp itself (``client_routing``), a tool finds the running ServerA
 import functools
 import hmac
 import re
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from fastmcp.exceptions import ToolError
 from fastmcp.server.dependencies import get_http_headers

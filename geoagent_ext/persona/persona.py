@@ -57,7 +57,7 @@ NO_NOTEBOOK = (
 
 
 class GeoAgentPersona(BasePersona):
-    services: ClassVar["GeoAgentServices | None"] = None  # bound by the server extension; None: not enabled
+    services: ClassVar[GeoAgentServices | None] = None  # bound by the server extension; None: not enabled
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)

@@ -6,7 +6,8 @@ Pure functions over plain data, so the rules are testable without a chat.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 CANCEL_WORDS = {"cancel", "stop", "abort"}
 SKIP_WORDS = {"skip"}

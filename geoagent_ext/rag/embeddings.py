@@ -71,7 +71,7 @@ class _Runtime:
     """The loaded tokenizer and ONNX session; shared because loading costs ~0.5 s."""
 
     _lock = threading.Lock()
-    _instance: "_Runtime | None" = None
+    _instance: _Runtime | None = None
 
     def __init__(self) -> None:
         import onnxruntime as ort
@@ -93,7 +93,7 @@ class _Runtime:
         self.input_names = {i.name for i in self.session.get_inputs()}
 
     @classmethod
-    def get(cls) -> "_Runtime":
+    def get(cls) -> _Runtime:
         with cls._lock:
             if cls._instance is None:
                 cls._instance = cls()
@@ -148,5 +148,5 @@ class MiniLMEmbeddingFunction(EmbeddingFunction[Documents]):
         return {"batch_size": self.batch_size, "model": MODEL_ID}
 
     @staticmethod
-    def build_from_config(config: dict[str, Any]) -> "MiniLMEmbeddingFunction":
+    def build_from_config(config: dict[str, Any]) -> MiniLMEmbeddingFunction:
         return MiniLMEmbeddingFunction(batch_size=int(config.get("batch_size", 32)))

@@ -92,7 +92,7 @@ class KnowledgeIndex:
     @classmethod
     def open(
         cls, settings, libraries: Iterable[str] | None = None, auto_build: bool = True, **kwargs
-    ) -> "KnowledgeIndex":
+    ) -> KnowledgeIndex:
         """Open the index configured in ``GeoAgentSettings`` (cheap: loads lazily)."""
         store = Store.from_settings(settings)
         return cls(store, libraries=libraries, auto_build=auto_build, **kwargs)

@@ -72,7 +72,7 @@ class Store:
         self.embedding_function = MiniLMEmbeddingFunction()
 
     @classmethod
-    def from_settings(cls, settings) -> "Store":
+    def from_settings(cls, settings) -> Store:
         return cls(
             settings.index_dir,
             settings.chroma_host,

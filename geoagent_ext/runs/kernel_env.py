@@ -20,7 +20,8 @@ from __future__ import annotations
 import fnmatch
 import logging
 import os
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from jupyter_client.provisioning import KernelProvisionerFactory, LocalProvisioner
 

@@ -38,7 +38,7 @@ class RunManagerError(Exception):
 class RunManager:
     """The server's runs over the process's services (models, index, kernels: ``GeoAgentServices``)."""
 
-    def __init__(self, services: "GeoAgentServices", root_dir: str | os.PathLike | None = None):
+    def __init__(self, services: GeoAgentServices, root_dir: str | os.PathLike | None = None):
         self.services = services
         self.settings = services.settings
         self.kernel_manager = services.kernel_manager

@@ -31,7 +31,7 @@ import ctypes
 import logging
 import os
 import sys
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..server_secrets import hold
 from .kernel_env import secret_names

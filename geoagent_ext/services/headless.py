@@ -6,10 +6,11 @@ manager, so the context manager also shuts the kernel down however the run ends.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable
+from typing import Any
 
 from ..agent.kernel_handle import BoundKernel
 from ..agent.run import Run, RunOptions

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 log = logging.getLogger(__name__)
 

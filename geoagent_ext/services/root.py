@@ -8,8 +8,9 @@ make a model, open the index or wrap a kernel manager themselves.
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ..agent.run import RunOptions
 from ..completion import Completer
@@ -30,7 +31,7 @@ def run_options(settings: GeoAgentSettings, **choices: Any) -> RunOptions:
     return RunOptions.from_settings(settings, **{k: v for k, v in choices.items() if v is not None})
 
 
-def services_from_settings(web_app_settings: Mapping[str, Any]) -> "GeoAgentServices | None":
+def services_from_settings(web_app_settings: Mapping[str, Any]) -> GeoAgentServices | None:
     """The server's services from jupyter_server's ``web_app.settings`` (None: GeoAgent's
     extension is not enabled). Code that jupyter_server runs without handing it our objects
     (HTTP handlers, MCP tools) finds them here, as Jupyter's own extensions share theirs."""
@@ -65,7 +66,7 @@ class GeoAgentServices:
         self.mcp_url: str | None = None  # where this server's MCP tools listen (set by the server extension)
 
     @classmethod
-    def for_server(cls, settings: GeoAgentSettings, serverapp: Any) -> "GeoAgentServices":
+    def for_server(cls, settings: GeoAgentSettings, serverapp: Any) -> GeoAgentServices:
         """The server's services over jupyter_server's managers; with ``strip_kernel_secrets``
         its kernels start without the server's secrets and cannot log in to it, and the
         secrets leave its environment (what its children inherit) and its /proc environ."""

@@ -639,6 +639,7 @@ async def test_the_folder_of_an_output_is_made_before_the_first_step(workdir, tm
 def test_a_mend_that_did_not_meet_its_requirement_is_not_appended_again():
     """Example 01 at 536c870: the same mends were appended three times while `station_count` kept NaN."""
     from types import SimpleNamespace
+
     from geoagent_ext.agent.subtask_work import SubtaskWork
     from geoagent_ext.contract import derive_contract
 

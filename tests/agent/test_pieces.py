@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-
 import math
 
 import pytest
 
 from geoagent_ext.agent import codeinfo, repair
-from geoagent_ext.agent.trial_guards import frame_guard
-from geoagent_ext.agent.events import Solved, ExecutionSummary, parse_event
+from geoagent_ext.agent.events import ExecutionSummary, Solved, parse_event
 from geoagent_ext.agent.planner import PlanError, parse_plan
 from geoagent_ext.agent.search import Node, beta, instrument, p_ucb, priors, split_rollout
+from geoagent_ext.agent.trial_guards import frame_guard
 
 
 def test_parse_plan_tolerates_markdown_and_finds_artifacts():
@@ -154,8 +153,8 @@ def test_a_function_that_hides_the_function_it_calls_gets_its_own_name_renamed()
 def test_geopandas_methods_written_as_module_functions_are_called_on_their_frame():
     """Seen across the dev runs (london, tokyo, lagos, capetown, nyc-addresses): calls no geopandas
     has, each failing its trial until the model found the method (or the time ran out)."""
-    from shapely.geometry import Point
     import pandas as pd
+    from shapely.geometry import Point
 
     code = (
         "g = g[g['n'] > 0].to_crs(gpd.estimate_utm_crs())\nutm = gpd.estimate_utm_crs(g)\n"
@@ -540,6 +539,7 @@ def test_a_keyword_the_function_refuses_again_after_its_signature_was_shown_is_t
     """capetown-nn at d518539: `distance(h, method='haversine')`, then 'geodesic', then 'euclidean':
     the members repair showed the signature each time. The second refusal takes the keyword out."""
     from types import SimpleNamespace
+
     from geoagent_ext.agent.subtask_work import Attempt, SubtaskWork
 
     run = SimpleNamespace(
@@ -685,6 +685,7 @@ def test_a_geoparquet_written_with_to_file_is_written_with_to_parquet(tmp_path, 
     Shapefile folder under the GeoParquet name."""
     import geopandas as gpd
     from shapely.geometry import Point
+
     from geoagent_ext.agent.subtask_work import code_of
 
     answer = (
@@ -709,6 +710,7 @@ def test_a_crs_copied_with_its_label_is_cut_to_its_code_before_it_runs():
     """capetown-nn at 40cb1d5: `to_crs("EPSG:2048 Hartebeesthoek94 / Lo19")`, the advisor's line
     copied whole; pyproj knows no such CRS. Other strings keep their words."""
     import pyproj
+
     from geoagent_ext.agent.subtask_work import code_of
 
     answer = (

@@ -6,6 +6,7 @@ import geopandas as gpd
 from shapely.geometry import Point, box
 
 from geoagent_ext.agent.plan_check import unshared_join_keys
+
 from .helpers import StepScript, run_scripted
 
 COLUMNS = {

@@ -937,12 +937,15 @@ async def test_a_variable_copied_from_a_recipe_is_repaired_not_given_a_step(tmp_
     """The 1.5B copies a recipe's example verbatim (`stations.estimate_utm_crs()`): the repair says
     whose name that is instead of inserting "Create the variable `stations`" (seen at 55196ce)."""
     from pathlib import Path
+
     import geopandas as gpd
     from shapely.geometry import Point
-    from geoagent_ext.rag.records import ApiRecord
+
     from geoagent_ext.agent.run import Run, RunOptions
     from geoagent_ext.llm.client import LLMClient
     from geoagent_ext.llm.scripted import ScriptedChatModel
+    from geoagent_ext.rag.records import ApiRecord
+
     from .helpers import StepScript, real_kernel
 
     recipe = Path(__file__).parents[2] / "rag_index" / "recipes" / "buffer-in-metres.md"
@@ -1018,9 +1021,11 @@ def test_docs_for_a_vector_task_leave_the_raster_libraries_out():
 async def test_a_repair_on_vector_data_reads_no_raster_docs(tmp_path):
     import geopandas as gpd
     from shapely.geometry import LineString
+
     from geoagent_ext.agent.run import Run, RunOptions
     from geoagent_ext.llm.client import LLMClient
     from geoagent_ext.llm.scripted import ScriptedChatModel
+
     from .helpers import StepScript, real_kernel
 
     raster_libraries = {"rasterio", "rioxarray", "xarray", "xarray-spatial"}

@@ -20,15 +20,17 @@ Fixtures (reuse them for later UI tests, e.g. driving a run):
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
+
 from .lab_driver import (
     ARTIFACTS_DIR,
-    SCRIPTED_MODEL,
-    LAB_READY_TIMEOUT_MS,
     CHROMIUM_ARGS,
+    LAB_READY_TIMEOUT_MS,
+    SCRIPTED_MODEL,
     LabServer,
     chromium_path,
     start_jupyterlab,

@@ -118,7 +118,7 @@ def tree_labextension_args(base_dir: Path) -> list[str]:
     return [f"--LabApp.extra_labextensions_path={folder}"]
 
 
-def served_labextension(server: "LabServer", name: str = "geoagent-ext") -> dict:
+def served_labextension(server: LabServer, name: str = "geoagent-ext") -> dict:
     """The page config's entry for ``name`` (its ``load`` is ``static/remoteEntry.<hash>.js``)."""
     html = urllib.request.urlopen(server.lab_url(), timeout=30).read().decode()
     config = json.loads(re.search(r'<script id="jupyter-config-data"[^>]*>(.*?)</script>', html, re.S).group(1))

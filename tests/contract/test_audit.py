@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from geoagent_ext.bench.contract_audit import Auditor, corpus_case, dev_cases, details, figures, table
+from geoagent_ext.bench.contract_audit import Auditor, corpus_case, details, dev_cases, figures, table
 from tests.contract.corpus import ENTRIES, input_path
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,9 +12,8 @@ import geopandas as gpd
 import pytest
 from shapely.geometry import Point, box
 
-from geoagent_ext.contract import derive_contract
-from geoagent_ext.contract import check_payload
 from geoagent_ext.agent.probes import local_probes
+from geoagent_ext.contract import check_payload, derive_contract
 from geoagent_ext.kernel import inkernel
 
 from ..bench.helpers import SUITE, task_params
@@ -623,6 +622,7 @@ def test_a_spatial_file_written_without_its_geometry_gets_one_repair_line_naming
     """cairo at 40cb1d5: a column selection dropped the geometry; four geometry requirements each
     said 'no geometry in the file' with their own advice, and the repairs edited a missing column."""
     import pandas as pd
+
     from geoagent_ext.agent.deliverables import DeliverableChecks
     from geoagent_ext.contract import RequirementResult
 

@@ -9,10 +9,9 @@ import json
 import textwrap
 
 import pytest
-
-from tests.gateway.conftest import gateway_config
 import requests
 
+from tests.gateway.conftest import gateway_config
 from tests.scripted_server import scripted_server_config, server_process
 
 pytestmark = pytest.mark.timeout(400)

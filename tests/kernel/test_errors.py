@@ -157,6 +157,7 @@ def test_wkt_parsing_and_time_zone_slips_get_the_way_that_works():
     recipe is run here too."""
     import geopandas as gpd
     import pandas as pd
+
     from geoagent_ext.kernel.errors import gis_hints
 
     df = pd.DataFrame({"wkt": ["POINT (1 2)"], "at": ["2024-03-01T10:00:00Z"]})
@@ -183,6 +184,7 @@ def test_a_missing_geometry_met_in_an_apply_gets_the_vectorized_way():
     """nyc-symdiff at 55196ce: `.geometry.apply(lambda x: x.centroid)` over a None geometry, twice."""
     import geopandas as gpd
     from shapely.geometry import box
+
     from geoagent_ext.kernel.errors import gis_hints
 
     frame = gpd.GeoDataFrame(geometry=[box(0, 0, 1, 1), None], crs=3857)
@@ -202,6 +204,7 @@ def test_point_coordinates_of_lines_get_the_reprojection_that_works_for_every_ge
     attempts and a skipped step. geopandas' own error; the hint's way is run here too."""
     import geopandas as gpd
     from shapely.geometry import LineString
+
     from geoagent_ext.kernel.errors import gis_hints
 
     lines = gpd.GeoDataFrame(geometry=[LineString([(178, -17), (179, -18)])], crs=4326)
@@ -218,6 +221,7 @@ def test_wrapping_a_multipolygon_again_or_an_invented_to_multi_gets_the_wrap_of_
     `GeoSeries.to_multi_polygon()` four times. shapely's and geopandas' own errors; the hint's way is run."""
     import geopandas as gpd
     from shapely.geometry import MultiPolygon, box
+
     from geoagent_ext.kernel.errors import gis_hints
 
     frame = gpd.GeoDataFrame(geometry=[box(0, 0, 1, 1), MultiPolygon([box(2, 2, 3, 3)])], crs=3857)
@@ -236,6 +240,7 @@ def test_pandas_aggregation_cast_and_drop_slips_get_the_call_that_works():
     """nyc-wkt at d518539: `.groupby(k)[c].agg({c: 'sum'})` twice, `.astype(int)` over NaN, then
     `drop(columns=[...])` of a column already gone, three times. pandas' own errors; the hints' ways run."""
     import pandas as pd
+
     from geoagent_ext.kernel.errors import gis_hints
 
     df = pd.DataFrame({"id": [1, 1, 2], "units": [2.0, None, 3.0]})
@@ -260,10 +265,13 @@ def test_pandas_aggregation_cast_and_drop_slips_get_the_call_that_works():
 
 
 def test_a_layer_name_used_as_a_layer_gets_the_read_it_first_hint():
+    import os
+    import tempfile
+
     import geopandas as gpd
     from shapely.geometry import Point
+
     from geoagent_ext.kernel.errors import gis_hints
-    import tempfile, os
 
     path = os.path.join(tempfile.mkdtemp(), "two.gpkg")
     for name in ("a", "b"):

@@ -6,8 +6,9 @@ import textwrap
 
 import pytest
 
-from .helpers import EXTENSIONS, close_chat, open_chat, open_notebook
 from tests.scripted_server import scripted_server_config
+
+from .helpers import EXTENSIONS, close_chat, open_chat, open_notebook
 
 # Step 1 works, step 2 fails until the user's hint names the right code; "slowly" makes
 # planning take a minute (to cancel a working run).

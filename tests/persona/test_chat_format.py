@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from geoagent_ext.agent.events import (
+    ExecutionSummary,
     Finished,
     NeedsHuman,
     Planned,
@@ -11,7 +12,6 @@ from geoagent_ext.agent.events import (
     RunStats,
     Solved,
     SubtaskSpec,
-    ExecutionSummary,
 )
 from geoagent_ext.persona.chat_format import ChatFormatter, fenced
 from geoagent_ext.persona.turns import (

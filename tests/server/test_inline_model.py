@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from geoagent_ext.completion import CompletionRequest, Completer
+from geoagent_ext.completion import Completer, CompletionRequest
 from geoagent_ext.completion.service import INSTANCE
 from geoagent_ext.config import GeoAgentSettings
 from geoagent_ext.llm import LLMClient, choices

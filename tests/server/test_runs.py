@@ -12,9 +12,8 @@ import time
 import pytest
 from tornado.httpclient import HTTPClientError
 
-from geoagent_ext.agent.events import Finished
+from geoagent_ext.agent.events import Planned, RunStarted, SubtaskSpec
 from geoagent_ext.agent.runlog import RunLog
-from geoagent_ext.agent.events import RunStarted, Planned, SubtaskSpec
 from geoagent_ext.services import GeoAgentServices
 from tests.kernel.conftest import stops_running, trial_child
 from tests.scripted_server import scripted_server_config

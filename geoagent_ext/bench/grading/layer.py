@@ -7,8 +7,8 @@ fails with the reason.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
-from typing import Callable
 
 import numpy as np
 import shapely

@@ -106,7 +106,7 @@ class TaskSpec:
     raw: dict = field(default_factory=dict, repr=False)
 
     @classmethod
-    def load(cls, task_dir: Path) -> "TaskSpec":
+    def load(cls, task_dir: Path) -> TaskSpec:
         task_dir = Path(task_dir).resolve()
         path = task_dir / "task.json"
         if not path.exists():
@@ -114,7 +114,7 @@ class TaskSpec:
         return _load_cached(str(task_dir), path.stat().st_mtime_ns)
 
     @classmethod
-    def _from_dir(cls, task_dir: Path) -> "TaskSpec":
+    def _from_dir(cls, task_dir: Path) -> TaskSpec:
         path = task_dir / "task.json"
         raw = json.loads(path.read_text(encoding="utf-8"))
         outputs = []

@@ -7,6 +7,7 @@ import difflib
 import inspect
 import sys
 import types as _types
+
 # ---------------------------------------------------------------- members
 
 

@@ -4,6 +4,7 @@
 # namespace (see inkernel/__init__.py), so names of earlier parts are globals here.
 import os
 import sys
+
 # ---------------------------------------------------------------- namespace diff
 
 

@@ -47,6 +47,7 @@ import json
 import os
 import sys
 import time
+
 # ---------------------------------------------------------------- trials (fork)
 
 

@@ -189,6 +189,7 @@ def _advisor_datum_years():
         try:
             import os
             import sqlite3
+
             import pyproj
 
             db = os.path.join(pyproj.datadir.get_data_dir(), "proj.db")

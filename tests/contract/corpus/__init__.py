@@ -10,8 +10,8 @@ import os
 import shutil
 from pathlib import Path
 
-from ._entry import Entry
 from . import aggregate, crs_words, formats, hygiene, json_outputs, leave_alone, measures, nearest
+from ._entry import Entry
 
 __all__ = ["Entry", "ENTRIES", "REPO", "input_path", "materialise"]
 

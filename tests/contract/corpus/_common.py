@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 import warnings
+from collections.abc import Callable, Iterable
 from functools import partial
 from textwrap import dedent
-from typing import Callable, Iterable
 
 import geopandas as gpd
 import numpy as np
