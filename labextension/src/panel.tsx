@@ -2,7 +2,7 @@
  * The GeoAgent side panel: a ReactWidget that owns the panel's state (server
  * status, models, the current run and its connection) and composes the
  * views in `components/`. Run events arrive over a `RunStream`; each solved
- * step is written into the run's notebook by a `RunCellWriter`.
+ * subtask is written into the run's notebook by a `RunCellWriter`.
  */
 import { Notification } from '@jupyterlab/apputils';
 import type * as nbformat from '@jupyterlab/nbformat';
@@ -26,7 +26,7 @@ import {
   deleteRunVariables,
   fetchModels,
   fetchRun,
-  fetchStepOutputs,
+  fetchSubtaskOutputs,
   listRuns,
   RunStream,
   sendAction,
@@ -155,7 +155,7 @@ export class GeoAgentPanel extends ReactWidget {
   }
 
   /**
-   * Show a run and follow its events. With `write`, solved steps become
+   * Show a run and follow its events. With `write`, solved subtasks become
    * cells below `anchorId` in the run's notebook.
    */
   follow(
@@ -184,8 +184,8 @@ export class GeoAgentPanel extends ReactWidget {
   /**
    * Follow a run started elsewhere: from the chat (its "Open the GeoAgent
    * panel" button runs `geoagent:open-panel` with the run id), another tab,
-   * or before a page reload. Its steps become cells like those of a run
-   * started here; steps already in the notebook are not written again.
+   * or before a page reload. Its subtasks become cells like those of a run
+   * started here; subtasks already in the notebook are not written again.
    */
   openRun(runId: string, request = ''): void {
     this._known.add(runId);
@@ -424,39 +424,39 @@ export class GeoAgentPanel extends ReactWidget {
   }
 
   /**
-   * A step whose event carries its outputs cut is written once its whole
-   * outputs are fetched; the steps after it wait their turn, so cells keep
-   * the run's order. Other steps are written at once.
+   * A subtask whose event carries its outputs cut is written once its whole
+   * outputs are fetched; the subtasks after it wait their turn, so cells keep
+   * the run's order. Other subtasks are written at once.
    */
   private _write(subtaskId: string): void {
-    const step = this._run?.steps.find(s => s.id === subtaskId);
-    if (!this._writesPending && !step?.solved?.result.truncated) {
-      this._writeStep(subtaskId);
+    const subtask = this._run?.subtasks.find(s => s.id === subtaskId);
+    if (!this._writesPending && !subtask?.solved?.result.truncated) {
+      this._writeSubtask(subtaskId);
       return;
     }
     this._writesPending += 1;
     this._writing = this._writing
-      .then(async () => this._writeStep(subtaskId, await this._wholeOutputs(subtaskId)))
+      .then(async () => this._writeSubtask(subtaskId, await this._wholeOutputs(subtaskId)))
       .finally(() => {
         this._writesPending -= 1;
       });
   }
 
-  /** The step's whole outputs; undefined (the event's, cut) when the server no longer has them. */
+  /** The subtask's whole outputs; undefined (the event's, cut) when the server no longer has them. */
   private async _wholeOutputs(subtaskId: string): Promise<nbformat.IOutput[] | undefined> {
-    const step = this._run?.steps.find(s => s.id === subtaskId);
-    if (!this._run || !step?.solved?.result.truncated) {
+    const subtask = this._run?.subtasks.find(s => s.id === subtaskId);
+    if (!this._run || !subtask?.solved?.result.truncated) {
       return undefined;
     }
     try {
-      const outputs = await fetchStepOutputs(this._run.runId, subtaskId, this._serverSettings);
+      const outputs = await fetchSubtaskOutputs(this._run.runId, subtaskId, this._serverSettings);
       return outputs as nbformat.IOutput[];
     } catch {
       return undefined;
     }
   }
 
-  private _writeStep(subtaskId: string, outputs?: nbformat.IOutput[]): void {
+  private _writeSubtask(subtaskId: string, outputs?: nbformat.IOutput[]): void {
     const run = this._run;
     if (!this._writer || !run?.notebook) {
       return;
@@ -469,9 +469,9 @@ export class GeoAgentPanel extends ReactWidget {
       // A run started elsewhere: its cells go below the cell the user is on now.
       this._writer = new RunCellWriter(run.runId, notebook.activeCellId);
     }
-    const index = run.steps.findIndex(s => s.id === subtaskId);
+    const index = run.subtasks.findIndex(s => s.id === subtaskId);
     if (index >= 0) {
-      this._cellsWritten += this._writer.write(notebook.model, run.steps[index], index, outputs).length;
+      this._cellsWritten += this._writer.write(notebook.model, run.subtasks[index], index, outputs).length;
     }
   }
 
@@ -484,9 +484,9 @@ export class GeoAgentPanel extends ReactWidget {
       return;
     }
     const open = [{ label: 'Open GeoAgent', callback: () => this._reveal?.() }];
-    const step = (id: string) => this._run!.steps.findIndex(s => s.id === id) + 1;
+    const position = (id: string) => this._run!.subtasks.findIndex(s => s.id === id) + 1;
     if (event.type === 'needs_human') {
-      Notification.warning(`GeoAgent needs you: step ${step(event.subtask_id)} failed (${event.error})`, {
+      Notification.warning(`GeoAgent needs you: step ${position(event.subtask_id)} failed (${event.error})`, {
         autoClose: false,
         actions: open
       });
@@ -496,7 +496,7 @@ export class GeoAgentPanel extends ReactWidget {
         actions: open
       });
     } else if (event.type === 'approval_requested') {
-      Notification.info(`GeoAgent: step ${step(event.subtask_id)} waits for your approval`, {
+      Notification.info(`GeoAgent: step ${position(event.subtask_id)} waits for your approval`, {
         autoClose: false,
         actions: open
       });
@@ -513,7 +513,7 @@ export class GeoAgentPanel extends ReactWidget {
 
   private _startTicking(): void {
     clearInterval(this._tick);
-    // Step times tick while the run works.
+    // Subtask times tick while the run works.
     this._tick = setInterval(() => this.update(), 1000);
   }
 

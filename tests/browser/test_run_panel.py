@@ -97,8 +97,8 @@ def shot(page, name: str, locator=None) -> None:
     (locator or page).screenshot(path=str(ARTIFACTS_DIR / name))
 
 
-def step(panel, i: int):
-    return panel.get_by_test_id("geoagent-step").nth(i)
+def subtask_row(panel, i: int):
+    return panel.get_by_test_id("geoagent-subtask").nth(i)
 
 
 def start_run(page, request: str, strategy: str = "loop") -> None:
@@ -129,16 +129,16 @@ def test_run_fix_and_cells_then_tree_search(lab_page):
     run_view = panel.get_by_test_id("geoagent-run-view")
     expect(run_view).to_be_visible()
     # The plan arrives, then step 1 completes while step 2 is tried.
-    expect(panel.get_by_test_id("geoagent-step")).to_have_count(3, timeout=RUN_TIMEOUT_MS)
-    expect(step(panel, 0)).to_have_attribute("data-status", "solved", timeout=RUN_TIMEOUT_MS)
-    expect(step(panel, 0).get_by_test_id("geoagent-step-label")).to_have_text("done")
-    expect(step(panel, 0).get_by_test_id("geoagent-step-time")).to_have_text(SECONDS)
+    expect(panel.get_by_test_id("geoagent-subtask")).to_have_count(3, timeout=RUN_TIMEOUT_MS)
+    expect(subtask_row(panel, 0)).to_have_attribute("data-status", "solved", timeout=RUN_TIMEOUT_MS)
+    expect(subtask_row(panel, 0).get_by_test_id("geoagent-subtask-label")).to_have_text("done")
+    expect(subtask_row(panel, 0).get_by_test_id("geoagent-subtask-time")).to_have_text(SECONDS)
     shot(page, "panel-run.png")
 
     # Step 2 fails twice (a column the table does not have): it needs the user.
     expect(run_view).to_have_attribute("data-status", "needs_human", timeout=RUN_TIMEOUT_MS)
-    expect(step(panel, 1)).to_have_attribute("data-status", "needs_human")
-    expect(step(panel, 1).get_by_test_id("geoagent-step-attempts")).to_have_text("2 attempts")
+    expect(subtask_row(panel, 1)).to_have_attribute("data-status", "needs_human")
+    expect(subtask_row(panel, 1).get_by_test_id("geoagent-subtask-attempts")).to_have_text("2 attempts")
     expect(panel.get_by_test_id("geoagent-fix-error")).to_contain_text("KeyError")
     expect(panel.get_by_test_id("geoagent-fix-error")).to_contain_text("area")
 
@@ -161,7 +161,7 @@ def test_run_fix_and_cells_then_tree_search(lab_page):
     panel.get_by_test_id("geoagent-fix-run").click()
 
     expect(run_view).to_have_attribute("data-status", "succeeded", timeout=RUN_TIMEOUT_MS)
-    expect(step(panel, 1).get_by_test_id("geoagent-step-label")).to_have_text("done (your fix)")
+    expect(subtask_row(panel, 1).get_by_test_id("geoagent-subtask-label")).to_have_text("done (your fix)")
     expect(panel.get_by_test_id("geoagent-run-message")).to_contain_text("6 cells added to the notebook")
     expect(panel.get_by_test_id("geoagent-cancel")).to_have_count(0)
 
@@ -327,7 +327,7 @@ def test_contract_review_then_checks_in_approval_mode(lab_page):
     expect(sorted_row.get_by_test_id("geoagent-requirement-input")).to_have_value(
         "rows are sorted by `parcel` ascending"
     )
-    expect(panel.get_by_test_id("geoagent-step")).to_have_count(0)
+    expect(panel.get_by_test_id("geoagent-subtask")).to_have_count(0)
 
     # Delete the sort order, add an integer requirement, send.
     sorted_row.get_by_test_id("geoagent-requirement-delete").click()
@@ -350,7 +350,7 @@ def test_contract_review_then_checks_in_approval_mode(lab_page):
     added = requirement(panel, "u5")
     expect(added.get_by_test_id("geoagent-requirement-text")).to_have_text(ADDED)
     expect(added.get_by_test_id("geoagent-requirement-you")).to_have_count(1)
-    expect(panel.get_by_test_id("geoagent-step")).to_have_count(1, timeout=RUN_TIMEOUT_MS)
+    expect(panel.get_by_test_id("geoagent-subtask")).to_have_count(1, timeout=RUN_TIMEOUT_MS)
     expect(run_view).to_have_attribute("data-status", "awaiting_approval", timeout=RUN_TIMEOUT_MS)
     expect(panel.get_by_test_id("geoagent-approval-code")).to_contain_text(".round(2)")
     # The per-step review before commit: what the notebook gets if this is approved.
@@ -382,7 +382,7 @@ def test_contract_review_then_checks_in_approval_mode(lab_page):
         expect(requirement(panel, req_id)).to_have_attribute("data-status", "held")
         expect(requirement(panel, req_id).get_by_test_id("geoagent-requirement-when")).to_have_text("final check")
     expect(panel.get_by_test_id("geoagent-requirement-observed")).to_have_count(0)
-    expect(step(panel, 0).get_by_test_id("geoagent-step-attempts")).to_have_text("2 attempts")
+    expect(subtask_row(panel, 0).get_by_test_id("geoagent-subtask-attempts")).to_have_text("2 attempts")
     shot(page, "panel-contract-checked.png", panel.get_by_test_id("geoagent-contract"))
 
     # The server checked the edited contract: r3 deleted (never checked, and the file is not

@@ -7,11 +7,11 @@ import { YNotebook } from '@jupyter/ydoc';
 
 import { acceptCells, rejectCells, rejectRun, runCells } from '../notebook/changes';
 import { RunCellWriter } from '../notebook/writer';
-import { emptyRun, IRunView, IStepView } from '../runs/model';
+import { emptyRun, IRunView, ISubtaskView } from '../runs/model';
 import { addNamespaceChange, emptyVariables } from '../runs/variables';
 import { result } from './fakes';
 
-function solved(id: string, description: string, code: string): IStepView {
+function solved(id: string, description: string, code: string): ISubtaskView {
   return { id, description, status: 'solved', attempts: [], code, error: '', crsAdvice: '', nodes: {},
            nodeOrder: [], hints: [],
            by: 'agent', solved: { code, by: 'agent', result: result('ok') as any } };
@@ -23,9 +23,9 @@ function written(): { nb: YNotebook; run: IRunView; writer: RunCellWriter } {
     { id: 'user-1', cell_type: 'code', source: 'x = 1', metadata: {}, outputs: [], execution_count: 1 },
     { id: 'user-2', cell_type: 'markdown', source: '# notes', metadata: {} }
   ]);
-  const run: IRunView = { ...emptyRun('run1'), steps: [solved('s1', 'Load', 'a = 1'), solved('s2', 'Sum', 'b = a + 1')] };
+  const run: IRunView = { ...emptyRun('run1'), subtasks: [solved('s1', 'Load', 'a = 1'), solved('s2', 'Sum', 'b = a + 1')] };
   const writer = new RunCellWriter('run1', 'user-1');
-  run.steps.forEach((step, i) => writer.write(nb, step, i));
+  run.subtasks.forEach((subtask, i) => writer.write(nb, subtask, i));
   // Another run's cell, which no review of run1 may touch.
   new RunCellWriter('run2', 'user-2').write(nb, solved('t1', 'Other', 'c = 3'), 0);
   nb.undoManager.clear();
@@ -40,7 +40,7 @@ describe('the review of a run', () => {
     nb.cells[2].setSource('a = 1  # mine now');
     nb.undoManager.clear();
     const cells = runCells(nb, run);
-    expect(cells.map(c => [c.step, c.role, c.edited])).toEqual([
+    expect(cells.map(c => [c.subtaskNumber, c.role, c.edited])).toEqual([
       [1, 'heading', false], [1, 'code', true], [2, 'heading', false], [2, 'code', false]
     ]);
     acceptCells(nb, 'run1', [cells[0].id]);
@@ -66,7 +66,7 @@ describe('the review of a run', () => {
     // A replayed stream (the run reopened) does not write rejected cells again.
     rejectRun(nb, 'run1');
     const replay = new RunCellWriter('run1', 'user-1');
-    expect(run.steps.map((s, i) => replay.write(nb, s, i).length)).toEqual([0, 0]);
+    expect(run.subtasks.map((s, i) => replay.write(nb, s, i).length)).toEqual([0, 0]);
     expect(writer.written).toHaveLength(2);
   });
 });

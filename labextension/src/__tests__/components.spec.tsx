@@ -1,5 +1,5 @@
 /**
- * The run views: step status is readable without colour, the search tree
+ * The run views: subtask status is readable without colour, the search tree
  * stays fast with hundreds of nodes, diffs show both versions, and the fix
  * editor's buttons send the right actions.
  */
@@ -12,14 +12,14 @@ import { FixEditor } from '../components/FixEditor';
 import { PlanList } from '../components/PlanList';
 import { flattenTree, ROW_HEIGHT, SearchTree } from '../components/SearchTree';
 import { RunView } from '../components/RunView';
-import { applyEvent, emptyRun, IAttempt, IRunView, ISearchNode, IStepView, placeText } from '../runs/model';
+import { applyEvent, emptyRun, IAttempt, IRunView, ISearchNode, ISubtaskView, placeText } from '../runs/model';
 import { IAction } from '../runs/types';
 import { ev } from './fakes';
 import { all, cleanup, render, rerender } from './render';
 
 afterEach(cleanup);
 
-function step(id: string, status: IStepView['status'], extra: Partial<IStepView> = {}): IStepView {
+function subtask(id: string, status: ISubtaskView['status'], extra: Partial<ISubtaskView> = {}): ISubtaskView {
   return { id, description: `Step ${id}`, status, attempts: [], code: '', error: '', crsAdvice: '', nodes: {},
            nodeOrder: [], hints: [], ...extra };
 }
@@ -29,27 +29,27 @@ describe('PlanList', () => {
     const t0 = 1_700_000_000_000;
     const el = render(
       <PlanList
-        steps={[
-          step('s1', 'solved', { startedAt: t0, endedAt: t0 + 4200, attempts: [{ n: 1, code: 'a', by: 'agent' }] }),
-          step('s2', 'needs_human', { attempts: [1, 2, 3].map(n => ({ n, code: 'x', by: 'agent' as const })) }),
-          step('s3', 'running', { startedAt: t0 }),
-          step('s4', 'pending'),
-          step('s5', 'skipped'),
-          step('s6', 'solved', { by: 'human' })
+        subtasks={[
+          subtask('s1', 'solved', { startedAt: t0, endedAt: t0 + 4200, attempts: [{ n: 1, code: 'a', by: 'agent' }] }),
+          subtask('s2', 'needs_human', { attempts: [1, 2, 3].map(n => ({ n, code: 'x', by: 'agent' as const })) }),
+          subtask('s3', 'running', { startedAt: t0 }),
+          subtask('s4', 'pending'),
+          subtask('s5', 'skipped'),
+          subtask('s6', 'solved', { by: 'human' })
         ]}
         selected="s2"
         onSelect={() => undefined}
         now={t0 + 61_000}
       />
     );
-    const rows = all(el, 'geoagent-step');
+    const rows = all(el, 'geoagent-subtask');
     expect(rows.map(r => r.dataset.status)).toEqual(['solved', 'needs_human', 'running', 'pending', 'skipped', 'solved']);
-    expect(all(el, 'geoagent-step-label').map(l => l.textContent)).toEqual([
+    expect(all(el, 'geoagent-subtask-label').map(l => l.textContent)).toEqual([
       'done', 'needs you', 'working', 'waiting', 'skipped', 'done (your fix)'
     ]);
-    expect(all(el, 'geoagent-step-status').map(b => b.textContent)).toEqual(['✓', '✗', '◔', '○', '↷', '✓']);
-    expect(all(el, 'geoagent-step-attempts').map(a => a.textContent)).toEqual(['1 attempt', '3 attempts']);
-    expect(all(el, 'geoagent-step-time').map(t => t.textContent)).toEqual(['4.2 s', '1 min 01 s']);
+    expect(all(el, 'geoagent-subtask-status').map(b => b.textContent)).toEqual(['✓', '✗', '◔', '○', '↷', '✓']);
+    expect(all(el, 'geoagent-subtask-attempts').map(a => a.textContent)).toEqual(['1 attempt', '3 attempts']);
+    expect(all(el, 'geoagent-subtask-time').map(t => t.textContent)).toEqual(['4.2 s', '1 min 01 s']);
     expect(rows[1].getAttribute('aria-pressed')).toBe('true');
     expect(rows.every(r => r.tagName === 'BUTTON')).toBe(true); // keyboard reachable
   });
@@ -62,11 +62,11 @@ describe('PlanList', () => {
           crs_advice: 'areas in EPSG:3035 (ETRS89-extended / LAEA Europe)' }
       ] })
     ].reduce(applyEvent, emptyRun('r1'));
-    const el = render(<PlanList steps={run.steps} selected={null} onSelect={() => undefined} now={0} />);
-    expect(all(el, 'geoagent-step-crs').map(c => c.textContent)).toEqual([
+    const el = render(<PlanList subtasks={run.subtasks} selected={null} onSelect={() => undefined} now={0} />);
+    expect(all(el, 'geoagent-subtask-crs').map(c => c.textContent)).toEqual([
       'areas in EPSG:3035 (ETRS89-extended / LAEA Europe)'
     ]);
-    expect(all(el, 'geoagent-step')[1].textContent).toContain('EPSG:3035');
+    expect(all(el, 'geoagent-subtask')[1].textContent).toContain('EPSG:3035');
   });
 });
 

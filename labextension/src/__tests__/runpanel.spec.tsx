@@ -171,9 +171,9 @@ describe('GeoAgentPanel runs', () => {
         result: result('ok', { outputs: [{ output_type: 'stream', name: 'stdout', text: '12 parcels\n' }] }) },
       { type: 'subtask_started', subtask_id: 's2', index: 1, description: PLAN[1].description }
     );
-    expect(qa(panel, 'geoagent-step').map(s => s.dataset.status)).toEqual(['solved', 'running', 'pending']);
+    expect(qa(panel, 'geoagent-subtask').map(s => s.dataset.status)).toEqual(['solved', 'running', 'pending']);
     expect(q(panel, 'geoagent-run-status')!.textContent).toContain('working');
-    // Step 1's cells are below the active cell; the user's cells are unchanged.
+    // Subtask 1's cells are below the active cell; the user's cells are unchanged.
     const sources = () => notebooks.model.cells.map(c => c.getSource());
     expect(sources()).toEqual([
       'parcels = load()', '### GeoAgent step 1: Load the parcels', 'parcels = gpd.read_file("p.gpkg")', 'notes'
@@ -190,9 +190,9 @@ describe('GeoAgentPanel runs', () => {
         result: result('error', { error: "KeyError: 'area'" }) },
       { type: 'needs_human', subtask_id: 's2', code: "parcels['area'].sum()", error: "KeyError: 'area'", attempts: 2 }
     );
-    // The stuck step opens by itself, with the editor, the error and the diff.
+    // The stuck subtask opens by itself, with the editor, the error and the diff.
     expect(q(panel, 'geoagent-run-status')!.textContent).toContain('needs you');
-    expect(q(panel, 'geoagent-step-detail')!.dataset.subtask).toBe('s2');
+    expect(q(panel, 'geoagent-subtask-detail')!.dataset.subtask).toBe('s2');
     expect(q(panel, 'geoagent-fix-error')!.textContent).toContain("KeyError: 'area'");
     await act(async () => q(panel, 'geoagent-tab-changes')!.click());
     expect(q(panel, 'geoagent-diff-view')!.querySelector('.cm-deletedChunk')!.textContent).toContain("parcels['area_m2']");
@@ -255,8 +255,8 @@ describe('GeoAgentPanel runs', () => {
       { type: 'subtask_started', subtask_id: 's1', index: 0, description: PLAN[0].description },
       { type: 'approval_requested', subtask_id: 's1', code: 'import os\nos.listdir()' }
     );
-    expect(q(panel, 'geoagent-step')!.dataset.status).toBe('awaiting_approval');
-    expect(q(panel, 'geoagent-step-label')!.textContent).toBe('needs approval');
+    expect(q(panel, 'geoagent-subtask')!.dataset.status).toBe('awaiting_approval');
+    expect(q(panel, 'geoagent-subtask-label')!.textContent).toBe('needs approval');
     type(q(panel, 'geoagent-approval-feedback')!, 'no file listing please');
     await act(async () => q(panel, 'geoagent-reject')!.click());
     await act(async () => q(panel, 'geoagent-approve')!.click());
@@ -295,7 +295,7 @@ describe('GeoAgentPanel runs', () => {
     );
     expect(q(panel, 'geoagent-run-status')!.textContent).toContain('needs review');
     expect(q(panel, 'geoagent-plan-empty')!.textContent).toBe('The agent plans once you have reviewed the requirements.');
-    expect(q(panel, 'geoagent-step-detail')).toBeNull();
+    expect(q(panel, 'geoagent-subtask-detail')).toBeNull();
     act(() => (q(panel, 'geoagent-requirement-delete') as HTMLButtonElement).click()); // r1 goes
     type(q(panel, 'geoagent-requirement-new')!, 'area_m2 is not negative');
     await act(async () => q(panel, 'geoagent-requirement-add')!.click());

@@ -5,7 +5,7 @@
 import { Signal } from '@lumino/signaling';
 
 import { reportActiveNotebooks, RunStream, websocketUrl } from '../runs/client';
-import { applyEvent, emptyRun, formatSeconds, IRunView, stepSeconds } from '../runs/model';
+import { applyEvent, emptyRun, formatSeconds, IRunView, subtaskSeconds } from '../runs/model';
 import { RunEvent } from '../runs/types';
 import { ev, FakeSocket, fakeServer, resetSeq, result } from './fakes';
 
@@ -36,9 +36,9 @@ describe('applyEvent', () => {
     ]);
     expect(run.status).toBe('running');
     expect(run.notebook).toBe('a.ipynb');
-    expect(run.steps.map(s => s.status)).toEqual(['solved', 'running']);
-    expect(run.steps[0].solved?.code).toBe('x = 1');
-    expect(stepSeconds(run.steps[0], Date.now())).toBe(3); // started at seq 3, solved at seq 6
+    expect(run.subtasks.map(s => s.status)).toEqual(['solved', 'running']);
+    expect(run.subtasks[0].solved?.code).toBe('x = 1');
+    expect(subtaskSeconds(run.subtasks[0], Date.now())).toBe(3); // started at seq 3, solved at seq 6
 
     run = fold(
       [
@@ -55,7 +55,7 @@ describe('applyEvent', () => {
     );
     expect(run.status).toBe('needs_human');
     expect(run.waitingFor).toEqual({ kind: 'stuck', subtaskId: 's2' });
-    const stuck = run.steps[1];
+    const stuck = run.subtasks[1];
     expect(stuck.status).toBe('needs_human');
     expect(stuck.error).toBe('ValueError: no');
     expect(stuck.attempts.map(a => [a.n, a.code, a.error])).toEqual([
@@ -74,8 +74,8 @@ describe('applyEvent', () => {
     );
     expect(run.status).toBe('succeeded');
     expect(run.waitingFor).toBeNull();
-    expect(run.steps[1].by).toBe('human');
-    expect(run.steps[1].attempts.map(a => a.by)).toEqual(['agent', 'agent', 'human']);
+    expect(run.subtasks[1].by).toBe('human');
+    expect(run.subtasks[1].attempts.map(a => a.by)).toEqual(['agent', 'agent', 'human']);
   });
 
   it('ignores replayed events and shares untouched steps', () => {
@@ -85,7 +85,7 @@ describe('applyEvent', () => {
     ];
     const run = fold(events);
     expect(fold(events, run)).toBe(run); // a reconnect replaying history changes nothing
-    expect(applyEvent(run, ev({ type: 'progress', message: 'thinking', subtask_id: null })).steps[0]).toBe(run.steps[0]);
+    expect(applyEvent(run, ev({ type: 'progress', message: 'thinking', subtask_id: null })).subtasks[0]).toBe(run.subtasks[0]);
   });
 
   it('builds the search tree and its attempts from search_node events', () => {
@@ -102,17 +102,17 @@ describe('applyEvent', () => {
       node('c', 'a', 'chosen', { q: 1, visits: 2 }),
       ev({ type: 'approval_requested', subtask_id: 's1', code: 'code_c' })
     ]);
-    const step = run.steps[0];
-    expect(step.nodeOrder).toEqual(['root', 'a', 'b', 'c']);
-    expect(step.nodes.a.status).toBe('failed');
-    expect(step.nodes.c).toMatchObject({ status: 'chosen', q: 1, visits: 2 });
-    expect(step.attempts.map(a => [a.nodeId, a.parentId, a.error])).toEqual([
+    const subtask = run.subtasks[0];
+    expect(subtask.nodeOrder).toEqual(['root', 'a', 'b', 'c']);
+    expect(subtask.nodes.a.status).toBe('failed');
+    expect(subtask.nodes.c).toMatchObject({ status: 'chosen', q: 1, visits: 2 });
+    expect(subtask.attempts.map(a => [a.nodeId, a.parentId, a.error])).toEqual([
       ['a', 'root', 'KeyError: area'],
       ['b', 'root', undefined],
       ['c', 'a', undefined]
     ]);
     expect(run.status).toBe('awaiting_approval');
-    expect(step.status).toBe('awaiting_approval');
+    expect(subtask.status).toBe('awaiting_approval');
   });
 
   it('places inserted steps before the step that needed them and keeps known steps on replan', () => {
@@ -122,9 +122,9 @@ describe('applyEvent', () => {
       ev({ type: 'subtask_inserted', subtask: { id: 's9', description: 'Define y', inserted_for: 's2' }, before: 's2', reason: '' }),
       ev({ type: 'replanned', reason: 'r', subtasks: [PLAN[0], { id: 's9', description: 'Define y' }, { id: 's3', description: 'Map it' }] })
     ]);
-    expect(run.steps.map(s => s.id)).toEqual(['s1', 's9', 's3']);
-    expect(run.steps[0].status).toBe('solved');
-    expect(run.steps[1].insertedFor).toBe('s2');
+    expect(run.subtasks.map(s => s.id)).toEqual(['s1', 's9', 's3']);
+    expect(run.subtasks[0].status).toBe('solved');
+    expect(run.subtasks[1].insertedFor).toBe('s2');
   });
 
   it('shows a kept step in its new wording after the plan was tidied', () => {
@@ -134,8 +134,8 @@ describe('applyEvent', () => {
         PLAN[0], { ...PLAN[1], description: 'Compute areas in metres', crs_advice: 'areas in EPSG:3035 (LAEA Europe)' }
       ] })
     ]);
-    expect(run.steps.map(s => s.description)).toEqual(['Load the parcels', 'Compute areas in metres']);
-    expect(run.steps[1].crsAdvice).toBe('areas in EPSG:3035 (LAEA Europe)');
+    expect(run.subtasks.map(s => s.description)).toEqual(['Load the parcels', 'Compute areas in metres']);
+    expect(run.subtasks[1].crsAdvice).toBe('areas in EPSG:3035 (LAEA Europe)');
   });
 
   it('stops showing a step as working when the run is cancelled', () => {
@@ -145,7 +145,7 @@ describe('applyEvent', () => {
       ev({ type: 'finished', status: 'cancelled', message: 'cancelled by the user', stats: {} })
     ]);
     expect(run.status).toBe('cancelled');
-    expect(run.steps[0].status).toBe('pending');
+    expect(run.subtasks[0].status).toBe('pending');
   });
 });
 

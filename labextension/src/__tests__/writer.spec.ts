@@ -1,10 +1,10 @@
 /**
  * Accepted code lands in the notebook below the active cell, with outputs,
- * a heading per step, and never touches the user's own cells.
+ * a heading per subtask, and never touches the user's own cells.
  */
 import { YNotebook } from '@jupyter/ydoc';
 
-import { IStepView } from '../runs/model';
+import { ISubtaskView } from '../runs/model';
 import { RunCellWriter, runCellInfo } from '../notebook/writer';
 import { result } from './fakes';
 
@@ -18,7 +18,7 @@ function notebook(): YNotebook {
   return nb;
 }
 
-function solved(id: string, description: string, code: string, by: 'agent' | 'human' = 'agent'): IStepView {
+function solved(id: string, description: string, code: string, by: 'agent' | 'human' = 'agent'): ISubtaskView {
   const outputs = [
     { output_type: 'stream', name: 'stdout', text: `${id} done\n` },
     { output_type: 'display_data', data: { 'text/html': '<div class="map">map</div>', 'text/plain': 'Map' }, metadata: {} }
@@ -62,7 +62,7 @@ describe('RunCellWriter', () => {
     // After a page reload a new writer sees the cells by their metadata.
     expect(new RunCellWriter('run1', null).write(nb, s1, 0)).toEqual([]);
     expect(nb.cells).toHaveLength(5);
-    // The user moves the run's cells to the top: the next step follows them.
+    // The user moves the run's cells to the top: the next subtask follows them.
     nb.moveCell(3, 0);
     nb.moveCell(4, 1);
     writer.write(nb, solved('s2', 'Two', 'b = 2'), 1);

@@ -1,5 +1,5 @@
 /**
- * Approval mode: a step's code waits here before it touches the live kernel.
+ * Approval mode: a subtask's code waits here before it touches the live kernel.
  * Reject can say why; the agent reads that when it tries again.
  */
 import * as React from 'react';
@@ -11,7 +11,7 @@ import { CodeView } from './CodeView';
 export interface IApprovalBarProps {
   subtaskId: string;
   code: string;
-  /** The heading the step's cells get (see `notebook/writer.ts`). */
+  /** The heading the subtask's cells get (see `notebook/writer.ts`). */
   heading?: string;
   onAction: (action: IAction) => Promise<void>;
 }

@@ -41,7 +41,7 @@ function CellRow(props: { cell: IRunCell; onAccept: () => void; onReject: () => 
       data-accepted={cell.accepted}
     >
       <span className="jp-GeoAgent-change-where">
-        {cell.step > 0 ? `Step ${cell.step} · ${what}` : what}
+        {cell.subtaskNumber > 0 ? `Step ${cell.subtaskNumber} · ${what}` : what}
         {cell.edited && (
           <span className="jp-GeoAgent-change-edited" data-testid="geoagent-change-edited">
             {' '}· edited by you

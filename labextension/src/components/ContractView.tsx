@@ -7,7 +7,7 @@
  */
 import * as React from 'react';
 
-import { IRequirementCheck, IStepView } from '../runs/model';
+import { IRequirementCheck, ISubtaskView } from '../runs/model';
 import { IAction, IContract, IRequirement } from '../runs/types';
 import { ContractEditor, ContractOutputGroup, groupByOutput, OriginTag } from './ContractEditor';
 import { StatusBadge, statusLook } from './StatusBadge';
@@ -19,8 +19,8 @@ export interface IContractViewProps {
   checks: Record<string, IRequirementCheck>;
   /** 'user': the contract as the user left it after review. */
   by: 'request' | 'user';
-  /** The plan, to say after which step a requirement was checked. */
-  steps: Array<Pick<IStepView, 'id'>>;
+  /** The plan, to say after which subtask a requirement was checked. */
+  subtasks: Array<Pick<ISubtaskView, 'id'>>;
   finished: boolean;
   unmet: string[];
   notVerified: string[];
@@ -76,7 +76,7 @@ export function ContractView(props: IContractViewProps): JSX.Element {
     if (check.subtaskId === null) {
       return 'final check';
     }
-    const index = props.steps.findIndex(s => s.id === check.subtaskId);
+    const index = props.subtasks.findIndex(s => s.id === check.subtaskId);
     return index >= 0 ? `after step ${index + 1}` : '';
   };
 

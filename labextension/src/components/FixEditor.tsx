@@ -1,7 +1,7 @@
 /**
- * A step the agent could not solve: its last code in an editor with the
+ * A subtask the agent could not solve: its last code in an editor with the
  * shortened error above it. The user runs their fix (executed in the kernel,
- * then kept as context for every later step), retries with a hint, or skips.
+ * then kept as context for every later subtask), retries with a hint, or skips.
  */
 import * as React from 'react';
 

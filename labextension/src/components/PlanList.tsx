@@ -1,24 +1,24 @@
 /**
- * The live plan: one row per step with its status, attempts and time. Rows
- * are buttons (keyboard: Tab + Enter) that open the step's details.
+ * The live plan: one row per subtask with its status, attempts and time. Rows
+ * are buttons (keyboard: Tab + Enter) that open the subtask's details.
  */
 import * as React from 'react';
 
-import { formatSeconds, IStepView, stepSeconds } from '../runs/model';
+import { formatSeconds, ISubtaskView, subtaskSeconds } from '../runs/model';
 import { StatusBadge } from './StatusBadge';
 
 export interface IPlanListProps {
-  steps: IStepView[];
+  subtasks: ISubtaskView[];
   selected: string | null;
   onSelect: (subtaskId: string) => void;
-  /** Now, in ms (the panel ticks it while a step runs). */
+  /** Now, in ms (the panel ticks it while a subtask runs). */
   now: number;
   /** What to say while there is no plan yet (default: planning). */
   emptyText?: string;
 }
 
 export function PlanList(props: IPlanListProps): JSX.Element {
-  if (props.steps.length === 0) {
+  if (props.subtasks.length === 0) {
     return (
       <p className="jp-GeoAgent-hint" data-testid="geoagent-plan-empty">
         {props.emptyText ?? 'Planning…'}
@@ -27,42 +27,42 @@ export function PlanList(props: IPlanListProps): JSX.Element {
   }
   return (
     <ol className="jp-GeoAgent-plan" data-testid="geoagent-plan">
-      {props.steps.map((step, i) => {
-        const seconds = stepSeconds(step, props.now);
-        const attempts = step.attempts.length;
+      {props.subtasks.map((subtask, i) => {
+        const seconds = subtaskSeconds(subtask, props.now);
+        const attempts = subtask.attempts.length;
         return (
-          <li key={step.id}>
+          <li key={subtask.id}>
             <button
               type="button"
-              className={`jp-GeoAgent-step${
-                props.selected === step.id ? ' jp-mod-selected' : ''
+              className={`jp-GeoAgent-subtask${
+                props.selected === subtask.id ? ' jp-mod-selected' : ''
               }`}
-              data-testid="geoagent-step"
-              data-subtask={step.id}
-              data-status={step.status}
-              aria-pressed={props.selected === step.id}
-              onClick={() => props.onSelect(step.id)}
+              data-testid="geoagent-subtask"
+              data-subtask={subtask.id}
+              data-status={subtask.status}
+              aria-pressed={props.selected === subtask.id}
+              onClick={() => props.onSelect(subtask.id)}
             >
-              <StatusBadge status={step.status} compact testid="geoagent-step-status" />
-              <span className="jp-GeoAgent-step-index">{i + 1}.</span>
-              <span className="jp-GeoAgent-step-text">
-                <span className="jp-GeoAgent-step-description">{step.description}</span>
-                {step.crsAdvice && (
-                  <span className="jp-GeoAgent-step-crs" data-testid="geoagent-step-crs">
-                    {step.crsAdvice}
+              <StatusBadge status={subtask.status} compact testid="geoagent-subtask-status" />
+              <span className="jp-GeoAgent-subtask-index">{i + 1}.</span>
+              <span className="jp-GeoAgent-subtask-text">
+                <span className="jp-GeoAgent-subtask-description">{subtask.description}</span>
+                {subtask.crsAdvice && (
+                  <span className="jp-GeoAgent-subtask-crs" data-testid="geoagent-subtask-crs">
+                    {subtask.crsAdvice}
                   </span>
                 )}
-                <span className="jp-GeoAgent-step-meta">
-                  <span data-testid="geoagent-step-label">{stepLabel(step)}</span>
+                <span className="jp-GeoAgent-subtask-meta">
+                  <span data-testid="geoagent-subtask-label">{subtaskLabel(subtask)}</span>
                   {attempts > 0 && (
-                    <span data-testid="geoagent-step-attempts">
+                    <span data-testid="geoagent-subtask-attempts">
                       {attempts === 1 ? '1 attempt' : `${attempts} attempts`}
                     </span>
                   )}
                   {seconds !== null && (
-                    <span data-testid="geoagent-step-time">{formatSeconds(seconds)}</span>
+                    <span data-testid="geoagent-subtask-time">{formatSeconds(seconds)}</span>
                   )}
-                  {step.insertedFor && <span>added to define a name</span>}
+                  {subtask.insertedFor && <span>added to define a name</span>}
                 </span>
               </span>
             </button>
@@ -73,11 +73,11 @@ export function PlanList(props: IPlanListProps): JSX.Element {
   );
 }
 
-/** The word for a step's state, with who solved it. */
-export function stepLabel(step: IStepView): string {
-  switch (step.status) {
+/** The word for a subtask's state, with who solved it. */
+export function subtaskLabel(subtask: ISubtaskView): string {
+  switch (subtask.status) {
     case 'solved':
-      return step.by === 'human' ? 'done (your fix)' : 'done';
+      return subtask.by === 'human' ? 'done (your fix)' : 'done';
     case 'needs_human':
       return 'needs you';
     case 'awaiting_approval':

@@ -1,22 +1,22 @@
 /**
  * A run: its request and status, cancel, the deliverable contract, the live
- * plan and the selected step's details. Pure: the panel owns the run state
+ * plan and the selected subtask's details. Pure: the panel owns the run state
  * and the connection.
  */
 import * as React from 'react';
 
-import { formatSeconds, isFinished, IRunView, IStepView, placeText } from '../runs/model';
+import { formatSeconds, isFinished, IRunView, ISubtaskView, placeText } from '../runs/model';
 import { StreamState } from '../runs/client';
 import { IAction } from '../runs/types';
 import { ChangesView, IChangesViewProps } from './ChangesView';
 import { ContractView } from './ContractView';
 import { PlanList } from './PlanList';
 import { StatusBadge } from './StatusBadge';
-import { StepDetail } from './StepDetail';
+import { SubtaskDetail } from './SubtaskDetail';
 
 export interface IRunViewProps {
   run: IRunView;
-  /** The step the user picked; null follows the run. */
+  /** The subtask the user picked; null follows the run. */
   selected: string | null;
   onSelect: (subtaskId: string) => void;
   onAction: (action: IAction) => Promise<void>;
@@ -29,34 +29,34 @@ export interface IRunViewProps {
   changes?: IChangesViewProps;
 }
 
-/** The step to show when the user has not picked one: what needs them, else what runs. */
-export function focusStep(run: IRunView): IStepView | undefined {
-  const by = (id: string | undefined) => run.steps.find(s => s.id === id);
+/** The subtask to show when the user has not picked one: what needs them, else what runs. */
+export function focusSubtask(run: IRunView): ISubtaskView | undefined {
+  const by = (id: string | undefined) => run.subtasks.find(s => s.id === id);
   return (
     by(run.waitingFor?.subtaskId) ??
-    run.steps.find(s => s.status === 'running') ??
-    [...run.steps].reverse().find(s => s.status !== 'pending') ??
-    run.steps[0]
+    run.subtasks.find(s => s.status === 'running') ??
+    [...run.subtasks].reverse().find(s => s.status !== 'pending') ??
+    run.subtasks[0]
   );
 }
 
 export function RunView(props: IRunViewProps): JSX.Element {
   const { run } = props;
   const finished = isFinished(run.status);
-  const step = (props.selected && run.steps.find(s => s.id === props.selected)) || focusStep(run);
-  const index = step ? run.steps.indexOf(step) : -1;
+  const subtask = (props.selected && run.subtasks.find(s => s.id === props.selected)) || focusSubtask(run);
+  const index = subtask ? run.subtasks.indexOf(subtask) : -1;
   const elapsed =
     run.startedAt !== undefined
       ? ((run.finishedAt ?? props.now) - run.startedAt) / 1000
       : null;
-  const solved = run.steps.filter(s => s.status === 'solved').length;
+  const solved = run.subtasks.filter(s => s.status === 'solved').length;
 
   return (
     <div className="jp-GeoAgent-run" data-testid="geoagent-run-view" data-status={run.status} data-run-id={run.runId}>
       <div className="jp-GeoAgent-run-header">
         <StatusBadge status={run.status} testid="geoagent-run-status" />
         <span className="jp-GeoAgent-run-meta">
-          {run.steps.length > 0 && `${solved}/${run.steps.length} steps`}
+          {run.subtasks.length > 0 && `${solved}/${run.subtasks.length} steps`}
           {elapsed !== null && ` · ${formatSeconds(elapsed)}`}
         </span>
         {!finished && (
@@ -127,7 +127,7 @@ export function RunView(props: IRunViewProps): JSX.Element {
           contract={run.contract}
           checks={run.checks}
           by={run.contractBy}
-          steps={run.steps}
+          subtasks={run.subtasks}
           finished={finished}
           unmet={run.unmet}
           notVerified={run.notVerified}
@@ -136,26 +136,26 @@ export function RunView(props: IRunViewProps): JSX.Element {
         />
       )}
       <PlanList
-        steps={run.steps}
+        subtasks={run.subtasks}
         emptyText={
           !finished && run.waitingFor?.kind === 'contract'
             ? 'The agent plans once you have reviewed the requirements.'
             : undefined
         }
-        selected={step?.id ?? null}
+        selected={subtask?.id ?? null}
         onSelect={props.onSelect}
         now={props.now}
       />
-      {step && (
-        <StepDetail
-          key={step.id}
-          step={step}
+      {subtask && (
+        <SubtaskDetail
+          key={subtask.id}
+          subtask={subtask}
           index={index}
           waiting={
             !finished &&
             run.waitingFor &&
             run.waitingFor.kind !== 'contract' &&
-            run.waitingFor.subtaskId === step.id
+            run.waitingFor.subtaskId === subtask.id
               ? run.waitingFor.kind
               : null
           }

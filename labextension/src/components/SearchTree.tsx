@@ -1,5 +1,5 @@
 /**
- * The MCTS search tree of one step as a compact indented tree: each node's
+ * The MCTS search tree of one subtask as a compact indented tree: each node's
  * status (icon + colour), Q and visits; details (prior, reward, error) on
  * hover; the path to the chosen node highlighted.
  *
@@ -95,7 +95,7 @@ export function flattenTree(
   return rows;
 }
 
-/** "s3-12" -> "12": node ids repeat the step's id, which the panel already shows. */
+/** "s3-12" -> "12": node ids repeat the subtask's id, which the panel already shows. */
 export function shortId(id: string): string {
   const dash = id.lastIndexOf('-');
   return dash >= 0 && dash < id.length - 1 ? id.slice(dash + 1) : id;

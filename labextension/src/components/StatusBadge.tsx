@@ -1,6 +1,6 @@
 /**
  * Status shown as icon + word + colour, never colour alone (readable for
- * colour-blind users and in high-contrast themes). One table for steps,
+ * colour-blind users and in high-contrast themes). One table for subtasks,
  * runs, search nodes and requirements, so the same state always looks the same.
  */
 import * as React from 'react';
@@ -13,7 +13,7 @@ export interface IStatusLook {
 }
 
 const LOOKS: Record<string, IStatusLook> = {
-  // steps
+  // subtasks
   pending: { icon: '○', label: 'waiting', tone: 'idle' },
   running: { icon: '◔', label: 'working', tone: 'busy' },
   awaiting_approval: { icon: '⏸', label: 'needs approval', tone: 'warn' },

@@ -15,8 +15,8 @@ export interface IRunCell {
   id: string;
   subtaskId: string;
   role: string;
-  /** The step's number in the plan, from 1; 0 when it is not in the plan (yet). */
-  step: number;
+  /** The subtask's number in the plan, from 1; 0 when it is not in the plan (yet). */
+  subtaskNumber: number;
   /** The cell's text differs from what the run wrote. */
   edited: boolean;
   /** The user accepted it in the review. */
@@ -33,20 +33,20 @@ export function runCells(notebook: ISharedNotebook, run: IRunView): IRunCell[] {
     if (!info || info.run_id !== run.runId) {
       continue;
     }
-    const index = run.steps.findIndex(s => s.id === info.subtask_id);
-    const step = index >= 0 ? run.steps[index] : undefined;
+    const index = run.subtasks.findIndex(s => s.id === info.subtask_id);
+    const subtask = index >= 0 ? run.subtasks[index] : undefined;
     const source = cell.getSource();
     let edited = false;
-    if (step?.solved && info.role === 'code') {
-      edited = source !== step.solved.code;
-    } else if (step && info.role === 'heading') {
-      edited = !source.includes(step.description);
+    if (subtask?.solved && info.role === 'code') {
+      edited = source !== subtask.solved.code;
+    } else if (subtask && info.role === 'heading') {
+      edited = !source.includes(subtask.description);
     }
     cells.push({
       id: cell.getId(),
       subtaskId: info.subtask_id,
       role: info.role,
-      step: index + 1,
+      subtaskNumber: index + 1,
       edited,
       accepted: (info as any).accepted === true,
       preview: source.split('\n').find(line => line.trim()) ?? ''

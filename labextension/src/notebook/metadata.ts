@@ -16,7 +16,7 @@ export function runCellInfo(
   return info && typeof info.run_id === 'string' ? info : null;
 }
 
-/** Whether the user rejected this step's code (or the whole run): a replay must not write it again. */
+/** Whether the user rejected this subtask's code (or the whole run): a replay must not write it again. */
 export function isRejected(notebook: ISharedNotebook, runId: string, subtaskId: string): boolean {
   const rejected = rejections(notebook)[runId] ?? [];
   return rejected.includes('*') || rejected.includes(`${subtaskId}/code`);

@@ -1,25 +1,25 @@
 /**
- * Puts a run's accepted code into the notebook: per solved step, a markdown
+ * Puts a run's accepted code into the notebook: per solved subtask, a markdown
  * heading and a code cell with the outputs the live kernel produced, inserted
  * below the cell that was active when the run started (then below the
- * previous step's cells).
+ * previous subtask's cells).
  *
  * It only ever inserts: existing cells are never changed, so the user's work
  * is safe even if they edit while the run goes on. Inserted cells carry
  * `metadata.geoagent = {run_id, subtask_id}`; that is how the writer finds
  * its own cells again (the user may move or delete them) and how a replayed
- * stream (reconnect, page reload) avoids writing a step twice.
+ * stream (reconnect, page reload) avoids writing a subtask twice.
  */
 import type { ISharedNotebook } from '@jupyter/ydoc';
 import type * as nbformat from '@jupyterlab/nbformat';
 
-import { IStepView } from '../runs/model';
+import { ISubtaskView } from '../runs/model';
 import { isRejected, METADATA_KEY, runCellInfo } from './metadata';
 
 export { METADATA_KEY, runCellInfo };
 
 
-export interface IWrittenStep {
+export interface IWrittenSubtask {
   subtaskId: string;
   headingId: string;
   codeId: string;
@@ -36,14 +36,14 @@ function cellId(): string {
 }
 
 /** Heading text: "Step 2 · Reproject the parcels" (+ who wrote the code). */
-export function headingSource(step: IStepView, index: number): string {
-  const who = step.solved?.by === 'human' ? ' (your fix)' : '';
-  return `### GeoAgent step ${index + 1}: ${step.description}${who}`;
+export function headingSource(subtask: ISubtaskView, index: number): string {
+  const who = subtask.solved?.by === 'human' ? ' (your fix)' : '';
+  return `### GeoAgent step ${index + 1}: ${subtask.description}${who}`;
 }
 
 export class RunCellWriter {
   /**
-   * @param runId the run whose steps this writer inserts
+   * @param runId the run whose subtasks this writer inserts
    * @param anchorId id of the cell that was active when the run started
    *   (cells go below it); null: below the run's cells, else at the end
    */
@@ -52,8 +52,8 @@ export class RunCellWriter {
     readonly anchorId: string | null
   ) {}
 
-  /** Steps written so far, in order. */
-  get written(): readonly IWrittenStep[] {
+  /** Subtasks written so far, in order. */
+  get written(): readonly IWrittenSubtask[] {
     return this._written;
   }
 
@@ -65,38 +65,38 @@ export class RunCellWriter {
   }
 
   /**
-   * Insert the cells of a solved step into `notebook` (the shared model of
+   * Insert the cells of a solved subtask into `notebook` (the shared model of
    * the run's notebook, looked up by the caller each time: the user may have
    * closed and reopened it), unless they are already there.
    * Returns the ids of the new cells (empty when nothing was inserted).
-   * `outputs`: the step's whole outputs when its event carries them cut
+   * `outputs`: the subtask's whole outputs when its event carries them cut
    * (`result.truncated`); by default the event's.
    */
   write(
     notebook: ISharedNotebook,
-    step: IStepView,
+    subtask: ISubtaskView,
     index: number,
     outputs?: nbformat.IOutput[]
   ): string[] {
-    if (!step.solved || this.has(notebook, step.id) || isRejected(notebook, this.runId, step.id)) {
+    if (!subtask.solved || this.has(notebook, subtask.id) || isRejected(notebook, this.runId, subtask.id)) {
       return [];
     }
     const at = this._insertionIndex(notebook);
     const heading: nbformat.IMarkdownCell = {
       id: cellId(),
       cell_type: 'markdown',
-      source: headingSource(step, index),
+      source: headingSource(subtask, index),
       metadata: {
-        [METADATA_KEY]: { run_id: this.runId, subtask_id: step.id, role: 'heading' }
+        [METADATA_KEY]: { run_id: this.runId, subtask_id: subtask.id, role: 'heading' }
       }
     };
     const code: nbformat.ICodeCell = {
       id: cellId(),
       cell_type: 'code',
-      source: step.solved.code,
+      source: subtask.solved.code,
       execution_count: null,
       // nbformat output dicts from the kernel (the event types only say "dicts").
-      outputs: outputs ?? ((step.solved.result.outputs ?? []) as nbformat.IOutput[]),
+      outputs: outputs ?? ((subtask.solved.result.outputs ?? []) as nbformat.IOutput[]),
       metadata: {
         // The outputs come from the user's own kernel running this code on their
         // behalf, as if they had run the cell: trust them like Lab trusts the
@@ -104,9 +104,9 @@ export class RunCellWriter {
         trusted: true,
         [METADATA_KEY]: {
           run_id: this.runId,
-          subtask_id: step.id,
+          subtask_id: subtask.id,
           role: 'code',
-          by: step.solved.by
+          by: subtask.solved.by
         }
       }
     };
@@ -115,14 +115,14 @@ export class RunCellWriter {
       notebook.insertCells(at, [heading, code]);
     });
     this._written.push({
-      subtaskId: step.id,
+      subtaskId: subtask.id,
       headingId: heading.id as string,
       codeId: code.id as string
     });
     return [heading.id as string, code.id as string];
   }
 
-  /** Whether the notebook already holds this run's cells for a step. */
+  /** Whether the notebook already holds this run's cells for a subtask. */
   has(notebook: ISharedNotebook, subtaskId: string): boolean {
     return notebook.cells.some(cell => {
       const info = runCellInfo(cell);
@@ -153,5 +153,5 @@ export class RunCellWriter {
     return cells.length;
   }
 
-  private _written: IWrittenStep[] = [];
+  private _written: IWrittenSubtask[] = [];
 }

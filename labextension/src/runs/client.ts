@@ -85,10 +85,10 @@ export function fetchRun(
 
 /**
  * `GET /geoagent/runs/<id>/outputs/<subtask_id>`: the whole outputs of a live
- * run's accepted step, for its notebook cell (its events carry them bounded:
+ * run's accepted subtask, for its notebook cell (its events carry them bounded:
  * `result.truncated`).
  */
-export async function fetchStepOutputs(
+export async function fetchSubtaskOutputs(
   runId: string,
   subtaskId: string,
   settings?: ServerConnection.ISettings

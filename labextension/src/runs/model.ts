@@ -1,13 +1,16 @@
 /**
- * Fold a run's events into what the panel shows: the plan with each step's
+ * Fold a run's events into what the panel shows: the plan with each subtask's
  * status, attempts (for diffs), time and search tree, and the deliverable
  * contract with each requirement's latest check.
  *
  * Richer than the server's `fold` (agent/state.py), which keeps only the last
- * code and error per step: diffs need every attempt and the tree every node.
+ * code and error per subtask: diffs need every attempt and the tree every node.
  * A pure function, so a reconnect that replays events, a reopened panel and
  * the tests all get the same picture. Returns a new object per event (React
- * compares by identity) but shares untouched steps.
+ * compares by identity) but shares untouched subtasks.
+ *
+ * A plan unit is a "subtask" in code, as in the server's events; what the panel
+ * and the notebook show the user calls it a "step".
  */
 import {
   CONTRACT_SUBTASK,
@@ -23,7 +26,7 @@ import {
 } from './types';
 import { addNamespaceChange, emptyVariables } from './variables';
 
-export type StepStatus =
+export type SubtaskStatus =
   | 'pending'
   | 'running'
   | 'awaiting_approval'
@@ -39,9 +42,9 @@ export type RunStatus =
   | 'awaiting_contract'
   | FinishedStatus;
 
-/** One piece of code tried for a step: an agent attempt or a human edit. */
+/** One piece of code tried for a subtask: an agent attempt or a human edit. */
 export interface IAttempt {
-  /** Position in the step's list, from 1. */
+  /** Position in the subtask's list, from 1. */
   n: number;
   code: string;
   by: 'agent' | 'human';
@@ -69,10 +72,10 @@ export interface ISearchNode {
   error: string | null;
 }
 
-export interface IStepView {
+export interface ISubtaskView {
   id: string;
   description: string;
-  status: StepStatus;
+  status: SubtaskStatus;
   attempts: IAttempt[];
   /** Milliseconds since the epoch (event timestamps). */
   startedAt?: number;
@@ -82,7 +85,7 @@ export interface IStepView {
   code: string;
   error: string;
   insertedFor?: string | null;
-  /** The CRS advisor's choice for what the step does ("areas in EPSG:3035 (…)"), or ''. */
+  /** The CRS advisor's choice for what the subtask does ("areas in EPSG:3035 (…)"), or ''. */
   crsAdvice: string;
   /** The accepted code and its outputs (what goes into the notebook). */
   solved?: { code: string; result: IExecutionSummary; by: 'agent' | 'human' };
@@ -97,7 +100,7 @@ export interface IRequirementCheck {
   passed: boolean;
   /** What the check saw (why it failed, or what held). */
   observed: string;
-  /** The step after which it was checked; null: the final check. */
+  /** The subtask after which it was checked; null: the final check. */
   subtaskId: string | null;
 }
 
@@ -111,7 +114,7 @@ export interface IRunView {
   status: RunStatus;
   message: string;
   progress: string;
-  steps: IStepView[];
+  subtasks: ISubtaskView[];
   waitingFor: { kind: WaitingKind; subtaskId: string } | null;
   lastSeq: number;
   /** What the deliverables must satisfy; null until stated (or for runs without outputs). */
@@ -148,7 +151,7 @@ export function emptyRun(runId: string, request = ''): IRunView {
     status: 'starting',
     message: '',
     progress: '',
-    steps: [],
+    subtasks: [],
     waitingFor: null,
     lastSeq: 0,
     contract: null,
@@ -163,7 +166,7 @@ export function emptyRun(runId: string, request = ''): IRunView {
   };
 }
 
-function newStep(spec: ISubtaskSpec): IStepView {
+function newSubtask(spec: ISubtaskSpec): ISubtaskView {
   return {
     id: spec.id,
     description: spec.description,
@@ -217,16 +220,16 @@ export function applyEvent(run: IRunView, event: RunEvent): IRunView {
   }
   const next: IRunView = { ...run, lastSeq: event.seq };
   const at = time(event.ts);
-  const update = (id: string, change: (step: IStepView) => IStepView) => {
-    next.steps = next.steps.map(s => (s.id === id ? change(s) : s));
+  const update = (id: string, change: (subtask: ISubtaskView) => ISubtaskView) => {
+    next.subtasks = next.subtasks.map(s => (s.id === id ? change(s) : s));
   };
   const withAttempt = (
-    step: IStepView,
+    subtask: ISubtaskView,
     n: number,
     change: (a: IAttempt) => IAttempt
-  ): IStepView => ({
-    ...step,
-    attempts: step.attempts.map(a => (a.n === n ? change(a) : a))
+  ): ISubtaskView => ({
+    ...subtask,
+    attempts: subtask.attempts.map(a => (a.n === n ? change(a) : a))
   });
 
   switch (event.type) {
@@ -252,23 +255,23 @@ export function applyEvent(run: IRunView, event: RunEvent): IRunView {
       break;
     case 'planned':
     case 'replanned': {
-      // A step kept by the new plan keeps its state; its wording and CRS are the new plan's
-      // (a tidied or rewritten step keeps its id).
-      const known = new Map(next.steps.map(s => [s.id, s]));
-      next.steps = event.subtasks.map(spec => {
-        const step = known.get(spec.id);
-        return step
-          ? { ...step, description: spec.description, crsAdvice: spec.crs_advice ?? '' }
-          : newStep(spec);
+      // A subtask kept by the new plan keeps its state; its wording and CRS are the new plan's
+      // (a tidied or rewritten subtask keeps its id).
+      const known = new Map(next.subtasks.map(s => [s.id, s]));
+      next.subtasks = event.subtasks.map(spec => {
+        const subtask = known.get(spec.id);
+        return subtask
+          ? { ...subtask, description: spec.description, crsAdvice: spec.crs_advice ?? '' }
+          : newSubtask(spec);
       });
       next.progress = '';
       break;
     }
     case 'subtask_inserted': {
-      const steps = [...next.steps];
-      const before = steps.findIndex(s => s.id === event.before);
-      steps.splice(before < 0 ? steps.length : before, 0, newStep(event.subtask));
-      next.steps = steps;
+      const subtasks = [...next.subtasks];
+      const before = subtasks.findIndex(s => s.id === event.before);
+      subtasks.splice(before < 0 ? subtasks.length : before, 0, newSubtask(event.subtask));
+      next.subtasks = subtasks;
       break;
     }
     case 'crs_advised':
@@ -332,13 +335,13 @@ export function applyEvent(run: IRunView, event: RunEvent): IRunView {
           (event.node_id &&
             s.attempts.find(a => a.nodeId === event.node_id)) ||
           [...s.attempts].reverse().find(a => a.code === event.code);
-        let step = s;
+        let subtask = s;
         if (!attempt) {
           attempt = { n: s.attempts.length + 1, code: event.code, by: 'agent' };
-          step = { ...s, attempts: [...s.attempts, attempt] };
+          subtask = { ...s, attempts: [...s.attempts, attempt] };
         }
         const failed = event.result.status !== 'ok';
-        return withAttempt(step, attempt.n, a => ({
+        return withAttempt(subtask, attempt.n, a => ({
           ...a,
           ...(event.trial ? { trial: event.result } : { result: event.result }),
           error: failed ? event.result.error || event.result.status : a.error
@@ -359,20 +362,20 @@ export function applyEvent(run: IRunView, event: RunEvent): IRunView {
           error: event.error
         };
         const isNew = !(event.node_id in s.nodes);
-        let step: IStepView = {
+        let subtask: ISubtaskView = {
           ...s,
           nodes: { ...s.nodes, [node.id]: node },
           nodeOrder: isNew ? [...s.nodeOrder, node.id] : s.nodeOrder
         };
         // Every node with code is an attempt (the root has none).
         if (isNew && node.code) {
-          step = {
-            ...step,
+          subtask = {
+            ...subtask,
             code: node.code,
             attempts: [
-              ...step.attempts,
+              ...subtask.attempts,
               {
-                n: step.attempts.length + 1,
+                n: subtask.attempts.length + 1,
                 code: node.code,
                 by: 'agent',
                 nodeId: node.id,
@@ -381,13 +384,13 @@ export function applyEvent(run: IRunView, event: RunEvent): IRunView {
             ]
           };
         } else if (node.error) {
-          step = withAttempt(
-            step,
-            step.attempts.find(a => a.nodeId === node.id)?.n ?? -1,
+          subtask = withAttempt(
+            subtask,
+            subtask.attempts.find(a => a.nodeId === node.id)?.n ?? -1,
             a => ({ ...a, error: node.error ?? a.error })
           );
         }
-        return step;
+        return subtask;
       });
       break;
     case 'approval_requested':
@@ -472,8 +475,8 @@ export function applyEvent(run: IRunView, event: RunEvent): IRunView {
         modelWaiting: null,
         finishedAt: at
       });
-      // A step cut off by a cancel or failure is not "running" anymore.
-      next.steps = next.steps.map(s =>
+      // A subtask cut off by a cancel or failure is not "running" anymore.
+      next.subtasks = next.subtasks.map(s =>
         s.status === 'running' || s.status === 'awaiting_approval'
           ? { ...s, status: 'pending', endedAt: s.endedAt ?? at }
           : s
@@ -495,13 +498,13 @@ export function placeText(place: number): string {
   return `waiting for the model: ${place}${suffix} in line`;
 }
 
-/** Seconds a step has taken (so far, when it still runs). */
-export function stepSeconds(step: IStepView, now: number): number | null {
-  if (step.startedAt === undefined) {
+/** Seconds a subtask has taken (so far, when it still runs). */
+export function subtaskSeconds(subtask: ISubtaskView, now: number): number | null {
+  if (subtask.startedAt === undefined) {
     return null;
   }
-  const end = step.endedAt ?? (step.status === 'running' ? now : undefined);
-  return end === undefined ? null : Math.max(0, (end - step.startedAt) / 1000);
+  const end = subtask.endedAt ?? (subtask.status === 'running' ? now : undefined);
+  return end === undefined ? null : Math.max(0, (end - subtask.startedAt) / 1000);
 }
 
 /** "0.4 s", "12 s", "2 min 05 s". */

@@ -101,7 +101,7 @@ export interface IDeleteVariablesResult {
   deleted_by_run: string[];
 }
 
-/** What a waiting run waits for: a stuck step, code to approve, or the contract to review. */
+/** What a waiting run waits for: a stuck subtask, code to approve, or the contract to review. */
 export type WaitingKind = 'stuck' | 'approval' | 'contract';
 
 /** The `subtask_id` of actions on the contract under review. */

@@ -1,10 +1,10 @@
 /**
- * One step in detail: what waits for the user (fix or approval) on top, then
+ * One subtask in detail: what waits for the user (fix or approval) on top, then
  * tabs for its code, the changes between attempts and the search tree.
  */
 import * as React from 'react';
 
-import { IStepView } from '../runs/model';
+import { ISubtaskView } from '../runs/model';
 import { IAction } from '../runs/types';
 import { headingSource } from '../notebook/writer';
 import { ApprovalBar } from './ApprovalBar';
@@ -16,65 +16,65 @@ import { StatusBadge } from './StatusBadge';
 
 export type DetailTab = 'code' | 'changes' | 'tree';
 
-export interface IStepDetailProps {
-  step: IStepView;
+export interface ISubtaskDetailProps {
+  subtask: ISubtaskView;
   index: number;
-  /** The run waits on this step for this. */
+  /** The run waits on this subtask for this. */
   waiting: 'stuck' | 'approval' | null;
   onAction: (action: IAction) => Promise<void>;
 }
 
-export function defaultTab(step: IStepView): DetailTab {
-  if (step.nodeOrder.length > 0) {
+export function defaultTab(subtask: ISubtaskView): DetailTab {
+  if (subtask.nodeOrder.length > 0) {
     return 'tree';
   }
-  return step.attempts.length > 1 ? 'changes' : 'code';
+  return subtask.attempts.length > 1 ? 'changes' : 'code';
 }
 
-export function StepDetail(props: IStepDetailProps): JSX.Element {
-  const { step } = props;
+export function SubtaskDetail(props: ISubtaskDetailProps): JSX.Element {
+  const { subtask } = props;
   const [tab, setTab] = React.useState<DetailTab | null>(null);
   const [diffAt, setDiffAt] = React.useState<number | undefined>(undefined);
   const [node, setNode] = React.useState<string | null>(null);
-  const current = tab ?? defaultTab(step);
-  const changes = Math.max(0, step.attempts.length - 1);
+  const current = tab ?? defaultTab(subtask);
+  const changes = Math.max(0, subtask.attempts.length - 1);
 
   const tabs: Array<{ id: DetailTab; label: string; show: boolean }> = [
     { id: 'code', label: 'Code', show: true },
     { id: 'changes', label: `Changes (${changes})`, show: changes > 0 },
-    { id: 'tree', label: `Search tree (${step.nodeOrder.length})`, show: step.nodeOrder.length > 0 }
+    { id: 'tree', label: `Search tree (${subtask.nodeOrder.length})`, show: subtask.nodeOrder.length > 0 }
   ];
-  const result = step.solved?.result;
+  const result = subtask.solved?.result;
 
   return (
     <section
       className="jp-GeoAgent-detail-panel"
-      data-testid="geoagent-step-detail"
-      data-subtask={step.id}
+      data-testid="geoagent-subtask-detail"
+      data-subtask={subtask.id}
       aria-label={`Step ${props.index + 1} details`}
     >
       <h4 className="jp-GeoAgent-detail-title">
-        <StatusBadge status={step.status} />
+        <StatusBadge status={subtask.status} />
         <span>
-          Step {props.index + 1}: {step.description}
+          Step {props.index + 1}: {subtask.description}
         </span>
       </h4>
       {props.waiting === 'stuck' && (
         <FixEditor
-          subtaskId={step.id}
-          description={step.description}
-          code={step.code}
-          error={step.error}
-          attempts={step.attempts.filter(a => a.by === 'agent').length}
+          subtaskId={subtask.id}
+          description={subtask.description}
+          code={subtask.code}
+          error={subtask.error}
+          attempts={subtask.attempts.filter(a => a.by === 'agent').length}
           onAction={props.onAction}
         />
       )}
       {props.waiting === 'approval' && (
-        <ApprovalBar subtaskId={step.id} code={step.code} heading={headingSource(step, props.index)}
+        <ApprovalBar subtaskId={subtask.id} code={subtask.code} heading={headingSource(subtask, props.index)}
           onAction={props.onAction} />
       )}
-      {step.hints.length > 0 && (
-        <p className="jp-GeoAgent-hint">Your hints: {step.hints.join(' · ')}</p>
+      {subtask.hints.length > 0 && (
+        <p className="jp-GeoAgent-hint">Your hints: {subtask.hints.join(' · ')}</p>
       )}
       <div className="jp-GeoAgent-tabs" role="tablist" aria-label="Step views">
         {tabs
@@ -95,12 +95,12 @@ export function StepDetail(props: IStepDetailProps): JSX.Element {
       </div>
       <div role="tabpanel" className="jp-GeoAgent-tabpanel">
         {current === 'code' &&
-          (step.code ? (
+          (subtask.code ? (
             <>
-              <CodeView value={step.code} ariaLabel="Step code" testid="geoagent-step-code" />
+              <CodeView value={subtask.code} ariaLabel="Step code" testid="geoagent-subtask-code" />
               {result && (
-                <p className="jp-GeoAgent-hint" data-testid="geoagent-step-result">
-                  {step.solved?.by === 'human' ? 'Your fix ran' : 'Ran'} in{' '}
+                <p className="jp-GeoAgent-hint" data-testid="geoagent-subtask-result">
+                  {subtask.solved?.by === 'human' ? 'Your fix ran' : 'Ran'} in{' '}
                   {result.duration_s.toFixed(1)} s
                   {result.outputs.length > 0 ? `, ${result.outputs.length} output(s) in the notebook` : ''}
                   {result.warnings.length > 0 ? `. Check: ${result.warnings.join('; ')}` : ''}
@@ -111,32 +111,32 @@ export function StepDetail(props: IStepDetailProps): JSX.Element {
             <p className="jp-GeoAgent-hint">No code yet.</p>
           ))}
         {current === 'changes' && (
-          <AttemptDiff attempts={step.attempts} selected={diffAt} onSelect={setDiffAt} />
+          <AttemptDiff attempts={subtask.attempts} selected={diffAt} onSelect={setDiffAt} />
         )}
         {current === 'tree' && (
           <>
             <SearchTree
-              nodes={step.nodes}
-              order={step.nodeOrder}
+              nodes={subtask.nodes}
+              order={subtask.nodeOrder}
               selected={node}
               onSelect={id => {
                 setNode(id);
-                const attempt = step.attempts.find(a => a.nodeId === id);
-                if (attempt && attempt.parentId && step.nodes[attempt.parentId]?.code) {
+                const attempt = subtask.attempts.find(a => a.nodeId === id);
+                if (attempt && attempt.parentId && subtask.nodes[attempt.parentId]?.code) {
                   // A repaired node: show what the repair changed.
                   setDiffAt(attempt.n);
                   setTab('changes');
                 }
               }}
             />
-            {node && step.nodes[node] && (
+            {node && subtask.nodes[node] && (
               <div className="jp-GeoAgent-node" data-testid="geoagent-node-detail">
-                {step.nodes[node].error && (
+                {subtask.nodes[node].error && (
                   <p className="jp-GeoAgent-diff-why">
-                    <strong>Failed:</strong> {step.nodes[node].error}
+                    <strong>Failed:</strong> {subtask.nodes[node].error}
                   </p>
                 )}
-                <CodeView value={step.nodes[node].code} ariaLabel="Node code" />
+                <CodeView value={subtask.nodes[node].code} ariaLabel="Node code" />
               </div>
             )}
           </>
