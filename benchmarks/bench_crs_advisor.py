@@ -63,7 +63,7 @@ def main():
 
     first = []
     for name in REGIONS:
-        t, out = ms(lambda: [helper.advise_layer(f"bench_{name}", p) for p in PURPOSES])
+        t, out = ms(lambda name=name: [helper.advise_layer(f"bench_{name}", p) for p in PURPOSES])
         assert all(isinstance(o, list) for o in out), out
         first.append(t / len(PURPOSES))
         print(
@@ -75,7 +75,7 @@ def main():
     for _ in range(args.repeats):
         for name in REGIONS:
             for p in PURPOSES:
-                t, _ = ms(lambda: helper.advise_layer(f"bench_{name}", p))
+                t, _ = ms(lambda name=name, p=p: helper.advise_layer(f"bench_{name}", p))
                 times.append(t)
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -56,7 +56,8 @@ PREVIOUS = [
     "parcels = parcels.to_crs(epsg=3035)\nclinics = clinics.to_crs(parcels.crs)",
 ]
 CELLS = [
-    "buffered = clinics.buffer(500)\nnear = gpd.sjoin(parcels, gpd.GeoDataFrame(geometry=buffered), predicate='intersects')",
+    "buffered = clinics.buffer(500)\n"
+    "near = gpd.sjoin(parcels, gpd.GeoDataFrame(geometry=buffered), predicate='intersects')",
     "parcels['area_km2'] = parcels.geometry.area / 1e6\nlarge = parcels[parcels['area_km2'] > 2]",
     "counts = near.groupby('district').size().rename('clinics')\ncounts.to_csv('clinics_per_district.csv')",
 ]

@@ -63,7 +63,7 @@ async def main() -> None:
         task = json.loads((folder / "task.json").read_text())
         outputs = [o["name"] for o in task["expected_outputs"]]
 
-        def derive(folder: Path) -> tuple[Contract, dict]:
+        def derive(folder: Path, task=task, outputs=outputs) -> tuple[Contract, dict]:
             facts = probes["input_facts"](sorted(p.name for p in (folder / "inputs").iterdir()))
             return derive_contract(task["instruction"], outputs, facts), facts
 
@@ -73,7 +73,7 @@ async def main() -> None:
         seconds.append(time.perf_counter() - started)
         kept, dropped = accept_proposals(proposals, task["instruction"], contract, facts)
 
-        def check_on_reference(folder: Path) -> list[dict]:
+        def check_on_reference(folder: Path, contract=contract, kept=kept) -> list[dict]:
             for p in (folder / "reference" / "outputs").iterdir():
                 shutil.copy(p, p.name)
             only_kept = Contract(outputs=contract.outputs, requirements=kept)

@@ -53,9 +53,8 @@ def main() -> None:
         print(f"== {log.name}: {request[:90]!r}")
         for index, text, why in sorted(changes, key=lambda c: c[0]):
             totals["dropped" if text is None else "limited"] += 1
-            print(
-                f"   step {index + 1} {'dropped' if text is None else 'limited'}: {plan[index][:100]}\n      why: {why[:160]}"
-            )
+            what = "dropped" if text is None else "limited"
+            print(f"   step {index + 1} {what}: {plan[index][:100]}\n      why: {why[:160]}")
         dropped = {index for index, text, _ in changes if text is None}
         kept = [None if i in dropped else step for i, step in enumerate(plan)]
         for index, text, body in loop_bodies(plan):

@@ -129,10 +129,10 @@ class Planner:
         generation = await self.llm.complete(
             rewriter_messages(request, data_overview, plan, index, error), temperature=0.3, max_tokens=120
         )
-        lines = [line for line in (l.replace("**", "").strip() for l in generation.text.splitlines()) if line]
-        lines = [l for l in lines if not l.startswith(("```", "#"))]
+        lines = [line for line in (raw.replace("**", "").strip() for raw in generation.text.splitlines()) if line]
+        lines = [line for line in lines if not line.startswith(("```", "#"))]
         # a line ending in ':' ("Replace the current step 4 with the following:") introduces the step
-        lines = [l for i, l in enumerate(lines) if not (l.endswith(":") and i + 1 < len(lines))]
+        lines = [line for i, line in enumerate(lines) if not (line.endswith(":") and i + 1 < len(lines))]
         if not lines:
             return None
         match = _NUMBERED_RE.match(lines[0])

@@ -230,7 +230,8 @@ def reviewer_messages(request: str, done: list[tuple[str, str]], remaining: list
 
 def rewriter_messages(request: str, data_overview: str, plan: list[str], index: int, error: str) -> list[BaseMessage]:
     body = (
-        f"## Request\n{request.strip()}\n\n## Data found at the start\n{_clip(data_overview, MAX_SECTION) or '(none)'}\n\n"
+        f"## Request\n{request.strip()}\n\n"
+        f"## Data found at the start\n{_clip(data_overview, MAX_SECTION) or '(none)'}\n\n"
         f"## Plan\n{_plan_text(plan, index)}\n\n## The failing step ({index + 1})\n{plan[index]}\n\n"
         f"## Its error, the same on every attempt\n{_clip(error, 800)}\n\nWrite the new step {index + 1} now."
     )
@@ -243,7 +244,8 @@ NO_CODE_REMINDER = "Your answer had no ```python code block. Answer again with e
 def single_messages(request: str, data_overview: str) -> list[BaseMessage]:
     """The baseline: the whole request answered by one block, no plan, no feedback."""
     body = (
-        f"## Request\n{request.strip()}\n\n## Data found at the start\n{_clip(data_overview, MAX_SECTION) or '(none)'}\n\n"
+        f"## Request\n{request.strip()}\n\n"
+        f"## Data found at the start\n{_clip(data_overview, MAX_SECTION) or '(none)'}\n\n"
         "Write ONE ```python code block that does the whole request."
     )
     return [

@@ -82,9 +82,9 @@ def markdown(summary: dict) -> str:
     for mode, m in summary["modes"].items():
         lines.append(
             f"| {mode} | {m['model']} | {m['tasks']} | {m['mean_score']:.3f} | {m['passes']} | {m['succeeded']} | "
-            f"**{m['false_successes']}** | {m['false_alarms']} | {m['llm_calls']} | {_or_dash(m['llm_calls_per_pass'])} | "
-            f"{m['tokens_in']}/{m['tokens_out']} | {m['wall_s']} | {_or_dash(m['mean_time_to_deliverable_passed_s'])} | "
-            f"{_or_dash(m['mean_call_f1'])} |"
+            f"**{m['false_successes']}** | {m['false_alarms']} | {m['llm_calls']} | "
+            f"{_or_dash(m['llm_calls_per_pass'])} | {m['tokens_in']}/{m['tokens_out']} | {m['wall_s']} | "
+            f"{_or_dash(m['mean_time_to_deliverable_passed_s'])} | {_or_dash(m['mean_call_f1'])} |"
         )
     ratios = summary.get("ratios") or {}
     if ratios:
@@ -106,8 +106,8 @@ def markdown(summary: dict) -> str:
             grader += f" (error: {t['grader_error'][:80]})"
         lines.append(
             f"| {t['task_id']} | {t['mode']} | {grader} | {t['score']:.3f} | {'yes' if t['passed'] else 'no'} | "
-            f"{t['status']} | {'**yes**' if t.get('false_success') else ''} | {', '.join(t.get('failed_gates') or [])} | "
-            f"{t['llm_calls']} | {t['wall_s']} |"
+            f"{t['status']} | {'**yes**' if t.get('false_success') else ''} | "
+            f"{', '.join(t.get('failed_gates') or [])} | {t['llm_calls']} | {t['wall_s']} |"
         )
     return "\n".join(lines) + "\n"
 

@@ -1,4 +1,5 @@
-"""Terminal rendering of run events, shared by ``jupyter geoagent run`` (live) and ``jupyter geoagent replay`` (from a log)."""
+"""Terminal rendering of run events, shared by ``jupyter geoagent run`` (live) and
+``jupyter geoagent replay`` (from a log)."""
 
 from __future__ import annotations
 

@@ -68,7 +68,7 @@ def _requirement_edits(text: str, contract) -> list[RequirementEdit]:
     known = {(r.output, r.text): r.id for r in contract.requirements}
     outputs = [o.path for o in contract.outputs]
     edits = []
-    for line in (l.strip() for l in text.splitlines()):
+    for line in (raw.strip() for raw in text.splitlines()):
         output, _, requirement = line.partition(": ")
         if output not in outputs and len(outputs) == 1 and line:
             output, requirement = outputs[0], line
@@ -197,9 +197,8 @@ async def run(args) -> int:
         for source in replay:
             result = await session.kernel.execute(source, timeout=settings.execute_timeout)
             if result.status != "ok":
-                console.print(
-                    f"[yellow]A notebook cell failed while replaying ({result.error.message if result.error else result.status}); continuing[/]"
-                )
+                why = result.error.message if result.error else result.status
+                console.print(f"[yellow]A notebook cell failed while replaying ({why}); continuing[/]")
         run_obj = session.new_run(
             args.request, options=options, log_dir=notebook.parent / ".geoagent" / "runs", notebook=str(notebook)
         )

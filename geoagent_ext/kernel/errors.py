@@ -235,7 +235,8 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
             re.M,
         ),
         "geopandas has no concat and pandas 2 removed DataFrame.append: stack frames with "
-        "pd.concat([a, b], ignore_index=True) (import pandas as pd); GeoDataFrames in the same CRS stay a GeoDataFrame.",
+        "pd.concat([a, b], ignore_index=True) (import pandas as pd); "
+        "GeoDataFrames in the same CRS stay a GeoDataFrame.",
     ),
     (
         re.compile(r"data type '(?:Multi)?(?:Polygon|LineString|Point)' not understood", re.I),

@@ -110,7 +110,8 @@ async def geoagent_members(
 ) -> dict[str, Any]:
     """The real members of a live object in the notebook's kernel, with call signatures and the
     first docstring line: the installed library's API as it is, not as a model remembers it.
-    Use it before calling a method you are unsure of (names and attributes are looked up; no expression is evaluated)."""
+    Use it before calling a method you are unsure of (names and attributes are looked up; no expression
+    is evaluated)."""
     notebook, kernel = await _kernel(notebook_path)
     found = await kernel.service.members(kernel.kernel_id, expression, include_private=include_private)
     return {"notebook": notebook, "expression": expression, "members": [m.model_dump() for m in found]}

@@ -72,7 +72,7 @@ def contract_action(text: str, contract: dict[str, Any] | None) -> tuple[str, li
     contract = contract or {}
     outputs = [o["path"] for o in contract.get("outputs", [])]
     edits = [{"id": r["id"], "output": r["output"], "text": r["text"]} for r in contract.get("requirements", [])]
-    for line in (l.strip(" -*\t") for l in text.splitlines()):
+    for line in (raw.strip(" -*\t") for raw in text.splitlines()):
         if not line:
             continue
         named = [o for o in outputs if o in line or o.rsplit("/", 1)[-1] in line]

@@ -125,8 +125,9 @@ async def test_a_deliverable_still_lacking_a_column_ends_partial_and_lists_it(wo
 
 async def test_a_column_to_derive_is_derived_from_its_provenance(workdir, tmp_path):
     derive = (
-        "import json\nb = sites.total_bounds\njson.dump({'count': int(len(sites)), 'bbox_wgs84': [float(v) for v in b]}, "
-        "open('summary.json', 'w'))\nprint('ok')"
+        "import json\nb = sites.total_bounds\n"
+        "json.dump({'count': int(len(sites)), 'bbox_wgs84': [float(v) for v in b]}, open('summary.json', 'w'))\n"
+        "print('ok')"
     )
 
     def responder(messages):

@@ -714,7 +714,8 @@ def test_a_deliverable_is_written_later_when_a_later_step_names_it_or_writes():
         plan, 1, "parks_disagreement.geojson"
     )
     assert not written_later(plan, 2, "parks_disagreement.geojson")  # the writing step is checked as it writes
-    # A later step that saves without naming the file also writes it; a step that itself writes or names it does not wait.
+    # A later step that saves without naming the file also writes it; a step that itself writes or names it
+    # does not wait.
     assert written_later(["Load the parks.", "Save the result."], 0, "a.geojson")
     assert not written_later(["Load the parks and save them to a.geojson.", "Plot them."], 0, "a.geojson")
     assert not written_later(["Load the parks.", "Plot them."], 0, "a.geojson")

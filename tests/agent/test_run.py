@@ -36,7 +36,9 @@ async def test_plan_solve_and_replayable_log(workdir, tmp_path, capsys):
         ["Load the cities table into a GeoDataFrame.", "Write the cities to cities.geojson."],
         {
             "Load the cities": [
-                "import pandas as pd, geopandas as gpd\ndf = pd.read_csv('cities.csv')\ncities = gpd.GeoDataFrame(df, geometry=gpd.points_from_xy(df.lon, df.lat), crs=4326)\nprint(len(cities))"
+                "import pandas as pd, geopandas as gpd\ndf = pd.read_csv('cities.csv')\n"
+                "cities = gpd.GeoDataFrame(df, geometry=gpd.points_from_xy(df.lon, df.lat), crs=4326)\n"
+                "print(len(cities))"
             ],
             "Write the cities": ["cities.to_file('cities.geojson')\nprint('ok')"],
         },
@@ -842,7 +844,8 @@ async def test_a_loop_over_layers_that_uses_a_name_as_its_frame_reads_each_layer
         )
     code = (
         "import pyogrio\nimport pandas as pd\nrows = []\nfor name, layer in pyogrio.list_layers('two.gpkg'):\n"
-        "    rows.append({'layer_name': name, 'epsg': layer.crs.to_epsg()})\npd.DataFrame(rows).to_csv('audit.csv', index=False)"
+        "    rows.append({'layer_name': name, 'epsg': layer.crs.to_epsg()})\n"
+        "pd.DataFrame(rows).to_csv('audit.csv', index=False)"
     )
     script = StepScript(["Audit the layers of two.gpkg."], {"Audit the layers": [code]})
     run, finished, model = await run_scripted(

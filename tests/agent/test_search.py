@@ -88,7 +88,8 @@ def plan_responder(plan: str, lookahead: str | dict[str, str], steps: dict[str, 
 
 
 def broken_rollout_responder():
-    """The look-ahead's step 2 runs in its trial (one process) but not as a seed (the trial's fork is another process)."""
+    """The look-ahead's step 2 runs in its trial (one process) but not as a seed (the trial's fork is
+    another process)."""
     return plan_responder(
         "1. Make the value.\n2. Print it.\n3. Print it again.",
         "# Step 2\nimport os\nassert os.getpid() == first_pid, 'another process'\nprint(value)\n# Step 3\nprint(value)",
@@ -348,7 +349,10 @@ async def test_a_node_whose_file_breaks_the_contract_earns_less_and_is_never_com
 
     gpd.GeoDataFrame({"pid": ["a"]}, geometry=[Point(10, 50)], crs=4326).to_file(tmp_path / "pts.geojson")
     wrong = "import geopandas as gpd\npts = gpd.read_file('pts.geojson')\npts.to_file('out.geojson')\nprint('wrong')"
-    right = "import geopandas as gpd\npts = gpd.read_file('pts.geojson')\npts.to_crs(3857).to_file('out.geojson')\nprint('right')"
+    right = (
+        "import geopandas as gpd\npts = gpd.read_file('pts.geojson')\npts.to_crs(3857).to_file('out.geojson')\n"
+        "print('right')"
+    )
     answers = iter([wrong, right, right, right])
 
     def reply(messages):

@@ -209,7 +209,7 @@ def test_point_coordinates_of_lines_get_the_reprojection_that_works_for_every_ge
 
     lines = gpd.GeoDataFrame(geometry=[LineString([(178, -17), (179, -18)])], crs=4326)
     try:
-        lines.geometry.x
+        lines.geometry.x  # noqa: B018 - evaluated for the error it raises
     except ValueError as exc:
         hints = gis_hints("ValueError", str(exc))
     assert any("gdf.to_crs(target_crs)" in h for h in hints)
@@ -278,7 +278,7 @@ def test_a_layer_name_used_as_a_layer_gets_the_read_it_first_hint():
         gpd.GeoDataFrame(geometry=[Point(0, 0)], crs=4326).to_file(path, layer=name)
     try:
         for layer in gpd.list_layers(path)["name"]:
-            layer.crs  # the slip, on the real objects
+            layer.crs  # noqa: B018 - the slip, on the real objects
     except AttributeError as exc:
         hints = gis_hints("AttributeError", str(exc))
     assert any("gpd.read_file(path, layer=name)" in h for h in hints)

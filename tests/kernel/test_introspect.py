@@ -209,7 +209,10 @@ async def test_a_name_imported_from_the_wrong_module_is_imported_from_where_the_
         "alias": None,
     }
     assert await service.probe(geo_kernel, "home_of", "shapely.ops", "no_such_function") == []
-    code = "import shapely\nfrom shapely.ops import unary_union, buffer as buf\nout = buf(unary_union([shapely.Point(0, 0)]), 1.0)"
+    code = (
+        "import shapely\nfrom shapely.ops import unary_union, buffer as buf\n"
+        "out = buf(unary_union([shapely.Point(0, 0)]), 1.0)"
+    )
     failed = await service.execute(geo_kernel, code)
     error = failed.error
     assert failed.status == "error" and error.ename == "ImportError" and error.lineno == 2

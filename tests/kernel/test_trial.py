@@ -14,7 +14,10 @@ from .conftest import kernel_pid, live_children
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-STATE_PROBE = "print(sorted(k for k in globals() if not k.startswith('_')), x, items, list(gdf.columns), gdf.crs.to_epsg(), len(gdf))"
+STATE_PROBE = (
+    "print(sorted(k for k in globals() if not k.startswith('_')), x, items, list(gdf.columns), gdf.crs.to_epsg(), "
+    "len(gdf))"
+)
 
 
 async def live_state(service, kid):

@@ -143,5 +143,8 @@ def test_repeating_tail_needs_a_real_block_repeated_back_to_back():
     assert not repeating_tail("x = 1\n" + "]\n" * 9)  # closing brackets are not a loop
     assert not repeating_tail("x = 1\n" + line * 4 + "print(1)\n" + line)  # back to back, at the end
     # fiji at d518539: two reprojections back and forth, each under the same comment, until max_tokens.
-    swing = "# Cause: the lines still cross.\ng = g.to_crs(epsg=3460)\n\n# Cause: the lines still cross.\ng = g.to_crs(epsg=4326)\n\n"
+    swing = (
+        "# Cause: the lines still cross.\ng = g.to_crs(epsg=3460)\n\n"
+        "# Cause: the lines still cross.\ng = g.to_crs(epsg=4326)\n\n"
+    )
     assert repeating_tail("g = g.explode()\n" + swing * 3) and not repeating_tail("g = g.explode()\n" + swing * 2)

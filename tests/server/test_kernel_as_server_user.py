@@ -41,7 +41,8 @@ ATTACK = textwrap.dedent("""
     report = {"info_file": True, "tokens": [], "terminal_statuses": [], "found_in": []}
 
     def status(path, method="GET", headers=None):
-        request = urllib.request.Request(base + path, method=method, headers=headers or {}, data=b"" if method == "POST" else None)
+        data = b"" if method == "POST" else None
+        request = urllib.request.Request(base + path, method=method, headers=headers or {}, data=data)
         try:
             with urllib.request.urlopen(request, timeout=10) as reply:
                 return reply.status

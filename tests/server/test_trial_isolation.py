@@ -34,15 +34,18 @@ CANDIDATE = textwrap.dedent("""
 
     def put(path):
         body = json.dumps({"type": "file", "format": "text", "content": "from a trial"}).encode()
-        request = urllib.request.Request(URL + "api/contents/" + path, data=body, method="PUT",
-                                         headers={"Authorization": "token " + TOKEN, "Content-Type": "application/json"})
+        headers = {"Authorization": "token " + TOKEN, "Content-Type": "application/json"}
+        request = urllib.request.Request(URL + "api/contents/" + path, data=body, method="PUT", headers=headers)
         urllib.request.urlopen(request, timeout=5).close()
 
     for place, where in (("cwd", "."), ("parent", ".."), ("tmp", TMP), ("home", HOME)):
         attempt(place + "_write", lambda: open(os.path.join(where, "made.txt"), "w").write("new"))
         attempt(place + "_overwrite", lambda: open(os.path.join(where, "keep.txt"), "w").write("changed"))
         attempt(place + "_delete", lambda: os.remove(os.path.join(where, "delete_me.txt")))
-        attempt(place + "_rename", lambda: os.rename(os.path.join(where, "rename_me.txt"), os.path.join(where, "renamed.txt")))
+        attempt(
+            place + "_rename",
+            lambda: os.rename(os.path.join(where, "rename_me.txt"), os.path.join(where, "renamed.txt")),
+        )
     attempt("dir_rename", lambda: os.rename("data", "data_moved"))
     attempt("kernel_root", lambda: open("/proc/%d/root%s/keep.txt" % (os.getppid(), os.getcwd()), "w").write("changed"))
     attempt("api_put", lambda: put("escaped.txt"))

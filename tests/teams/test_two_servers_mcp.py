@@ -46,7 +46,7 @@ def _moved_from_default(log: str) -> bool:
 
 
 async def test_each_server_has_its_own_working_mcp_tools(users):
-    (alice, alice_url, alice_log), (bob, bob_url, bob_log) = users["alice"], users["bob"]
+    (alice, alice_url, _), (bob, bob_url, _) = users["alice"], users["bob"]
     assert alice_url and bob_url and _port(alice_url) != _port(bob_url)
     logs = {name: log.read_text() for name, (_user, _url, log) in users.items()}
     assert all("Cannot start MCP server" not in log for log in logs.values()), logs

@@ -128,7 +128,9 @@ def _check(result, what):
 
 
 def _mount(libc, source, target, fstype=None, flags=0, data=None):
-    enc = lambda v: None if v is None else os.fsencode(v)
+    def enc(v):
+        return None if v is None else os.fsencode(v)
+
     _check(
         libc.mount(enc(source), enc(target), enc(fstype), flags, enc(data)),
         "mounting %s on %s" % (fstype or source, target),

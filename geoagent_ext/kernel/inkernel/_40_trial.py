@@ -388,13 +388,13 @@ def _isolate(sink, spec, keep=()):
 
 
 def _trial_body(spec, keep=()):
-    t0 = time.perf_counter()
     marks = {}
+    last = [time.perf_counter()]  # when the previous mark was taken
 
-    def mark(name, start=[t0]):
+    def mark(name):
         now = time.perf_counter()
-        marks[name] = round(now - start[0], 4)
-        start[0] = now
+        marks[name] = round(now - last[0], 4)
+        last[0] = now
 
     sink = _Sink()
     native = _isolate(sink, spec, keep)

@@ -108,9 +108,11 @@ def _raster(path):
     import rasterio
 
     with rasterio.open(path) as src:
+        resolution = tuple(round(r, 6) for r in src.res)
+        bounds = tuple(round(b, 4) for b in src.bounds)
         return (
             f"raster: {src.count} band(s) {src.width}x{src.height}, dtype {src.dtypes[0]}, CRS {src.crs}, "
-            f"nodata {src.nodata}, resolution {tuple(round(r, 6) for r in src.res)}, bounds {tuple(round(b, 4) for b in src.bounds)}"
+            f"nodata {src.nodata}, resolution {resolution}, bounds {bounds}"
         )
 
 
