@@ -1,6 +1,6 @@
 """Geospatial API knowledge index: offline, version-true, hybrid retrieval.
 
-Public API (see docs/ARCHITECTURE.md, ``rag`` contract)::
+Public API::
 
     index = KnowledgeIndex.open(settings)          # GeoAgentSettings
     index.build(libraries=None, rebuild=False, progress=None) -> BuildReport
