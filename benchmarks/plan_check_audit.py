@@ -1,6 +1,6 @@
 """What the plan checks would change in plans a model really wrote, read from run logs.
 
-    .venv/bin/python benchmarks/plan_check_audit.py docs/benchmarks/contract/at-55196ce/on/logs/loop/*.jsonl \
+    .venv/bin/python benchmarks/plan_check_audit.py docs/benchmarks/contract/at-d4686b6/on/logs/loop/*.jsonl \
         [--data-dir ../shared/bench/geoagentbench-dev]
 
 For each run log: its request, its contract (the ``contract_stated`` event) and its first plan
