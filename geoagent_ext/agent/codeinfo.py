@@ -997,31 +997,6 @@ def with_frame_kept(code: str, name: str) -> str | None:
     return replaced(code, [(stmt.value, f"{name}.set_geometry({value})")]) if value else None
 
 
-def _column_selections(tree: ast.Module) -> list[tuple[str, ast.List | ast.Tuple]]:
-    """(name, the list of column names) of each top-level ``x = x[['a', 'b']]``: a selection that
-    rebinds the frame it selects from."""
-    found = []
-    for stmt in tree.body:
-        target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
-        value = stmt.value if isinstance(target, ast.Name) else None
-        if (
-            isinstance(value, ast.Subscript)
-            and isinstance(value.value, ast.Name)
-            and value.value.id == target.id
-            and isinstance(value.slice, (ast.List, ast.Tuple))
-            and value.slice.elts
-            and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.slice.elts)
-        ):
-            found.append((target.id, value.slice))
-    return found
-
-
-def column_selections(code: str) -> list[str]:
-    """The names ``code`` rebinds to a selection of their own columns (``gdf = gdf[['a', 'b']]``)."""
-    tree = parse(code)
-    return list(dict.fromkeys(name for name, _ in _column_selections(tree))) if tree is not None else []
-
-
 _FRAME_WRITES = ("to_file", "to_parquet", "to_feather")
 
 
@@ -1145,21 +1120,6 @@ _BLOCKS = (
     ast.AsyncFunctionDef,
     ast.ClassDef,
 )
-
-
-def with_geometry_selected(code: str, name: str, geometry: str) -> str | None:
-    """``code`` with ``geometry`` added to each ``name = name[[...]]`` selection that leaves it out;
-    None when there is none."""
-    tree = parse(code)
-    lists = (
-        [names for n, names in _column_selections(tree) if n == name and geometry not in [e.value for e in names.elts]]
-        if tree is not None
-        else []
-    )
-    edits = [
-        (names, ast.unparse(ast.List(elts=[*names.elts, ast.Constant(geometry)], ctx=ast.Load()))) for names in lists
-    ]
-    return replaced(code, edits) if edits else None
 
 
 def _geometry_root(node: ast.expr) -> str | None:

@@ -83,10 +83,10 @@ from __future__ import annotations
 import ast
 import re
 import sys
-from dataclasses import dataclass
 
-from . import codeinfo
 from ..kernel.errors import GEO_MEMBERS
+from . import codeinfo, fixes
+from .fixes import Diagnosis
 
 KNOWN_IMPORTS = {
     "np": "import numpy as np",
@@ -210,9 +210,6 @@ _HOW_NEAREST = re.compile(r'`how` was "nearest"')
 # repair did just that). Data with a CRS is put in another by reprojecting it: ``to_crs(X)``.
 _CRS_ALREADY = re.compile(r"already has a CRS which is not equal to the passed CRS")
 _IMPORT_NAME = re.compile(r"cannot import name '([^']+)' from '([\w.]+)'")
-_GEOMETRY_UNSELECTED = re.compile(
-    r"^`(\w+)` held a GeoDataFrame and this step's column selection left out its geometry column '([^']+)'"
-)
 _FRAME_LOST = re.compile(r"^`(\w+)` held a GeoDataFrame with the columns ")
 _GEOMETRY_NOT_GIVEN = re.compile(r"^`(\w+)` was built from `(\w+)`'s columns without its geometry")
 _GEOMETRY_UNSET = re.compile(r"^`(\w+)` was written without a geometry column set: its geometries are in '([^']+)'")
@@ -254,17 +251,20 @@ def classify(
     examples: str = "",
     own_words: str = "",
     refused_before: set[tuple[str, str]] | None = None,
+    tripped: dict | None = None,
 ) -> Diagnosis:
     """Pick the repair strategy from the error; no I/O here (see ``enrich``). ``examples``: the
     docs the coder was shown; ``own_words``: the request and the step; ``refused_before``: the
-    (function, keyword) pairs a called function already refused in this subtask."""
+    (function, keyword) pairs a called function already refused in this subtask; ``tripped``: what
+    the trial guard that failed the attempt saw. The registry's rules (``fixes``) are asked first."""
     defined_before = defined_before or set()
-    unselected = _GEOMETRY_UNSELECTED.search(evalue) if ename == "TypeError" else None
-    selected = unselected and codeinfo.with_geometry_selected(code, unselected.group(1), unselected.group(2))
-    if selected:
-        return Diagnosis(
-            "keep_geometry", message, name=unselected.group(1), expression=unselected.group(2), fixed_code=selected
+    certain = fixes.diagnose(
+        fixes.Failure(
+            code, ename, evalue, message, lineno, defined_before, examples, own_words, refused_before or set(), tripped
         )
+    )
+    if certain:
+        return certain
     not_given = _GEOMETRY_NOT_GIVEN.search(evalue) if ename == "TypeError" else None
     given = not_given and codeinfo.with_geometry_given(code, not_given.group(1), not_given.group(2))
     if given:

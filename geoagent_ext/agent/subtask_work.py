@@ -15,22 +15,22 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Protocol, runtime_checkable
 
-from . import codeinfo, repair
 from ..contract.advice import coder_view, mended_values
 from ..contract.mend import mend_code
 from ..contract.model import Requirement
 from ..contract.rules import SPATIAL
-from .events import Executed, Replanned
+from ..kernel.errors import crs_mismatch, measured_in_degrees
 from ..llm.client import LLMError
+from . import codeinfo, fixes, repair
+from .deliverables import trial_suffix
+from .events import Executed, Replanned
 from .kernel_handle import summarize
 from .plan_check import written_later
 from .planner import Planner, new_subtask
-from ..kernel.errors import crs_mismatch, measured_in_degrees
-from .deliverables import trial_suffix
 from .probes import run_probe
 from .prompts import SubtaskContext, coder_messages
-from .trial_guards import guards_for
 from .requested import contract_subtask_output, fields_for, output_guard, subtask_outputs
+from .trial_guards import guards_for
 
 if TYPE_CHECKING:
     from ..contract import Contract
@@ -125,6 +125,7 @@ class Attempt:
     evalue: str = ""
     lineno: int | None = None
     committed: bool = False  # ran in the live kernel (not only in a trial)
+    tripped: dict | None = None  # what the trial guard that failed it saw (``fixes.tripped_guard``)
 
     @property
     def ok(self) -> bool:
@@ -245,6 +246,7 @@ class SubtaskWork:
             examples=self.docs_seen,
             own_words=f"{self.run.request}\n{self.subtask.description}",
             refused_before=self.refused,
+            tripped=attempt.tripped,
         )
         diagnosis = repair.without_failing_report(diagnosis, attempt.code, attempt.lineno, self.subtask.description)
         refused = repair.refused_keyword(attempt.ename, attempt.evalue)
@@ -496,6 +498,7 @@ def record_failure(attempt: Attempt, result: Any) -> Attempt:
         hints = list(getattr(error, "hints", []) or [])
         attempt.error = error.message + ("\nHint: " + " ".join(hints) if hints else "")
         attempt.ename, attempt.evalue, attempt.lineno = error.ename, error.evalue, getattr(error, "lineno", None)
+        attempt.tripped = fixes.tripped_guard(getattr(result, "stdout", "") or "")
     else:
         attempt.error = f"execution {result.status}"
         attempt.ename = result.status

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import codeinfo
+from . import codeinfo, fixes
 from .probes import run_probe
 
 
@@ -23,15 +23,13 @@ async def guards_for(kernel: Any, code: str, keeps_invalid: bool, spatial_output
     invalid = await run_probe(kernel, "geo_invalid", filtered) if filtered else None
     assigned = codeinfo.analyse(code).assigned
     filled = await run_probe(kernel, "filled_columns", assigned) if assigned else None
-    selected = codeinfo.column_selections(code) if spatial_output else []
-    geometries = await run_probe(kernel, "geometry_names", selected) if selected else None
     return (
         frame_guard(frames or {})
         + emptied_guard(present or {})
         + dropped_invalid_guard(invalid or {})
         + alignment_guard(codeinfo.cross_frame_assignments(code))
         + nulled_guard(filled or {})
-        + selection_guard(geometries or {})
+        + await fixes.guards_for(kernel, code, fixes.TrialFacts(keeps_invalid, spatial_output))
         + unset_geometry_guard(codeinfo.written_frames(code))
         + geometryless_guard(codeinfo.geometryless_builds(code))
     )
@@ -96,25 +94,6 @@ def dropped_invalid_guard(invalid: dict[str, list]) -> str:
             "    raise ValueError(f'`{_geoagent_name}`: this step dropped {len(_geoagent_gone)} of its {len(_geoagent_invalid)} features '",
             "                     'with invalid geometries; the contract keeps every feature, its geometry repaired: '",
             "                     f'{_geoagent_name} = {_geoagent_name}.set_geometry({_geoagent_name}.geometry.make_valid())')",
-        ],
-    )
-
-
-def selection_guard(geometries: dict[str, str]) -> str:
-    """Trial suffix that fails a step whose ``gdf = gdf[['a', 'b']]`` left out the frame's geometry
-    column when an output has geometries (``geometries``: probe ``geometry_names`` of
-    ``codeinfo.column_selections``): the frame is a plain DataFrame from then on, and the spatial
-    file written from it has no geometry (cairo-dedup at ab135b6: "Select the required columns",
-    then seven repairs of a GeoParquet without geometry). ``classify`` reads its error (``keep_geometry``)."""
-    return _for_each(
-        geometries,
-        "_geoagent_name, _geoagent_geometry",
-        [
-            "_geoagent_f = globals().get(_geoagent_name)",
-            "if type(_geoagent_f).__name__ == 'DataFrame' and _geoagent_geometry not in _geoagent_f.columns:",
-            "    raise TypeError(f'`{_geoagent_name}` held a GeoDataFrame and this step\\'s column selection left out its '",
-            "                    f'geometry column {_geoagent_geometry!r}: the spatial output written from it has no geometry. '",
-            "                    f'Keep it in the selection: {_geoagent_name}[[..., {_geoagent_geometry!r}]]')",
         ],
     )
 

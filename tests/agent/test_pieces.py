@@ -80,7 +80,8 @@ def test_codeinfo_a_comment_or_text_only_answer_is_no_code():
 
 def test_codeinfo_finds_assignments_writes_and_calls():
     info = codeinfo.analyse(
-        "import geopandas as gpd\ngdf = gpd.read_file('a.gpkg')\ngdf.to_file('out.geojson')\nwith open('x.json', 'w') as f:\n    pass\nfig.savefig(fname='m.png')"
+        "import geopandas as gpd\ngdf = gpd.read_file('a.gpkg')\ngdf.to_file('out.geojson')\n"
+        "with open('x.json', 'w') as f:\n    pass\nfig.savefig(fname='m.png')"
     )
     assert info.assigned == ["gdf"]
     assert sorted(info.written_files) == ["m.png", "out.geojson", "x.json"]
@@ -495,7 +496,8 @@ def test_a_keyword_the_library_refuses_is_taken_out_without_the_model():
     [
         # capetown-nn at d518539: three model calls, never `sjoin_nearest`.
         (
-            "import geopandas as gpd\nj = addresses.sjoin(hospitals, how='nearest', distance_col='d')  # join\nprint(j)",
+            "import geopandas as gpd\n"
+            "j = addresses.sjoin(hospitals, how='nearest', distance_col='d')  # join\nprint(j)",
             "TypeError",
             "sjoin() got an unexpected keyword argument 'distance_col'",
             "import geopandas as gpd\nj = addresses.sjoin_nearest(hospitals, distance_col='d')  # join\nprint(j)",
@@ -821,17 +823,6 @@ def test_the_repair_prompt_shows_the_models_own_code_whole_lines_and_no_mend():
     assert shown.startswith("x0 = 0\n") and shown.endswith("x399 = 399") and "lines not shown) ..." in shown
     compile(shown, "shown", "exec")  # copied as it is, it still parses
     assert without_mends(mend) == "" and without_mends(own + "\n" + mend) == own
-
-
-def test_a_selection_that_rebinds_its_frame_gets_the_geometry_column_added():
-    code = "gdf = gdf[['a', 'b']]\nother = gdf[['a']]\ngdf = gdf[['a', 'geometry']]"
-    assert codeinfo.column_selections(code) == ["gdf"]  # `other` is a new frame: its own choice
-    assert codeinfo.with_geometry_selected(code, "gdf", "geometry").splitlines() == [
-        "gdf = gdf[['a', 'b', 'geometry']]",
-        "other = gdf[['a']]",
-        "gdf = gdf[['a', 'geometry']]",
-    ]
-    assert codeinfo.with_geometry_selected("gdf = gdf[['a', 'geom']]", "gdf", "geom") is None
 
 
 def test_an_accumulator_the_code_appends_to_but_never_starts_is_started():

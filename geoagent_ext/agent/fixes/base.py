@@ -1,0 +1,176 @@
+"""What a certain fix is made of, shared by every rule of the registry (``fixes/__init__.py``).
+
+A rule knows one mistake whose right rewrite is known, so no model call is spent on it. A rule may
+rewrite every coder answer before it runs (``before_run``), append a guard to a step's trial that
+fails a step which ran but lost what later steps need (``guard``), turn a failed attempt into a
+``Diagnosis`` carrying the rewritten code (``diagnose``), and say what it did (``said``). A guard
+reports what it saw as data on the trial's stdout (``trip``), next to the error the model reads, so
+the rewrite never parses the guard's own English.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+GUARD_MARK = "@@GEOAGENT_GUARD@@"
+
+
+@dataclass
+class Diagnosis:
+    strategy: str
+    message: str
+    name: str | None = None
+    expression: str | None = None
+    fixed_code: str | None = None  # set when the fix is certain: the next attempt is this code, no model call
+
+    @property
+    def fix_said(self) -> str:
+        """What the certain fix did, for the ``repaired`` event (the rule of the strategy says it)."""
+        rule = _BY_STRATEGY.get(self.strategy)
+        said = rule.said(self) if rule is not None else _said_by_strategy(self)
+        return said or f"added `{(self.fixed_code or '').splitlines()[0] if self.fixed_code else ''}`"
+
+
+def _said_by_strategy(d: Diagnosis) -> str:
+    """What the fixes not yet written as rules did (a rule says it with ``Rule.said``)."""
+    if d.strategy == "drop_keyword":
+        return f"took `{d.name}=` out of the call: the library does not take it"
+    if d.strategy == "mend":
+        return "appended the contract's mechanical mend of the file it wrote"
+    if d.strategy == "fix_call" and d.name == "to_file":
+        return "wrote the GeoJSON with `to_file(path, driver='GeoJSON')`: `json.dump` cannot write shapes"
+    if d.strategy == "fix_call" and d.name == "set_crs":
+        return "the data has a CRS already: reprojected it with `to_crs` (`set_crs` would relabel it)"
+    if d.strategy == "fix_call":
+        return f"rewrote the call to `{d.name}` as the library has it now"
+    if d.strategy == "drop_import":
+        return f"took out the import of `{d.name}`: it fails and nothing uses it"
+    if d.strategy == "move_import":
+        return f"took `{d.name}` from where the installed libraries have it"
+    if d.strategy == "keep_frame":
+        return f"kept `{d.name}` a GeoDataFrame: the step's geometry is set on it, its other columns stay"
+    if d.strategy == "set_geometry":
+        return f"gave `{d.name}` the geometry `{d.expression}` (it had none set)"
+    if d.strategy == "make_valid":
+        return f"kept `{d.name}`'s features and repaired their geometries with `make_valid()` (the step emptied or dropped them)"
+    if d.strategy == "own_column":
+        return f"took the values from `{d.name}`, the frame's own joined column, row by row"
+    if d.strategy == "start_list":
+        return f"started `{d.name} = []` before the code appends to it"
+    if d.strategy == "rename_local":
+        return f"renamed the function's own `{d.name}`: assigning it hid the `{d.name}` the function calls"
+    if d.strategy == "text_not_frame" and "[" in (d.expression or ""):
+        return (
+            f"read each layer with `gpd.read_file(path, layer=...)` at the top of the loop: `{d.expression}` "
+            "looked the layer up in a frame that holds one layer"
+        )
+    if d.strategy == "text_not_frame":
+        return (
+            f"read each layer with `gpd.read_file(path, layer=...)` at the top of the loop: `{d.expression}` "
+            "is the layer's name (or geometry type), not its frame"
+        )
+    if d.strategy == "drop_print":
+        return "took out the failing `print(...)`: a report that changes no data (the step's checks stay)"
+    if d.strategy == "drop_mended_column":
+        return f"took `{d.name}` out of the selection: the contract's mend computes it on the written file"
+    return ""
+
+
+@dataclass
+class Failure:
+    """A failed attempt as the rules read it."""
+
+    code: str
+    ename: str
+    evalue: str
+    message: str  # the shortened error the model is shown
+    lineno: int | None
+    defined_before: set[str] = field(default_factory=set)  # names earlier steps bound
+    examples: str = ""  # the docs the coder was shown
+    own_words: str = ""  # the request and the subtask
+    refused_before: set[tuple[str, str]] = field(default_factory=set)  # (function, keyword) refused in this subtask
+    tripped: dict[str, Any] | None = None  # what the trial guard that failed the attempt saw (``trip``)
+
+
+@dataclass
+class TrialFacts:
+    """What the guards need to know of the run beyond the code."""
+
+    keeps_invalid: bool = False  # the contract keeps invalid features, repaired
+    spatial_output: bool = False  # an output of the contract has geometries
+
+
+_BY_STRATEGY: dict[str, Rule] = {}
+_REGISTERED: list[Rule] = []
+
+
+class Rule:
+    """One certain fix. Subclasses register themselves; ``order`` places them among the others
+    (lower first: the guards' order in the trial, the first rule that diagnoses a failure wins)."""
+
+    strategy: ClassVar[str | None] = None  # the ``repaired`` event's strategy; None when it only rewrites or guards
+    order: ClassVar[int] = 500
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        rule = cls()
+        _REGISTERED.append(rule)
+        if cls.strategy is not None:
+            _BY_STRATEGY.setdefault(cls.strategy, rule)
+
+    def before_run(self, code: str, bound_before: set[str]) -> str:
+        """``code`` with the mistake rewritten, before any run (``bound_before``: names earlier steps bound)."""
+        return code
+
+    async def guard(self, kernel: Any, code: str, facts: TrialFacts) -> str:
+        """Code appended to the trial of ``code`` that fails it when the mistake happened ("" for none)."""
+        return ""
+
+    def diagnose(self, failure: Failure) -> Diagnosis | None:
+        """The diagnosis of ``failure`` when this rule knows it, else None (the next rule is asked)."""
+        return None
+
+    def said(self, diagnosis: Diagnosis) -> str:
+        """What the fix did, in the user's words."""
+        return ""
+
+    def diagnosis(self, failure: Failure, **fields: Any) -> Diagnosis:
+        return Diagnosis(self.strategy or "", failure.message, **fields)
+
+    def tripped(self, failure: Failure) -> dict[str, Any] | None:
+        """What this rule's guard saw when it was the one that failed the attempt, else None."""
+        seen = failure.tripped
+        return seen if seen is not None and seen.get("rule") == type(self).__name__ else None
+
+    def trip(self, seen: dict[str, str]) -> str:
+        """The in-trial statement that reports what the guard saw, just before it raises: ``seen``
+        maps each field to a Python expression of the guard's loop."""
+        fields = ", ".join(f"{key!r}: {expression}" for key, expression in seen.items())
+        return f"print({GUARD_MARK!r} + __import__('json').dumps({{'rule': {type(self).__name__!r}, {fields}}}))"
+
+
+def registered() -> list[Rule]:
+    return sorted(_REGISTERED, key=lambda rule: rule.order)
+
+
+def tripped_guard(stdout: str) -> dict[str, Any] | None:
+    """What the trial guard that failed a trial saw (``Rule.trip``), or None when none did."""
+    for line in reversed((stdout or "").splitlines()):
+        if line.startswith(GUARD_MARK):
+            try:
+                seen = json.loads(line[len(GUARD_MARK) :])
+            except ValueError:
+                return None
+            return seen if isinstance(seen, dict) else None
+    return None
+
+
+def for_each(items: dict | list, names: str, body: list[str]) -> str:
+    """A trial suffix that runs ``body`` for each item of ``items`` (a dict's (key, value) pairs)
+    bound to ``names`` ("" for none)."""
+    if not items:
+        return ""
+    loop = f"{items!r}.items()" if isinstance(items, dict) else repr(items)
+    return f"\nfor {names} in {loop}:\n" + "".join(f"    {line}\n" for line in body)
