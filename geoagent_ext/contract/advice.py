@@ -136,7 +136,7 @@ ADVICE = {
 }
 
 
-NO_GEOMETRY = "no geometry in the file"  # what every geometry check of _50_contract sees then
+NO_GEOMETRY = "no geometry in the file"  # what every geometry check of the in-kernel checker sees then
 
 
 def no_geometry_line(output: str, texts: list[str]) -> str:

@@ -1,4 +1,4 @@
-"""What the in-kernel checker (``kernel/inkernel/_50_contract.py``) is asked, and what its answer means."""
+"""What the in-kernel checker (``contract/checker.py`` and each kind's check, see ``contract/kinds``) is asked, and what its answer means."""
 
 from __future__ import annotations
 

@@ -32,7 +32,7 @@ is read whole and written back one kind per layer; with other layer names it get
 
 from __future__ import annotations
 
-from ..kernel.inkernel import function_source
+from .kinds import function_source
 from .model import Contract, Requirement
 from .provenance import carried_from
 from .rules import UNIT_IN_BASE, file_format

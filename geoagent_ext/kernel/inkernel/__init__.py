@@ -15,7 +15,9 @@ same module namespace (later parts use names of earlier ones):
 ``_20_state``       namespace fingerprints, history, memory limits
 ``_30_sandbox``     overlay / mirror sandboxes for the files trials write
 ``_40_trial``       fork trials: isolation of the child, running the cell
-``_50_contract``    the deliverable contract's checks on files read back from disk
+``_50_contract``    the deliverable contract's checks on files read back from disk: the contract
+                    package's (``contract.kinds.checker_source()``: its checker and each
+                    requirement kind's check), shipped here as this part
 ``_60_crs_advisor`` which CRS to measure, map or deliver a layer in, from its extent and the EPSG database
 ``_70_data_probes`` the agent's data probes: data files' profiles, input facts, the checks after a step
 ``_90_api``         the table of functions :func:`call` may run
@@ -30,18 +32,12 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from ...contract.kinds import checker_source
+
 PARTS = sorted(p for p in Path(__file__).parent.glob("_[0-9][0-9]_*.py"))
-SOURCE = "\n\n".join(p.read_text() for p in PARTS)
+_TEXTS = {p.stem: p.read_text() for p in PARTS} | {"_50_contract": checker_source()}
+SOURCE = "\n\n".join(_TEXTS[name] for name in sorted(_TEXTS))
 VERSION = hashlib.sha256(SOURCE.encode()).hexdigest()[:16]
-
-
-def function_source(name: str) -> str:
-    """The source of one top-level function of the helper: code the agent shows the user that must
-    compute exactly as a check does embeds it (the contract's mend keys rows by ``_contract_key``)."""
-    import ast
-
-    node = next(n for n in ast.parse(SOURCE).body if isinstance(n, ast.FunctionDef) and n.name == name)
-    return ast.get_source_segment(SOURCE, node)
 
 
 def load(name: str = "__geoagent__"):
