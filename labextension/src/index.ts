@@ -31,7 +31,8 @@ export namespace CommandIDs {
 
 const plugin: JupyterFrontEndPlugin<void> = {
   id: 'geoagent-ext:plugin',
-  description: 'GeoAgent side panel: requests, live plans, search trees, diffs and fixes.',
+  description:
+    'GeoAgent side panel: requests, live plans, search trees, diffs and fixes.',
   autoStart: true,
   requires: [ILabShell],
   optional: [ICommandPalette, ILauncher, ILayoutRestorer, INotebookTracker],
@@ -64,7 +65,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
 
     app.commands.addCommand(CommandIDs.openPanel, {
       label: 'Open GeoAgent',
-      caption: 'Show the GeoAgent panel: ask for an analysis, follow and fix its steps',
+      caption:
+        'Show the GeoAgent panel: ask for an analysis, follow and fix its steps',
       // The palette lists commands without icons; the launcher needs one.
       icon: args => (args['isPalette'] ? undefined : geoagentIcon),
       execute: async args => {
@@ -99,18 +101,27 @@ const plugin: JupyterFrontEndPlugin<void> = {
             app.commands.execute('docmanager:open', { path })
           );
         } catch (error) {
-          Notification.error(`GeoAgent could not undo run ${runId}: ${(error as Error).message}`);
+          Notification.error(
+            `GeoAgent could not undo run ${runId}: ${(error as Error).message}`
+          );
           return 0;
         }
       }
     });
 
     palette?.addItem({ command: CommandIDs.openPanel, category: 'GeoAgent' });
-    launcher?.add({ command: CommandIDs.openPanel, category: 'Other', rank: 1 });
+    launcher?.add({
+      command: CommandIDs.openPanel,
+      category: 'Other',
+      rank: 1
+    });
 
     if (notebooks) {
       void app.restored.then(() =>
-        reportActiveNotebooks(() => notebooks.current()?.path ?? null, notebooks.changed)
+        reportActiveNotebooks(
+          () => notebooks.current()?.path ?? null,
+          notebooks.changed
+        )
       );
     }
   }
@@ -122,11 +133,14 @@ const plugin: JupyterFrontEndPlugin<void> = {
  */
 const inlineCompletion: JupyterFrontEndPlugin<void> = {
   id: 'geoagent-ext:inline-completion',
-  description: 'GeoAgent inline cell suggestions from the kernel, the notebook and the API docs.',
+  description:
+    'GeoAgent inline cell suggestions from the kernel, the notebook and the API docs.',
   autoStart: true,
   requires: [ICompletionProviderManager],
   activate: (app: JupyterFrontEnd, manager: ICompletionProviderManager) => {
-    manager.registerInlineProvider(new GeoAgentInlineProvider(new CompletionSocket()));
+    manager.registerInlineProvider(
+      new GeoAgentInlineProvider(new CompletionSocket())
+    );
   }
 };
 

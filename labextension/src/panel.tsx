@@ -19,7 +19,13 @@ import { StatusState, StatusView } from './components/StatusView';
 import { geoagentIcon } from './icons';
 import { IChangesViewProps } from './components/ChangesView';
 import { INotebookAccess } from './notebook/access';
-import { acceptCells, NotebookWatch, rejectCells, rejectRun, runCells } from './notebook/changes';
+import {
+  acceptCells,
+  NotebookWatch,
+  rejectCells,
+  rejectRun,
+  runCells
+} from './notebook/changes';
 import { RunCellWriter } from './notebook/writer';
 import {
   cancelRun,
@@ -34,12 +40,23 @@ import {
   StreamState
 } from './runs/client';
 import { applyEvent, emptyRun, isFinished, IRunView } from './runs/model';
-import { IAction, IModelChoice, IRunState, IStartRunRequest, RunEvent } from './runs/types';
+import {
+  IAction,
+  IModelChoice,
+  IRunState,
+  IStartRunRequest,
+  RunEvent
+} from './runs/types';
 
 /** Id of the panel in the shell (also the sidebar tab's `data-id`). */
 export const PANEL_ID = 'geoagent-panel';
 
-const LIVE = new Set(['running', 'needs_human', 'awaiting_approval', 'awaiting_contract']);
+const LIVE = new Set([
+  'running',
+  'needs_human',
+  'awaiting_approval',
+  'awaiting_contract'
+]);
 /** How often a page without a live run looks for one (a chat run, a reload). */
 const WATCH_MS = 4000;
 
@@ -126,7 +143,8 @@ export class GeoAgentPanel extends ReactWidget {
   async startRun(request: string): Promise<void> {
     const notebook = this._notebooks?.current() ?? null;
     if (!notebook) {
-      this._startError = 'Open a notebook first: GeoAgent runs code in its kernel.';
+      this._startError =
+        'Open a notebook first: GeoAgent runs code in its kernel.';
       this.update();
       return;
     }
@@ -145,7 +163,11 @@ export class GeoAgentPanel extends ReactWidget {
     try {
       const state = await startRun(body, this._serverSettings);
       this._known.add(state.run_id);
-      this.follow(state.run_id, { request, anchorId: notebook.activeCellId, write: true });
+      this.follow(state.run_id, {
+        request,
+        anchorId: notebook.activeCellId,
+        write: true
+      });
     } catch (error) {
       this._startError = errorMessage(error);
     } finally {
@@ -160,14 +182,20 @@ export class GeoAgentPanel extends ReactWidget {
    */
   follow(
     runId: string,
-    options: { request?: string; anchorId?: string | null; write?: boolean } = {}
+    options: {
+      request?: string;
+      anchorId?: string | null;
+      write?: boolean;
+    } = {}
   ): void {
     this._stream?.dispose();
     this._run = emptyRun(runId, options.request ?? '');
     this._selected = null;
     this._cellsWritten = 0;
     this._rejectedAll = null;
-    this._writer = options.write ? new RunCellWriter(runId, options.anchorId ?? null) : null;
+    this._writer = options.write
+      ? new RunCellWriter(runId, options.anchorId ?? null)
+      : null;
     this._stream = new RunStream({
       runId,
       settings: this._serverSettings,
@@ -218,10 +246,15 @@ export class GeoAgentPanel extends ReactWidget {
     if (fresh && !(this._run && !isFinished(this._run.status))) {
       this.openRun(fresh.run_id, fresh.request);
       if (this._reveal && !this.isVisible) {
-        Notification.info(`GeoAgent is working in ${fresh.notebook}: ${fresh.request}`, {
-          autoClose: 8000,
-          actions: [{ label: 'Open GeoAgent', callback: () => this._reveal?.() }]
-        });
+        Notification.info(
+          `GeoAgent is working in ${fresh.notebook}: ${fresh.request}`,
+          {
+            autoClose: 8000,
+            actions: [
+              { label: 'Open GeoAgent', callback: () => this._reveal?.() }
+            ]
+          }
+        );
       }
     }
   }
@@ -231,7 +264,10 @@ export class GeoAgentPanel extends ReactWidget {
    * show it, and take its cells out of its notebook in one undoable step.
    * `open` opens the notebook when it is not open here. Returns the cells removed.
    */
-  async undoRun(runId: string, open?: (path: string) => Promise<unknown>): Promise<number> {
+  async undoRun(
+    runId: string,
+    open?: (path: string) => Promise<unknown>
+  ): Promise<number> {
     const state = await fetchRun(runId, this._serverSettings);
     if (!state.notebook) {
       throw new Error(`run ${runId} has no notebook to undo`);
@@ -347,7 +383,11 @@ export class GeoAgentPanel extends ReactWidget {
               onSubmit={request => void this.startRun(request)}
             />
             {this._startError && (
-              <div className="jp-GeoAgent-error" role="alert" data-testid="geoagent-start-error">
+              <div
+                className="jp-GeoAgent-error"
+                role="alert"
+                data-testid="geoagent-start-error"
+              >
                 <p>{this._startError}</p>
               </div>
             )}
@@ -403,7 +443,8 @@ export class GeoAgentPanel extends ReactWidget {
       onAccept: ids => notebook && acceptCells(notebook, runId, ids),
       onReject: ids => notebook && rejectCells(notebook, runId, ids),
       onRejectAll: () => void this.rejectAll(),
-      onDeleteVariables: () => deleteRunVariables(runId, undefined, this._serverSettings)
+      onDeleteVariables: () =>
+        deleteRunVariables(runId, undefined, this._serverSettings)
     };
   }
 
@@ -436,20 +477,28 @@ export class GeoAgentPanel extends ReactWidget {
     }
     this._writesPending += 1;
     this._writing = this._writing
-      .then(async () => this._writeSubtask(subtaskId, await this._wholeOutputs(subtaskId)))
+      .then(async () =>
+        this._writeSubtask(subtaskId, await this._wholeOutputs(subtaskId))
+      )
       .finally(() => {
         this._writesPending -= 1;
       });
   }
 
   /** The subtask's whole outputs; undefined (the event's, cut) when the server no longer has them. */
-  private async _wholeOutputs(subtaskId: string): Promise<nbformat.IOutput[] | undefined> {
+  private async _wholeOutputs(
+    subtaskId: string
+  ): Promise<nbformat.IOutput[] | undefined> {
     const subtask = this._run?.subtasks.find(s => s.id === subtaskId);
     if (!this._run || !subtask?.solved?.result.truncated) {
       return undefined;
     }
     try {
-      const outputs = await fetchSubtaskOutputs(this._run.runId, subtaskId, this._serverSettings);
+      const outputs = await fetchSubtaskOutputs(
+        this._run.runId,
+        subtaskId,
+        this._serverSettings
+      );
       return outputs as nbformat.IOutput[];
     } catch {
       return undefined;
@@ -471,7 +520,12 @@ export class GeoAgentPanel extends ReactWidget {
     }
     const index = run.subtasks.findIndex(s => s.id === subtaskId);
     if (index >= 0) {
-      this._cellsWritten += this._writer.write(notebook.model, run.subtasks[index], index, outputs).length;
+      this._cellsWritten += this._writer.write(
+        notebook.model,
+        run.subtasks[index],
+        index,
+        outputs
+      ).length;
     }
   }
 
@@ -484,25 +538,41 @@ export class GeoAgentPanel extends ReactWidget {
       return;
     }
     const open = [{ label: 'Open GeoAgent', callback: () => this._reveal?.() }];
-    const position = (id: string) => this._run!.subtasks.findIndex(s => s.id === id) + 1;
+    const position = (id: string) =>
+      this._run!.subtasks.findIndex(s => s.id === id) + 1;
     if (event.type === 'needs_human') {
-      Notification.warning(`GeoAgent needs you: step ${position(event.subtask_id)} failed (${event.error})`, {
-        autoClose: false,
-        actions: open
-      });
+      Notification.warning(
+        `GeoAgent needs you: step ${position(event.subtask_id)} failed (${event.error})`,
+        {
+          autoClose: false,
+          actions: open
+        }
+      );
     } else if (event.type === 'contract_stated' && event.awaiting_review) {
-      Notification.info('GeoAgent: review what the output must satisfy before it plans', {
-        autoClose: false,
-        actions: open
-      });
+      Notification.info(
+        'GeoAgent: review what the output must satisfy before it plans',
+        {
+          autoClose: false,
+          actions: open
+        }
+      );
     } else if (event.type === 'approval_requested') {
-      Notification.info(`GeoAgent: step ${position(event.subtask_id)} waits for your approval`, {
-        autoClose: false,
+      Notification.info(
+        `GeoAgent: step ${position(event.subtask_id)} waits for your approval`,
+        {
+          autoClose: false,
+          actions: open
+        }
+      );
+    } else if (event.type === 'finished') {
+      const notify =
+        event.status === 'succeeded'
+          ? Notification.success
+          : Notification.warning;
+      notify(`GeoAgent ${event.status}: ${event.message}`, {
+        autoClose: 8000,
         actions: open
       });
-    } else if (event.type === 'finished') {
-      const notify = event.status === 'succeeded' ? Notification.success : Notification.warning;
-      notify(`GeoAgent ${event.status}: ${event.message}`, { autoClose: 8000, actions: open });
     }
   }
 
@@ -548,7 +618,11 @@ export class GeoAgentPanel extends ReactWidget {
   private _ticket = 0;
   private _models: IModelChoice[] = [];
   private _modelsError: string | null = null;
-  private _options: IRequestOptions = { model: '', strategy: 'loop', approval: false };
+  private _options: IRequestOptions = {
+    model: '',
+    strategy: 'loop',
+    approval: false
+  };
   private _run: IRunView | null = null;
   private _stream: RunStream | null = null;
   private _connection: StreamState | null = null;

@@ -5,17 +5,26 @@
 import { InlineCompletionTriggerKind } from '@jupyterlab/completer';
 import { Widget } from '@lumino/widgets';
 
-import { buildRequest, GeoAgentInlineProvider, previousCells } from '../completion/provider';
+import {
+  buildRequest,
+  GeoAgentInlineProvider,
+  previousCells
+} from '../completion/provider';
 import { CompletionSocket } from '../completion/socket';
 import { FakeSocket, fakeServer } from './fakes';
 
 /** Just enough of a NotebookPanel: path, cells and the active cell. */
-function notebookWidget(sources: Array<[string, string]>, active: number): Widget {
+function notebookWidget(
+  sources: Array<[string, string]>,
+  active: number
+): Widget {
   const widget = new Widget() as any;
   widget.context = { path: 'work/analysis.ipynb' };
   widget.content = {
     activeCellIndex: active,
-    widgets: sources.map(([type, source]) => ({ model: { type, sharedModel: { getSource: () => source } } }))
+    widgets: sources.map(([type, source]) => ({
+      model: { type, sharedModel: { getSource: () => source } }
+    }))
   };
   return widget;
 }
@@ -36,7 +45,11 @@ function context(widget = notebookWidget(CELLS, 4)) {
   };
 }
 
-const request = (text: string, offset = text.length, mimeType = 'text/x-ipython') => ({ text, offset, mimeType });
+const request = (
+  text: string,
+  offset = text.length,
+  mimeType = 'text/x-ipython'
+) => ({ text, offset, mimeType });
 
 async function flush(): Promise<void> {
   for (let i = 0; i < 5; i++) {
@@ -48,10 +61,15 @@ beforeEach(() => FakeSocket.reset());
 
 describe('buildRequest', () => {
   it('splits the cell at the cursor and sends earlier code cells, path and kernel', () => {
-    expect(buildRequest(request('x = 1\nparcels.to_\nprint(x)', 17), context())).toEqual({
+    expect(
+      buildRequest(request('x = 1\nparcels.to_\nprint(x)', 17), context())
+    ).toEqual({
       cell_text_before: 'x = 1\nparcels.to_',
       cell_text_after: '\nprint(x)',
-      previous_cells: ['import geopandas as gpd', 'parcels = gpd.read_file("parcels.gpkg")'],
+      previous_cells: [
+        'import geopandas as gpd',
+        'parcels = gpd.read_file("parcels.gpkg")'
+      ],
       notebook_path: 'work/analysis.ipynb',
       kernel_id: 'kernel-7'
     });
@@ -80,22 +98,34 @@ describe('GeoAgentInlineProvider', () => {
   it('is off by default and lets JupyterLab debounce and time it out', () => {
     const { provider } = setup();
     expect(provider.identifier).toBe('geoagent');
-    expect(provider.schema.default).toEqual({ enabled: false, debouncerDelay: 250, timeout: 20000 });
+    expect(provider.schema.default).toEqual({
+      enabled: false,
+      debouncerDelay: 250,
+      timeout: 20000
+    });
   });
 
   it('returns the first text, then streams the rest of the suggestion', async () => {
     const { provider } = setup();
     const fetched = provider.fetch(request('parcels.to_'), context());
     const ws = FakeSocket.last();
-    expect(ws.url).toBe('ws://localhost:8888/lab-base/geoagent/complete/stream?token=secret-token');
+    expect(ws.url).toBe(
+      'ws://localhost:8888/lab-base/geoagent/complete/stream?token=secret-token'
+    );
     ws.open();
     expect(ws.sent).toHaveLength(1);
     const sent = ws.sent[0];
-    expect(sent).toMatchObject({ type: 'complete', cell_text_before: 'parcels.to_', kernel_id: 'kernel-7',
-                                 notebook_path: 'work/analysis.ipynb' });
+    expect(sent).toMatchObject({
+      type: 'complete',
+      cell_text_before: 'parcels.to_',
+      kernel_id: 'kernel-7',
+      notebook_path: 'work/analysis.ipynb'
+    });
     ws.emit({ type: 'text', id: sent.id, text: 'crs(' });
     const list = await fetched;
-    expect(list.items).toEqual([{ insertText: 'crs(', isIncomplete: true, token: sent.id }]);
+    expect(list.items).toEqual([
+      { insertText: 'crs(', isIncomplete: true, token: sent.id }
+    ]);
 
     const streamed: string[] = [];
     const done = (async () => {
@@ -106,7 +136,12 @@ describe('GeoAgentInlineProvider', () => {
     ws.emit({ type: 'text', id: sent.id, text: 'crs(epsg=' });
     await flush();
     ws.emit({ type: 'text', id: sent.id, text: 'crs(epsg=3035)' });
-    ws.emit({ type: 'done', id: sent.id, text: 'crs(epsg=3035)', seconds: 0.2 });
+    ws.emit({
+      type: 'done',
+      id: sent.id,
+      text: 'crs(epsg=3035)',
+      seconds: 0.2
+    });
     await done;
     expect(streamed[streamed.length - 1]).toBe('crs(epsg=3035)');
     expect(streamed).toContain('crs(epsg=');
@@ -135,7 +170,14 @@ describe('GeoAgentInlineProvider', () => {
 
   it('shows nothing for empty answers, markdown cells and blank lines; shows server errors', async () => {
     const { provider } = setup();
-    expect((await provider.fetch(request('# Title', 7, 'text/x-ipythongfm'), context())).items).toEqual([]);
+    expect(
+      (
+        await provider.fetch(
+          request('# Title', 7, 'text/x-ipythongfm'),
+          context()
+        )
+      ).items
+    ).toEqual([]);
     expect((await provider.fetch(request('   '), context())).items).toEqual([]);
     expect(FakeSocket.instances).toHaveLength(0);
 
@@ -146,20 +188,34 @@ describe('GeoAgentInlineProvider', () => {
     expect((await empty).items).toEqual([]);
 
     const failing = provider.fetch(request('y = '), context());
-    ws.emit({ type: 'error', id: ws.sent[1].id, message: 'Invalid model spec' });
-    expect((await failing).items).toEqual([{ insertText: '', error: { message: 'GeoAgent: Invalid model spec' } }]);
+    ws.emit({
+      type: 'error',
+      id: ws.sent[1].id,
+      message: 'Invalid model spec'
+    });
+    expect((await failing).items).toEqual([
+      { insertText: '', error: { message: 'GeoAgent: Invalid model spec' } }
+    ]);
   });
 
   it('asks the server to load its model when suggestions are turned on, and only then', () => {
     const { provider } = setup();
-    provider.configure!({ enabled: false, debouncerDelay: 250, timeout: 20000 });
+    provider.configure!({
+      enabled: false,
+      debouncerDelay: 250,
+      timeout: 20000
+    });
     expect(FakeSocket.instances).toHaveLength(0); // off: the server loads nothing
     provider.configure!({ enabled: true, debouncerDelay: 250, timeout: 20000 });
     const ws = FakeSocket.last();
     ws.open();
     expect(ws.sent.map(m => m.type)).toEqual(['warm']);
     provider.configure!({ enabled: true, debouncerDelay: 500, timeout: 20000 }); // another setting changed
-    provider.configure!({ enabled: false, debouncerDelay: 500, timeout: 20000 });
+    provider.configure!({
+      enabled: false,
+      debouncerDelay: 500,
+      timeout: 20000
+    });
     provider.configure!({ enabled: true, debouncerDelay: 500, timeout: 20000 }); // on again
     expect(ws.sent.map(m => m.type)).toEqual(['warm', 'warm']);
     expect(new Set(ws.sent.map(m => m.id)).size).toBe(2);

@@ -99,9 +99,10 @@ export function fakeServer(
         headers: { 'Content-Type': 'text/html' }
       });
     }
-    const [status, body] = Array.isArray(answer) && typeof answer[0] === 'number'
-      ? (answer as [number, unknown])
-      : [200, answer];
+    const [status, body] =
+      Array.isArray(answer) && typeof answer[0] === 'number'
+        ? (answer as [number, unknown])
+        : [200, answer];
     return new Response(JSON.stringify(body), {
       status,
       headers: { 'Content-Type': 'application/json' }
@@ -122,7 +123,12 @@ let seq = 0;
 /** An event with the envelope filled in (seq counts up per test file). */
 export function ev(body: Record<string, unknown>, runId = 'run1'): RunEvent {
   seq += 1;
-  return { run_id: runId, seq, ts: new Date(1_700_000_000_000 + seq * 1000).toISOString(), ...body } as RunEvent;
+  return {
+    run_id: runId,
+    seq,
+    ts: new Date(1_700_000_000_000 + seq * 1000).toISOString(),
+    ...body
+  } as RunEvent;
   // (bodies may carry their own `ts`, e.g. "now" for events that must not look like history)
 }
 

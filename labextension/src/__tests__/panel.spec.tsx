@@ -50,7 +50,9 @@ function mockServer(
 (globalThis as any).IS_REACT_ACT_ENVIRONMENT = true;
 
 /** Create the panel, attach it (which starts a refresh) and refresh it. */
-async function showPanel(options: GeoAgentPanel.IOptions): Promise<GeoAgentPanel> {
+async function showPanel(
+  options: GeoAgentPanel.IOptions
+): Promise<GeoAgentPanel> {
   const panel = new GeoAgentPanel(options);
   await act(async () => {
     Widget.attach(panel, document.body);
@@ -136,7 +138,9 @@ describe('GeoAgentPanel', () => {
     );
     const hint = query(panel, 'geoagent-status-index-hint');
     expect(hint?.textContent).toBe('run jupyter geoagent index build');
-    expect(hint?.querySelector('code')?.textContent).toBe('jupyter geoagent index build');
+    expect(hint?.querySelector('code')?.textContent).toBe(
+      'jupyter geoagent index build'
+    );
   });
 
   it('says when the shared chroma server does not answer', async () => {

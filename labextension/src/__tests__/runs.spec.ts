@@ -5,7 +5,13 @@
 import { Signal } from '@lumino/signaling';
 
 import { reportActiveNotebooks, RunStream, websocketUrl } from '../runs/client';
-import { applyEvent, emptyRun, formatSeconds, IRunView, subtaskSeconds } from '../runs/model';
+import {
+  applyEvent,
+  emptyRun,
+  formatSeconds,
+  IRunView,
+  subtaskSeconds
+} from '../runs/model';
 import { RunEvent } from '../runs/types';
 import { ev, FakeSocket, fakeServer, resetSeq, result } from './fakes';
 
@@ -26,13 +32,53 @@ beforeEach(() => {
 describe('applyEvent', () => {
   it('follows a loop run from plan to a step that needs the user, then a fix', () => {
     let run = fold([
-      ev({ type: 'run_started', request: 'areas', model: 'm', notebook: 'a.ipynb', kernel_id: 'k', strategy: 'loop', approval_mode: false }),
+      ev({
+        type: 'run_started',
+        request: 'areas',
+        model: 'm',
+        notebook: 'a.ipynb',
+        kernel_id: 'k',
+        strategy: 'loop',
+        approval_mode: false
+      }),
       ev({ type: 'planned', subtasks: PLAN, libraries: [] }),
-      ev({ type: 'subtask_started', subtask_id: 's1', index: 0, description: 'Load the parcels' }),
-      ev({ type: 'code_proposed', subtask_id: 's1', attempt: 1, code: 'x = 1', node_id: null, parent_id: null }),
-      ev({ type: 'executed', subtask_id: 's1', attempt: 1, code: 'x = 1', result: result(), trial: true, node_id: null }),
-      ev({ type: 'solved', subtask_id: 's1', code: 'x = 1', attempts: 1, result: result(), by: 'agent' }),
-      ev({ type: 'subtask_started', subtask_id: 's2', index: 1, description: 'Compute areas' })
+      ev({
+        type: 'subtask_started',
+        subtask_id: 's1',
+        index: 0,
+        description: 'Load the parcels'
+      }),
+      ev({
+        type: 'code_proposed',
+        subtask_id: 's1',
+        attempt: 1,
+        code: 'x = 1',
+        node_id: null,
+        parent_id: null
+      }),
+      ev({
+        type: 'executed',
+        subtask_id: 's1',
+        attempt: 1,
+        code: 'x = 1',
+        result: result(),
+        trial: true,
+        node_id: null
+      }),
+      ev({
+        type: 'solved',
+        subtask_id: 's1',
+        code: 'x = 1',
+        attempts: 1,
+        result: result(),
+        by: 'agent'
+      }),
+      ev({
+        type: 'subtask_started',
+        subtask_id: 's2',
+        index: 1,
+        description: 'Compute areas'
+      })
     ]);
     expect(run.status).toBe('running');
     expect(run.notebook).toBe('a.ipynb');
@@ -42,14 +88,57 @@ describe('applyEvent', () => {
 
     run = fold(
       [
-        ev({ type: 'code_proposed', subtask_id: 's2', attempt: 1, code: 'print(y)', node_id: null, parent_id: null }),
-        ev({ type: 'executed', subtask_id: 's2', attempt: 1, code: 'print(y)', trial: true, node_id: null,
-             result: result('error', { error: "NameError: name 'y' is not defined" }) }),
-        ev({ type: 'code_proposed', subtask_id: 's2', attempt: 2, code: 'print(x)', node_id: null, parent_id: null }),
-        ev({ type: 'repaired', subtask_id: 's2', attempt: 2, strategy: 'analyse', diagnosis: 'wrong name', diff: '' }),
-        ev({ type: 'executed', subtask_id: 's2', attempt: 2, code: 'print(x)', trial: true, node_id: null,
-             result: result('error', { error: 'ValueError: no' }) }),
-        ev({ type: 'needs_human', subtask_id: 's2', code: 'print(x)', error: 'ValueError: no', attempts: 2 })
+        ev({
+          type: 'code_proposed',
+          subtask_id: 's2',
+          attempt: 1,
+          code: 'print(y)',
+          node_id: null,
+          parent_id: null
+        }),
+        ev({
+          type: 'executed',
+          subtask_id: 's2',
+          attempt: 1,
+          code: 'print(y)',
+          trial: true,
+          node_id: null,
+          result: result('error', {
+            error: "NameError: name 'y' is not defined"
+          })
+        }),
+        ev({
+          type: 'code_proposed',
+          subtask_id: 's2',
+          attempt: 2,
+          code: 'print(x)',
+          node_id: null,
+          parent_id: null
+        }),
+        ev({
+          type: 'repaired',
+          subtask_id: 's2',
+          attempt: 2,
+          strategy: 'analyse',
+          diagnosis: 'wrong name',
+          diff: ''
+        }),
+        ev({
+          type: 'executed',
+          subtask_id: 's2',
+          attempt: 2,
+          code: 'print(x)',
+          trial: true,
+          node_id: null,
+          result: result('error', { error: 'ValueError: no' })
+        }),
+        ev({
+          type: 'needs_human',
+          subtask_id: 's2',
+          code: 'print(x)',
+          error: 'ValueError: no',
+          attempts: 2
+        })
       ],
       run
     );
@@ -62,36 +151,88 @@ describe('applyEvent', () => {
       [1, 'print(y)', "NameError: name 'y' is not defined"],
       [2, 'print(x)', 'ValueError: no']
     ]);
-    expect(stuck.attempts[1].repair).toEqual({ strategy: 'analyse', diagnosis: 'wrong name' });
+    expect(stuck.attempts[1].repair).toEqual({
+      strategy: 'analyse',
+      diagnosis: 'wrong name'
+    });
 
     run = fold(
       [
-        ev({ type: 'human_edit_applied', subtask_id: 's2', code: 'print(x + 1)', result: result(), accepted: true }),
-        ev({ type: 'solved', subtask_id: 's2', code: 'print(x + 1)', attempts: 2, result: result(), by: 'human' }),
-        ev({ type: 'finished', status: 'succeeded', message: '2 step(s) done', stats: { llm_calls: 3, attempts: 3 } })
+        ev({
+          type: 'human_edit_applied',
+          subtask_id: 's2',
+          code: 'print(x + 1)',
+          result: result(),
+          accepted: true
+        }),
+        ev({
+          type: 'solved',
+          subtask_id: 's2',
+          code: 'print(x + 1)',
+          attempts: 2,
+          result: result(),
+          by: 'human'
+        }),
+        ev({
+          type: 'finished',
+          status: 'succeeded',
+          message: '2 step(s) done',
+          stats: { llm_calls: 3, attempts: 3 }
+        })
       ],
       run
     );
     expect(run.status).toBe('succeeded');
     expect(run.waitingFor).toBeNull();
     expect(run.subtasks[1].by).toBe('human');
-    expect(run.subtasks[1].attempts.map(a => a.by)).toEqual(['agent', 'agent', 'human']);
+    expect(run.subtasks[1].attempts.map(a => a.by)).toEqual([
+      'agent',
+      'agent',
+      'human'
+    ]);
   });
 
   it('ignores replayed events and shares untouched steps', () => {
     const events = [
       ev({ type: 'planned', subtasks: PLAN, libraries: [] }),
-      ev({ type: 'subtask_started', subtask_id: 's2', index: 1, description: 'x' })
+      ev({
+        type: 'subtask_started',
+        subtask_id: 's2',
+        index: 1,
+        description: 'x'
+      })
     ];
     const run = fold(events);
     expect(fold(events, run)).toBe(run); // a reconnect replaying history changes nothing
-    expect(applyEvent(run, ev({ type: 'progress', message: 'thinking', subtask_id: null })).subtasks[0]).toBe(run.subtasks[0]);
+    expect(
+      applyEvent(
+        run,
+        ev({ type: 'progress', message: 'thinking', subtask_id: null })
+      ).subtasks[0]
+    ).toBe(run.subtasks[0]);
   });
 
   it('builds the search tree and its attempts from search_node events', () => {
-    const node = (id: string, parent: string | null, status: string, extra = {}) =>
-      ev({ type: 'search_node', subtask_id: 's1', node_id: id, parent_id: parent, code: parent ? `code_${id}` : '',
-           visits: 1, q: 0, prior: 0.5, reward: null, status, error: null, ...extra });
+    const node = (
+      id: string,
+      parent: string | null,
+      status: string,
+      extra = {}
+    ) =>
+      ev({
+        type: 'search_node',
+        subtask_id: 's1',
+        node_id: id,
+        parent_id: parent,
+        code: parent ? `code_${id}` : '',
+        visits: 1,
+        q: 0,
+        prior: 0.5,
+        reward: null,
+        status,
+        error: null,
+        ...extra
+      });
     const run = fold([
       ev({ type: 'planned', subtasks: PLAN, libraries: [] }),
       node('root', null, 'new'),
@@ -105,7 +246,11 @@ describe('applyEvent', () => {
     const subtask = run.subtasks[0];
     expect(subtask.nodeOrder).toEqual(['root', 'a', 'b', 'c']);
     expect(subtask.nodes.a.status).toBe('failed');
-    expect(subtask.nodes.c).toMatchObject({ status: 'chosen', q: 1, visits: 2 });
+    expect(subtask.nodes.c).toMatchObject({
+      status: 'chosen',
+      q: 1,
+      visits: 2
+    });
     expect(subtask.attempts.map(a => [a.nodeId, a.parentId, a.error])).toEqual([
       ['a', 'root', 'KeyError: area'],
       ['b', 'root', undefined],
@@ -118,9 +263,29 @@ describe('applyEvent', () => {
   it('places inserted steps before the step that needed them and keeps known steps on replan', () => {
     const run = fold([
       ev({ type: 'planned', subtasks: PLAN, libraries: [] }),
-      ev({ type: 'solved', subtask_id: 's1', code: 'a', attempts: 1, result: result(), by: 'agent' }),
-      ev({ type: 'subtask_inserted', subtask: { id: 's9', description: 'Define y', inserted_for: 's2' }, before: 's2', reason: '' }),
-      ev({ type: 'replanned', reason: 'r', subtasks: [PLAN[0], { id: 's9', description: 'Define y' }, { id: 's3', description: 'Map it' }] })
+      ev({
+        type: 'solved',
+        subtask_id: 's1',
+        code: 'a',
+        attempts: 1,
+        result: result(),
+        by: 'agent'
+      }),
+      ev({
+        type: 'subtask_inserted',
+        subtask: { id: 's9', description: 'Define y', inserted_for: 's2' },
+        before: 's2',
+        reason: ''
+      }),
+      ev({
+        type: 'replanned',
+        reason: 'r',
+        subtasks: [
+          PLAN[0],
+          { id: 's9', description: 'Define y' },
+          { id: 's3', description: 'Map it' }
+        ]
+      })
     ]);
     expect(run.subtasks.map(s => s.id)).toEqual(['s1', 's9', 's3']);
     expect(run.subtasks[0].status).toBe('solved');
@@ -130,19 +295,41 @@ describe('applyEvent', () => {
   it('shows a kept step in its new wording after the plan was tidied', () => {
     const run = fold([
       ev({ type: 'planned', subtasks: PLAN, libraries: [] }),
-      ev({ type: 'replanned', reason: 'the plan was tidied', subtasks: [
-        PLAN[0], { ...PLAN[1], description: 'Compute areas in metres', crs_advice: 'areas in EPSG:3035 (LAEA Europe)' }
-      ] })
+      ev({
+        type: 'replanned',
+        reason: 'the plan was tidied',
+        subtasks: [
+          PLAN[0],
+          {
+            ...PLAN[1],
+            description: 'Compute areas in metres',
+            crs_advice: 'areas in EPSG:3035 (LAEA Europe)'
+          }
+        ]
+      })
     ]);
-    expect(run.subtasks.map(s => s.description)).toEqual(['Load the parcels', 'Compute areas in metres']);
+    expect(run.subtasks.map(s => s.description)).toEqual([
+      'Load the parcels',
+      'Compute areas in metres'
+    ]);
     expect(run.subtasks[1].crsAdvice).toBe('areas in EPSG:3035 (LAEA Europe)');
   });
 
   it('stops showing a step as working when the run is cancelled', () => {
     const run = fold([
       ev({ type: 'planned', subtasks: PLAN, libraries: [] }),
-      ev({ type: 'subtask_started', subtask_id: 's1', index: 0, description: '' }),
-      ev({ type: 'finished', status: 'cancelled', message: 'cancelled by the user', stats: {} })
+      ev({
+        type: 'subtask_started',
+        subtask_id: 's1',
+        index: 0,
+        description: ''
+      }),
+      ev({
+        type: 'finished',
+        status: 'cancelled',
+        message: 'cancelled by the user',
+        stats: {}
+      })
     ]);
     expect(run.status).toBe('cancelled');
     expect(run.subtasks[0].status).toBe('pending');
@@ -172,9 +359,19 @@ describe('RunStream', () => {
       retryDelays: [100]
     });
     const first = FakeSocket.last();
-    expect(first.url).toBe('ws://localhost:8888/lab-base/geoagent/runs/run1/stream?after=0&token=secret-token');
+    expect(first.url).toBe(
+      'ws://localhost:8888/lab-base/geoagent/runs/run1/stream?after=0&token=secret-token'
+    );
     first.open();
-    [1, 2, 3].forEach(seq => first.emit({ type: 'progress', run_id: 'run1', seq, ts: '', message: 'x' }));
+    [1, 2, 3].forEach(seq =>
+      first.emit({
+        type: 'progress',
+        run_id: 'run1',
+        seq,
+        ts: '',
+        message: 'x'
+      })
+    );
     first.drop(); // network blip before `finished`
     expect(states).toEqual(['connecting', 'open', 'reconnecting']);
     jest.advanceTimersByTime(100);
@@ -183,8 +380,22 @@ describe('RunStream', () => {
     expect(second.url).toContain('stream?after=3');
     second.open();
     // The server replays from `after`; a duplicate must not be delivered twice.
-    second.emit({ type: 'progress', run_id: 'run1', seq: 3, ts: '', message: 'x' });
-    second.emit({ type: 'finished', run_id: 'run1', seq: 4, ts: '', status: 'succeeded', message: '', stats: {} });
+    second.emit({
+      type: 'progress',
+      run_id: 'run1',
+      seq: 3,
+      ts: '',
+      message: 'x'
+    });
+    second.emit({
+      type: 'finished',
+      run_id: 'run1',
+      seq: 4,
+      ts: '',
+      status: 'succeeded',
+      message: '',
+      stats: {}
+    });
     second.drop(); // the server closes after `finished`
     jest.advanceTimersByTime(10_000);
     expect(seen).toEqual([1, 2, 3, 4]);
@@ -199,8 +410,14 @@ describe('RunStream', () => {
     jest.useFakeTimers();
     const { settings } = fakeServer();
     const states: string[] = [];
-    const stream = new RunStream({ runId: 'gone', settings, onEvent: () => undefined,
-                                   onState: s => states.push(s), retryDelays: [10], maxFailures: 2 });
+    const stream = new RunStream({
+      runId: 'gone',
+      settings,
+      onEvent: () => undefined,
+      onState: s => states.push(s),
+      retryDelays: [10],
+      maxFailures: 2
+    });
     for (let i = 0; i < 3; i++) {
       FakeSocket.last().drop();
       jest.advanceTimersByTime(10);
@@ -215,9 +432,9 @@ describe('RunStream', () => {
 describe('websocketUrl', () => {
   it('adds no token when the settings do not append one', () => {
     const { settings } = fakeServer();
-    expect(websocketUrl('complete/stream', {}, { ...settings, appendToken: false })).toBe(
-      'ws://localhost:8888/lab-base/geoagent/complete/stream'
-    );
+    expect(
+      websocketUrl('complete/stream', {}, { ...settings, appendToken: false })
+    ).toBe('ws://localhost:8888/lab-base/geoagent/complete/stream');
   });
 });
 
@@ -226,7 +443,10 @@ describe('reportActiveNotebooks', () => {
 
   it('posts each new active notebook once, including none', async () => {
     const { settings, requests } = fakeServer({
-      'POST active-notebook': (r: any) => (r.body.path === 'gone.ipynb' ? [404, { message: 'no notebook' }] : { path: r.body.path })
+      'POST active-notebook': (r: any) =>
+        r.body.path === 'gone.ipynb'
+          ? [404, { message: 'no notebook' }]
+          : { path: r.body.path }
     });
     let path: string | null = 'a.ipynb';
     const changed = new Signal<object, void>({});

@@ -188,5 +188,8 @@ export class GeoAgentInlineProvider implements IInlineCompletionProvider {
   private _socket: CompletionSocket;
   private _current: Suggestion | null = null;
   private _enabled = false;
-  private _streams = new Map<string, { suggestion: Suggestion; shown: string }>();
+  private _streams = new Map<
+    string,
+    { suggestion: Suggestion; shown: string }
+  >();
 }

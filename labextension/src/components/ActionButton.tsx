@@ -16,7 +16,9 @@ export interface IActionState {
   act: (action: IAction) => Promise<void>;
 }
 
-export function useAction(onAction: (action: IAction) => Promise<void>): IActionState {
+export function useAction(
+  onAction: (action: IAction) => Promise<void>
+): IActionState {
   const [busy, setBusy] = React.useState<ActionKind | null>(null);
   const [failure, setFailure] = React.useState<string | null>(null);
   const act = async (action: IAction) => {
@@ -60,18 +62,27 @@ export function ActionButton(props: IActionButtonProps): JSX.Element {
       title={props.title}
       onClick={props.onClick}
     >
-      {props.busy === props.action && props.busyLabel ? props.busyLabel : props.label}
+      {props.busy === props.action && props.busyLabel
+        ? props.busyLabel
+        : props.label}
     </button>
   );
 }
 
 /** The server's refusal of the last action, if any, after `prefix`. */
-export function ActionFailure(props: { failure: string | null; prefix?: string }): JSX.Element | null {
+export function ActionFailure(props: {
+  failure: string | null;
+  prefix?: string;
+}): JSX.Element | null {
   if (!props.failure) {
     return null;
   }
   return (
-    <p className="jp-GeoAgent-action-error" role="alert" data-testid="geoagent-action-error">
+    <p
+      className="jp-GeoAgent-action-error"
+      role="alert"
+      data-testid="geoagent-action-error"
+    >
       {props.prefix}
       {props.failure}
     </p>

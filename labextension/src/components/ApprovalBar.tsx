@@ -25,15 +25,22 @@ export function ApprovalBar(props: IApprovalBarProps): JSX.Element {
   return (
     <div className="jp-GeoAgent-approval" data-testid="geoagent-approval-bar">
       <p className="jp-GeoAgent-warn">
-        <span aria-hidden="true">⏸ </span>This code runs in your kernel once you approve it.
+        <span aria-hidden="true">⏸ </span>This code runs in your kernel once you
+        approve it.
       </p>
       {props.heading && (
         <p className="jp-GeoAgent-muted" data-testid="geoagent-approval-cells">
-          Approving adds two cells to the notebook: the heading <q>{props.heading.replace(/^#+ /, '')}</q> and
-          this code with its outputs. You can still reject them under <em>Changes in the notebook</em>.
+          Approving adds two cells to the notebook: the heading{' '}
+          <q>{props.heading.replace(/^#+ /, '')}</q> and this code with its
+          outputs. You can still reject them under{' '}
+          <em>Changes in the notebook</em>.
         </p>
       )}
-      <CodeView value={props.code} ariaLabel="Code waiting for approval" testid="geoagent-approval-code" />
+      <CodeView
+        value={props.code}
+        ariaLabel="Code waiting for approval"
+        testid="geoagent-approval-code"
+      />
       <input
         className="jp-mod-styled"
         data-testid="geoagent-approval-feedback"
@@ -43,10 +50,22 @@ export function ApprovalBar(props: IApprovalBarProps): JSX.Element {
         onChange={e => setFeedback(e.target.value)}
       />
       <div className="jp-GeoAgent-actions">
-        <ActionButton action="approve" busy={busy} label="Approve and run" tone="accept"
-          testid="geoagent-approve" onClick={() => send('approve')} />
-        <ActionButton action="reject" busy={busy} label="Reject" tone="reject"
-          testid="geoagent-reject" onClick={() => send('reject')} />
+        <ActionButton
+          action="approve"
+          busy={busy}
+          label="Approve and run"
+          tone="accept"
+          testid="geoagent-approve"
+          onClick={() => send('approve')}
+        />
+        <ActionButton
+          action="reject"
+          busy={busy}
+          label="Reject"
+          tone="reject"
+          testid="geoagent-reject"
+          onClick={() => send('reject')}
+        />
       </div>
       <ActionFailure failure={failure} />
     </div>

@@ -16,7 +16,10 @@ export interface IAttemptDiffProps {
 }
 
 /** The attempt `a` was made from: its search parent, else the one before it. */
-export function predecessor(attempts: IAttempt[], a: IAttempt): IAttempt | undefined {
+export function predecessor(
+  attempts: IAttempt[],
+  a: IAttempt
+): IAttempt | undefined {
   if (a.parentId) {
     const parent = attempts.find(x => x.nodeId === a.parentId);
     if (parent) {

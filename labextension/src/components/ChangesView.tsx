@@ -29,9 +29,18 @@ function names(list: string[]): string {
   return list.join(', ');
 }
 
-function CellRow(props: { cell: IRunCell; onAccept: () => void; onReject: () => void }): JSX.Element {
+function CellRow(props: {
+  cell: IRunCell;
+  onAccept: () => void;
+  onReject: () => void;
+}): JSX.Element {
   const { cell } = props;
-  const what = cell.role === 'code' ? 'code' : cell.role === 'heading' ? 'heading' : 'note';
+  const what =
+    cell.role === 'code'
+      ? 'code'
+      : cell.role === 'heading'
+        ? 'heading'
+        : 'note';
   return (
     <li
       className="jp-GeoAgent-change"
@@ -43,8 +52,12 @@ function CellRow(props: { cell: IRunCell; onAccept: () => void; onReject: () => 
       <span className="jp-GeoAgent-change-where">
         {cell.subtaskNumber > 0 ? `Step ${cell.subtaskNumber} · ${what}` : what}
         {cell.edited && (
-          <span className="jp-GeoAgent-change-edited" data-testid="geoagent-change-edited">
-            {' '}· edited by you
+          <span
+            className="jp-GeoAgent-change-edited"
+            data-testid="geoagent-change-edited"
+          >
+            {' '}
+            · edited by you
           </span>
         )}
       </span>
@@ -53,13 +66,22 @@ function CellRow(props: { cell: IRunCell; onAccept: () => void; onReject: () => 
         <span className="jp-GeoAgent-change-accepted">accepted</span>
       ) : (
         <span className="jp-GeoAgent-change-actions">
-          <button type="button" className="jp-Button jp-mod-styled jp-mod-accept"
-            data-testid="geoagent-change-accept" title="Keep this cell" onClick={props.onAccept}>
+          <button
+            type="button"
+            className="jp-Button jp-mod-styled jp-mod-accept"
+            data-testid="geoagent-change-accept"
+            title="Keep this cell"
+            onClick={props.onAccept}
+          >
             Accept
           </button>
-          <button type="button" className="jp-Button jp-mod-styled jp-mod-reject"
-            data-testid="geoagent-change-reject" title="Remove this cell from the notebook (Ctrl+Z there brings it back)"
-            onClick={props.onReject}>
+          <button
+            type="button"
+            className="jp-Button jp-mod-styled jp-mod-reject"
+            data-testid="geoagent-change-reject"
+            title="Remove this cell from the notebook (Ctrl+Z there brings it back)"
+            onClick={props.onReject}
+          >
             Reject
           </button>
         </span>
@@ -74,7 +96,9 @@ function VariablesCleanup(props: {
   onDelete: () => Promise<IDeleteVariablesResult>;
 }): JSX.Element | null {
   const [busy, setBusy] = React.useState(false);
-  const [result, setResult] = React.useState<IDeleteVariablesResult | null>(null);
+  const [result, setResult] = React.useState<IDeleteVariablesResult | null>(
+    null
+  );
   const [failure, setFailure] = React.useState<string | null>(null);
   const created = Object.keys(props.variables.created).sort();
   const { changed, deleted } = props.variables;
@@ -103,13 +127,15 @@ function VariablesCleanup(props: {
       )}
       {changed.length > 0 && (
         <p className="jp-GeoAgent-warn" data-testid="geoagent-vars-changed">
-          Changed by the run: <code>{names(changed)}</code>. Their old values are gone: undoing the run
-          cannot bring them back (run your own cells again to rebuild them).
+          Changed by the run: <code>{names(changed)}</code>. Their old values
+          are gone: undoing the run cannot bring them back (run your own cells
+          again to rebuild them).
         </p>
       )}
       {deleted.length > 0 && (
         <p className="jp-GeoAgent-warn" data-testid="geoagent-vars-deleted">
-          Deleted by the run: <code>{names(deleted)}</code>. They are gone from the kernel.
+          Deleted by the run: <code>{names(deleted)}</code>. They are gone from
+          the kernel.
         </p>
       )}
       {created.length > 0 && !result && (
@@ -121,17 +147,26 @@ function VariablesCleanup(props: {
           title={props.finished ? undefined : 'Once the run has ended'}
           onClick={() => void remove()}
         >
-          {busy ? 'Deleting…' : `Delete the ${created.length} variable${created.length === 1 ? '' : 's'} it created`}
+          {busy
+            ? 'Deleting…'
+            : `Delete the ${created.length} variable${created.length === 1 ? '' : 's'} it created`}
         </button>
       )}
       {result && (
         <p role="status" data-testid="geoagent-vars-result">
-          {result.deleted.length ? `Deleted from the kernel: ${names(result.deleted)}.` : 'Nothing deleted.'}
-          {kept.length > 0 && ` Kept: ${kept.map(([n, why]) => `${n} (${why})`).join(', ')}.`}
+          {result.deleted.length
+            ? `Deleted from the kernel: ${names(result.deleted)}.`
+            : 'Nothing deleted.'}
+          {kept.length > 0 &&
+            ` Kept: ${kept.map(([n, why]) => `${n} (${why})`).join(', ')}.`}
         </p>
       )}
       {failure && (
-        <p className="jp-GeoAgent-action-error" role="alert" data-testid="geoagent-vars-error">
+        <p
+          className="jp-GeoAgent-action-error"
+          role="alert"
+          data-testid="geoagent-vars-error"
+        >
           {failure}
         </p>
       )}
@@ -143,11 +178,16 @@ export function ChangesView(props: IChangesViewProps): JSX.Element {
   const { cells } = props;
   const edited = cells?.filter(c => c.edited).length ?? 0;
   return (
-    <details className="jp-GeoAgent-changes" data-testid="geoagent-changes" open>
+    <details
+      className="jp-GeoAgent-changes"
+      data-testid="geoagent-changes"
+      open
+    >
       <summary>Changes in the notebook</summary>
       {cells === null ? (
         <p className="jp-GeoAgent-muted">
-          Open {props.notebookPath ?? 'the run’s notebook'} to review the cells this run added.
+          Open {props.notebookPath ?? 'the run’s notebook'} to review the cells
+          this run added.
         </p>
       ) : cells.length === 0 ? (
         <p className="jp-GeoAgent-muted" data-testid="geoagent-changes-empty">
@@ -159,9 +199,12 @@ export function ChangesView(props: IChangesViewProps): JSX.Element {
         <>
           <ul className="jp-GeoAgent-changeList">
             {cells.map(cell => (
-              <CellRow key={cell.id} cell={cell}
+              <CellRow
+                key={cell.id}
+                cell={cell}
                 onAccept={() => props.onAccept([cell.id])}
-                onReject={() => props.onReject([cell.id])} />
+                onReject={() => props.onReject([cell.id])}
+              />
             ))}
           </ul>
           <div className="jp-GeoAgent-actions">
@@ -187,7 +230,11 @@ export function ChangesView(props: IChangesViewProps): JSX.Element {
           </div>
         </>
       )}
-      <VariablesCleanup variables={props.variables} finished={props.finished} onDelete={props.onDeleteVariables} />
+      <VariablesCleanup
+        variables={props.variables}
+        finished={props.finished}
+        onDelete={props.onDeleteVariables}
+      />
     </details>
   );
 }

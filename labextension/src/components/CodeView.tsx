@@ -3,7 +3,12 @@
  * unified diff against `original` (@codemirror/merge). Styled with
  * JupyterLab's editor theme, so it matches cells in light and dark themes.
  */
-import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
+import {
+  defaultKeymap,
+  history,
+  historyKeymap,
+  indentWithTab
+} from '@codemirror/commands';
 import { python } from '@codemirror/lang-python';
 import { unifiedMergeView } from '@codemirror/merge';
 import { EditorState, Extension } from '@codemirror/state';
@@ -63,7 +68,10 @@ export function CodeView(props: ICodeViewProps): JSX.Element {
         })
       );
     } else {
-      extensions.push(EditorState.readOnly.of(true), EditorView.editable.of(false));
+      extensions.push(
+        EditorState.readOnly.of(true),
+        EditorView.editable.of(false)
+      );
     }
     if (props.original !== undefined) {
       extensions.push(

@@ -42,7 +42,11 @@ export function groupByOutput<T extends { output: string }>(
   outputs: IContract['outputs'],
   items: T[]
 ): Array<{ path: string; format: string; items: T[] }> {
-  const groups = outputs.map(o => ({ path: o.path, format: o.format, items: [] as T[] }));
+  const groups = outputs.map(o => ({
+    path: o.path,
+    format: o.format,
+    items: [] as T[]
+  }));
   for (const item of items) {
     let group = groups.find(g => g.path === item.output);
     if (!group) {
@@ -68,7 +72,9 @@ export function ContractOutputGroup(props: {
     >
       <div className="jp-GeoAgent-contract-file">
         <code>{group.path}</code>
-        {group.format && <span className="jp-GeoAgent-contract-format">{group.format}</span>}
+        {group.format && (
+          <span className="jp-GeoAgent-contract-format">{group.format}</span>
+        )}
       </div>
       {group.items.length === 0 ? (
         <p className="jp-GeoAgent-hint">No requirements.</p>
@@ -80,7 +86,11 @@ export function ContractOutputGroup(props: {
 }
 
 const ORIGIN_TAGS = {
-  user: { label: 'you', title: 'You added or reworded this requirement', testid: 'geoagent-requirement-you' },
+  user: {
+    label: 'you',
+    title: 'You added or reworded this requirement',
+    testid: 'geoagent-requirement-you'
+  },
   model: {
     label: 'proposed',
     title:
@@ -90,10 +100,16 @@ const ORIGIN_TAGS = {
 };
 
 /** Marks a requirement the user added or reworded ('user') or the model read in the request ('model'). */
-export function OriginTag(props: { origin: keyof typeof ORIGIN_TAGS }): JSX.Element {
+export function OriginTag(props: {
+  origin: keyof typeof ORIGIN_TAGS;
+}): JSX.Element {
   const tag = ORIGIN_TAGS[props.origin];
   return (
-    <span className="jp-GeoAgent-tag" data-testid={tag.testid} title={tag.title}>
+    <span
+      className="jp-GeoAgent-tag"
+      data-testid={tag.testid}
+      title={tag.title}
+    >
       {tag.label}
     </span>
   );
@@ -138,7 +154,9 @@ export function ContractEditor(props: IContractEditorProps): JSX.Element {
   // Keyboard users keep their place: after a delete, focus moves to the next field.
   const inputs = React.useRef(new Map<string, HTMLInputElement>());
   const newInput = React.useRef<HTMLInputElement>(null);
-  const [focusAfterDelete, setFocusAfterDelete] = React.useState<string | null>(null);
+  const [focusAfterDelete, setFocusAfterDelete] = React.useState<string | null>(
+    null
+  );
   React.useEffect(() => {
     if (focusAfterDelete !== null) {
       (inputs.current.get(focusAfterDelete) ?? newInput.current)?.focus();
@@ -149,7 +167,9 @@ export function ContractEditor(props: IContractEditorProps): JSX.Element {
   const edit = (key: string, text: string) =>
     setRows(current => current.map(r => (r.key === key ? { ...r, text } : r)));
   const remove = (key: string) => {
-    const shown = ([] as IRow[]).concat(...groupByOutput(contract.outputs, rows).map(g => g.items));
+    const shown = ([] as IRow[]).concat(
+      ...groupByOutput(contract.outputs, rows).map(g => g.items)
+    );
     const at = shown.findIndex(r => r.key === key);
     setFocusAfterDelete((shown[at + 1] ?? shown[at - 1])?.key ?? '');
     setRows(current => current.filter(r => r.key !== key));
@@ -176,7 +196,10 @@ export function ContractEditor(props: IContractEditorProps): JSX.Element {
   };
 
   // A new requirement typed but not added yet is part of what the user means.
-  const pending = newText.trim() && newOutput ? [{ id: '', output: newOutput, text: newText, original: '' }] : [];
+  const pending =
+    newText.trim() && newOutput
+      ? [{ id: '', output: newOutput, text: newText, original: '' }]
+      : [];
   const empty = rows.filter(r => !r.text.trim()).length;
   const send = () =>
     void act({
@@ -186,16 +209,20 @@ export function ContractEditor(props: IContractEditorProps): JSX.Element {
     });
 
   return (
-    <div className="jp-GeoAgent-contract-editor" data-testid="geoagent-contract-editor">
+    <div
+      className="jp-GeoAgent-contract-editor"
+      data-testid="geoagent-contract-editor"
+    >
       <p className="jp-GeoAgent-warn">
-        <span aria-hidden="true">⏸ </span>Check what the output must satisfy before the agent plans:
-        reword, delete or add requirements.
+        <span aria-hidden="true">⏸ </span>Check what the output must satisfy
+        before the agent plans: reword, delete or add requirements.
       </p>
       <fieldset className="jp-GeoAgent-fieldset" disabled={busy !== null}>
         {groupByOutput(contract.outputs, rows).map(group => (
           <ContractOutputGroup key={group.path} group={group}>
             {group.items.map(row => {
-              const changed = !row.id || row.text.trim() !== row.original.trim();
+              const changed =
+                !row.id || row.text.trim() !== row.original.trim();
               return (
                 <li
                   key={row.key}
@@ -219,12 +246,19 @@ export function ContractEditor(props: IContractEditorProps): JSX.Element {
                     onChange={e => edit(row.key, e.target.value)}
                   />
                   {row.kind === 'note' && !changed && (
-                    <span className="jp-GeoAgent-requirement-meta" title="No code can check this">
+                    <span
+                      className="jp-GeoAgent-requirement-meta"
+                      title="No code can check this"
+                    >
                       not verifiable
                     </span>
                   )}
-                  {(row.origin === 'user' || changed) && <OriginTag origin="user" />}
-                  {row.origin === 'model' && !changed && <OriginTag origin="model" />}
+                  {(row.origin === 'user' || changed) && (
+                    <OriginTag origin="user" />
+                  )}
+                  {row.origin === 'model' && !changed && (
+                    <OriginTag origin="model" />
+                  )}
                   <button
                     type="button"
                     className="jp-Button jp-mod-minimal jp-GeoAgent-icon-button"
@@ -269,7 +303,9 @@ export function ContractEditor(props: IContractEditorProps): JSX.Element {
               data-testid="geoagent-requirement-new"
               ref={newInput}
               aria-label={
-                outputs.length > 1 ? 'New requirement' : `New requirement for ${outputs[0]}`
+                outputs.length > 1
+                  ? 'New requirement'
+                  : `New requirement for ${outputs[0]}`
               }
               placeholder="e.g. column 'name' has no empty values"
               value={newText}
@@ -288,18 +324,38 @@ export function ContractEditor(props: IContractEditorProps): JSX.Element {
         )}
       </fieldset>
       {empty > 0 && (
-        <p className="jp-GeoAgent-action-error" data-testid="geoagent-contract-empty">
-          {empty === 1 ? 'A requirement is empty' : `${empty} requirements are empty`}: write it or
-          delete it.
+        <p
+          className="jp-GeoAgent-action-error"
+          data-testid="geoagent-contract-empty"
+        >
+          {empty === 1
+            ? 'A requirement is empty'
+            : `${empty} requirements are empty`}
+          : write it or delete it.
         </p>
       )}
       <div className="jp-GeoAgent-actions">
-        <ActionButton action="contract" busy={busy} label="Use these requirements" busyLabel="Sending…"
-          tone="accept" testid="geoagent-contract-use" disabled={empty > 0} onClick={send} />
-        <ActionButton action="approve" busy={busy} label="Accept as proposed" busyLabel="Sending…"
+        <ActionButton
+          action="contract"
+          busy={busy}
+          label="Use these requirements"
+          busyLabel="Sending…"
+          tone="accept"
+          testid="geoagent-contract-use"
+          disabled={empty > 0}
+          onClick={send}
+        />
+        <ActionButton
+          action="approve"
+          busy={busy}
+          label="Accept as proposed"
+          busyLabel="Sending…"
           testid="geoagent-contract-accept"
           title="Plan with the requirements as the request stated them (your edits are dropped)"
-          onClick={() => void act({ kind: 'approve', subtask_id: CONTRACT_SUBTASK })} />
+          onClick={() =>
+            void act({ kind: 'approve', subtask_id: CONTRACT_SUBTASK })
+          }
+        />
       </div>
       <ActionFailure failure={failure} prefix="Not sent: " />
     </div>

@@ -9,10 +9,16 @@ import * as React from 'react';
 
 import { IRequirementCheck, ISubtaskView } from '../runs/model';
 import { IAction, IContract, IRequirement } from '../runs/types';
-import { ContractEditor, ContractOutputGroup, groupByOutput, OriginTag } from './ContractEditor';
+import {
+  ContractEditor,
+  ContractOutputGroup,
+  groupByOutput,
+  OriginTag
+} from './ContractEditor';
 import { StatusBadge, statusLook } from './StatusBadge';
 
-export type RequirementStatus = 'held' | 'unmet' | 'unchecked' | 'not_verifiable';
+export type RequirementStatus =
+  'held' | 'unmet' | 'unchecked' | 'not_verifiable';
 
 export interface IContractViewProps {
   contract: IContract;
@@ -58,9 +64,13 @@ export function ContractView(props: IContractViewProps): JSX.Element {
         data-testid="geoagent-contract"
         aria-label="Requirements of the output, to review"
       >
-        <h4 className="jp-GeoAgent-contract-title">What the output must satisfy</h4>
+        <h4 className="jp-GeoAgent-contract-title">
+          What the output must satisfy
+        </h4>
         <ContractEditor
-          key={contract.requirements.map(r => `${r.id}\u0000${r.text}`).join('\u0001')}
+          key={contract.requirements
+            .map(r => `${r.id}\u0000${r.text}`)
+            .join('\u0001')}
           contract={contract}
           onAction={props.onAction}
         />
@@ -68,7 +78,9 @@ export function ContractView(props: IContractViewProps): JSX.Element {
     );
   }
   const checkable = contract.requirements.filter(gates);
-  const held = checkable.filter(r => requirementStatus(r, checks) === 'held').length;
+  const held = checkable.filter(
+    r => requirementStatus(r, checks) === 'held'
+  ).length;
   const checkedWhen = (check: IRequirementCheck | undefined): string => {
     if (!check) {
       return '';
@@ -88,7 +100,10 @@ export function ContractView(props: IContractViewProps): JSX.Element {
     >
       <h4 className="jp-GeoAgent-contract-title">
         What the output must satisfy
-        <span className="jp-GeoAgent-contract-meta" data-testid="geoagent-contract-summary">
+        <span
+          className="jp-GeoAgent-contract-meta"
+          data-testid="geoagent-contract-summary"
+        >
           {checkable.length > 0 && `${held}/${checkable.length} hold`}
           {props.by === 'user' && ' · as you reviewed it'}
         </span>
@@ -100,7 +115,9 @@ export function ContractView(props: IContractViewProps): JSX.Element {
             const check = checks[requirement.id];
             const when = checkedWhen(check);
             const label =
-              status === 'unchecked' && props.finished ? 'not checked' : statusLook(status).label;
+              status === 'unchecked' && props.finished
+                ? 'not checked'
+                : statusLook(status).label;
             return (
               <li
                 key={requirement.id}
@@ -109,21 +126,40 @@ export function ContractView(props: IContractViewProps): JSX.Element {
                 data-requirement={requirement.id}
                 data-status={status}
               >
-                <StatusBadge status={status} compact testid="geoagent-requirement-status" />
+                <StatusBadge
+                  status={status}
+                  compact
+                  testid="geoagent-requirement-status"
+                />
                 <span className="jp-GeoAgent-requirement-body">
                   <span
                     data-testid="geoagent-requirement-text"
-                    title={requirement.said ? `From the request: “${requirement.said}”` : undefined}
+                    title={
+                      requirement.said
+                        ? `From the request: “${requirement.said}”`
+                        : undefined
+                    }
                   >
                     {requirement.text}
                   </span>
                   <span className="jp-GeoAgent-requirement-meta">
-                    <span data-testid="geoagent-requirement-label">{label}</span>
-                    {when && <span data-testid="geoagent-requirement-when">{when}</span>}
-                    {requirement.origin !== 'request' && <OriginTag origin={requirement.origin} />}
-                    {requirement.kind !== 'note' && requirement.sure === false && (
-                      <span data-testid="geoagent-requirement-unsure">unsure reading: shown, not gating</span>
+                    <span data-testid="geoagent-requirement-label">
+                      {label}
+                    </span>
+                    {when && (
+                      <span data-testid="geoagent-requirement-when">
+                        {when}
+                      </span>
                     )}
+                    {requirement.origin !== 'request' && (
+                      <OriginTag origin={requirement.origin} />
+                    )}
+                    {requirement.kind !== 'note' &&
+                      requirement.sure === false && (
+                        <span data-testid="geoagent-requirement-unsure">
+                          unsure reading: shown, not gating
+                        </span>
+                      )}
                   </span>
                   {status === 'unmet' && check?.observed && (
                     <span
@@ -140,7 +176,10 @@ export function ContractView(props: IContractViewProps): JSX.Element {
         </ContractOutputGroup>
       ))}
       {props.finished && props.unmet.length > 0 && (
-        <div className="jp-GeoAgent-contract-end jp-GeoAgent-tone-bad" data-testid="geoagent-contract-unmet">
+        <div
+          className="jp-GeoAgent-contract-end jp-GeoAgent-tone-bad"
+          data-testid="geoagent-contract-unmet"
+        >
           <strong>Not met</strong>
           <ul>
             {props.unmet.map((line, i) => (
@@ -150,8 +189,12 @@ export function ContractView(props: IContractViewProps): JSX.Element {
         </div>
       )}
       {props.finished && props.notVerified.length > 0 && (
-        <div className="jp-GeoAgent-contract-end" data-testid="geoagent-contract-not-verified">
-          <strong>Not verified</strong> (no code can check these; look at the file yourself)
+        <div
+          className="jp-GeoAgent-contract-end"
+          data-testid="geoagent-contract-not-verified"
+        >
+          <strong>Not verified</strong> (no code can check these; look at the
+          file yourself)
           <ul>
             {props.notVerified.map((line, i) => (
               <li key={i}>{line}</li>

@@ -35,14 +35,20 @@ export function FixEditor(props: IFixEditorProps): JSX.Element {
 
   return (
     <div className="jp-GeoAgent-fix" data-testid="geoagent-fix">
-      <div className="jp-GeoAgent-error" role="alert" data-testid="geoagent-fix-error">
+      <div
+        className="jp-GeoAgent-error"
+        role="alert"
+        data-testid="geoagent-fix-error"
+      >
         <strong>
-          ✗ Stuck after {props.attempts === 1 ? '1 attempt' : `${props.attempts} attempts`}
+          ✗ Stuck after{' '}
+          {props.attempts === 1 ? '1 attempt' : `${props.attempts} attempts`}
         </strong>
         <p>{props.error || 'the code did not run'}</p>
       </div>
       <p className="jp-GeoAgent-hint">
-        Fix the code and run it: it runs in your kernel, and later steps build on it.
+        Fix the code and run it: it runs in your kernel, and later steps build
+        on it.
       </p>
       <CodeView
         key={props.code}
@@ -55,21 +61,42 @@ export function FixEditor(props: IFixEditorProps): JSX.Element {
         className="jp-GeoAgent-fix-code"
       />
       <div className="jp-GeoAgent-actions">
-        <ActionButton action="edit" busy={busy} label="Run fix" busyLabel="Running…" tone="accept"
-          testid="geoagent-fix-run" title="Run fix (Ctrl+Enter in the editor)" onClick={runFix} />
-        <ActionButton action="skip" busy={busy} label="Skip step" tone="reject"
-          testid="geoagent-fix-skip" onClick={skip} />
+        <ActionButton
+          action="edit"
+          busy={busy}
+          label="Run fix"
+          busyLabel="Running…"
+          tone="accept"
+          testid="geoagent-fix-run"
+          title="Run fix (Ctrl+Enter in the editor)"
+          onClick={runFix}
+        />
+        <ActionButton
+          action="skip"
+          busy={busy}
+          label="Skip step"
+          tone="reject"
+          testid="geoagent-fix-skip"
+          onClick={skip}
+        />
       </div>
       <form
         className="jp-GeoAgent-hint-form"
         onSubmit={e => {
           e.preventDefault();
           if (hint.trim()) {
-            void act({ kind: 'hint', subtask_id: props.subtaskId, text: hint.trim() });
+            void act({
+              kind: 'hint',
+              subtask_id: props.subtaskId,
+              text: hint.trim()
+            });
           }
         }}
       >
-        <label className="jp-GeoAgent-visuallyHidden" htmlFor={`geoagent-hint-${props.subtaskId}`}>
+        <label
+          className="jp-GeoAgent-visuallyHidden"
+          htmlFor={`geoagent-hint-${props.subtaskId}`}
+        >
           Hint for the agent
         </label>
         <input
@@ -80,8 +107,15 @@ export function FixEditor(props: IFixEditorProps): JSX.Element {
           value={hint}
           onChange={e => setHint(e.target.value)}
         />
-        <ActionButton action="hint" busy={busy} label="Retry with hint" busyLabel="Sending…" submit
-          testid="geoagent-fix-retry" disabled={!hint.trim()} />
+        <ActionButton
+          action="hint"
+          busy={busy}
+          label="Retry with hint"
+          busyLabel="Sending…"
+          submit
+          testid="geoagent-fix-retry"
+          disabled={!hint.trim()}
+        />
       </form>
       <ActionFailure failure={failure} />
     </div>

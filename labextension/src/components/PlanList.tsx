@@ -43,24 +43,37 @@ export function PlanList(props: IPlanListProps): JSX.Element {
               aria-pressed={props.selected === subtask.id}
               onClick={() => props.onSelect(subtask.id)}
             >
-              <StatusBadge status={subtask.status} compact testid="geoagent-subtask-status" />
+              <StatusBadge
+                status={subtask.status}
+                compact
+                testid="geoagent-subtask-status"
+              />
               <span className="jp-GeoAgent-subtask-index">{i + 1}.</span>
               <span className="jp-GeoAgent-subtask-text">
-                <span className="jp-GeoAgent-subtask-description">{subtask.description}</span>
+                <span className="jp-GeoAgent-subtask-description">
+                  {subtask.description}
+                </span>
                 {subtask.crsAdvice && (
-                  <span className="jp-GeoAgent-subtask-crs" data-testid="geoagent-subtask-crs">
+                  <span
+                    className="jp-GeoAgent-subtask-crs"
+                    data-testid="geoagent-subtask-crs"
+                  >
                     {subtask.crsAdvice}
                   </span>
                 )}
                 <span className="jp-GeoAgent-subtask-meta">
-                  <span data-testid="geoagent-subtask-label">{subtaskLabel(subtask)}</span>
+                  <span data-testid="geoagent-subtask-label">
+                    {subtaskLabel(subtask)}
+                  </span>
                   {attempts > 0 && (
                     <span data-testid="geoagent-subtask-attempts">
                       {attempts === 1 ? '1 attempt' : `${attempts} attempts`}
                     </span>
                   )}
                   {seconds !== null && (
-                    <span data-testid="geoagent-subtask-time">{formatSeconds(seconds)}</span>
+                    <span data-testid="geoagent-subtask-time">
+                      {formatSeconds(seconds)}
+                    </span>
                   )}
                   {subtask.insertedFor && <span>added to define a name</span>}
                 </span>

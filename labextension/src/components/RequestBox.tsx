@@ -46,7 +46,10 @@ export function RequestBox(props: IRequestBoxProps): JSX.Element {
         submit();
       }}
     >
-      <label className="jp-GeoAgent-visuallyHidden" htmlFor="geoagent-request-text">
+      <label
+        className="jp-GeoAgent-visuallyHidden"
+        htmlFor="geoagent-request-text"
+      >
         What should GeoAgent do?
       </label>
       <textarea
@@ -73,7 +76,9 @@ export function RequestBox(props: IRequestBoxProps): JSX.Element {
             value={options.model}
             onChange={e => onOptions({ ...options, model: e.target.value })}
           >
-            {props.models.length === 0 && <option value="">server default</option>}
+            {props.models.length === 0 && (
+              <option value="">server default</option>
+            )}
             {props.models.map(m => (
               <option
                 key={m.id}
@@ -94,7 +99,10 @@ export function RequestBox(props: IRequestBoxProps): JSX.Element {
             data-testid="geoagent-strategy"
             value={options.strategy}
             onChange={e =>
-              onOptions({ ...options, strategy: e.target.value as 'loop' | 'mcts' })
+              onOptions({
+                ...options,
+                strategy: e.target.value as 'loop' | 'mcts'
+              })
             }
           >
             <option value="loop">step by step</option>
@@ -106,7 +114,9 @@ export function RequestBox(props: IRequestBoxProps): JSX.Element {
             type="checkbox"
             data-testid="geoagent-approval"
             checked={options.approval}
-            onChange={e => onOptions({ ...options, approval: e.target.checked })}
+            onChange={e =>
+              onOptions({ ...options, approval: e.target.checked })
+            }
           />
           <span>Ask me before each step runs</span>
         </label>
@@ -117,7 +127,10 @@ export function RequestBox(props: IRequestBoxProps): JSX.Element {
         </p>
       )}
       <div className="jp-GeoAgent-request-actions">
-        <span className="jp-GeoAgent-hint" data-testid="geoagent-request-target">
+        <span
+          className="jp-GeoAgent-hint"
+          data-testid="geoagent-request-target"
+        >
           {props.notebookPath
             ? `Runs in ${props.notebookPath}`
             : 'Open a notebook: GeoAgent runs code in its kernel.'}

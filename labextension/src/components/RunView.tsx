@@ -5,7 +5,13 @@
  */
 import * as React from 'react';
 
-import { formatSeconds, isFinished, IRunView, ISubtaskView, placeText } from '../runs/model';
+import {
+  formatSeconds,
+  isFinished,
+  IRunView,
+  ISubtaskView,
+  placeText
+} from '../runs/model';
 import { StreamState } from '../runs/client';
 import { IAction } from '../runs/types';
 import { ChangesView, IChangesViewProps } from './ChangesView';
@@ -43,7 +49,9 @@ export function focusSubtask(run: IRunView): ISubtaskView | undefined {
 export function RunView(props: IRunViewProps): JSX.Element {
   const { run } = props;
   const finished = isFinished(run.status);
-  const subtask = (props.selected && run.subtasks.find(s => s.id === props.selected)) || focusSubtask(run);
+  const subtask =
+    (props.selected && run.subtasks.find(s => s.id === props.selected)) ||
+    focusSubtask(run);
   const index = subtask ? run.subtasks.indexOf(subtask) : -1;
   const elapsed =
     run.startedAt !== undefined
@@ -52,7 +60,12 @@ export function RunView(props: IRunViewProps): JSX.Element {
   const solved = run.subtasks.filter(s => s.status === 'solved').length;
 
   return (
-    <div className="jp-GeoAgent-run" data-testid="geoagent-run-view" data-status={run.status} data-run-id={run.runId}>
+    <div
+      className="jp-GeoAgent-run"
+      data-testid="geoagent-run-view"
+      data-status={run.status}
+      data-run-id={run.runId}
+    >
       <div className="jp-GeoAgent-run-header">
         <StatusBadge status={run.status} testid="geoagent-run-status" />
         <span className="jp-GeoAgent-run-meta">
@@ -70,7 +83,11 @@ export function RunView(props: IRunViewProps): JSX.Element {
           </button>
         )}
       </div>
-      <p className="jp-GeoAgent-run-request" data-testid="geoagent-run-request" title={run.model}>
+      <p
+        className="jp-GeoAgent-run-request"
+        data-testid="geoagent-run-request"
+        title={run.model}
+      >
         {run.request}
       </p>
       {props.connection === 'reconnecting' && (
@@ -80,28 +97,45 @@ export function RunView(props: IRunViewProps): JSX.Element {
       )}
       {props.connection === 'lost' && (
         <p className="jp-GeoAgent-error" role="alert">
-          Lost the connection to this run. It goes on on the server: reopen the panel to follow it.
+          Lost the connection to this run. It goes on on the server: reopen the
+          panel to follow it.
         </p>
       )}
       {!finished && run.modelWaiting !== null && (
-        <p className="jp-GeoAgent-progress" role="status" data-testid="geoagent-model-waiting">
+        <p
+          className="jp-GeoAgent-progress"
+          role="status"
+          data-testid="geoagent-model-waiting"
+        >
           {placeText(run.modelWaiting)}…
         </p>
       )}
       {!finished && run.progress && (
-        <p className="jp-GeoAgent-progress" role="status" data-testid="geoagent-progress">
+        <p
+          className="jp-GeoAgent-progress"
+          role="status"
+          data-testid="geoagent-progress"
+        >
           {run.progress}…
         </p>
       )}
       {run.warnings.map(warning => (
-        <p key={warning} className="jp-GeoAgent-warn" data-testid="geoagent-warning">
+        <p
+          key={warning}
+          className="jp-GeoAgent-warn"
+          data-testid="geoagent-warning"
+        >
           {warning}
         </p>
       ))}
       {finished && (
         <p
           className={`jp-GeoAgent-run-message jp-GeoAgent-tone-${
-            run.status === 'succeeded' ? 'ok' : run.status === 'cancelled' ? 'idle' : 'warn'
+            run.status === 'succeeded'
+              ? 'ok'
+              : run.status === 'cancelled'
+                ? 'idle'
+                : 'warn'
           }`}
           data-testid="geoagent-run-message"
           role="status"
@@ -109,7 +143,8 @@ export function RunView(props: IRunViewProps): JSX.Element {
           {run.message || run.status}
           {run.stats &&
             ` · ${run.stats.llm_calls} model calls, ${run.stats.attempts} attempts`}
-          {props.cellsWritten > 0 && ` · ${props.cellsWritten} cells added to the notebook`}
+          {props.cellsWritten > 0 &&
+            ` · ${props.cellsWritten} cells added to the notebook`}
         </p>
       )}
       {run.crsAdvice.length > 0 && (

@@ -50,7 +50,11 @@ export function treeIndex(nodes: Record<string, ISearchNode>, order: string[]) {
   }
   const onPath = new Set<string>();
   const chosen = order.find(id => nodes[id]?.status === 'chosen');
-  for (let id: string | null | undefined = chosen; id; id = nodes[id]?.parentId) {
+  for (
+    let id: string | null | undefined = chosen;
+    id;
+    id = nodes[id]?.parentId
+  ) {
     if (onPath.has(id)) {
       break; // a malformed cycle must not hang the panel
     }
@@ -115,12 +119,16 @@ export function nodeTitle(node: ISearchNode): string {
 }
 
 function firstLine(code: string): string {
-  const line = code.split('\n').find(l => l.trim() && !l.trim().startsWith('#'));
+  const line = code
+    .split('\n')
+    .find(l => l.trim() && !l.trim().startsWith('#'));
   return (line ?? code.split('\n')[0] ?? '').trim();
 }
 
 export function SearchTree(props: ISearchTreeProps): JSX.Element {
-  const [collapsed, setCollapsed] = React.useState<ReadonlySet<string>>(new Set());
+  const [collapsed, setCollapsed] = React.useState<ReadonlySet<string>>(
+    new Set()
+  );
   const [scrollTop, setScrollTop] = React.useState(0);
   const [active, setActive] = React.useState(0);
   const [hovered, setHovered] = React.useState<string | null>(null);
@@ -130,9 +138,13 @@ export function SearchTree(props: ISearchTreeProps): JSX.Element {
     () => flattenTree(props.nodes, props.order, collapsed),
     [props.nodes, props.order, collapsed]
   );
-  const height = props.height ?? Math.min(MAX_HEIGHT, Math.max(rows.length, 1) * ROW_HEIGHT);
+  const height =
+    props.height ?? Math.min(MAX_HEIGHT, Math.max(rows.length, 1) * ROW_HEIGHT);
   const first = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN);
-  const last = Math.min(rows.length, Math.ceil((scrollTop + height) / ROW_HEIGHT) + OVERSCAN);
+  const last = Math.min(
+    rows.length,
+    Math.ceil((scrollTop + height) / ROW_HEIGHT) + OVERSCAN
+  );
   const counts = React.useMemo(() => {
     const all = props.order.filter(id => props.nodes[id]);
     return {
@@ -212,7 +224,10 @@ export function SearchTree(props: ISearchTreeProps): JSX.Element {
         <span className="jp-GeoAgent-tone-bad">✗ failed</span>
         <span className="jp-GeoAgent-tone-ok">★ chosen</span>
         <span className="jp-GeoAgent-tone-idle">○ not tried</span>
-        <span className="jp-GeoAgent-tree-count" data-testid="geoagent-tree-count">
+        <span
+          className="jp-GeoAgent-tree-count"
+          data-testid="geoagent-tree-count"
+        >
           {counts.total} nodes, {counts.failed} failed
         </span>
       </div>
@@ -223,7 +238,9 @@ export function SearchTree(props: ISearchTreeProps): JSX.Element {
         role="tree"
         aria-label="Search tree"
         tabIndex={0}
-        aria-activedescendant={activeRow ? `geoagent-node-${activeRow.id}` : undefined}
+        aria-activedescendant={
+          activeRow ? `geoagent-node-${activeRow.id}` : undefined
+        }
         onKeyDown={onKeyDown}
         onScroll={e => setScrollTop((e.target as HTMLDivElement).scrollTop)}
       >
@@ -290,11 +307,18 @@ export function SearchTree(props: ISearchTreeProps): JSX.Element {
         </div>
       </div>
       {info && (
-        <div className="jp-GeoAgent-tree-info" data-testid="geoagent-tree-info" aria-live="polite">
+        <div
+          className="jp-GeoAgent-tree-info"
+          data-testid="geoagent-tree-info"
+          aria-live="polite"
+        >
           {nodeTitle(info)
             .split('\n')
             .map((line, i) => (
-              <div key={i} className={i === 0 ? 'jp-GeoAgent-tree-info-head' : undefined}>
+              <div
+                key={i}
+                className={i === 0 ? 'jp-GeoAgent-tree-info-head' : undefined}
+              >
                 {line}
               </div>
             ))}

@@ -73,7 +73,9 @@ export function StatusView({ state }: IStatusViewProps): JSX.Element {
         data-testid="geoagent-status"
         data-state="loading"
       >
-        <p data-testid="geoagent-status-loading">Checking the GeoAgent server…</p>
+        <p data-testid="geoagent-status-loading">
+          Checking the GeoAgent server…
+        </p>
       </div>
     );
   }
@@ -127,9 +129,7 @@ export function StatusView({ state }: IStatusViewProps): JSX.Element {
           >
             {describeIndex(index)}
           </span>
-          {libraries && (
-            <div className="jp-GeoAgent-detail">{libraries}</div>
-          )}
+          {libraries && <div className="jp-GeoAgent-detail">{libraries}</div>}
           {index.hint && (
             <div
               className="jp-GeoAgent-detail"

@@ -42,7 +42,11 @@ export function SubtaskDetail(props: ISubtaskDetailProps): JSX.Element {
   const tabs: Array<{ id: DetailTab; label: string; show: boolean }> = [
     { id: 'code', label: 'Code', show: true },
     { id: 'changes', label: `Changes (${changes})`, show: changes > 0 },
-    { id: 'tree', label: `Search tree (${subtask.nodeOrder.length})`, show: subtask.nodeOrder.length > 0 }
+    {
+      id: 'tree',
+      label: `Search tree (${subtask.nodeOrder.length})`,
+      show: subtask.nodeOrder.length > 0
+    }
   ];
   const result = subtask.solved?.result;
 
@@ -70,11 +74,17 @@ export function SubtaskDetail(props: ISubtaskDetailProps): JSX.Element {
         />
       )}
       {props.waiting === 'approval' && (
-        <ApprovalBar subtaskId={subtask.id} code={subtask.code} heading={headingSource(subtask, props.index)}
-          onAction={props.onAction} />
+        <ApprovalBar
+          subtaskId={subtask.id}
+          code={subtask.code}
+          heading={headingSource(subtask, props.index)}
+          onAction={props.onAction}
+        />
       )}
       {subtask.hints.length > 0 && (
-        <p className="jp-GeoAgent-hint">Your hints: {subtask.hints.join(' · ')}</p>
+        <p className="jp-GeoAgent-hint">
+          Your hints: {subtask.hints.join(' · ')}
+        </p>
       )}
       <div className="jp-GeoAgent-tabs" role="tablist" aria-label="Step views">
         {tabs
@@ -97,13 +107,24 @@ export function SubtaskDetail(props: ISubtaskDetailProps): JSX.Element {
         {current === 'code' &&
           (subtask.code ? (
             <>
-              <CodeView value={subtask.code} ariaLabel="Step code" testid="geoagent-subtask-code" />
+              <CodeView
+                value={subtask.code}
+                ariaLabel="Step code"
+                testid="geoagent-subtask-code"
+              />
               {result && (
-                <p className="jp-GeoAgent-hint" data-testid="geoagent-subtask-result">
+                <p
+                  className="jp-GeoAgent-hint"
+                  data-testid="geoagent-subtask-result"
+                >
                   {subtask.solved?.by === 'human' ? 'Your fix ran' : 'Ran'} in{' '}
                   {result.duration_s.toFixed(1)} s
-                  {result.outputs.length > 0 ? `, ${result.outputs.length} output(s) in the notebook` : ''}
-                  {result.warnings.length > 0 ? `. Check: ${result.warnings.join('; ')}` : ''}
+                  {result.outputs.length > 0
+                    ? `, ${result.outputs.length} output(s) in the notebook`
+                    : ''}
+                  {result.warnings.length > 0
+                    ? `. Check: ${result.warnings.join('; ')}`
+                    : ''}
                 </p>
               )}
             </>
@@ -111,7 +132,11 @@ export function SubtaskDetail(props: ISubtaskDetailProps): JSX.Element {
             <p className="jp-GeoAgent-hint">No code yet.</p>
           ))}
         {current === 'changes' && (
-          <AttemptDiff attempts={subtask.attempts} selected={diffAt} onSelect={setDiffAt} />
+          <AttemptDiff
+            attempts={subtask.attempts}
+            selected={diffAt}
+            onSelect={setDiffAt}
+          />
         )}
         {current === 'tree' && (
           <>
@@ -122,7 +147,11 @@ export function SubtaskDetail(props: ISubtaskDetailProps): JSX.Element {
               onSelect={id => {
                 setNode(id);
                 const attempt = subtask.attempts.find(a => a.nodeId === id);
-                if (attempt && attempt.parentId && subtask.nodes[attempt.parentId]?.code) {
+                if (
+                  attempt &&
+                  attempt.parentId &&
+                  subtask.nodes[attempt.parentId]?.code
+                ) {
                   // A repaired node: show what the repair changed.
                   setDiffAt(attempt.n);
                   setTab('changes');
@@ -130,13 +159,19 @@ export function SubtaskDetail(props: ISubtaskDetailProps): JSX.Element {
               }}
             />
             {node && subtask.nodes[node] && (
-              <div className="jp-GeoAgent-node" data-testid="geoagent-node-detail">
+              <div
+                className="jp-GeoAgent-node"
+                data-testid="geoagent-node-detail"
+              >
                 {subtask.nodes[node].error && (
                   <p className="jp-GeoAgent-diff-why">
                     <strong>Failed:</strong> {subtask.nodes[node].error}
                   </p>
                 )}
-                <CodeView value={subtask.nodes[node].code} ariaLabel="Node code" />
+                <CodeView
+                  value={subtask.nodes[node].code}
+                  ariaLabel="Node code"
+                />
               </div>
             )}
           </>

@@ -25,7 +25,9 @@ export interface INotebookAccess {
   readonly changed: ISignal<INotebookAccess, void>;
 }
 
-function handle(panel: NotebookPanel | null | undefined): INotebookHandle | null {
+function handle(
+  panel: NotebookPanel | null | undefined
+): INotebookHandle | null {
   if (!panel || panel.isDisposed) {
     return null;
   }

@@ -59,7 +59,11 @@ export function runCells(notebook: ISharedNotebook, run: IRunView): IRunCell[] {
  * Remove these cells of run `runId` in one transaction (one undo step);
  * returns how many went. Cells of anyone else are never removed.
  */
-export function rejectCells(notebook: ISharedNotebook, runId: string, ids: Iterable<string>): number {
+export function rejectCells(
+  notebook: ISharedNotebook,
+  runId: string,
+  ids: Iterable<string>
+): number {
   const wanted = new Set(ids);
   const gone: string[] = [];
   notebook.transact(() => {
@@ -78,14 +82,20 @@ export function rejectCells(notebook: ISharedNotebook, runId: string, ids: Itera
 
 /** Reject all: every cell of the run, in one transaction; returns how many went. */
 export function rejectRun(notebook: ISharedNotebook, runId: string): number {
-  const ids = notebook.cells.filter(c => runCellInfo(c)?.run_id === runId).map(c => c.getId());
+  const ids = notebook.cells
+    .filter(c => runCellInfo(c)?.run_id === runId)
+    .map(c => c.getId());
   const removed = rejectCells(notebook, runId, ids);
   remember(notebook, runId, ['*']);
   return removed;
 }
 
 /** Mark cells of the run as accepted (kept, out of the review's way); not an undo step. */
-export function acceptCells(notebook: ISharedNotebook, runId: string, ids: Iterable<string>): void {
+export function acceptCells(
+  notebook: ISharedNotebook,
+  runId: string,
+  ids: Iterable<string>
+): void {
   const wanted = new Set(ids);
   notebook.transact(() => {
     for (const cell of notebook.cells) {
@@ -114,7 +124,11 @@ export class NotebookWatch {
       notebook?.changed.connect(this._emit, this);
     }
     for (const cell of notebook?.cells ?? []) {
-      if (runId && runCellInfo(cell)?.run_id === runId && !this._cells.has(cell)) {
+      if (
+        runId &&
+        runCellInfo(cell)?.run_id === runId &&
+        !this._cells.has(cell)
+      ) {
         this._cells.add(cell);
         cell.changed.connect(this._emit, this);
       }

@@ -17,18 +17,28 @@ export function runCellInfo(
 }
 
 /** Whether the user rejected this subtask's code (or the whole run): a replay must not write it again. */
-export function isRejected(notebook: ISharedNotebook, runId: string, subtaskId: string): boolean {
+export function isRejected(
+  notebook: ISharedNotebook,
+  runId: string,
+  subtaskId: string
+): boolean {
   const rejected = rejections(notebook)[runId] ?? [];
   return rejected.includes('*') || rejected.includes(`${subtaskId}/code`);
 }
 
 function rejections(notebook: ISharedNotebook): Record<string, string[]> {
   const meta = notebook.getMetadata(METADATA_KEY) as any;
-  return meta && typeof meta.rejected === 'object' && meta.rejected ? meta.rejected : {};
+  return meta && typeof meta.rejected === 'object' && meta.rejected
+    ? meta.rejected
+    : {};
 }
 
 /** Record rejected cells (`<subtask>/<role>`, or `*`: the whole run); not an undo step. */
-export function remember(notebook: ISharedNotebook, runId: string, entries: string[]): void {
+export function remember(
+  notebook: ISharedNotebook,
+  runId: string,
+  entries: string[]
+): void {
   if (!entries.length) {
     return;
   }
@@ -36,6 +46,9 @@ export function remember(notebook: ISharedNotebook, runId: string, entries: stri
   const rejected = rejections(notebook);
   const merged = Array.from(new Set([...(rejected[runId] ?? []), ...entries]));
   notebook.transact(() => {
-    notebook.setMetadata(METADATA_KEY, { ...meta, rejected: { ...rejected, [runId]: merged } });
+    notebook.setMetadata(METADATA_KEY, {
+      ...meta,
+      rejected: { ...rejected, [runId]: merged }
+    });
   }, false);
 }

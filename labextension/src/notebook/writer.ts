@@ -18,13 +18,11 @@ import { isRejected, METADATA_KEY, runCellInfo } from './metadata';
 
 export { METADATA_KEY, runCellInfo };
 
-
 export interface IWrittenSubtask {
   subtaskId: string;
   headingId: string;
   codeId: string;
 }
-
 
 let counter = 0;
 /** Cell ids: nbformat 4.5 allows [a-zA-Z0-9-_]{1,64}. */
@@ -78,7 +76,11 @@ export class RunCellWriter {
     index: number,
     outputs?: nbformat.IOutput[]
   ): string[] {
-    if (!subtask.solved || this.has(notebook, subtask.id) || isRejected(notebook, this.runId, subtask.id)) {
+    if (
+      !subtask.solved ||
+      this.has(notebook, subtask.id) ||
+      isRejected(notebook, this.runId, subtask.id)
+    ) {
       return [];
     }
     const at = this._insertionIndex(notebook);
@@ -87,7 +89,11 @@ export class RunCellWriter {
       cell_type: 'markdown',
       source: headingSource(subtask, index),
       metadata: {
-        [METADATA_KEY]: { run_id: this.runId, subtask_id: subtask.id, role: 'heading' }
+        [METADATA_KEY]: {
+          run_id: this.runId,
+          subtask_id: subtask.id,
+          role: 'heading'
+        }
       }
     };
     const code: nbformat.ICodeCell = {
@@ -96,7 +102,9 @@ export class RunCellWriter {
       source: subtask.solved.code,
       execution_count: null,
       // nbformat output dicts from the kernel (the event types only say "dicts").
-      outputs: outputs ?? ((subtask.solved.result.outputs ?? []) as nbformat.IOutput[]),
+      outputs:
+        outputs ??
+        ((subtask.solved.result.outputs ?? []) as nbformat.IOutput[]),
       metadata: {
         // The outputs come from the user's own kernel running this code on their
         // behalf, as if they had run the cell: trust them like Lab trusts the

@@ -80,7 +80,11 @@ export function fetchRun(
   runId: string,
   settings?: ServerConnection.ISettings
 ): Promise<IRunState> {
-  return requestAPI<IRunState>(`runs/${encodeURIComponent(runId)}`, { method: 'GET' }, settings);
+  return requestAPI<IRunState>(
+    `runs/${encodeURIComponent(runId)}`,
+    { method: 'GET' },
+    settings
+  );
 }
 
 /**
@@ -147,7 +151,9 @@ export async function reportActiveNotebook(
     { method: 'POST', body: JSON.stringify({ path }) },
     settings
   );
-  const json = (response.headers.get('Content-Type') ?? '').includes('application/json');
+  const json = (response.headers.get('Content-Type') ?? '').includes(
+    'application/json'
+  );
   return response.ok || json;
 }
 
@@ -198,7 +204,8 @@ export function websocketUrl(
   return params.length ? `${url}?${params.join('&')}` : url;
 }
 
-export type StreamState = 'connecting' | 'open' | 'reconnecting' | 'closed' | 'lost';
+export type StreamState =
+  'connecting' | 'open' | 'reconnecting' | 'closed' | 'lost';
 
 export namespace RunStream {
   export interface IOptions {

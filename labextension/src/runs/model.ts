@@ -220,7 +220,10 @@ export function applyEvent(run: IRunView, event: RunEvent): IRunView {
   }
   const next: IRunView = { ...run, lastSeq: event.seq };
   const at = time(event.ts);
-  const update = (id: string, change: (subtask: ISubtaskView) => ISubtaskView) => {
+  const update = (
+    id: string,
+    change: (subtask: ISubtaskView) => ISubtaskView
+  ) => {
     next.subtasks = next.subtasks.map(s => (s.id === id ? change(s) : s));
   };
   const withAttempt = (
@@ -261,7 +264,11 @@ export function applyEvent(run: IRunView, event: RunEvent): IRunView {
       next.subtasks = event.subtasks.map(spec => {
         const subtask = known.get(spec.id);
         return subtask
-          ? { ...subtask, description: spec.description, crsAdvice: spec.crs_advice ?? '' }
+          ? {
+              ...subtask,
+              description: spec.description,
+              crsAdvice: spec.crs_advice ?? ''
+            }
           : newSubtask(spec);
       });
       next.progress = '';
@@ -270,7 +277,11 @@ export function applyEvent(run: IRunView, event: RunEvent): IRunView {
     case 'subtask_inserted': {
       const subtasks = [...next.subtasks];
       const before = subtasks.findIndex(s => s.id === event.before);
-      subtasks.splice(before < 0 ? subtasks.length : before, 0, newSubtask(event.subtask));
+      subtasks.splice(
+        before < 0 ? subtasks.length : before,
+        0,
+        newSubtask(event.subtask)
+      );
       next.subtasks = subtasks;
       break;
     }
@@ -332,8 +343,7 @@ export function applyEvent(run: IRunView, event: RunEvent): IRunView {
       update(event.subtask_id, s => {
         // Loop attempts come from code_proposed; a search commits a node.
         let attempt =
-          (event.node_id &&
-            s.attempts.find(a => a.nodeId === event.node_id)) ||
+          (event.node_id && s.attempts.find(a => a.nodeId === event.node_id)) ||
           [...s.attempts].reverse().find(a => a.code === event.code);
         let subtask = s;
         if (!attempt) {
@@ -494,17 +504,26 @@ export function applyEvent(run: IRunView, event: RunEvent): IRunView {
 /** "waiting for the model: 2nd in line", as the server's faces say it (`llm/queue.py`). */
 export function placeText(place: number): string {
   const teen = place % 100 >= 10 && place % 100 <= 20;
-  const suffix = teen ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[place % 10] ?? 'th';
+  const suffix = teen
+    ? 'th'
+    : (({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[place % 10] ??
+      'th');
   return `waiting for the model: ${place}${suffix} in line`;
 }
 
 /** Seconds a subtask has taken (so far, when it still runs). */
-export function subtaskSeconds(subtask: ISubtaskView, now: number): number | null {
+export function subtaskSeconds(
+  subtask: ISubtaskView,
+  now: number
+): number | null {
   if (subtask.startedAt === undefined) {
     return null;
   }
-  const end = subtask.endedAt ?? (subtask.status === 'running' ? now : undefined);
-  return end === undefined ? null : Math.max(0, (end - subtask.startedAt) / 1000);
+  const end =
+    subtask.endedAt ?? (subtask.status === 'running' ? now : undefined);
+  return end === undefined
+    ? null
+    : Math.max(0, (end - subtask.startedAt) / 1000);
 }
 
 /** "0.4 s", "12 s", "2 min 05 s". */

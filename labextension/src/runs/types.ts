@@ -119,12 +119,7 @@ export interface IStartRunRequest {
 }
 
 export type ActionKind =
-  | 'edit'
-  | 'hint'
-  | 'skip'
-  | 'approve'
-  | 'reject'
-  | 'contract';
+  'edit' | 'hint' | 'skip' | 'approve' | 'reject' | 'contract';
 
 /** `POST /geoagent/runs/<id>/actions` body. */
 export interface IAction {
