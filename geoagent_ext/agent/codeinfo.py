@@ -102,7 +102,7 @@ def call_name(func: ast.AST) -> str | None:
     return ".".join(reversed(parts))
 
 
-def _method(node: ast.Call) -> str:
+def method_of(node: ast.Call) -> str:
     """The last name of a call's target (``sjoin`` of ``gpd.sjoin`` and of ``gdf.sjoin``)."""
     return (call_name(node.func) or "").split(".")[-1]
 
@@ -183,7 +183,7 @@ def _called(code: str, matches: Callable[[ast.Call], bool], lineno: int | None) 
 
 def callee_of(code: str, func_name: str, lineno: int | None = None) -> str | None:
     """Source of the called expression named ``func_name`` (``gdf.sjoin`` for ``sjoin()``)."""
-    return _called(code, lambda node: _method(node) == func_name, lineno)
+    return _called(code, lambda node: method_of(node) == func_name, lineno)
 
 
 def call_passing(code: str, keyword: str, lineno: int | None = None) -> str | None:
@@ -213,13 +213,13 @@ def without_keyword(code: str, keyword: str, lineno: int | None = None, *, same_
     call = _on_line_first([n for n, _ in found], lineno)
     kw = next(k for n, k in found if n is call)
     fixed = _cut(code, kw)
-    method = _method(call)
+    method = method_of(call)
     while fixed is not None and same_method:
         tree = parse(fixed)
         more = [
             k
             for node in ast.walk(tree)
-            if isinstance(node, ast.Call) and _method(node) == method
+            if isinstance(node, ast.Call) and method_of(node) == method
             for k in node.keywords
             if k.arg and k.arg.lower() == keyword.lower()
         ]
@@ -245,7 +245,7 @@ def with_call_edited(
     tree = parse(code)
     if tree is None:
         return None
-    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and _method(node) == func_name]
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and method_of(node) == func_name]
     if not calls:
         return None
     call = _on_line_first(calls, lineno)
@@ -389,7 +389,7 @@ def _layer_list_path(node: ast.expr, tree: ast.Module, code: str) -> str | None:
         node = node.value
     if (
         isinstance(node, ast.Call)
-        and _method(node) in _LAYER_LISTS
+        and method_of(node) in _LAYER_LISTS
         and node.args
         and call_name(node.func) not in ("gpd.list_layers", "geopandas.list_layers")
     ):  # a DataFrame: rows are not met so
@@ -633,7 +633,7 @@ def without_failing_print(code: str, lineno: int | None) -> str | None:
         return None
     for call in (c for c in ast.walk(node.value) if isinstance(c, ast.Call) and c is not node.value):
         if (
-            _method(call) in _CHANGING_CALLS | WRITE_METHODS
+            method_of(call) in _CHANGING_CALLS | WRITE_METHODS
             or _written_path(call)
             or any(
                 kw.arg == "inplace" and not (isinstance(kw.value, ast.Constant) and kw.value.value is False)
@@ -898,331 +898,7 @@ def without_assigned_inplace(code: str) -> str:
         code = fixed
 
 
-# Members of a GeoDataFrame (or its geometry) that give one geometry per row, in the frame's
-# order: ``gdf = gdf.simplify(10)`` leaves a GeoSeries of the same rows, and
-# ``gdf.set_geometry(...)`` of it keeps every other column (cairo-mixedgeom at 42b4435: the
-# frame lost `site_id` to a "single-part" step, and four steps failed on the GeoSeries after it).
-ROW_GEOMETRY_MEMBERS = {
-    "geometry",
-    "to_crs",
-    "set_crs",
-    "simplify",
-    "simplify_coverage",
-    "buffer",
-    "centroid",
-    "boundary",
-    "convex_hull",
-    "concave_hull",
-    "envelope",
-    "exterior",
-    "representative_point",
-    "make_valid",
-    "normalize",
-    "segmentize",
-    "minimum_rotated_rectangle",
-    "minimum_bounding_circle",
-    "offset_curve",
-    "remove_repeated_points",
-    "reverse",
-    "set_precision",
-    "force_2d",
-    "force_3d",
-    "affine_transform",
-    "rotate",
-    "scale",
-    "skew",
-    "translate",
-    "line_merge",
-    "orient_polygons",
-    "extract_unique_points",
-    "clip_by_rect",
-    "get_geometry",
-    "interpolate",
-}
-
-
-def _row_geometry_of(node: ast.expr) -> str | None:
-    """The name ``node`` starts from when it is a chain of ``ROW_GEOMETRY_MEMBERS`` (attributes,
-    calls of them, ``['geometry']``-style column picks) on it: ``gdf.to_crs(3857).buffer(5)``
-    -> ``gdf``; None for anything else (a filter, a dissolve, a plain name)."""
-    members = 0
-    while True:
-        if isinstance(node, ast.Call):
-            node = node.func
-            if not isinstance(node, ast.Attribute):
-                return None
-        if isinstance(node, ast.Attribute) and node.attr in ROW_GEOMETRY_MEMBERS:
-            node, members = node.value, members + 1
-        elif (
-            isinstance(node, ast.Subscript)
-            and isinstance(node.slice, ast.Constant)
-            and isinstance(node.slice.value, str)
-        ):
-            node = node.value
-        else:
-            break
-    return node.id if isinstance(node, ast.Name) and members else None
-
-
-def _frame_rebinds(tree: ast.Module) -> dict[str, ast.Assign]:
-    """name -> its last top-level binding, for names whose last binding is ``name = <chain of
-    row geometry members on name>``."""
-    last: dict[str, ast.Assign] = {}
-    for stmt in tree.body:
-        target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
-        if isinstance(target, ast.Name) and _row_geometry_of(stmt.value) == target.id:
-            last[target.id] = stmt
-            continue
-        for name in bound_names(ast.unparse(stmt)):
-            last.pop(name, None)
-    return last
-
-
-def frame_rebinds(code: str) -> list[str]:
-    """Names ``code`` rebinds to a geometry operation of themselves (``gdf = gdf.simplify(10)``):
-    when such a name held a GeoDataFrame, the step leaves only its geometry (``with_frame_kept``)."""
-    tree = parse(code)
-    return list(_frame_rebinds(tree)) if tree is not None else []
-
-
-def with_frame_kept(code: str, name: str) -> str | None:
-    """``code`` with the last ``name = <geometry of name>`` written as ``name =
-    name.set_geometry(<geometry of name>)``: the frame keeps its other columns and takes the new
-    geometry (and its CRS). None when ``code`` has no such binding of ``name``."""
-    tree = parse(code)
-    stmt = _frame_rebinds(tree).get(name) if tree is not None else None
-    if stmt is None:
-        return None
-    value = ast.get_source_segment(code, stmt.value)
-    return replaced(code, [(stmt.value, f"{name}.set_geometry({value})")]) if value else None
-
-
-_FRAME_WRITES = ("to_file", "to_parquet", "to_feather")
-
-
-def _frame_writes(tree: ast.Module | None) -> list[ast.Call]:
-    """The calls that write a named frame to a file (``gdf.to_parquet(...)``), in line order."""
-    return (
-        sorted(
-            (
-                n
-                for n in ast.walk(tree)
-                if isinstance(n, ast.Call)
-                and isinstance(n.func, ast.Attribute)
-                and n.func.attr in _FRAME_WRITES
-                and isinstance(n.func.value, ast.Name)
-            ),
-            key=lambda n: n.lineno,
-        )
-        if tree is not None
-        else []
-    )
-
-
-def written_frames(code: str) -> list[str]:
-    """The names whose frame ``code`` writes to a file (``gdf.to_parquet(...)``, ``gdf.to_file(...)``)."""
-    return list(dict.fromkeys(call.func.value.id for call in _frame_writes(parse(code))))
-
-
-def with_geometry_set(code: str, name: str, geometry: str) -> str | None:
-    """``code`` with ``name = gpd.GeoDataFrame(name, geometry=geometry)`` before its first write of
-    ``name``: the frame's one geometry column becomes its geometry (a selection that kept
-    ``gdf['buffered']`` but not the active ``geometry`` writes a GeoParquet no reader opens:
-    ``KeyError: 'geometry'``). None when ``code`` does not write ``name``."""
-    tree = parse(code)
-    writes = [call for call in _frame_writes(tree) if call.func.value.id == name]
-    statement = (
-        next(
-            (
-                s
-                for s in ast.walk(tree)
-                if isinstance(s, ast.stmt)
-                and not isinstance(s, _BLOCKS)
-                and writes
-                and s.lineno <= writes[0].lineno <= (s.end_lineno or s.lineno)
-            ),
-            None,
-        )
-        if writes
-        else None
-    )
-    if statement is None:
-        return None
-    lines = code.splitlines()
-    indent = " " * statement.col_offset
-    lines.insert(statement.lineno - 1, f"{indent}{name} = gpd.GeoDataFrame({name}, geometry={geometry!r})")
-    fixed = "\n".join(lines)
-    return fixed if "gpd" in bound_names(code) else "import geopandas as gpd\n" + fixed
-
-
-def _geometryless_builds(tree: ast.Module) -> list[tuple[str, str, ast.Call]]:
-    """(name, source, call) of each top-level ``name = gpd.GeoDataFrame({...})`` whose columns all come
-    from one frame ``source`` (``{'a': src['a'], 'b': src.b}``), without ``geometry=`` or a
-    ``'geometry'`` key: a GeoDataFrame with no geometry."""
-    found = []
-    for stmt in tree.body:
-        call = (
-            stmt.value
-            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
-            else None
-        )
-        if not (
-            isinstance(call, ast.Call)
-            and _method(call) == "GeoDataFrame"
-            and len(call.args) == 1
-            and isinstance(call.args[0], ast.Dict)
-            and call.args[0].values
-            and not any(k.arg in ("geometry", None) for k in call.keywords)
-        ):
-            continue
-        keys, values = call.args[0].keys, call.args[0].values
-        sources = {
-            v.value.id
-            for v in values
-            if isinstance(v, (ast.Subscript, ast.Attribute)) and isinstance(v.value, ast.Name)
-        }
-        if (
-            len(sources) == 1
-            and all(isinstance(v, (ast.Subscript, ast.Attribute)) for v in values)
-            and not any(isinstance(k, ast.Constant) and k.value == "geometry" for k in keys)
-        ):
-            found.append((stmt.targets[0].id, sources.pop(), call))
-    return found
-
-
-def geometryless_builds(code: str) -> list[tuple[str, str]]:
-    """(name, source) of each GeoDataFrame ``code`` builds from one frame's columns without its geometry."""
-    tree = parse(code)
-    return [(name, source) for name, source, _ in _geometryless_builds(tree)] if tree is not None else []
-
-
-def with_geometry_given(code: str, name: str, source: str) -> str | None:
-    """``code`` with ``geometry=source.geometry`` in the call that builds ``name`` from ``source``'s
-    columns alone (fiji at 270d815: four columns, no geometry, 30 null geometries written)."""
-    tree = parse(code)
-    calls = [call for n, s, call in _geometryless_builds(tree) if (n, s) == (name, source)] if tree is not None else []
-    text = ast.get_source_segment(code, calls[0]) if calls else None
-    if not text or not text.endswith(")"):
-        return None
-    head = text[:-1].rstrip()
-    return replaced(code, [(calls[0], f"{head}{'' if head.endswith(',') else ','} geometry={source}.geometry)")])
-
-
-_BLOCKS = (
-    ast.For,
-    ast.AsyncFor,
-    ast.While,
-    ast.If,
-    ast.With,
-    ast.AsyncWith,
-    ast.Try,
-    ast.FunctionDef,
-    ast.AsyncFunctionDef,
-    ast.ClassDef,
-)
-
-
-def _geometry_root(node: ast.expr) -> str | None:
-    """``name`` of ``name``, ``name.geometry`` or ``name['geometry']``, else None."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute) and node.attr == "geometry" and isinstance(node.value, ast.Name):
-        return node.value.id
-    column = _column_of(node)
-    return column[0] if column and column[1] == "geometry" else None
-
-
-def _zero_buffers(tree: ast.AST) -> list[tuple[ast.Call, str]]:
-    """(call, name) of each ``<name or its geometry>.buffer(0)`` in ``tree``, in the code's order;
-    not of a lambda's, function's or loop's own name (one geometry: shapely has no ``make_valid()`` method)."""
-    local = {
-        a.arg for node in ast.walk(tree) if isinstance(node, (ast.Lambda, ast.FunctionDef)) for a in node.args.args
-    } | {
-        n.id
-        for node in ast.walk(tree)
-        if isinstance(node, (ast.For, ast.comprehension))
-        for n in ast.walk(node.target)
-        if isinstance(n, ast.Name)
-    }
-    found = []
-    for node in sorted((n for n in ast.walk(tree) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset)):
-        if not (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "buffer"
-            and len(node.args) <= 1
-        ):
-            continue
-        distance = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "distance"), None)
-        root = _geometry_root(node.func.value)
-        if (
-            root
-            and root not in local
-            and isinstance(distance, ast.Constant)
-            and type(distance.value) in (int, float)
-            and distance.value == 0
-        ):
-            found.append((node, root))
-    return found
-
-
-def zero_buffers(code: str) -> list[str]:
-    """Names whose geometry ``code`` buffers by 0 (``gdf.geometry.buffer(0)``, the old way to repair
-    polygons): their points and lines become empty polygons (cairo-mixedgeom at 319bc4c: 35 of 50
-    sites emptied, and the step "ran"). ``trial_guards.emptied_guard`` checks them in the trial."""
-    tree = parse(code)
-    return list(dict.fromkeys(root for _, root in _zero_buffers(tree))) if tree is not None else []
-
-
-def with_make_valid(code: str, name: str) -> str | None:
-    """``code`` with each ``<name or its geometry>.buffer(0)`` written ``....make_valid()``: polygons
-    are repaired, points and lines stay as they are. None when ``code`` has none for ``name``."""
-    tree = parse(code)
-    calls = [call for call, root in _zero_buffers(tree) if root == name] if tree is not None else []
-    return (
-        replaced(code, [(call, f"{ast.get_source_segment(code, call.func.value)}.make_valid()") for call in calls])
-        if calls
-        else None
-    )
-
-
-def _validity_filters(tree: ast.Module) -> list[tuple[str, ast.Subscript]]:
-    """(name, ``name[<name or its geometry>.is_valid]``) in each top-level ``name = ...`` of ``tree``."""
-    found = []
-    for stmt in tree.body:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            name = stmt.targets[0].id
-            found += [
-                (name, node)
-                for node in ast.walk(stmt.value)
-                if isinstance(node, ast.Subscript)
-                and isinstance(node.value, ast.Name)
-                and node.value.id == name
-                and isinstance(node.slice, ast.Attribute)
-                and node.slice.attr == "is_valid"
-                and _geometry_root(node.slice.value) == name
-            ]
-    return found
-
-
-def validity_filters(code: str) -> list[str]:
-    """Names ``code`` filters to their valid geometries (``gdf = gdf[gdf.is_valid]``): the invalid
-    features are dropped, where a cleaning that keeps its records repairs them (cairo-dedup at
-    42b4435: 20 parcels gone). ``trial_guards.dropped_invalid_guard`` checks them in the trial."""
-    tree = parse(code)
-    return list(dict.fromkeys(name for name, _ in _validity_filters(tree))) if tree is not None else []
-
-
-def with_validity_repaired(code: str, name: str) -> str | None:
-    """``code`` with each ``name[name.is_valid]`` written ``name.set_geometry(name.geometry.make_valid(...))``
-    (as the contract's mend repairs: polygons stay polygons). None when ``code`` has none for ``name``."""
-    tree = parse(code)
-    nodes = [node for root, node in _validity_filters(tree) if root == name] if tree is not None else []
-    repaired = f"{name}.set_geometry({name}.geometry.make_valid(method='structure', keep_collapsed=False))"
-    return replaced(code, [(node, repaired) for node in nodes]) if nodes else None
-
-
-def _column_of(node: ast.expr) -> tuple[str, str] | None:
+def column_of(node: ast.expr) -> tuple[str, str] | None:
     """(name, column) of ``name['column']``, else None."""
     if (
         isinstance(node, ast.Subscript)
@@ -1232,29 +908,6 @@ def _column_of(node: ast.expr) -> tuple[str, str] | None:
     ):
         return node.value.id, node.slice.value
     return None
-
-
-def cross_frame_assignments(code: str) -> list[tuple[str, str, str, str, int]]:
-    """(target, column, source, source column, line) of each top-level ``target['column'] =
-    source['source column']`` with two different names: pandas aligns such values by index, so
-    a source with other rows (the joined layer, not the join's result) fills the wrong rows and
-    leaves the rest empty (capetown-nn at 42b4435: `nearest['nearest_hospital_name'] =
-    hospitals['name']`, 83 of 120 empty). ``trial_guards.alignment_guard`` checks them in the trial."""
-    tree = parse(code)
-    found = []
-    for stmt in tree.body if tree is not None else []:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-            target, source = _column_of(stmt.targets[0]), _column_of(stmt.value)
-            if target and source and target[0] != source[0]:
-                found.append((*target, *source, stmt.lineno))
-    return found
-
-
-def with_assigned_value(code: str, lineno: int, value: str) -> str | None:
-    """``code`` with the value of the top-level assignment on ``lineno`` replaced by ``value``."""
-    tree = parse(code)
-    stmt = next((s for s in tree.body if isinstance(s, ast.Assign) and s.lineno == lineno), None) if tree else None
-    return replaced(code, [(stmt.value, value)]) if stmt is not None else None
 
 
 def _span(raw: bytes, node: ast.AST) -> tuple[int, int]:

@@ -210,12 +210,6 @@ _HOW_NEAREST = re.compile(r'`how` was "nearest"')
 # repair did just that). Data with a CRS is put in another by reprojecting it: ``to_crs(X)``.
 _CRS_ALREADY = re.compile(r"already has a CRS which is not equal to the passed CRS")
 _IMPORT_NAME = re.compile(r"cannot import name '([^']+)' from '([\w.]+)'")
-_FRAME_LOST = re.compile(r"^`(\w+)` held a GeoDataFrame with the columns ")
-_GEOMETRY_NOT_GIVEN = re.compile(r"^`(\w+)` was built from `(\w+)`'s columns without its geometry")
-_GEOMETRY_UNSET = re.compile(r"^`(\w+)` was written without a geometry column set: its geometries are in '([^']+)'")
-_EMPTIED = re.compile(r"^`(\w+)`: \d+ of its \d+ geometries became empty in this step")
-_DROPPED_INVALID = re.compile(r"^`(\w+)`: this step dropped \d+ of its \d+ features with invalid geometries")
-_MISALIGNED = re.compile(r"^line (\d+): `(\w+)\[.*` aligns by index\b.*`\2` has the joined column '([^']+)'")
 
 
 _MISSING_IN_INDEX = re.compile(r"""^["']?\[(?P<names>[^\]]*)\] not in index""")
@@ -265,38 +259,6 @@ def classify(
     )
     if certain:
         return certain
-    not_given = _GEOMETRY_NOT_GIVEN.search(evalue) if ename == "TypeError" else None
-    given = not_given and codeinfo.with_geometry_given(code, not_given.group(1), not_given.group(2))
-    if given:
-        return Diagnosis(
-            "set_geometry",
-            message,
-            name=not_given.group(1),
-            expression=f"{not_given.group(2)}.geometry",
-            fixed_code=given,
-        )
-    unset = _GEOMETRY_UNSET.search(evalue) if ename == "TypeError" else None
-    set_ = unset and codeinfo.with_geometry_set(code, unset.group(1), unset.group(2))
-    if set_:
-        return Diagnosis("set_geometry", message, name=unset.group(1), expression=unset.group(2), fixed_code=set_)
-    lost = _FRAME_LOST.search(evalue) if ename == "TypeError" else None
-    kept = lost and codeinfo.with_frame_kept(code, lost.group(1))
-    if kept:
-        return Diagnosis("keep_frame", message, name=lost.group(1), fixed_code=kept)
-    emptied = _EMPTIED.search(evalue) if ename == "ValueError" else None
-    valid = emptied and codeinfo.with_make_valid(code, emptied.group(1))
-    if valid:
-        return Diagnosis("make_valid", message, name=emptied.group(1), fixed_code=valid)
-    dropped = _DROPPED_INVALID.search(evalue) if ename == "ValueError" else None
-    valid = dropped and codeinfo.with_validity_repaired(code, dropped.group(1))
-    if valid:
-        return Diagnosis("make_valid", message, name=dropped.group(1), fixed_code=valid)
-    misaligned = _MISALIGNED.search(evalue) if ename == "ValueError" else None
-    own = misaligned and codeinfo.with_assigned_value(
-        code, int(misaligned.group(1)), f"{misaligned.group(2)}[{misaligned.group(3)!r}]"
-    )
-    if own:
-        return Diagnosis("own_column", message, name=f"{misaligned.group(2)}[{misaligned.group(3)!r}]", fixed_code=own)
     shadowed = _UNBOUND_LOCAL.search(evalue) if ename == "UnboundLocalError" else None
     renamed = shadowed and codeinfo.with_local_renamed(code, shadowed.group(1))
     if renamed:

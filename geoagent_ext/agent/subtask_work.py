@@ -30,7 +30,6 @@ from .planner import Planner, new_subtask
 from .probes import run_probe
 from .prompts import SubtaskContext, coder_messages
 from .requested import contract_subtask_output, fields_for, output_guard, subtask_outputs
-from .trial_guards import guards_for
 
 if TYPE_CHECKING:
     from ..contract import Contract
@@ -371,19 +370,18 @@ class SubtaskWork:
 
     async def trial(self, code: str, held: list[str], *, every_requirement: bool = False) -> tuple[Any, str]:
         """Run the code in a fork of the kernel with the output guard, the guards against lost data
-        (``trial_guards``) and the contract's checks:
+        (the registry's rules, ``fixes.guards_for``) and the contract's checks:
         of the deliverables it rewrites whose requirements hold (``held``, their ids), or of every
         requirement (the search's reward for a program's last step). Returns the trial and what it
         undid of ``held`` ("" when nothing: then committing it cannot make a deliverable worse)."""
         contract = self.run.contract
         held_outputs = sorted({r.output for r in contract.requirements if r.id in held}) if contract else []
         suffix = trial_suffix(contract) if every_requirement else trial_suffix(contract, held_outputs)
-        guards = self.output_guard() + await guards_for(
-            self.run.kernel,
-            code,
+        facts = fixes.TrialFacts(
             keeps_invalid=contract is not None and contract.keeps_invalid(),
             spatial_output=contract is not None and any(o.format in SPATIAL for o in contract.outputs),
         )
+        guards = self.output_guard() + await fixes.guards_for(self.run.kernel, code, facts)
         trial = await self.run.kernel.trial(code + guards + suffix, timeout=self.run.options.trial_timeout)
         broken = self.run.deliverables.broken_in_trial(trial.stdout, held) if held and trial.status == "ok" else ""
         return trial, broken

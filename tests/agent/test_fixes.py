@@ -12,6 +12,8 @@ import pytest
 
 from geoagent_ext.agent import fixes, repair
 from geoagent_ext.agent.events import Repaired
+from geoagent_ext.agent.fixes import keep_frame, make_valid, own_column, set_geometry
+from geoagent_ext.agent.fixes.keep_frame import KeepFrame
 from geoagent_ext.agent.fixes.keep_geometry import KeepGeometry, column_selections, with_geometry_selected
 
 
@@ -72,3 +74,138 @@ def test_a_selection_that_rebinds_its_frame_gets_the_geometry_column_added():
         "gdf = gdf[['a', 'geometry']]",
     ]
     assert with_geometry_selected("gdf = gdf[['a', 'geom']]", "gdf", "geom") is None
+
+
+def test_zero_buffers_of_a_layer_are_found_and_written_make_valid_and_others_left_alone():
+    code = (
+        "a = a.set_geometry(a.geometry.buffer(0))\nb['geometry'] = b['geometry'].buffer(distance=0.0)\n"
+        "c = c.buffer(10)\nd = d.geometry.apply(lambda g: g.buffer(0))"
+    )
+    assert make_valid.zero_buffers(code) == ["a", "b"]  # a shapely geometry in a lambda has no make_valid()
+    assert make_valid.with_make_valid(code, "a").splitlines()[0] == "a = a.set_geometry(a.geometry.make_valid())"
+    assert make_valid.with_make_valid(code, "b").splitlines()[1] == "b['geometry'] = b['geometry'].make_valid()"
+    assert make_valid.with_make_valid(code, "c") is None
+
+
+def test_a_written_frame_without_its_geometry_set_gets_its_one_geometry_column_set_before_the_write():
+    code = "out = stops[['id', 'buf']]\nwith open('log.txt', 'w') as f:\n    out.to_parquet('z.parquet')\nprint(1)"
+    assert set_geometry.written_frames(code) == ["out"]
+    evalue = (
+        "`out` was written without a geometry column set: its geometries are in 'buf', and the file written "
+        "from it does not open as a spatial file. ..."
+    )
+    seen = {"rule": "SetGeometry", "kind": "unset", "name": "out", "geometry": "buf"}
+    d = repair.classify(code, "TypeError", evalue, "", 4, tripped=seen)
+    assert (d.strategy, d.name, d.expression) == ("set_geometry", "out", "buf")
+    assert d.fixed_code == (
+        "import geopandas as gpd\nout = stops[['id', 'buf']]\nwith open('log.txt', 'w') as f:\n"
+        "    out = gpd.GeoDataFrame(out, geometry='buf')\n    out.to_parquet('z.parquet')\nprint(1)"
+    )
+    assert set_geometry.with_geometry_set("print(out)", "out", "buf") is None  # nothing writes it
+
+
+def test_a_geodataframe_built_from_one_frame_s_columns_gets_that_frame_s_geometry():
+    code = "out = gpd.GeoDataFrame({'a': src['a'], 'b': src.b},)\nprint(out)"
+    assert set_geometry.geometryless_builds(code) == [("out", "src")]
+    evalue = "`out` was built from `src`'s columns without its geometry: no row of it has one. ..."
+    seen = {"rule": "SetGeometry", "kind": "given", "name": "out", "source": "src"}
+    d = repair.classify(code, "TypeError", evalue, "", 1, tripped=seen)
+    assert (d.strategy, d.expression) == ("set_geometry", "src.geometry")
+    assert d.fixed_code == "out = gpd.GeoDataFrame({'a': src['a'], 'b': src.b}, geometry=src.geometry)\nprint(out)"
+    assert set_geometry.geometryless_builds("out = gpd.GeoDataFrame({'a': src['a']}, geometry=src.geometry)") == []
+    assert set_geometry.geometryless_builds("out = gpd.GeoDataFrame({'a': src['a'], 'b': other['b']})") == []
+
+
+def test_a_name_rebound_to_its_own_geometry_is_found_and_kept_a_frame():
+    """`gdf = gdf.simplify(10)` (or a chain of per-row geometry members on `gdf`) is what the
+    frame guard watches and `keep_frame` rewrites; a filter, a dissolve or a later other binding
+    of the name is not: its rows or meaning changed, so set_geometry would misalign it."""
+    code = (
+        "sites = sites.simplify(tolerance=0.01)  # single parts\n"
+        "b = b.to_crs(3857).buffer(5)\nb = b.dissolve()\n"
+        "c = c[c.is_valid].geometry\n"
+        "d = d['geometry'].centroid\n"
+        "e = e.to_crs(3857)\nfor e in range(2):\n    pass\n"
+    )
+    assert keep_frame.frame_rebinds(code) == ["sites", "d"]
+    assert (
+        keep_frame.with_frame_kept(code, "sites").splitlines()[0]
+        == "sites = sites.set_geometry(sites.simplify(tolerance=0.01))  # single parts"
+    )
+    assert keep_frame.with_frame_kept(code, "d").splitlines()[4] == "d = d.set_geometry(d['geometry'].centroid)"
+    assert keep_frame.with_frame_kept(code, "b") is None and keep_frame.with_frame_kept(code, "c") is None
+    # the guard is only for frames with columns to lose; what it reports is the certain fix's cue
+    guard = KeepFrame().guard
+    assert asyncio.run(guard(_Probes({"geo_frames": {"sites": []}}), code, fixes.TrialFacts())) == ""
+    assert "'sites'" in asyncio.run(guard(_Probes({"geo_frames": {"sites": ["site_id"]}}), code, fixes.TrialFacts()))
+    error = "`sites` held a GeoDataFrame with the columns ['site_id'] and this step made it a GeoSeries"
+    seen = {"rule": "KeepFrame", "name": "sites"}
+    diagnosis = repair.classify(code, "TypeError", error, "TypeError: " + error, 9, tripped=seen)
+    assert diagnosis.strategy == "keep_frame" and diagnosis.fixed_code == keep_frame.with_frame_kept(code, "sites")
+    assert repair.classify(code, "TypeError", error, "", 9, tripped={**seen, "name": "c"}).strategy != "keep_frame"
+
+
+def test_column_assignments_between_two_frames_are_the_ones_the_alignment_guard_watches():
+    code = (
+        "near['name'] = hospitals['name']\nnear['d'] = near['distance']\nif True:\n    a['x'] = b['y']\nc['k'] = d.k\n"
+    )
+    assert own_column.cross_frame_assignments(code) == [("near", "name", "hospitals", "name", 1)]
+    assert (
+        own_column.with_assigned_value(code, 1, "near['name_right']").splitlines()[0]
+        == "near['name'] = near['name_right']"
+    )
+    assert own_column.with_assigned_value(code, 3, "x") is None
+
+
+def test_validity_filters_are_found_and_written_as_the_repair():
+    code = "a = a[a.is_valid].copy()\nb = b[~b.geometry.is_valid]\nc = c[c['geometry'].is_valid]"
+    assert make_valid.validity_filters(code) == ["a", "c"]  # b keeps the invalid ones (an audit): not a filter to undo
+    assert (
+        make_valid.with_validity_repaired(code, "a").splitlines()[0]
+        == "a = a.set_geometry(a.geometry.make_valid(method='structure', keep_collapsed=False)).copy()"
+    )
+    assert make_valid.with_validity_repaired(code, "b") is None
+
+
+def _frames():
+    import geopandas as gpd
+    import pandas as pd
+
+    pts = _points()
+    return {
+        "pts": pts,
+        "gpd": gpd,
+        "near": pd.DataFrame({"name_right": ["x", "y", "z"]}, index=[0, 1, 5]),
+        "hosp": pd.DataFrame({"name": ["p", "q"]}),
+    }
+
+
+@pytest.mark.parametrize(
+    "rule, code, answers, strategy",
+    [
+        (KeepFrame(), "pts = pts.simplify(1)", {"geo_frames": {"pts": ["name"]}}, "keep_frame"),
+        (
+            make_valid.MakeValid(),
+            "pts = pts.set_geometry(pts.geometry.buffer(0))",
+            {"geo_present": {"pts": [2, 2]}},
+            "make_valid",
+        ),
+        (own_column.OwnColumn(), "near['hn'] = hosp['name']", {}, "own_column"),
+        (
+            set_geometry.SetGeometry(),
+            "pts['buf'] = pts.to_crs(3857).buffer(1)\nout = pts[['name', 'buf']]\nout.to_parquet(folder + '/x.parquet')",
+            {},
+            "set_geometry",
+        ),
+        (set_geometry.SetGeometry(), "out = gpd.GeoDataFrame({'a': pts['name']})", {}, "set_geometry"),
+    ],
+)
+def test_each_guard_reports_what_it_saw_and_its_rule_rewrites_from_that(rule, code, answers, strategy, tmp_path):
+    error, seen = _tripped(rule, code, {**_frames(), "folder": str(tmp_path)}, answers, fixes.TrialFacts())
+    assert seen and seen["rule"] == type(rule).__name__
+    d = repair.classify(code, type(error).__name__, str(error), str(error), 1, tripped=seen)
+    assert d.strategy == strategy and d.fixed_code and d.fixed_code != code
+    assert d.fix_said and not d.fix_said.startswith("added")
+    # the fixed code passes the guard
+    suffix = asyncio.run(rule.guard(_Probes(answers), d.fixed_code, fixes.TrialFacts()))
+    exec(d.fixed_code + suffix, {**_frames(), "folder": str(tmp_path)})

@@ -11,7 +11,6 @@ from geoagent_ext.agent import codeinfo, repair
 from geoagent_ext.agent.events import ExecutionSummary, Solved, parse_event
 from geoagent_ext.agent.planner import PlanError, parse_plan
 from geoagent_ext.agent.search import Node, beta, instrument, p_ucb, priors, split_rollout
-from geoagent_ext.agent.trial_guards import frame_guard
 
 
 def test_parse_plan_tolerates_markdown_and_finds_artifacts():
@@ -119,17 +118,6 @@ def test_classify(ename, evalue, strategy, expr):
         assert d.fixed_code.startswith(("import numpy as np\n", "import pyogrio\n"))
 
 
-def test_zero_buffers_of_a_layer_are_found_and_written_make_valid_and_others_left_alone():
-    code = (
-        "a = a.set_geometry(a.geometry.buffer(0))\nb['geometry'] = b['geometry'].buffer(distance=0.0)\n"
-        "c = c.buffer(10)\nd = d.geometry.apply(lambda g: g.buffer(0))"
-    )
-    assert codeinfo.zero_buffers(code) == ["a", "b"]  # a shapely geometry in a lambda has no make_valid()
-    assert codeinfo.with_make_valid(code, "a").splitlines()[0] == "a = a.set_geometry(a.geometry.make_valid())"
-    assert codeinfo.with_make_valid(code, "b").splitlines()[1] == "b['geometry'] = b['geometry'].make_valid()"
-    assert codeinfo.with_make_valid(code, "c") is None
-
-
 def test_a_function_that_hides_the_function_it_calls_gets_its_own_name_renamed():
     """nyc-symdiff at ab135b6: `buffer = buffer(centroid, 0.01)` in a loop of a function, after
     `from shapely import buffer`: UnboundLocalError three times, then a rewritten step."""
@@ -235,33 +223,6 @@ def test_a_layer_name_used_as_its_frame_in_a_loop_over_layers_reads_the_layer():
     assert codeinfo.with_layer_read("for l in names:\n    l.crs", "l", 2) is None  # not a file's layers
     assert codeinfo.with_layer_read("for l in gpd.list_layers('d.gpkg'):\n    l.crs", "l", 2) is None  # a DataFrame
     assert codeinfo.with_layer_read(rows, "layer", 1) is None  # the failing line is not in the loop
-
-
-def test_a_written_frame_without_its_geometry_set_gets_its_one_geometry_column_set_before_the_write():
-    code = "out = stops[['id', 'buf']]\nwith open('log.txt', 'w') as f:\n    out.to_parquet('z.parquet')\nprint(1)"
-    assert codeinfo.written_frames(code) == ["out"]
-    evalue = (
-        "`out` was written without a geometry column set: its geometries are in 'buf', and the file written "
-        "from it does not open as a spatial file. ..."
-    )
-    d = repair.classify(code, "TypeError", evalue, "", 4)
-    assert (d.strategy, d.name, d.expression) == ("set_geometry", "out", "buf")
-    assert d.fixed_code == (
-        "import geopandas as gpd\nout = stops[['id', 'buf']]\nwith open('log.txt', 'w') as f:\n"
-        "    out = gpd.GeoDataFrame(out, geometry='buf')\n    out.to_parquet('z.parquet')\nprint(1)"
-    )
-    assert codeinfo.with_geometry_set("print(out)", "out", "buf") is None  # nothing writes it
-
-
-def test_a_geodataframe_built_from_one_frame_s_columns_gets_that_frame_s_geometry():
-    code = "out = gpd.GeoDataFrame({'a': src['a'], 'b': src.b},)\nprint(out)"
-    assert codeinfo.geometryless_builds(code) == [("out", "src")]
-    evalue = "`out` was built from `src`'s columns without its geometry: no row of it has one. ..."
-    d = repair.classify(code, "TypeError", evalue, "", 1)
-    assert (d.strategy, d.expression) == ("set_geometry", "src.geometry")
-    assert d.fixed_code == "out = gpd.GeoDataFrame({'a': src['a'], 'b': src.b}, geometry=src.geometry)\nprint(out)"
-    assert codeinfo.geometryless_builds("out = gpd.GeoDataFrame({'a': src['a']}, geometry=src.geometry)") == []
-    assert codeinfo.geometryless_builds("out = gpd.GeoDataFrame({'a': src['a'], 'b': other['b']})") == []
 
 
 def test_a_layer_looked_up_by_name_in_a_frame_of_one_layer_reads_the_layer():
@@ -590,46 +551,6 @@ def test_inplace_in_an_assigned_call_is_taken_out_of_the_coders_answer():
     assert code_of("no code here") == ""
 
 
-def test_a_name_rebound_to_its_own_geometry_is_found_and_kept_a_frame():
-    """`gdf = gdf.simplify(10)` (or a chain of per-row geometry members on `gdf`) is what the
-    frame guard watches and `keep_frame` rewrites; a filter, a dissolve or a later other binding
-    of the name is not: its rows or meaning changed, so set_geometry would misalign it."""
-    from geoagent_ext.agent import repair
-
-    code = (
-        "sites = sites.simplify(tolerance=0.01)  # single parts\n"
-        "b = b.to_crs(3857).buffer(5)\nb = b.dissolve()\n"
-        "c = c[c.is_valid].geometry\n"
-        "d = d['geometry'].centroid\n"
-        "e = e.to_crs(3857)\nfor e in range(2):\n    pass\n"
-    )
-    assert codeinfo.frame_rebinds(code) == ["sites", "d"]
-    assert (
-        codeinfo.with_frame_kept(code, "sites").splitlines()[0]
-        == "sites = sites.set_geometry(sites.simplify(tolerance=0.01))  # single parts"
-    )
-    assert codeinfo.with_frame_kept(code, "d").splitlines()[4] == "d = d.set_geometry(d['geometry'].centroid)"
-    assert codeinfo.with_frame_kept(code, "b") is None and codeinfo.with_frame_kept(code, "c") is None
-    # the guard is only for frames with columns to lose; its error is the certain fix's cue
-    assert frame_guard({"sites": []}) == "" and "'sites'" in frame_guard({"sites": ["site_id"]})
-    error = "`sites` held a GeoDataFrame with the columns ['site_id'] and this step made it a GeoSeries"
-    diagnosis = repair.classify(code, "TypeError", error, "TypeError: " + error, 9)
-    assert diagnosis.strategy == "keep_frame" and diagnosis.fixed_code == codeinfo.with_frame_kept(code, "sites")
-    assert repair.classify(code, "TypeError", error.replace("sites", "c"), "", 9).strategy != "keep_frame"
-
-
-def test_column_assignments_between_two_frames_are_the_ones_the_alignment_guard_watches():
-    code = (
-        "near['name'] = hospitals['name']\nnear['d'] = near['distance']\nif True:\n    a['x'] = b['y']\nc['k'] = d.k\n"
-    )
-    assert codeinfo.cross_frame_assignments(code) == [("near", "name", "hospitals", "name", 1)]
-    assert (
-        codeinfo.with_assigned_value(code, 1, "near['name_right']").splitlines()[0]
-        == "near['name'] = near['name_right']"
-    )
-    assert codeinfo.with_assigned_value(code, 3, "x") is None
-
-
 async def test_a_rewritten_step_is_the_step_not_the_line_that_introduces_it():
     """Example 01 at b5e4531: the rewriter answered "Replace the current step 4 with the
     following:" above the new step, and that line became step 4."""
@@ -788,16 +709,6 @@ def test_columns_the_mend_computes_are_taken_out_of_a_failing_selection():
     assert fixed.strategy == "drop_mended_column" and fixed.fixed_code.splitlines()[1] == "out = df[['code', 'name']]"
     assert without_mended_columns(code, "KeyError", "\"['name'] not in index\"", 2, {"station_count"}) is None
     assert without_mended_columns(code, "KeyError", "'station_count'", 2, {"station_count"}) is None  # not a selection
-
-
-def test_validity_filters_are_found_and_written_as_the_repair():
-    code = "a = a[a.is_valid].copy()\nb = b[~b.geometry.is_valid]\nc = c[c['geometry'].is_valid]"
-    assert codeinfo.validity_filters(code) == ["a", "c"]  # b keeps the invalid ones (an audit): not a filter to undo
-    assert (
-        codeinfo.with_validity_repaired(code, "a").splitlines()[0]
-        == "a = a.set_geometry(a.geometry.make_valid(method='structure', keep_collapsed=False)).copy()"
-    )
-    assert codeinfo.with_validity_repaired(code, "b") is None
 
 
 def test_the_repair_prompt_shows_the_models_own_code_whole_lines_and_no_mend():

@@ -49,14 +49,6 @@ def _said_by_strategy(d: Diagnosis) -> str:
         return f"took out the import of `{d.name}`: it fails and nothing uses it"
     if d.strategy == "move_import":
         return f"took `{d.name}` from where the installed libraries have it"
-    if d.strategy == "keep_frame":
-        return f"kept `{d.name}` a GeoDataFrame: the step's geometry is set on it, its other columns stay"
-    if d.strategy == "set_geometry":
-        return f"gave `{d.name}` the geometry `{d.expression}` (it had none set)"
-    if d.strategy == "make_valid":
-        return f"kept `{d.name}`'s features and repaired their geometries with `make_valid()` (the step emptied or dropped them)"
-    if d.strategy == "own_column":
-        return f"took the values from `{d.name}`, the frame's own joined column, row by row"
     if d.strategy == "start_list":
         return f"started `{d.name} = []` before the code appends to it"
     if d.strategy == "rename_local":

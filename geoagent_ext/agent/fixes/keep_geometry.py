@@ -29,9 +29,9 @@ class KeepGeometry(Rule):
                 "if type(_geoagent_f).__name__ == 'DataFrame' and _geoagent_geometry not in _geoagent_f.columns:",
                 "    " + self.trip({"name": "_geoagent_name", "geometry": "_geoagent_geometry"}),
                 "    raise TypeError(f'`{_geoagent_name}` held a GeoDataFrame and this step\\'s column selection '",
-                "                    f'left out its geometry column {_geoagent_geometry!r}: the spatial output written '",
-                "                    'from it has no geometry. '",
-                "                    f'Keep it in the selection: {_geoagent_name}[[..., {_geoagent_geometry!r}]]')",
+                "        f'left out its geometry column {_geoagent_geometry!r}: the spatial output written '",
+                "        'from it has no geometry. '",
+                "        f'Keep it in the selection: {_geoagent_name}[[..., {_geoagent_geometry!r}]]')",
             ],
         )
 

@@ -1,0 +1,205 @@
+"""A frame written or built without its geometry set, while its geometries are at hand."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from .. import codeinfo
+from .base import Diagnosis, Failure, Rule, TrialFacts, for_each
+
+
+class SetGeometry(Rule):
+    """``gdf[['id', 'buffered']]`` keeps the buffers but not the active geometry: geopandas writes that
+    file and no reader opens it as a spatial file; ``gpd.GeoDataFrame({...})`` from one frame's columns
+    alone has no geometry in any row. The trial fails both, and the frame's one geometry column (or
+    the source frame's geometry) becomes its geometry."""
+
+    strategy = "set_geometry"
+    order = 60
+
+    async def guard(self, kernel: Any, code: str, facts: TrialFacts) -> str:
+        return self._unset_guard(written_frames(code)) + self._geometryless_guard(geometryless_builds(code))
+
+    def _unset_guard(self, written: list[str]) -> str:
+        """Fails a step that wrote a frame whose geometry column is not among its columns while
+        exactly one other column holds geometries."""
+        return for_each(
+            written,
+            "_geoagent_name",
+            [
+                "_geoagent_f = globals().get(_geoagent_name)",
+                "if type(_geoagent_f).__name__ in ('DataFrame', 'GeoDataFrame') and "
+                "getattr(_geoagent_f, '_geometry_column_name', None) not in _geoagent_f.columns:",
+                "    _geoagent_geo = [c for c in _geoagent_f.columns if str(_geoagent_f[c].dtype) == 'geometry']",
+                "    if len(_geoagent_geo) == 1:",
+                "        " + self.trip({"name": "_geoagent_name", "geometry": "_geoagent_geo[0]", "kind": "'unset'"}),
+                "        raise TypeError(f'`{_geoagent_name}` was written without a geometry column set: '",
+                "            'its geometries '",
+                "        f'are in {_geoagent_geo[0]!r}, and the file written from it does not open as a '",
+                "        f'spatial file. Make that column its geometry before writing: '",
+                "        f'{_geoagent_name} = gpd.GeoDataFrame({_geoagent_name}, geometry={_geoagent_geo[0]!r})')",
+            ],
+        )
+
+    def _geometryless_guard(self, builds: list[tuple[str, str]]) -> str:
+        """Fails a step that built a GeoDataFrame from a GeoDataFrame's columns without its geometry,
+        as many rows: every row of it has no geometry."""
+        return for_each(
+            builds,
+            "_geoagent_name, _geoagent_source",
+            [
+                "_geoagent_f, _geoagent_s = globals().get(_geoagent_name), globals().get(_geoagent_source)",
+                "if type(_geoagent_f).__name__ == 'GeoDataFrame' and type(_geoagent_s).__name__ == 'GeoDataFrame' \\",
+                "        and getattr(_geoagent_f, '_geometry_column_name', None) not in _geoagent_f.columns \\",
+                "        and getattr(_geoagent_s, '_geometry_column_name', None) in _geoagent_s.columns \\",
+                "        and len(_geoagent_f) == len(_geoagent_s):",
+                "    " + self.trip({"name": "_geoagent_name", "source": "_geoagent_source", "kind": "'given'"}),
+                "    raise TypeError(f'`{_geoagent_name}` was built from `{_geoagent_source}`\\'s columns '",
+                "        'without its '",
+                "        f'geometry: no row of it has one. Give it the geometry: gpd.GeoDataFrame({{...}}, '",
+                "        f'geometry={_geoagent_source}.geometry)')",
+            ],
+        )
+
+    def diagnose(self, failure: Failure) -> Diagnosis | None:
+        seen = self.tripped(failure)
+        if seen is None:
+            return None
+        if seen.get("kind") == "given":
+            given = with_geometry_given(failure.code, seen["name"], seen["source"])
+            expression = f"{seen['source']}.geometry"
+        else:
+            given = with_geometry_set(failure.code, seen["name"], seen["geometry"])
+            expression = seen["geometry"]
+        return self.diagnosis(failure, name=seen["name"], expression=expression, fixed_code=given) if given else None
+
+    def said(self, diagnosis: Diagnosis) -> str:
+        return f"gave `{diagnosis.name}` the geometry `{diagnosis.expression}` (it had none set)"
+
+
+_FRAME_WRITES = ("to_file", "to_parquet", "to_feather")
+
+
+def _frame_writes(tree: ast.Module | None) -> list[ast.Call]:
+    """The calls that write a named frame to a file (``gdf.to_parquet(...)``), in line order."""
+    return (
+        sorted(
+            (
+                n
+                for n in ast.walk(tree)
+                if isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Attribute)
+                and n.func.attr in _FRAME_WRITES
+                and isinstance(n.func.value, ast.Name)
+            ),
+            key=lambda n: n.lineno,
+        )
+        if tree is not None
+        else []
+    )
+
+
+def written_frames(code: str) -> list[str]:
+    """The names whose frame ``code`` writes to a file (``gdf.to_parquet(...)``, ``gdf.to_file(...)``)."""
+    return list(dict.fromkeys(call.func.value.id for call in _frame_writes(codeinfo.parse(code))))
+
+
+def with_geometry_set(code: str, name: str, geometry: str) -> str | None:
+    """``code`` with ``name = gpd.GeoDataFrame(name, geometry=geometry)`` before its first write of
+    ``name``: the frame's one geometry column becomes its geometry (a selection that kept
+    ``gdf['buffered']`` but not the active ``geometry`` writes a GeoParquet no reader opens:
+    ``KeyError: 'geometry'``). None when ``code`` does not write ``name``."""
+    tree = codeinfo.parse(code)
+    writes = [call for call in _frame_writes(tree) if call.func.value.id == name]
+    statement = (
+        next(
+            (
+                s
+                for s in ast.walk(tree)
+                if isinstance(s, ast.stmt)
+                and not isinstance(s, _BLOCKS)
+                and writes
+                and s.lineno <= writes[0].lineno <= (s.end_lineno or s.lineno)
+            ),
+            None,
+        )
+        if writes
+        else None
+    )
+    if statement is None:
+        return None
+    lines = code.splitlines()
+    indent = " " * statement.col_offset
+    lines.insert(statement.lineno - 1, f"{indent}{name} = gpd.GeoDataFrame({name}, geometry={geometry!r})")
+    fixed = "\n".join(lines)
+    return fixed if "gpd" in codeinfo.bound_names(code) else "import geopandas as gpd\n" + fixed
+
+
+def _geometryless_builds(tree: ast.Module) -> list[tuple[str, str, ast.Call]]:
+    """(name, source, call) of each top-level ``name = gpd.GeoDataFrame({...})`` whose columns all come
+    from one frame ``source`` (``{'a': src['a'], 'b': src.b}``), without ``geometry=`` or a
+    ``'geometry'`` key: a GeoDataFrame with no geometry."""
+    found = []
+    for stmt in tree.body:
+        call = (
+            stmt.value
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+            else None
+        )
+        if not (
+            isinstance(call, ast.Call)
+            and codeinfo.method_of(call) == "GeoDataFrame"
+            and len(call.args) == 1
+            and isinstance(call.args[0], ast.Dict)
+            and call.args[0].values
+            and not any(k.arg in ("geometry", None) for k in call.keywords)
+        ):
+            continue
+        keys, values = call.args[0].keys, call.args[0].values
+        sources = {
+            v.value.id
+            for v in values
+            if isinstance(v, (ast.Subscript, ast.Attribute)) and isinstance(v.value, ast.Name)
+        }
+        if (
+            len(sources) == 1
+            and all(isinstance(v, (ast.Subscript, ast.Attribute)) for v in values)
+            and not any(isinstance(k, ast.Constant) and k.value == "geometry" for k in keys)
+        ):
+            found.append((stmt.targets[0].id, sources.pop(), call))
+    return found
+
+
+def geometryless_builds(code: str) -> list[tuple[str, str]]:
+    """(name, source) of each GeoDataFrame ``code`` builds from one frame's columns without its geometry."""
+    tree = codeinfo.parse(code)
+    return [(name, source) for name, source, _ in _geometryless_builds(tree)] if tree is not None else []
+
+
+def with_geometry_given(code: str, name: str, source: str) -> str | None:
+    """``code`` with ``geometry=source.geometry`` in the call that builds ``name`` from ``source``'s
+    columns alone: the frame it builds has no geometry in any row."""
+    tree = codeinfo.parse(code)
+    calls = [call for n, s, call in _geometryless_builds(tree) if (n, s) == (name, source)] if tree is not None else []
+    text = ast.get_source_segment(code, calls[0]) if calls else None
+    if not text or not text.endswith(")"):
+        return None
+    head = text[:-1].rstrip()
+    return codeinfo.replaced(
+        code, [(calls[0], f"{head}{'' if head.endswith(',') else ','} geometry={source}.geometry)")]
+    )
+
+
+_BLOCKS = (
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.If,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+)
