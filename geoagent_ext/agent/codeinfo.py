@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import io
-import re
 import tokenize
 from dataclasses import dataclass, field
 from typing import Callable
@@ -212,7 +211,7 @@ def without_keyword(code: str, keyword: str, lineno: int | None = None, *, same_
         return None
     call = _on_line_first([n for n, _ in found], lineno)
     kw = next(k for n, k in found if n is call)
-    fixed = _cut(code, kw)
+    fixed = cut_keyword(code, kw)
     method = method_of(call)
     while fixed is not None and same_method:
         tree = parse(fixed)
@@ -225,7 +224,7 @@ def without_keyword(code: str, keyword: str, lineno: int | None = None, *, same_
         ]
         if not more:
             break
-        fixed = _cut(fixed, more[0])
+        fixed = cut_keyword(fixed, more[0])
     return fixed
 
 
@@ -695,209 +694,6 @@ def with_attribute_moved(code: str, lineno: int | None, name: str, home: str) ->
     return replaced(code, edits) if edits else None
 
 
-_GEOPANDAS = frozenset({"gpd", "geopandas"})
-
-
-def _geopandas_path(node: ast.AST) -> list[str] | None:
-    """``['gpd', 'GeoDataFrame']`` for ``gpd.GeoDataFrame`` (a dotted name from the geopandas
-    module, or a bare ``GeoDataFrame``/``GeoSeries``); None for anything else."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.insert(0, node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.insert(0, node.id)
-    return parts if parts[0] in _GEOPANDAS or parts[0] in ("GeoDataFrame", "GeoSeries") else None
-
-
-def with_frame_methods(code: str) -> str:
-    """``code`` with geopandas methods written as module functions called on their frame, and
-    constructors geopandas does not have written as the ones it has (the 1.5B's favourites, none
-    of which can run): ``x.to_crs(gpd.estimate_utm_crs())`` (or ``gpd.GeoDataFrame.estimate_utm_crs()``)
-    -> ``x.to_crs(x.estimate_utm_crs())``; ``gpd.estimate_utm_crs(x)`` -> ``x.estimate_utm_crs()``;
-    ``gpd.GeoDataFrame.from_wkt(df['wkt'], crs=...)`` -> ``gpd.GeoDataFrame(df, geometry=
-    gpd.GeoSeries.from_wkt(df['wkt']), crs=...)`` (from_wkb likewise); ``gpd.points_from_wkt(s)``
-    -> ``gpd.GeoSeries.from_wkt(s)``. The rest as written."""
-    tree = parse(code)
-    if tree is None:
-        return code
-    edits: list[tuple[ast.AST, str]] = []
-    estimates: set[int] = set()
-    for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):
-        path = _geopandas_path(call.func)
-        if isinstance(call.func, ast.Attribute) and call.func.attr == "to_crs":  # x.to_crs(<module>.estimate_utm_crs())
-            for arg in call.args[:1] + [kw.value for kw in call.keywords if kw.arg == "crs"]:
-                inner = _geopandas_path(arg.func) if isinstance(arg, ast.Call) else None
-                if inner and inner[-1] == "estimate_utm_crs" and len(inner) >= 2 and not arg.args:
-                    kws = ", ".join(ast.unparse(k) for k in arg.keywords)
-                    edits.append((arg, f"{ast.unparse(call.func.value)}.estimate_utm_crs({kws})"))
-                    estimates.add(id(arg))
-        if not path or id(call) in estimates:
-            continue
-        rest = ", ".join([ast.unparse(a) for a in call.args[1:]] + [ast.unparse(k) for k in call.keywords])
-        if path[1:] == ["estimate_utm_crs"] and call.args:  # gpd.estimate_utm_crs(x)
-            edits.append((call, f"{ast.unparse(call.args[0])}.estimate_utm_crs({rest})"))
-        elif (
-            len(path) == 3
-            and path[1] == "GeoDataFrame"
-            and path[2] in ("from_wkt", "from_wkb")
-            and call.args
-            and not any(k.arg == "geometry" for k in call.keywords)
-        ):
-            source = call.args[0]
-            frame = (
-                source.value
-                if isinstance(source, ast.Subscript)
-                and isinstance(source.value, ast.Name)
-                and isinstance(source.slice, ast.Constant)
-                and isinstance(source.slice.value, str)
-                else None
-            )
-            parsed = f"{path[0]}.GeoSeries.{path[2]}({ast.unparse(source)})"
-            edits.append(
-                (
-                    call,
-                    f"{path[0]}.GeoDataFrame({frame.id + ', ' if frame else ''}geometry={parsed}"
-                    f"{', ' + rest if rest else ''})",
-                )
-            )
-        elif path[1:] == ["points_from_wkt"]:
-            edits.append((call.func, f"{path[0]}.GeoSeries.from_wkt"))
-    nested = {id(inner) for outer, _ in edits for inner in ast.walk(outer) if inner is not outer}
-    edits = [(node, text) for node, text in edits if id(node) not in nested]  # the outer edit carries its own text
-    fixed = replaced(code, edits) if edits else code
-    return fixed if parse(fixed) is not None else code
-
-
-def with_parquet_io(code: str) -> str:
-    """``code`` with each ``x.to_file('out.geoparquet', ...)`` written ``x.to_parquet('out.geoparquet')``
-    and each ``gpd.read_file('in.geoparquet', ...)`` written ``gpd.read_parquet('in.geoparquet')``.
-    The GDAL of the pyogrio wheels has no (Geo)Parquet driver: with ``driver=`` the write fails, and
-    without one it silently writes a Shapefile folder named ``out.geoparquet``; a read fails on a
-    missing ``libduckdb.so`` (fio-nyc at 90b155b: five repairs never left ``read_file``). geopandas
-    reads and writes GeoParquet with pyarrow."""
-    tree = parse(code)
-    calls = (
-        [
-            node
-            for node in ast.walk(tree)
-            if isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr in ("to_file", "read_file")
-            and node.args
-            and isinstance(node.args[0], ast.Constant)
-            and isinstance(node.args[0].value, str)
-            and node.args[0].value.lower().endswith((".parquet", ".geoparquet"))
-        ]
-        if tree is not None
-        else []
-    )
-    renamed = {"to_file": "to_parquet", "read_file": "read_parquet"}
-    return replaced(
-        code,
-        [
-            (
-                call,
-                f"{ast.get_source_segment(code, call.func.value)}.{renamed[call.func.attr]}("
-                f"{ast.get_source_segment(code, call.args[0])})",
-            )
-            for call in calls
-        ],
-    )
-
-
-_LABELLED_EPSG = re.compile(r"^\s*(EPSG:\s*\d{4,6})\b\s*[^\d\s].*$", re.IGNORECASE | re.DOTALL)
-_CRS_CALLS = ("to_crs", "set_crs", "CRS", "from_user_input", "from_string", "from_crs", "Proj")
-
-
-def with_bare_epsg(code: str) -> str:
-    """``code`` with a CRS argument copied with its label ("EPSG:2048 Hartebeesthoek94 / Lo19",
-    capetown at 40cb1d5: pyproj found no such CRS) cut to its code ("EPSG:2048"), in the calls that
-    take a CRS (``to_crs``, ``set_crs``, ``CRS(...)``, ``Transformer.from_crs``, ...)."""
-    tree = parse(code)
-    if tree is None:
-        return code
-    labelled = [
-        arg
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Call) and (call_name(node.func) or "").rsplit(".", 1)[-1] in _CRS_CALLS
-        for arg in [*node.args, *(k.value for k in node.keywords)]
-        if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and _LABELLED_EPSG.match(arg.value)
-    ]
-    return replaced(
-        code, [(arg, repr(_LABELLED_EPSG.match(arg.value).group(1).replace(" ", "").upper())) for arg in labelled]
-    )
-
-
-# Methods that return a new frame and leave theirs as it was (without ``inplace=True``).
-_RETURNS_NEW = frozenset(
-    {
-        "to_crs",
-        "set_crs",
-        "set_geometry",
-        "rename_geometry",
-        "make_valid",
-        "explode",
-        "dissolve",
-        "drop_duplicates",
-        "dropna",
-        "reset_index",
-        "sort_values",
-        "rename",
-        "astype",
-        "fillna",
-    }
-)
-
-
-def with_results_kept(code: str) -> str:
-    """``code`` with each statement ``name.method(...)`` of a method that returns a new frame
-    (``_RETURNS_NEW``, no ``inplace=True``) written ``name = name.method(...)``: as a statement its
-    result is dropped and ``name`` is left as it was (nyc-symdiff at 319bc4c: `official_parks.to_crs(
-    epsg=32118)` on its own line, and every later measure was in degrees). Not the last statement,
-    whose value a cell shows."""
-    tree = parse(code)
-    body = tree.body[:-1] if tree is not None else []
-    dropped = [
-        stmt
-        for stmt in body
-        if isinstance(stmt, ast.Expr)
-        and isinstance(stmt.value, ast.Call)
-        and isinstance(stmt.value.func, ast.Attribute)
-        and isinstance(stmt.value.func.value, ast.Name)
-        and stmt.value.func.attr in _RETURNS_NEW
-        and not any(k.arg == "inplace" for k in stmt.value.keywords)
-    ]
-    return replaced(
-        code,
-        [(stmt.value, f"{stmt.value.func.value.id} = {ast.get_source_segment(code, stmt.value)}") for stmt in dropped],
-    )
-
-
-def without_assigned_inplace(code: str) -> str:
-    """``code`` without ``inplace=True`` in calls whose result is assigned (``gdf = gdf.drop_duplicates(...,
-    inplace=True)`` makes ``gdf`` None: the next line fails with "'NoneType' object has no attribute")."""
-    while True:
-        tree = parse(code)
-        if tree is None:
-            return code
-        kw = next(
-            (
-                k
-                for node in ast.walk(tree)
-                if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call)
-                for k in node.value.keywords
-                if k.arg == "inplace" and isinstance(k.value, ast.Constant) and k.value.value is True
-            ),
-            None,
-        )
-        fixed = _cut(code, kw) if kw is not None else None
-        if fixed is None:
-            return code
-        code = fixed
-
-
 def column_of(node: ast.expr) -> tuple[str, str] | None:
     """(name, column) of ``name['column']``, else None."""
     if (
@@ -930,7 +726,7 @@ def replaced(code: str, edits: list[tuple[ast.AST, str]]) -> str:
     return raw.decode()
 
 
-def _cut(code: str, kw: ast.keyword) -> str | None:
+def cut_keyword(code: str, kw: ast.keyword) -> str | None:
     """``code`` without the keyword argument ``kw`` and its comma, the rest as written."""
     raw = code.encode()  # ast offsets count bytes
     start, end = _span(raw, kw)

@@ -82,100 +82,11 @@ from __future__ import annotations
 
 import ast
 import re
-import sys
 
 from ..kernel.errors import GEO_MEMBERS
 from . import codeinfo, fixes
 from .fixes import Diagnosis
 
-KNOWN_IMPORTS = {
-    "np": "import numpy as np",
-    "pd": "import pandas as pd",
-    "gpd": "import geopandas as gpd",
-    "plt": "import matplotlib.pyplot as plt",
-    "xr": "import xarray as xr",
-    "rasterio": "import rasterio",
-    "rioxarray": "import rioxarray",
-    "shapely": "import shapely",
-    "pyproj": "import pyproj",
-    "pyogrio": "import pyogrio",
-    "fiona": "import fiona",
-    "pa": "import pyarrow as pa",
-    "pq": "import pyarrow.parquet as pq",
-    "re": "import re",
-    "glob": "import glob",
-    "warnings": "import warnings",
-    "json": "import json",
-    "os": "import os",
-    "math": "import math",
-    "Path": "from pathlib import Path",
-    "Point": "from shapely.geometry import Point",
-    "Polygon": "from shapely.geometry import Polygon",
-    "LineString": "from shapely.geometry import LineString",
-    "MultiPolygon": "from shapely.geometry import MultiPolygon",
-    "box": "from shapely.geometry import box",
-    "mapping": "from shapely.geometry import mapping",
-    "shape": "from shapely.geometry import shape",
-    "wkt": "from shapely import wkt",
-    "make_valid": "from shapely.validation import make_valid",
-    "unary_union": "from shapely.ops import unary_union",
-    "CRS": "from pyproj import CRS",
-    "Transformer": "from pyproj import Transformer",
-    "leafmap": "import leafmap",
-    "geemap": "import geemap",
-    "mask": "from rasterio.mask import mask",
-    "features": "from rasterio import features",
-    "reproject": "from rasterio.warp import reproject",
-    "Resampling": "from rasterio.enums import Resampling",
-    "from_origin": "from rasterio.transform import from_origin",
-}
-
-# The conventional module aliases (``gpd``, ``pd``, ...): a step that uses one it never imports is
-# given the import before it runs. The 1.5B drops the import line on attempt after attempt (nyc at
-# 40cb1d5: six NameErrors for ``gpd`` in one step), each one costing a trial.
-MODULE_ALIASES = {name: line for name, line in KNOWN_IMPORTS.items() if line.startswith("import ")}
-
-
-def with_module_imports(code: str, bound_before: set[str]) -> str:
-    """``code`` with the import of each module alias it uses as ``alias.x`` that neither it nor an
-    earlier step (``bound_before``) binds; the code as written otherwise."""
-    bound = codeinfo.bound_names(code) | bound_before
-    missing = [name for name in codeinfo.attribute_bases(code) if name in MODULE_ALIASES and name not in bound]
-    return "\n".join(MODULE_ALIASES[name] for name in missing) + "\n" + code if missing else code
-
-
-# Submodules that `import package` does not load: `package.sub` then fails with
-# "module 'package' has no attribute 'sub'" and the fix is `import package.sub`.
-KNOWN_SUBMODULES = {
-    "shapely.wkt",
-    "shapely.wkb",
-    "shapely.ops",
-    "shapely.affinity",
-    "shapely.validation",
-    "shapely.geometry",
-    "shapely.strtree",
-    "shapely.plotting",
-    "rasterio.features",
-    "rasterio.mask",
-    "rasterio.warp",
-    "rasterio.transform",
-    "rasterio.enums",
-    "rasterio.plot",
-    "rasterio.merge",
-    "rasterio.windows",
-    "rasterio.crs",
-    "rasterio.io",
-    "pyproj.crs",
-    "pyproj.transformer",
-    "matplotlib.pyplot",
-    "matplotlib.colors",
-    "xarray.plot",
-    "scipy.ndimage",
-    "scipy.spatial",
-    "scipy.stats",
-    "os.path",
-    "urllib.request",
-}
 
 _UNBOUND_LOCAL = re.compile(r"local variable '(\w+)'")
 _NAME_ERROR = re.compile(r"name '([^']+)' is not defined")
@@ -270,16 +181,6 @@ def classify(
         match = _NAME_ERROR.search(evalue)
         if match:
             name = match.group(1)
-            if name in KNOWN_IMPORTS:
-                return Diagnosis("add_import", message, name=name, fixed_code=f"{KNOWN_IMPORTS[name]}\n{code}")
-            if (
-                name in sys.stdlib_module_names
-                and not name.startswith("_")
-                and re.search(rf"(?<![\w.]){name}\.\w", code)
-            ):
-                # used as a module (`csv.writer(f)`): the standard library's (bangkok-multicrs at
-                # c650f01 got a step inserted to "create the variable `csv`")
-                return Diagnosis("add_import", message, name=name, fixed_code=f"import {name}\n{code}")
             started = codeinfo.with_list_started(code, name) if name not in defined_before else None
             if started:
                 return Diagnosis("start_list", message, name=name, fixed_code=started)
@@ -295,10 +196,6 @@ def classify(
         match = _MODULE_ATTR.search(evalue)
         if match:
             module, attr = match.group(1), match.group(2)
-            if f"{module}.{attr}" in KNOWN_SUBMODULES:
-                return Diagnosis(
-                    "add_import", message, name=f"{module}.{attr}", fixed_code=f"import {module}.{attr}\n{code}"
-                )
             return Diagnosis("members", message, name=attr, expression=module)
         match = _ATTR_ERROR.search(evalue)
         if match and match.group(1) in ("DataFrame", "Series") and match.group(2) in GEO_MEMBERS:

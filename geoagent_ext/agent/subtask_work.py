@@ -464,21 +464,13 @@ class _NotRunResult:
 
 
 def code_of(answer: str, accepted: list[tuple[str, str]] = ()) -> str:
-    """The Python of a coder's answer ('' when none), with slips that are never meant: ``inplace=True``
-    in a call whose result is assigned (the name becomes None), ``gdf.to_crs(...)`` as a statement
-    (its result dropped: ``codeinfo.with_results_kept``), ``to_file`` of a GeoParquet path (see
-    ``codeinfo.with_parquet_io``; a read of one likewise), a CRS copied with its label ("EPSG:2048 Hartebeesthoek94 / Lo19"),
-    a geopandas method called as a module function (``x.to_crs(gpd.estimate_utm_crs())``) or a constructor
-    geopandas does not have (``gpd.GeoDataFrame.from_wkt``: ``codeinfo.with_frame_methods``),
-    and a module alias used but imported neither here nor by the
-    ``accepted`` steps' code (``gpd.read_file`` without ``import geopandas as gpd``)."""
+    """The Python of a coder's answer ('' when none), with the slips that are never meant rewritten
+    by the registry's rules (``fixes.before_run``); ``accepted``: the steps run before it, whose
+    names (their imports) the code may use."""
     from ..llm.parsing import extract_code
 
-    code = codeinfo.with_results_kept(codeinfo.without_assigned_inplace(extract_code(answer) or ""))
-    code = codeinfo.with_frame_methods(codeinfo.with_bare_epsg(codeinfo.with_parquet_io(code)))
-    if not code.strip():
-        return code
-    return repair.with_module_imports(code, {n for _, done in accepted for n in codeinfo.bound_names(done)})
+    bound_before = {n for _, done in accepted for n in codeinfo.bound_names(done)}
+    return fixes.before_run(extract_code(answer) or "", bound_before)
 
 
 def record_broken(attempt: Attempt, trial: Any, broken: str) -> Attempt:

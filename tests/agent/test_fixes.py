@@ -193,7 +193,8 @@ def _frames():
         (own_column.OwnColumn(), "near['hn'] = hosp['name']", {}, "own_column"),
         (
             set_geometry.SetGeometry(),
-            "pts['buf'] = pts.to_crs(3857).buffer(1)\nout = pts[['name', 'buf']]\nout.to_parquet(folder + '/x.parquet')",
+            "pts['buf'] = pts.to_crs(3857).buffer(1)\nout = pts[['name', 'buf']]\n"
+            "out.to_parquet(folder + '/x.parquet')",
             {},
             "set_geometry",
         ),

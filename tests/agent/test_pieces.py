@@ -9,6 +9,7 @@ import pytest
 
 from geoagent_ext.agent import codeinfo, repair
 from geoagent_ext.agent.events import ExecutionSummary, Solved, parse_event
+from geoagent_ext.agent.fixes import assigned_inplace, frame_methods, results_kept
 from geoagent_ext.agent.planner import PlanError, parse_plan
 from geoagent_ext.agent.search import Node, beta, instrument, p_ucb, priors, split_rollout
 
@@ -150,7 +151,7 @@ def test_geopandas_methods_written_as_module_functions_are_called_on_their_frame
         "w = gpd.GeoDataFrame.from_wkt(df['wkt'], crs='EPSG:4326')\n"
         "p = gpd.GeoDataFrame(df, geometry=gpd.points_from_wkt(df['wkt']), crs=4326)"
     )
-    fixed = codeinfo.with_frame_methods(code)
+    fixed = frame_methods.with_frame_methods(code)
     assert fixed.splitlines() == [
         "g = g[g['n'] > 0].to_crs(g[g['n'] > 0].estimate_utm_crs())",
         "utm = g.estimate_utm_crs()",
@@ -168,7 +169,7 @@ def test_geopandas_methods_written_as_module_functions_are_called_on_their_frame
     assert scope["g"].crs.to_epsg() == scope["utm"].to_epsg() == 32654
     assert list(scope["w"].columns) == ["id", "wkt", "geometry"] and scope["w"].geometry[0].x == 1.0
     valid = "y = g.to_crs(g.estimate_utm_crs())\nx = gpd.GeoDataFrame.estimate_utm_crs(g)"
-    assert codeinfo.with_frame_methods(valid) == valid  # calls that run are left as written
+    assert frame_methods.with_frame_methods(valid) == valid  # calls that run are left as written
 
 
 def test_a_failing_print_is_taken_out_unless_its_arguments_change_data():
@@ -540,12 +541,13 @@ def test_inplace_in_an_assigned_call_is_taken_out_of_the_coders_answer():
         "pois.reset_index(drop=True, inplace=True)\nb = a.fillna(0, inplace=False)"
     )
     assert (
-        codeinfo.without_assigned_inplace("x = y.f(inplace=True)\nz = w.g(a, inplace=True)") == "x = y.f()\nz = w.g(a)"
+        assigned_inplace.without_assigned_inplace("x = y.f(inplace=True)\nz = w.g(a, inplace=True)")
+        == "x = y.f()\nz = w.g(a)"
     )
     # nyc-symdiff at 319bc4c: `parks.to_crs(epsg=32118)` on its own line left the parks in degrees.
     code = "parks.to_crs(epsg=32118)\nparks.dropna(inplace=True)\nprint(parks.crs)\nparks.sort_values('a')"
     assert (
-        codeinfo.with_results_kept(code)
+        results_kept.with_results_kept(code)
         == "parks = parks.to_crs(epsg=32118)\nparks.dropna(inplace=True)\nprint(parks.crs)\nparks.sort_values('a')"
     )
     assert code_of("no code here") == ""

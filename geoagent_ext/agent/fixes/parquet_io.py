@@ -1,0 +1,54 @@
+"""A GeoParquet read or written through GDAL, which has no Parquet driver in the pyogrio wheels."""
+
+from __future__ import annotations
+
+import ast
+
+from .. import codeinfo
+from .base import Rule
+
+
+class ParquetIO(Rule):
+    """``to_file``/``read_file`` of a GeoParquet path fails or writes a Shapefile folder under that
+    name: geopandas reads and writes GeoParquet with pyarrow, so the call is rewritten before it runs."""
+
+    order = 102
+
+    def before_run(self, code: str, bound_before: set[str]) -> str:
+        return with_parquet_io(code)
+
+
+def with_parquet_io(code: str) -> str:
+    """``code`` with each ``x.to_file('out.geoparquet', ...)`` written ``x.to_parquet('out.geoparquet')``
+    and each ``gpd.read_file('in.geoparquet', ...)`` written ``gpd.read_parquet('in.geoparquet')``.
+    The GDAL of the pyogrio wheels has no (Geo)Parquet driver: with ``driver=`` the write fails, and
+    without one it silently writes a Shapefile folder named ``out.geoparquet``; a read fails on a
+    missing ``libduckdb.so``. geopandas reads and writes GeoParquet with pyarrow."""
+    tree = codeinfo.parse(code)
+    calls = (
+        [
+            node
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("to_file", "read_file")
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+            and node.args[0].value.lower().endswith((".parquet", ".geoparquet"))
+        ]
+        if tree is not None
+        else []
+    )
+    renamed = {"to_file": "to_parquet", "read_file": "read_parquet"}
+    return codeinfo.replaced(
+        code,
+        [
+            (
+                call,
+                f"{ast.get_source_segment(code, call.func.value)}.{renamed[call.func.attr]}("
+                f"{ast.get_source_segment(code, call.args[0])})",
+            )
+            for call in calls
+        ],
+    )
