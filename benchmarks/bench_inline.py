@@ -46,7 +46,7 @@ from geoagent_ext.completion.service import Completer, CompletionRequest, Sugges
 from geoagent_ext.config import GeoAgentSettings  # noqa: E402
 from geoagent_ext.llm.choices import local_state  # noqa: E402
 from geoagent_ext.llm.client import LLMClient, LLMTimeout  # noqa: E402
-from geoagent_ext.services import GeoAgentServices  # noqa: E402
+from geoagent_ext.services import GeoAgentServices, LazyKnowledgeIndex  # noqa: E402
 
 MAIN = "local:qwen2.5-coder-1.5b"
 SMALL = "local:qwen2.5-coder-0.5b"
@@ -139,7 +139,7 @@ class RunLoad:
 
 async def measure(services: GeoAgentServices, label: str, pauses: list[str], run_model: str | None) -> dict[str, float]:
     """The condition's figures; ``run_model`` busy with run-like calls meanwhile, if given."""
-    completer = Completer(services)
+    completer = Completer(services.settings, services.kernels, services, services.knowledge.get)  # a fresh one
     started = time.perf_counter()
     await completer.warm()
     load_s = time.perf_counter() - started  # seconds only the first condition of a model pays
@@ -183,12 +183,8 @@ async def main() -> None:
     pauses = typing_pauses(args.samples)
     run_model = args.run_model
     settings = GeoAgentSettings(model=run_model, data_dir=tempfile.mkdtemp(prefix="bench-inline-"))
-    services = GeoAgentServices(settings, kernel_manager={})
-
-    async def no_index():
-        return None
-
-    services.knowledge_index = no_index  # suggestions without API docs: the model's time is what we measure
+    # Suggestions without API docs: the model's time is what we measure.
+    services = GeoAgentServices(settings, kernel_manager={}, knowledge=LazyKnowledgeIndex(settings, enabled=False))
     print(
         f"loadavg={os.getloadavg()[0]:.1f} cpus={os.cpu_count()} samples={len(pauses)} run_model={run_model}",
         flush=True,

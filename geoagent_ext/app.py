@@ -17,6 +17,7 @@ from jupyter_server.extension.application import ExtensionApp
 from . import __version__
 from .config import GeoAgentSettings
 from .handlers import make_handlers
+from .llm.choices import inline_model_spec
 from .llm.llama_engine import close_engines
 from .mcp.port import claim_mcp_port
 from .persona import GeoAgentPersona
@@ -70,7 +71,7 @@ class GeoAgentApp(ExtensionApp):
             "GeoAgent %s: model %s, inline suggestions %s",
             __version__,
             settings.model,
-            settings.inline_model or "the same",
+            inline_model_spec(settings),
         )
         log_placement(self.services.placement, self.log)  # kernels behind a gateway: what differs
         # Before jupyter_server_mcp starts: a port of its own when another server holds the configured one.

@@ -30,7 +30,10 @@ class GeoAgentSettings(Configurable):
         ),
     ).tag(config=True)
 
+    # Unset (None), llm.choices.inline_model_spec picks the default: config knows no models.
     inline_model = Unicode(
+        None,
+        allow_none=True,
         help=(
             "Model for inline cell suggestions, as 'provider:model'. Default: "
             "local:qwen2.5-coder-0.5b when it is installed, else the main model. It gets its own "
@@ -38,12 +41,6 @@ class GeoAgentSettings(Configurable):
             "model's file), so suggestions never wait for a run's calls. Empty: the main model."
         ),
     ).tag(config=True)
-
-    @default("inline_model")
-    def _default_inline_model(self) -> str:
-        from .llm.choices import default_inline_model  # lazy: config stays light for the CLI
-
-        return default_inline_model(self)
 
     inline_warm = Bool(
         False,

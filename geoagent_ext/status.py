@@ -131,13 +131,15 @@ def index_state(settings: GeoAgentSettings) -> dict[str, Any]:
 
 
 def collect_status(settings: GeoAgentSettings) -> dict[str, Any]:
+    from .llm.choices import inline_model_spec  # lazy: the CLI imports this module before any model
+
     model = settings.model
     provider = model.split(":", 1)[0] if ":" in model else model
     return {
         "version": __version__,
         "model": model,
         "provider": provider,
-        "inline_model": settings.inline_model or model,  # inline suggestions (own instance)
+        "inline_model": inline_model_spec(settings),  # inline suggestions (own instance)
         "index": index_state(settings),
         "approval_mode": settings.approval_mode,
     }

@@ -106,7 +106,8 @@ class RunOptions(BaseModel):
 
     @classmethod
     def from_settings(cls, settings, **overrides) -> RunOptions:
-        """The options every face starts from: the server's/CLI's settings, then the face's own."""
+        """The options every face starts from: the server's/CLI's settings, then the face's own
+        (an override of None keeps the setting)."""
         base = dict(
             max_attempts=settings.max_attempts,
             approval_mode=settings.approval_mode,
@@ -115,7 +116,7 @@ class RunOptions(BaseModel):
             crs_advisor=settings.crs_advisor,
             propose_requirements=settings.propose_requirements,
         )
-        return cls(**{**base, **overrides})
+        return cls(**{**base, **{k: v for k, v in overrides.items() if v is not None}})
 
 
 CONTRACT_REVIEW = "contract"  # the waiter's subtask id while the user reviews the contract

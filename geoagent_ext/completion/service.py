@@ -17,20 +17,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..kernel import KernelNotFoundError
+from ..kernel import KernelNotFoundError, KernelService, kernel_for_notebook
+from ..llm.choices import ChatModels, inline_model_spec
 from ..llm.client import LLMClient
 from ..llm.local import LocalChatModel
 from .context import ContextGatherer, CursorContext
 from .prompt import clean_completion, completion_messages
-
-if TYPE_CHECKING:
-    from ..services import GeoAgentServices
 
 MAX_TOKENS = 96
 TIMEOUT_S = 60.0
@@ -65,11 +63,24 @@ class Suggestion:
 
 
 class Completer:
-    """Completions over the services' models, kernels and index (one per server: ``services.completer``)."""
+    """Completions over the process's chat models, kernels and knowledge index (one per server:
+    ``services.completer``; the services hand them in, this layer never imports the services)."""
 
-    def __init__(self, services: GeoAgentServices, *, budget: float = 1.5):
-        self.services = services
-        self.context = ContextGatherer(services.kernels, services.knowledge_index, budget=budget)
+    def __init__(
+        self,
+        settings: Any,
+        kernels: KernelService,
+        models: ChatModels,
+        knowledge_index: Callable[[], Awaitable[Any]],
+        *,
+        session_manager: Any = None,
+        budget: float = 1.5,
+    ):
+        self.settings = settings
+        self.kernels = kernels
+        self.models = models
+        self.session_manager = session_manager  # finds a notebook's kernel (server only)
+        self.context = ContextGatherer(kernels, knowledge_index, budget=budget)
         self._warming: asyncio.Future | None = None
         self.loaded = False  # the inline model has answered (a warm-up or a suggestion): kept from now on
 
@@ -77,13 +88,12 @@ class Completer:
         """A request's model (only one the server offers, else RunManagerError 400), or the
         configured inline model (empty: the main model)."""
         if requested:
-            return self.services.model_spec(requested)
-        settings = self.services.settings
-        return settings.inline_model or settings.model
+            return self.models.model_spec(requested)
+        return inline_model_spec(self.settings)
 
     async def model(self, requested: str | None = None) -> Any:
         """The suggestions' own instance of the model (RunManagerError 400 on a bad spec)."""
-        return await self.services.chat_model(self.inline_spec(requested), instance=INSTANCE)
+        return await self.models.chat_model(self.inline_spec(requested), instance=INSTANCE)
 
     def warm_in_background(self) -> asyncio.Future:
         """Start :meth:`warm` unless it is under way or done: JupyterLab says so at every page
@@ -111,12 +121,10 @@ class Completer:
     async def _kernel_id(self, request: CompletionRequest) -> str | None:
         """The kernel to ask about variables; suggestions work without one."""
         if request.kernel_id:
-            return request.kernel_id if request.kernel_id in self.services.kernel_manager else None
-        if request.notebook_path and self.services.session_manager is not None:
-            from ..kernel import kernel_for_notebook
-
+            return request.kernel_id if request.kernel_id in self.kernels.kernel_manager else None
+        if request.notebook_path and self.session_manager is not None:
             try:
-                return await kernel_for_notebook(request.notebook_path, self.services.session_manager)
+                return await kernel_for_notebook(request.notebook_path, self.session_manager)
             except KernelNotFoundError:
                 return None
         return None

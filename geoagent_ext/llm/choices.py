@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from typing import Any
+from typing import Any, Protocol
 
 from ..server_secrets import server_secret
 from .factory import PROVIDERS, openai_base_url
@@ -49,11 +49,30 @@ def local_state(name: str, settings: Any) -> tuple[bool, str]:
     return True, "runs on this server's CPU"
 
 
+class ChatModels(Protocol):
+    """Where runs and suggestions get their chat model (the process's services): the spec a
+    request's ``model`` field stands for, checked by ``choose_model``, and the one shared
+    instance of a spec. Both raise an error whose ``status`` is the HTTP status to answer."""
+
+    def model_spec(self, requested: str | None) -> str: ...
+
+    async def chat_model(self, spec: str, *, instance: str = "") -> Any: ...
+
+
 def default_inline_model(settings: Any) -> str:
     """The small local model when it is installed (fast enough to answer while the user
     pauses), else the main model."""
     ready, _ = local_state(INLINE_LOCAL, settings)
     return f"local:{INLINE_LOCAL}" if ready else settings.model
+
+
+def inline_model_spec(settings: Any) -> str:
+    """The spec inline suggestions use: the ``inline_model`` setting; unset, the default
+    above; empty, the main model."""
+    configured = settings.inline_model
+    if configured is None:
+        configured = default_inline_model(settings)
+    return configured or settings.model
 
 
 def _local_entries(settings: Any) -> list[dict[str, Any]]:

@@ -11,20 +11,19 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..agent.events import Event
 from ..agent.kernel_handle import BoundKernel
-from ..agent.run import HumanAction, Run
+from ..agent.run import HumanAction, Run, RunOptions
 from ..agent.runlog import read_events
 from ..agent.state import fold
-from ..kernel import KernelNotFoundError, kernel_for_notebook
+from ..kernel import KernelNotFoundError, KernelService, kernel_for_notebook
+from ..llm.choices import ChatModels
 from ..llm.client import LLMClient
 from .schemas import ActionRequest, DeleteVariablesRequest, StartRunRequest
-
-if TYPE_CHECKING:
-    from ..services import GeoAgentServices
 
 
 class RunManagerError(Exception):
@@ -36,14 +35,25 @@ class RunManagerError(Exception):
 
 
 class RunManager:
-    """The server's runs over the process's services (models, index, kernels: ``GeoAgentServices``)."""
+    """The server's runs on its kernels, with the chat models and knowledge index the process
+    shares (``GeoAgentServices`` hands them in; this layer never imports the services)."""
 
-    def __init__(self, services: GeoAgentServices, root_dir: str | os.PathLike | None = None):
-        self.services = services
-        self.settings = services.settings
-        self.kernel_manager = services.kernel_manager
-        self.session_manager = services.session_manager
-        self.kernels = services.kernels
+    def __init__(
+        self,
+        settings: Any,
+        kernels: KernelService,
+        models: ChatModels,
+        knowledge_index: Callable[[], Awaitable[Any]],
+        *,
+        session_manager: Any = None,
+        root_dir: str | os.PathLike | None = None,
+    ):
+        self.settings = settings
+        self.kernels = kernels
+        self.kernel_manager = kernels.kernel_manager
+        self.session_manager = session_manager  # finds a notebook's kernel (server only)
+        self.models = models
+        self.knowledge_index = knowledge_index
         self.root_dir = Path(root_dir or os.getcwd())
         self.runs: dict[str, Run] = {}
         self._starting: set[str] = set()  # kernels claimed by a run that is being set up (see _claim)
@@ -108,7 +118,7 @@ class RunManager:
 
     async def start(self, body: StartRunRequest) -> Run:
         kernel_id = await self.kernel_for(body.notebook_path, body.kernel_id)
-        spec = self.services.model_spec(body.model)
+        spec = self.models.model_spec(body.model)
         self._claim(kernel_id)
         try:  # every way out releases the reservation; a started run holds the kernel from here on
             run = await self._new_run(body, kernel_id, spec)
@@ -120,10 +130,10 @@ class RunManager:
         return run
 
     async def _new_run(self, body: StartRunRequest, kernel_id: str, spec: str) -> Run:
-        llm = LLMClient(await self.services.chat_model(spec), timeout=self.settings.llm_timeout)
-        index = await self.services.knowledge_index()
-        options = self.services.run_options(
-            strategy=body.strategy, max_attempts=body.max_attempts, approval_mode=body.approval_mode
+        llm = LLMClient(await self.models.chat_model(spec), timeout=self.settings.llm_timeout)
+        index = await self.knowledge_index()
+        options = RunOptions.from_settings(
+            self.settings, strategy=body.strategy, max_attempts=body.max_attempts, approval_mode=body.approval_mode
         )
         try:
             return Run(

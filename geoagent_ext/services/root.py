@@ -28,7 +28,7 @@ SETTINGS_KEY = "geoagent"  # jupyter_server's web_app.settings[SETTINGS_KEY] is 
 def run_options(settings: GeoAgentSettings, **choices: Any) -> RunOptions:
     """A run's options: the settings, then a face's own choices (``None``: keep the setting).
     The one builder every face uses (server, chat, MCP, CLI, bench)."""
-    return RunOptions.from_settings(settings, **{k: v for k, v in choices.items() if v is not None})
+    return RunOptions.from_settings(settings, **choices)
 
 
 def services_from_settings(web_app_settings: Mapping[str, Any]) -> GeoAgentServices | None:
@@ -61,8 +61,11 @@ class GeoAgentServices:
         self.knowledge = knowledge or LazyKnowledgeIndex(settings)
         self.kernels = KernelService(kernel_manager)
         self.placement = kernel_placement(settings, kernel_manager)  # local, or behind a gateway
-        self.run_manager = RunManager(self, root_dir=root_dir)
-        self.completer = Completer(self)
+        # Runs and suggestions get the models (this object, as ``ChatModels``) and the index, no more.
+        self.run_manager = RunManager(
+            settings, self.kernels, self, self.knowledge.get, session_manager=session_manager, root_dir=root_dir
+        )
+        self.completer = Completer(settings, self.kernels, self, self.knowledge.get, session_manager=session_manager)
         self.mcp_url: str | None = None  # where this server's MCP tools listen (set by the server extension)
 
     @classmethod

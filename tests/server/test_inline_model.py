@@ -9,11 +9,11 @@ import textwrap
 
 import pytest
 
-from geoagent_ext.completion import Completer, CompletionRequest
+from geoagent_ext.completion import CompletionRequest
 from geoagent_ext.completion.service import INSTANCE
 from geoagent_ext.config import GeoAgentSettings
 from geoagent_ext.llm import LLMClient, choices
-from geoagent_ext.services import GeoAgentServices
+from geoagent_ext.services import GeoAgentServices, LazyKnowledgeIndex
 from geoagent_ext.services import models as models_module
 from tests.scripted_server import scripted_server_config
 
@@ -33,14 +33,10 @@ BLOCKING = textwrap.dedent("""
 FAST = 'def reply(messages):\n    return "```python\\nparcels.geometry\\n```"\n'
 
 
-async def _no_index():
-    return None
-
-
 def _services(tmp_path, monkeypatch, **settings) -> GeoAgentServices:
-    services = GeoAgentServices(GeoAgentSettings(data_dir=str(tmp_path / "data"), **settings), kernel_manager={})
-    monkeypatch.setattr(services, "knowledge_index", _no_index)  # no chromadb import: no docs needed here
-    return services
+    settings = GeoAgentSettings(data_dir=str(tmp_path / "data"), **settings)
+    # no index (no chromadb import): no docs needed here
+    return GeoAgentServices(settings, kernel_manager={}, knowledge=LazyKnowledgeIndex(settings, enabled=False))
 
 
 @pytest.mark.parametrize(
@@ -61,7 +57,7 @@ async def test_suggestion_answers_while_a_run_call_holds_the_main_model(tmp_path
     suggest = None
     try:
         assert await asyncio.to_thread(started.wait, 10), "the run's call never reached the model"
-        suggest = asyncio.ensure_future(Completer(services).complete(CompletionRequest(cell_text_before="parcels.")))
+        suggest = asyncio.ensure_future(services.completer.complete(CompletionRequest(cell_text_before="parcels.")))
         answered, _ = await asyncio.wait({suggest}, timeout=5)
         run_busy = not run_call.done()
     finally:
@@ -80,7 +76,7 @@ def _pretend_installed(monkeypatch, installed: set[str], llama: bool = True) -> 
 
 def test_inline_default_is_the_small_model_when_installed(monkeypatch):
     _pretend_installed(monkeypatch, {"qwen2.5-coder-0.5b"})
-    assert GeoAgentSettings(model="openai:gpt-4o").inline_model == "local:qwen2.5-coder-0.5b"
+    assert choices.inline_model_spec(GeoAgentSettings(model="openai:gpt-4o")) == "local:qwen2.5-coder-0.5b"
 
 
 @pytest.mark.parametrize(
@@ -90,15 +86,15 @@ def test_inline_default_is_the_small_model_when_installed(monkeypatch):
 )
 def test_inline_default_is_the_main_model_without_the_small_one(monkeypatch, installed, llama):
     _pretend_installed(monkeypatch, installed, llama)
-    assert GeoAgentSettings().inline_model == "local:qwen2.5-coder-1.5b"
-    assert GeoAgentSettings(model="openai:gpt-4o").inline_model == "openai:gpt-4o"
+    assert choices.inline_model_spec(GeoAgentSettings()) == "local:qwen2.5-coder-1.5b"
+    assert choices.inline_model_spec(GeoAgentSettings(model="openai:gpt-4o")) == "openai:gpt-4o"
 
 
 def test_configured_inline_model_wins_and_empty_means_the_main_model(monkeypatch, tmp_path):
     _pretend_installed(monkeypatch, {"qwen2.5-coder-0.5b"})
-    assert GeoAgentSettings(inline_model="openai:gpt-4o-mini").inline_model == "openai:gpt-4o-mini"
+    assert choices.inline_model_spec(GeoAgentSettings(inline_model="openai:gpt-4o-mini")) == "openai:gpt-4o-mini"
     services = _services(tmp_path, monkeypatch, model="openai:gpt-4o", inline_model="")
-    assert Completer(services).inline_spec() == "openai:gpt-4o"
+    assert services.completer.inline_spec() == "openai:gpt-4o"
 
 
 async def test_inline_model_is_made_once_for_warmup_and_suggestions(tmp_path, monkeypatch):
@@ -112,7 +108,7 @@ async def test_inline_model_is_made_once_for_warmup_and_suggestions(tmp_path, mo
 
     monkeypatch.setattr(models_module, "make_chat_model", counting)
     spec = f"scripted:{tmp_path / 'fast.py'}"
-    completer = Completer(_services(tmp_path, monkeypatch, model=spec, inline_model=spec))
+    completer = _services(tmp_path, monkeypatch, model=spec, inline_model=spec).completer
     request = CompletionRequest(cell_text_before="parcels.")
     # The warm-up and the first suggestions arrive together: they share one load.
     _, first, second = await asyncio.gather(completer.warm(), completer.complete(request), completer.complete(request))
