@@ -491,7 +491,9 @@ def derive_contract(
     _sort_by_named_column(b)
     b.reading("")
     named = _named_inputs(request, input_by_base)
-    _name_rules(b, outputs, inputs, whole_layer=_whole_layer(request, inputs, named))
+    _name_rules(b, outputs, inputs, whole_layer=_whole_layer(request, inputs, named), request=request)
+    _said_counts(b, request)
+    _kept_columns(b, attributed, inputs)
     _conversion_rules(b, request, outputs, inputs)
     _buffer_rules(b, request, outputs, named)
     _point_count_rules(b, outputs, inputs, named)
@@ -1724,7 +1726,11 @@ def _group_column(name: str, inputs: dict[str, dict]) -> tuple[str, str] | None:
 
 
 def _name_rules(
-    b: _Builder, outputs: list[str], inputs: dict[str, dict] | None = None, whole_layer: dict | None = None
+    b: _Builder,
+    outputs: list[str],
+    inputs: dict[str, dict] | None = None,
+    whole_layer: dict | None = None,
+    request: str = "",
 ) -> None:
     """What a requested name itself says: lon/lat values, bounding boxes (of the whole layer when
     the request says so: ``whole_layer``), counts, measures, a JSON value per group keyed by the
@@ -1772,8 +1778,11 @@ def _name_rules(
             elif _MEASURE_NAME.search(name):
                 b.add(out, "non_negative", f"`{name}` is a finite number >= 0", name=name)
             unit = _MEASURE_UNIT.match(name)
-            if unit:
-                measure, code = unit.group(1).lower(), unit.group(2).lower()
+            said_area = _AREA_SUFFIX.match(name) if not unit and request else None
+            if said_area and not _area_said_of_each(_sentence_naming(request, name)):
+                said_area = None
+            if unit or said_area:
+                measure, code = (unit.group(1).lower(), unit.group(2).lower()) if unit else ("area", said_area.group(1))
                 measured = [
                     p
                     for p in spatial  # the inputs with geometries of that measure: one, or which is open
@@ -1792,6 +1801,88 @@ def _name_rules(
                         unit=code,
                         input=measured[0],
                     )
+
+
+# A column named only by its unit ("footprint_m2", "floor_ha"): an area when its sentence says the
+# area of each feature, and nothing narrows it to a part of the feature or a sum over several.
+_AREA_SUFFIX = re.compile(r"^[a-z]\w*?_(km2|sqkm|m2|sqm|ha)$", re.IGNORECASE)
+_AREA_OF_EACH = re.compile(
+    r"\barea\b[^.;]{0,40}\b(?:each|every)\b|\b(?:each|every)\b[^.;]{0,40}\barea\b", re.IGNORECASE
+)
+_PART_OR_SUM = re.compile(
+    r"\b(within|inside|overlap\w*|intersect\w*|cover\w*|share|fraction|percent\w*|sum|summed|total|mean|average|"
+    r"median|per\s+(?!feature|building|polygon|row)\w+|buffer\w*|around|clip\w*)\b",
+    re.IGNORECASE,
+)
+
+
+def _sentence_naming(request: str, name: str) -> str:
+    """The request's sentence that names ``name`` as a word ("" when none does)."""
+    m = re.search(rf"(?<![\w`]){re.escape(name)}(?![\w`])|`{re.escape(name)}`", request)
+    return _sentence_at(request, m.start()) if m else ""
+
+
+def _area_said_of_each(sentence: str) -> bool:
+    return bool(_AREA_OF_EACH.search(sentence)) and not _PART_OR_SUM.search(sentence)
+
+
+# "the number of polygons", "count the localities", '"clinics": <int>': a column of whole counts.
+_NOT_A_COUNT = re.compile(r"\s*(?:per|/|density|share|percent|ratio|rate)\b", re.IGNORECASE)
+
+
+def _said_counts(b: _Builder, request: str) -> None:
+    """A column the request describes as a number of things holds whole numbers."""
+    flat = " ".join(request.split())
+    for req in [r for r in b.requirements if r.kind == "columns" and r.sure]:
+        for name in req.params["names"]:
+            word = re.escape(name)
+            said = re.search(
+                rf"(?<!average )(?<!mean )(?<!median )\b(?:number|count)\s+of\s+(?:the\s+)?`?{word}`?\b(?P<after>.{{0,12}})|"
+                rf"\bcount(?:s|ing)?\s+(?:the\s+|all\s+)?`?{word}`?\b(?P<after2>.{{0,12}})|"
+                rf"[\"']{word}[\"']\s*:\s*<\s*int(?:eger)?\s*>",
+                flat,
+                re.IGNORECASE,
+            )
+            if not said or _NOT_A_COUNT.match(said.group("after") or said.group("after2") or ""):
+                continue
+            b.reading(_sentence_at(flat, said.start()), True)
+            b.add(req.output, "integer", f'`{name}` holds whole counts ("{said.group(0)[:40].strip()}")', name=name)
+
+
+# "Keep hex_id", "keep every building with its feature_id", "retain `name` and `kind`": the input's
+# columns the request says to keep are in the output. A name after a filtering word ("keep the rows
+# whose kind ...", "with kind = 'x'", "without a name") says which rows, not which columns.
+_KEEP_VERB = re.compile(r"\b(?:keep|keeping|retain|retaining|preserve|preserving|carry\s+over)\b", re.IGNORECASE)
+_KEEP_CLAUSE_END = re.compile(r"[.;:!?]|\s(?:but|while|whereas|then|and\s+(?:then|write|save|export))\s", re.IGNORECASE)
+_FILTER_WORD = re.compile(
+    r"\b(?:where|whose|if|when|unless|that|which|having|without|no|not|except|only|rows?|records?|features?\s+(?:with|where))\b",
+    re.IGNORECASE,
+)
+_COMPARED = re.compile(r"\s*(?:[<>=!]|is\b|are\b|equals?\b|of\b|above\b|below\b|over\b|under\b|greater\b|less\b|\d)")
+
+
+def _kept_columns(b: _Builder, attributed: list[tuple[str, list[str], bool]], inputs: dict[str, dict]) -> None:
+    """Input columns a sentence says to keep are required of the outputs it is about."""
+    columns = {c for facts in inputs.values() for c in facts.get("columns") or []}
+    for sentence, outs, sure in attributed:
+        if not sure or not outs:
+            continue
+        for verb in _KEEP_VERB.finditer(sentence):
+            tail = sentence[verb.end() :]
+            end = _KEEP_CLAUSE_END.search(tail)
+            clause = tail[: end.start()] if end else tail
+            kept = []
+            for m in re.finditer(r"`?([A-Za-z_]\w*)`?", clause):
+                name = m.group(1)
+                if name not in columns or name in kept:
+                    continue
+                if _FILTER_WORD.search(clause[: m.start()]) or _COMPARED.match(clause[m.end() :]):
+                    break  # from here on the clause says which rows
+                kept.append(name)
+            if kept:
+                b.reading(sentence, True)
+                for out in outs:
+                    b.add(out, "columns", f"has the columns {', '.join(kept)}", names=kept)
 
 
 def user_requirement(
