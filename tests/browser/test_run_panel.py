@@ -222,7 +222,8 @@ def test_inline_suggestion_accepted_with_tab(browser, jupyterlab):
         "inline.ipynb",
         [
             "import geopandas as gpd\nfrom shapely.geometry import Point\n"
-            "parcels = gpd.GeoDataFrame({'name': ['A', 'B']}, geometry=[Point(13.4, 52.5), Point(13.5, 52.6)], crs='EPSG:4326')",
+            "parcels = gpd.GeoDataFrame({'name': ['A', 'B']}, geometry=[Point(13.4, 52.5), Point(13.5, 52.6)], "
+            "crs='EPSG:4326')",
         ],
     )
     context = browser.new_context(viewport={"width": 1440, "height": 900})
@@ -296,9 +297,9 @@ def requirement(panel, req_id: str):
 
 def test_contract_review_then_checks_in_approval_mode(lab_page):
     """Approval mode: the user edits the deliverable contract (deletes "sorted by `parcel`", adds
-    an integer requirement; the area in hectares is also checked against the parcels' own areas), approves each attempt, and sees the added requirement fail on the
-    written file (with what was seen), then hold after the repair; the server checked exactly
-    the edited contract."""
+    an integer requirement; the area in hectares is also checked against the parcels' own areas),
+    approves each attempt, and sees the added requirement fail on the written file (with what was
+    seen), then hold after the repair; the server checked exactly the edited contract."""
     from playwright.sync_api import expect
 
     page, server = lab_page.page, lab_page.server
