@@ -15,6 +15,7 @@ import {
   IAction,
   IDeleteVariablesResult,
   IModelList,
+  IRunList,
   IRunState,
   IStartRunRequest,
   RunEvent
@@ -41,11 +42,7 @@ export function startRun(
 export async function listRuns(
   settings?: ServerConnection.ISettings
 ): Promise<IRunState[]> {
-  const body = await requestAPI<{ runs: IRunState[] }>(
-    'runs',
-    { method: 'GET' },
-    settings
-  );
+  const body = await requestAPI<IRunList>('runs', { method: 'GET' }, settings);
   return body.runs;
 }
 

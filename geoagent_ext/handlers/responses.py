@@ -1,0 +1,126 @@
+"""What the REST API answers, as pydantic models: ``openapi.json`` documents them and the panel's
+REST types are generated from it (``labextension/src/runs/rest.generated.ts``).
+
+The handlers still write the dicts that ``agent.state.fold``, ``RunManager`` and ``llm.choices``
+build; tests/server/test_rest_bodies.py validates real answers against these models (no key
+missing, none extra), so the documentation cannot drift from what is sent.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from ..agent.events import RunStats
+from ..contract import Contract
+
+
+class _Answer(BaseModel):
+    # Every key is always sent, so every field is required in the schema; no other keys are.
+    model_config = ConfigDict(extra="forbid", json_schema_serialization_defaults_required=True)
+
+
+class SubtaskState(_Answer):
+    """One subtask of the plan as the run left it: its last code and error."""
+
+    id: str
+    description: str
+    status: str
+    attempts: int
+    code: str
+    error: str
+    by: Literal["agent", "human"] | None
+    inserted_for: str | None
+
+
+class WaitingFor(_Answer):
+    """What a waiting run waits for: a stuck subtask, code to approve, or the contract to review."""
+
+    kind: Literal["stuck", "approval", "contract"]
+    subtask_id: str
+
+
+class RequirementState(_Answer):
+    """The latest check of one requirement; ``subtask_id`` None: the final check."""
+
+    passed: bool
+    observed: str
+    subtask_id: str | None
+
+
+class RunVariables(_Answer):
+    """The run's effect on the kernel's variables, folded from its ``namespace_changed`` events."""
+
+    created: dict[str, str]  # did not exist before the run: {name: fingerprint as the run left it}
+    changed: list[str]  # the user's variables whose old values the run replaced
+    deleted: list[str]  # the user's variables the run deleted
+
+
+class RunStateWarning(_Answer):
+    source: str
+    message: str
+
+
+class RunState(_Answer):
+    """``GET /geoagent/runs/{run_id}``: a run folded from its events (``agent.state.fold``)."""
+
+    run_id: str
+    request: str
+    model: str
+    notebook: str | None
+    kernel_id: str | None
+    strategy: str
+    status: str
+    message: str
+    started: str | None
+    updated: str | None
+    subtasks: list[SubtaskState]
+    stats: RunStats | None
+    waiting_for: WaitingFor | None
+    last_seq: int
+    contract: Contract | None
+    requirements: dict[str, RequirementState]
+    unmet: list[str]
+    not_verified: list[str]
+    crs_advice: list[str]
+    variables: RunVariables
+    warnings: list[RunStateWarning]
+    model_waiting: int | None  # place in a serial model's line while the run waits
+
+
+class RunList(_Answer):
+    """``GET /geoagent/runs``: the newest first."""
+
+    runs: list[RunState]
+
+
+class DeleteVariablesResult(_Answer):
+    """``POST /geoagent/runs/{run_id}/variables/delete``."""
+
+    run_id: str
+    deleted: list[str]
+    kept: dict[str, str]  # names kept, with why (changed since the run, gone already)
+    changed: list[str]
+    deleted_by_run: list[str]
+
+
+class ModelChoice(_Answer):
+    """One choice of the panel's model picker."""
+
+    id: str
+    label: str
+    provider: str
+    available: bool
+    detail: str  # why it is unavailable, or where it runs
+    default: bool
+
+
+class ModelList(_Answer):
+    """``GET /geoagent/models``: the configured default first."""
+
+    default: str
+    models: list[ModelChoice]
+
+
+RESPONSE_BODIES: tuple[type[BaseModel], ...] = (RunState, RunList, DeleteVariablesResult, ModelList)
