@@ -850,7 +850,8 @@ def _ticked_near(sentence: str, pattern: str) -> list[str]:
 # "parks (how many)", "segments (number of road segments)", "buildings: number of buildings"
 _COUNT_DESCRIBED = re.compile(
     r"`?(?P<name>[A-Za-z_]\w*)`?\s*(?:\(\s*|:\s*|\s[-\u2014\u2013]\s*)(?:a\s+|the\s+)?"
-    r"(?:how\s+many|number\s+of|count\s+of|whole\s+number)\b",
+    r"(?:how\s+many|number\s+of|count\s+of|whole\s+number)\b"
+    r"(?![^.;,)]{0,40}(?:\bper\b|/|\bdensity\b|\brate\b|\bshare\b|\bpercent))",  # a rate is not a count
     re.IGNORECASE,
 )
 # "- buildings: number of buildings" — a bulleted name and what it holds

@@ -558,3 +558,57 @@ def test_the_json_shape_quoted_layer_names_and_a_sentence_about_the_one_output()
     assert ("layers", ("parks", "yards")) in _gating(layered)
     described = derive_contract("`in.geojson` holds sites in degrees. Write `o.csv` with site_id.", ["o.csv"], LAYER)
     assert not any(r.kind == "crs_epsg" for r in described.requirements)  # a sentence describing an input binds nothing
+
+
+def test_columns_said_to_be_kept_are_required_but_not_the_ones_that_pick_rows():
+    inputs = {"cells.geojson": {"rows": 9, "columns": ["hex_id", "kind", "name"]}}
+    kept = derive_contract(
+        "Reproject cells.geojson to EPSG:3857. Keep hex_id. Write out.geojson.", ["out.geojson"], inputs
+    )
+    assert ("columns", ("hex_id",)) in kinds(kept)
+    carried = derive_contract("Keep every cell with its `name`; write out.csv.", ["out.csv"], inputs)
+    assert any(r.kind == "columns" and "name" in r.params["names"] for r in carried.requirements)
+    for request in (
+        "Keep only the cells whose kind is 'park' and write out.csv.",
+        "Keep the cells without a name; write out.csv.",
+        "Keep the rows where kind = 'park'; write out.csv.",
+        "Keep cells with kind above 3; write out.csv.",
+    ):
+        picked = derive_contract(request, ["out.csv"], inputs)
+        assert not any(
+            r.kind == "columns" and {"kind", "name"} & set(r.params["names"]) for r in picked.requirements
+        ), request
+
+
+def test_a_column_described_as_a_number_of_things_holds_whole_counts():
+    said = {
+        "For each class the number of polygons and their area. Write by_class.csv: class, polygons, area_km2.": "polygons",
+        "Count the localities in each county -> out.csv with `county`, `localities`.": "localities",
+        'out.json, a JSON list of records [{"district": "...", "clinics": <int>}]': "clinics",
+    }
+    for request, name in said.items():
+        out = "out.json" if "json" in request else ("by_class.csv" if "by_class" in request else "out.csv")
+        assert ("integer", name) in kinds(derive_contract(request, [out])), request
+    rate = derive_contract(
+        "Write out.csv with district, clinics: the number of clinics per 10,000 people.", ["out.csv"]
+    )
+    assert ("integer", "clinics") not in kinds(rate)
+    mean = derive_contract("Write out.csv with district, clinics: the average number of clinics.", ["out.csv"])
+    assert ("integer", "clinics") not in kinds(mean)
+
+
+def test_a_unit_named_column_is_each_features_area_only_when_its_sentence_says_so():
+    inputs = {"b.geojson": {"rows": 4, "columns": ["fid"], "geometry_type": "Polygon"}}
+    each = derive_contract(
+        "Add to b.geojson the floor area of each outline in square metres, column footprint_m2, and save it as "
+        "out.geojson.",
+        ["out.geojson"],
+        inputs,
+    )
+    assert ("measure_units", "footprint_m2") in kinds(each)
+    part = derive_contract(
+        "For each outline, the area covered by parks in square metres, column green_m2, saved as out.geojson.",
+        ["out.geojson"],
+        inputs,
+    )
+    assert ("measure_units", "green_m2") not in kinds(part)
