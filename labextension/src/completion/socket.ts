@@ -12,16 +12,10 @@ import { ServerConnection } from '@jupyterlab/services';
 import { PromiseDelegate } from '@lumino/coreutils';
 
 import { websocketUrl } from '../runs/client';
+import type { CompletionRequest } from '../runs/rest.generated';
 
-/** The request fields of `CompletionRequest` (geoagent_ext/completion/service.py). */
-export interface ICompletionRequest {
-  cell_text_before: string;
-  cell_text_after: string;
-  previous_cells: string[];
-  notebook_path?: string;
-  kernel_id?: string;
-  model?: string;
-}
+/** A suggestion request: the body of `POST /geoagent/complete` (generated `CompletionRequest`). */
+export type ICompletionRequest = CompletionRequest;
 
 /** `WebSocket.OPEN`, without relying on a global `WebSocket` (tests inject one). */
 const OPEN = 1;
