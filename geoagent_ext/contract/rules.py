@@ -398,6 +398,18 @@ def _allowed_values(sentence: str) -> list[tuple[str, list[str]]]:
     return found
 
 
+# The GeoParquet files of the derivation under way: ".parquet" says nothing of geometry; an input's
+# metadata does (its geometry types), and for an output a sentence naming it that says "GeoParquet".
+_GEOPARQUET: ContextVar[frozenset[str]] = ContextVar("_GEOPARQUET", default=frozenset())
+_GEOPARQUET_WORD = re.compile(r"\bgeo-?parquet\b", re.IGNORECASE)
+
+
+def _format(path: str) -> str:
+    """The file's format as the contract reads it: a GeoParquet file is spatial."""
+    fmt = file_format(path)
+    return "geoparquet" if fmt == "parquet" and path in _GEOPARQUET.get() else fmt
+
+
 def derive_contract(
     request: str, outputs: list[str], inputs: dict[str, dict] | None = None, official_crs: str = ""
 ) -> Contract:
@@ -407,11 +419,23 @@ def derive_contract(
     ``official_crs``: the CRS advisor's official grid for the data ("EPSG:3460 (Fiji 1986 / Fiji Map Grid)"),
     named in a "national grid" requirement so the coder knows which one."""
     inputs = inputs or {}
+    geoparquet = {p for p, facts in inputs.items() if facts.get("geometry_type")}
+    for sentence in _SENTENCE.split(request):  # "as GeoParquet, out.parquet"; not "out.parquet, a plain Parquet"
+        if _GEOPARQUET_WORD.search(_affirmed(sentence)):
+            geoparquet |= {o for o in outputs if _base(o) in {_base(n) for n in _files(sentence)}}
+    token = _GEOPARQUET.set(frozenset(geoparquet))
+    try:
+        return _derive(request, outputs, inputs, official_crs)
+    finally:
+        _GEOPARQUET.reset(token)
+
+
+def _derive(request: str, outputs: list[str], inputs: dict[str, dict], official_crs: str) -> Contract:
     input_by_base = {_base(p): p for p in inputs}
     b = _Builder(outputs)
     sentences = [s for s in _SENTENCE.split(request) if s.strip()]
     for out in outputs:
-        fmt = file_format(out)
+        fmt = _format(out)
         b.reading(next((s for s in sentences if _base(out) in {_base(n) for n in _files(s)}), out))
         b.add(out, "exists", f"`{out}` is written and opens as {fmt}")
     attributed: list[tuple[str, list[str], bool]] = []  # sentence, the outputs it is about, whether surely
@@ -448,7 +472,7 @@ def derive_contract(
         values = _allowed_values(sentence)
         value_words = {v for _, vs in values for v in vs}
         for out in outs:
-            fmt = file_format(out)
+            fmt = _format(out)
             names_output = any(_base(f) == _base(out) for f in _files(sentence))
             part = _part_about(sentence, out, outs)
             fields = [f for f in _named_fields(part, exclude, input_columns, names_output) if f not in value_words]
@@ -512,7 +536,7 @@ def derive_contract(
     _min_area_rules(b, request, outputs)
     if _NUMERIC_WORDS.search(_FILE.sub(" ", request)):  # the request's words, not its file names
         _number_rules(b, outputs, inputs)
-    return Contract(outputs=[OutputSpec(path=o, format=file_format(o)) for o in outputs], requirements=b.requirements)
+    return Contract(outputs=[OutputSpec(path=o, format=_format(o)) for o in outputs], requirements=b.requirements)
 
 
 _KEEP = re.compile(
@@ -594,7 +618,7 @@ def _order_words(b: _Builder, attributed: list[tuple[str, list[str], bool]]) -> 
             else:
                 continue
             if column:
-                b.reading(sentence, sure and file_format(out) != "json")  # nested lists are ordered within their parent
+                b.reading(sentence, sure and _format(out) != "json")  # nested lists are ordered within their parent
                 b.add(
                     out,
                     "sorted",
@@ -682,7 +706,7 @@ def _invalid_repaired(b: _Builder, request: str, named: list[str]) -> None:
     features are repaired, not dropped: a filter on validity loses records yet leaves a file of valid
     geometries. The check reads the input's invalid features and finds each key in the output;
     unless the request lets them go."""
-    spatial_in = [p for p in named if file_format(p) in SPATIAL]
+    spatial_in = [p for p in named if _format(p) in SPATIAL]
     if len(spatial_in) != 1 or _DROP_INVALID.search(request):
         return
     for req in [r for r in b.requirements if r.kind == "geometries_valid"]:
@@ -753,7 +777,7 @@ def _affirmed(sentence: str) -> str:
 
 def _input_epsg(inputs: dict[str, dict]) -> int | None:
     """The one EPSG code the spatial inputs share, if they share one."""
-    codes = {f.get("epsg") for p, f in inputs.items() if file_format(p) in SPATIAL or f.get("epsg")}
+    codes = {f.get("epsg") for p, f in inputs.items() if _format(p) in SPATIAL or f.get("epsg")}
     return codes.pop() if len(codes) == 1 and None not in codes else None
 
 
@@ -1054,10 +1078,10 @@ def _row_rules(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], in
     if _UNCHANGED.search(sentence):
         for name in _named_fields(sentence, set(), {c for f in inputs.values() for c in f.get("columns") or []}):
             _keeps(b, out, name, inputs)
-        spatial_inputs = [p for p in inputs if file_format(p) in SPATIAL]
+        spatial_inputs = [p for p in inputs if _format(p) in SPATIAL]
         if (
             re.search(r"\bgeometr(?:y|ies)\b(?!\s+types?)", sentence, re.IGNORECASE)
-            and file_format(out) in SPATIAL
+            and _format(out) in SPATIAL
             and len(spatial_inputs) == 1
         ):  # "leave the geometry alone": same CRS, same shapes
             b.add(
@@ -1085,7 +1109,7 @@ def _kept_whole(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], n
     """ "Keep the other attributes" / "the same stations": every column, or every feature, of the one
     input the output is made from (the one the sentence names, else the only one with rows)."""
     candidates = [p for p in (named_inputs or list(inputs)) if inputs[p].get("columns") is not None]
-    if file_format(out) not in SPATIAL | {"csv", "parquet", "json"}:
+    if _format(out) not in SPATIAL | {"csv", "parquet", "json"}:
         return
     m = _ALL_ROWS.search(sentence)
     noun = (m.group(1) or m.group(2) or m.group(3) or "").lower().rstrip("s") if m else ""
@@ -1125,7 +1149,7 @@ def _conversion_rules(b: _Builder, request: str, outputs: list[str], inputs: dic
     b.reading(_sentence_at(request, convert.start()))
     source, rows = with_rows[0], inputs[with_rows[0]]["rows"]
     for out in outputs:
-        if file_format(out) in SPATIAL | {"csv", "parquet"}:
+        if _format(out) in SPATIAL | {"csv", "parquet"}:
             b.add(
                 out,
                 "rows_as_input",
@@ -1192,7 +1216,7 @@ def _nearest_name(sentence: str, start: int, end: int, after: bool) -> str | Non
 
 def _input_for(noun: str, candidates: Iterable[str]) -> str | None:
     """The input a noun ('address', 'connector') refers to: its file name, else the only input."""
-    candidates = [c for c in candidates if file_format(c) in SPATIAL | {"csv", "parquet"}]
+    candidates = [c for c in candidates if _format(c) in SPATIAL | {"csv", "parquet"}]
     stem = noun.lower().rstrip("s")[:5]
     matching = [c for c in candidates if stem and stem in _base(c).lower()]
     if len(matching) == 1:
@@ -1216,7 +1240,7 @@ def _no_stray_columns(b: _Builder, request: str) -> None:
     not read as asked for may still be one ("its id, name, and area_km2")."""
     if _GEOMETRY_WANTED.search(_affirmed(request)):  # "no geometry column, no WKT" wants none
         return
-    for req in [r for r in b.requirements if r.kind == "columns" and file_format(r.output) == "csv"]:
+    for req in [r for r in b.requirements if r.kind == "columns" and _format(r.output) == "csv"]:
         req.params["no_stray"] = list(STRAY_COLUMNS)
         req.text += ", and no geometry or row-index column beside them"
 
@@ -1265,7 +1289,7 @@ def _defect_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict], requ
     )
     drawing = _DRAWING.search(_FILE.sub(" ", request))
     for out in outputs:
-        fmt = file_format(out)
+        fmt = _format(out)
         # A defect the request does not ask to mend is a standard's, not the user's: shown, not gating.
         b.reading(_output_words(b, out))
         named = {n for r in b.requirements if r.output == out and r.kind == "columns" for n in r.params["names"]}
@@ -1303,7 +1327,7 @@ def _number_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict]) -> N
     for path, facts in inputs.items():
         for name, kind in ((facts.get("defects") or {}).get("numbers_as_text") or {}).items():
             for out in outputs:
-                if file_format(out) in ("csv", "unknown"):
+                if _format(out) in ("csv", "unknown"):
                     continue
                 b.reading(_output_words(b, out))
                 if kind == "integer":
@@ -1335,15 +1359,11 @@ def _whole_layer(request: str, inputs: dict[str, dict], named: list[str]) -> dic
     a WKT column: ``wkt`` names it, for the mend)."""
     if not _WHOLE_BBOX.search(request):
         return None
-    geometric = [p for p in named if file_format(p) in SPATIAL or (inputs[p].get("defects") or {}).get("wkt_text")]
+    geometric = [p for p in named if _format(p) in SPATIAL or (inputs[p].get("defects") or {}).get("wkt_text")]
     if len(geometric) != 1:
         return None
     codes = {int(c) for c in _EPSG.findall(request)}
-    wkt = (
-        (inputs[geometric[0]].get("defects") or {}).get("wkt_text")
-        if file_format(geometric[0]) not in SPATIAL
-        else None
-    )
+    wkt = (inputs[geometric[0]].get("defects") or {}).get("wkt_text") if _format(geometric[0]) not in SPATIAL else None
     return {
         "input": geometric[0],
         **({"epsg": codes.pop()} if len(codes) == 1 else {}),
@@ -1398,7 +1418,7 @@ def _min_area_rules(b: _Builder, request: str, outputs: list[str]) -> None:
         said = f"{m.group('n')} {m.group('unit')}"
         b.reading(_sentence_at(request, m.start()))
         for out in outputs:
-            if file_format(out) in SPATIAL:
+            if _format(out) in SPATIAL:
                 b.add(
                     out,
                     "min_area",
@@ -1422,7 +1442,7 @@ def _shape_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[str
     spatial input's CRS, is one of that input's features or one of their parts (a simplification in
     degrees breaks no other requirement). Read from the request's silence, it is an unsure reading:
     shown, never gating."""
-    spatial = [p for p in (named or list(inputs)) if file_format(p) in SPATIAL]
+    spatial = [p for p in (named or list(inputs)) if _format(p) in SPATIAL]
     words = _CRS_GRID.sub(" ", _FILE.sub(" ", request))
     if len(spatial) != 1 or _RESHAPES.search(words) or _NEW_KIND.search(words):
         return
@@ -1436,7 +1456,7 @@ def _shape_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[str
             for r in b.requirements
             if r.output == out and r.kind == "geometry_types"
         ]
-        if file_format(out) in SPATIAL and not ruled and not any(had and not (kinds & had) for kinds in asked):
+        if _format(out) in SPATIAL and not ruled and not any(had and not (kinds & had) for kinds in asked):
             b.reading(_output_words(b, out), sure=False)  # read from silence: shown, never gating
             b.add(
                 out,
@@ -1487,7 +1507,7 @@ def _crs_kept_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[
         crs_said = any(
             r.output == out and r.kind.startswith("crs_") and r.kind != "crs_present" for r in b.requirements
         )
-        if file_format(out) in SPATIAL - {"geojson"} and not crs_said:
+        if _format(out) in SPATIAL - {"geojson"} and not crs_said:
             b.reading(_output_words(b, out))
             b.add(out, "crs_epsg", f"stays in the input's CRS (EPSG:{own}): the request asks for no other", epsg=own)
 
@@ -1498,7 +1518,7 @@ def _place_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict], named
     spatial = [p for p in (named or list(inputs)) if inputs.get(p, {}).get("bounds_wgs84")]
     boxes = [inputs[p]["bounds_wgs84"] for p in spatial]
     for out in outputs:
-        fmt = file_format(out)
+        fmt = _format(out)
         if fmt not in SPATIAL:
             continue
         b.reading(_output_words(b, out))
@@ -1529,8 +1549,8 @@ def _buffer_rules(b: _Builder, request: str, outputs: list[str], named: list[str
         b.reading(_sentence_at(request, m.start()))
         value, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         distances.add(float(value) * (1000.0 if unit.lower().startswith("k") else 1.0))
-    spatial_out = [o for o in outputs if file_format(o) in SPATIAL]
-    spatial_in = [p for p in named if file_format(p) in SPATIAL]
+    spatial_out = [o for o in outputs if _format(o) in SPATIAL]
+    spatial_in = [p for p in named if _format(p) in SPATIAL]
     if len(distances) != 1 or len(spatial_out) != 1 or len(spatial_in) != 1:
         return
     distance = distances.pop()
@@ -1642,7 +1662,7 @@ def _point_count_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict],
     points = [p for p, k in kinds.items() if k and k <= {"Point", "MultiPoint"}]
     if len(polygons) != 1 or not points:
         return
-    for req in [r for r in b.requirements if r.kind == "columns" and file_format(r.output) != "json"]:
+    for req in [r for r in b.requirements if r.kind == "columns" and _format(r.output) != "json"]:
         b.reading(req.said, req.sure)
         for name in req.params["names"]:
             if not _COUNT_NAME.search(name) or _PER_GROUP.match(name):
@@ -1740,7 +1760,7 @@ def _name_rules(
     feature it stands for — when one spatial input has geometries of that measure: polygons for
     area and perimeter, lines for length)."""
     inputs = inputs or {}
-    spatial = [p for p in inputs if file_format(p) in SPATIAL]
+    spatial = [p for p in inputs if _format(p) in SPATIAL]
     for req in [r for r in b.requirements if r.kind == "columns"]:
         b.reading(req.said, req.sure)
         for name in req.params["names"]:
@@ -1759,7 +1779,7 @@ def _name_rules(
                 )
             elif is_bbox:
                 b.add(out, "bbox", f"`{name}` is [minx, miny, maxx, maxy] with min <= max", name=name)
-            grouped = _group_column(name, inputs) if file_format(out) == "json" else None
+            grouped = _group_column(name, inputs) if _format(out) == "json" else None
             if grouped:
                 counts = bool(_COUNT_NAME.search(name))  # "count_per_district": each group's number of rows
                 b.add(
@@ -1791,7 +1811,7 @@ def _name_rules(
                 ]
                 summary = re.match(r"(total|sum|mean|avg|average|median|min|max|overall)_", name, re.IGNORECASE)
                 if (code in ("km", "m")) == (measure != "area") and len(measured) == 1 and not summary:
-                    b.reading(req.said, req.sure and file_format(out) != "json")  # a JSON value may be one summary
+                    b.reading(req.said, req.sure and _format(out) != "json")  # a JSON value may be one summary
                     b.add(
                         out,
                         "measure_units",

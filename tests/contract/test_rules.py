@@ -612,3 +612,17 @@ def test_a_unit_named_column_is_each_features_area_only_when_its_sentence_says_s
         inputs,
     )
     assert ("measure_units", "green_m2") not in kinds(part)
+
+
+def test_a_parquet_output_is_spatial_only_where_its_sentence_says_geoparquet():
+    inputs = {"h.parquet": {"rows": 3, "columns": ["id"], "geometry_type": "Point"}}
+    geo = derive_contract("Hospitals to UTM please, as GeoParquet, out.parquet.", ["out.parquet"], inputs)
+    assert geo.outputs[0].format == "geoparquet"
+    assert any(r.kind == "crs_projected_metres" for r in geo.requirements)
+    plain = derive_contract(
+        "`a.geoparquet` is a GeoParquet in UTM. `out.parquet` is a plain Parquet with no geometry, carrying `id`.",
+        ["a.geoparquet", "out.parquet"],
+        inputs,
+    )
+    assert plain.outputs[1].format == "parquet"
+    assert not any(r.output == "out.parquet" and r.kind in ("crs_present", "located") for r in plain.requirements)
