@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from contextvars import ContextVar
 from typing import Iterable
 
 from .model import Contract, OutputSpec, Requirement, RequirementEdit
