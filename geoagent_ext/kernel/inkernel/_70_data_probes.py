@@ -305,6 +305,8 @@ def input_facts(paths):
                 }
                 if len(layers) == 1:
                     out[path].update(_layer_facts(path, ext, info.get("geometry_type") or ""))
+                elif layers:
+                    out[path].update(_layers_place(path, layers))
         except Exception:
             continue
     return out
@@ -335,6 +337,34 @@ def _place_facts(frame):
     if box is not None:
         facts["bounds_wgs84"] = [round(float(v), 6) for v in box[:4]]
     return facts
+
+
+def _layers_place(path, layers, max_bytes=100_000_000):
+    """{"bounds_wgs84": [w, s, e, n]} around every layer of a file of several: whatever layer a
+    deliverable is made from, it lies inside (each layer in its own CRS; large files skipped)."""
+    if os.path.getsize(path) > max_bytes:
+        return {}
+    import geopandas as gpd
+
+    boxes = []
+    for name in layers:
+        try:
+            box = _place_facts(gpd.read_file(path, layer=name)).get("bounds_wgs84")
+        except Exception:
+            return {}
+        if box is None:
+            return {}  # a layer without a known place: the file's place is unknown
+        boxes.append(box)
+    if not boxes or any(w > e for w, _, e, _ in boxes):
+        return {}
+    return {
+        "bounds_wgs84": [
+            min(b[0] for b in boxes),
+            min(b[1] for b in boxes),
+            max(b[2] for b in boxes),
+            max(b[3] for b in boxes),
+        ]
+    }
 
 
 def _category_values(frame, most=30, limit=300):

@@ -1,0 +1,38 @@
+"""A file of several layers: the contract knows where its data lies, whichever layer is used."""
+
+from __future__ import annotations
+
+import geopandas as gpd
+from shapely.geometry import Point, box
+
+from geoagent_ext.contract import check_payload, derive_contract
+
+from .test_checks import HELPER, in_folder, input_facts
+
+
+def test_a_deliverable_from_one_layer_of_several_must_lie_where_the_file_does(tmp_path):
+    parks = gpd.GeoDataFrame({"park_id": [1, 2]}, geometry=[box(0, 0, 100, 100), box(200, 0, 300, 100)], crs=32633)
+    parks = parks.set_geometry(parks.translate(600_000, 5_340_000))
+    parks.to_file(tmp_path / "city.gpkg", layer="parks")
+    stops = gpd.GeoDataFrame({"stop": ["a"]}, geometry=[Point(16.37, 48.21)], crs=4326)
+    stops.to_file(tmp_path / "city.gpkg", layer="stops")
+    facts = input_facts(tmp_path)
+    w, s, e, n = facts["city.gpkg"]["bounds_wgs84"]
+    assert 16.2 < w < e < 16.5 and 48.1 < s < n < 48.3
+    contract = derive_contract(
+        "The parks layer of city.gpkg is in UTM. I just want plain lat/lon: save it as parks.geojson.",
+        ["parks.geojson"],
+        facts,
+    )
+    located = [r for r in contract.requirements if r.kind == "located"]
+    assert located, contract.requirements
+
+    def located_passes(frame):
+        frame.to_file(tmp_path / "parks.geojson")
+        answer = in_folder(tmp_path, HELPER.check_contract, check_payload(contract))
+        return next(a["passed"] for a in answer if a["id"] == located[0].id)
+
+    right = parks.to_crs(4326)
+    assert located_passes(right)
+    swapped = right.set_geometry(right.geometry.map(lambda g: type(g)([(y, x) for x, y in g.exterior.coords])))
+    assert not located_passes(swapped)
