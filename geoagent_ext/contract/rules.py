@@ -365,7 +365,8 @@ def _drawn_names(sentence: str, bullets: int) -> list[str]:
 def _listed_names(sentence: str, input_columns: set[str]) -> tuple[list[str], bool]:
     """(names, sure) of a plain list of an output's columns ("with park_class, parks and hectares"):
     sure with three names or more, or with one a name by its form or an input's column; two plain
-    words ("with districts and stations") may be prose."""
+    words ("with districts and stations") may be prose. After any other colon, a list is one of names
+    only with three items or more, two of them names by their form or an input's columns."""
     for start in _LIST_START.finditer(sentence):
         m = _PLAIN_LIST.match(sentence, start.end())
         if not m:
@@ -375,6 +376,14 @@ def _listed_names(sentence: str, input_columns: set[str]) -> tuple[list[str], bo
             continue
         named = any(_SNAKE.fullmatch(i) or i in input_columns or f"`{i}`" in m.group(0) for i in items)
         return items, len(items) >= 3 or named
+    for colon in re.finditer(r":\s*", sentence):  # "one row per address and rank: address_id, rank, distance_m"
+        m = _PLAIN_LIST.match(sentence, colon.end())
+        if not m:
+            continue
+        items = [i.strip("`") for i in re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", m.group(0))]
+        names = sum(bool(_SNAKE.fullmatch(i) or i in input_columns or f"`{i}`" in m.group(0)) for i in items)
+        if len(items) >= 3 and names >= 2 and not any(i.lower() in _NOT_NAMES for i in items):
+            return items, True
     return [], False
 
 

@@ -626,3 +626,13 @@ def test_a_parquet_output_is_spatial_only_where_its_sentence_says_geoparquet():
     )
     assert plain.outputs[1].format == "parquet"
     assert not any(r.output == "out.parquet" and r.kind in ("crs_present", "located") for r in plain.requirements)
+
+
+def test_a_list_of_names_after_a_colon_is_the_outputs_columns_only_when_it_looks_like_names():
+    listed = derive_contract(
+        "Output near.csv, one row per address and rank: address_id, rank (1 = closest), hospital_id, distance_m.",
+        ["near.csv"],
+    )
+    assert ("columns", ("address_id", "distance_m", "hospital_id", "rank")) in kinds(listed)
+    prose = derive_contract("Write near.csv. Three things matter: speed, cost and comfort.", ["near.csv"])
+    assert not any(r.kind == "columns" for r in prose.requirements)
