@@ -20,7 +20,7 @@ from ..completion import CompletionRequest
 from ..runs import ActionRequest, DeleteVariablesRequest, StartRunRequest
 from .active import OPENAPI_PATHS as ACTIVE_NOTEBOOK_PATHS
 from .base import GeoAgentHandler
-from .responses import RESPONSE_BODIES, DeleteVariablesResult, ModelList, RunList, RunState
+from .responses import RESPONSE_BODIES, DeleteVariablesResult, ModelList, RunList, RunState, Status
 
 REQUEST_BODIES: tuple[type[BaseModel], ...] = (
     StartRunRequest,
@@ -93,7 +93,7 @@ def openapi_document() -> dict:
         },
         "security": [{"token": []}],
         "paths": {
-            "/geoagent/status": {"get": {"responses": {"200": ok}}},
+            "/geoagent/status": {"get": {"responses": {"200": answer(Status)}}},
             "/geoagent/runs": {
                 "get": {"responses": {"200": answer(RunList)}},
                 "post": {

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, with_config
+from typing_extensions import NotRequired, TypedDict
 
 from ..agent.events import RunStats
 from ..contract import Contract
 
 
 class _Answer(BaseModel):
-    # Every key is always sent, so every field is required in the schema; no other keys are.
-    model_config = ConfigDict(extra="forbid", json_schema_serialization_defaults_required=True)
+    # Every key is always sent (no field has a default, so the schema requires each); no other keys are.
+    model_config = ConfigDict(extra="forbid")
 
 
 class SubtaskState(_Answer):
@@ -123,4 +124,42 @@ class ModelList(_Answer):
     models: list[ModelChoice]
 
 
-RESPONSE_BODIES: tuple[type[BaseModel], ...] = (RunState, RunList, DeleteVariablesResult, ModelList)
+@with_config(ConfigDict(extra="forbid"))
+class IndexState(TypedDict):
+    """The knowledge index (``status.index_state``): a local index is ``ready``, ``missing`` or
+    ``corrupt``; a shared one (a chroma server) ``remote``, ``empty`` or ``unreachable``. The
+    other keys are there only where they say something."""
+
+    state: Literal["ready", "missing", "corrupt", "remote", "empty", "unreachable"]
+    location: str
+    records: NotRequired[int]
+    libraries: NotRequired[dict[str, str]]  # {library: version} the index was built from
+    hint: NotRequired[str]  # what to run to fix it
+    error: NotRequired[str]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class KernelPlacement(TypedDict):
+    """Where the runs' kernels live (``runs.placement``): this server, or a Kernel Gateway."""
+
+    where: Literal["local", "gateway"]
+    gateway: NotRequired[str]
+    trials: str
+    notes: list[str]
+
+
+class Status(_Answer):
+    """``GET /geoagent/status``: what the panel shows first."""
+
+    version: str
+    model: str
+    provider: str
+    inline_model: str  # the model of inline suggestions
+    index: IndexState
+    approval_mode: bool
+    kernels: KernelPlacement
+    mcp_url: str | None  # None without jupyter_server_mcp
+    inline_loaded: bool  # the inline model has answered (a warm-up or a suggestion)
+
+
+RESPONSE_BODIES: tuple[type[BaseModel], ...] = (Status, RunState, RunList, DeleteVariablesResult, ModelList)

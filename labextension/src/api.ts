@@ -8,39 +8,16 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 
+import type { IndexState, Status } from './runs/rest.generated';
+
 /** Namespace of every GeoAgent route on the Jupyter server. */
 export const API_NAMESPACE = 'geoagent';
 
-/**
- * State of the knowledge index, as `geoagent_ext/status.py` reports it: a local
- * index is `ready`, `missing` or `corrupt`; a shared one (a chroma server) is
- * `remote` (it answers and holds the index), `empty` (it answers without one)
- * or `unreachable`.
- */
-export interface IIndexState {
-  state:
-    | 'ready'
-    | 'missing'
-    | 'corrupt'
-    | 'remote'
-    | 'empty'
-    | 'unreachable'
-    | string;
-  location?: string;
-  records?: number;
-  libraries?: Record<string, string>;
-  hint?: string;
-  error?: string;
-}
+/** The knowledge index's state, as `GET /geoagent/status` reports it. */
+export type IIndexState = IndexState;
 
 /** Body of `GET /geoagent/status`. */
-export interface IStatus {
-  version: string;
-  model: string;
-  provider: string;
-  index: IIndexState;
-  approval_mode: boolean;
-}
+export type IStatus = Status;
 
 /**
  * Call a GeoAgent route and parse its JSON answer.

@@ -9,9 +9,12 @@ import json
 import textwrap
 
 import pytest
+from pydantic import TypeAdapter
 
+from geoagent_ext.config import GeoAgentSettings
 from geoagent_ext.handlers.openapi import openapi_document
-from geoagent_ext.handlers.responses import DeleteVariablesResult, ModelList, RunList, RunState
+from geoagent_ext.handlers.responses import DeleteVariablesResult, IndexState, ModelList, RunList, RunState, Status
+from geoagent_ext.status import index_state
 from tests.scripted_server import scripted_server_config
 
 SCRIPT = textwrap.dedent("""
@@ -55,12 +58,29 @@ async def test_every_answer_is_its_documented_model(jp_fetch, jp_serverapp):
     assert state.stats is not None and state.subtasks, state.status
     listed = RunList.model_validate(await _json(jp_fetch, "runs"))
     assert [r.run_id for r in listed.runs] == [started.run_id]
+    Status.model_validate(await _json(jp_fetch, "status"))
     models = ModelList.model_validate(await _json(jp_fetch, "models"))
     assert models.default in [m.id for m in models.models]
     undone = DeleteVariablesResult.model_validate(
         await _json(jp_fetch, "runs", started.run_id, "variables", "delete", body={})
     )
     assert undone.run_id == started.run_id and set(undone.deleted) <= set(state.variables.created)
+
+
+def test_every_index_state_is_the_documented_one(tmp_path):
+    states = [index_state(GeoAgentSettings(index_dir=str(tmp_path)))]  # missing
+    (tmp_path / "manifest.json").write_text("{")
+    states.append(index_state(GeoAgentSettings(index_dir=str(tmp_path))))  # corrupt
+    (tmp_path / "manifest.json").write_text(json.dumps({"records": 3, "libraries": {"geopandas": "1.0"}}))
+    states.append(index_state(GeoAgentSettings(index_dir=str(tmp_path))))  # ready
+    closed = GeoAgentSettings(chroma_host="127.0.0.1", chroma_port=9)  # nothing listens on the discard port
+    states.append(index_state(closed))  # unreachable
+    assert [TypeAdapter(IndexState).validate_python(s)["state"] for s in states] == [
+        "missing",
+        "corrupt",
+        "ready",
+        "unreachable",
+    ]
 
 
 def test_a_missing_or_an_extra_key_is_not_the_documented_answer():

@@ -23,7 +23,11 @@ const STATUS: IStatus = {
     records: 1204,
     libraries: { geopandas: '1.0.1', shapely: '2.1.0' }
   },
-  approval_mode: false
+  approval_mode: false,
+  inline_model: 'local:qwen2.5-coder-0.5b',
+  kernels: { where: 'local', trials: 'fork', notes: [] },
+  mcp_url: null,
+  inline_loaded: false
 };
 
 /** Server settings whose fetch answers with `body` and records requests. */
@@ -238,9 +242,9 @@ describe('GeoAgentPanel', () => {
 
 describe('describeIndex', () => {
   it('summarises each index state in a few words', () => {
-    expect(describeIndex({ state: 'ready', records: 3 })).toBe(
-      'ready, 3 records'
-    );
+    expect(
+      describeIndex({ state: 'ready', location: '/data/index', records: 3 })
+    ).toBe('ready, 3 records');
     expect(
       describeIndex({ state: 'remote', location: 'db:8000', records: 1204 })
     ).toBe('remote (db:8000), 1,204 records');
@@ -250,6 +254,8 @@ describe('describeIndex', () => {
     expect(describeIndex({ state: 'unreachable', location: 'db:8000' })).toBe(
       'unreachable (db:8000)'
     );
-    expect(describeIndex({ state: 'corrupt' })).toBe('corrupt');
+    expect(describeIndex({ state: 'corrupt', location: '/data/index' })).toBe(
+      'corrupt'
+    );
   });
 });

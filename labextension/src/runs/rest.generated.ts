@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: 4baacff0c6b93fd7b3c87c3ab599d0e889dc92c062b429f7c69c7e9ea7a8b1de
+ * schema-sha256: fe375eeaeac508e7eba22e91131308064e17b16a317a8c74e7ba442f9be00be8
  */
 import type {Contract, RunStats} from './events.generated';
 
@@ -13,6 +13,7 @@ export type RestBody =
   | ActionRequest
   | DeleteVariablesRequest
   | CompletionRequest
+  | Status
   | RunState
   | RunList
   | DeleteVariablesResult
@@ -97,6 +98,44 @@ export interface CompletionRequest {
    * provider:model; default: the configured inline_model.
    */
   model?: string | null;
+}
+/**
+ * ``GET /geoagent/status``: what the panel shows first.
+ */
+export interface Status {
+  version: string;
+  model: string;
+  provider: string;
+  inline_model: string;
+  index: IndexState;
+  approval_mode: boolean;
+  kernels: KernelPlacement;
+  mcp_url: string | null;
+  inline_loaded: boolean;
+}
+/**
+ * The knowledge index (``status.index_state``): a local index is ``ready``, ``missing`` or
+ * ``corrupt``; a shared one (a chroma server) ``remote``, ``empty`` or ``unreachable``. The
+ * other keys are there only where they say something.
+ */
+export interface IndexState {
+  state: 'ready' | 'missing' | 'corrupt' | 'remote' | 'empty' | 'unreachable';
+  location: string;
+  records?: number;
+  libraries?: {
+    [k: string]: string;
+  };
+  hint?: string;
+  error?: string;
+}
+/**
+ * Where the runs' kernels live (``runs.placement``): this server, or a Kernel Gateway.
+ */
+export interface KernelPlacement {
+  where: 'local' | 'gateway';
+  gateway?: string;
+  trials: string;
+  notes: string[];
 }
 /**
  * ``GET /geoagent/runs/{run_id}``: a run folded from its events (``agent.state.fold``).
