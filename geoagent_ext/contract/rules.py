@@ -628,7 +628,8 @@ def _order_words(b: _Builder, attributed: list[tuple[str, list[str], bool]]) -> 
             else:
                 continue
             if column:
-                b.reading(sentence, sure and _format(out) != "json")  # nested lists are ordered within their parent
+                # A JSON document's nested lists are ordered within their parent; a top-level list of records is a table.
+                b.reading(sentence, sure and (_format(out) != "json" or _top_level_list(b, out)))
                 b.add(
                     out,
                     "sorted",
@@ -637,6 +638,10 @@ def _order_words(b: _Builder, attributed: list[tuple[str, list[str], bool]]) -> 
                     name=column,
                     descending=descending,
                 )
+
+
+def _top_level_list(b: _Builder, out: str) -> bool:
+    return any(r.output == out and r.kind == "json_shape" and r.params.get("shape") == "list" for r in b.requirements)
 
 
 def _sort_by_named_column(b: _Builder) -> None:

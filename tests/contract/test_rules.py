@@ -636,3 +636,17 @@ def test_a_list_of_names_after_a_colon_is_the_outputs_columns_only_when_it_looks
     assert ("columns", ("address_id", "distance_m", "hospital_id", "rank")) in kinds(listed)
     prose = derive_contract("Write near.csv. Three things matter: speed, cost and comfort.", ["near.csv"])
     assert not any(r.kind == "columns" for r in prose.requirements)
+
+
+def test_an_order_binds_a_top_level_json_list_of_records_but_not_a_nested_one():
+    top = derive_contract(
+        'Write out.json, a JSON list of records [{"district": "...", "clinics": <int>}], most clinics first.',
+        ["out.json"],
+    )
+    assert any(r.kind == "sorted" and r.sure for r in top.requirements)
+    nested = derive_contract(
+        'Write out.json, one object {"total": <int>, "districts": [{"district": "...", "clinics": <int>}]}, '
+        "most clinics first.",
+        ["out.json"],
+    )
+    assert not any(r.kind == "sorted" and r.sure for r in nested.requirements)
