@@ -171,7 +171,8 @@ def _base(path: str) -> str:
 # A sentence that names only inputs is about the output when it says to make something of them.
 _PRODUCING = re.compile(
     r"\b(?:export|write|save|give|produce|make|turn|convert|deliver|create|build|return|output|"
-    r"put|package|split|merge|dissolve|clip|reproject|take|keep|list)\w*\b",
+    r"put|package|split|merge|dissolve|clip|reproject|take|keep|list|add|attach|append|compute|calculat|enrich|"
+    r"annotat)\w*\b",
     re.IGNORECASE,
 )
 

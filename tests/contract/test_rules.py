@@ -650,3 +650,15 @@ def test_an_order_binds_a_top_level_json_list_of_records_but_not_a_nested_one():
         ["out.json"],
     )
     assert not any(r.kind == "sorted" and r.sure for r in nested.requirements)
+
+
+def test_adding_a_column_to_the_one_input_is_about_the_one_output():
+    inputs = {"b.geojson": {"rows": 4, "columns": ["fid"], "geometry_type": "Polygon"}}
+    c = derive_contract(
+        "Add a column to b.geojson: the floor area of each outline in square metres, column footprint_m2. "
+        "Save it as out.geojson.",
+        ["out.geojson"],
+        inputs,
+    )
+    assert ("columns", ("footprint_m2",)) in kinds(c)
+    assert ("measure_units", "footprint_m2") in kinds(c)
