@@ -20,7 +20,16 @@ from ..completion import CompletionRequest
 from ..runs import ActionRequest, DeleteVariablesRequest, StartRunRequest
 from .active import OPENAPI_PATHS as ACTIVE_NOTEBOOK_PATHS
 from .base import GeoAgentHandler
-from .responses import RESPONSE_BODIES, DeleteVariablesResult, ModelList, RunList, RunState, Status
+from .responses import (
+    RESPONSE_BODIES,
+    DeleteVariablesResult,
+    ModelList,
+    RunEvents,
+    RunList,
+    RunState,
+    Status,
+    SubtaskOutputs,
+)
 
 REQUEST_BODIES: tuple[type[BaseModel], ...] = (
     StartRunRequest,
@@ -107,13 +116,13 @@ def openapi_document() -> dict:
             "/geoagent/runs/{run_id}/events": {
                 "get": {
                     "parameters": [run_id, {"name": "after", "in": "query", "schema": {"type": "integer"}}],
-                    "responses": {"200": ok, "400": error, "404": error},
+                    "responses": {"200": answer(RunEvents), "400": error, "404": error},
                 }
             },
             "/geoagent/runs/{run_id}/outputs/{subtask_id}": {
                 "get": {
                     "parameters": [run_id, {**run_id, "name": "subtask_id"}],
-                    "responses": {"200": ok, "404": error},
+                    "responses": {"200": answer(SubtaskOutputs), "404": error},
                 }
             },
             "/geoagent/runs/{run_id}/actions": {

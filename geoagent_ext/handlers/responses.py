@@ -8,12 +8,12 @@ missing, none extra), so the documentation cannot drift from what is sent.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, with_config
 from typing_extensions import NotRequired, TypedDict
 
-from ..agent.events import RunStats
+from ..agent.events import Event, RunStats
 from ..contract import Contract
 
 
@@ -96,6 +96,21 @@ class RunList(_Answer):
     runs: list[RunState]
 
 
+class RunEvents(_Answer):
+    """``GET /geoagent/runs/{run_id}/events``: the run's events after ``after``, in order."""
+
+    events: list[Event]
+
+
+class SubtaskOutputs(_Answer):
+    """``GET /geoagent/runs/{run_id}/outputs/{subtask_id}``: an accepted subtask's whole outputs
+    (nbformat dicts; its events carry them cut to their limits)."""
+
+    run_id: str
+    subtask_id: str
+    outputs: list[dict[str, Any]]
+
+
 class DeleteVariablesResult(_Answer):
     """``POST /geoagent/runs/{run_id}/variables/delete``."""
 
@@ -162,4 +177,12 @@ class Status(_Answer):
     inline_loaded: bool  # the inline model has answered (a warm-up or a suggestion)
 
 
-RESPONSE_BODIES: tuple[type[BaseModel], ...] = (Status, RunState, RunList, DeleteVariablesResult, ModelList)
+RESPONSE_BODIES: tuple[type[BaseModel], ...] = (
+    Status,
+    RunState,
+    RunList,
+    RunEvents,
+    SubtaskOutputs,
+    DeleteVariablesResult,
+    ModelList,
+)

@@ -32,7 +32,7 @@ def test_every_body_and_field_is_typed_and_event_shapes_are_imported():
             assert name not in typed, f"{name} is repeated instead of imported: {REGENERATE}"
         else:
             assert typed.get(name) == list(model["properties"]), f"{name}'s fields differ: {REGENERATE}"
-    imported = re.search(r"^import type \{(.*?)\} from './events.generated';$", ts, re.MULTILINE)
+    imported = re.search(r"^import type \{(.*?)\} from './events.generated';$", ts, re.MULTILINE | re.DOTALL)
     assert imported and {"Contract", "RunStats"} <= {n.strip() for n in imported.group(1).split(",")}, REGENERATE
 
 

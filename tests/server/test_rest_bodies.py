@@ -13,7 +13,16 @@ from pydantic import TypeAdapter
 
 from geoagent_ext.config import GeoAgentSettings
 from geoagent_ext.handlers.openapi import openapi_document
-from geoagent_ext.handlers.responses import DeleteVariablesResult, IndexState, ModelList, RunList, RunState, Status
+from geoagent_ext.handlers.responses import (
+    DeleteVariablesResult,
+    IndexState,
+    ModelList,
+    RunEvents,
+    RunList,
+    RunState,
+    Status,
+    SubtaskOutputs,
+)
 from geoagent_ext.status import index_state
 from tests.scripted_server import scripted_server_config
 
@@ -56,6 +65,10 @@ async def test_every_answer_is_its_documented_model(jp_fetch, jp_serverapp):
         RunState.model_validate(await _json(jp_fetch, "runs", started.run_id, "actions", body=action))
         state = await _settled(jp_fetch, started.run_id)
     assert state.stats is not None and state.subtasks, state.status
+    events = RunEvents.model_validate(await _json(jp_fetch, "runs", started.run_id, "events")).events
+    assert events[0].type == "run_started" and events[-1].type == "finished"
+    for subtask in (s for s in state.subtasks if s.status == "solved"):
+        SubtaskOutputs.model_validate(await _json(jp_fetch, "runs", started.run_id, "outputs", subtask.id))
     listed = RunList.model_validate(await _json(jp_fetch, "runs"))
     assert [r.run_id for r in listed.runs] == [started.run_id]
     Status.model_validate(await _json(jp_fetch, "status"))

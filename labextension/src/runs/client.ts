@@ -15,9 +15,11 @@ import {
   IAction,
   IDeleteVariablesResult,
   IModelList,
+  IRunEvents,
   IRunList,
   IRunState,
   IStartRunRequest,
+  ISubtaskOutputs,
   RunEvent
 } from './types';
 
@@ -51,7 +53,7 @@ export async function runEvents(
   after = 0,
   settings?: ServerConnection.ISettings
 ): Promise<RunEvent[]> {
-  const body = await requestAPI<{ events: RunEvent[] }>(
+  const body = await requestAPI<IRunEvents>(
     `runs/${encodeURIComponent(runId)}/events?after=${after}`,
     { method: 'GET' },
     settings
@@ -94,7 +96,7 @@ export async function fetchSubtaskOutputs(
   subtaskId: string,
   settings?: ServerConnection.ISettings
 ): Promise<Record<string, unknown>[]> {
-  const body = await requestAPI<{ outputs: Record<string, unknown>[] }>(
+  const body = await requestAPI<ISubtaskOutputs>(
     `runs/${encodeURIComponent(runId)}/outputs/${encodeURIComponent(subtaskId)}`,
     { method: 'GET' },
     settings

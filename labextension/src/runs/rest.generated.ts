@@ -4,9 +4,37 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: fe375eeaeac508e7eba22e91131308064e17b16a317a8c74e7ba442f9be00be8
+ * schema-sha256: 367364a67f40729def46c7fb755f6ba10bdbca6e27cede0e186bf205d6aedb34
  */
-import type {Contract, RunStats} from './events.generated';
+import type {
+  ApprovalGiven,
+  ApprovalRequested,
+  CodeProposed,
+  Contract,
+  ContractStated,
+  CrsAdvised,
+  Declined,
+  Executed,
+  Finished,
+  HintGiven,
+  HumanEditApplied,
+  ModelWaiting,
+  NamespaceChanged,
+  NeedsHuman,
+  Planned,
+  Progress,
+  Repaired,
+  Replanned,
+  RequirementChecked,
+  RunStarted,
+  RunStats,
+  RunWarning,
+  SearchNode,
+  Skipped,
+  Solved,
+  SubtaskInserted,
+  SubtaskStarted
+} from './events.generated';
 
 export type RestBody =
   | StartRunRequest
@@ -16,6 +44,8 @@ export type RestBody =
   | Status
   | RunState
   | RunList
+  | RunEvents
+  | SubtaskOutputs
   | DeleteVariablesResult
   | ModelList;
 
@@ -213,6 +243,49 @@ export interface RunStateWarning {
  */
 export interface RunList {
   runs: RunState[];
+}
+/**
+ * ``GET /geoagent/runs/{run_id}/events``: the run's events after ``after``, in order.
+ */
+export interface RunEvents {
+  events: (
+    | RunStarted
+    | Progress
+    | RunWarning
+    | ModelWaiting
+    | CrsAdvised
+    | ContractStated
+    | Planned
+    | Replanned
+    | RequirementChecked
+    | Declined
+    | SubtaskStarted
+    | CodeProposed
+    | Executed
+    | Repaired
+    | SubtaskInserted
+    | ApprovalRequested
+    | ApprovalGiven
+    | Solved
+    | NamespaceChanged
+    | NeedsHuman
+    | HumanEditApplied
+    | HintGiven
+    | Skipped
+    | SearchNode
+    | Finished
+  )[];
+}
+/**
+ * ``GET /geoagent/runs/{run_id}/outputs/{subtask_id}``: an accepted subtask's whole outputs
+ * (nbformat dicts; its events carry them cut to their limits).
+ */
+export interface SubtaskOutputs {
+  run_id: string;
+  subtask_id: string;
+  outputs: {
+    [k: string]: unknown;
+  }[];
 }
 /**
  * ``POST /geoagent/runs/{run_id}/variables/delete``.

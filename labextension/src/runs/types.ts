@@ -21,10 +21,12 @@ import type {
   ModelChoice,
   ModelList,
   RequirementEdit,
+  RunEvents,
   RunList,
   RunState,
   RunVariables,
   StartRunRequest,
+  SubtaskOutputs,
   WaitingFor
 } from './rest.generated';
 
@@ -70,6 +72,12 @@ export type IRequirementEdit = RequirementEdit;
 export type IRunState = RunState;
 
 export type IRunList = RunList;
+
+/** `GET /geoagent/runs/<id>/events` answer. */
+export type IRunEvents = RunEvents;
+
+/** `GET /geoagent/runs/<id>/outputs/<subtask_id>` answer. */
+export type ISubtaskOutputs = SubtaskOutputs;
 
 /** The run's effect on the kernel's variables, folded from its `namespace_changed` events. */
 export type IRunVariables = RunVariables;
