@@ -523,6 +523,7 @@ def _derive(request: str, outputs: list[str], inputs: dict[str, dict], official_
             _row_rules(b, out, sentence, inputs, input_by_base)
     _bound_by_column(b)
     _order_words(b, attributed)
+    _bounds_in_degrees(b, attributed)
     _sort_by_named_column(b)
     b.reading("")
     named = _named_inputs(request, input_by_base)
@@ -639,6 +640,24 @@ def _order_words(b: _Builder, attributed: list[tuple[str, list[str], bool]]) -> 
                     name=column,
                     descending=descending,
                 )
+
+
+_BOUND_NAME = re.compile(r"^(?:min|max)_?[xy]$|^[xy]_?(?:min|max)$|^(?:west|south|east|north)$", re.IGNORECASE)
+_IN_DEGREES = re.compile(r"\b(?:degrees|longitudes?|latitudes?)\b|\blon\s*/\s*lat\b|\blat\s*/\s*lon\b", re.IGNORECASE)
+
+
+def _bounds_in_degrees(b: _Builder, attributed: list[tuple[str, list[str], bool]]) -> None:
+    """Bound columns ("minx, miny, maxx, maxy") in a sentence that says they are in degrees or
+    longitude/latitude hold lon/lat values."""
+    for sentence, outs, sure in attributed:
+        if not _IN_DEGREES.search(_affirmed(sentence)):
+            continue
+        b.reading(sentence, sure)
+        for out in outs:
+            names = [n for r in b.requirements if r.output == out and r.kind == "columns" for n in r.params["names"]]
+            for name in names:
+                if _BOUND_NAME.match(name) and re.search(rf"(?<![\w`]){name}(?!\w)|`{name}`", sentence):
+                    b.add(out, "lonlat", f"`{name}` holds longitude/latitude values (WGS84 degrees)", name=name)
 
 
 def _top_level_list(b: _Builder, out: str) -> bool:

@@ -662,3 +662,17 @@ def test_adding_a_column_to_the_one_input_is_about_the_one_output():
     )
     assert ("columns", ("footprint_m2",)) in kinds(c)
     assert ("measure_units", "footprint_m2") in kinds(c)
+
+
+def test_bound_columns_said_in_degrees_hold_lon_lat():
+    said = derive_contract(
+        "bounds.csv: for every building its corners as four columns minx, miny, maxx, maxy, in degrees "
+        "(longitude/latitude).",
+        ["bounds.csv"],
+    )
+    assert {("lonlat", n) for n in ("minx", "miny", "maxx", "maxy")} <= kinds(said)
+    metres = derive_contract(
+        "bounds.csv: for every building its corners as four columns minx, miny, maxx, maxy, in metres, not degrees.",
+        ["bounds.csv"],
+    )
+    assert not any(k == "lonlat" for k, _ in kinds(metres))
