@@ -128,8 +128,8 @@ def raster_tools_without_rasters(descriptions: list[str], data_files: list[str],
 
 # A step that changes the CRS of a layer ("set the CRS" declares one and is not a reprojection).
 # "Ensure the CRS of the layer is in a projected (metric) CRS" asks for one too.
-# (Converting "the geometry column" too: bangkok-coercion at 536c870 planned "Convert the geometry column
-# to a numeric type", which the coder wrote as `to_crs(epsg=10594)`, and the file lost its input's CRS.)
+# (Converting "the geometry column" too: "Convert the geometry column to a numeric type" can be written
+# as `to_crs(...)`, and the file loses its input's CRS.)
 _REPROJECTS = re.compile(
     r"\b(?:re-?project\w*|to_crs|(?:convert\w*|transform\w*|change\w*)\s+(?:the\s+)?"
     r"(?:crs|coordinate reference system|projection|coordinates|geometr(?:y|ies)(?:\s+column)?)\b|"
@@ -150,7 +150,7 @@ _FILTERS = re.compile(
     re.IGNORECASE,
 )
 # A step that sums or averages over rows ("Compute the sum of `unit_count` for each feature", read
-# from a request that says what the user will query later: nyc-wkt at d518539).
+# from a request that says what the user will query later).
 _AGGREGATES = re.compile(
     r"\b(?:sum|total|mean|average|median)\s+(?:of|over)\b|\b(?:aggregat\w*|group\w*\s+by)\b", re.IGNORECASE
 )
@@ -168,7 +168,7 @@ def _retypes(column: str) -> re.Pattern:
     )
 
 
-# "Check for invalid geometries and remove them" (cairo-dedup at c650f01: 20 parcels gone)
+# "Check for invalid geometries and remove them": the features are gone where they were to be repaired
 _DROPS_INVALID = re.compile(
     r"\b(?:remov|drop|filter|discard|delet|exclud)\w*\b[^.;]*\binvalid\b|"
     r"\binvalid\b[^.;]*\b(?:remov|drop|filter|discard|delet|exclud)\w*",
@@ -182,11 +182,11 @@ def contract_conflicts(descriptions: list[str], contract: Contract | None) -> li
     forbids: a reprojection when an output must keep an input's geometry in its CRS
     (``geometry_unchanged``), a row filter or a sum over rows when an output must have one row per
     input feature (``rows_as_input``), dropping the invalid features an output keeps repaired
-    (``geometries_valid`` with a key: the mend repairs them on the written file), a type conversion of a column that keeps the input's values
-    (``values_from_input``). A step that also measures or writes keeps its work, with the limit added.
-    A step writing files named after the layers an output must have (``layers``: "save the layers
-    as `points.gpkg`, `lines.gpkg`") is told they are layers of that output (it is never dropped:
-    an input may have such a name)."""
+    (``geometries_valid`` with a key: the mend repairs them on the written file), a type conversion
+    of a column that keeps the input's values (``values_from_input``). A step that also measures or
+    writes keeps its work, with the limit added. A step writing files named after the layers an
+    output must have (``layers``: "save the layers as `points.gpkg`, `lines.gpkg`") is told they are
+    layers of that output (it is never dropped: an input may have such a name)."""
     if contract is None:
         return []
     limits: list[tuple[re.Pattern, str, re.Pattern | None]] = []
@@ -287,8 +287,8 @@ MAX_APPENDED = 4
 def uncovered_requirements(descriptions: list[str | None], contract: Contract | None) -> list[tuple[int, str, str]]:
     """(step index, its new wording, why) for the step that writes an output, told the requirements
     on that output's columns (or layers) no step of the plan names: the planner reads the contract but a small
-    model plans for some of its columns only (at 66818bb bangkok converted three text columns to
-    numbers and never `station_id`, whose "holds integers" then failed on every write). The
+    model plans for some of its columns only (a requirement on a column no step converts then
+    fails on every write). The
     writing step is the first that writes and names the output, else the last that writes; a plan
     that writes nothing gets the closing steps' requirements instead. ``None``: a dropped step."""
     if contract is None:
@@ -421,7 +421,7 @@ _LOAD_WORDS = {
     "again",
 }
 # "Load the necessary libraries", "Import geopandas and pandas": each step imports what it uses, and
-# such a step only invites a long answer (the 1.5B once wrote ~1000 tokens of one import line).
+# such a step only invites a long answer (a small model may write a thousand tokens of one import line).
 _IMPORT_WORDS = {
     "import",
     "imports",
@@ -467,27 +467,27 @@ _IMPORT_WORDS = {
     "pyogrio",
     "fiona",
 }
-# "Verify the output", "Open the GeoParquet file to verify that it meets the requirements" (fio-nyc at
-# 90b155b: its reading failed five times and the run timed out with the file written).
+# "Verify the output", "Open the GeoParquet file to verify that it meets the requirements": the contract
+# checks the file; a step that reads it back can only fail on the reading, with the file written.
 _VERIFIES = re.compile(
     r"^\s*(?:verify|double-check|confirm|validate)\b|"
     r"^\s*(?:open|read|load|re-?open|re-?read|reload)\b[^.;]*\bto\s+(?:verify|check|confirm|validate)\b",
     re.IGNORECASE,
 )
-# "Optionally, map the result": what the request did not ask for only risks the deliverable (at
-# 45f228b such a step's repairs rewrote London's finished CSV without a column).
+# "Optionally, map the result": what the request did not ask for only risks the deliverable (such a
+# step's repairs may rewrite a finished file).
 _OPTIONAL = re.compile(r"^\s*(?:optionally|if (?:needed|desired|wanted|you (?:want|wish|like)))\b", re.IGNORECASE)
 _CLOSES = re.compile(r"^\s*close\b", re.IGNORECASE)
-# "Convert the `data/vienna_stations.geojson` points to a GeoDataFrame" (example 01 at 4140894: five
-# attempts at points_from_xy on columns a GeoJSON layer does not have, then the user): nothing else said.
+# "Convert the `data/stations.geojson` points to a GeoDataFrame", nothing else said: a layer is read as
+# one already, and the step invites points_from_xy on columns a GeoJSON layer does not have.
 _TO_GEODATAFRAME = re.compile(
     r"^\s*(?:convert|turn|make|cast|transform)\w*\s+(?:the\s+)?[^;]*?\s+(?:to|into|as)\s+"
     r"(?:an?\s+)?`?geo(?:pandas\s+)?data\s?frames?`?\s*[.;]?\s*$",
     re.IGNORECASE,
 )
 # "Convert the `geometry` column to a shapely geometry type": a layer read by geopandas holds shapely
-# geometries already, and the 1.5B's conversion left a plain Series (lagos at c650f01: the next two
-# steps failed on `.to_crs` of it). Only when every data file is a spatial layer: a table's
+# geometries already, and a model's conversion may leave a plain Series (every later step fails on
+# `.to_crs` of it). Only when every data file is a spatial layer: a table's
 # `geometry` column may be WKT text to parse.
 _TO_SHAPELY = re.compile(
     r"^\s*(?:convert|cast|change|turn|transform|ensure)\w*\s+(?:the\s+)?`?geometr(?:y|ies)`?"
@@ -496,8 +496,8 @@ _TO_SHAPELY = re.compile(
 )
 _REPEATS = re.compile(r"^\s*repeat\s+(?:the\s+)?steps?\b", re.IGNORECASE)
 # Steps that only do what the contract's mend does on the written file (``contract.mend``): convert the
-# geometries to the multi-part type an output requires, drop the null/empty geometries it forbids. The
-# 1.5B spent cairo-dedup's first 130 s (536c870) on `x.multipolygon` for the first; the mend is certain.
+# geometries to the multi-part type an output requires, drop the null/empty geometries it forbids. A small
+# model may spend minutes on such a step (`x.multipolygon`); the mend is certain.
 # (Repairing invalid or dropping duplicate geometries stays a step: later joins, overlays or sums
 # need it done before them.)
 _MENDED_STEPS = {
@@ -614,11 +614,11 @@ _COUNTING = re.compile(r"\b(?:count\w*|number\s+of|tally)\b", re.IGNORECASE)
 
 def _mended_value(text: str, contract: Contract, computed: set[str]) -> str | None:
     """The column a step only computes when the contract's mend computes it on the written file
-    (example 01 at 481be20: the 1.5B counted the stations on the joined stations' rows and spent
-    five attempts on a rate over them): a count of points per polygon ("count the stations per
-    district", no measure), a merge that relates the points file or a counted column to the
-    polygons (at f2774b6 "Merge the districts and the computed `stations_per_10km2` on
-    `district_code`" needed the user), or a rate named with nothing but its operands. None otherwise.
+    (a model's own count over a join's rows is easily wrong, and a rate over it with it): a count of
+    points per polygon ("count the stations per district", no measure), a merge that relates the
+    points file or a counted column to the polygons ("Merge the districts and the computed
+    `stations_per_10km2` on `district_code`"), or a rate named with nothing but its operands. None
+    otherwise.
     ``computed``: the columns the mend computes (``advice.mended_values``)."""
     columns = {str(n) for r in contract.requirements if r.kind == "columns" for n in r.params.get("names") or []}
     named = {c for c in columns if re.search(rf"(?<![\w]){re.escape(c)}(?![\w])", text)}
@@ -636,7 +636,7 @@ def _mended_value(text: str, contract: Contract, computed: set[str]) -> str | No
             and ((named & mended_names) or r.params.get("points", "") in text)
             and not _MEASURES.search(text)
         ):
-            return name  # relating the points to the polygons serves only the count (example 01 at f2774b6)
+            return name  # relating the points to the polygons serves only the count
         noun = re.sub(r"(^|_)(count|n|num|number)(_|$)", "_", name.lower()).strip("_").rstrip("s")
         if (
             r.kind == "point_counts"
@@ -670,8 +670,8 @@ def written_later(descriptions: list[str], index: int, output: str) -> bool:
     """Whether a step after ``index`` is there to write ``output`` (it names the file, or says it
     writes and step ``index`` neither names nor writes anything): then the contract's verdict on
     what step ``index`` wrote is not that step's to repair. The small model writes the whole pipeline,
-    deliverable included, in its "Load the layers" step (nyc-symdiff at d518539: 190 s repairing
-    step 1 for a column step 4 adds, and the run timed out in step 4)."""
+    deliverable included, in its "Load the layers" step (repairing step 1 for a column a later step
+    adds would spend the run's time on what that step does)."""
     here = descriptions[index]
     base = posixpath.basename(output)
     if base in here or _WRITES.search(here):

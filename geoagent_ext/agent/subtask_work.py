@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ..contract.advice import coder_view, mended_values
 from ..contract.mend import mend_code
@@ -24,6 +25,7 @@ from ..llm.client import LLMError
 from . import codeinfo, fixes, repair
 from .deliverables import trial_suffix
 from .events import Executed, Replanned
+from .fixes.drop_keyword import refused_keyword
 from .kernel_handle import summarize
 from .plan_check import written_later
 from .planner import Planner, new_subtask
@@ -197,7 +199,8 @@ class SubtaskWork:
         return ctx
 
     async def api_docs(self, failure: str | None) -> str:
-        """Retrieve docs when a library is named or after a failure (seed 000, 5.3)."""
+        """Retrieve docs when a library is named or after a failure (the docs a repair needs are
+        those of the call that failed, which the step's words may not name)."""
         knowledge_index = self.run.knowledge_index
         if knowledge_index is None or self.run.options.retrieval == "never":
             return ""
@@ -226,15 +229,6 @@ class SubtaskWork:
         mended = self.mended(attempt.code) if attempt.ename == RESULT_CHECK else None
         if mended:  # the search's node whose written file failed the contract
             return repair.Diagnosis("mend", attempt.error or "", name="the contract", fixed_code=mended)
-        left_out = (
-            repair.without_mended_columns(
-                attempt.code, attempt.ename, attempt.evalue, attempt.lineno, mended_values(self.run.contract)
-            )
-            if attempt.ename == "KeyError"
-            else None
-        )
-        if left_out:
-            return left_out
         diagnosis = repair.classify(
             attempt.code,
             attempt.ename,
@@ -246,9 +240,10 @@ class SubtaskWork:
             own_words=f"{self.run.request}\n{self.subtask.description}",
             refused_before=self.refused,
             tripped=attempt.tripped,
+            subtask=self.subtask.description,
+            mended=mended_values(self.run.contract) if attempt.ename == "KeyError" else set(),
         )
-        diagnosis = repair.without_failing_report(diagnosis, attempt.code, attempt.lineno, self.subtask.description)
-        refused = repair.refused_keyword(attempt.ename, attempt.evalue)
+        refused = refused_keyword(attempt.ename, attempt.evalue)
         if refused:
             self.refused.add(refused)
         return diagnosis
@@ -257,7 +252,7 @@ class SubtaskWork:
         """``classify``, then the certain fixes only the live kernel can tell (where a name the code
         imported from the wrong module really is)."""
         diagnosis = self.classify(attempt)
-        moved = await repair.relocated_import(diagnosis, attempt.code, attempt.lineno, self.run.kernel)
+        moved = await fixes.diagnose_live(diagnosis, attempt.code, attempt.lineno, self.run.kernel)
         return moved or diagnosis
 
     async def generate(self, ctx: SubtaskContext, *, temperature: float = FIRST_TEMPERATURE) -> tuple[str, str, Any]:

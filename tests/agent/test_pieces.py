@@ -9,7 +9,17 @@ import pytest
 
 from geoagent_ext.agent import codeinfo, repair
 from geoagent_ext.agent.events import ExecutionSummary, Solved, parse_event
-from geoagent_ext.agent.fixes import assigned_inplace, frame_methods, results_kept
+from geoagent_ext.agent.fixes import (
+    assigned_inplace,
+    drop_keyword,
+    drop_print,
+    fix_call,
+    frame_methods,
+    rename_local,
+    results_kept,
+    start_list,
+    text_not_frame,
+)
 from geoagent_ext.agent.planner import PlanError, parse_plan
 from geoagent_ext.agent.search import Node, beta, instrument, p_ucb, priors, split_rollout
 
@@ -136,8 +146,8 @@ def test_a_function_that_hides_the_function_it_calls_gets_its_own_name_renamed()
     scope = {"parks": [Point(0, 0), Point(2, 0)]}
     exec(d.fixed_code, scope)
     assert [round(g.area, 6) for g in scope["result"]] == [0.000312, 0.000312]  # two 16-gon discs
-    assert codeinfo.with_local_renamed("def f(buffer):\n    buffer = buffer(1)\n", "buffer") is None  # a parameter
-    assert codeinfo.with_local_renamed("def f():\n    x = 1\n    return x\n", "x") is None  # nothing called
+    assert rename_local.with_local_renamed("def f(buffer):\n    buffer = buffer(1)\n", "buffer") is None  # a parameter
+    assert rename_local.with_local_renamed("def f():\n    x = 1\n    return x\n", "x") is None  # nothing called
 
 
 def test_geopandas_methods_written_as_module_functions_are_called_on_their_frame():
@@ -174,17 +184,18 @@ def test_geopandas_methods_written_as_module_functions_are_called_on_their_frame
 
 def test_a_failing_print_is_taken_out_unless_its_arguments_change_data():
     code = "t.to_csv('t.csv')\nprint(\n    f'CRS: {t.crs}',\n    len(t))\nn = 1"
-    assert codeinfo.without_failing_print(code, 3) == "t.to_csv('t.csv')\n\nn = 1"
+    assert drop_print.without_failing_print(code, 3) == "t.to_csv('t.csv')\n\nn = 1"
     assert (
-        codeinfo.without_failing_print("for r in rows:\n    print(r.crs)\nn = 1", 2)
+        drop_print.without_failing_print("for r in rows:\n    print(r.crs)\nn = 1", 2)
         == "for r in rows:\n    pass\nn = 1"
     )
-    assert codeinfo.without_failing_print("print(d.pop('a'))", 1) is None  # pop changes the dict
-    assert codeinfo.without_failing_print("print(t.to_file(path))", 1) is None  # a write, not a report
-    assert codeinfo.without_failing_print("x = t.crs\nprint(x)", 1) is None  # the failing line is no print
-    failed = repair.classify(code, "AttributeError", "'DataFrame' object has no attribute 'crs'", "", 3)
-    assert repair.without_failing_report(failed, code, 3, "Write the areas to t.csv.").strategy == "drop_print"
-    assert repair.without_failing_report(failed, code, 3, "Print the CRS of t.") is failed
+    assert drop_print.without_failing_print("print(d.pop('a'))", 1) is None  # pop changes the dict
+    assert drop_print.without_failing_print("print(t.to_file(path))", 1) is None  # a write, not a report
+    assert drop_print.without_failing_print("x = t.crs\nprint(x)", 1) is None  # the failing line is no print
+    error = ("AttributeError", "'DataFrame' object has no attribute 'crs'", "", 3)
+    assert repair.classify(code, *error, subtask="Write the areas to t.csv.").strategy == "drop_print"
+    assert repair.classify(code, *error, subtask="Print the CRS of t.").strategy == "data_profile"
+    assert repair.classify(code, *error).strategy == "data_profile"  # no subtask: the certain fixes alone
 
 
 def test_a_layer_name_used_as_its_frame_is_told_to_read_the_layer_not_shown_str_members():
@@ -216,14 +227,16 @@ def test_a_layer_name_used_as_its_frame_in_a_loop_over_layers_reads_the_layer():
         "import geopandas as gpd\nlayers = fiona.listlayers('d.gpkg')\nfor layer in layers:\n"
         "    rows.append({'layer_name': layer.upper(), 'n': len(layer), 'crs': layer.crs})"
     )
-    assert codeinfo.with_layer_read(names, "layer", 4) == (
+    assert text_not_frame.with_layer_read(names, "layer", 4) == (
         "import geopandas as gpd\nlayers = fiona.listlayers('d.gpkg')\nfor layer in layers:\n"
         "    layer_frame = gpd.read_file('d.gpkg', layer=layer)\n"
         "    rows.append({'layer_name': layer.upper(), 'n': len(layer_frame), 'crs': layer_frame.crs})"
     )
-    assert codeinfo.with_layer_read("for l in names:\n    l.crs", "l", 2) is None  # not a file's layers
-    assert codeinfo.with_layer_read("for l in gpd.list_layers('d.gpkg'):\n    l.crs", "l", 2) is None  # a DataFrame
-    assert codeinfo.with_layer_read(rows, "layer", 1) is None  # the failing line is not in the loop
+    assert text_not_frame.with_layer_read("for l in names:\n    l.crs", "l", 2) is None  # not a file's layers
+    assert (
+        text_not_frame.with_layer_read("for l in gpd.list_layers('d.gpkg'):\n    l.crs", "l", 2) is None
+    )  # a DataFrame
+    assert text_not_frame.with_layer_read(rows, "layer", 1) is None  # the failing line is not in the loop
 
 
 def test_a_layer_looked_up_by_name_in_a_frame_of_one_layer_reads_the_layer():
@@ -250,9 +263,9 @@ def test_a_layer_looked_up_by_name_in_a_frame_of_one_layer_reads_the_layer():
         "import geopandas as gpd\nfor name in fiona.listlayers('d.gpkg'):\n"
         "    frames[name] = gpd.read_file('d.gpkg', layer=name)\n    print(len(frames[name]))"
     )
-    assert codeinfo.with_layer_looked_up(filled, 4) is None  # the step's own dict of layers
+    assert text_not_frame.with_layer_looked_up(filled, 4) is None  # the step's own dict of layers
     elsewhere = "for name in names:\n    print(len(delivery[name]))"
-    assert codeinfo.with_layer_looked_up(elsewhere, 2) is None  # not a file's layers
+    assert text_not_frame.with_layer_looked_up(elsewhere, 2) is None  # not a file's layers
     assert repair.classify(elsewhere, "KeyError", "'parcels'", "", 2).strategy == "data_profile"
 
 
@@ -273,7 +286,7 @@ def test_a_frame_dumped_as_json_records_into_a_geojson_is_written_with_to_file()
         "with open('summary.json', 'w') as f:\n    json.dump(summary, f)\nprint('written')"
     )
     assert "json.dump` cannot write shapes" in d.fix_said
-    assert codeinfo.with_geojson_written("with open('s.json', 'w') as f:\n    json.dump(s, f)") is None
+    assert fix_call.with_geojson_written("with open('s.json', 'w') as f:\n    json.dump(s, f)") is None
 
 
 def test_a_standard_library_module_used_without_its_import_gets_it():
@@ -521,10 +534,10 @@ def test_a_keyword_the_function_refuses_again_after_its_signature_was_shown_is_t
 
 
 def test_without_keyword_keeps_the_rest_of_the_text():
-    assert codeinfo.without_keyword("x = f(crs=1, b=2)  # note", "crs") == "x = f(b=2)  # note"
-    assert codeinfo.without_keyword("x = f(crs=1)\ny = f(crs=2)", "crs", 2) == "x = f(crs=1)\ny = f()"
-    assert codeinfo.without_keyword("s = 'é'; f('é', crs=1)", "CRS") == "s = 'é'; f('é')"
-    assert codeinfo.without_keyword("f(a, **kw)", "crs") is None
+    assert drop_keyword.without_keyword("x = f(crs=1, b=2)  # note", "crs") == "x = f(b=2)  # note"
+    assert drop_keyword.without_keyword("x = f(crs=1)\ny = f(crs=2)", "crs", 2) == "x = f(crs=1)\ny = f()"
+    assert drop_keyword.without_keyword("s = 'é'; f('é', crs=1)", "CRS") == "s = 'é'; f('é')"
+    assert drop_keyword.without_keyword("f(a, **kw)", "crs") is None
 
 
 def test_inplace_in_an_assigned_call_is_taken_out_of_the_coders_answer():
@@ -702,15 +715,16 @@ def test_a_failing_import_nothing_uses_is_taken_out_without_the_model():
 
 def test_columns_the_mend_computes_are_taken_out_of_a_failing_selection():
     """Only the mended ones: a selection missing other columns too keeps those, for the model."""
-    from geoagent_ext.agent.repair import without_mended_columns
-
     code = "import pandas as pd\nout = df[['code', 'name', 'station_count', 'rate']]\nout.to_csv('a.csv')"
-    fixed = without_mended_columns(
-        code, "KeyError", "\"['name', 'station_count', 'rate'] not in index\"", 2, {"station_count", "rate"}
-    )
+    missing = ("KeyError", "\"['name', 'station_count', 'rate'] not in index\"", "", 2)
+    fixed = repair.classify(code, *missing, mended={"station_count", "rate"})
     assert fixed.strategy == "drop_mended_column" and fixed.fixed_code.splitlines()[1] == "out = df[['code', 'name']]"
-    assert without_mended_columns(code, "KeyError", "\"['name'] not in index\"", 2, {"station_count"}) is None
-    assert without_mended_columns(code, "KeyError", "'station_count'", 2, {"station_count"}) is None  # not a selection
+    assert fixed.name == "rate, station_count" and fixed.message == missing[1]
+    assert (
+        repair.classify(code, "KeyError", "\"['name'] not in index\"", "", 2, mended={"station_count"}).fixed_code
+        is None
+    )
+    assert repair.classify(code, "KeyError", "'station_count'", "", 2, mended={"station_count"}).fixed_code is None
 
 
 def test_the_repair_prompt_shows_the_models_own_code_whole_lines_and_no_mend():
@@ -749,5 +763,5 @@ def test_an_accumulator_the_code_appends_to_but_never_starts_is_started():
     scope = {"layers": ["a", "b"]}
     exec(d.fixed_code.replace("import pyogrio\n", ""), scope)
     assert scope["records"] == [{"layer": "a"}, {"layer": "b"}]
-    assert codeinfo.with_list_started("records = load()\nrecords.append(1)", "records") is None  # bound here
-    assert codeinfo.with_list_started("print(records)", "records") is None  # not appended to
+    assert start_list.with_list_started("records = load()\nrecords.append(1)", "records") is None  # bound here
+    assert start_list.with_list_started("print(records)", "records") is None  # not appended to

@@ -201,7 +201,7 @@ async def test_a_name_imported_from_the_wrong_module_is_imported_from_where_the_
     """nyc-symdiff at c650f01: `from shapely.ops import buffer` six times (and `shapely.geometry`,
     as the model's repair said); shapely 2 has `buffer` at the top. The kernel says where, and the
     import is rewritten without a model call; a name the package lacks gets no rewrite."""
-    from geoagent_ext.agent import repair
+    from geoagent_ext.agent import fixes, repair
     from geoagent_ext.agent.kernel_handle import BoundKernel
 
     assert (await service.probe(geo_kernel, "home_of", "shapely.ops", "buffer"))[0] == {
@@ -218,7 +218,7 @@ async def test_a_name_imported_from_the_wrong_module_is_imported_from_where_the_
     assert failed.status == "error" and error.ename == "ImportError" and error.lineno == 2
     diagnosis = repair.classify(code, error.ename, error.evalue, error.message, error.lineno)
     assert diagnosis.strategy == "members"
-    moved = await repair.relocated_import(diagnosis, code, 2, BoundKernel(service, geo_kernel))
+    moved = await fixes.diagnose_live(diagnosis, code, 2, BoundKernel(service, geo_kernel))
     assert (
         moved is not None
         and moved.strategy == "move_import"
@@ -238,9 +238,7 @@ async def test_a_name_imported_from_the_wrong_module_is_imported_from_where_the_
         1,
     )
     assert (
-        await repair.relocated_import(
-            unknown, "from shapely.ops import nope\nnope()", 1, BoundKernel(service, geo_kernel)
-        )
+        await fixes.diagnose_live(unknown, "from shapely.ops import nope\nnope()", 1, BoundKernel(service, geo_kernel))
         is None
     )
     # capetown-nn at c650f01: `gpd.to_numeric` three times; pandas has it, bound as `pd` in the session.
@@ -248,6 +246,6 @@ async def test_a_name_imported_from_the_wrong_module_is_imported_from_where_the_
     code = "n = gpd.to_numeric(['1', '2']).sum()\nprint(n)"
     failed = (await service.execute(geo_kernel, code)).error
     diagnosis = repair.classify(code, failed.ename, failed.evalue, failed.message, failed.lineno)
-    moved = await repair.relocated_import(diagnosis, code, failed.lineno, BoundKernel(service, geo_kernel))
+    moved = await fixes.diagnose_live(diagnosis, code, failed.lineno, BoundKernel(service, geo_kernel))
     assert moved.fixed_code == "n = pd.to_numeric(['1', '2']).sum()\nprint(n)"
     assert (await service.execute(geo_kernel, moved.fixed_code)).stdout.strip() == "3"

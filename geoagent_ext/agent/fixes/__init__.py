@@ -17,8 +17,11 @@ __all__ = [
     "Failure",
     "Rule",
     "TrialFacts",
+    "ASKED_STRATEGIES",
+    "SOLVER_STRATEGIES",
     "before_run",
     "diagnose",
+    "diagnose_live",
     "guards_for",
     "rules",
     "strategy_names",
@@ -49,11 +52,33 @@ async def guards_for(kernel: Any, code: str, facts: TrialFacts) -> str:
     return "".join([await rule.guard(kernel, code, facts) for rule in registered()])
 
 
-def diagnose(failure: Failure) -> Diagnosis | None:
-    """The first rule's diagnosis of ``failure``, or None when no rule knows it."""
-    return next((found for found in (rule.diagnose(failure) for rule in registered()) if found), None)
+def diagnose(failure: Failure, *, unfixed: bool = False) -> Diagnosis | None:
+    """The first rule's diagnosis of ``failure``, or None when no rule knows it. ``unfixed``: ask the
+    rules kept for a failure nothing else fixes for certain instead."""
+    asked = (rule for rule in registered() if rule.unfixed_only == unfixed)
+    return next((found for found in (rule.diagnose(failure) for rule in asked) if found), None)
+
+
+async def diagnose_live(diagnosis: Diagnosis, code: str, lineno: int | None, kernel: Any) -> Diagnosis | None:
+    """The certain fix only the live kernel can tell of a failure the rules left to the model, or None."""
+    for rule in registered():
+        found = await rule.diagnose_live(diagnosis, code, lineno, kernel)
+        if found:
+            return found
+    return None
+
+
+# The strategies of a failure no rule fixes: the model repairs it, given what the strategy names
+# (``repair.enrich``): a subtask inserted to define a name, the session's own variables instead of
+# an example's, the live object's members, the data's profile, or its own reading of the error.
+ASKED_STRATEGIES = ("insert_subtask", "example_name", "members", "data_profile", "analyse")
+# The solvers' own turns, around the rules: an answer without code, a result the after-step check
+# failed, the user's hint, the same error again, the subtask reworded.
+SOLVER_STRATEGIES = ("no_code", "semantic", "hint", "escalate", "rewrite")
 
 
 def strategy_names() -> list[str]:
-    """The strategies the rules give, in their order."""
-    return list(dict.fromkeys(rule.strategy for rule in registered() if rule.strategy))
+    """Every strategy a ``repaired`` event may carry: the rules' (in their order), then the asked
+    ones and the solvers'."""
+    ruled = [rule.strategy for rule in registered() if rule.strategy]
+    return list(dict.fromkeys([*ruled, *ASKED_STRATEGIES, *SOLVER_STRATEGIES]))

@@ -29,45 +29,7 @@ class Diagnosis:
     def fix_said(self) -> str:
         """What the certain fix did, for the ``repaired`` event (the rule of the strategy says it)."""
         rule = _BY_STRATEGY.get(self.strategy)
-        said = rule.said(self) if rule is not None else _said_by_strategy(self)
-        return said or f"added `{(self.fixed_code or '').splitlines()[0] if self.fixed_code else ''}`"
-
-
-def _said_by_strategy(d: Diagnosis) -> str:
-    """What the fixes not yet written as rules did (a rule says it with ``Rule.said``)."""
-    if d.strategy == "drop_keyword":
-        return f"took `{d.name}=` out of the call: the library does not take it"
-    if d.strategy == "mend":
-        return "appended the contract's mechanical mend of the file it wrote"
-    if d.strategy == "fix_call" and d.name == "to_file":
-        return "wrote the GeoJSON with `to_file(path, driver='GeoJSON')`: `json.dump` cannot write shapes"
-    if d.strategy == "fix_call" and d.name == "set_crs":
-        return "the data has a CRS already: reprojected it with `to_crs` (`set_crs` would relabel it)"
-    if d.strategy == "fix_call":
-        return f"rewrote the call to `{d.name}` as the library has it now"
-    if d.strategy == "drop_import":
-        return f"took out the import of `{d.name}`: it fails and nothing uses it"
-    if d.strategy == "move_import":
-        return f"took `{d.name}` from where the installed libraries have it"
-    if d.strategy == "start_list":
-        return f"started `{d.name} = []` before the code appends to it"
-    if d.strategy == "rename_local":
-        return f"renamed the function's own `{d.name}`: assigning it hid the `{d.name}` the function calls"
-    if d.strategy == "text_not_frame" and "[" in (d.expression or ""):
-        return (
-            f"read each layer with `gpd.read_file(path, layer=...)` at the top of the loop: `{d.expression}` "
-            "looked the layer up in a frame that holds one layer"
-        )
-    if d.strategy == "text_not_frame":
-        return (
-            f"read each layer with `gpd.read_file(path, layer=...)` at the top of the loop: `{d.expression}` "
-            "is the layer's name (or geometry type), not its frame"
-        )
-    if d.strategy == "drop_print":
-        return "took out the failing `print(...)`: a report that changes no data (the step's checks stay)"
-    if d.strategy == "drop_mended_column":
-        return f"took `{d.name}` out of the selection: the contract's mend computes it on the written file"
-    return ""
+        return rule.said(self) if rule is not None else ""
 
 
 @dataclass
@@ -84,6 +46,8 @@ class Failure:
     own_words: str = ""  # the request and the subtask
     refused_before: set[tuple[str, str]] = field(default_factory=set)  # (function, keyword) refused in this subtask
     tripped: dict[str, Any] | None = None  # what the trial guard that failed the attempt saw (``trip``)
+    subtask: str = ""  # the subtask's words
+    mended: set[str] = field(default_factory=set)  # columns the contract's mend computes on the written files
 
 
 @dataclass
@@ -104,6 +68,7 @@ class Rule:
 
     strategy: ClassVar[str | None] = None  # the ``repaired`` event's strategy; None when it only rewrites or guards
     order: ClassVar[int] = 500
+    unfixed_only: ClassVar[bool] = False  # asked only when nothing else fixes the failure for certain
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -122,6 +87,11 @@ class Rule:
 
     def diagnose(self, failure: Failure) -> Diagnosis | None:
         """The diagnosis of ``failure`` when this rule knows it, else None (the next rule is asked)."""
+        return None
+
+    async def diagnose_live(self, diagnosis: Diagnosis, code: str, lineno: int | None, kernel: Any) -> Diagnosis | None:
+        """A certain fix of a failure the rules left to the model (``diagnosis``) that only the live
+        kernel can tell, else None."""
         return None
 
     def said(self, diagnosis: Diagnosis) -> str:

@@ -42,6 +42,9 @@ class AddImport(Rule):
             return self.diagnosis(failure, name=submodule, fixed_code=f"import {submodule}\n{code}")
         return None
 
+    def said(self, diagnosis: Diagnosis) -> str:
+        return f"added `{(diagnosis.fixed_code or '').splitlines()[0]}`" if diagnosis.fixed_code else ""
+
 
 KNOWN_IMPORTS = {
     "np": "import numpy as np",
