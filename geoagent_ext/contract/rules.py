@@ -524,6 +524,7 @@ def _derive(request: str, outputs: list[str], inputs: dict[str, dict], official_
     _bound_by_column(b)
     _order_words(b, attributed)
     _bounds_in_degrees(b, attributed)
+    _none_dropped(b, attributed, inputs, request)
     _sort_by_named_column(b)
     b.reading("")
     named = _named_inputs(request, input_by_base)
@@ -1172,6 +1173,49 @@ def _kept_whole(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], n
             input=source,
             rows=facts["rows"],
         )
+
+
+# "Don't drop the addresses that have no hospital nearby", "stations without a name stay in the list":
+# the features of the input the noun names are all in the output, those the request might lose too.
+_NONE_DROPPED = re.compile(
+    r"\b(?:do\s+not|don't|never|without)\s+(?:drop|remov|los|skip|discard|exclud|filter\w*\s+out)\w*\s+"
+    r"(?:the\s+|any\s+)?(?P<dropped>[a-z]+)|"
+    r"\b(?P<kept>[a-z]+)\s+(?:without|with\s+no|that\s+have\s+no|having\s+no|lacking)\b[^.;]{1,60}?\b(?:stay|remain|"
+    r"are\s+kept|must\s+(?:still\s+)?be\s+(?:listed|kept|included)|(?:are\s+)?still\s+(?:listed|included))\b",
+    re.IGNORECASE,
+)
+# What makes an output's rows fewer or other than the input's, beside the words the rule reads.
+_FEWER_ROWS = re.compile(
+    r"\b(filter\w*|select\w*|only|subset|sample\w*|top|largest|smallest|dissolv\w*|aggregat\w*|group\w*|per|"
+    r"summar\w*|dedup\w*|duplicat\w*|clip\w*|explod\w*|split\w*|merg\w*|nearest\s+\d|\d+\s+nearest|"
+    r"(?:two|three|four|five)\s+(?:nearest|closest))\b",
+    re.IGNORECASE,
+)
+
+
+def _none_dropped(
+    b: _Builder, attributed: list[tuple[str, list[str], bool]], inputs: dict[str, dict], request: str
+) -> None:
+    """Every feature of the input a "don't drop them" sentence names is in the outputs it is about."""
+    for sentence, outs, sure in attributed:
+        m = _NONE_DROPPED.search(sentence)
+        if not m or not sure or _FEWER_ROWS.search(_FILE.sub(" ", request)):
+            continue
+        noun = (m.group("dropped") or m.group("kept")).lower().rstrip("s")
+        named = [p for p in inputs if inputs[p].get("rows") is not None and _noun_names(noun, p)]
+        if len(named) != 1:
+            continue
+        b.reading(sentence, True)
+        for out in outs:
+            if _format(out) in SPATIAL | {"csv", "parquet", "json"}:
+                rows = inputs[named[0]]["rows"]
+                b.add(
+                    out,
+                    "rows_as_input",
+                    f"one row per feature of `{named[0]}` ({rows}): every one kept",
+                    input=named[0],
+                    rows=rows,
+                )
 
 
 def _conversion_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[str, dict]) -> None:

@@ -676,3 +676,20 @@ def test_bound_columns_said_in_degrees_hold_lon_lat():
         ["bounds.csv"],
     )
     assert not any(k == "lonlat" for k, _ in kinds(metres))
+
+
+def test_features_the_request_says_not_to_drop_are_all_kept_unless_it_selects_rows():
+    inputs = {"addresses.parquet": {"rows": 40, "columns": ["address_id"]}, "hospitals.parquet": {"rows": 5}}
+    for request in (
+        "Flag each address: is a hospital within 1.5 km? Write out.csv with `address_id`, `near`. "
+        "Don't drop the addresses that have no hospital nearby.",
+        "Write out.csv with `address_id` and `dist_m`. Addresses without a hospital nearby stay in the list.",
+    ):
+        rows = [r for r in derive_contract(request, ["out.csv"], inputs).requirements if r.kind == "rows_as_input"]
+        assert [(r.params["input"], r.params["rows"]) for r in rows] == [("addresses.parquet", 40)], request
+    selected = derive_contract(
+        "Write out.csv with the 3 nearest hospitals per address. Don't drop the addresses without any.",
+        ["out.csv"],
+        inputs,
+    )
+    assert not any(r.kind == "rows_as_input" for r in selected.requirements)
