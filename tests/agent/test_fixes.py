@@ -50,6 +50,12 @@ def test_the_repaired_events_strategies_are_the_registrys():
     assert sorted(carried) == sorted(fixes.strategy_names())
 
 
+def test_the_documentation_table_lists_every_rule_by_the_mistake_it_fixes():
+    rows = fixes.table().splitlines()[2:]
+    assert len(rows) == len(fixes.rules())
+    assert any(r.startswith("| `fixes/keep_geometry.py` | keep_geometry | ``gdf = gdf[['a', 'b']]``") for r in rows)
+
+
 def test_every_module_of_the_registry_holds_a_rule_and_every_certain_rule_says_what_it_did():
     import pkgutil
 

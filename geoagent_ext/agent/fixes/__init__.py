@@ -25,6 +25,7 @@ __all__ = [
     "guards_for",
     "rules",
     "strategy_names",
+    "table",
     "tripped_guard",
 ]
 
@@ -82,3 +83,16 @@ def strategy_names() -> list[str]:
     ones and the solvers'."""
     ruled = [rule.strategy for rule in registered() if rule.strategy]
     return list(dict.fromkeys([*ruled, *ASKED_STRATEGIES, *SOLVER_STRATEGIES]))
+
+
+def table() -> str:
+    """The rules as a Markdown table (module, strategy, what the rule fixes: its docstring's first
+    sentence), for documentation generated from the registry rather than kept by hand."""
+    rows = ["| rule | strategy | what it fixes |", "| --- | --- | --- |"]
+    for rule in registered():
+        doc = " ".join((type(rule).__doc__ or "").split())
+        first = doc.split(": ", 1)[0] if ": " in doc.split(". ", 1)[0] else doc.split(". ", 1)[0]
+        module = type(rule).__module__.rsplit(".", 1)[-1]
+        strategy = rule.strategy or "(rewrites before the run, or guards)"
+        rows.append(f"| `fixes/{module}.py` | {strategy} | {first.rstrip('.')} |")
+    return "\n".join(rows) + "\n"

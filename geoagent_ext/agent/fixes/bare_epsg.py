@@ -10,8 +10,8 @@ from .base import Rule
 
 
 class BareEpsg(Rule):
-    """A CRS argument copied from a data overview with its name after the code is cut to the code
-    before it runs."""
+    """A CRS argument copied with its name after the code ("EPSG:2048 Hartebeesthoek94 / Lo19"): it
+    is cut to the code before the step runs."""
 
     order = 103
 
