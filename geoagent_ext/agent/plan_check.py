@@ -516,12 +516,12 @@ _ASKS_TO_CHECK = re.compile(r"\b(?:verif\w*|validat\w*|check\w*|confirm\w*|audit
 
 
 def _words(text: str) -> list[str]:
-    """A step's words in order, lower case, file names kept whole ("lagos_landuse.geojson")."""
+    """A step's words in order, lower case, file names kept whole ("city_landuse.geojson")."""
     return [w for w in (w.strip(".-") for w in re.findall(r"[\w.\-]+", text.lower())) if w]
 
 
 def _files_named(text: str, files: list[str]) -> set[str]:
-    """The data files a step names by file name or full stem (``lagos_landuse``), not by a word of it."""
+    """The data files a step names by file name or full stem (``city_landuse``), not by a word of it."""
     words = set(_words(text))
     found = set()
     for path in files:
