@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 WRITE_METHODS = {
@@ -257,7 +257,7 @@ def _span(raw: bytes, node: ast.AST) -> tuple[int, int]:
     )
 
 
-def replaced(code: str, edits: list[tuple[ast.AST, str]]) -> str:
+def replaced(code: str, edits: Sequence[tuple[ast.AST, str]]) -> str:
     """``code`` with each node's source replaced by its text (nodes of one parse, not nested)."""
     raw = code.encode()  # ast offsets count bytes
     for node, text in sorted(edits, key=lambda e: (e[0].lineno, e[0].col_offset), reverse=True):  # from the end

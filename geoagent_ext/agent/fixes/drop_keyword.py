@@ -64,8 +64,10 @@ class DropKeyword(Rule):
             return again
         if callee:
             return Diagnosis("members", failure.message, name=func, expression=callee)
-        callee = keyword and codeinfo.call_passing(code, keyword.group(1), lineno)
-        if callee:  # raised inside the library: the call on the line that passed the keyword is the one to fix
+        callee = codeinfo.call_passing(code, keyword.group(1), lineno) if keyword else None
+        if (
+            keyword and callee
+        ):  # raised inside the library: the call on the line that passed the keyword is the one to fix
             return self._dropping(failure, keyword.group(1)) or Diagnosis(
                 "members", failure.message, name=callee.rsplit(".", 1)[-1], expression=callee
             )

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import Any
 
 from .. import codeinfo
 from .base import Diagnosis, Failure, Rule
 from .drop_keyword import refused_keyword
 
 # Calls written for another geopandas API: (function, keyword) -> the call as the API has it now.
-_NEAREST = {"method": "sjoin_nearest", "drop": {"how": "nearest", "predicate": None, "op": None}}
-_CALL_FIXES = {
+_NEAREST: dict[str, Any] = {"method": "sjoin_nearest", "drop": {"how": "nearest", "predicate": None, "op": None}}
+_CALL_FIXES: dict[tuple[str, str], dict[str, Any]] = {
     ("sjoin", "distance_col"): _NEAREST,
     ("sjoin", "max_distance"): _NEAREST,
     ("sjoin", "how"): _NEAREST,
@@ -50,7 +51,9 @@ class FixCall(Rule):
                 return self.diagnosis(failure, name="sjoin_nearest", fixed_code=nearest)
             refused = ("sjoin", "how")
         fix = _CALL_FIXES.get(refused) if refused else None
-        fixed = fix and with_call_edited(code, refused[0], lineno, **fix)
+        if refused is None or fix is None:
+            return None
+        fixed = with_call_edited(code, refused[0], lineno, **fix)
         return self.diagnosis(failure, name=refused[0], fixed_code=fixed) if fixed else None
 
     def said(self, diagnosis: Diagnosis) -> str:

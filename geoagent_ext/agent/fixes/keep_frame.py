@@ -36,7 +36,9 @@ class KeepFrame(Rule):
 
     def diagnose(self, failure: Failure) -> Diagnosis | None:
         seen = self.tripped(failure)
-        kept = seen and with_frame_kept(failure.code, seen["name"])
+        if seen is None:
+            return None
+        kept = with_frame_kept(failure.code, seen["name"])
         return self.diagnosis(failure, name=seen["name"], fixed_code=kept) if kept else None
 
     def said(self, diagnosis: Diagnosis) -> str:

@@ -37,7 +37,9 @@ class KeepGeometry(Rule):
 
     def diagnose(self, failure: Failure) -> Diagnosis | None:
         seen = self.tripped(failure)
-        fixed = seen and with_geometry_selected(failure.code, seen["name"], seen["geometry"])
+        if seen is None:
+            return None
+        fixed = with_geometry_selected(failure.code, seen["name"], seen["geometry"])
         return (
             self.diagnosis(failure, name=seen["name"], expression=seen["geometry"], fixed_code=fixed) if fixed else None
         )

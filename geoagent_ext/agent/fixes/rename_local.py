@@ -20,7 +20,9 @@ class RenameLocal(Rule):
 
     def diagnose(self, failure: Failure) -> Diagnosis | None:
         shadowed = _UNBOUND_LOCAL.search(failure.evalue) if failure.ename == "UnboundLocalError" else None
-        renamed = shadowed and with_local_renamed(failure.code, shadowed.group(1))
+        if shadowed is None:
+            return None
+        renamed = with_local_renamed(failure.code, shadowed.group(1))
         return self.diagnosis(failure, name=shadowed.group(1), fixed_code=renamed) if renamed else None
 
     def said(self, diagnosis: Diagnosis) -> str:
