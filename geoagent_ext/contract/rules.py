@@ -98,7 +98,8 @@ _UNCHANGED = re.compile(
 # every column of the input the output is made from
 _ALL_ATTRIBUTES = re.compile(
     r"\b(?:keep(?:s|ing)?|retain(?:s|ing)?|carry(?:ing)?|preserv\w*)\s+(?:all\s+|every\s+)?(?:of\s+)?(?:the\s+|their\s+|its\s+)?"
-    r"(?:other\s+|existing\s+|original\s+|remaining\s+)?(?:attributes|columns|fields|properties|attribute\s+table)\b|"
+    r"(?:other\s+|existing\s+|original\s+|remaining\s+)?(?:attributes|columns|fields|properties|attribute\s+table|"
+    r"(?<=every\s)(?:attribute|column|field|property))\b|"
     r"\bwith\s+(?:(?:all|every)\s+(?:of\s+)?(?:the\s+|their\s+|its\s+)?|(?:their|its)\s+|the\s+(?:other|existing|original|remaining)\s+)"
     r"(?:other\s+|existing\s+|original\s+|remaining\s+)?(?:attributes|columns|fields|properties)\b|"
     r"\b(?:attributes|columns|fields|properties|attribute\s+table)\s+(?:(?:must|should|shall|will|are\s+to|is\s+to)\s+)?"
@@ -531,6 +532,7 @@ def _derive(request: str, outputs: list[str], inputs: dict[str, dict], official_
     _name_rules(b, outputs, inputs, whole_layer=_whole_layer(request, inputs, named), request=request)
     _said_counts(b, request)
     _kept_columns(b, attributed, inputs)
+    _row_selection(b, attributed, inputs)
     _conversion_rules(b, request, outputs, inputs)
     _buffer_rules(b, request, outputs, named)
     _point_count_rules(b, outputs, inputs, named)
@@ -1216,6 +1218,89 @@ def _none_dropped(
                     input=named[0],
                     rows=rows,
                 )
+
+
+# "whose name_primary is not empty", "where `name` is not null": the kept rows have a value there.
+_NOT_EMPTY = re.compile(
+    r"\b(?:whose|where|with)\s+(?:the\s+|a\s+)?`?(?P<name>[A-Za-z_]\w*)`?\s+(?:is|are)\s+(?:not|never)\s+"
+    r"(?:empty|null|missing|blank|none)\b|\bnon-?(?:empty|null|blank)\s+`?(?P<name2>[A-Za-z_]\w*)`?",
+    re.IGNORECASE,
+)
+# "(kind = night)", "where `kind` is 'night'": rows of one category value.
+_EQUALS = re.compile(
+    r"`?(?P<column>[A-Za-z_]\w*)`?\s*(?:==?|\bis\b|\bequals\b)\s*[\"'`]?(?P<value>[\w -]{1,40}?)[\"'`]?(?=\s*[),.;]|\s*$)"
+)
+_NOT_THE = re.compile(
+    r"\b(?:not|rather\s+than|excluding|except(?:\s+for)?|without)\s+(?:the\s+|any\s+)?([a-z]+)\b", re.IGNORECASE
+)
+_ONLY_THE = re.compile(
+    r"\bonly\s+(?:the\s+)?([a-z]+)\b|\b(?:export|keep|take|list|write)\s+(?:the\s+|all\s+)?([a-z]+)\b", re.IGNORECASE
+)
+
+
+def _singular(word: str) -> str:
+    word = word.lower()
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("sses", "shes", "ches", "xes")):
+        return word[:-2]
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
+def _category_of(value: str, inputs: dict[str, dict]) -> tuple[str, list[str]] | None:
+    """(column, every value it holds) of the one input category column that holds ``value``."""
+    found = {
+        (column, tuple(values))
+        for facts in inputs.values()
+        for column, values in (facts.get("categories") or {}).items()
+        if value in values
+    }
+    if len(found) != 1:
+        return None
+    column, values = found.pop()
+    return column, list(values)
+
+
+def _row_selection(b: _Builder, attributed: list[tuple[str, list[str], bool]], inputs: dict[str, dict]) -> None:
+    """Rows the request selects, checked where the output carries the column they are selected by:
+    a value there ("whose `name` is not empty"), or one category ("the counties, not the localities",
+    "(kind = night)": every row's `subtype` is "county", every `kind` is "night")."""
+    for sentence, outs, sure in attributed:
+        if not sure:
+            continue
+        b.reading(sentence, True)
+        for out in outs:
+            carried = {n for r in b.requirements if r.output == out and r.kind == "columns" for n in r.params["names"]}
+            for m in _NOT_EMPTY.finditer(sentence):
+                name = m.group("name") or m.group("name2")
+                if name in carried:
+                    b.add(out, "non_empty", f'`{name}` has a value in every row ("{m.group(0)}")', name=name)
+            chosen: dict[str, set[str]] = {}
+            for m in _EQUALS.finditer(sentence):
+                category = _category_of(m.group("value").strip(), inputs)
+                if category and category[0] == m.group("column"):
+                    chosen.setdefault(category[0], set()).add(m.group("value").strip())
+            refused: dict[str, set[str]] = {}
+            for m in _NOT_THE.finditer(sentence):
+                category = _category_of(_singular(m.group(1)), inputs)
+                if category:
+                    refused.setdefault(category[0], set()).add(_singular(m.group(1)))
+            for m in _ONLY_THE.finditer(sentence):
+                word = m.group(1) or m.group(2)
+                category = _category_of(_singular(word), inputs)
+                if category and (m.group(1) or category[0] in refused):  # "only the X"; "export the X, not the Y"
+                    chosen.setdefault(category[0], set()).add(_singular(word))
+            for column in set(chosen) | set(refused):
+                every = (_category_of(next(iter(chosen.get(column) or refused[column])), inputs) or ("", []))[1]
+                allowed = sorted(chosen.get(column) or set(every) - refused[column])
+                if column in carried and allowed and not set(allowed) & refused.get(column, set()):
+                    b.add(
+                        out,
+                        "values_in",
+                        f"`{column}` is one of {', '.join(allowed)} (the rows the request selects)",
+                        name=column,
+                        allowed=allowed,
+                    )
 
 
 def _conversion_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[str, dict]) -> None:

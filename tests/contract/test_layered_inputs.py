@@ -36,3 +36,15 @@ def test_a_deliverable_from_one_layer_of_several_must_lie_where_the_file_does(tm
     assert located_passes(right)
     swapped = right.set_geometry(right.geometry.map(lambda g: type(g)([(y, x) for x, y in g.exterior.coords])))
     assert not located_passes(swapped)
+
+
+def test_input_facts_give_each_category_column_its_values(tmp_path):
+    frame = gpd.GeoDataFrame(
+        {"subtype": ["county", "locality", "county", None], "code": ["a1", "b2", "c3", "d4"]},
+        geometry=[Point(0, i) for i in range(4)],
+        crs=4326,
+    )
+    frame.to_file(tmp_path / "admin.geojson")
+    facts = input_facts(tmp_path)["admin.geojson"]
+    assert facts["categories"]["subtype"] == ["county", "locality"]
+    assert "county" in facts["values"]

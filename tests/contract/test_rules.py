@@ -693,3 +693,34 @@ def test_features_the_request_says_not_to_drop_are_all_kept_unless_it_selects_ro
         inputs,
     )
     assert not any(r.kind == "rows_as_input" for r in selected.requirements)
+
+
+def test_rows_selected_by_a_category_or_a_value_are_checked_where_the_output_carries_the_column():
+    inputs = {
+        "admin.geojson": {
+            "rows": 9,
+            "columns": ["id", "name", "subtype"],
+            "categories": {"subtype": ["county", "locality", "region"]},
+            "values": ["county", "locality", "region"],
+        }
+    }
+    subset = derive_contract(
+        "Export the counties from admin.geojson, not the localities, to counties.geojson. Keep every attribute.",
+        ["counties.geojson"],
+        inputs,
+    )
+    assert ("values_in", ("county",)) in kinds(subset)
+    refused = derive_contract(
+        "Write admin.geojson to out.geojson with all its attributes, without the localities.", ["out.geojson"], inputs
+    )
+    assert ("values_in", ("county", "region")) in kinds(refused)
+    equals = derive_contract("List the rows (subtype = region) in out.csv with `id`, `subtype`.", ["out.csv"], inputs)
+    assert ("values_in", ("region",)) in kinds(equals)
+    not_carried = derive_contract("List the rows (subtype = region) in out.csv with `id`, `name`.", ["out.csv"], inputs)
+    assert not any(k == "values_in" for k, _ in kinds(not_carried))
+    named = derive_contract(
+        "Keep the rows of admin.geojson whose name is not empty, with all their attributes, in out.geojson.",
+        ["out.geojson"],
+        inputs,
+    )
+    assert ("non_empty", "name") in kinds(named)

@@ -288,6 +288,7 @@ def input_facts(paths):
                     "rows": len(frame),
                     "columns": [str(c) for c in frame.columns],
                     "values": _category_values(frame),
+                    "categories": _categories(frame),
                 }
                 wkt = _wkt_columns(frame)
                 if wkt:
@@ -367,20 +368,26 @@ def _layers_place(path, layers, max_bytes=100_000_000):
     }
 
 
-def _category_values(frame, most=30, limit=300):
-    """The values of the text columns that hold few distinct ones (categories such as "county",
-    "locality"): a request that names one is naming a value, not a column."""
+def _categories(frame, most=30):
+    """{column: its values} of the text columns that hold few distinct ones (categories such as
+    "county", "locality"), each list whole: a request that selects rows by one names the others too."""
     if frame is None:
-        return []
-    found = set()
+        return {}
+    found = {}
     for name in _text_columns(frame):
         try:
             distinct = frame[name].dropna().unique()
         except TypeError:  # unhashable values (lists, dicts): not categories
             continue
-        if len(distinct) <= most:
-            found |= {str(v) for v in distinct if isinstance(v, str) and 0 < len(v) <= 64}
-    return sorted(found)[:limit]
+        if len(distinct) <= most and all(isinstance(v, str) and 0 < len(v) <= 64 for v in distinct):
+            found[str(name)] = sorted(str(v) for v in distinct)
+    return found
+
+
+def _category_values(frame, most=30, limit=300):
+    """The values of the text columns that hold few distinct ones: a request that names one is
+    naming a value, not a column."""
+    return sorted({v for values in _categories(frame, most).values() for v in values})[:limit]
 
 
 def _wkt_columns(frame):
@@ -440,7 +447,13 @@ def _layer_facts(path, ext, geometry_type, max_bytes=100_000_000):
                     defects["winding"] = wrong
     except Exception:
         pass
-    facts = {"defects": defects, "text_columns": text_columns, "values": _category_values(frame), **_place_facts(frame)}
+    facts = {
+        "defects": defects,
+        "text_columns": text_columns,
+        "values": _category_values(frame),
+        "categories": _categories(frame),
+        **_place_facts(frame),
+    }
     if kinds:
         facts["geometry_type"] = kinds
     return facts
