@@ -269,6 +269,8 @@ _SOURCE_COLUMN = re.compile(
 def _without_descriptions(sentence: str) -> str:
     def keep_lists(m: re.Match) -> str:
         before = sentence[: m.start()].split()
+        if re.match(r"\s*\(\s*(?:in\s+)?(?:a\s+|the\s+)?(?:new\s+)?(?:column|field|key|attribute)\b", m.group(0)):
+            return m.group(0)  # "(column area_ha)": the name of what the words before describe
         return m.group(0) if before and before[-1].strip("`").lower() in _INTRODUCER_WORDS else " "
 
     return _SOURCE_COLUMN.sub(" ", _DESCRIPTION.sub(keep_lists, sentence))

@@ -724,3 +724,14 @@ def test_rows_selected_by_a_category_or_a_value_are_checked_where_the_output_car
         inputs,
     )
     assert ("non_empty", "name") in kinds(named)
+
+
+def test_a_name_given_in_parentheses_after_column_is_asked_for():
+    inputs = {"d.geojson": {"rows": 3, "columns": ["code"], "geometry_type": "Polygon"}}
+    c = derive_contract(
+        "Add each district's area in hectares (column area_ha) and save as out.geojson.", ["out.geojson"], inputs
+    )
+    assert ("columns", ("area_ha",)) in kinds(c)
+    assert ("measure_units", "area_ha") in kinds(c)
+    described = derive_contract("Write out.csv with `code` (the district's code, e.g. d_01).", ["out.csv"], inputs)
+    assert ("columns", ("code",)) in kinds(described)
