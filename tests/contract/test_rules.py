@@ -735,3 +735,9 @@ def test_a_name_given_in_parentheses_after_column_is_asked_for():
     assert ("measure_units", "area_ha") in kinds(c)
     described = derive_contract("Write out.csv with `code` (the district's code, e.g. d_01).", ["out.csv"], inputs)
     assert ("columns", ("code",)) in kinds(described)
+
+
+def test_a_list_after_with_its_or_holding_their_is_the_outputs_columns():
+    inputs = {"p.geojson": {"rows": 3, "columns": ["pid", "label"], "geometry_type": "Polygon"}}
+    c = derive_contract("Write out.csv, one row per parcel, holding their pid, label and area_m2.", ["out.csv"], inputs)
+    assert ("columns", ("area_m2", "label", "pid")) in kinds(c)
