@@ -305,7 +305,7 @@ def _named_fields(sentence: str, exclude: set[str], input_columns: set[str], nam
 # Where a list of an output's columns starts: "with", "columns", "keys" (and "the columns"), or the
 # output's name and a colon ("`landuse.csv`: class, polygons, area_km2").
 _LIST_START = re.compile(
-    r"(?:\b(?:with|columns?|fields?|keys?|containing|carrying|holding)\b(?:\s+(?:the|these|its|their))?"
+    r"(?:\b(?:with|columns?|fields?|keys?|containing|carrying|holding)\b(?:\s+(?:the|these|its|their)\b)?"
     r"(?:\s+(?:columns?|fields?|keys?|properties))?\s*:?|\.[a-z]{2,10}`?\s*:)\s*",
     re.IGNORECASE,
 )
