@@ -388,8 +388,9 @@ def _isolate(sink, spec, keep=()):
 
 
 def _trial_body(spec, keep=()):
+    t0 = time.perf_counter()
     marks = {}
-    last = [time.perf_counter()]  # when the previous mark was taken
+    last = [t0]  # when the previous mark was taken
 
     def mark(name):
         now = time.perf_counter()
