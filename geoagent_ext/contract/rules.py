@@ -1773,7 +1773,7 @@ def _nearest_distance_rules(b: _Builder, request: str, inputs: dict[str, dict], 
             source = each[0]
         to = next((p for p in layers if p != source), None)
         for name in req.params["names"] if source and to else []:
-            unit = _DISTANCE_UNIT.search(name)
+            unit = _DISTANCE_UNIT.search(name) or _distance_said(name, request)
             if unit:
                 b.add(
                     req.output,
@@ -1797,6 +1797,22 @@ def _nearest_distance_rules(b: _Builder, request: str, inputs: dict[str, dict], 
                     input=source,
                     to=to,
                 )
+
+
+_UNIT_SUFFIX = re.compile(r"_(m|km)$", re.IGNORECASE)
+
+
+def _distance_said(name: str, request: str) -> re.Match | None:
+    """The unit of a column named by its unit whose name or description says it is the distance to
+    the nearest ("nearest_hospital_m", "gap_km (distance to the closest station)")."""
+    unit = _UNIT_SUFFIX.search(name)
+    if not unit:
+        return None
+    if re.match(r"(?:nearest|closest)_", name, re.IGNORECASE):
+        return unit
+    described = re.search(rf"`?{re.escape(name)}`?\s*\(([^()]{{0,120}})\)", request)
+    said = described.group(1) if described else ""
+    return unit if re.search(r"\bdistance\b", said) and _NEAREST.search(said) else None
 
 
 def _column_of_layer(name: str, layer: str, inputs: dict[str, dict]) -> str | None:

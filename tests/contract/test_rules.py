@@ -741,3 +741,24 @@ def test_a_list_after_with_its_or_holding_their_is_the_outputs_columns():
     inputs = {"p.geojson": {"rows": 3, "columns": ["pid", "label"], "geometry_type": "Polygon"}}
     c = derive_contract("Write out.csv, one row per parcel, holding their pid, label and area_m2.", ["out.csv"], inputs)
     assert ("columns", ("area_m2", "label", "pid")) in kinds(c)
+
+
+def test_a_unit_named_column_described_as_the_distance_to_the_nearest_is_that_distance():
+    inputs = {
+        "homes.geojson": {"rows": 4, "columns": ["home_id"], "geometry_type": "Point"},
+        "shops.geojson": {"rows": 2, "columns": ["shop_id"], "geometry_type": "Point"},
+    }
+    for request in (
+        "For every home in homes.geojson find the nearest shop (shops.geojson); write out.csv with `home_id`, "
+        "`walk_m` (distance to the closest shop, metres).",
+        "For every home in homes.geojson find the nearest shop (shops.geojson); write out.csv with `home_id`, "
+        "`nearest_shop_km`.",
+    ):
+        assert any(r.kind == "nearest_distance" for r in derive_contract(request, ["out.csv"], inputs).requirements)
+    other = derive_contract(
+        "For every home in homes.geojson find the nearest shop (shops.geojson); write out.csv with `home_id`, "
+        "`height_m` (roof height).",
+        ["out.csv"],
+        inputs,
+    )
+    assert not any(r.kind == "nearest_distance" for r in other.requirements)
