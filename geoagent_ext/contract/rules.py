@@ -366,6 +366,11 @@ def _drawn_names(sentence: str, bullets: int) -> list[str]:
     return [bullet.group("ticked") or bullet.group("name")] if bullet and bullets >= 2 else []
 
 
+def _list_items(text: str) -> list[str]:
+    """The items of a plain list ("a, b and `c`")."""
+    return [i.strip("`") for i in re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", text)]
+
+
 def _listed_names(sentence: str, input_columns: set[str]) -> tuple[list[str], bool]:
     """(names, sure) of a plain list of an output's columns ("with park_class, parks and hectares"):
     sure with three names or more, or with one a name by its form or an input's column; two plain
@@ -375,7 +380,7 @@ def _listed_names(sentence: str, input_columns: set[str]) -> tuple[list[str], bo
         m = _PLAIN_LIST.match(sentence, start.end())
         if not m:
             continue
-        items = [i.strip("`") for i in re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", m.group(0))]
+        items = _list_items(m.group(0))
         if any(i.lower() in _NOT_NAMES for i in items):
             continue
         named = any(_SNAKE.fullmatch(i) or i in input_columns or f"`{i}`" in m.group(0) for i in items)
@@ -384,7 +389,7 @@ def _listed_names(sentence: str, input_columns: set[str]) -> tuple[list[str], bo
         m = _PLAIN_LIST.match(sentence, colon.end())
         if not m:
             continue
-        items = [i.strip("`") for i in re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", m.group(0))]
+        items = _list_items(m.group(0))
         names = sum(bool(_SNAKE.fullmatch(i) or i in input_columns or f"`{i}`" in m.group(0)) for i in items)
         if len(items) >= 3 and names >= 2 and not any(i.lower() in _NOT_NAMES for i in items):
             return items, True
