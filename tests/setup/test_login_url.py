@@ -11,56 +11,17 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-import pytest
 import requests
 
 from ..scripted_server import free_port
+from .start_script import from_the_venv, start_sh
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT_S = 300  # the set-up's re-check, then JupyterLab's start on a busy 2-core box
 
-pytestmark = pytest.mark.skipif(
-    Path(sys.prefix).resolve() != (REPO_ROOT / ".venv").resolve(),
-    reason="start.sh sets up and runs this tree's .venv: run the tests from it",
-)
-
-
-def start_sh(tmp_path: Path, port: int, log_path: Path) -> subprocess.Popen:
-    """start.sh as a user runs it, with no token of ours: Jupyter generates and prints one."""
-    (tmp_path / "root").mkdir()
-    env = {k: v for k, v in os.environ.items() if k not in ("GEOAGENT_REINSTALL", "JUPYTER_TOKEN")}
-    env.update(
-        GEOAGENT_NOTEBOOK_DIR=str(tmp_path / "root"),
-        GEOAGENT_DATA_DIR=str(tmp_path / "data"),
-        GEOAGENT_LOCAL_MODEL="none",
-        GEOAGENT_SKIP_INDEX="1",
-        JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
-        JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"),
-    )
-    with log_path.open("w") as log:
-        return subprocess.Popen(
-            [
-                "bash",
-                str(REPO_ROOT / "scripts" / "start.sh"),
-                "--no-browser",
-                "--ip",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--ServerApp.port_retries=0",
-                "--GeoAgentSettings.inline_warm=False",
-                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-            ],
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+pytestmark = from_the_venv
 
 
 def printed_login_urls(process: subprocess.Popen, log_path: Path, port: int) -> list[str]:
@@ -78,7 +39,7 @@ def printed_login_urls(process: subprocess.Popen, log_path: Path, port: int) -> 
 
 def test_the_printed_login_url_logs_in(tmp_path):
     port, log_path = free_port(), tmp_path / "start.log"
-    process = start_sh(tmp_path, port, log_path)
+    process = start_sh(tmp_path, port, log_path, "--GeoAgentSettings.inline_warm=False")
     base = f"http://127.0.0.1:{port}"
     try:
         urls = printed_login_urls(process, log_path, port)

@@ -11,62 +11,24 @@ from __future__ import annotations
 import os
 import secrets
 import signal
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import requests
 
 from ..browser.lab_driver import free_port
 from ..scripted_server import wait_up
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from .start_script import from_the_venv, start_sh
 
 pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="checks start.sh as root (CI and containers run as root)"),
-    pytest.mark.skipif(
-        Path(sys.prefix).resolve() != (REPO_ROOT / ".venv").resolve(),
-        reason="start.sh sets up and runs this tree's .venv: run the tests from it",
-    ),
+    from_the_venv,
 ]
 
 
 def test_start_sh_as_root_serves_geoagent_and_stops_cleanly(tmp_path):
     port, token = free_port(), secrets.token_hex(16)
-    (tmp_path / "root").mkdir()
-    env = {k: v for k, v in os.environ.items() if k != "GEOAGENT_REINSTALL"}
-    env.update(
-        GEOAGENT_NOTEBOOK_DIR=str(tmp_path / "root"),
-        GEOAGENT_DATA_DIR=str(tmp_path / "data"),
-        # The set-up's package step is what must be a quick re-check; the model and the
-        # index have their own steps and tests.
-        GEOAGENT_LOCAL_MODEL="none",
-        GEOAGENT_SKIP_INDEX="1",
-        JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
-        JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"),
-    )
     log_path = tmp_path / "start.log"
-    with log_path.open("w") as log:
-        process = subprocess.Popen(
-            [
-                "bash",
-                str(REPO_ROOT / "scripts" / "start.sh"),
-                "--no-browser",
-                "--ip",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--ServerApp.port_retries=0",
-                f"--IdentityProvider.token={token}",
-                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-            ],
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+    process = start_sh(tmp_path, port, log_path, f"--IdentityProvider.token={token}")
     base, auth = f"http://127.0.0.1:{port}", {"Authorization": f"token {token}"}
     try:
         wait_up(f"{base}/geoagent/status", auth, process, log_path, timeout=300)
