@@ -1,4 +1,5 @@
-"""What the in-kernel checker (``contract/checker.py`` and each kind's check, see ``contract/kinds``) is asked, and what its answer means."""
+"""What the in-kernel checker (``contract/checker.py`` and each kind's check, see ``contract/kinds``) is
+asked, and what its answer means."""
 
 from __future__ import annotations
 

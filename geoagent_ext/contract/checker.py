@@ -301,24 +301,6 @@ def _contract_check_dtype(params, types):
     return not wrong, (f"not {want}: {dict(list(wrong.items())[:6])}" if wrong else f"every other column is {want}")
 
 
-_CONTRACT_GEOMETRY_KINDS = (
-    "crs_present",
-    "located",
-    "crs_epsg",
-    "crs_projected_metres",
-    "geometry_types",
-    "geometries_present",
-    "geometries_valid",
-    "geometries_unique",
-    "geometry_unchanged",
-    "shapes_kept",
-    "min_area",
-    "antimeridian_cut",
-    "geometry_once",
-    "buffer_distance",
-)
-
-
 def _contract_input(path, sources):
     """The first table/layer of an input file, read once per check (``sources``: path -> layers)."""
     if path not in sources:
@@ -377,8 +359,8 @@ def _contract_has_geometry(data):
 
 def _contract_no_geometry_present(data):
     """Rows, and not one of them with a geometry (a GeoDataFrame built from columns alone writes
-    null geometries): every geometry requirement would hold of nothing (fiji at 270d815: "every
-    feature is a MultiLineString" passed on 30 null geometries)."""
+    null geometries): every geometry requirement would hold of nothing ("every feature is a
+    MultiLineString" would pass on null geometries)."""
     geometry = data.geometry
     return len(data) > 0 and bool((geometry.isna() | geometry.is_empty).all())
 
@@ -924,7 +906,7 @@ def _contract_stray_column(name, stray):
 def _contract_converted_values(name, params, mine, theirs):
     """(passed, observed) of a column converted to another type: it holds the input's values in
     that type — the same instants (a naive time read as UTC; numbers are not instants: epoch
-    milliseconds read as nanoseconds made 1970 dates, nyc-wkt at 36eafa3) or the same numbers —
+    milliseconds read as nanoseconds are 1970 dates) or the same numbers —
     and loses none of them."""
     import pandas as pd
 
@@ -977,253 +959,36 @@ def _contract_located(params, data):
     return inside, f"{seen}: {'near' if inside else 'far from'} {where} (CRS {_contract_crs_label(data.crs)})"
 
 
-def _contract_check_table(kind, params, data, sources=None):
-    """(passed, observed) of one requirement on one table/layer or JSON document. ``sources``:
-    input files already read in this check (several requirements may read the same input)."""
-    import math
+def _contract_column_values(data, value):
+    """The values a column check reads: a JSON value's numbers flattened (a dict's values too), or
+    the column itself."""
+    return _contract_numbers(value) if isinstance(data, dict) else value
 
+
+def _contract_check_table(kind, params, data, sources=None):
+    """(passed, observed) of one requirement on one table/layer or JSON document, by its kind's
+    check in ``_CONTRACT_KINDS`` (the table ``contract.kinds`` appends to this part). The part of a
+    document that holds ``params["name"]`` is what a check reads; a geometry kind fails without
+    geometries; a column check gets the column's value, and a missing column fails it (passes
+    with ``if_present``). ``sources``: input files already read in this check (several
+    requirements may read the same input)."""
+    reads, geometry, check = _CONTRACT_KINDS[kind]  # noqa: F821 - appended by contract.kinds.checker_source
     name = params.get("name")
     sources = {} if sources is None else sources
     if not isinstance(data, dict) and not hasattr(data, "columns"):
         return False, f"the file holds a JSON {type(data).__name__}, not an object with named values"
-    if kind == "columns":
-        have = set(map(str, data)) if isinstance(data, dict) else set(map(str, data.columns))
-        if hasattr(data, "geometry") and not isinstance(data, dict):
-            have.add("geometry")
-        missing = [n for n in params.get("names", []) if n not in have and _contract_holder(data, n) is None]
-        stray = params.get("no_stray") if isinstance(params.get("no_stray"), list) else []
-        extra = (
-            [c for c in sorted(have - set(params.get("names", []))) if _contract_stray_column(c, stray)]
-            if params.get("no_stray")
-            else []
-        )
-        said = ([f"missing {missing}; it has {sorted(have)[:15]}"] if missing else []) + (
-            [f"also has {extra[:10]}, a geometry or row index not asked for"] if extra else []
-        )
-        return not said, "; ".join(said) or "all present"
-    if name and kind not in ("columns",) and _contract_holder(data, name) is not None:
+    if name and _contract_holder(data, name) is not None:
         data = _contract_holder(data, name)  # the nested object or records, or the members, that hold it
-    if kind in _CONTRACT_GEOMETRY_KINDS and (
-        isinstance(data, dict) or not _contract_has_geometry(data) or _contract_no_geometry_present(data)
-    ):
+    if geometry and (isinstance(data, dict) or not _contract_has_geometry(data) or _contract_no_geometry_present(data)):
         return False, "no geometry in the file"
-    if kind == "crs_present":
-        return data.crs is not None, _contract_crs_label(data.crs)
-    if kind == "located":
-        return _contract_located(params, data)
-    if kind in ("crs_epsg", "crs_projected_metres", "geometry_types"):
-        crs = data.crs
-        if kind == "crs_epsg":
-            return crs is not None and crs.to_epsg() == params["epsg"], _contract_crs_label(crs)
-        if kind == "crs_projected_metres":
-            if crs is None or not crs.is_projected:
-                return False, f"{_contract_crs_label(crs)}: not a projected CRS"
-            units = {(a.unit_name or "").lower() for a in crs.axis_info}
-            if not units <= {"metre", "meter", "m"}:
-                return False, f"{_contract_crs_label(crs)}: units {sorted(units)}, not metres"
-            family = params.get("name_has")
-            if family and family.lower() not in crs.name.lower():
-                return False, f"{_contract_crs_label(crs)}: not a {family} CRS"
-            area, bounds = crs.area_of_use, _contract_geo_bounds_wgs84(data)
-            if area is None or bounds is None:
-                return True, f"{_contract_crs_label(crs)}, metres"
-            w, s, e, n = area.bounds
-            # Areas of use are drawn loosely (a national grid's may stop at the coast): the data's
-            # centre must lie within the area grown by a degree.
-            cx, cy = bounds[4], bounds[5]
-            lon_ok = (w - 1 <= cx <= e + 1) if w <= e else (cx >= w - 1 or cx <= e + 1)  # w > e: spans the antimeridian
-            inside = lon_ok and s - 1 <= cy <= n + 1
-            where = f"area of use {area.name} [{w:.1f}, {s:.1f}, {e:.1f}, {n:.1f}]"
-            data_box = f"data [{bounds[0]:.2f}, {bounds[1]:.2f}, {bounds[2]:.2f}, {bounds[3]:.2f}]"
-            return (
-                inside,
-                f"{_contract_crs_label(crs)}, metres; {where} {'fits' if inside else 'is far from'} the {data_box}",
-            )
-        kinds = sorted(set(data.geometry.geom_type.dropna()))
-        wrong = [k for k in kinds if k not in params.get("allowed", [])]
-        return not wrong, f"geometry types {kinds}"
-    if kind in ("geometries_present", "geometries_valid", "geometries_unique"):
-        geoms = data.geometry
-        if kind == "geometries_present":
-            bad = int((geoms.isna() | geoms.is_empty).sum())
-            return bad == 0, f"{bad} of {len(data)} features have a null or empty geometry"
-        present = geoms[~(geoms.isna() | geoms.is_empty)]
-        if kind == "geometries_valid":
-            invalid = present[~present.is_valid]
-            import shapely
-
-            why = shapely.is_valid_reason(invalid.values[:1])[0] if len(invalid) else ""
-            if not invalid.empty or not (params.get("input") and params.get("key") in data.columns):
-                return invalid.empty, f"{len(invalid)} of {len(data)} geometries are invalid" + (
-                    f" (e.g. {why})" if why else ""
-                )
-            return _contract_invalid_kept(params, data, sources)
-        repeated = int(present.normalize().to_wkb().duplicated().sum())
-        return repeated == 0, f"{repeated} of {len(data)} features repeat an earlier feature's geometry"
-    if kind == "geometry_unchanged":
-        src = _contract_input(params["input"], sources)
-        if src.crs != data.crs:
-            return False, f"{_contract_crs_label(data.crs)}; the input is in {_contract_crs_label(src.crs)}"
-        import shapely
-
-        known = set(shapely.to_wkb(shapely.set_precision(shapely.normalize(src.geometry.values), 1e-9)).tolist())
-        mine = shapely.to_wkb(shapely.set_precision(shapely.normalize(data.geometry.values), 1e-9)).tolist()
-        moved = sum(w not in known for w in mine)
-        return moved == 0, (
-            f"{moved} of {len(data)} geometries differ from every geometry of {params['input']}"
-            if moved
-            else f"every geometry is one of {params['input']}'s, same CRS"
-        )
-    if kind == "min_area":
-        small = [a for a in _contract_geodesic(data, "area") if a is not None and a < params["m2"]]
-        return not small, (
-            f"{len(small)} of {len(data)} features are smaller than {params['said']} (smallest {min(small):.3g} m²)"
-            if small
-            else f"no polygon is smaller than {params['said']}"
-        )
-    if kind == "shapes_kept":
-        return _contract_shapes_kept(params, data, sources)
-    if kind == "buffer_distance":
-        return _contract_buffer_cover(params, data, sources)
-    if kind == "density":
-        return _contract_density(params, data)
-    if kind == "point_counts":
-        if name not in data.columns:
-            return False, f"`{name}` is not in the file"
-        return _contract_point_counts(params, data, sources)
-    if kind == "geometry_once":
-        geometry_name = getattr(data.geometry, "name", "geometry")
-        repeats = []
-        for column in data.columns:
-            values = data[column].dropna() if column != geometry_name else ()
-            first = values.iloc[0] if len(values) else None
-            if is_wkt_text(first):  # noqa: F821 - _15_geocolumns
-                repeats.append(f"`{column}` ({_contract_short(first, 40)})")
-        return not repeats, (
-            f"{', '.join(repeats)} repeats the geometry as WKT text beside the geometry column"
-            if repeats
-            else "the geometry is stored once, in the geometry column"
-        )
-    if kind == "antimeridian_cut":
-        if params.get("lonlat_only") and data.crs is not None and data.crs.is_projected:
-            return True, f"{_contract_crs_label(data.crs)}: in a projected CRS lines run on across +-180"
-        rows = _contract_uncut_crossings(data)
-        return not rows, (
-            f"{len(rows)} of {len(data)} features still cross the antimeridian in one segment "
-            f"(rows {rows[:5]}), drawn across the globe"
-            if rows
-            else "no segment crosses the antimeridian"
-        )
-    if kind == "rows_as_input":
-        n = len(data)
-        return n == params["rows"], f"{n} rows (the input has {params['rows']})"
+    if reads == "table":
+        return check(params, data, sources)
     value, found = _contract_values(data, name)
     if not found:
         if params.get("if_present"):
             return True, f"`{name}` is not in the file (nothing to check)"
         return False, f"`{name}` is not in the file"
-    if kind == "bbox":
-        nums = _contract_numbers(value)
-        if len(nums) != 4 or not all(isinstance(v, (int, float)) and math.isfinite(v) for v in nums):
-            return False, f"`{name}` = {_contract_short(value)}: not 4 finite numbers"
-        ok = nums[0] <= nums[2] and nums[1] <= nums[3]
-        if not ok or not params.get("input"):
-            return ok, f"`{name}` = {_contract_short(nums)}" + ("" if ok else ": min > max")
-        return _contract_whole_bbox(name, nums, params, sources)
-    if kind == "group_keys":
-        return _contract_group_keys(name, value, params, sources)
-    if kind == "lonlat":
-        nums = [v for v in _contract_numbers(value) if isinstance(v, (int, float)) and not isinstance(v, bool)]
-        if not nums:
-            return False, f"`{name}` = {_contract_short(value)}: no numbers"
-        lower = name.lower()
-        if "lat" in lower and "lon" not in lower:
-            bad = [v for v in nums if not -90 <= v <= 90]
-        elif len(nums) == 4 and not hasattr(value, "tolist"):  # a bbox: x, y, x, y
-            bad = [v for i, v in enumerate(nums) if not (-180 <= v <= 180 if i % 2 == 0 else -90 <= v <= 90)]
-        else:
-            bad = [v for v in nums if not -180 <= v <= 180]
-        return not bad, f"`{name}` = {_contract_short(nums[:6])}" + (
-            ": outside lon/lat range (metres? reproject to EPSG:4326 first)" if bad else ""
-        )
-    values = _contract_numbers(value) if isinstance(data, dict) else value
-    if kind == "integer":
-        if not isinstance(data, dict):
-            dtype = str(value.dtype)
-            ok = value.dtype.kind in "iu" or dtype.startswith(("Int", "UInt"))
-            return ok, f"`{name}` dtype {dtype}, first values {_contract_short(value.head(3).tolist())}"
-        bad = [v for v in values if isinstance(v, bool) or not isinstance(v, int)]
-        return not bad, f"`{name}` = {_contract_short(value)}" + (f": not integers {bad[:3]}" if bad else "")
-    if kind == "numeric":
-        if isinstance(data, dict):
-            bad = [v for v in values if isinstance(v, bool) or not isinstance(v, (int, float))]
-            return not bad, f"`{name}` = {_contract_short(value)}" + (f": not numbers {bad[:3]}" if bad else "")
-        ok = value.dtype.kind in "iuf" or str(value.dtype).startswith(("Int", "UInt", "Float"))
-        return ok, f"`{name}` dtype {value.dtype}, first values {_contract_short(value.head(3).tolist())}"
-    if kind in ("measure_units", "nearest_distance", "nearest_attribute"):
-        if isinstance(data, dict):
-            return False, f"`{name}` is a JSON value, not a column of features"
-        check = {
-            "measure_units": _contract_measure_units,
-            "nearest_distance": _contract_nearest_distance,
-            "nearest_attribute": _contract_nearest_attribute,
-        }[kind]
-        return check(params, data, sources)
-    if kind == "non_negative":
-        try:
-            nums = [float(v) for v in (values.tolist() if hasattr(values, "tolist") else values)]
-        except (TypeError, ValueError) as exc:
-            return False, f"`{name}` is not numeric: {exc}"
-        bad = [v for v in nums if not (math.isfinite(v) and v >= 0)]
-        return not bad, f"`{name}` min {min(nums) if nums else 'n/a'}, {len(bad)} value(s) negative or not finite"
-    if kind == "non_empty":
-        seq = values.tolist() if hasattr(values, "tolist") else list(values)
-        bad = [
-            v
-            for v in seq
-            if v is None or (isinstance(v, float) and math.isnan(v)) or (isinstance(v, str) and not v.strip())
-        ]
-        return not bad, f"`{name}`: {len(bad)} null or empty value(s)"
-    if kind == "unique":
-        seq = _contract_strings(values)
-        dups = len(seq) - len(set(seq))
-        return dups == 0, f"`{name}`: {dups} duplicate value(s)"
-    if kind == "sorted":
-        if isinstance(data, dict):
-            return False, f"`{name}` is a JSON key, not a column"
-        ok = value.is_monotonic_decreasing if params.get("descending") else value.is_monotonic_increasing
-        return bool(ok), f"`{name}` first values {_contract_short(value.head(5).tolist())}"
-    if kind == "pattern":
-        import re as _re
-
-        seq = _contract_strings(values)
-        foreign = [v for v in seq if not _re.fullmatch(params["regex"], v)]
-        return not foreign, (
-            f"`{name}`: {len(foreign)} value(s) not written that way, e.g. {foreign[:3]}"
-            if foreign
-            else f"`{name}` values {seq[:3]}"
-        )
-    if kind == "values_in":
-        seq = _contract_strings(values)
-        foreign = sorted({v for v in seq if v not in params.get("allowed", [])})
-        return not foreign, f"`{name}` values {sorted(set(seq))[:6]}" + (
-            f"; not allowed: {foreign[:4]}" if foreign else ""
-        )
-    if kind == "values_from_input":
-        src = _contract_input(params["input"], sources)
-        if params["name"] not in getattr(src, "columns", []):
-            return False, f"`{name}` is not in {params['input']}"
-        if params.get("as_type") and not isinstance(data, dict):
-            return _contract_converted_values(name, params, value, src[params["name"]])
-        allowed = set(map(str, src[params["name"]].dropna().tolist()))
-        seq = _contract_strings(value)
-        foreign = [v for v in seq if v not in allowed]
-        return not foreign, (
-            f"`{name}`: {len(foreign)} value(s) not in {params['input']}, e.g. {foreign[:3]}"
-            if foreign
-            else f"`{name}`: every value comes from {params['input']}"
-        )
-    return False, f"unknown requirement kind {kind!r}"
+    return check(params, data, value, sources)
 
 
 def _contract_format(path):
@@ -1242,7 +1007,10 @@ def _contract_invalid_kept(params, data, sources):
     present = src[src.geometry.notna() & ~src.geometry.is_empty]
     invalid = {_contract_key(v) for v in present.loc[~present.geometry.is_valid, key].tolist()}
     lost = sorted(invalid - {_contract_key(v) for v in data[key].tolist()})
-    said = f"0 of {len(data)} geometries are invalid; {len(invalid)} feature(s) of `{params['input']}` had invalid geometries"
+    said = (
+        f"0 of {len(data)} geometries are invalid; {len(invalid)} feature(s) of `{params['input']}` had "
+        "invalid geometries"
+    )
     if not lost:
         return True, said + (", each kept" if invalid else "")
     return False, (
@@ -1308,45 +1076,15 @@ def check_contract(outputs):
         for r in reqs:
             kind, params = r["kind"], r.get("params") or {}
             try:
-                if kind == "exists":
-                    first = next(iter(layers.values()))
-                    if isinstance(first, dict):
-                        shape = f"keys {sorted(map(str, first))[:12]}"
-                    elif hasattr(first, "columns"):
-                        shape = f"{len(first)} rows, columns {list(map(str, first.columns))[:12]}"
-                    else:
-                        shape = f"a JSON {type(first).__name__}"
-                    passed, observed = True, f"opens; {len(layers)} layer(s); {shape}"
-                elif kind == "json_shape":
-                    passed, observed = _contract_json_shape(path, params["shape"])
-                elif kind == "rfc7946_winding":
-                    wrong, total = _contract_winding_faults(path)
-                    passed = wrong == 0
-                    observed = (
-                        f"{wrong} of {total} polygons wound against RFC 7946 (exterior clockwise or a hole "
-                        f"counter-clockwise)"
-                        if wrong
-                        else f"all {total} polygons follow the right-hand rule"
-                    )
-                elif kind == "dtype":
-                    passed, observed = _contract_over_layers(
-                        _contract_stored_types(path, fmt), lambda types: _contract_check_dtype(params, types)
-                    )
-                elif kind == "layers":
-                    import pyogrio
-
-                    named = [row[0] for row in pyogrio.list_layers(path)]  # a file of one layer is read as ""
-                    missing = [n for n in params.get("names", []) if n not in named]
-                    shared = _contract_shared_features(layers)
-                    passed = not missing and not shared
-                    observed = (
-                        f"layers {sorted(named)}"
-                        + (f"; missing {missing}" if missing else "")
-                        + (f"; {shared} feature(s) are in more than one layer" if shared else "")
-                    )
+                reads, _, check = _CONTRACT_KINDS.get(kind) or (None, False, None)  # noqa: F821 - contract.kinds
+                if check is None:
+                    passed, observed = False, f"unknown requirement kind {kind!r}"
+                elif reads == "file":
+                    passed, observed = check(params, path, fmt, layers)
                 else:
                     passed, observed = _contract_over_layers(
-                        layers, lambda data: _contract_check_table(kind, params, data, sources)
+                        layers,
+                        lambda data, kind=kind, params=params: _contract_check_table(kind, params, data, sources),
                     )
             except Exception as exc:
                 passed, observed = False, f"could not check: {type(exc).__name__}: {str(exc)[:150]}"

@@ -42,9 +42,8 @@ MAX_PROPOSALS = 12
 
 def proposals_wanted(setting: bool | None, model: str) -> bool:
     """Whether a run asks its model for proposals: the setting when it is set; else yes, except for
-    the bundled local models. Measured with the 1.5B: 0 of 16 proposals kept over the 14 dev
-    requests (``benchmarks/bench_proposals.py``), none of the 287 requirements of the logged
-    contract runs came from it, and the call cost about 27 s of every run's 540 s on this CPU."""
+    the bundled local models, whose proposals the rules almost never keep (measured by
+    ``benchmarks/bench_proposals.py``) while the call costs a noticeable share of a run on a CPU."""
     return setting if setting is not None else not model.startswith("local:")
 
 

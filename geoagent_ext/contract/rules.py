@@ -20,6 +20,7 @@ import re
 from contextvars import ContextVar
 from typing import Iterable
 
+from .formats import SPATIAL, UNIT_IN_BASE, file_format
 from .model import Contract, OutputSpec, Requirement, RequirementEdit
 from .provenance import carried_from, column_provenance
 
@@ -55,8 +56,6 @@ _MEASURE_NAME = re.compile(
 _MEASURE_UNIT = re.compile(r"^(?:\w+_)?(area|length|perimeter)_(km2|sqkm|m2|sqm|ha|km|m)$", re.IGNORECASE)
 # "stations_per_10km2": a rate per (a multiple of) a unit of a measure; the units in m² or m.
 _DENSITY = re.compile(r"^(\w+?)_per_(\d+(?:\.\d+)?)?_?(km2|sqkm|m2|sqm|ha|km|m)$", re.IGNORECASE)
-# A unit in its base (m² or m): what one of it is worth, for measures and rates.
-UNIT_IN_BASE = {"km2": 1e6, "sqkm": 1e6, "m2": 1.0, "sqm": 1.0, "ha": 1e4, "km": 1e3, "m": 1.0}
 # "count_per_district", "area_by_land_use": an object keyed by the values of that column.
 _PER_GROUP = re.compile(r"^\w+?_(?:per|by)_(\w+)$", re.IGNORECASE)
 # "the overall bounding box", "the bbox of the whole layer": every feature's bounds, not one's.
@@ -144,21 +143,6 @@ _OTHER_COLUMNS = re.compile(
 TYPED_FORMATS = {"parquet", "geoparquet", "gpkg", "fgb"}  # formats that store a column's type
 _TYPE_WORD = re.compile(r"\b(" + "|".join(GEOMETRY_TYPES) + r")s?\b")
 _SINGLE_PART = re.compile(r"\bsingle[- ]part\b", re.IGNORECASE)
-FORMATS = {
-    ".json": "json",
-    ".geojson": "geojson",
-    ".csv": "csv",
-    ".gpkg": "gpkg",
-    ".parquet": "parquet",
-    ".geoparquet": "geoparquet",
-    ".shp": "shp",
-    ".fgb": "fgb",
-}
-SPATIAL = {"geojson", "gpkg", "geoparquet", "shp", "fgb"}
-
-
-def file_format(path: str) -> str:
-    return FORMATS.get(posixpath.splitext(path)[1].lower(), "unknown")
 
 
 def _files(text: str) -> list[str]:

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: e68d6b48e346e1cc59b18fbb83cd68d755c7d5817fde13613abf22d492a00c19
+ * schema-sha256: 9a7b9ffbddc9b0bbf655226bd9a1e5560b91ba0e85899770bc71100ac3295a80
  */
 
 export type RunEvent =
@@ -121,45 +121,45 @@ export interface Requirement {
    */
   text: string;
   kind:
-    | 'exists'
-    | 'columns'
-    | 'layers'
-    | 'json_shape'
-    | 'crs_present'
-    | 'located'
-    | 'crs_epsg'
-    | 'crs_projected_metres'
-    | 'geometry_types'
-    | 'lonlat'
-    | 'bbox'
-    | 'group_keys'
-    | 'buffer_distance'
-    | 'point_counts'
-    | 'density'
-    | 'integer'
-    | 'numeric'
-    | 'dtype'
-    | 'non_negative'
-    | 'measure_units'
-    | 'nearest_distance'
-    | 'nearest_attribute'
-    | 'non_empty'
-    | 'unique'
-    | 'sorted'
-    | 'rows_as_input'
-    | 'values_from_input'
-    | 'values_in'
-    | 'pattern'
-    | 'geometries_present'
-    | 'geometries_valid'
-    | 'geometries_unique'
-    | 'geometry_unchanged'
-    | 'min_area'
-    | 'shapes_kept'
     | 'antimeridian_cut'
+    | 'bbox'
+    | 'buffer_distance'
+    | 'columns'
+    | 'crs_epsg'
+    | 'crs_present'
+    | 'crs_projected_metres'
+    | 'density'
+    | 'dtype'
+    | 'exists'
+    | 'geometries_present'
+    | 'geometries_unique'
+    | 'geometries_valid'
     | 'geometry_once'
+    | 'geometry_types'
+    | 'geometry_unchanged'
+    | 'group_keys'
+    | 'integer'
+    | 'json_shape'
+    | 'layers'
+    | 'located'
+    | 'lonlat'
+    | 'measure_units'
+    | 'min_area'
+    | 'nearest_attribute'
+    | 'nearest_distance'
+    | 'non_empty'
+    | 'non_negative'
+    | 'note'
+    | 'numeric'
+    | 'pattern'
+    | 'point_counts'
     | 'rfc7946_winding'
-    | 'note';
+    | 'rows_as_input'
+    | 'shapes_kept'
+    | 'sorted'
+    | 'unique'
+    | 'values_from_input'
+    | 'values_in';
   params: {
     [k: string]: unknown;
   };

@@ -1,0 +1,82 @@
+"""What a requirement kind is: everything the contract knows about one kind of requirement, in one
+object, so that a kind is added by one module that defines one.
+
+Its in-kernel check is a plain function shipped as SOURCE into the user's kernel (the registry
+copies its text into the helper, see ``kinds/__init__.py``), so it follows the helper's rules: the
+standard library only at import time (pandas, geopandas... imported inside it), Python 3.8
+syntax, no ``geoagent_ext`` names except the checker's own ``_contract_*`` helpers (the module
+imports them from ``contract.checker`` so they resolve here too), and it answers
+``(passed, observed)``: what was seen, in words a repair prompt can use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+# Where a kind's mend lines go among a file's mends (lower first): geometry first, then values
+# computed over the rows (counts before the measures and rates over them), then table edits (a
+# cast before the sort that reads it).
+GEOMETRY_MENDS, VALUE_MENDS, TABLE_MENDS = 100, 200, 300
+
+
+class Params(BaseModel):
+    """A kind's params. An unknown param is refused: a rule that builds a wrong one fails loudly."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class ColumnParams(Params):
+    """Params of a requirement on one named value: a table's column or a JSON document's key."""
+
+    name: str
+    if_present: bool = False  # it binds only a file that has the column (a requirement read from an input's defect)
+
+
+@dataclass(frozen=True)
+class MendSite:
+    """Where a mend's lines run: the file's format, whether it is read as a GeoDataFrame, the
+    columns the contract lists for it, and the (kind, params) of its requirements on the same name."""
+
+    fmt: str
+    spatial: bool
+    columns: tuple[str, ...] = ()
+    same_name: tuple[tuple[str, dict], ...] = ()
+
+
+# What the checker hands a check:
+#   "file":   check(params, path, fmt, layers): the path, its format and {layer: data} read from it;
+#   "table":  check(params, data, sources): one layer, or the part of a JSON document that holds
+#             params["name"]; ``sources`` caches the input files read (``_contract_input``);
+#   "column": check(params, data, value, sources): as "table", and the named column or key's value,
+#             found (a missing one fails, or passes with ``if_present``, before the check runs).
+Reads = Literal["file", "table", "column"]
+
+
+@dataclass(frozen=True)
+class RequirementKind:
+    name: str
+    params: type[BaseModel]  # what each param means, validated when a requirement is made
+    advice: str  # one repair line; COLUMN, GROUP, CODE, DIST... are filled from the params (advice._filled)
+    check: Callable[..., tuple[bool, str]] | None  # the in-kernel check; None: shown, never checked ("note")
+    reads: Reads = "table"
+    geometry: bool = (
+        False  # needs the file's geometries: "no geometry in the file" fails it, and it mends only a GeoDataFrame
+    )
+    mend: Callable[[dict[str, Any], MendSite], list[str]] | None = (
+        None  # lines that make ``_mend`` meet it ([]: not here)
+    )
+    mend_order: int = TABLE_MENDS
+    mends_json: bool = False  # its mend edits a JSON document (``_mend`` a dict), not a frame
+    advise_up_front: bool = (
+        False  # the coder is told how before its first attempt (a defect the request did not spell out)
+    )
+    computed_by_mend: bool = False  # its values are computed on the written file by the mend, not by the coder
+
+    @property
+    def check_name(self) -> str:
+        """The check's name in the helper's namespace (one namespace for every part)."""
+        return f"_kind_{self.name}"

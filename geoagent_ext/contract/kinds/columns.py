@@ -1,0 +1,56 @@
+"""The file has the columns (tables, layers) or top-level keys (JSON) the request names, and no
+geometry or row-index column beside them when the request lists a CSV's columns."""
+
+from ..checker import _contract_holder, _contract_stray_column
+from ._kind import TABLE_MENDS, Params, RequirementKind
+from ._mending import carried
+
+
+class ColumnsParams(Params):
+    names: list[str]
+    no_stray: list[str] | bool = False  # the geometry/index column names not allowed beside them
+    provenance: dict[str, str] = {}  # where each column comes from ("from `parcels.gpkg`", "computed")
+
+
+def _kind_columns(params, data, sources):
+    have = set(map(str, data)) if isinstance(data, dict) else set(map(str, data.columns))
+    if hasattr(data, "geometry") and not isinstance(data, dict):
+        have.add("geometry")
+    missing = [n for n in params.get("names", []) if n not in have and _contract_holder(data, n) is None]
+    stray = params.get("no_stray") if isinstance(params.get("no_stray"), list) else []
+    extra = (
+        [c for c in sorted(have - set(params.get("names", []))) if _contract_stray_column(c, stray)]
+        if params.get("no_stray")
+        else []
+    )
+    said = ([f"missing {missing}; it has {sorted(have)[:15]}"] if missing else []) + (
+        [f"also has {extra[:10]}, a geometry or row index not asked for"] if extra else []
+    )
+    return not said, "; ".join(said) or "all present"
+
+
+def _columns_mend(p, site):
+    """Columns an input holds carried to the rows; in a table, the stray columns dropped (the listed
+    ones first, in their order)."""
+    if not (p.get("no_stray") and not site.spatial):
+        return carried(p)
+    names = list(map(str, p.get("names") or []))
+    stray = [str(n).lower() for n in p["no_stray"]] if isinstance(p["no_stray"], list) else []
+    return carried(p) + [
+        f"_mend = _mend[[c for c in {names!r} if c in _mend.columns] + [c for c in _mend.columns if c not in "
+        f"{names!r} and not (str(c).lower() in {stray!r} or str(c).lower().startswith('unnamed:'))]]"
+    ]
+
+
+COLUMNS = RequirementKind(
+    name="columns",
+    params=ColumnsParams,
+    check=_kind_columns,
+    mend=_columns_mend,
+    mend_order=TABLE_MENDS,
+    advice=(
+        "add the missing columns before writing; a column that is not in the input must be computed "
+        "(from geometry.bounds, .area/.length in a metric CRS, a spatial join with the other layer, "
+        "or a rename of an existing column)"
+    ),
+)

@@ -1,0 +1,87 @@
+"""Every feature's geometry is there, valid, and unlike every other feature's."""
+
+from typing import Literal
+
+from ..checker import _contract_invalid_kept
+from ._kind import GEOMETRY_MENDS, Params, RequirementKind
+from ._mending import kept_first
+
+
+class GeometriesValidParams(Params):
+    input: str | None = None  # with ``key``: each invalid feature of that input kept by its key, repaired
+    key: str | None = None
+
+
+class KeptRowParams(Params):
+    """Which row of duplicates the request keeps (``keep_by`` its column's min or max); "as_requested":
+    a rule only the model can follow, no mend."""
+
+    keep_by: str | None = None
+    keep: Literal["min", "max", "as_requested"] | None = None
+
+
+def _kind_geometries_present(params, data, sources):
+    geoms = data.geometry
+    bad = int((geoms.isna() | geoms.is_empty).sum())
+    return bad == 0, f"{bad} of {len(data)} features have a null or empty geometry"
+
+
+def _kind_geometries_valid(params, data, sources):
+    geoms = data.geometry
+    present = geoms[~(geoms.isna() | geoms.is_empty)]
+    invalid = present[~present.is_valid]
+    import shapely
+
+    why = shapely.is_valid_reason(invalid.values[:1])[0] if len(invalid) else ""
+    if not invalid.empty or not (params.get("input") and params.get("key") in data.columns):
+        return invalid.empty, f"{len(invalid)} of {len(data)} geometries are invalid" + (
+            f" (e.g. {why})" if why else ""
+        )
+    return _contract_invalid_kept(params, data, sources)
+
+
+def _kind_geometries_unique(params, data, sources):
+    geoms = data.geometry
+    present = geoms[~(geoms.isna() | geoms.is_empty)]
+    repeated = int(present.normalize().to_wkb().duplicated().sum())
+    return repeated == 0, f"{repeated} of {len(data)} features repeat an earlier feature's geometry"
+
+
+def _unique_geometries(p, site):
+    if p.get("keep") == "as_requested":
+        return []
+    return [*kept_first(p), "_mend = _mend[~_mend.geometry.normalize().to_wkb().duplicated()]"]
+
+
+GEOMETRIES_PRESENT = RequirementKind(
+    name="geometries_present",
+    params=Params,
+    check=_kind_geometries_present,
+    geometry=True,
+    mend=lambda p, site: ["_mend = _mend[~(_mend.geometry.isna() | _mend.geometry.is_empty)]"],
+    mend_order=GEOMETRY_MENDS + 5,
+    advice=("drop rows whose geometry is null or empty: gdf = gdf[~(gdf.geometry.isna() | gdf.geometry.is_empty)]"),
+)
+GEOMETRIES_VALID = RequirementKind(
+    name="geometries_valid",
+    params=GeometriesValidParams,
+    check=_kind_geometries_valid,
+    geometry=True,
+    mend=lambda p, site: [
+        "_mend = _mend.set_geometry(_mend.geometry.make_valid(method='structure', keep_collapsed=False))"
+    ],
+    mend_order=GEOMETRY_MENDS + 6,
+    advice=(
+        "repair with gdf.geometry = gdf.geometry.make_valid() and keep only the wanted type "
+        "(e.g. .collection_extract / explode and regroup), then check gdf.geometry.is_valid.all()"
+    ),
+)
+GEOMETRIES_UNIQUE = RequirementKind(
+    name="geometries_unique",
+    params=KeptRowParams,
+    check=_kind_geometries_unique,
+    geometry=True,
+    mend=_unique_geometries,
+    mend_order=GEOMETRY_MENDS + 9,
+    advice="drop repeated geometries: gdf = gdf[~gdf.geometry.normalize().to_wkb().duplicated()]",
+)

@@ -1,0 +1,167 @@
+"""What a column's (or a JSON key's) values are: none empty, none repeated, in order, one of a set,
+written one way, or taken from an input's column."""
+
+from typing import Literal
+
+from ..checker import (
+    _contract_column_values,
+    _contract_converted_values,
+    _contract_input,
+    _contract_short,
+    _contract_strings,
+)
+from ._kind import TABLE_MENDS, ColumnParams, RequirementKind
+from ._mending import kept_first
+
+
+class UniqueParams(ColumnParams):
+    keep_by: str | None = None  # with ``keep``: the row of duplicates the request keeps (its min or max)
+    keep: Literal["min", "max", "as_requested"] | None = None  # as_requested: a rule only the model can follow
+
+
+class SortedParams(ColumnParams):
+    descending: bool = False
+
+
+class ValuesInParams(ColumnParams):
+    allowed: list[str]
+
+
+class PatternParams(ColumnParams):
+    regex: str  # every value matches it whole
+
+
+class ValuesFromInputParams(ColumnParams):
+    input: str
+    as_type: str | None = None  # converted to that type: the same instants or numbers, none lost
+
+
+def _kind_non_empty(params, data, value, sources):
+    import math
+
+    values = _contract_column_values(data, value)
+    seq = values.tolist() if hasattr(values, "tolist") else list(values)
+    bad = [
+        v
+        for v in seq
+        if v is None or (isinstance(v, float) and math.isnan(v)) or (isinstance(v, str) and not v.strip())
+    ]
+    return not bad, f"`{params['name']}`: {len(bad)} null or empty value(s)"
+
+
+def _kind_unique(params, data, value, sources):
+    seq = _contract_strings(_contract_column_values(data, value))
+    dups = len(seq) - len(set(seq))
+    return dups == 0, f"`{params['name']}`: {dups} duplicate value(s)"
+
+
+def _kind_sorted(params, data, value, sources):
+    name = params["name"]
+    if isinstance(data, dict):
+        return False, f"`{name}` is a JSON key, not a column"
+    ok = value.is_monotonic_decreasing if params.get("descending") else value.is_monotonic_increasing
+    return bool(ok), f"`{name}` first values {_contract_short(value.head(5).tolist())}"
+
+
+def _kind_pattern(params, data, value, sources):
+    import re as _re
+
+    name = params["name"]
+    seq = _contract_strings(_contract_column_values(data, value))
+    foreign = [v for v in seq if not _re.fullmatch(params["regex"], v)]
+    return not foreign, (
+        f"`{name}`: {len(foreign)} value(s) not written that way, e.g. {foreign[:3]}"
+        if foreign
+        else f"`{name}` values {seq[:3]}"
+    )
+
+
+def _kind_values_in(params, data, value, sources):
+    seq = _contract_strings(_contract_column_values(data, value))
+    foreign = sorted({v for v in seq if v not in params.get("allowed", [])})
+    return not foreign, f"`{params['name']}` values {sorted(set(seq))[:6]}" + (
+        f"; not allowed: {foreign[:4]}" if foreign else ""
+    )
+
+
+def _kind_values_from_input(params, data, value, sources):
+    name = params["name"]
+    src = _contract_input(params["input"], sources)
+    if params["name"] not in getattr(src, "columns", []):
+        return False, f"`{name}` is not in {params['input']}"
+    if params.get("as_type") and not isinstance(data, dict):
+        return _contract_converted_values(name, params, value, src[params["name"]])
+    allowed = set(map(str, src[params["name"]].dropna().tolist()))
+    seq = _contract_strings(value)
+    foreign = [v for v in seq if v not in allowed]
+    return not foreign, (
+        f"`{name}`: {len(foreign)} value(s) not in {params['input']}, e.g. {foreign[:3]}"
+        if foreign
+        else f"`{name}`: every value comes from {params['input']}"
+    )
+
+
+def _deduplicated(p, site):
+    """One row per value, the one the request says to keep (never ours to choose)."""
+    if not (p.get("name") and p.get("keep_by")):
+        return []
+    return [*kept_first(p), f"_mend = _mend.drop_duplicates({str(p['name'])!r})"]
+
+
+def _sorted_rows(p, site):
+    if not p.get("name"):
+        return []
+    name, ascending = str(p["name"]), not p.get("descending")
+    numbers = "pd.to_numeric(s, errors='coerce')"
+    return [
+        f"_mend = _mend.sort_values({name!r}, ascending={ascending}, kind='stable', "
+        f"key=lambda s: {numbers} if {numbers}.notna().all() else s)"
+    ]
+
+
+NON_EMPTY = RequirementKind(
+    name="non_empty",
+    params=ColumnParams,
+    check=_kind_non_empty,
+    reads="column",
+    advice="fill every row: join or compute the value for all rows, not only some",
+)
+UNIQUE = RequirementKind(
+    name="unique",
+    params=UniqueParams,
+    check=_kind_unique,
+    reads="column",
+    mend=_deduplicated,
+    mend_order=TABLE_MENDS + 1,
+    advice="make the values unique (drop duplicate rows, or rank with method='first')",
+)
+SORTED = RequirementKind(
+    name="sorted",
+    params=SortedParams,
+    check=_kind_sorted,
+    reads="column",
+    mend=_sorted_rows,
+    mend_order=TABLE_MENDS + 3,
+    advice="sort with .sort_values(COLUMN) just before writing",
+)
+PATTERN = RequirementKind(
+    name="pattern",
+    params=PatternParams,
+    check=_kind_pattern,
+    reads="column",
+    advice="format every value exactly like the template (e.g. f'EPSG:{crs.to_epsg()}'), no other text",
+)
+VALUES_IN = RequirementKind(
+    name="values_in",
+    params=ValuesInParams,
+    check=_kind_values_in,
+    reads="column",
+    advice="use exactly the allowed strings as values",
+)
+VALUES_FROM_INPUT = RequirementKind(
+    name="values_from_input",
+    params=ValuesFromInputParams,
+    check=_kind_values_from_input,
+    reads="column",
+    advice="keep the input's original values of this column unchanged (do not renumber or rebuild it)",
+)
