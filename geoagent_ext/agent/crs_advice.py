@@ -167,7 +167,7 @@ class CrsAdvice:
         so degrees labelled as a projected CRS put every feature near the grid's origin."""
         purpose = _purpose_of(description)
         why = self.for_purpose(purpose) if purpose else ""
-        if not why:
+        if not purpose or not why:
             return ""
         own = next((c for c in (_first(a.get("same")) for a in self.layers.values()) if c), None) or {}
         target = (self._choice(purpose) or {}).get("epsg")

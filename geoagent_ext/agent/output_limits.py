@@ -64,7 +64,8 @@ def bounded_outputs(outputs: list[dict[str, Any]]) -> tuple[list[dict[str, Any]]
 def _bounded_output(output: dict[str, Any], limit: int) -> tuple[dict[str, Any], int]:
     """(the output with each text within ``limit``, its size in characters); the same dict
     when nothing was cut."""
-    changed, size = {}, 0
+    changed: dict[str, Any] = {}
+    size = 0
     for key, value in output.items():
         if key == "data" and isinstance(value, dict):
             bundle, bundle_size = _bounded_bundle(value, limit)

@@ -95,7 +95,9 @@ def _code_clip(code: str, limit: int) -> str:
     lines = code.strip().splitlines()
     if len("\n".join(lines)) <= limit:
         return "\n".join(lines)
-    head, tail, size = [], [], 0
+    head: list[str] = []
+    tail: list[str] = []
+    size = 0
     for line in lines:  # the first half of the budget from the start
         if size + len(line) + 1 > limit // 2:
             break

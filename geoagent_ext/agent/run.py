@@ -328,7 +328,7 @@ class Run:
         before = await self._fingerprints()
         result = await self.kernel.execute(code, timeout=self.options.execute_timeout)
         after = await self._fingerprints() if before is not None else None
-        if after is not None:
+        if before is not None and after is not None:
             created = sorted(set(after) - set(before))
             changed = sorted(n for n in after if n in before and after[n] != before[n])
             deleted = sorted(set(before) - set(after))
@@ -400,10 +400,9 @@ class Run:
 
     def _lost_message(self, reason: str) -> str:
         """What a lost kernel took with it and what stays, for the run's last word."""
-        subtask = (
-            self.subtasks[self._current] if self._current is not None and self._current < len(self.subtasks) else None
-        )
-        where = f" during step {self._current + 1} ({subtask.description})" if subtask else ""
+        current = self._current
+        subtask = self.subtasks[current] if current is not None and current < len(self.subtasks) else None
+        where = f" during step {current + 1} ({subtask.description})" if current is not None and subtask else ""
         message = (
             f"The kernel was lost{where}: {reason.rstrip('.')}. The run cannot go on without the state its steps built."
         )
@@ -565,11 +564,11 @@ class Run:
         steps with nothing to do are dropped; last, the step that writes an output is told the
         requirements on its columns no step names. What is left to do is never emptied."""
         descriptions = [s.description for s in self.subtasks]
+        without_rasters = raster_tools_without_rasters(descriptions, self.data_files, self.request)
         changes: dict[int, tuple[str | None, str]] = {
-            i: (text, "it named a raster library but no data file is a raster")
-            for i, text in raster_tools_without_rasters(descriptions, self.data_files, self.request)
+            i: (text, "it named a raster library but no data file is a raster") for i, text in without_rasters
         }
-        for i, (text, _) in changes.items():
+        for i, text in without_rasters:
             descriptions[i] = text
         folded: set[int] = set()  # steps now inside a loop step (and the loop step): no other check rewords them
         for i, text, body in loop_bodies(descriptions):
@@ -580,9 +579,9 @@ class Run:
             folded.update([i, *body])
             descriptions[i] = text
         reworded_only = set(changes) - folded  # a rewording the contract's limit or an idle drop replaces
-        for i, text, why in contract_conflicts(descriptions, self.contract):
+        for i, reworded, why in contract_conflicts(descriptions, self.contract):
             if i not in folded:
-                changes[i] = (text, why)
+                changes[i] = (reworded, why)
                 reworded_only.discard(i)
         for i, why in idle_steps(descriptions, self.request, self.contract, self.data_files):
             if i not in folded and (i not in changes or i in reworded_only):
@@ -597,9 +596,9 @@ class Run:
             dropped = set()
         if not changes:
             return
-        for index, (text, _) in changes.items():
-            if text is not None:
-                self.subtasks[index] = self.subtasks[index].model_copy(update={"description": text})
+        for index, (new_text, _) in changes.items():
+            if new_text is not None:
+                self.subtasks[index] = self.subtasks[index].model_copy(update={"description": new_text})
         self.subtasks = [s for i, s in enumerate(self.subtasks) if i not in dropped]
         said = "; ".join(
             f"step {i + 1} {'dropped' if text is None else 'reworded'}: {why}"
@@ -636,10 +635,12 @@ class Run:
             proposals = await Planner(self.llm).propose_requirements(self.request, self.outputs)
         except LLMError:
             return
-        added, dropped = accept_proposals(proposals, self.request, self.contract, self.input_facts)
+        contract = self.contract
+        assert contract is not None  # derived before the proposals are read
+        added, dropped = accept_proposals(proposals, self.request, contract, self.input_facts)
         self._dropped_proposals = [f"{said} ({why})" for said, why in dropped]
         if added:
-            self.contract = self.contract.model_copy(update={"requirements": self.contract.requirements + added})
+            self.contract = contract.model_copy(update={"requirements": contract.requirements + added})
 
     async def _review_contract(self) -> None:
         """Approval mode: the user confirms, edits, adds or deletes requirements before the plan."""
@@ -649,7 +650,7 @@ class Run:
             )
         )
         action = await self._wait_human("contract", CONTRACT_REVIEW)
-        if action.kind == "contract":
+        if action.kind == "contract" and self.contract is not None:
             self.contract = apply_edits(self.contract, action.requirements or [], self.input_facts)
         self.emit(
             ContractStated(
@@ -696,7 +697,7 @@ class Run:
             unmet = self.deliverables.unmet()
             if unmet:
                 return "partial", f"{len(unmet)} requirement(s) not met: " + "; ".join(unmet)
-            beyond_existence = any(r.kind != "exists" for r in self.contract.checkable())
+            beyond_existence = self.contract is not None and any(r.kind != "exists" for r in self.contract.checkable())
             if skipped and beyond_existence and self.deliverables.all_hold():
                 return "succeeded", (
                     f"{len(self.subtasks)} step(s); {skipped} not needed: the output meets every checked requirement"

@@ -16,6 +16,7 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TextIO
 
 from pydantic import ValidationError
 
@@ -36,7 +37,7 @@ class RunLog:
         self.max_bytes = max_bytes
         self.full = False  # the limit was reached: only the finished event is written now
         self._size = self.path.stat().st_size if self.path.exists() else 0
-        self._fh = None
+        self._fh: TextIO | None = None
 
     def append(self, event: Event) -> None:
         line = event.model_dump_json() + "\n"

@@ -107,9 +107,10 @@ def p_ucb(parent: Node, child: Node, c: float, c_base: float) -> float:
 
 def priors(logprobs: list[float | None], lengths: list[int]) -> list[float]:
     """Softmax of per-token mean log-probabilities; uniform when the provider gives none."""
-    if not logprobs or any(lp is None for lp in logprobs):
+    known = [lp for lp in logprobs if lp is not None]
+    if not logprobs or len(known) < len(logprobs):
         return [1.0 / max(len(logprobs), 1)] * len(logprobs)
-    means = [lp / max(n, 1) for lp, n in zip(logprobs, lengths)]
+    means = [lp / max(n, 1) for lp, n in zip(known, lengths)]
     top = max(means)
     weights = [math.exp(m - top) for m in means]
     total = sum(weights)
@@ -294,6 +295,7 @@ class MctsSolver:
             and repair.repair_the_code_before(attempt.ename, parent.attempt.code)
         )
         if no_code:  # only comments (the note echoed): repair the parent's code, its failure, once more
+            assert parent is not None and parent.attempt is not None  # what no_code checked
             attempt = parent.attempt
         diagnosis = await work.diagnose(attempt)
         if diagnosis.fixed_code and diagnosis.fixed_code not in {n.code for n in _walk(state.root)}:

@@ -10,7 +10,30 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .events import Event
+from .events import (
+    ApprovalGiven,
+    ApprovalRequested,
+    CodeProposed,
+    ContractStated,
+    CrsAdvised,
+    Declined,
+    Event,
+    Executed,
+    Finished,
+    HintGiven,
+    ModelWaiting,
+    NamespaceChanged,
+    NeedsHuman,
+    Planned,
+    Replanned,
+    RequirementChecked,
+    RunStarted,
+    RunWarning,
+    Skipped,
+    Solved,
+    SubtaskInserted,
+    SubtaskStarted,
+)
 
 
 def fold(events: Iterable[Event], live: bool = False) -> dict[str, Any]:
@@ -61,88 +84,88 @@ def fold(events: Iterable[Event], live: bool = False) -> dict[str, Any]:
         state["run_id"] = event.run_id
         state["last_seq"] = event.seq
         state["updated"] = event.ts
-        t = event.type
-        if t == "run_started":
-            state.update(
-                request=event.request,
-                model=event.model,
-                notebook=event.notebook,
-                kernel_id=event.kernel_id,
-                strategy=event.strategy,
-                started=event.ts,
-            )
-        elif t in ("planned", "replanned"):
-            order = [s.id for s in event.subtasks]
-            for spec in event.subtasks:
-                ensure(spec)
-        elif t == "subtask_inserted":
-            ensure(event.subtask)
-            order.insert(order.index(event.before) if event.before in order else len(order), event.subtask.id)
-        elif t == "subtask_started":
-            entry = subtasks.get(event.subtask_id)
-            if entry:
-                entry["status"] = "running"
-            state["waiting_for"] = None
-        elif t == "code_proposed":
-            entry = subtasks.get(event.subtask_id)
-            if entry:
-                entry["attempts"] = max(entry["attempts"], event.attempt)
-                entry["code"] = event.code
-        elif t == "executed" and event.result.status != "ok":
-            entry = subtasks.get(event.subtask_id)
-            if entry:
-                entry["error"] = event.result.error or event.result.status
-        elif t == "solved":
-            entry = subtasks.get(event.subtask_id)
-            if entry:
-                entry.update(status="solved", code=event.code, error="", by=event.by)
-            state["waiting_for"] = None
-        elif t == "needs_human":
-            entry = subtasks.get(event.subtask_id)
-            if entry:
-                entry.update(status="needs_human", code=event.code, error=event.error)
-            state["waiting_for"] = {"kind": "stuck", "subtask_id": event.subtask_id}
-        elif t == "approval_requested":
-            state["waiting_for"] = {"kind": "approval", "subtask_id": event.subtask_id}
-            entry = subtasks.get(event.subtask_id)
-            if entry:
-                entry["code"] = event.code
-        elif t in ("approval_given", "hint_given"):
-            state["waiting_for"] = None
-        elif t == "skipped":
-            entry = subtasks.get(event.subtask_id)
-            if entry:
-                entry["status"] = "skipped"
-            state["waiting_for"] = None
-        elif t == "warning":
-            state["warnings"].append({"source": event.source, "message": event.message})
-        elif t == "model_waiting":
-            state["model_waiting"] = event.place or None
-        elif t == "crs_advised":
-            state["crs_advice"] = list(event.lines)
-        elif t == "contract_stated":
-            state["contract"] = event.contract.model_dump()
-            state["waiting_for"] = {"kind": "contract", "subtask_id": "contract"} if event.awaiting_review else None
-        elif t == "requirement_checked":  # the latest check of each requirement
-            state["requirements"][event.requirement_id] = {
-                "passed": event.passed,
-                "observed": event.observed,
-                "subtask_id": event.subtask_id,
-            }
-        elif t == "namespace_changed":
-            add_namespace_change(state["variables"], event)
-        elif t == "declined":
-            state["message"] = event.reason
-        elif t == "finished":
-            state.update(
-                status=event.status,
-                message=event.message,
-                stats=event.stats.model_dump(),
-                waiting_for=None,
-                model_waiting=None,
-                unmet=list(event.unmet),
-                not_verified=list(event.not_verified),
-            )
+        match event:  # class patterns, so each branch sees its event's own fields
+            case RunStarted():
+                state.update(
+                    request=event.request,
+                    model=event.model,
+                    notebook=event.notebook,
+                    kernel_id=event.kernel_id,
+                    strategy=event.strategy,
+                    started=event.ts,
+                )
+            case Planned() | Replanned():
+                order = [s.id for s in event.subtasks]
+                for spec in event.subtasks:
+                    ensure(spec)
+            case SubtaskInserted():
+                ensure(event.subtask)
+                order.insert(order.index(event.before) if event.before in order else len(order), event.subtask.id)
+            case SubtaskStarted():
+                entry = subtasks.get(event.subtask_id)
+                if entry:
+                    entry["status"] = "running"
+                state["waiting_for"] = None
+            case CodeProposed():
+                entry = subtasks.get(event.subtask_id)
+                if entry:
+                    entry["attempts"] = max(entry["attempts"], event.attempt)
+                    entry["code"] = event.code
+            case Executed() if event.result.status != "ok":
+                entry = subtasks.get(event.subtask_id)
+                if entry:
+                    entry["error"] = event.result.error or event.result.status
+            case Solved():
+                entry = subtasks.get(event.subtask_id)
+                if entry:
+                    entry.update(status="solved", code=event.code, error="", by=event.by)
+                state["waiting_for"] = None
+            case NeedsHuman():
+                entry = subtasks.get(event.subtask_id)
+                if entry:
+                    entry.update(status="needs_human", code=event.code, error=event.error)
+                state["waiting_for"] = {"kind": "stuck", "subtask_id": event.subtask_id}
+            case ApprovalRequested():
+                state["waiting_for"] = {"kind": "approval", "subtask_id": event.subtask_id}
+                entry = subtasks.get(event.subtask_id)
+                if entry:
+                    entry["code"] = event.code
+            case ApprovalGiven() | HintGiven():
+                state["waiting_for"] = None
+            case Skipped():
+                entry = subtasks.get(event.subtask_id)
+                if entry:
+                    entry["status"] = "skipped"
+                state["waiting_for"] = None
+            case RunWarning():
+                state["warnings"].append({"source": event.source, "message": event.message})
+            case ModelWaiting():
+                state["model_waiting"] = event.place or None
+            case CrsAdvised():
+                state["crs_advice"] = list(event.lines)
+            case ContractStated():
+                state["contract"] = event.contract.model_dump()
+                state["waiting_for"] = {"kind": "contract", "subtask_id": "contract"} if event.awaiting_review else None
+            case RequirementChecked():  # the latest check of each requirement
+                state["requirements"][event.requirement_id] = {
+                    "passed": event.passed,
+                    "observed": event.observed,
+                    "subtask_id": event.subtask_id,
+                }
+            case NamespaceChanged():
+                add_namespace_change(state["variables"], event)
+            case Declined():
+                state["message"] = event.reason
+            case Finished():
+                state.update(
+                    status=event.status,
+                    message=event.message,
+                    stats=event.stats.model_dump(),
+                    waiting_for=None,
+                    model_waiting=None,
+                    unmet=list(event.unmet),
+                    not_verified=list(event.not_verified),
+                )
     state["subtasks"] = [subtasks[i] for i in order if i in subtasks]
     if state["waiting_for"] and state["status"] == "running":
         state["status"] = {"stuck": "needs_human", "contract": "awaiting_contract"}.get(

@@ -279,7 +279,7 @@ class KernelConnection:
                 return
             if self.remote and self._restarted(name, msg):
                 self.mark_lost()
-            parent = (msg.get("parent_header") or {}).get("msg_id")
+            parent: str = (msg.get("parent_header") or {}).get("msg_id") or ""  # "": not a reply to us
             if name == "iopub" and msg["msg_type"] == "status":
                 state = msg["content"].get("execution_state")
                 if state == "busy":

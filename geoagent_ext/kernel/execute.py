@@ -64,7 +64,7 @@ class OutputCollector:
                 self._by_display_id.setdefault(display_id, []).append(out)
         elif kind == "update_display_data":
             display_id = (c.get("transient") or {}).get("display_id")
-            for out in self._by_display_id.get(display_id, []):
+            for out in self._by_display_id.get(display_id or "", []):
                 out["data"], out["metadata"] = c.get("data", {}), c.get("metadata", {})
         elif kind == "clear_output":
             if c.get("wait"):

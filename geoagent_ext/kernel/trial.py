@@ -40,6 +40,7 @@ import struct
 import tempfile
 import time
 from dataclasses import dataclass, field
+from typing import cast
 
 from . import probe
 from .connection import LOST, KernelConnection, Request
@@ -70,6 +71,7 @@ class TrialHub:
             os.chmod(self._dir, 0o700)
             self.path = os.path.join(self._dir, "trials.sock")
             self._server = await asyncio.start_unix_server(self._on_conn, path=self.path)
+        assert self.path is not None  # set with the server
         return self.path
 
     def expect(self, token: str) -> _Waiter:
@@ -198,7 +200,7 @@ async def fork_trial(
                     "(crash, os._exit() or out of memory)",
                 ),
             )
-        return _to_result(json.loads(data), code, memory_mb)
+        return _to_result(json.loads(cast(bytes, data)), code, memory_mb)  # not KERNEL_GONE, not empty
     finally:
         hub.drop(token)
         if relayed is not None:

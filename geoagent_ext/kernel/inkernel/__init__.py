@@ -46,5 +46,5 @@ def load(name: str = "__geoagent__"):
 
     module = types.ModuleType(name)
     exec(compile(SOURCE, f"<{name}>", "exec"), module.__dict__)
-    module.VERSION = VERSION
+    module.__dict__["VERSION"] = VERSION  # the stamp the installer writes into the kernel's copy
     return module
