@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from .formats import file_format
 from .kinds import KINDS, MendSite
-from .kinds._mending import GEO_READ, function_source
+from .kinds._mending import GEO_READ
+from .kinds.layers import layers_by_kind, split_by_kind
 from .model import Contract, Requirement
 
 _GEO_WRITE = {
@@ -57,7 +58,7 @@ def mend_code(contract: Contract, path: str, failed: list[Requirement]) -> tuple
         return _json_mend(contract, path, failed)
     spatial = fmt in GEO_READ
     layers = next((r for r in contract.for_output(path) if r.kind == "layers"), None)
-    by_kind = _layers_by_kind([str(n) for n in layers.params.get("names") or []]) if layers is not None else None
+    by_kind = layers_by_kind([str(n) for n in layers.params.get("names") or []]) if layers is not None else None
     if (not spatial and fmt not in _TABLE_READ) or (layers is not None and (fmt != "gpkg" or by_kind is None)):
         return None
     lines: list[str] = []
@@ -75,25 +76,7 @@ def mend_code(contract: Contract, path: str, failed: list[Requirement]) -> tuple
     read, write = (GEO_READ[fmt], _GEO_WRITE[fmt]) if spatial else (_TABLE_READ[fmt], _TABLE_WRITE[fmt])
     read, write = read.format(p=path), write.format(p=path)
     if by_kind is not None:  # every layer, read as one frame, written back one geometry kind per layer
-        # A feature written to several layers is kept from the first (the whole frame written to each
-        # layer would be multiplied by the split).
-        feature_keys = function_source("_contract_feature_keys").replace(
-            "def _contract_feature_keys(", "def _feature_keys(", 1
-        )
-        read = (
-            f"pd.concat([gpd.read_file({path!r}, layer=n).assign(_layer=i) for i, n in "
-            f"enumerate(gpd.list_layers({path!r})['name'])], ignore_index=True)\n{feature_keys}\n"
-            "_seen = _feature_keys(_mend.drop(columns='_layer'))\n"
-            "_mend = _mend[_mend['_layer'] == _mend.groupby(_seen)['_layer'].transform('min')].drop(columns='_layer')"
-        )
-        write = "\n".join(
-            [
-                "import os",
-                f"os.remove({path!r})",
-                f"for _layer, _kinds in {by_kind!r}.items():",
-                f"    _mend[_mend.geom_type.isin(_kinds)].to_file({path!r}, layer=_layer, driver='GPKG')",
-            ]
-        )
+        read, write = split_by_kind(path, by_kind)
     counted = spatial or any(("gpd." in line or "shapely." in line) for line in lines)  # an input read, a geometry used
     code = "\n".join(
         [
@@ -168,13 +151,6 @@ def _json_mend(contract: Contract, path: str, failed: list[Requirement]) -> tupl
     return code, mended
 
 
-_KIND_WORDS = {
-    "point": ["Point", "MultiPoint"],
-    "line": ["LineString", "MultiLineString"],
-    "polygon": ["Polygon", "MultiPolygon"],
-}
-
-
 def _rates_over(
     contract: Contract, path: str, mended: list[Requirement], failed: list[Requirement], kind: str
 ) -> list[Requirement]:
@@ -188,15 +164,3 @@ def _rates_over(
         for r in contract.for_output(path)
         if r.kind == "density" and r not in failed and {r.params.get("count"), r.params.get("measure")} & redone
     ]
-
-
-def _layers_by_kind(names: list[str]) -> dict[str, list[str]] | None:
-    """{layer: the geometry types it holds} when every layer is named for one geometry kind
-    ("points", "lines", "polygons"), else None: any other split is the model's to decide."""
-    found = {}
-    for name in names:
-        kinds = [k for word, k in _KIND_WORDS.items() if word in name.lower()]
-        if len(kinds) != 1:
-            return None
-        found[name] = kinds[0]
-    return found or None

@@ -56,11 +56,16 @@ def test_the_helper_dispatches_every_checkable_kind_to_its_check(helper):
 
 
 @pytest.mark.parametrize("name", sorted(CHECKABLE))
-def test_a_check_uses_only_names_the_helper_defines(helper, name):
-    """The check runs in the user's kernel, where only the helper's names exist (no geoagent_ext)."""
-    check = helper.__dict__[f"_kind_{name}"]
-    missing = {n for n in _globals_loaded(check.__code__) if n not in helper.__dict__ and not hasattr(builtins, n)}
-    assert not missing, f"the check of {name} uses names the in-kernel helper does not define: {sorted(missing)}"
+def test_a_check_and_its_helpers_use_only_names_the_helper_defines(helper, name):
+    """They run in the user's kernel, where only the helper's names exist (no geoagent_ext): a
+    function of the kind's module the check calls must be one of its ``helpers``."""
+    kind = KINDS[name]
+    for function in (kind.check, *kind.helpers):
+        shipped = helper.__dict__[function.__name__]
+        missing = {
+            n for n in _globals_loaded(shipped.__code__) if n not in helper.__dict__ and not hasattr(builtins, n)
+        }
+        assert not missing, f"{function.__name__} ({name}) uses names the in-kernel helper lacks: {sorted(missing)}"
 
 
 def test_the_helper_source_is_python_3_8():

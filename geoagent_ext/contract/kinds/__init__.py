@@ -3,8 +3,8 @@ each a :class:`RequirementKind` holding the kind's name, its typed params, its r
 mend (where one exists) and its in-kernel check. A new kind is one new module here.
 
 The checks run in the user's kernel, not here: :func:`checker_source` is the contract's part of
-the in-kernel helper — the shared checker (``contract/checker.py``), each kind's check copied as
-source, and ``_CONTRACT_KINDS``, the table the checker dispatches on.
+the in-kernel helper — the shared checker (``contract/checker.py``), each kind's check and its
+helpers copied as source, and ``_CONTRACT_KINDS``, the table the checker dispatches on.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+from collections.abc import Callable
 from pathlib import Path
 
 from .. import checker
@@ -40,9 +41,13 @@ CHECKABLE: frozenset[str] = frozenset(name for name, kind in KINDS.items() if ki
 
 
 def checker_source() -> str:
-    """The contract's part of the in-kernel helper: the checker, each kind's check and the
-    dispatch table ``{kind: (what it reads, needs geometry, check)}``."""
-    checks = [inspect.getsource(kind.check) for kind in KINDS.values() if kind.check is not None]
+    """The contract's part of the in-kernel helper: the checker, each kind's check with its helpers
+    (each function once) and the dispatch table ``{kind: (what it reads, needs geometry, check)}``."""
+    shipped: dict[str, Callable] = {}
+    for function in [f for kind in KINDS.values() for f in (*kind.helpers, kind.check) if f is not None]:
+        if shipped.setdefault(function.__name__, function) is not function or hasattr(checker, function.__name__):
+            raise ValueError(f"two in-kernel functions are named {function.__name__}: one namespace holds them all")
+    checks = [inspect.getsource(function) for function in shipped.values()]
     table = "".join(
         f"    {kind.name!r}: ({kind.reads!r}, {kind.geometry!r}, {kind.check_name}),\n"
         for kind in KINDS.values()

@@ -1,12 +1,14 @@
 """What a requirement kind is: everything the contract knows about one kind of requirement, in one
 object, so that a kind is added by one module that defines one.
 
-Its in-kernel check is a plain function shipped as SOURCE into the user's kernel (the registry
-copies its text into the helper, see ``kinds/__init__.py``), so it follows the helper's rules: the
-standard library only at import time (pandas, geopandas... imported inside it), Python 3.8
-syntax, no ``geoagent_ext`` names except the checker's own ``_contract_*`` helpers (the module
-imports them from ``contract.checker`` so they resolve here too), and it answers
-``(passed, observed)``: what was seen, in words a repair prompt can use.
+Its in-kernel check, and the functions of its module the check calls (``helpers``), are plain
+functions shipped as SOURCE into the user's kernel (the registry copies their text into the
+helper, see ``kinds/__init__.py``), so they follow the helper's rules: the standard library only
+at import time (pandas, geopandas... imported inside them), Python 3.8 syntax, no
+``geoagent_ext`` names except the shared checker's ``_contract_*`` functions (the module imports
+them from ``contract.checker`` so they resolve here too). A check answers ``(passed, observed)``:
+what was seen, in words a repair prompt can use. Names are one namespace in the kernel: a
+kind's own functions are named ``_contract_*`` as the checker's are, and its check ``_kind_<name>``.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ class RequirementKind:
     params: type[BaseModel]  # what each param means, validated when a requirement is made
     advice: str  # one repair line; COLUMN, GROUP, CODE, DIST... are filled from the params (advice._filled)
     check: Callable[..., tuple[bool, str]] | None  # the in-kernel check; None: shown, never checked ("note")
+    helpers: tuple[Callable, ...] = ()  # the module's own in-kernel functions its check calls, shipped with it
     reads: Reads = "table"
     geometry: bool = (
         False  # needs the file's geometries: "no geometry in the file" fails it, and it mends only a GeoDataFrame

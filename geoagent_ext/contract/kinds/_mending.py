@@ -5,16 +5,17 @@ Each builder returns lines of Python run on ``_mend``, the file read back (see `
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 
-from .. import checker
+from ..checker import _contract_key, _contract_key_match
 from ..formats import file_format
 from ..provenance import carried_from
 
 
-def function_source(name: str) -> str:
-    """The source of one of the in-kernel checker's functions, for a mend that must compute as the
-    check does (rows keyed by ``_contract_key``, nearest features found by ``_contract_nearest_rows``)."""
-    return inspect.getsource(getattr(checker, name)).rstrip("\n")
+def function_source(function: Callable) -> str:
+    """The source of one of the in-kernel functions, for a mend that must compute as the check does
+    (rows keyed by ``_contract_key``, nearest features found by ``_contract_nearest_rows``)."""
+    return inspect.getsource(function).rstrip("\n")
 
 
 GEO_READ = {
@@ -47,15 +48,15 @@ def read_table(path: str) -> str:
     return table.format(p=path) if table else read(path)
 
 
-def embedded(*names: str, indent: str = "") -> list[str]:
-    """The lines of the checker's own functions, for a mend that must compute as its check does."""
-    return [indent + line for name in names for line in function_source(name).splitlines()]
+def embedded(*functions: Callable, indent: str = "") -> list[str]:
+    """The lines of the checks' own functions, for a mend that must compute as its check does."""
+    return [indent + line for function in functions for line in function_source(function).splitlines()]
 
 
 def key_def(indent: str = "") -> list[str]:
     """``_key``: a key as the in-kernel check compares it across files (3, 3.0, "3" and "03" alike),
     its ``_contract_key`` itself, so the mend carries values by the keys the check matches."""
-    source = function_source("_contract_key").replace("def _contract_key(", "def _key(", 1)
+    source = function_source(_contract_key).replace("def _contract_key(", "def _key(", 1)
     return [indent + line for line in source.splitlines()]
 
 
@@ -66,7 +67,7 @@ def row_origins(p: dict, spatial: bool, name: str) -> list[str]:
         f"if {'_mend.crs is not None' if spatial else 'False'}:",
         "    _from = gpd.GeoSeries(_mend.geometry.values, crs=_mend.crs)",
         "else:",
-        *embedded("_contract_key", "_contract_key_match", indent="    "),
+        *embedded(_contract_key, _contract_key_match, indent="    "),
         f"    _src = {read(str(p['input']))}",
         f"    _k, _rows, _ = _contract_key_match(_mend, _src, {name!r})",
         "    _from = gpd.GeoSeries(_src.geometry.values[_rows], crs=_src.crs)",
@@ -103,7 +104,7 @@ def carried(p: dict) -> list[str]:
     ]
     if not sources:
         return []
-    lines = embedded("_contract_key", "_contract_key_match")
+    lines = embedded(_contract_key, _contract_key_match)
     for name, path, column in sources:
         lines += [
             f"if {name!r} not in _mend.columns:",

@@ -3,7 +3,7 @@ says so) and values within lon/lat ranges, in a table's column or a JSON documen
 mends reshape a JSON document's value: a bbox written in another of pandas' shapes, or a whole
 layer's bbox taken from the layer, as its check defines it."""
 
-from ..checker import _contract_numbers, _contract_short, _contract_whole_bbox
+from ..checker import _contract_crs_label, _contract_has_geometry, _contract_input, _contract_numbers, _contract_short
 from ._kind import ColumnParams, RequirementKind
 from ._mending import embedded, layer_bbox
 
@@ -12,6 +12,55 @@ class BboxParams(ColumnParams):
     input: str | None = None  # the bounds of that input's whole layer (in its CRS, in lon/lat, or in ``epsg``)
     epsg: int | None = None
     wkt: str | None = None  # a table input's WKT column
+
+
+def _contract_layer_bounds(params, sources):
+    """[(where, [minx, miny, maxx, maxy])] of an input's whole layer: in its CRS, in lon/lat and in
+    ``params["epsg"]``; a table's WKT column as written (it has no CRS)."""
+    src = _contract_input(params["input"], sources)
+    if _contract_has_geometry(src):
+        geoms = src.geometry[~(src.geometry.isna() | src.geometry.is_empty)]
+    else:
+        import geopandas as gpd
+
+        columns = _wkt_columns(src)  # noqa: F821 - _70_data_probes: the column input_facts named
+        if not columns:
+            return []
+        geoms = gpd.GeoSeries.from_wkt(src[columns[0]].dropna())
+    spans = [(_contract_crs_label(geoms.crs) if geoms.crs is not None else "as written", geoms.total_bounds)]
+    if geoms.crs is not None:
+        for code in dict.fromkeys(c for c in (4326, params.get("epsg")) if c and c != geoms.crs.to_epsg()):
+            spans.append((f"EPSG:{code}", geoms.to_crs(code).total_bounds))
+    return [(where, [float(v) for v in box]) for where, box in spans]
+
+
+def _contract_whole_bbox(name, nums, params, sources):
+    """A bbox that must be the bounds of a whole layer: equal to them in one of its CRSs, to
+    1/10000 of the extent (rounding to metres or 6 decimals of a degree passes)."""
+    spans = _contract_layer_bounds(params, sources)
+    if not spans:
+        return False, f"`{name}` = {_contract_short(nums)}; the extent of `{params['input']}` could not be read"
+    for where, box in spans:
+        tolerance = 1e-4 * max(box[2] - box[0], box[3] - box[1], 1e-6)
+        if all(abs(a - b) <= tolerance for a, b in zip(nums, box)):
+            return True, f"`{name}` = {_contract_short(nums)}: the whole layer of `{params['input']}` ({where})"
+    seen = " or ".join(f"{[round(v, 6) for v in box]} ({where})" for where, box in spans)
+    return False, f"`{name}` = {_contract_short(nums)}; the whole layer of `{params['input']}` spans {seen}"
+
+
+def _contract_bbox_list(value):
+    """[minx, miny, maxx, maxy] from the forms a bbox gets written in by mistake: named bounds
+    ({"minx": ..}), a frame's per-feature bounds (``gdf.bounds.to_dict()``: {"minx": {i: ..}, ..})
+    or a list of boxes; the box around them all. Anything else is returned as it was."""
+    names = ("minx", "miny", "maxx", "maxy")
+    if isinstance(value, dict) and set(names) <= set(value):
+        cols = [list(value[n].values()) if isinstance(value[n], dict) else value[n] for n in names]
+        cols = [c if isinstance(c, list) else [c] for c in cols]
+    elif isinstance(value, list) and value and all(isinstance(b, (list, tuple)) and len(b) == 4 for b in value):
+        cols = [[b[i] for b in value] for i in range(4)]
+    else:
+        return value
+    return [float(min(cols[0])), float(min(cols[1])), float(max(cols[2])), float(max(cols[3]))]
 
 
 def _kind_bbox(params, data, value, sources):
@@ -59,7 +108,7 @@ def _bbox_mend(p, site):
     whole = _whole_layer(name, site)
     if whole is not None:
         return whole
-    return [*embedded("_contract_bbox_list"), f"_mend[{name!r}] = _contract_bbox_list(_mend[{name!r}])"]
+    return [*embedded(_contract_bbox_list), f"_mend[{name!r}] = _contract_bbox_list(_mend[{name!r}])"]
 
 
 def _lonlat_mend(p, site):
@@ -67,6 +116,11 @@ def _lonlat_mend(p, site):
 
 
 BBOX = RequirementKind(
+    helpers=(
+        _contract_layer_bounds,
+        _contract_whole_bbox,
+        _contract_bbox_list,
+    ),
     name="bbox",
     params=BboxParams,
     check=_kind_bbox,

@@ -1,6 +1,6 @@
 """The polygons cover what an input buffered by the distance (in true metres) covers."""
 
-from ..checker import _contract_buffer_cover
+from ..checker import _contract_has_geometry, _contract_input
 from ._kind import Params, RequirementKind
 
 
@@ -9,11 +9,37 @@ class BufferDistanceParams(Params):
     distance_m: float
 
 
+def _contract_buffer_cover(params, data, sources):
+    """(passed, observed): the file's polygons against the input buffered by ``distance_m`` in the
+    input's UTM zone, compared as regions (overlap over union), so per-feature or dissolved buffers
+    both answer; an input of points also says the distance the file looks buffered by."""
+    import math
+
+    src, distance = _contract_input(params["input"], sources), float(params["distance_m"])
+    if not _contract_has_geometry(src) or src.crs is None or data.crs is None:
+        return False, f"cannot compare: the file or `{params['input']}` has no CRS"
+    metric = src.estimate_utm_crs()
+    want = src.to_crs(metric).geometry.buffer(distance).union_all()
+    got = data.to_crs(metric).geometry.make_valid().union_all()
+    union = want.union(got).area
+    overlap = want.intersection(got).area / union if union else 0.0
+    ratio = got.area / want.area if want.area else float("inf")
+    seen = ""
+    if set(src.geometry.geom_type.dropna()) <= {"Point"} and 0 < ratio < float("inf") and abs(ratio - 1) > 0.03:
+        seen = f"; as if buffered by about {distance * math.sqrt(ratio):.4g} m"
+    ok = overlap >= 0.95
+    return ok, (
+        f"the polygons cover {ratio:.3g} × the area of `{params['input']}` buffered by {distance:g} m, "
+        f"{overlap:.0%} of the two overlapping" + ("" if ok else seen)
+    )
+
+
 def _kind_buffer_distance(params, data, sources):
     return _contract_buffer_cover(params, data, sources)
 
 
 BUFFER_DISTANCE = RequirementKind(
+    helpers=(_contract_buffer_cover,),
     name="buffer_distance",
     params=BufferDistanceParams,
     check=_kind_buffer_distance,

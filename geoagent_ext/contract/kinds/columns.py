@@ -1,7 +1,7 @@
 """The file has the columns (tables, layers) or top-level keys (JSON) the request names, and no
 geometry or row-index column beside them when the request lists a CSV's columns."""
 
-from ..checker import _contract_holder, _contract_stray_column
+from ..checker import _contract_holder
 from ._kind import TABLE_MENDS, Params, RequirementKind
 from ._mending import carried
 
@@ -10,6 +10,13 @@ class ColumnsParams(Params):
     names: list[str]
     no_stray: list[str] | bool = False  # the geometry/index column names not allowed beside them
     provenance: dict[str, str] = {}  # where each column comes from ("from `parcels.gpkg`", "computed")
+
+
+def _contract_stray_column(name, stray):
+    """A geometry or row-index column a table got by writing a (Geo)DataFrame whole: one of
+    ``stray`` (the contract's list, ``rules.STRAY_COLUMNS``) or a written index ("Unnamed: 0")."""
+    lower = str(name).lower()
+    return lower in [str(n).lower() for n in stray] or lower.startswith("unnamed:")
 
 
 def _kind_columns(params, data, sources):
@@ -43,6 +50,7 @@ def _columns_mend(p, site):
 
 
 COLUMNS = RequirementKind(
+    helpers=(_contract_stray_column,),
     name="columns",
     params=ColumnsParams,
     check=_kind_columns,

@@ -1,6 +1,6 @@
 """A column is stored as the type the request names (or every other attribute column is)."""
 
-from ..checker import _contract_check_dtype, _contract_over_layers, _contract_stored_types
+from ..checker import _contract_over_layers
 from ._kind import TABLE_MENDS, Params, RequirementKind
 from ._mending import TYPED
 
@@ -9,6 +9,72 @@ class DtypeParams(Params):
     dtype: str  # as the request writes it ("int32", "double", "timestamp[us]"), compared by its canonical name
     name: str | None = None  # the column; without it, every attribute column but ``others``
     others: list[str] = []  # the typed names left out of "every other column"
+
+
+def _contract_type_name(t):
+    """A type as Arrow or OGR/numpy names it, or as a request writes it ("double", "text") ->
+    one canonical name, so the two compare."""
+    t = str(t).lower().replace(" ", "")
+    if t.startswith("datetime64["):  # pyogrio's numpy dtypes
+        t = "timestamp[" + t[len("datetime64[") :]
+    aliases = {
+        "large_string": "string",
+        "utf8": "string",
+        "object": "string",
+        "str": "string",
+        "double": "float64",
+        "float": "float32",
+        "halffloat": "float16",
+        "boolean": "bool",
+        "date32[day]": "date32",
+        "date64[ms]": "date64",
+        "text": "string",
+        "strings": "string",
+    }
+    return aliases.get(t, t.replace(",tz=", ", tz="))
+
+
+def _contract_stored_types(path, fmt):
+    """{layer: {column: canonical type}} as the file stores them (geometry columns left out): a
+    Parquet schema, not the pandas frame read from it (which turns timestamp[us] into [ns])."""
+    if fmt in ("parquet", "geoparquet"):
+        import pyarrow.parquet as pq
+
+        schema = pq.read_schema(path)
+        skip = set(geoparquet_meta(schema).get("columns", {}))  # noqa: F821 - _15_geocolumns
+        return {
+            "": {
+                f.name: _contract_type_name(f.type)
+                for f in schema
+                if f.name not in skip and not f.name.startswith("__index_level_")
+            }
+        }
+    import pyogrio
+
+    out = {}
+    layers = [row[0] for row in pyogrio.list_layers(path)]
+    for layer in layers:
+        info = pyogrio.read_info(path, layer=layer)
+        out[layer if len(layers) > 1 else ""] = {
+            str(n): _contract_type_name(d) for n, d in zip(info["fields"], info["dtypes"])
+        }
+    return out
+
+
+def _contract_check_dtype(params, types):
+    """(passed, observed) of a stored-type requirement on one layer's {column: type}."""
+    want = _contract_type_name(params["dtype"])
+
+    def ok(t):  # "timestamp[us]" also accepts a zone the request did not name
+        return t == want or (want.startswith("timestamp[") and "," not in want and t.startswith(want[:-1] + ","))
+
+    if "name" in params:
+        name = params["name"]
+        if name not in types:
+            return False, f"`{name}` is not in the file"
+        return ok(types[name]), f"`{name}` is stored as {types[name]}"
+    wrong = {n: t for n, t in types.items() if n not in params.get("others", []) and not ok(t)}
+    return not wrong, (f"not {want}: {dict(list(wrong.items())[:6])}" if wrong else f"every other column is {want}")
 
 
 def _kind_dtype(params, path, fmt, layers):
@@ -55,6 +121,11 @@ def _cast(p: dict, spatial: bool) -> list[str]:
 
 
 DTYPE = RequirementKind(
+    helpers=(
+        _contract_type_name,
+        _contract_stored_types,
+        _contract_check_dtype,
+    ),
     name="dtype",
     params=DtypeParams,
     check=_kind_dtype,

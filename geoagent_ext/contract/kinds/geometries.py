@@ -2,7 +2,7 @@
 
 from typing import Literal
 
-from ..checker import _contract_invalid_kept
+from ..checker import _contract_has_geometry, _contract_input, _contract_key
 from ._kind import GEOMETRY_MENDS, Params, RequirementKind
 from ._mending import kept_first
 
@@ -18,6 +18,27 @@ class KeptRowParams(Params):
 
     keep_by: str | None = None
     keep: Literal["min", "max", "as_requested"] | None = None
+
+
+def _contract_invalid_kept(params, data, sources):
+    """(passed, observed): every key of the input's invalid features is in the file (repaired,
+    not dropped)."""
+    src, key = _contract_input(params["input"], sources), params["key"]
+    if not _contract_has_geometry(src) or key not in src.columns:
+        return True, f"0 of {len(data)} geometries are invalid"
+    present = src[src.geometry.notna() & ~src.geometry.is_empty]
+    invalid = {_contract_key(v) for v in present.loc[~present.geometry.is_valid, key].tolist()}
+    lost = sorted(invalid - {_contract_key(v) for v in data[key].tolist()})
+    said = (
+        f"0 of {len(data)} geometries are invalid; {len(invalid)} feature(s) of `{params['input']}` had "
+        "invalid geometries"
+    )
+    if not lost:
+        return True, said + (", each kept" if invalid else "")
+    return False, (
+        f"{said} and {len(lost)} of them are missing (`{key}` {', '.join(lost[:5])}): repair them with "
+        "make_valid(), do not drop them"
+    )
 
 
 def _kind_geometries_present(params, data, sources):
@@ -63,6 +84,7 @@ GEOMETRIES_PRESENT = RequirementKind(
     advice=("drop rows whose geometry is null or empty: gdf = gdf[~(gdf.geometry.isna() | gdf.geometry.is_empty)]"),
 )
 GEOMETRIES_VALID = RequirementKind(
+    helpers=(_contract_invalid_kept,),
     name="geometries_valid",
     params=GeometriesValidParams,
     check=_kind_geometries_valid,

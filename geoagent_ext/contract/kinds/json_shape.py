@@ -2,7 +2,6 @@
 
 from typing import Literal
 
-from ..checker import _contract_json_shape
 from ._kind import Params, RequirementKind
 
 
@@ -10,11 +9,24 @@ class JsonShapeParams(Params):
     shape: Literal["list", "object"]
 
 
+def _contract_json_shape(path, shape):
+    """(passed, observed): the JSON document's top level is a list (an array) or an object, as asked."""
+    import json as _j
+
+    with open(path, encoding="utf-8") as fh:
+        document = _j.load(fh)
+    kind = "list" if isinstance(document, list) else "object" if isinstance(document, dict) else type(document).__name__
+    if isinstance(document, dict) and document.get("type") == "FeatureCollection":
+        kind = "object (a GeoJSON FeatureCollection)"
+    return kind == shape, f"the top level is a JSON {kind}" + ("" if kind == shape else f", not a {shape}")
+
+
 def _kind_json_shape(params, path, fmt, layers):
     return _contract_json_shape(path, params["shape"])
 
 
 JSON_SHAPE = RequirementKind(
+    helpers=(_contract_json_shape,),
     name="json_shape",
     params=JsonShapeParams,
     check=_kind_json_shape,

@@ -2,12 +2,34 @@
 (a GeoPackage of layers named for geometry kinds rewritten one kind per layer) reads and writes
 the whole file, so ``contract/mend.py`` builds it around the other mends."""
 
-from ..checker import _contract_shared_features
+from ..checker import _contract_has_geometry
 from ._kind import Params, RequirementKind
+from ._mending import function_source
 
 
 class LayersParams(Params):
     names: list[str]  # the layers' names
+
+
+def _contract_feature_keys(data):
+    """Each feature as one text, its attributes and its geometry alike (the layer-split mend keeps
+    each once by the same key: it embeds this function). An empty layer has none (pandas' row-wise
+    ``agg`` of no rows gives a frame, not a series)."""
+    if not len(data):
+        return data.geometry.to_wkb(hex=True).astype(object)
+    return data.drop(columns=[data.geometry.name]).astype(str).agg("|".join, axis=1) + data.geometry.to_wkb(hex=True)
+
+
+def _contract_shared_features(layers):
+    """How many features (geometry and attributes alike) of a layered file are in more than one layer."""
+    seen, shared = {}, set()
+    for name, data in layers.items():
+        if not _contract_has_geometry(data):
+            continue
+        for key in set(_contract_feature_keys(data).tolist()):
+            if seen.setdefault(key, name) != name:
+                shared.add(key)
+    return len(shared)
 
 
 def _kind_layers(params, path, fmt, layers):
@@ -24,7 +46,54 @@ def _kind_layers(params, path, fmt, layers):
     return not missing and not shared, observed
 
 
+_KIND_WORDS = {
+    "point": ["Point", "MultiPoint"],
+    "line": ["LineString", "MultiLineString"],
+    "polygon": ["Polygon", "MultiPolygon"],
+}
+
+
+def layers_by_kind(names: list[str]) -> dict[str, list[str]] | None:
+    """{layer: the geometry types it holds} when every layer is named for one geometry kind
+    ("points", "lines", "polygons"), else None: any other split is the model's to decide."""
+    found = {}
+    for name in names:
+        kinds = [k for word, k in _KIND_WORDS.items() if word in name.lower()]
+        if len(kinds) != 1:
+            return None
+        found[name] = kinds[0]
+    return found or None
+
+
+def split_by_kind(path: str, by_kind: dict[str, list[str]]) -> tuple[str, str]:
+    """(read, write) of a GeoPackage mended as one frame: every layer read into it (a feature written
+    to several layers kept from the first, as the check tells them apart), written back one geometry
+    kind per layer."""
+    feature_keys = function_source(_contract_feature_keys).replace(
+        "def _contract_feature_keys(", "def _feature_keys(", 1
+    )
+    read = (
+        f"pd.concat([gpd.read_file({path!r}, layer=n).assign(_layer=i) for i, n in "
+        f"enumerate(gpd.list_layers({path!r})['name'])], ignore_index=True)\n{feature_keys}\n"
+        "_seen = _feature_keys(_mend.drop(columns='_layer'))\n"
+        "_mend = _mend[_mend['_layer'] == _mend.groupby(_seen)['_layer'].transform('min')].drop(columns='_layer')"
+    )
+    write = "\n".join(
+        [
+            "import os",
+            f"os.remove({path!r})",
+            f"for _layer, _kinds in {by_kind!r}.items():",
+            f"    _mend[_mend.geom_type.isin(_kinds)].to_file({path!r}, layer=_layer, driver='GPKG')",
+        ]
+    )
+    return read, write
+
+
 LAYERS = RequirementKind(
+    helpers=(
+        _contract_feature_keys,
+        _contract_shared_features,
+    ),
     name="layers",
     params=LayersParams,
     check=_kind_layers,

@@ -24,7 +24,7 @@ def _dropped_small(p, site):
     if p.get("m2") is None:
         return []
     return [
-        *embedded("_contract_geodesic"),
+        *embedded(_contract_geodesic),
         f"_mend = _mend[[a is None or a >= {float(p['m2'])!r} for a in _contract_geodesic(_mend, 'area')]]",
     ]
 

@@ -1,7 +1,7 @@
 """Each row's value is the number of an input's points inside its polygon (the file's own, or the
 polygons input's of the same key), and every polygon has a row."""
 
-from ..checker import _contract_point_counts
+from ..checker import _contract_has_geometry, _contract_input, _contract_key_match, _contract_short
 from ._kind import VALUE_MENDS, Params, RequirementKind
 from ._mending import OWN_POLYGONS, key_def, read
 
@@ -11,6 +11,66 @@ class PointCountsParams(Params):
     points: str  # the points input
     polygons: str  # the polygons input
     key: str | None = None  # the polygons' column the file's rows are keyed by
+
+
+def _contract_point_counts(params, data, sources):
+    """(passed, observed) of a count column against the points inside each polygon (within, or on
+    its edge too: either predicate's counts pass): the file's own polygons, else the input polygon
+    of the same key (and every polygon needs a row), else the counts compared as a multiset."""
+    import numpy as np
+    import pandas as pd
+    import shapely
+
+    name = params["name"]
+    pts = _contract_input(params["points"], sources)
+    own = (
+        _contract_has_geometry(data)
+        and data.crs is not None
+        and len(data)
+        and set(data.geom_type.dropna()) <= {"Polygon", "MultiPolygon"}
+    )
+    polys = data if own else _contract_input(params["polygons"], sources)
+    if not _contract_has_geometry(pts) or pts.crs is None or not _contract_has_geometry(polys) or polys.crs is None:
+        return False, f"cannot count: `{params['points']}` or the polygons have no CRS"
+    tree = shapely.STRtree(polys.geometry.values)
+    located = pts.to_crs(polys.crs).geometry.values
+    truth = {
+        p: np.bincount(tree.query(located, predicate=p)[1], minlength=len(polys)) for p in ("within", "intersects")
+    }
+    values = pd.to_numeric(data[name], errors="coerce").tolist()
+    where = f"`{params['points']}` points inside each polygon"
+    if own:
+        rows, missing, how = list(range(len(data))), [], "each row's own polygon"
+    else:
+        matched = _contract_key_match(data, polys, name)
+        if matched is None:  # rows not keyed to the polygons: the counts as a multiset
+            want = sorted(int(v) for v in truth["within"])
+            got = sorted(v for v in values if v == v)
+            ok = got in (want, sorted(int(v) for v in truth["intersects"]))
+            return ok, (
+                f"`{name}` holds the counts of the {where} of `{params['polygons']}` (no column names the polygons; "
+                f"compared sorted)"
+                if ok
+                else f"`{name}` sorted is {_contract_short(got, 80)}; the {where} of "
+                f"`{params['polygons']}` sorted are {_contract_short(want, 80)}"
+            )
+        key, rows, missing = matched
+        how = f"the `{params['polygons']}` polygon of the same `{key}`"
+    wrong_by = {p: [i for i, r in enumerate(rows) if values[i] != counts[r]] for p, counts in truth.items()}
+    held = [p for p, wrong in wrong_by.items() if not wrong]
+    if held and not missing:
+        return True, f"`{name}` is the number of {where}, by {how} ({len(rows)} rows, {held[0]})"
+    counts, wrong = truth["within"], wrong_by["within"]
+    said = f"`{name}` differs from the number of {where} ({how}) on {len(wrong)} of {len(rows)} rows"
+    if wrong:
+        i = wrong[0]
+        label = f"`{key}`={data[key].iloc[i]}" if not own else f"row {i}"
+        said += f", e.g. {label}: {_contract_short(values[i], 20)}, counted {int(counts[rows[i]])}"
+    total = sum(v for v in values if v == v)
+    said += f"; the column sums to {total:g}, the points inside are {int(counts.sum())}"
+    if missing:
+        said += f"; {len(missing)} of {len(polys)} polygons have no row (a polygon with no point is a row with 0)"
+    return False, said
 
 
 def _kind_point_counts(params, data, sources):
@@ -55,6 +115,7 @@ def _point_counts(p: dict, spatial: bool, columns: list[str]) -> list[str]:
 
 
 POINT_COUNTS = RequirementKind(
+    helpers=(_contract_point_counts,),
     name="point_counts",
     params=PointCountsParams,
     check=_kind_point_counts,

@@ -1,13 +1,84 @@
 """Every feature's shape, back in the input's CRS, is one of the input's features' or of their parts'
 (within 1 m): reprojection and explode allowed, reshaping not."""
 
-from ..checker import _contract_shapes_kept
+from ..checker import _CONTRACT_SHAPE_SAMPLE, _contract_input
 from ._kind import GEOMETRY_MENDS, Params, RequirementKind
 from ._mending import embedded, read
 
 
 class ShapesKeptParams(Params):
     input: str
+
+
+def _contract_shape_index(crs, src):
+    """{dimension: (STRtree, shapes)} of the input's shapes and each of their parts, in ``crs`` as a
+    step would reproject them (back the other way PROJ may pick another datum transformation:
+    EPSG:22992 to WGS84 lands 130 m off the forward one). By dimension: a polygon's outline as a
+    line is at Hausdorff distance 0 from it, and is not its shape."""
+    import numpy as np
+    import shapely
+
+    theirs = src.geometry
+    if src.crs is not None and crs is not None and not crs.equals(src.crs):
+        theirs = theirs.to_crs(crs)
+    theirs = np.asarray(theirs[~(theirs.isna() | theirs.is_empty)].values)
+    shapes = np.concatenate([theirs, shapely.get_parts(theirs)])
+    dims = shapely.get_dimensions(shapes)
+    return {int(d): (shapely.STRtree(shapes[dims == d]), shapes[dims == d]) for d in set(dims.tolist())}
+
+
+def _contract_nearest_shape(shape, index):
+    """(the input's shape nearest ``shape``, their Hausdorff distance) among the input's shapes of its
+    dimension whose bounds meet it (else the nearest one); (None, inf) when the input has none."""
+    import shapely
+
+    found = index.get(int(shapely.get_dimensions(shape)))
+    if found is None:
+        return None, float("inf")
+    tree, shapes = found
+    near = tree.query(shape)
+    near = near if len(near) else tree.query_nearest(shape)
+    j, off = min(((int(j), float(shapely.hausdorff_distance(shape, shapes[j]))) for j in near), key=lambda t: t[1])
+    return shapes[j], off
+
+
+def _contract_shape_tolerance(crs):
+    """(how far a kept shape may be, its unit): 1 m, or 1e-5 degrees in lon/lat."""
+    return (1e-5, "°") if crs is None or crs.is_geographic else (1.0, " m")
+
+
+def _contract_shapes_kept(params, data, sources):
+    """(passed, observed): each feature's shape is within the tolerance (Hausdorff distance) of one
+    of the input's features or of their parts (of the same dimension), the input in the file's CRS."""
+    import numpy as np
+
+    src = _contract_input(params["input"], sources)
+    mine = data.geometry
+    crs = mine.crs if mine.crs is not None else src.crs
+    mine = mine[~(mine.isna() | mine.is_empty)]
+    index = _contract_shape_index(crs, src)
+    if not len(mine) or not index:
+        return True, "no features to compare"
+    tolerance, unit = _contract_shape_tolerance(crs)
+    picked = mine.values[np.linspace(0, len(mine) - 1, min(len(mine), _CONTRACT_SHAPE_SAMPLE)).astype(int)]
+    changed = [
+        (i, off)
+        for i, shape in enumerate(picked)
+        for off in [_contract_nearest_shape(shape, index)[1]]
+        if off > tolerance
+    ]
+    if not changed:
+        return True, f"every feature's shape is one of {params['input']}'s or a part of one"
+    moved = [off for _, off in changed if off < float("inf")]
+    seen = ([f"off by up to {max(moved):.6g}{unit}"] if moved else []) + (
+        [f"{len(changed) - len(moved)} of a kind (point, line, polygon) it has none of"]
+        if len(moved) < len(changed)
+        else []
+    )
+    return False, (
+        f"{len(changed)} of {len(picked)} features' shapes are none of {params['input']}'s (nor a part of "
+        f"one): {'; '.join(seen)} (e.g. feature {changed[0][0]})"
+    )
 
 
 def _kind_shapes_kept(params, data, sources):
@@ -20,7 +91,7 @@ def _nearest_kept(p, site):
     if not p.get("input"):
         return []
     return [
-        *embedded("_contract_shape_index", "_contract_nearest_shape", "_contract_shape_tolerance"),
+        *embedded(_contract_shape_index, _contract_nearest_shape, _contract_shape_tolerance),
         f"_src = {read(str(p['input']))}",
         "_crs = _mend.crs if _mend.crs is not None else _src.crs",
         "_index, _tol = _contract_shape_index(_crs, _src), _contract_shape_tolerance(_crs)[0]",
@@ -33,6 +104,12 @@ def _nearest_kept(p, site):
 
 
 SHAPES_KEPT = RequirementKind(
+    helpers=(
+        _contract_shape_index,
+        _contract_nearest_shape,
+        _contract_shape_tolerance,
+        _contract_shapes_kept,
+    ),
     name="shapes_kept",
     params=ShapesKeptParams,
     check=_kind_shapes_kept,

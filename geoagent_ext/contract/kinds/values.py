@@ -3,13 +3,7 @@ written one way, or taken from an input's column."""
 
 from typing import Literal
 
-from ..checker import (
-    _contract_column_values,
-    _contract_converted_values,
-    _contract_input,
-    _contract_short,
-    _contract_strings,
-)
+from ..checker import _contract_column_values, _contract_input, _contract_short, _contract_strings
 from ._kind import TABLE_MENDS, ColumnParams, RequirementKind
 from ._mending import kept_first
 
@@ -34,6 +28,43 @@ class PatternParams(ColumnParams):
 class ValuesFromInputParams(ColumnParams):
     input: str
     as_type: str | None = None  # converted to that type: the same instants or numbers, none lost
+
+
+def _contract_converted_values(name, params, mine, theirs):
+    """(passed, observed) of a column converted to another type: it holds the input's values in
+    that type — the same instants (a naive time read as UTC; numbers are not instants: epoch
+    milliseconds read as nanoseconds are 1970 dates) or the same numbers —
+    and loses none of them."""
+    import pandas as pd
+
+    dtype = str(params["as_type"]).lower()
+    if dtype.startswith(("timestamp", "datetime", "date")):
+        if pd.api.types.is_numeric_dtype(mine):
+            return False, f"`{name}` holds numbers ({str(mine.dtype)}), not the times of {params['input']}"
+        got = pd.to_datetime(mine, utc=True, errors="coerce")
+        want = (
+            pd.to_datetime(theirs, utc=True, errors="coerce", format="mixed")
+            if not pd.api.types.is_numeric_dtype(theirs)
+            else pd.Series([], dtype="datetime64[ns, UTC]")
+        )
+        show = lambda v: v.isoformat()  # noqa: E731
+    else:
+        got, want = pd.to_numeric(mine, errors="coerce"), pd.to_numeric(theirs, errors="coerce")
+        show = lambda v: f"{v:g}"  # noqa: E731
+    known = set(want.dropna().tolist())
+    foreign = [v for v in got.dropna().tolist() if v not in known]
+    lost = int(got.isna().sum()) - int(want.isna().sum())
+    said = []
+    if foreign:
+        said.append(
+            f"{len(foreign)} of {len(got)} values are none of {params['input']}'s, e.g. {show(foreign[0])}"
+            + (f" (it has {show(min(known))} … {show(max(known))})" if known else "")
+        )
+    if lost > 0:
+        said.append(f"{lost} value(s) more are missing than in {params['input']}")
+    return not said, f"`{name}`: " + (
+        "; ".join(said) if said else f"every value is one of {params['input']}'s, as {dtype}"
+    )
 
 
 def _kind_non_empty(params, data, value, sources):
@@ -159,6 +190,7 @@ VALUES_IN = RequirementKind(
     advice="use exactly the allowed strings as values",
 )
 VALUES_FROM_INPUT = RequirementKind(
+    helpers=(_contract_converted_values,),
     name="values_from_input",
     params=ValuesFromInputParams,
     check=_kind_values_from_input,
