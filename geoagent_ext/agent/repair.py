@@ -10,9 +10,9 @@ from __future__ import annotations
 import ast
 import re
 
-from ..kernel.errors import GEO_MEMBERS
 from . import codeinfo, fixes
 from .fixes import Diagnosis
+from .gis_hints import GEO_MEMBERS
 
 _NAME_ERROR = re.compile(r"name '([^']+)' is not defined")
 _ATTR_ERROR = re.compile(r"'?([\w.]+)'? (?:object|module) has no attribute '([^']+)'")

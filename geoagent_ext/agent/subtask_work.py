@@ -20,12 +20,13 @@ from ..contract.advice import coder_view, mended_values
 from ..contract.mend import mend_code
 from ..contract.model import Requirement
 from ..contract.rules import SPATIAL
-from ..kernel.errors import crs_mismatch, measured_in_degrees
+from ..kernel.results import ExecutionError
 from ..llm.client import LLMError
 from . import codeinfo, fixes, repair
 from .deliverables import trial_suffix
 from .events import Executed, Replanned
 from .fixes.drop_keyword import refused_keyword
+from .gis_hints import crs_mismatch, error_hints, measured_in_degrees
 from .kernel_handle import summarize
 from .plan_check import written_later
 from .planner import Planner, new_subtask
@@ -480,7 +481,8 @@ def record_failure(attempt: Attempt, result: Any) -> Attempt:
     error = getattr(result, "error", None)
     attempt.result = result
     if error is not None:
-        hints = list(getattr(error, "hints", []) or [])
+        # A step not run (``_NotRunResult``) has a message and nothing for the GIS hints to read.
+        hints = error_hints(error, getattr(result, "stderr", "") or "") if isinstance(error, ExecutionError) else []
         attempt.error = error.message + ("\nHint: " + " ".join(hints) if hints else "")
         attempt.ename, attempt.evalue, attempt.lineno = error.ename, error.evalue, getattr(error, "lineno", None)
         attempt.tripped = fixes.tripped_guard(getattr(result, "stdout", "") or "")

@@ -9,11 +9,11 @@ Module map (one concern each):
 ``inkernel``    the helper's source (runs *in* the kernel): introspection, data probes, fork trials
 ``trial``       fork trials: the service's Unix socket, time limits, kills
 ``replay``      fallback trials: history replayed in a fresh kernel
-``errors``      short error messages and GIS hints (reused by the agent's repair)
+``errors``      short error messages (what they mean for GIS code: agent/gis_hints.py)
 ``launch``      start a kernel with a cwd; find a notebook's kernel; a headless manager
 """
 
-from .errors import crs_mismatch, gis_hints, measured_in_degrees, shorten_error, strip_ansi
+from .errors import shorten_error, strip_ansi
 from .exceptions import (
     KernelBusyError,
     KernelDeadError,
@@ -39,9 +39,6 @@ __all__ = [
     "ProbeError",
     "TrialResult",
     "VariableSummary",
-    "crs_mismatch",
-    "gis_hints",
-    "measured_in_degrees",
     "kernel_for_notebook",
     "local_kernel_manager",
     "shorten_error",

@@ -272,7 +272,7 @@ def _result(code, col, reply, outcome, interrupted, timeout, duration) -> Execut
         )
     err = col.error or content
     ename, evalue, tb = err.get("ename", "Error"), err.get("evalue", ""), err.get("traceback", [])
-    error = shorten_error(ename, evalue, tb, code, stderr=stderr)
+    error = shorten_error(ename, evalue, tb, code)
     if ename == "KeyboardInterrupt":
         if interrupted:
             error.ename, error.evalue = "TimeoutError", f"Execution exceeded {timeout} s and was interrupted"

@@ -341,7 +341,6 @@ def _to_result(d: dict, code: str, memory_mb: int | None) -> TrialResult:
             e.get("traceback") or [],
             code,
             lineno=e.get("lineno"),
-            stderr=d.get("stderr", ""),
         )
         if error.ename == "MemoryError" and memory_mb:
             error.hints.insert(

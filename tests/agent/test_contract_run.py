@@ -712,6 +712,7 @@ async def test_a_geoseries_written_as_a_table_is_shown_the_frame_with_its_rows(t
     `to_parquet`, and the hint's "out = gdf.copy()" was applied to the series itself five times. The
     repair names the GeoDataFrame with the series' rows and how to put it back."""
     from geoagent_ext.agent import repair
+    from geoagent_ext.agent.gis_hints import error_hints
 
     async with real_kernel(tmp_path) as kernel:
         await kernel.execute(
@@ -721,7 +722,7 @@ async def test_a_geoseries_written_as_a_table_is_shown_the_frame_with_its_rows(t
         )
         code = "buffered.to_parquet('out.geoparquet')"
         error = (await kernel.execute(code)).error
-        message = error.message + "\n" + "\n".join(error.hints)
+        message = error.message + "\n" + "\n".join(error_hints(error))
         diagnosis = repair.classify(code, error.ename, error.evalue, message, error.lineno, {"buffered", "stops"})
         context = await repair.enrich(diagnosis, code, error.lineno, kernel)
     assert diagnosis.strategy == "members", diagnosis

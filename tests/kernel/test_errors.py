@@ -1,8 +1,8 @@
-"""Shortened error messages and GIS hints (pure functions, no kernel)."""
+"""Shortened error messages (pure functions, no kernel)."""
 
 from __future__ import annotations
 
-from geoagent_ext.kernel import gis_hints, shorten_error, strip_ansi
+from geoagent_ext.kernel import shorten_error, strip_ansi
 
 IPY_TB = [
     "\x1b[31m---------------------------------------------------------------------------\x1b[39m",
@@ -18,7 +18,7 @@ def test_message_uses_the_outermost_cell_frame():
     err = shorten_error("KeyError", "'populaton'", IPY_TB, "a = 1\nf()")
     assert err.lineno == 2  # the submitted cell's line, not line 5 of an earlier cell
     assert err.message == "KeyError: 'populaton' (line 2: f())"
-    assert any("df.columns" in h for h in err.hints)
+    assert err.hints == []  # what the error means is the agent's (agent/gis_hints.py)
 
 
 def test_strip_ansi():
@@ -30,256 +30,10 @@ def test_long_values_are_cut():
     assert len(err.message) < 320 and "second line" not in err.message
 
 
-def test_gis_hints():
-    crs = gis_hints("ValueError", "Cannot transform naive geometries.  Please set a crs on the object first.")
-    assert crs and "set_crs" in crs[0]
-    mismatch = gis_hints(
-        "", "", stderr="UserWarning: CRS mismatch between the CRS of left geometries and the CRS of right geometries."
-    )
-    assert "to_crs(other.crs)" in mismatch[0]
-    geographic = gis_hints(
-        "", "", stderr="UserWarning: Geometry is in a geographic CRS. Results from 'area' are likely incorrect."
-    )
-    assert "projected CRS" in geographic[0]
-    invalid = gis_hints("GEOSException", "TopologyException: Input geom 1 is invalid: Self-intersection")
-    assert "make_valid" in invalid[0]
-    exists = gis_hints("DataSourceError", "out.tif already exists")
-    assert "already exists" in exists[0]
-    missing = gis_hints("DataSourceError", "parcels.gpkg: No such file or directory")
-    assert "not found" in missing[0]
-    assert gis_hints("ZeroDivisionError", "division by zero") == []
-    # Asking to_file or set_crs for a reprojection: to_crs does it.
-    [to_file] = gis_hints("ValueError", "Passing 'crs' is not supported with the 'pyogrio' engine.")
-    assert "then out.to_file(path)" in to_file
-    [set_crs] = gis_hints(
-        "ValueError",
-        "The GeoSeries already has a CRS which is not equal to the passed CRS. "
-        "Specify 'allow_override=True' to allow replacing the existing CRS",
-    )
-    assert "gdf.to_crs(epsg=...)" in set_crs
-    # A geometry type asked of astype (at 66818bb, three times in a row): shapely makes it multi-part.
-    [multi] = gis_hints("TypeError", "data type 'MultiPolygon' not understood")
-    assert "MultiPolygon([g])" in multi and "geom_type == 'Polygon'" in multi
-
-
-def test_plain_pandas_and_missing_import_names_get_their_own_hints():
-    from geoagent_ext.kernel.errors import gis_hints
-
-    hints = gis_hints(
-        "AttributeError",
-        "'Series' object has no attribute 'total_bounds'",
-        "AttributeError: 'Series' object has no attribute 'total_bounds'",
-    )
-    assert "not a GeoDataFrame/GeoSeries" in hints[0]
-    hints = gis_hints(
-        "ImportError",
-        "cannot import name 'rioxarray' from 'rasterio'",
-        "ImportError: cannot import name 'rioxarray' from 'rasterio'",
-    )
-    assert len(hints) == 1 and "does not exist in the module" in hints[0]
-    for evalue in ("module 'geopandas' has no attribute 'concat'", "'GeoDataFrame' object has no attribute 'append'"):
-        hints = gis_hints("AttributeError", evalue, f"AttributeError: {evalue}")
-        assert "pd.concat([a, b], ignore_index=True)" in hints[0]  # first: before the generic "real members"
-
-
 def test_a_secret_in_a_long_error_is_masked_before_the_message_is_cut(monkeypatch):
-    from geoagent_ext.kernel.errors import shorten_error
-
     secret = "sk-live-" + "s" * 40
     monkeypatch.setenv("OPENAI_API_KEY", secret)
     # the secret straddles the 300-character cut of the message
     err = shorten_error("ValueError", "x" * 280 + secret, [], "token = '" + secret + "'\nraise ValueError", lineno=1)
     assert "sk-live" not in err.message and "ssssss" not in err.message
     assert "[REDACTED]" in err.message
-
-
-def test_geometry_members_on_a_plain_pandas_column_get_the_geodataframe_hint():
-    from geoagent_ext.kernel.errors import gis_hints
-
-    for attr in ("unary_union", "union_all", "x"):
-        hints = gis_hints("AttributeError", f"'Series' object has no attribute '{attr}'")
-        assert any("plain pandas object" in h for h in hints), attr
-    assert not any("plain pandas" in h for h in gis_hints("AttributeError", "'Series' object has no attribute 'foo'"))
-
-
-def test_geoparquet_through_to_file_gets_the_to_parquet_hint():
-    from geoagent_ext.kernel.errors import gis_hints
-
-    tb = ["Cell In[3], line 2\n----> 2 gdf.to_file('out.geoparquet', driver='GeoParquet', crs='EPSG:4326')"]
-    hints = gis_hints("ValueError", "Passing 'crs' is not supported with the 'pyogrio' engine.", tb)
-    assert any("to_parquet" in h for h in hints)
-    assert not any("to_parquet" in h for h in gis_hints("ValueError", "bad", ["gdf.to_file('out.gpkg')"]))
-
-
-def test_a_geoseries_used_as_a_table_gets_the_keep_the_columns_hint():
-    from geoagent_ext.kernel.errors import gis_hints
-
-    hints = gis_hints("AttributeError", "'GeoSeries' object has no attribute 'to_parquet'")
-    assert any("out['geometry'] =" in h for h in hints)
-
-
-def test_json_of_pandas_or_numpy_gets_the_convert_first_hint():
-    [hint] = gis_hints("TypeError", "Object of type Series is not JSON serializable")
-    assert ".to_dict()" in hint and ".tolist()" in hint
-    assert gis_hints("TypeError", "unsupported operand type(s)") == []
-
-
-def test_a_prompt_for_input_gets_the_no_keyboard_hint():
-    # geemap.Map() asks for an Earth Engine sign-in; in a kernel run that is an EOFError.
-    [hint] = gis_hints("EOFError", "EOF when reading a line")
-    assert "ee_initialize=False" in hint and "input()" in hint
-
-
-def test_a_merge_on_a_missing_column_gets_the_spatial_join_hint():
-    tb = ["Cell In[3], line 2\n----> 2 merged = districts.merge(stations, on='district_code')"]
-    hints = gis_hints("KeyError", "'district_code'", tb)
-    assert any("gpd.sjoin(" in h and "sjoin_nearest" in h for h in hints)
-    assert any("df.columns" in h for h in hints)  # the general one stays
-    assert not any("sjoin" in h for h in gis_hints("KeyError", "'district_code'", ["----> 2 x = df['district_code']"]))
-
-
-def test_a_measurement_in_degrees_is_named_but_a_centroid_is_not():
-    from geoagent_ext.kernel import measured_in_degrees
-
-    stderr = (
-        "/tmp/ipykernel_1/4.py:2: UserWarning: Geometry is in a geographic CRS. Results from 'buffer' "
-        "are likely incorrect. Use 'GeoSeries.to_crs()' to re-project geometries to a projected CRS"
-    )
-    warning = measured_in_degrees(stderr)
-    assert warning is not None and "'buffer' ran in a geographic CRS" in warning and "estimate_utm_crs" in warning
-    assert measured_in_degrees(stderr.replace("'buffer'", "'centroid'")) is None
-    assert measured_in_degrees("") is None
-
-
-def test_wkt_parsing_and_time_zone_slips_get_the_way_that_works():
-    """nyc at 40cb1d5: `gpd.GeoDataFrame.from_wkt` three times; `astype('datetime64[us]')` of
-    zoned times, then `Series.tz_localize` (the index's). The errors are pandas' own; the hint's
-    recipe is run here too."""
-    import geopandas as gpd
-    import pandas as pd
-
-    from geoagent_ext.kernel.errors import gis_hints
-
-    df = pd.DataFrame({"wkt": ["POINT (1 2)"], "at": ["2024-03-01T10:00:00Z"]})
-    errors = []
-    for slip in (
-        lambda: gpd.GeoDataFrame.from_wkt(df["wkt"]),
-        lambda: pd.to_datetime(df["at"]).astype("datetime64[us]"),
-        lambda: pd.to_datetime(df["at"]).tz_localize(None),
-    ):
-        try:
-            slip()
-        except Exception as exc:
-            errors.append((type(exc).__name__, str(exc)))
-    assert len(errors) == 3
-    wkt, zoned, index = (gis_hints(ename, evalue) for ename, evalue in errors)
-    assert any("gpd.GeoSeries.from_wkt(df['wkt_column'])" in h for h in wkt)
-    assert any(".dt.tz_localize(None)" in h for h in zoned) and any(".dt.tz_localize(None)" in h for h in index)
-    fixed = pd.to_datetime(df["at"], utc=True).dt.tz_convert("UTC").dt.tz_localize(None).astype("datetime64[us]")
-    assert str(fixed.dtype) == "datetime64[us]"
-    assert gpd.GeoDataFrame(df, geometry=gpd.GeoSeries.from_wkt(df["wkt"]), crs="EPSG:4326").geometry[0].x == 1
-
-
-def test_a_missing_geometry_met_in_an_apply_gets_the_vectorized_way():
-    """nyc-symdiff at 55196ce: `.geometry.apply(lambda x: x.centroid)` over a None geometry, twice."""
-    import geopandas as gpd
-    from shapely.geometry import box
-
-    from geoagent_ext.kernel.errors import gis_hints
-
-    frame = gpd.GeoDataFrame(geometry=[box(0, 0, 1, 1), None], crs=3857)
-    try:
-        frame.geometry.apply(lambda g: g.centroid)
-    except AttributeError as exc:
-        hints = gis_hints("AttributeError", str(exc))
-    assert any("gdf.geometry.centroid" in h for h in hints)
-    assert frame.geometry.centroid.isna().tolist() == [False, True]  # the way the hint gives keeps None as None
-    assert not any(
-        "gdf.geometry.centroid" in h for h in gis_hints("AttributeError", "'NoneType' object has no attribute 'append'")
-    )
-
-
-def test_point_coordinates_of_lines_get_the_reprojection_that_works_for_every_geometry():
-    """fiji at d518539: `transformer.transform(gdf.geometry.x, gdf.geometry.y)` over lines, four
-    attempts and a skipped step. geopandas' own error; the hint's way is run here too."""
-    import geopandas as gpd
-    from shapely.geometry import LineString
-
-    from geoagent_ext.kernel.errors import gis_hints
-
-    lines = gpd.GeoDataFrame(geometry=[LineString([(178, -17), (179, -18)])], crs=4326)
-    try:
-        lines.geometry.x  # noqa: B018 - evaluated for the error it raises
-    except ValueError as exc:
-        hints = gis_hints("ValueError", str(exc))
-    assert any("gdf.to_crs(target_crs)" in h for h in hints)
-    assert lines.to_crs(epsg=3460).geometry.iloc[0].geom_type == "LineString"
-
-
-def test_wrapping_a_multipolygon_again_or_an_invented_to_multi_gets_the_wrap_of_single_parts_only():
-    """cairo-dedup at d518539: `MultiPolygon([g])` over a layer that already had MultiPolygons, then
-    `GeoSeries.to_multi_polygon()` four times. shapely's and geopandas' own errors; the hint's way is run."""
-    import geopandas as gpd
-    from shapely.geometry import MultiPolygon, box
-
-    from geoagent_ext.kernel.errors import gis_hints
-
-    frame = gpd.GeoDataFrame(geometry=[box(0, 0, 1, 1), MultiPolygon([box(2, 2, 3, 3)])], crs=3857)
-    errors = []
-    for slip in (lambda: frame.geometry.apply(lambda g: MultiPolygon([g])), lambda: frame.geometry.to_multi_polygon()):
-        try:
-            slip()
-        except Exception as exc:
-            errors.append(gis_hints(type(exc).__name__, str(exc)))
-    assert len(errors) == 2 and all(any("leaving multi-parts as they are" in h for h in hints) for hints in errors)
-    fixed = frame.geometry.apply(lambda g: MultiPolygon([g]) if g is not None and g.geom_type == "Polygon" else g)
-    assert set(fixed.geom_type) == {"MultiPolygon"}
-
-
-def test_pandas_aggregation_cast_and_drop_slips_get_the_call_that_works():
-    """nyc-wkt at d518539: `.groupby(k)[c].agg({c: 'sum'})` twice, `.astype(int)` over NaN, then
-    `drop(columns=[...])` of a column already gone, three times. pandas' own errors; the hints' ways run."""
-    import pandas as pd
-
-    from geoagent_ext.kernel.errors import gis_hints
-
-    df = pd.DataFrame({"id": [1, 1, 2], "units": [2.0, None, 3.0]})
-    errors = []
-    for slip in (
-        lambda: df.groupby("id")["units"].agg({"units": "sum"}),
-        lambda: df["units"].astype(int),
-        lambda: df.drop(columns=["gone"]),
-    ):
-        try:
-            slip()
-        except Exception as exc:
-            errors.append(gis_hints(type(exc).__name__, str(exc)))
-    assert len(errors) == 3
-    nested, cast, drop = errors
-    assert any(".agg('sum')" in h for h in nested)
-    assert any(".fillna(0).astype(int)" in h for h in cast)
-    assert any("errors='ignore'" in h for h in drop)
-    assert df.groupby("id")["units"].agg("sum").tolist() == [2.0, 3.0]
-    assert df["units"].fillna(0).astype(int).tolist() == [2, 0, 3]
-    assert list(df.drop(columns=["gone"], errors="ignore").columns) == ["id", "units"]
-
-
-def test_a_layer_name_used_as_a_layer_gets_the_read_it_first_hint():
-    import os
-    import tempfile
-
-    import geopandas as gpd
-    from shapely.geometry import Point
-
-    from geoagent_ext.kernel.errors import gis_hints
-
-    path = os.path.join(tempfile.mkdtemp(), "two.gpkg")
-    for name in ("a", "b"):
-        gpd.GeoDataFrame(geometry=[Point(0, 0)], crs=4326).to_file(path, layer=name)
-    try:
-        for layer in gpd.list_layers(path)["name"]:
-            layer.crs  # noqa: B018 - the slip, on the real objects
-    except AttributeError as exc:
-        hints = gis_hints("AttributeError", str(exc))
-    assert any("gpd.read_file(path, layer=name)" in h for h in hints)
-    assert not any("read_file" in h for h in gis_hints("AttributeError", "'str' object has no attribute 'decode'"))

@@ -8,6 +8,7 @@ import time
 import pytest
 from jupyter_client.session import Session
 
+from geoagent_ext.agent.gis_hints import error_hints
 from geoagent_ext.kernel import (
     KernelBusyError,
     KernelNotFoundError,
@@ -75,10 +76,12 @@ async def test_gis_hints_on_real_errors(service, geo_kernel):
     res = await service.execute(geo_kernel, "naive = gdf.set_crs(None, allow_override=True)\nnaive.to_crs(3857)")
     assert res.status == "error"
     assert res.error.lineno == 2
-    assert any("set_crs" in h for h in res.error.hints), res.error.hints
+    hints = error_hints(res.error, res.stderr)
+    assert any("set_crs" in h for h in hints), hints
     res = await service.execute(geo_kernel, "gpd.read_file('no_such_file.gpkg')")
     assert res.status == "error"
-    assert any("not found" in h for h in res.error.hints), (res.error.message, res.error.hints)
+    hints = error_hints(res.error, res.stderr)
+    assert any("not found" in h for h in hints), (res.error.message, hints)
 
 
 async def test_silent_execution_leaves_no_history(service, kernel_id):

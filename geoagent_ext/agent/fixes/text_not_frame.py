@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 import re
 
-from ...kernel.errors import GEO_MEMBERS
 from .. import codeinfo
+from ..gis_hints import GEO_MEMBERS
 from .base import Diagnosis, Failure, Rule
 
 _ATTR_ERROR = re.compile(r"'?([\w.]+)'? (?:object|module) has no attribute '([^']+)'")
