@@ -1390,8 +1390,8 @@ STRAY_COLUMNS = ("geometry", "geom", "the_geom", "wkt", "geometry_wkt", "index",
 
 def _no_stray_columns(b: _Builder, request: str) -> None:
     """A CSV whose columns the request lists has no geometry or row-index column beside them
-    (``params.no_stray``): example 01's summary carried `geometry` and `index_right` after a
-    `to_csv` of a joined GeoDataFrame. Other extra columns are left alone: a column the rules did
+    (``params.no_stray``), as a ``to_csv`` of a whole joined GeoDataFrame leaves (`geometry`,
+    `index_right`). Other extra columns are left alone: a column the rules did
     not read as asked for may still be one ("its id, name, and area_km2")."""
     if _GEOMETRY_WANTED.search(_affirmed(request)):  # "no geometry column, no WKT" wants none
         return
