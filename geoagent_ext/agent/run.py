@@ -9,6 +9,7 @@ no second channel.
 from __future__ import annotations
 
 import asyncio
+import functools
 import re
 import time
 import uuid
@@ -618,9 +619,7 @@ class Run:
         columns = {path: facts.get("columns") or [] for path, facts in self.input_facts.items()}
         for index, key, why in unshared_join_keys(descriptions, columns):
             reason = f"step {index + 1} merges on `{key}`, a column one layer lacks; rewritten"
-            if not await reword_subtask(
-                self, index, why, reason, refine=lambda text, key=key: without_join_key(text, key)
-            ):
+            if not await reword_subtask(self, index, why, reason, refine=functools.partial(without_join_key, key=key)):
                 # no new wording from the model (left as it was, the merge would fail every attempt):
                 # the step keeps its words without the key, and the reason is written into it
                 text = f"{without_join_key(descriptions[index], key).rstrip(' .')} ({why})."
