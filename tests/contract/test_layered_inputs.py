@@ -48,3 +48,26 @@ def test_input_facts_give_each_category_column_its_values(tmp_path):
     facts = input_facts(tmp_path)["admin.geojson"]
     assert facts["categories"]["subtype"] == ["county", "locality"]
     assert "county" in facts["values"]
+
+
+def test_rows_in_the_input_order_pass_and_reordered_or_foreign_rows_fail(tmp_path):
+    stations = gpd.GeoDataFrame(
+        {"station_id": [3, 1, 2], "name": ["c", "a", "b"]}, geometry=[Point(16.3 + i / 100, 48.2) for i in range(3)]
+    ).set_crs(4326)
+    stations.to_file(tmp_path / "st.geojson")
+    contract = derive_contract(
+        "Write st.geojson to out.geojson, with all its columns, in the same order.", ["out.geojson"], input_facts(tmp_path)
+    )
+    order = next(r for r in contract.requirements if r.kind == "input_order")
+
+    def passes(frame):
+        frame.to_file(tmp_path / "out.geojson")
+        answer = in_folder(tmp_path, HELPER.check_contract, check_payload(contract))
+        return next(a for a in answer if a["id"] == order.id)["passed"]
+
+    assert passes(stations)
+    assert passes(stations.iloc[[0, 2]])  # a selection keeps the order
+    assert not passes(stations.sort_values("name"))
+    foreign = stations.copy()
+    foreign.loc[1, "station_id"] = 9
+    assert not passes(foreign)

@@ -762,3 +762,19 @@ def test_a_unit_named_column_described_as_the_distance_to_the_nearest_is_that_di
         inputs,
     )
     assert not any(r.kind == "nearest_distance" for r in other.requirements)
+
+
+def test_the_same_order_as_the_input_is_checked_by_an_id_both_carry():
+    inputs = {"st.geojson": {"rows": 3, "columns": ["station_id", "name"]}}
+    c = derive_contract(
+        "Reproject st.geojson to EPSG:31256 as out.geojson. Everything else as it is: the same stations, "
+        "in the same order, with the same columns.",
+        ["out.geojson"],
+        inputs,
+    )
+    order = [r for r in c.requirements if r.kind == "input_order"]
+    assert [(r.params["input"], r.params["key"]) for r in order] == [("st.geojson", "station_id")]
+    unsaid = derive_contract(
+        "Reproject st.geojson to EPSG:31256 as out.geojson, same columns.", ["out.geojson"], inputs
+    )
+    assert not any(r.kind == "input_order" for r in unsaid.requirements)

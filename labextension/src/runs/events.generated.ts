@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 9a7b9ffbddc9b0bbf655226bd9a1e5560b91ba0e85899770bc71100ac3295a80
+ * schema-sha256: a55a5fa4bf38779d88adac10580f10aa4ff5bbc52a83b82f18c3a65abf06b889
  */
 
 export type RunEvent =
@@ -138,6 +138,7 @@ export interface Requirement {
     | 'geometry_types'
     | 'geometry_unchanged'
     | 'group_keys'
+    | 'input_order'
     | 'integer'
     | 'json_shape'
     | 'layers'

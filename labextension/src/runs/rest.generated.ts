@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: 367364a67f40729def46c7fb755f6ba10bdbca6e27cede0e186bf205d6aedb34
+ * schema-sha256: 7c0b2ffef081f5aaa1536b7ad673723cdff1819b60eeec6c850f13ce7991cd8e
  */
 import type {
   ApprovalGiven,
