@@ -615,23 +615,23 @@ def _order_words(b: _Builder, attributed: list[tuple[str, list[str], bool]]) -> 
         for out in outs:
             names = [n for r in b.requirements if r.output == out and r.kind == "columns" for n in r.params["names"]]
             m, listed = _FIRST.search(sentence), _IN_ORDER.search(sentence)
+            said = m or listed
+            if said is None:
+                continue
             b.reading(sentence, sure)
             if m:
                 column = _order_column(m.group("word").lower(), m.group("noun") or "", names)
                 descending = m.group("word").lower() in _FIRST_DESCENDING
-            elif listed:
-                column = listed.group("name").replace("-", "_")
-                column, descending = (column if column in names else None), False
             else:
-                continue
+                column = said.group("name").replace("-", "_")
+                column, descending = (column if column in names else None), False
             if column:
                 # A JSON document's nested lists are ordered within their parent; a top-level list of records is a table.
                 b.reading(sentence, sure and (_format(out) != "json" or _top_level_list(b, out)))
                 b.add(
                     out,
                     "sorted",
-                    f"rows are sorted by `{column}` {'descending' if descending else 'ascending'} "
-                    f'("{(m or listed).group(0)}")',
+                    f'rows are sorted by `{column}` {"descending" if descending else "ascending"} ("{said.group(0)}")',
                     name=column,
                     descending=descending,
                 )
@@ -976,14 +976,14 @@ def _value_rules(b: _Builder, out: str, sentence: str) -> None:
         b.add(out, "non_negative", f"`{name}` is a finite number >= 0", name=name)
     for name in _ticked_near(sentence, r"\bunique\b"):
         b.add(out, "unique", f"`{name}` has no duplicate values", name=name)
-    m = _SORT.search(sentence)
-    if m:
-        descending = bool(re.search(r"\bdesc", m.group("rest"), re.IGNORECASE))
+    sort = _SORT.search(sentence)
+    if sort:
+        descending = bool(re.search(r"\bdesc", sort.group("rest"), re.IGNORECASE))
         b.add(
             out,
             "sorted",
-            f"rows are sorted by `{m.group(1)}` {'descending' if descending else 'ascending'}",
-            name=m.group(1),
+            f"rows are sorted by `{sort.group(1)}` {'descending' if descending else 'ascending'}",
+            name=sort.group(1),
             descending=descending,
         )
 
@@ -1090,9 +1090,9 @@ def _row_rules(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], in
             if key in columns and noun not in ("input", "original", "source"):
                 b.add(out, "unique", f"`{key}` has no duplicate values (one row per {noun})", name=key)
                 break
-    m = _PER_INPUT.search(sentence)
-    if m:
-        source = _input_for(m.group(1), named_inputs or list(inputs))
+    per_input = _PER_INPUT.search(sentence)
+    if per_input:
+        source = _input_for(per_input.group(1), named_inputs or list(inputs))
         if source and inputs.get(source, {}).get("rows") is not None:
             b.add(
                 out,
@@ -1666,7 +1666,7 @@ def _consistent(b: _Builder, inputs: dict[str, dict]) -> None:
     for r in b.requirements:
         if r.kind != "geometry_unchanged" or not r.sure:
             continue
-        own = inputs.get(r.params.get("input"), {}).get("epsg")
+        own = inputs.get(str(r.params.get("input")), {}).get("epsg")
         moved = [
             c
             for c in b.requirements
@@ -1798,7 +1798,9 @@ def _nearest_distance_rules(b: _Builder, request: str, inputs: dict[str, dict], 
         if source is None and len(set(each)) == 1:  # "for every address ...": the addresses' rows
             source = each[0]
         to = next((p for p in layers if p != source), None)
-        for name in req.params["names"] if source and to else []:
+        if not (source and to):
+            continue
+        for name in req.params["names"]:
             unit = _DISTANCE_UNIT.search(name) or _distance_said(name, request)
             if unit:
                 b.add(
@@ -2011,7 +2013,11 @@ def _name_rules(
             if said_area and not _area_said_of_each(_sentence_naming(request, name)):
                 said_area = None
             if unit or said_area:
-                measure, code = (unit.group(1).lower(), unit.group(2).lower()) if unit else ("area", said_area.group(1))
+                measure, code = (
+                    (unit.group(1).lower(), unit.group(2).lower())
+                    if unit
+                    else ("area", said_area.group(1) if said_area else "")
+                )
                 measured = [
                     p
                     for p in spatial  # the inputs with geometries of that measure: one, or which is open
