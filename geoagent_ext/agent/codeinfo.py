@@ -177,7 +177,8 @@ def _called(code: str, matches: Callable[[ast.Call], bool], lineno: int | None) 
         if isinstance(node, ast.Call) and matches(node)
     ]
     on_line = [expr for line, expr in found if lineno and line == lineno]
-    return (on_line or [expr for _, expr in found] or [None])[0]
+    candidates = on_line or [expr for _, expr in found]
+    return candidates[0] if candidates else None
 
 
 def callee_of(code: str, func_name: str, lineno: int | None = None) -> str | None:
@@ -246,7 +247,7 @@ def column_of(node: ast.expr) -> tuple[str, str] | None:
     return None
 
 
-def _span(raw: bytes, node: ast.AST) -> tuple[int, int]:
+def _span(raw: bytes, node: ast.expr | ast.stmt | ast.keyword) -> tuple[int, int]:
     """(start, end) byte offsets of ``node`` in the UTF-8 source ``raw`` it was parsed from."""
     starts = [0]
     for line in raw.splitlines(keepends=True):
@@ -257,7 +258,7 @@ def _span(raw: bytes, node: ast.AST) -> tuple[int, int]:
     )
 
 
-def replaced(code: str, edits: Sequence[tuple[ast.AST, str]]) -> str:
+def replaced(code: str, edits: Sequence[tuple[ast.expr | ast.stmt, str]]) -> str:
     """``code`` with each node's source replaced by its text (nodes of one parse, not nested)."""
     raw = code.encode()  # ast offsets count bytes
     for node, text in sorted(edits, key=lambda e: (e[0].lineno, e[0].col_offset), reverse=True):  # from the end

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Sequence
 
 from ..contract.advice import MENDED_VALUES, mended_values
 from ..contract.mend import mend_code
@@ -559,7 +560,7 @@ def _mend_does(contract: Contract, req) -> bool:
 
 
 def idle_steps(
-    descriptions: list[str], request: str, contract: Contract | None, data_files: list[str] = ()
+    descriptions: list[str], request: str, contract: Contract | None, data_files: Sequence[str] = ()
 ) -> list[tuple[int, str]]:
     """(step index, why) for steps with nothing to do: one that only verifies, when the contract has
     checks beyond the file's existence (they run on the real files after every step, stronger than
@@ -601,7 +602,7 @@ def idle_steps(
             found.append((i, f"{', '.join(f'`{p}`' for p in sorted(named))} already loaded by an earlier step"))
         elif any(pattern.match(text) for pattern in mended.values()) and not _MEASURES.search(text):
             found.append((i, "the contract's mend does this on the written file, without the model"))
-        elif computed and (value := _mended_value(text, contract, computed)):
+        elif computed and contract is not None and (value := _mended_value(text, contract, computed)):
             found.append((i, f"the contract's mend computes `{value}` on the written file, by its definition"))
         if _LOADS.match(text):
             loaded |= named

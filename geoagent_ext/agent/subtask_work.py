@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -64,13 +64,22 @@ REPAIR_TEMPERATURE = 0.5  # a repair: some room to leave the failed code's path
 
 
 class SolverOptions(Protocol):
-    """The run options a solver reads (``RunOptions`` has them)."""
+    """The run options a solver reads (``RunOptions`` has them); read-only, so narrower types fit."""
 
-    max_attempts: int
-    use_sandbox: bool
-    retrieval: str  # "auto" | "always" | "never"
-    max_tokens: int
-    trial_timeout: float
+    @property
+    def max_attempts(self) -> int: ...
+
+    @property
+    def use_sandbox(self) -> bool: ...
+
+    @property
+    def retrieval(self) -> str: ...  # "auto" | "always" | "never"
+
+    @property
+    def max_tokens(self) -> int: ...
+
+    @property
+    def trial_timeout(self) -> float: ...
 
 
 @runtime_checkable
@@ -90,7 +99,10 @@ class SolverRun(Protocol):
     crs_advice: CrsAdvice
     deliverables: DeliverableChecks | None
     knowledge_index: KnowledgeIndex | None
-    options: SolverOptions
+
+    @property
+    def options(self) -> SolverOptions: ...  # read, never replaced by a solver
+
     stats: RunStats  # a solver counts its attempts
     last_rejection: str  # the user's reason when ``approve`` answered False
     llm: LLMClient
@@ -328,18 +340,16 @@ class SubtaskWork:
     def closing_mend(self) -> str | None:
         """For the step the run adds to fix an output (``requested.contract_subtask``): the mend of
         that output's requirements that failed at the last check, run before any model call."""
-        deliverables = self.run.deliverables
+        deliverables, contract = self.run.deliverables, self.run.contract
         path = (
-            contract_subtask_output(self.subtask.description, [o.path for o in self.run.contract.outputs])
-            if deliverables is not None and self.run.contract is not None
+            contract_subtask_output(self.subtask.description, [o.path for o in contract.outputs])
+            if deliverables is not None and contract is not None
             else None
         )
-        if path is None:
+        if path is None or deliverables is None or contract is None:
             return None
         failed = [
-            r
-            for r in self.run.contract.for_output(path)
-            if r.id in deliverables.last and not deliverables.last[r.id].passed
+            r for r in contract.for_output(path) if r.id in deliverables.last and not deliverables.last[r.id].passed
         ]
         return "\n\n".join(self._mends(failed)) or None
 
@@ -379,7 +389,12 @@ class SubtaskWork:
         )
         guards = self.output_guard() + await fixes.guards_for(self.run.kernel, code, facts)
         trial = await self.run.kernel.trial(code + guards + suffix, timeout=self.run.options.trial_timeout)
-        broken = self.run.deliverables.broken_in_trial(trial.stdout, held) if held and trial.status == "ok" else ""
+        deliverables = self.run.deliverables
+        broken = (
+            deliverables.broken_in_trial(trial.stdout, held)
+            if held and trial.status == "ok" and deliverables is not None
+            else ""
+        )
         return trial, broken
 
     async def evaluate(self, code: str, attempt_no: int, node_id: str | None = None) -> Attempt:
@@ -396,7 +411,7 @@ class SubtaskWork:
                     code=code,
                     trial=True,
                     node_id=node_id,
-                    result=summarize(_NotRunResult(info.problem, info.problem_kind)),
+                    result=summarize(_NotRunResult(info.problem or "", info.problem_kind)),
                 )
             )
             return attempt
@@ -455,11 +470,12 @@ class _NotRunResult:
     """The result shown for code that was not run (it cannot be: see ``CodeInfo.problem``)."""
 
     def __init__(self, message: str, ename: str):
-        self.status, self.stdout, self.stderr, self.outputs, self.duration_s = "error", "", "", [], 0.0
+        self.status, self.stdout, self.stderr, self.duration_s = "error", "", "", 0.0
+        self.outputs: list[dict[str, Any]] = []
         self.error = type("E", (), {"message": message, "ename": ename})()
 
 
-def code_of(answer: str, accepted: list[tuple[str, str]] = ()) -> str:
+def code_of(answer: str, accepted: Sequence[tuple[str, str]] = ()) -> str:
     """The Python of a coder's answer ('' when none), with the slips that are never meant rewritten
     by the registry's rules (``fixes.before_run``); ``accepted``: the steps run before it, whose
     names (their imports) the code may use."""

@@ -56,7 +56,9 @@ def test_rows_in_the_input_order_pass_and_reordered_or_foreign_rows_fail(tmp_pat
     ).set_crs(4326)
     stations.to_file(tmp_path / "st.geojson")
     contract = derive_contract(
-        "Write st.geojson to out.geojson, with all its columns, in the same order.", ["out.geojson"], input_facts(tmp_path)
+        "Write st.geojson to out.geojson, with all its columns, in the same order.",
+        ["out.geojson"],
+        input_facts(tmp_path),
     )
     order = next(r for r in contract.requirements if r.kind == "input_order")
 
