@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Iterable
 from contextvars import ContextVar
-from typing import Iterable
 
 from .formats import SPATIAL, UNIT_IN_BASE, file_format
 from .model import Contract, OutputSpec, Requirement, RequirementEdit
@@ -172,7 +172,7 @@ class _Builder:
         self.said, self.sure = "", True
         self.carried: set[tuple[str, str]] = set()  # (output, column) kept as the input has it: its name says nothing
 
-    def reading(self, said: str, sure: bool = True) -> "_Builder":
+    def reading(self, said: str, sure: bool = True) -> _Builder:
         self.said, self.sure = " ".join(said.split())[:400], sure
         return self
 
@@ -626,7 +626,8 @@ def _order_words(b: _Builder, attributed: list[tuple[str, list[str], bool]]) -> 
                 column = said.group("name").replace("-", "_")
                 column, descending = (column if column in names else None), False
             if column:
-                # A JSON document's nested lists are ordered within their parent; a top-level list of records is a table.
+                # A JSON document's nested lists are ordered within their parent; a top-level list of records
+                # is a table.
                 b.reading(sentence, sure and (_format(out) != "json" or _top_level_list(b, out)))
                 b.add(
                     out,
@@ -1220,7 +1221,8 @@ _NOT_EMPTY = re.compile(
 )
 # "(kind = night)", "where `kind` is 'night'": rows of one category value.
 _EQUALS = re.compile(
-    r"`?(?P<column>[A-Za-z_]\w*)`?\s*(?:==?|\bis\b|\bequals\b)\s*[\"'`]?(?P<value>[\w -]{1,40}?)[\"'`]?(?=\s*[),.;]|\s*$)"
+    r"`?(?P<column>[A-Za-z_]\w*)`?\s*(?:==?|\bis\b|\bequals\b)\s*"
+    r"[\"'`]?(?P<value>[\w -]{1,40}?)[\"'`]?(?=\s*[),.;]|\s*$)"
 )
 _NOT_THE = re.compile(
     r"\b(?:not|rather\s+than|excluding|except(?:\s+for)?|without)\s+(?:the\s+|any\s+)?([a-z]+)\b", re.IGNORECASE
@@ -1807,7 +1809,8 @@ def _nearest_distance_rules(b: _Builder, request: str, inputs: dict[str, dict], 
                     req.output,
                     "nearest_distance",
                     f"`{name}` is the straight-line distance in "
-                    f"{_UNIT_WORDS[unit.group(1).lower()]} from each feature of `{source}` to the nearest feature of `{to}`",
+                    f"{_UNIT_WORDS[unit.group(1).lower()]} from each feature of `{source}` "
+                    f"to the nearest feature of `{to}`",
                     name=name,
                     unit=unit.group(1).lower(),
                     input=source,
@@ -2072,7 +2075,8 @@ def _said_counts(b: _Builder, request: str) -> None:
         for name in req.params["names"]:
             word = re.escape(name)
             said = re.search(
-                rf"(?<!average )(?<!mean )(?<!median )\b(?:number|count)\s+of\s+(?:the\s+)?`?{word}`?\b(?P<after>.{{0,12}})|"
+                rf"(?<!average )(?<!mean )(?<!median )\b(?:number|count)\s+of\s+"
+                rf"(?:the\s+)?`?{word}`?\b(?P<after>.{{0,12}})|"
                 rf"\bcount(?:s|ing)?\s+(?:the\s+|all\s+)?`?{word}`?\b(?P<after2>.{{0,12}})|"
                 rf"[\"']{word}[\"']\s*:\s*<\s*int(?:eger)?\s*>",
                 flat,

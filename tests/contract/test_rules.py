@@ -582,7 +582,9 @@ def test_columns_said_to_be_kept_are_required_but_not_the_ones_that_pick_rows():
 
 def test_a_column_described_as_a_number_of_things_holds_whole_counts():
     said = {
-        "For each class the number of polygons and their area. Write by_class.csv: class, polygons, area_km2.": "polygons",
+        (
+            "For each class the number of polygons and their area. Write by_class.csv: class, polygons, area_km2."
+        ): "polygons",
         "Count the localities in each county -> out.csv with `county`, `localities`.": "localities",
         'out.json, a JSON list of records [{"district": "...", "clinics": <int>}]': "clinics",
     }
