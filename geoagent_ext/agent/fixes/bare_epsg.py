@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import cast
 
 from .. import codeinfo
 from .base import Rule
@@ -39,6 +40,10 @@ def with_bare_epsg(code: str) -> str:
         for arg in [*node.args, *(k.value for k in node.keywords)]
         if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and _LABELLED_EPSG.match(arg.value)
     ]
-    return codeinfo.replaced(
-        code, [(arg, repr(_LABELLED_EPSG.match(arg.value).group(1).replace(" ", "").upper())) for arg in labelled]
-    )
+    return codeinfo.replaced(code, [(arg, repr(_epsg_code(cast(str, arg.value)))) for arg in labelled])
+
+
+def _epsg_code(labelled: str) -> str:
+    """ "EPSG:2048 Hartebeesthoek94 / Lo19" -> "EPSG:2048" (a text ``_LABELLED_EPSG`` matches)."""
+    found = _LABELLED_EPSG.match(labelled)
+    return found.group(1).replace(" ", "").upper() if found else labelled

@@ -105,6 +105,8 @@ def without_keyword(code: str, keyword: str, lineno: int | None = None, *, same_
     method = codeinfo.method_of(call)
     while fixed is not None and same_method:
         tree = codeinfo.parse(fixed)
+        if tree is None:
+            break
         more = [
             k
             for node in ast.walk(tree)

@@ -31,6 +31,8 @@ def without_mended_columns(
 ) -> tuple[str, str] | None:
     """(the code with the selection on ``lineno`` without the ``mended`` columns it misses, those
     columns), or None."""
+    if lineno is None:
+        return None
     match = _MISSING_IN_INDEX.match(evalue) if ename == "KeyError" and lineno else None
     missing = {n.strip().strip("'\"") for n in match.group("names").split(",")} & mended if match else set()
     lines = code.splitlines()

@@ -72,7 +72,7 @@ def with_geojson_written(code: str) -> str | None:
     tree = codeinfo.parse(code)
     if tree is None:
         return None
-    edits: list[tuple[ast.AST, str]] = []
+    edits: list[tuple[ast.expr | ast.stmt, str]] = []
     for node in ast.walk(tree):
         if not (isinstance(node, ast.With) and len(node.items) == 1 and len(node.body) == 1):
             continue

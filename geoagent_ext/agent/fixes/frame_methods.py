@@ -45,14 +45,20 @@ def with_frame_methods(code: str) -> str:
     tree = codeinfo.parse(code)
     if tree is None:
         return code
-    edits: list[tuple[ast.AST, str]] = []
+    edits: list[tuple[ast.expr | ast.stmt, str]] = []
     estimates: set[int] = set()
     for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):
         path = _geopandas_path(call.func)
         if isinstance(call.func, ast.Attribute) and call.func.attr == "to_crs":  # x.to_crs(<module>.estimate_utm_crs())
             for arg in call.args[:1] + [kw.value for kw in call.keywords if kw.arg == "crs"]:
                 inner = _geopandas_path(arg.func) if isinstance(arg, ast.Call) else None
-                if inner and inner[-1] == "estimate_utm_crs" and len(inner) >= 2 and not arg.args:
+                if (
+                    isinstance(arg, ast.Call)
+                    and inner
+                    and inner[-1] == "estimate_utm_crs"
+                    and len(inner) >= 2
+                    and not arg.args
+                ):
                     kws = ", ".join(ast.unparse(k) for k in arg.keywords)
                     edits.append((arg, f"{ast.unparse(call.func.value)}.estimate_utm_crs({kws})"))
                     estimates.add(id(arg))

@@ -116,7 +116,7 @@ def _frame_rebinds(tree: ast.Module) -> dict[str, ast.Assign]:
     last: dict[str, ast.Assign] = {}
     for stmt in tree.body:
         target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
-        if isinstance(target, ast.Name) and _row_geometry_of(stmt.value) == target.id:
+        if isinstance(stmt, ast.Assign) and isinstance(target, ast.Name) and _row_geometry_of(stmt.value) == target.id:
             last[target.id] = stmt
             continue
         for name in codeinfo.bound_names(ast.unparse(stmt)):

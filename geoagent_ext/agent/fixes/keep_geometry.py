@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Any
+from typing import Any, cast
 
 from .. import codeinfo
 from ..probes import run_probe
@@ -53,8 +53,9 @@ def _column_selections(tree: ast.Module) -> list[tuple[str, ast.List | ast.Tuple
     rebinds the frame it selects from."""
     found = []
     for stmt in tree.body:
-        target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
-        value = stmt.value if isinstance(target, ast.Name) else None
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+            continue
+        target, value = stmt.targets[0], stmt.value
         if (
             isinstance(value, ast.Subscript)
             and isinstance(value.value, ast.Name)
@@ -78,7 +79,11 @@ def with_geometry_selected(code: str, name: str, geometry: str) -> str | None:
     None when there is none."""
     tree = codeinfo.parse(code)
     lists = (
-        [names for n, names in _column_selections(tree) if n == name and geometry not in [e.value for e in names.elts]]
+        [
+            names
+            for n, names in _column_selections(tree)
+            if n == name and geometry not in [cast(ast.Constant, e).value for e in names.elts]
+        ]
         if tree is not None
         else []
     )

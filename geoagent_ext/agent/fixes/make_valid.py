@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Any
+from typing import Any, cast
 
 from .. import codeinfo
 from ..probes import run_probe
@@ -139,7 +139,11 @@ def with_make_valid(code: str, name: str) -> str | None:
     calls = [call for call, root in _zero_buffers(tree) if root == name] if tree is not None else []
     return (
         codeinfo.replaced(
-            code, [(call, f"{ast.get_source_segment(code, call.func.value)}.make_valid()") for call in calls]
+            code,
+            [
+                (call, f"{ast.get_source_segment(code, cast(ast.Attribute, call.func).value)}.make_valid()")
+                for call in calls
+            ],
         )
         if calls
         else None

@@ -27,7 +27,9 @@ class MoveImport(Rule):
         attribute = _MODULE_ATTR.search(diagnosis.message) if diagnosis.strategy == "members" and not imported else None
         if imported is None and attribute is None:
             return None
-        name, module = imported.groups() if imported else attribute.groups()[::-1]
+        found = imported or attribute
+        assert found is not None  # one of them matched: checked above
+        name, module = found.groups() if imported else found.groups()[::-1]
         try:
             homes = await kernel.probe("home_of", module, name, probe_timeout=30)
         except Exception:  # introspection is advice; the model's repair still follows

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from typing import cast
 
 from .. import codeinfo
 from .base import Rule
@@ -46,7 +47,8 @@ def with_parquet_io(code: str) -> str:
         [
             (
                 call,
-                f"{ast.get_source_segment(code, call.func.value)}.{renamed[call.func.attr]}("
+                f"{ast.get_source_segment(code, cast(ast.Attribute, call.func).value)}."
+                f"{renamed[cast(ast.Attribute, call.func).attr]}("
                 f"{ast.get_source_segment(code, call.args[0])})",
             )
             for call in calls

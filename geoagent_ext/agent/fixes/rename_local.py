@@ -49,7 +49,7 @@ def with_local_renamed(code: str, name: str) -> str | None:
         return None
     used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     local = next(f"{name}_{suffix}" for suffix in ("value", "result", "local", "v2") if f"{name}_{suffix}" not in used)
-    edits: list[tuple[ast.AST, str]] = []
+    edits: list[tuple[ast.expr | ast.stmt, str]] = []
     for fn in (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
         own = list(_own_nodes(fn))
         params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs} | {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from typing import cast
 
 from .. import codeinfo
 from .base import Rule
@@ -58,5 +59,11 @@ def with_results_kept(code: str) -> str:
     ]
     return codeinfo.replaced(
         code,
-        [(stmt.value, f"{stmt.value.func.value.id} = {ast.get_source_segment(code, stmt.value)}") for stmt in dropped],
+        [(stmt.value, f"{_frame_of(stmt)} = {ast.get_source_segment(code, stmt.value)}") for stmt in dropped],
     )
+
+
+def _frame_of(stmt: ast.stmt) -> str:
+    """The frame a ``frame.method(...)`` statement calls on (the statements ``with_results_kept`` picks)."""
+    call = cast(ast.Call, cast(ast.Expr, stmt).value)
+    return cast(ast.Name, cast(ast.Attribute, call.func).value).id

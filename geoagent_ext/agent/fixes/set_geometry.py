@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Any
+from typing import Any, cast
 
 from .. import codeinfo
 from .base import Diagnosis, Failure, Rule, TrialFacts, for_each
@@ -102,7 +102,12 @@ def _frame_writes(tree: ast.Module | None) -> list[ast.Call]:
 
 def written_frames(code: str) -> list[str]:
     """The names whose frame ``code`` writes to a file (``gdf.to_parquet(...)``, ``gdf.to_file(...)``)."""
-    return list(dict.fromkeys(call.func.value.id for call in _frame_writes(codeinfo.parse(code))))
+    return list(dict.fromkeys(_written_name(call) for call in _frame_writes(codeinfo.parse(code))))
+
+
+def _written_name(call: ast.Call) -> str:
+    """The frame a write (one of ``_frame_writes``: ``<name>.to_file(...)``) writes."""
+    return cast(ast.Name, cast(ast.Attribute, call.func).value).id
 
 
 def with_geometry_set(code: str, name: str, geometry: str) -> str | None:
@@ -111,7 +116,9 @@ def with_geometry_set(code: str, name: str, geometry: str) -> str | None:
     ``gdf['buffered']`` but not the active ``geometry`` writes a GeoParquet no reader opens:
     ``KeyError: 'geometry'``). None when ``code`` does not write ``name``."""
     tree = codeinfo.parse(code)
-    writes = [call for call in _frame_writes(tree) if call.func.value.id == name]
+    if tree is None:
+        return None
+    writes = [call for call in _frame_writes(tree) if _written_name(call) == name]
     statement = (
         next(
             (
@@ -167,7 +174,7 @@ def _geometryless_builds(tree: ast.Module) -> list[tuple[str, str, ast.Call]]:
             and all(isinstance(v, (ast.Subscript, ast.Attribute)) for v in values)
             and not any(isinstance(k, ast.Constant) and k.value == "geometry" for k in keys)
         ):
-            found.append((stmt.targets[0].id, sources.pop(), call))
+            found.append((cast(ast.Name, cast(ast.Assign, stmt).targets[0]).id, sources.pop(), call))
     return found
 
 

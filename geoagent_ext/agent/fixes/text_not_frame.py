@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Sequence
+from typing import cast
 
 from .. import codeinfo
 from ..gis_hints import GEO_MEMBERS
@@ -95,7 +97,7 @@ def _layer_loops(code: str, lineno: int | None):
             yield tree, loop, path, names
 
 
-def _with_layer_frame(code: str, loop: ast.For, read: str, edits: list[tuple[ast.AST, str]]) -> str:
+def _with_layer_frame(code: str, loop: ast.For, read: str, edits: Sequence[tuple[ast.expr | ast.stmt, str]]) -> str:
     """``code`` with ``edits`` made and ``read`` (the layer's read) first in the loop's body."""
     first = loop.body[0]
     lines = codeinfo.replaced(code, edits).splitlines()
@@ -173,14 +175,21 @@ def with_layer_looked_up(code: str, lineno: int | None) -> tuple[str, str] | Non
             and n.slice.id == layer_name
             and isinstance(n.ctx, ast.Load)
         ]
-        failing = {n.value.id for n in lookups if n.lineno <= lineno <= (n.end_lineno or n.lineno)}
+        failing = {
+            _frame_name(n) for n in lookups if lineno is not None and n.lineno <= lineno <= (n.end_lineno or n.lineno)
+        }
         if len(failing) != 1:
             continue
         [owner] = failing
         frame = _unused(tree, layer_name)
-        edits = [(n, frame) for n in lookups if n.value.id == owner]
+        edits = [(n, frame) for n in lookups if _frame_name(n) == owner]
         return (
             _with_layer_frame(code, loop, f"{frame} = gpd.read_file({path}, layer={layer_name})", edits),
             f"{owner}[{layer_name}]",
         )
     return None
+
+
+def _frame_name(lookup: ast.Subscript) -> str:
+    """The frame a ``frame[layer_name]`` lookup reads (``with_layer_looked_up`` keeps those on a name)."""
+    return cast(ast.Name, lookup.value).id
