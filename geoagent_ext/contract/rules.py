@@ -172,6 +172,10 @@ class _Builder:
         self.said, self.sure = "", True
         self.carried: set[tuple[str, str]] = set()  # (output, column) kept as the input has it: its name says nothing
 
+    def columns_of(self, output: str) -> list[str]:
+        """The columns (or keys) the requirements so far ask of ``output``, in their order."""
+        return [n for r in self.requirements if r.output == output and r.kind == "columns" for n in r.params["names"]]
+
     def reading(self, said: str, sure: bool = True) -> _Builder:
         self.said, self.sure = " ".join(said.split())[:400], sure
         return self
@@ -613,7 +617,7 @@ def _order_words(b: _Builder, attributed: list[tuple[str, list[str], bool]]) -> 
     columns the request lists: sorted by the column the words are about."""
     for sentence, outs, sure in attributed:
         for out in outs:
-            names = [n for r in b.requirements if r.output == out and r.kind == "columns" for n in r.params["names"]]
+            names = b.columns_of(out)
             m, listed = _FIRST.search(sentence), _IN_ORDER.search(sentence)
             said = m or listed
             if said is None:
@@ -650,7 +654,7 @@ def _bounds_in_degrees(b: _Builder, attributed: list[tuple[str, list[str], bool]
             continue
         b.reading(sentence, sure)
         for out in outs:
-            names = [n for r in b.requirements if r.output == out and r.kind == "columns" for n in r.params["names"]]
+            names = b.columns_of(out)
             for name in names:
                 if _BOUND_NAME.match(name) and re.search(rf"(?<![\w`]){name}(?!\w)|`{name}`", sentence):
                     b.add(out, "lonlat", f"`{name}` holds longitude/latitude values (WGS84 degrees)", name=name)
@@ -1136,6 +1140,10 @@ def _noun_names(noun: str, path: str) -> bool:
     return bool(noun) and any(len(w) >= 3 and (noun.startswith(w) or w.startswith(noun)) for w in words)
 
 
+def _every_row_kept(b: _Builder, out: str, source: str, rows: int) -> None:
+    b.add(out, "rows_as_input", f"one row per feature of `{source}` ({rows}): every one kept", input=source, rows=rows)
+
+
 def _kept_whole(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], named_inputs: list[str]) -> None:
     """ "Keep the other attributes" / "the same stations": every column, or every feature, of the one
     input the output is made from (the one the sentence names, else the only one with rows)."""
@@ -1161,13 +1169,7 @@ def _kept_whole(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], n
         and not _SELECTS.search(_FILE.sub(" ", sentence))
         and (noun in generic or _noun_names(noun, source))
     ):
-        b.add(
-            out,
-            "rows_as_input",
-            f"one row per feature of `{source}` ({facts['rows']}): every one kept",
-            input=source,
-            rows=facts["rows"],
-        )
+        _every_row_kept(b, out, source, facts["rows"])
 
 
 # "Don't drop the addresses that have no hospital nearby", "stations without a name stay in the list":
@@ -1203,14 +1205,7 @@ def _none_dropped(
         b.reading(sentence, True)
         for out in outs:
             if _format(out) in SPATIAL | {"csv", "parquet", "json"}:
-                rows = inputs[named[0]]["rows"]
-                b.add(
-                    out,
-                    "rows_as_input",
-                    f"one row per feature of `{named[0]}` ({rows}): every one kept",
-                    input=named[0],
-                    rows=rows,
-                )
+                _every_row_kept(b, out, named[0], inputs[named[0]]["rows"])
 
 
 # "whose name_primary is not empty", "where `name` is not null": the kept rows have a value there.
@@ -1264,29 +1259,32 @@ def _row_selection(b: _Builder, attributed: list[tuple[str, list[str], bool]], i
             continue
         b.reading(sentence, True)
         for out in outs:
-            carried = {n for r in b.requirements if r.output == out and r.kind == "columns" for n in r.params["names"]}
+            carried = set(b.columns_of(out))
             for m in _NOT_EMPTY.finditer(sentence):
                 name = m.group("name") or m.group("name2")
                 if name in carried:
                     b.add(out, "non_empty", f'`{name}` has a value in every row ("{m.group(0)}")', name=name)
             chosen: dict[str, set[str]] = {}
+            refused: dict[str, set[str]] = {}
+            every: dict[str, list[str]] = {}  # each category column's values, as its lookup found them
             for m in _EQUALS.finditer(sentence):
                 category = _category_of(m.group("value").strip(), inputs)
                 if category and category[0] == m.group("column"):
                     chosen.setdefault(category[0], set()).add(m.group("value").strip())
-            refused: dict[str, set[str]] = {}
+                    every[category[0]] = category[1]
             for m in _NOT_THE.finditer(sentence):
                 category = _category_of(_singular(m.group(1)), inputs)
                 if category:
                     refused.setdefault(category[0], set()).add(_singular(m.group(1)))
+                    every[category[0]] = category[1]
             for m in _ONLY_THE.finditer(sentence):
                 word = m.group(1) or m.group(2)
                 category = _category_of(_singular(word), inputs)
                 if category and (m.group(1) or category[0] in refused):  # "only the X"; "export the X, not the Y"
                     chosen.setdefault(category[0], set()).add(_singular(word))
-            for column in set(chosen) | set(refused):
-                every = (_category_of(next(iter(chosen.get(column) or refused[column])), inputs) or ("", []))[1]
-                allowed = sorted(chosen.get(column) or set(every) - refused[column])
+                    every[category[0]] = category[1]
+            for column in every:
+                allowed = sorted(chosen.get(column) or set(every[column]) - refused[column])
                 if column in carried and allowed and not set(allowed) & refused.get(column, set()):
                     b.add(
                         out,
@@ -1321,7 +1319,7 @@ def _input_order_rules(b: _Builder, attributed: list[tuple[str, list[str], bool]
             continue
         b.reading(sentence, True)
         for out in outs:
-            carried = [n for r in b.requirements if r.output == out and r.kind == "columns" for n in r.params["names"]]
+            carried = b.columns_of(out)
             keys = [n for n in carried if n in inputs[source]["columns"] and re.search(r"(?:^|_)id$", n, re.I)]
             if keys:
                 b.add(
@@ -1486,7 +1484,7 @@ def _defect_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict], requ
         fmt = _format(out)
         # A defect the request does not ask to mend is a standard's, not the user's: shown, not gating.
         b.reading(_output_words(b, out))
-        named = {n for r in b.requirements if r.output == out and r.kind == "columns" for n in r.params["names"]}
+        named = set(b.columns_of(out))
         if wkt and fmt in SPATIAL and not named & set(wkt_columns):  # unless the request keeps that column
             b.add(
                 out,
