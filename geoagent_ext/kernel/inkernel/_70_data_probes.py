@@ -287,8 +287,7 @@ def input_facts(paths):
                 out[path] = {
                     "rows": len(frame),
                     "columns": [str(c) for c in frame.columns],
-                    "values": _category_values(frame),
-                    "categories": _categories(frame),
+                    **_category_facts(frame),
                 }
                 wkt = _wkt_columns(frame)
                 if wkt:
@@ -384,10 +383,11 @@ def _categories(frame, most=30):
     return found
 
 
-def _category_values(frame, most=30, limit=300):
-    """The values of the text columns that hold few distinct ones: a request that names one is
-    naming a value, not a column."""
-    return sorted({v for values in _categories(frame, most).values() for v in values})[:limit]
+def _category_facts(frame, limit=300):
+    """{"categories": {column: its values}, "values": every such value}: a request that names one
+    is naming a value, not a column (the text columns are read once for both)."""
+    categories = _categories(frame)
+    return {"values": sorted({v for values in categories.values() for v in values})[:limit], "categories": categories}
 
 
 def _wkt_columns(frame):
@@ -450,8 +450,7 @@ def _layer_facts(path, ext, geometry_type, max_bytes=100_000_000):
     facts = {
         "defects": defects,
         "text_columns": text_columns,
-        "values": _category_values(frame),
-        "categories": _categories(frame),
+        **_category_facts(frame),
         **_place_facts(frame),
     }
     if kinds:
