@@ -20,7 +20,10 @@ import re
 from collections.abc import Iterable
 from contextvars import ContextVar
 
+import pyproj
+
 from .formats import SPATIAL, UNIT_IN_BASE, file_format
+from .kinds import KINDS, RequestView
 from .model import Contract, OutputSpec, Requirement, RequirementEdit
 from .provenance import carried_from, column_provenance
 
@@ -102,7 +105,7 @@ _ALL_ATTRIBUTES = re.compile(
     r"\bwith\s+(?:(?:all|every)\s+(?:of\s+)?(?:the\s+|their\s+|its\s+)?|(?:their|its)\s+|the\s+(?:other|existing|original|remaining)\s+)"
     r"(?:other\s+|existing\s+|original\s+|remaining\s+)?(?:attributes|columns|fields|properties)\b|"
     r"\b(?:attributes|columns|fields|properties|attribute\s+table)\s+(?:(?:must|should|shall|will|are\s+to|is\s+to)\s+)?"
-    r"(?:(?:be|stay|remain)\s+)?(?:exactly\s+)?(?:as\s+(?:they|it)\s+(?:are|is|were|was)|untouched|unchanged|intact)\b|\b(?:the\s+)?same\s+(?:columns|attributes|fields)\b|"
+    r"(?:(?:be|stay|remain)\s+)?(?:left\s+)?(?:exactly\s+)?(?:as\s+(?:they|it)\s+(?:are|is|were|was)|untouched|unchanged|intact)\b|\b(?:the\s+)?same\s+(?:columns|attributes|fields)\b|"
     r"\b(?:leave|leaving)\s+(?:the\s+)?(?:attributes|columns|fields|properties|attribute\s+table)\b[^.;]{0,40}\b(?:alone|as\s+(?:they|it))",
     re.IGNORECASE,
 )
@@ -527,8 +530,9 @@ def _derive(request: str, outputs: list[str], inputs: dict[str, dict], official_
     _name_rules(b, outputs, inputs, whole_layer=_whole_layer(request, inputs, named), request=request)
     _said_counts(b, request)
     _kept_columns(b, attributed, inputs)
+    _mended_copy(b, request, outputs, inputs, named)
     _row_selection(b, attributed, inputs)
-    _input_order_rules(b, attributed, inputs)
+    _kind_readings(b, request, outputs, attributed, inputs)
     _conversion_rules(b, request, outputs, inputs)
     _buffer_rules(b, request, outputs, named)
     _point_count_rules(b, outputs, inputs, named)
@@ -1295,40 +1299,18 @@ def _row_selection(b: _Builder, attributed: list[tuple[str, list[str], bool]], i
                     )
 
 
-# "in the same order as the input file", "keep the original order", "in input order"
-_SAME_ORDER = re.compile(
-    r"\bsame\s+(?:row\s+)?order\b(?:\s+as\s+(?:in\s+)?(?:the\s+)?`?(?P<file>[\w./-]+)`?)?|"
-    r"\b(?:keep|keeping|preserv\w*|retain\w*)\s+(?:the\s+)?(?:original|input|source|file's|existing)\s+(?:row\s+)?order\b|"
-    r"\bin\s+(?:the\s+)?(?:input|original|source|file)(?:'s)?\s+order\b",
-    re.IGNORECASE,
-)
-
-
-def _input_order_rules(b: _Builder, attributed: list[tuple[str, list[str], bool]], inputs: dict[str, dict]) -> None:
-    """Rows in the order of the input they come from, checked by an id column the output and that
-    input both carry (the one input the sentence or request names by its rows)."""
-    with_rows = [p for p, facts in inputs.items() if facts.get("columns")]
-    for sentence, outs, sure in attributed:
-        m = _SAME_ORDER.search(_affirmed(sentence))
-        if not m or not sure:
-            continue
-        said = m.groupdict().get("file") or ""
-        named = [p for p in with_rows if _base(p) in {_base(f) for f in _files(sentence)} or _base(p) == _base(said)]
-        source = named[0] if len(named) == 1 else (with_rows[0] if len(with_rows) == 1 else None)
-        if source is None:
-            continue
-        b.reading(sentence, True)
-        for out in outs:
-            carried = b.columns_of(out)
-            keys = [n for n in carried if n in inputs[source]["columns"] and re.search(r"(?:^|_)id$", n, re.I)]
-            if keys:
-                b.add(
-                    out,
-                    "input_order",
-                    f"rows are in the order of `{source}` (by `{keys[0]}`)",
-                    input=source,
-                    key=keys[0],
-                )
+def _kind_readings(
+    b: _Builder,
+    request: str,
+    outputs: list[str],
+    attributed: list[tuple[str, list[str], bool]],
+    inputs: dict[str, dict],
+) -> None:
+    """The readings the kinds' own modules hold (``RequirementKind.read``), in the registry's order."""
+    view = RequestView(request, outputs, inputs, attributed, files=_files, affirmed=_affirmed)
+    for kind in KINDS.values():
+        if kind.read is not None:
+            kind.read(view, b)
 
 
 def _conversion_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[str, dict]) -> None:
@@ -1678,22 +1660,38 @@ def _consistent(b: _Builder, inputs: dict[str, dict]) -> None:
             r.sure = False
 
 
-# Words of a request about coordinates or measures: with any of them, the output's CRS is the request's
-# business (or the measuring's), not simply the input's.
-_CRS_OR_MEASURE_WORDS = re.compile(
+# Words of a request about coordinates: with any of them, the output's CRS is the request's business.
+_CRS_WORDS = re.compile(
     r"\b(?:crs|epsg|srid|projections?|project(?:ed|ing)?|re-?project\w*|coordinate|datum|grid|utm|mercator|wgs\s?-?84|"
-    r"lon(?:gitude)?|lat(?:itude)?|degrees?|metres?|meters?|metric|km|kilomet\w*|m2|m²|km2|km²|hectares?|ha|feet|"
-    r"area\w*|length\w*|distance\w*|buffer\w*|perimeter\w*|nearest|closest|within|geodesic|ellipsoid\w*)\b",
+    r"lon(?:gitude)?|lat(?:itude)?|degrees?|geodesic|ellipsoid\w*)\b",
+    re.IGNORECASE,
+)
+# Words about measures: an input in degrees may be reprojected to measure them, and a right answer may
+# keep the metric CRS it measured in; an input already in metres is measured where it is.
+_MEASURE_WORDS = re.compile(
+    r"\b(?:metres?|meters?|metric|km|kilomet\w*|m2|m²|km2|km²|hectares?|ha|feet|"
+    r"area\w*|length\w*|distance\w*|buffer\w*|perimeter\w*|nearest|closest|within)\b",
     re.IGNORECASE,
 )
 
 
+def _in_metres(epsg: int) -> bool:
+    """Whether EPSG:``epsg`` is a projected CRS whose axes are in metres (pyproj's database)."""
+    try:
+        crs = pyproj.CRS.from_epsg(epsg)
+    except pyproj.exceptions.CRSError:
+        return False
+    return crs.is_projected and all(a.unit_name in ("metre", "meter") for a in crs.axis_info)
+
+
 def _crs_kept_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[str, dict], named: list[str]) -> None:
-    """A GeoPackage, GeoParquet (…) made from layers of one CRS by a request that speaks of neither
-    coordinates nor measures (clean, fix, deduplicate, split, convert the format) stays in that CRS.
-    GeoJSON is left out: RFC 7946 asks for lon/lat, so either may be right."""
+    """A GeoPackage, GeoParquet (…) made from layers of one CRS by a request that speaks of no
+    coordinates (clean, fix, deduplicate, split, convert the format) stays in that CRS; so does one
+    that speaks of measures when that CRS is already in metres. GeoJSON is left out: RFC 7946 asks
+    for lon/lat, so either may be right."""
     own = _input_epsg({p: inputs[p] for p in (named or list(inputs)) if p in inputs})
-    if not own or _CRS_OR_MEASURE_WORDS.search(_FILE.sub(" ", request)):
+    words = _FILE.sub(" ", request)
+    if not own or _CRS_WORDS.search(words) or (_MEASURE_WORDS.search(words) and not _in_metres(own)):
         return
     for out in outputs:
         crs_said = any(
@@ -2120,6 +2118,38 @@ def _kept_columns(b: _Builder, attributed: list[tuple[str, list[str], bool]], in
                 b.reading(sentence, True)
                 for out in outs:
                     b.add(out, "columns", f"has the columns {', '.join(kept)}", names=kept)
+
+
+# A request to mend a file ("fix whatever breaks the averages", "clean it up", "repair the rings").
+_MEND_VERB = re.compile(r"\b(?:fix|repair|clean|coerc|mend|sanitis|sanitiz)\w*", re.IGNORECASE)
+# Words that make an output other than the mended file: fewer columns or rows, or other records.
+_NOT_A_COPY = re.compile(
+    r"\b(?:only|drop\w*|remov\w*|delet\w*|discard\w*|exclud\w*|without|select\w*|subset|rename\w*|"
+    r"aggregat\w*|dissolv\w*|group\w*|per|summar\w*|count\w*|join\w*|merg\w*|split\w*|explod\w*|"
+    r"clip\w*|dedup\w*|duplicat\w*|nearest|closest|buffer\w*|centroids?|table|report|list)\b",
+    re.IGNORECASE,
+)
+
+
+def _mended_copy(b: _Builder, request: str, outputs: list[str], inputs: dict[str, dict], named: list[str]) -> None:
+    """A request to mend one file into one file of the same kind, that names at most one of its
+    columns and says nothing of fewer columns or rows, asks for the same records mended: every
+    column of the input is still there (a WKT copy of the geometry aside)."""
+    sources = [p for p in (named or list(inputs)) if inputs.get(p, {}).get("columns")]
+    words = _FILE.sub(" ", request)
+    if len(outputs) != 1 or len(sources) != 1 or not _MEND_VERB.search(words) or _NOT_A_COPY.search(words):
+        return
+    out, source = outputs[0], sources[0]
+    if (_format(out) in SPATIAL) != (_format(source) in SPATIAL) or _format(out) == "json":
+        return
+    facts = inputs[source]
+    wkt = set(((facts.get("defects") or {}).get("wkt_text") or {}) or [])
+    names = [c for c in facts["columns"] if c not in wkt]
+    if not names or sum(bool(re.search(rf"\b{re.escape(c)}\b", words)) for c in names) > 1:
+        return
+    b.reading(_output_words(b, out))
+    b.add(out, "columns", f"keeps every column of `{source}` ({', '.join(names)}): a mended copy", names=names)
+    b.carried |= {(out, n) for n in names}
 
 
 def user_requirement(

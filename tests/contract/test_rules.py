@@ -106,7 +106,8 @@ def test_nothing_the_request_did_not_say():
         ["y.geojson"],
         {"x.geojson": {"rows": 4, "columns": ["name"]}},
     )
-    assert [r.kind for r in c.requirements] == ["exists"]
+    # What mending a file means, and no more: the same file, its columns still there.
+    assert [(r.kind, r.params.get("names")) for r in c.requirements] == [("exists", None), ("columns", ["name"])]
 
 
 def test_sentences_naming_only_inputs_bind_no_output():
@@ -183,7 +184,7 @@ def test_defects_found_in_the_input_data_become_requirements_of_spatial_outputs(
         ["a.geojson"],
         {"lines.geojson": {"rows": 5, "columns": ["id"], "defects": {}}},
     )
-    assert {r.kind for r in clean.requirements} == {"exists"}
+    assert {r.kind for r in clean.requirements} == {"exists", "columns"}  # no defect: only the mended copy's columns
 
 
 def test_geometry_hygiene_templates_one_per_noun_and_either():
@@ -479,6 +480,9 @@ def test_a_cleanup_that_speaks_of_no_coordinates_keeps_the_input_crs():
     clean = derive_contract("Deduplicate `p.geojson` into `clean.gpkg`.", ["clean.gpkg"], facts)
     assert ("crs_epsg", 22992) in _gating(clean)
     measured = derive_contract("Add area_m2 to `p.geojson` into `m.gpkg`.", ["m.gpkg"], facts)
+    assert ("crs_epsg", 22992) in _gating(measured)  # already in metres: measured where it is
+    in_degrees = {"p.geojson": {**LAYER["in.geojson"], "epsg": 4326}}
+    measured = derive_contract("Add area_m2 to `p.geojson` into `m.gpkg`.", ["m.gpkg"], in_degrees)
     assert not any(r.kind == "crs_epsg" for r in measured.requirements)  # measuring may reproject: not decided
 
 
@@ -780,3 +784,44 @@ def test_the_same_order_as_the_input_is_checked_by_an_id_both_carry():
         "Reproject st.geojson to EPSG:31256 as out.geojson, same columns.", ["out.geojson"], inputs
     )
     assert not any(r.kind == "input_order" for r in unsaid.requirements)
+
+
+def test_a_mended_copy_keeps_every_column_of_its_input():
+    inputs = {"in.geojson": {"rows": 4, "columns": ["id", "label", "value", "wkt"], "defects": {"wkt_text": ["wkt"]}}}
+    mended = derive_contract(
+        "The means from `in.geojson` come out as NaN. Fix whatever breaks the numbers and write `out.geojson`.",
+        ["out.geojson"],
+        inputs,
+    )
+    assert ("columns", ("id", "label", "value")) in kinds(mended)  # the WKT copy of the geometry may go
+    # Fewer columns or other records said in words: no longer a copy.
+    for request in (
+        "Fix the numbers in `in.geojson` and write `out.geojson` without the label column.",
+        "Clean `in.geojson` and write `out.geojson` with one row per label and the mean value.",
+        "Fix `in.geojson`: write `out.geojson` with columns id and value.",
+    ):
+        assert not any("mended copy" in r.text for r in derive_contract(request, ["out.geojson"], inputs).requirements)
+
+
+def test_attributes_left_untouched_keeps_every_column():
+    c = derive_contract(
+        "Fix the rings of `in.geojson` (attributes left untouched) and write `out.geojson`.",
+        ["out.geojson"],
+        {"in.geojson": {"rows": 4, "columns": ["id", "name"]}},
+    )
+    assert ("columns", ("id", "name")) in kinds(c)
+
+
+def test_an_input_already_in_metres_stays_in_its_crs_when_the_request_speaks_of_measures_only():
+    def crs_of(request, epsg):
+        inputs = {"in.geojson": {"rows": 4, "columns": ["id"], "epsg": epsg}}
+        return {
+            r.params.get("epsg")
+            for r in derive_contract(request, ["out.gpkg"], inputs).requirements
+            if r.kind == "crs_epsg"
+        }
+
+    request = "Clean up `in.geojson`, drop parts under 1 m² and write `out.gpkg` with area_m2."
+    assert crs_of(request, 32633) == {32633}  # measured where it is
+    assert crs_of(request, 4326) == set()  # in degrees: a metric CRS to measure in may be kept
+    assert crs_of("Clean up `in.geojson` and write `out.gpkg` in lon/lat.", 32633) != {32633}
