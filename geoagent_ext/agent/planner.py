@@ -13,8 +13,17 @@ import uuid
 from dataclasses import dataclass
 
 from ..contract.proposed import parse_proposals
+from ..contract.reading import RequestReading, parse_reading, reading_schema
+from ..llm.client import Generation, json_schema_kwargs
 from .events import SubtaskSpec
-from .prompts import PLANNER_SYSTEM, planner_messages, proposer_messages, reviewer_messages, rewriter_messages
+from .prompts import (
+    PLANNER_SYSTEM,
+    planner_messages,
+    proposer_messages,
+    reader_messages,
+    reviewer_messages,
+    rewriter_messages,
+)
 
 _NUMBERED_RE = re.compile(r"^\s*(?:step\s*)?(\d+)\s*[.):\-]\s+(.+?)\s*$", re.IGNORECASE)
 _DECLINE_RE = re.compile(r"^\s*DECLINE\s*:\s*(.+)$", re.IGNORECASE | re.MULTILINE)
@@ -108,6 +117,19 @@ class Planner:
         keeps what the rules can check and the request backs, beyond what the rules derived)."""
         generation = await self.llm.complete(proposer_messages(request, outputs), temperature=0.0, max_tokens=200)
         return parse_proposals(generation.text, outputs)
+
+    async def read_request(self, request: str, outputs: list[str]) -> RequestReading | None:
+        """The model's typed reading of the request (``contract.reading``), generated under the
+        reading's JSON schema where the model supports one; None when the answer does not parse.
+        Unchecked: ``contract.reading.accept_reading`` keeps what the request writes."""
+        return parse_reading((await self.reading_answer(request, outputs)).text)
+
+    async def reading_answer(self, request: str, outputs: list[str]) -> Generation:
+        """The model's answer to the reading's form, as it came (``read_request`` parses it)."""
+        extra = json_schema_kwargs(self.llm.chat_model, reading_schema(), "request_reading")
+        return await self.llm.complete(
+            reader_messages(request, outputs), temperature=0.0, max_tokens=120 + 160 * len(outputs), **extra
+        )
 
     async def review(self, request: str, done: list[tuple[str, str]], remaining: list[str]) -> list[str] | None:
         """New remaining subtasks when the reviewer says the plan no longer fits, else None."""

@@ -77,6 +77,24 @@ Say only what the request says: columns and keys with their exact names in backt
 codes, sorting, stored types, allowed values. Add no filter, column or value the request does
 not state. If the request states nothing about its output files, answer NONE."""
 
+READER_SYSTEM = """You read a geospatial data request and fill in, as JSON, what each output file
+must hold. Copy names, codes and CRS words exactly as the request writes them. Use null or []
+for anything the request does not say about that file; never guess.
+- crs: the CRS the output must be in (not the CRS the data comes in).
+- geometry_type: only when the request says which geometry type the output's features are.
+- columns_kept: columns of an input the output keeps; columns_new: columns the output adds.
+- one_row_per: the column whose values each appear once ("one row per district").
+- sort_by / sort_order: only when the request says how rows are ordered.
+
+Example request: Reproject `roads.shp` to EPSG:3857 and save it as `roads_3857.gpkg`, keeping
+`road_id`. Also write `lengths.csv` with one row per `road_class` and its total `length_km`,
+longest first.
+Example answer: {"outputs": [{"path": "roads_3857.gpkg", "crs": "EPSG:3857", "geometry_type": null,
+"columns_kept": ["road_id"], "columns_new": [], "one_row_per": null, "sort_by": null,
+"sort_order": null}, {"path": "lengths.csv", "crs": null, "geometry_type": null, "columns_kept":
+["road_class"], "columns_new": ["length_km"], "one_row_per": "road_class", "sort_by": "length_km",
+"sort_order": "descending"}]}"""
+
 MAX_CODE_CONTEXT = 6000
 MAX_SECTION = 2500
 
@@ -163,6 +181,16 @@ def proposer_messages(request: str, outputs: list[str]) -> list[BaseMessage]:
         + "\n\nWrite the requirements now, one per line, or NONE."
     )
     return [SystemMessage(PROPOSER_SYSTEM), HumanMessage(body)]
+
+
+def reader_messages(request: str, outputs: list[str]) -> list[BaseMessage]:
+    """The request and its output files: the model fills the reading's form for each file."""
+    body = (
+        f"## Request\n{request.strip()}\n\n## Output files\n"
+        + "\n".join(f"- `{o}`" for o in outputs)
+        + "\n\nFill in the JSON for these output files now."
+    )
+    return [SystemMessage(READER_SYSTEM), HumanMessage(body)]
 
 
 def _plan_text(plan: list[str], current: int | None) -> str:

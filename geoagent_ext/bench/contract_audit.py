@@ -13,18 +13,23 @@ figures from going back in CI.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
 import tempfile
+import time
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..contract import Contract, Requirement, check_payload, derive_contract
+from ..contract.reading import RequestReading, accept_reading
 
 Writer = Callable[[Path], None]  # puts a deliverable set into the folder it is given
+Reader = Callable[[str, list[str]], "RequestReading | None"]  # the model's reading of a request and its outputs
+READERS = ("rules", "model", "both")
 
 
 @dataclass
@@ -113,12 +118,34 @@ def corpus_case(entry, resolve: Callable[[str], Path]) -> AuditCase:
 
 
 class Auditor:
-    """Derives and checks contracts with the in-kernel helper loaded once in this process."""
+    """Derives and checks contracts with the in-kernel helper loaded once in this process.
 
-    def __init__(self) -> None:
+    ``reader``: "rules" (the contract a run derives), "model" (each output exists, plus what the
+    model's reading adds that the request writes), "both" (the rules' contract plus what the reading
+    adds beside it); ``model_gates``: whether the reading's requirements gate (else shown, unsure)."""
+
+    def __init__(self, reader: str = "rules", read: Reader | None = None, model_gates: bool = True) -> None:
         from ..kernel import inkernel
 
+        if reader not in READERS or (reader != "rules" and read is None):
+            raise ValueError(f"reader {reader!r} needs one of {READERS} and, beside the rules, a model")
         self.helper = inkernel.load()
+        self.reader, self.read, self.model_gates = reader, read, model_gates
+
+    def contract(self, case: AuditCase, facts: dict[str, dict]) -> Contract:
+        """The case's contract as the chosen reader derives it."""
+        rules = derive_contract(case.request, case.outputs, facts)
+        if self.reader == "rules" or self.read is None:
+            return rules
+        base = (
+            rules
+            if self.reader == "both"
+            else rules.model_copy(update={"requirements": [r for r in rules.requirements if r.kind == "exists"]})
+        )
+        added, _ = accept_reading(
+            self.read(case.request, case.outputs), case.request, base, facts, sure=self.model_gates
+        )
+        return base.model_copy(update={"requirements": base.requirements + added})
 
     def audit(self, case: AuditCase) -> CaseResult:
         cwd = os.getcwd()
@@ -136,7 +163,7 @@ class Auditor:
             shutil.copy(p, folder / p.name)
         names = {p.name for p in case.inputs}
         facts = self.helper.input_facts(sorted(names))
-        contract = derive_contract(case.request, case.outputs, facts)
+        contract = self.contract(case, facts)
         gating = {r.id: r for r in contract.requirements if r.checkable}
         payload = check_payload(contract)
         seen = self._checked(folder, case.reference, names, payload)
@@ -159,6 +186,64 @@ class Auditor:
             writer(folder)
             answer = self.helper.check_contract(payload) if payload else []
         return {a["id"]: (bool(a["passed"]), str(a.get("observed", ""))) for a in answer if isinstance(a, dict)}
+
+
+class CachedModelReader:
+    """The model's readings (``Planner.read_request``) with each answer kept in a JSON file keyed by
+    the model, the reading's prompt and schema, the request and its outputs: a rerun reads the file.
+    ``seconds``: what each call made now took."""
+
+    def __init__(self, model: str, cache: Path, timeout: float = 180) -> None:
+        self.model, self.path = model, cache
+        self.answers: dict[str, dict] = json.loads(cache.read_text()) if cache.is_file() else {}
+        self.seconds: list[float] = []
+        self.cached_seconds: list[float] = []
+        self.timeout = timeout
+        self._llm = None
+
+    def key(self, request: str, outputs: list[str]) -> str:
+        from ..agent.prompts import READER_SYSTEM
+        from ..contract.reading import reading_schema
+
+        text = json.dumps([self.model, READER_SYSTEM, reading_schema(), request, outputs], sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+    def answer(self, request: str, outputs: list[str]) -> dict:
+        """{"text", "seconds", "error"} for the request, from the file or from the model."""
+        key = self.key(request, outputs)
+        if key in self.answers:
+            self.cached_seconds.append(float(self.answers[key].get("seconds") or 0))
+            return self.answers[key]
+        import asyncio
+
+        from ..agent.planner import Planner
+        from ..llm.client import LLMClient, LLMError
+
+        if self._llm is None:
+            from ..config import GeoAgentSettings
+
+            settings = GeoAgentSettings()
+            settings.model = self.model
+            self._llm = LLMClient.from_settings(settings)
+            self._llm.timeout = self.timeout
+            self._llm.retries = 0
+        started = time.perf_counter()
+        try:
+            generation = asyncio.run(Planner(self._llm).reading_answer(request, outputs))
+            entry = {"text": generation.text, "error": "", "tokens_out": generation.tokens_out}
+        except LLMError as exc:
+            entry = {"text": "", "error": str(exc)[:300]}
+        entry["seconds"] = round(time.perf_counter() - started, 2)
+        entry["request"], entry["outputs"] = request[:200], outputs
+        self.seconds.append(entry["seconds"])
+        self.answers[key] = entry
+        self.path.write_text(json.dumps(self.answers, indent=1, sort_keys=True))
+        return entry
+
+    def __call__(self, request: str, outputs: list[str]) -> RequestReading | None:
+        from ..contract.reading import parse_reading
+
+        return parse_reading(self.answer(request, outputs)["text"])
 
 
 @dataclass

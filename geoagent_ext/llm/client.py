@@ -11,6 +11,7 @@ exception's text may contain a key and errors become events and log lines.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Callable, Sequence
 from contextlib import aclosing, nullcontext
@@ -153,6 +154,20 @@ def call_kwargs(
     if stop:
         kwargs["stop"] = list(stop)
     return kwargs
+
+
+def json_schema_kwargs(model: BaseChatModel, schema: dict[str, Any], name: str) -> dict[str, Any]:
+    """Call kwargs that make ``model`` answer with JSON of ``schema``: the local engine's grammar,
+    an OpenAI-compatible server's structured output (``response_format``), Ollama's ``format``.
+    Empty for a provider with none of these: its answer is parsed like any other."""
+    if getattr(model, "accepts_json_schema", False):
+        return {"json_schema": json.dumps(schema)}
+    kind = type(model).__name__
+    if kind in ("ChatOpenAI", "AzureChatOpenAI"):
+        return {"response_format": {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}}
+    if kind == "ChatOllama":
+        return {"format": schema}
+    return {}
 
 
 class LLMClient:

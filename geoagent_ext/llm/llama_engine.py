@@ -23,6 +23,7 @@ from __future__ import annotations
 import atexit
 import codecs
 import ctypes
+import functools
 import os
 import random
 import sys
@@ -245,9 +246,14 @@ class LlamaEngine:
         seed: int | None = None,
         stop: list[str] | None = None,
         deadline: float | None = None,
+        json_schema: str | None = None,
     ) -> Iterator[str | GenerationStats]:
-        """Yield decoded text pieces as they are safe to show, then one GenerationStats."""
+        """Yield decoded text pieces as they are safe to show, then one GenerationStats.
+
+        ``json_schema`` (a JSON Schema as text): every sampled token keeps the answer a prefix of
+        a JSON document of that schema (llama.cpp's grammar sampler), so the answer parses."""
         self._check_open()
+        grammar = json_grammar(json_schema) if json_schema else None
         tokens = self.tokenize(self.format(messages))
         room = self.n_ctx - len(tokens)
         if room < 16:
@@ -272,7 +278,9 @@ class LlamaEngine:
             first = None
             # generate() finds all but the last prompt token in the KV cache: it reads one
             # token, samples, and from then on feeds back each sampled token.
-            generator = llm.generate(tokens, top_k=top_k, top_p=top_p, min_p=0.05, temp=temperature, repeat_penalty=1.0)
+            generator = llm.generate(
+                tokens, top_k=top_k, top_p=top_p, min_p=0.05, temp=temperature, repeat_penalty=1.0, grammar=grammar
+            )
             try:
                 for token in generator:
                     if first is None:
@@ -316,6 +324,15 @@ class LlamaEngine:
         stats.tokens_out = len(stats.token_logprobs)
         stats.logprob = float(sum(stats.token_logprobs))
         yield stats
+
+
+@functools.lru_cache(maxsize=8)
+def json_grammar(json_schema: str) -> Any:
+    """The GBNF grammar of a JSON Schema (``LlamaGrammar``), built once per schema text."""
+    import_llama_cpp()
+    from llama_cpp.llama_grammar import LlamaGrammar
+
+    return LlamaGrammar.from_json_schema(json_schema, verbose=False)
 
 
 # A small model at a low temperature can fall into writing one line (or a few) over and over

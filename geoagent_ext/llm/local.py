@@ -73,6 +73,8 @@ class LocalChatModel(BaseChatModel):
 
     # LLMClient passes a ``deadline`` (time.monotonic) so a timed-out call frees the model.
     accepts_deadline: ClassVar[bool] = True
+    # A call's ``json_schema`` (JSON Schema text) constrains the answer by llama.cpp's grammar.
+    accepts_json_schema: ClassVar[bool] = True
 
     model_id: str = "qwen2.5-coder-1.5b"
     cache_dir: str = Field(default_factory=lambda: os.path.expanduser("~/.cache/geoagent/models"))
@@ -133,6 +135,7 @@ class LocalChatModel(BaseChatModel):
             seed=arg("seed"),
             stop=stop,
             deadline=kwargs.get("deadline"),
+            json_schema=kwargs.get("json_schema"),
         )
 
     def _generate(

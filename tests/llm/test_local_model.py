@@ -148,3 +148,20 @@ def test_repeating_tail_needs_a_real_block_repeated_back_to_back():
         "# Cause: the lines still cross.\ng = g.to_crs(epsg=4326)\n\n"
     )
     assert repeating_tail("g = g.explode()\n" + swing * 3) and not repeating_tail("g = g.explode()\n" + swing * 2)
+
+
+def test_a_json_schema_constrains_the_answer_to_it(model):
+    """Under a call's ``json_schema`` the answer is JSON of that schema, even when the prompt asks for prose."""
+    import json
+
+    schema = {
+        "type": "object",
+        "properties": {"city": {"type": "string"}, "epsg": {"type": ["integer", "null"]}},
+        "required": ["city", "epsg"],
+    }
+    prompt = "Write a short poem about Vienna and its map projection."
+    msg = model.invoke([HumanMessage(prompt)], temperature=0.0, max_tokens=60, json_schema=json.dumps(schema))
+    answer = json.loads(msg.text)
+    assert set(answer) == {"city", "epsg"} and isinstance(answer["city"], str)
+    free = model.invoke([HumanMessage(prompt)], temperature=0.0, max_tokens=20)  # the grammar is per call
+    assert not free.text.lstrip().startswith('{"city"')
