@@ -66,10 +66,12 @@ _WHOLE_BBOX = re.compile(
     r"\b(?:bounding\s+box|bbox|extent)\s+of\s+(?:the\s+)?(?:whole|entire|all|every)\b",
     re.IGNORECASE,
 )
-# "a 400 m buffer", "a 1.5-km buffer zone", "buffer every stop by 250 m", "buffers with a radius of 1 km"
+# "a 400 m buffer", "a 1.5-km buffer zone", "buffer every stop by 250 m", "buffers with a radius of 1 km",
+# "a 100 m protection zone around each point"
 _DISTANCE = r"(\d+(?:\.\d+)?)[\s-]*(m|metres?|meters?|km|kilomet(?:re|er)s?)\b"
 _BUFFER = re.compile(
-    rf"\b{_DISTANCE}[\s-]+(?:[\w-]+\s+){{0,2}}?buffers?\b|"
+    rf"\b{_DISTANCE}[\s-]+(?:[\w-]+\s+){{0,2}}?(?:buffers?\b|"
+    rf"(?:zones?|rings?|circles?|corridors?|catchments?|halos?)\s+(?:a)?round\b)|"
     rf"\bbuffer\w*\s+(?:[\w`.-]+\s+){{0,5}}?(?:of|by|at|to|with\s+(?:a\s+)?(?:radius|distance)\s+of)\s+{_DISTANCE}",
     re.IGNORECASE,
 )
@@ -529,6 +531,7 @@ def _derive(request: str, outputs: list[str], inputs: dict[str, dict], official_
     _name_rules(b, outputs, inputs, whole_layer=_whole_layer(request, inputs, named), request=request)
     _said_counts(b, request)
     _kept_columns(b, attributed, inputs)
+    _carried_text(b, request, outputs, inputs)
     _mended_copy(b, request, outputs, inputs, named)
     _row_selection(b, attributed, inputs)
     _input_order_rules(b, attributed, inputs)
@@ -1750,6 +1753,14 @@ def _place_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict], named
             )
 
 
+# Words that pick some features of a layer ("only the markers", "whose kind starts with ...").
+_SELECTION = re.compile(
+    r"\b(?:only|filter\w*|select\w*|subset|where|whose|(?:which|that)\s+(?:are|is|have|has)|starting\s+with|"
+    r"of\s+type|excluding|except)\b",
+    re.IGNORECASE,
+)
+
+
 def _buffer_rules(b: _Builder, request: str, outputs: list[str], named: list[str]) -> None:
     """A buffer at one distance the request states ("a 400 m buffer around every connector"), of
     the one spatial input it names, into its one spatial output: the file's polygons cover what that
@@ -1765,6 +1776,8 @@ def _buffer_rules(b: _Builder, request: str, outputs: list[str], named: list[str
     if len(distances) != 1 or len(spatial_out) != 1 or len(spatial_in) != 1:
         return
     distance = distances.pop()
+    if _SELECTION.search(_FILE.sub(" ", request)):  # the check compares with every input feature buffered
+        b.reading(b.said, False)
     b.add(
         spatial_out[0],
         "buffer_distance",
@@ -2171,6 +2184,44 @@ def _mended_copy(b: _Builder, request: str, outputs: list[str], inputs: dict[str
     b.reading(_output_words(b, out))
     b.add(out, "columns", f"keeps every column of `{source}` ({', '.join(names)}): a mended copy", names=names)
     b.carried |= {(out, n) for n in names}
+
+
+# Words that ask for a text column's values to change: then its values are no longer the input's.
+_VALUES_CHANGE = re.compile(
+    r"\b(?:fix\w*|repair\w*|clean\w*|correct\w*|mojibake|encod\w*|decod\w*|normali[sz]\w*|standardi[sz]\w*|"
+    r"upper\w*|lower\w*|capitali[sz]\w*|title|trim\w*|strip\w*|translat\w*|renam\w*|replac\w*|recod\w*|"
+    r"re-?map\w*|re-?format\w*|convert\w*|coerc\w*|abbreviat\w*|spell\w*|typos?|concat\w*|combin\w*|prefix\w*|suffix\w*)\b",
+    re.IGNORECASE,
+)
+
+
+def _carried_text(b: _Builder, request: str, outputs: list[str], inputs: dict[str, dict]) -> None:
+    """A text column an output is asked for that exactly one input has (a name, a class, a code
+    written as text) holds that input's values, unless the request asks to change values: another
+    column's values under its name (ids for names) is the mistake this catches."""
+    if _VALUES_CHANGE.search(_FILE.sub(" ", request)):
+        return
+    for out in outputs:
+        for name in b.columns_of(out):
+            holders = [p for p, facts in inputs.items() if name in (facts.get("columns") or [])]
+            if len(holders) != 1 or name not in (inputs[holders[0]].get("text_columns") or []):
+                continue
+            if any(
+                r.output == out and r.kind == "values_from_input" and r.params.get("name") == name
+                for r in b.requirements
+            ):
+                continue
+            columns = next(
+                r for r in b.requirements if r.output == out and r.kind == "columns" and name in r.params["names"]
+            )
+            b.reading(columns.said, columns.sure)
+            b.add(
+                out,
+                "values_from_input",
+                f"`{name}` holds the values of `{holders[0]}`'s `{name}` (not another column's)",
+                name=name,
+                input=holders[0],
+            )
 
 
 def user_requirement(

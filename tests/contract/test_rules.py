@@ -825,3 +825,30 @@ def test_an_input_already_in_metres_stays_in_its_crs_when_the_request_speaks_of_
     assert crs_of(request, 32633) == {32633}  # measured where it is
     assert crs_of(request, 4326) == set()  # in degrees: a metric CRS to measure in may be kept
     assert crs_of("Clean up `in.geojson` and write `out.gpkg` in lon/lat.", 32633) != {32633}
+
+
+def test_a_text_column_taken_from_one_input_holds_that_inputs_values():
+    inputs = {
+        "d.geojson": {"rows": 3, "columns": ["code", "name", "osm_id"], "text_columns": ["name"]},
+        "p.geojson": {"rows": 9, "columns": ["pid"]},
+    }
+    request = "Count the points of `p.geojson` per district of `d.geojson`: `n.csv` with code, name and n_points."
+    got = derive_contract(request, ["n.csv"], inputs)
+    assert ("values_from_input", "name") in kinds(got)
+    renamed = derive_contract(request + " Write the names in upper case.", ["n.csv"], inputs)
+    assert ("values_from_input", "name") not in kinds(renamed)  # values the request changes are not the input's
+
+
+def test_a_zone_around_features_is_a_buffer_and_of_a_selection_is_not_checked_against_all():
+    facts = {"s.geojson": {"rows": 5, "columns": ["kind"], "geometry_type": "Point"}}
+    every = derive_contract(
+        "Draw a 100 m protection zone around each site of `s.geojson` into `z.geojson`.", ["z.geojson"], facts
+    )
+    [zone] = [r for r in every.requirements if r.kind == "buffer_distance"]
+    assert zone.sure and zone.params["distance_m"] == 100.0
+    some = derive_contract(
+        "Draw a 100 m zone around the sites of `s.geojson` whose kind is school, into `z.geojson`.",
+        ["z.geojson"],
+        facts,
+    )
+    assert not next(r for r in some.requirements if r.kind == "buffer_distance").sure

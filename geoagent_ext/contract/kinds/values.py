@@ -122,8 +122,11 @@ def _kind_values_from_input(params, data, value, sources):
         return False, f"`{name}` is not in {params['input']}"
     if params.get("as_type") and not isinstance(data, dict):
         return _contract_converted_values(name, params, value, src[params["name"]])
-    allowed = set(map(str, src[params["name"]].dropna().tolist()))
+    theirs = src[params["name"]]
+    allowed = set(map(str, theirs.dropna().tolist()))
     seq = _contract_strings(value)
+    if theirs.isna().any() or "" in allowed:  # a value the input lacks may stay missing
+        seq = [v for v in seq if v.strip() not in ("", "nan", "None", "<NA>")]
     foreign = [v for v in seq if v not in allowed]
     return not foreign, (
         f"`{name}`: {len(foreign)} value(s) not in {params['input']}, e.g. {foreign[:3]}"
