@@ -12,7 +12,9 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, TypeAdapter
+from pydantic import BaseModel, Field, GetCoreSchemaHandler, GetJsonSchemaHandler, TypeAdapter
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import core_schema
 
 from ..contract.model import Contract
 
@@ -172,38 +174,40 @@ class Executed(_Event):
     node_id: str | None = None
 
 
+def _strategy_names() -> list[str]:
+    from . import fixes  # at first use: the rules (and the kernel probes some use) load only when needed
+
+    return fixes.strategy_names()
+
+
+class _Registered:
+    """A strategy is one of the repair registry's names (``fixes.strategy_names``): checked when an
+    event is made or read, and listed as the JSON schema's ``enum`` (the panel's types are a union
+    of them), so a rule's module brings its strategy to the events by itself."""
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+        return core_schema.no_info_after_validator_function(self._known, handler(source))
+
+    def __get_pydantic_json_schema__(
+        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        return {"enum": _strategy_names(), "type": "string"}
+
+    @staticmethod
+    def _known(name: str) -> str:
+        if name not in _strategy_names():
+            raise ValueError(f"{name!r} is no repair strategy (fixes.strategy_names())")
+        return name
+
+
+RepairStrategy = Annotated[str, _Registered()]
+
+
 class Repaired(_Event):
     type: Literal["repaired"] = "repaired"
     subtask_id: str
     attempt: int
-    strategy: Literal[
-        "add_import",
-        "start_list",
-        "drop_keyword",
-        "drop_import",
-        "fix_call",
-        "move_import",
-        "keep_frame",
-        "keep_geometry",
-        "set_geometry",
-        "make_valid",
-        "own_column",
-        "rename_local",
-        "drop_print",
-        "mend",
-        "drop_mended_column",
-        "insert_subtask",
-        "example_name",
-        "members",
-        "text_not_frame",
-        "data_profile",
-        "analyse",
-        "no_code",
-        "semantic",
-        "hint",
-        "escalate",
-        "rewrite",
-    ]
+    strategy: RepairStrategy
     diagnosis: str
     diff: str = ""  # unified diff between the failed attempt and the next one
 

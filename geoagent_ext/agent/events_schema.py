@@ -3,7 +3,8 @@
 ``python -m geoagent_ext.agent.events_schema`` prints it; ``jlpm build:types`` (in
 ``labextension/``) turns it into ``src/runs/events.generated.ts``, and
 ``tests/frontend/test_event_types.py`` fails when that file drifts from the models.
-Imports only pydantic and the events module, so a bare Python with pydantic can run it.
+Imports the events module and, for the ``repaired`` event's strategies, the repair registry
+(``agent/fixes``), so it runs where the package's dependencies are installed.
 """
 
 from __future__ import annotations

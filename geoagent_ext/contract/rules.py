@@ -23,6 +23,7 @@ from contextvars import ContextVar
 import pyproj
 
 from .formats import SPATIAL, UNIT_IN_BASE, file_format
+from .kinds import KINDS, RequestView
 from .model import Contract, OutputSpec, Requirement, RequirementEdit
 from .provenance import carried_from, column_provenance
 
@@ -534,7 +535,7 @@ def _derive(request: str, outputs: list[str], inputs: dict[str, dict], official_
     _carried_text(b, request, outputs, inputs)
     _mended_copy(b, request, outputs, inputs, named)
     _row_selection(b, attributed, inputs)
-    _input_order_rules(b, attributed, inputs)
+    _kind_readings(b, request, outputs, attributed, inputs)
     _conversion_rules(b, request, outputs, inputs)
     _buffer_rules(b, request, outputs, named)
     _point_count_rules(b, outputs, inputs, named)
@@ -1301,40 +1302,18 @@ def _row_selection(b: _Builder, attributed: list[tuple[str, list[str], bool]], i
                     )
 
 
-# "in the same order as the input file", "keep the original order", "in input order"
-_SAME_ORDER = re.compile(
-    r"\bsame\s+(?:row\s+)?order\b(?:\s+as\s+(?:in\s+)?(?:the\s+)?`?(?P<file>[\w./-]+)`?)?|"
-    r"\b(?:keep|keeping|preserv\w*|retain\w*)\s+(?:the\s+)?(?:original|input|source|file's|existing)\s+(?:row\s+)?order\b|"
-    r"\bin\s+(?:the\s+)?(?:input|original|source|file)(?:'s)?\s+order\b",
-    re.IGNORECASE,
-)
-
-
-def _input_order_rules(b: _Builder, attributed: list[tuple[str, list[str], bool]], inputs: dict[str, dict]) -> None:
-    """Rows in the order of the input they come from, checked by an id column the output and that
-    input both carry (the one input the sentence or request names by its rows)."""
-    with_rows = [p for p, facts in inputs.items() if facts.get("columns")]
-    for sentence, outs, sure in attributed:
-        m = _SAME_ORDER.search(_affirmed(sentence))
-        if not m or not sure:
-            continue
-        said = m.groupdict().get("file") or ""
-        named = [p for p in with_rows if _base(p) in {_base(f) for f in _files(sentence)} or _base(p) == _base(said)]
-        source = named[0] if len(named) == 1 else (with_rows[0] if len(with_rows) == 1 else None)
-        if source is None:
-            continue
-        b.reading(sentence, True)
-        for out in outs:
-            carried = b.columns_of(out)
-            keys = [n for n in carried if n in inputs[source]["columns"] and re.search(r"(?:^|_)id$", n, re.I)]
-            if keys:
-                b.add(
-                    out,
-                    "input_order",
-                    f"rows are in the order of `{source}` (by `{keys[0]}`)",
-                    input=source,
-                    key=keys[0],
-                )
+def _kind_readings(
+    b: _Builder,
+    request: str,
+    outputs: list[str],
+    attributed: list[tuple[str, list[str], bool]],
+    inputs: dict[str, dict],
+) -> None:
+    """The readings the kinds' own modules hold (``RequirementKind.read``), in the registry's order."""
+    view = RequestView(request, outputs, inputs, attributed, files=_files, affirmed=_affirmed)
+    for kind in KINDS.values():
+        if kind.read is not None:
+            kind.read(view, b)
 
 
 def _conversion_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[str, dict]) -> None:

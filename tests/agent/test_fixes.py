@@ -6,12 +6,13 @@ from __future__ import annotations
 import asyncio
 import io
 from contextlib import redirect_stdout
-from typing import get_args
 
 import pytest
+from pydantic import ValidationError
 
 from geoagent_ext.agent import fixes, repair
 from geoagent_ext.agent.events import Repaired
+from geoagent_ext.agent.events_schema import sent_event_schema
 from geoagent_ext.agent.fixes import keep_frame, make_valid, own_column, set_geometry
 from geoagent_ext.agent.fixes.keep_frame import KeepFrame
 from geoagent_ext.agent.fixes.keep_geometry import KeepGeometry, column_selections, with_geometry_selected
@@ -44,10 +45,15 @@ def _points():
 
 
 def test_the_repaired_events_strategies_are_the_registrys():
-    """The event's literal (and the panel's generated types, kept in step by the event types' drift
-    test) names every strategy the rules, the model-asked repairs and the solvers give, and no other."""
-    carried = get_args(Repaired.model_fields["strategy"].annotation)
-    assert sorted(carried) == sorted(fixes.strategy_names())
+    """The event's schema (and so the panel's generated types, kept in step by the event types'
+    drift test) lists every strategy the rules, the model-asked repairs and the solvers give, and
+    the event refuses any other."""
+    strategy = sent_event_schema()["$defs"]["Repaired"]["properties"]["strategy"]
+    assert strategy == {"enum": fixes.strategy_names(), "type": "string"}
+    made = {"run_id": "r", "seq": 1, "subtask_id": "s1", "attempt": 2, "diagnosis": ""}
+    assert all(Repaired(**made, strategy=name).strategy == name for name in fixes.strategy_names())
+    with pytest.raises(ValidationError):
+        Repaired(**made, strategy="not_a_rule")
 
 
 def test_the_documentation_table_lists_every_rule_by_the_mistake_it_fixes():

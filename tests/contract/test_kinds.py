@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
 import dis
 import re
 from pathlib import Path
@@ -99,3 +100,20 @@ def test_params_are_validated_against_the_kind_and_kept_as_given():
         Requirement(id="r1", output="o.csv", text="t", kind="sorted", params={"descending": True})
     with pytest.raises(ValidationError):
         Requirement(id="r1", output="o.csv", text="t", kind="no_such_kind")
+
+
+def test_a_kinds_own_reading_is_asked_for_every_request(monkeypatch):
+    """A kind's module may hold its reading (``read``): the derivation hands it the request's
+    sentences and the builder, and what it adds is in the contract."""
+    from geoagent_ext.contract import derive_contract
+
+    seen = []
+
+    def read(request, b):
+        seen.append([(sentence, outs) for sentence, outs, _ in request.sentences])
+        b.reading(request.sentences[0][0]).add(request.outputs[0], "note", "read by the kind's module")
+
+    monkeypatch.setitem(KINDS, "note", dataclasses.replace(KINDS["note"], read=read))
+    contract = derive_contract("Write `out.csv` with the `name` column.", ["out.csv"])
+    assert seen == [[("Write `out.csv` with the `name` column.", ["out.csv"])]]
+    assert [r.text for r in contract.requirements if r.kind == "note"] == ["read by the kind's module"]

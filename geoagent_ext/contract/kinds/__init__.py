@@ -1,6 +1,7 @@
 """The registry of requirement kinds: every module of this package defines one kind or a small family,
 each a :class:`RequirementKind` holding the kind's name, its typed params, its repair advice, its
-mend (where one exists) and its in-kernel check. A new kind is one new module here.
+mend (where one exists), its in-kernel check and (optionally) its reading of a request. A new kind
+is one new module here.
 
 The checks run in the user's kernel, not here: :func:`checker_source` is the contract's part of
 the in-kernel helper — the shared checker (``contract/checker.py``), each kind's check and its
@@ -16,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .. import checker
-from ._kind import MendSite, Params, RequirementKind
+from ._kind import Builder, MendSite, Params, RequestView, RequirementKind
 
 
 def _discovered() -> dict[str, RequirementKind]:
@@ -56,4 +57,14 @@ def checker_source() -> str:
     return "\n\n".join([Path(checker.__file__).read_text(), *checks, f"_CONTRACT_KINDS = {{\n{table}}}\n"])
 
 
-__all__ = ["CHECKABLE", "KINDS", "KIND_NAMES", "MendSite", "Params", "RequirementKind", "checker_source"]
+__all__ = [
+    "Builder",
+    "CHECKABLE",
+    "KINDS",
+    "KIND_NAMES",
+    "MendSite",
+    "Params",
+    "RequestView",
+    "RequirementKind",
+    "checker_source",
+]

@@ -9,13 +9,17 @@ at import time (pandas, geopandas... imported inside them), Python 3.8 syntax, n
 them from ``contract.checker`` so they resolve here too). A check answers ``(passed, observed)``:
 what was seen, in words a repair prompt can use. Names are one namespace in the kernel: a
 kind's own functions are named ``_contract_*`` as the checker's are, and its check ``_kind_<name>``.
+
+A kind's ``read`` (optional) is what in a request's words asks for it. It runs here, not in the
+kernel: the derivation (``contract/rules.py``) calls it for every kind that has one, with a
+``RequestView`` of the request and the ``Builder`` the requirements are added to.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -49,6 +53,38 @@ class MendSite:
     same_name: tuple[tuple[str, dict], ...] = ()
 
 
+class Builder(Protocol):
+    """Where a reading adds requirements (``contract/rules.py``'s builder)."""
+
+    def reading(self, said: str, sure: bool = True) -> Builder:
+        """Set the request's words the next requirements are read from, and whether surely; an
+        ``add`` without words adds nothing."""
+        ...
+
+    def add(self, output: str, kind: str, text: str, **params: Any) -> None:
+        """A requirement of ``kind`` on ``output`` (said again: kept once; a second column list joins the first)."""
+        ...
+
+    def columns_of(self, output: str) -> list[str]:
+        """The columns (or keys) the requirements so far ask of ``output``, in their order."""
+        ...
+
+
+@dataclass(frozen=True)
+class RequestView:
+    """A request as the readings see it, split and attributed once by the derivation."""
+
+    text: str
+    outputs: Sequence[str]  # the files the run must write
+    inputs: dict[str, dict]  # path -> the facts found of it ({"rows", "columns", "values", "epsg", ...})
+    sentences: Sequence[tuple[str, list[str], bool]]  # each sentence, the outputs it speaks of, whether surely
+    files: Callable[[str], list[str]]  # the file names a text names
+    affirmed: Callable[[str], str]  # a sentence's clauses that negate nothing
+
+
+Reading = Callable[[RequestView, Builder], None]
+
+
 # What the checker hands a check:
 #   "file":   check(params, path, fmt, layers): the path, its format and {layer: data} read from it;
 #   "table":  check(params, data, sources): one layer, or the part of a JSON document that holds
@@ -78,6 +114,7 @@ class RequirementKind:
         False  # the coder is told how before its first attempt (a defect the request did not spell out)
     )
     computed_by_mend: bool = False  # its values are computed on the written file by the mend, not by the coder
+    read: Reading | None = None  # what in a request asks for it; None: other readings (rules.py) add it
 
     @property
     def check_name(self) -> str:

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: a55a5fa4bf38779d88adac10580f10aa4ff5bbc52a83b82f18c3a65abf06b889
+ * schema-sha256: 6ac01d784cf26e724d2c312021f3b68b9fa44c70ea45358762786ad1c0de67aa
  */
 
 export type RunEvent =
@@ -278,25 +278,25 @@ export interface Repaired {
   subtask_id: string;
   attempt: number;
   strategy:
+    | 'mend'
+    | 'drop_mended_column'
+    | 'keep_frame'
+    | 'make_valid'
+    | 'own_column'
+    | 'keep_geometry'
+    | 'set_geometry'
+    | 'rename_local'
+    | 'fix_call'
     | 'add_import'
     | 'start_list'
     | 'drop_keyword'
     | 'drop_import'
-    | 'fix_call'
+    | 'text_not_frame'
     | 'move_import'
-    | 'keep_frame'
-    | 'keep_geometry'
-    | 'set_geometry'
-    | 'make_valid'
-    | 'own_column'
-    | 'rename_local'
     | 'drop_print'
-    | 'mend'
-    | 'drop_mended_column'
     | 'insert_subtask'
     | 'example_name'
     | 'members'
-    | 'text_not_frame'
     | 'data_profile'
     | 'analyse'
     | 'no_code'

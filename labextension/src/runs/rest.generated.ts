@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: 7c0b2ffef081f5aaa1536b7ad673723cdff1819b60eeec6c850f13ce7991cd8e
+ * schema-sha256: 661f4eab89a5e5821a2aaa9b63cc68ce5bc05f302b5290dbaaed36a7308195e2
  */
 import type {
   ApprovalGiven,
