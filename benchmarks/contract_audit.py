@@ -3,15 +3,16 @@ on broken deliverables — the dev tasks as written, their rewordings, and the p
 
     .venv/bin/python benchmarks/contract_audit.py [--suite ../shared/bench/geoagentbench-dev]
         [--rewordings ../shared/bench/paraphrases/dev.json] [--only dev,rewording,corpus] [--details]
-        [--reader rules|model|both] [--model local:qwen2.5-coder-1.5b] [--model-unsure]
+        [--reader rules|model|both|proposals] [--model local:qwen2.5-coder-1.5b] [--model-unsure]
         [--cache benchmarks/data/reading_cache.json]
 
 Prints one table (sound requests, broken deliverables caught by sound requirements, gating
 requirements per request) and, with ``--details``, each wrong requirement with what the correct
 deliverable showed and each broken deliverable no sound requirement caught. No kernel; with
 ``--reader model`` or ``both`` the model reads each request once (``contract.reading``), its answers
-kept in ``--cache`` so a rerun needs no model; ``--model-unsure``: what the reading adds is shown,
-never gating (so it counts in neither figure).
+kept in ``--cache`` so a rerun needs no model; ``--reader proposals``: the older model path
+(``contract.proposed``: free sentences the rules read) beside the rules; ``--model-unsure``: what
+the reading adds is shown, never gating (so it counts in neither figure).
 """
 
 from __future__ import annotations
@@ -52,7 +53,11 @@ def main() -> None:
     cases = [c for c in dev_cases(args.suite, args.rewordings) if c.group in groups]
     if "corpus" in groups:
         cases += corpus_cases()
-    read = CachedModelReader(args.model, args.cache) if args.reader != "rules" else None
+    read = (
+        CachedModelReader(args.model, args.cache, proposals=args.reader == "proposals")
+        if args.reader != "rules"
+        else None
+    )
     auditor = Auditor(args.reader, read, model_gates=not args.model_unsure)
     results = [auditor.audit(c) for c in cases]
     commit = subprocess.run(

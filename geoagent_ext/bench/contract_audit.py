@@ -25,11 +25,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..contract import Contract, Requirement, check_payload, derive_contract
-from ..contract.reading import RequestReading, accept_reading
+from ..contract.proposed import accept_proposals, parse_proposals
+from ..contract.reading import accept_reading, parse_reading
 
 Writer = Callable[[Path], None]  # puts a deliverable set into the folder it is given
-Reader = Callable[[str, list[str]], "RequestReading | None"]  # the model's reading of a request and its outputs
-READERS = ("rules", "model", "both")
+Answer = Callable[[str, list[str]], str]  # the model's answer for a request and its outputs
+READERS = ("rules", "model", "both", "proposals")
 
 
 @dataclass
@@ -122,9 +123,11 @@ class Auditor:
 
     ``reader``: "rules" (the contract a run derives), "model" (each output exists, plus what the
     model's reading adds that the request writes), "both" (the rules' contract plus what the reading
-    adds beside it); ``model_gates``: whether the reading's requirements gate (else shown, unsure)."""
+    adds beside it), "proposals" (the rules' contract plus the model's proposed sentences the rules
+    keep, ``contract.proposed``); ``read``: the model's answer (a reading, or proposals);
+    ``model_gates``: whether the reading's requirements gate (else shown, unsure)."""
 
-    def __init__(self, reader: str = "rules", read: Reader | None = None, model_gates: bool = True) -> None:
+    def __init__(self, reader: str = "rules", read: Answer | None = None, model_gates: bool = True) -> None:
         from ..kernel import inkernel
 
         if reader not in READERS or (reader != "rules" and read is None):
@@ -137,14 +140,16 @@ class Auditor:
         rules = derive_contract(case.request, case.outputs, facts)
         if self.reader == "rules" or self.read is None:
             return rules
+        answer = self.read(case.request, case.outputs)
+        if self.reader == "proposals":
+            kept, _ = accept_proposals(parse_proposals(answer, case.outputs), case.request, rules, facts)
+            return rules.model_copy(update={"requirements": rules.requirements + kept})
         base = (
             rules
             if self.reader == "both"
             else rules.model_copy(update={"requirements": [r for r in rules.requirements if r.kind == "exists"]})
         )
-        added, _ = accept_reading(
-            self.read(case.request, case.outputs), case.request, base, facts, sure=self.model_gates
-        )
+        added, _ = accept_reading(parse_reading(answer), case.request, base, facts, sure=self.model_gates)
         return base.model_copy(update={"requirements": base.requirements + added})
 
     def audit(self, case: AuditCase) -> CaseResult:
@@ -189,12 +194,13 @@ class Auditor:
 
 
 class CachedModelReader:
-    """The model's readings (``Planner.read_request``) with each answer kept in a JSON file keyed by
-    the model, the reading's prompt and schema, the request and its outputs: a rerun reads the file.
+    """The model's answers -- its reading (``Planner.reading_answer``) or, with ``proposals``, its
+    proposed sentences (``Planner.propose_requirements``' call) -- each kept in a JSON file keyed by
+    the model, the prompt (and schema), the request and its outputs: a rerun reads the file.
     ``seconds``: what each call made now took."""
 
-    def __init__(self, model: str, cache: Path, timeout: float = 180) -> None:
-        self.model, self.path = model, cache
+    def __init__(self, model: str, cache: Path, timeout: float = 180, proposals: bool = False) -> None:
+        self.model, self.path, self.proposals = model, cache, proposals
         self.answers: dict[str, dict] = json.loads(cache.read_text()) if cache.is_file() else {}
         self.seconds: list[float] = []
         self.cached_seconds: list[float] = []
@@ -202,10 +208,11 @@ class CachedModelReader:
         self._llm = None
 
     def key(self, request: str, outputs: list[str]) -> str:
-        from ..agent.prompts import READER_SYSTEM
+        from ..agent.prompts import PROPOSER_SYSTEM, READER_SYSTEM
         from ..contract.reading import reading_schema
 
-        text = json.dumps([self.model, READER_SYSTEM, reading_schema(), request, outputs], sort_keys=True)
+        asked = [PROPOSER_SYSTEM] if self.proposals else [READER_SYSTEM, reading_schema()]
+        text = json.dumps([self.model, *asked, request, outputs], sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:24]
 
     def answer(self, request: str, outputs: list[str]) -> dict:
@@ -217,6 +224,7 @@ class CachedModelReader:
         import asyncio
 
         from ..agent.planner import Planner
+        from ..agent.prompts import proposer_messages
         from ..llm.client import LLMClient, LLMError
 
         if self._llm is None:
@@ -229,7 +237,12 @@ class CachedModelReader:
             self._llm.retries = 0
         started = time.perf_counter()
         try:
-            generation = asyncio.run(Planner(self._llm).reading_answer(request, outputs))
+            asked = (
+                self._llm.complete(proposer_messages(request, outputs), temperature=0.0, max_tokens=200)
+                if self.proposals
+                else Planner(self._llm).reading_answer(request, outputs)
+            )
+            generation = asyncio.run(asked)
             entry = {"text": generation.text, "error": "", "tokens_out": generation.tokens_out}
         except LLMError as exc:
             entry = {"text": "", "error": str(exc)[:300]}
@@ -240,10 +253,8 @@ class CachedModelReader:
         self.path.write_text(json.dumps(self.answers, indent=1, sort_keys=True))
         return entry
 
-    def __call__(self, request: str, outputs: list[str]) -> RequestReading | None:
-        from ..contract.reading import parse_reading
-
-        return parse_reading(self.answer(request, outputs)["text"])
+    def __call__(self, request: str, outputs: list[str]) -> str:
+        return str(self.answer(request, outputs)["text"])
 
 
 @dataclass

@@ -64,12 +64,27 @@ def parse_reading(text: str) -> RequestReading | None:
         return None
 
 
-# The words that ask for a kind, in the sentence that writes its column.
-_ONE_ROW_PER = re.compile(
-    r"\b(?:one|a\s+single|exactly\s+one)\s+(?:row|record|line|feature|entry)\s+(?:per|for\s+(?:each|every))\b|"
-    r"\bunique\b|\bno\s+(?:\w+\s+)?duplicat\w*|\bde-?duplicat\w*|\bde-?dup\w*|\b(?:only|exactly)\s+once\b",
-    re.IGNORECASE,
+# "one row per district", "a single record for each `site_id`" -- and not "per address and rank"
+_ONE_ROW_PER = (
+    r"\b(?:one|a\s+single|exactly\s+one)\s+(?:row|record|line|feature|entry|object|item)\s+"
+    r"(?:per|for\s+(?:each|every))\s+(?:the\s+|each\s+|every\s+)?`?(?:{names})`?(?!\w|\s*(?:and|,|/|&|x|per|pair|combination|-)\b)"
 )
+_UNIQUE_NEAR = (
+    r"`?(?:{names})`?\s+(?:\w+\s+){{0,3}}?(?:is\s+|are\s+|must\s+be\s+|stays?\s+)?(?:unique|never\s+repeated|only\s+once)\b|"
+    r"\b(?:unique|no\s+duplicate|de-?duplicate\w*\s+(?:on|by))\s+(?:\w+\s+){{0,2}}?`?(?:{names})`?(?!\w)"
+)
+_KEY_SUFFIX = re.compile(r"_(?:id|code|name|key|no|number|nr)$", re.IGNORECASE)
+
+
+def _key_said(name: str, request: str) -> str:
+    """The sentence that asks for one row per value of ``name``: "one row per" right before the
+    name or the noun it is the key of (``district_code``: "district"), or "unique" beside it."""
+    noun = _KEY_SUFFIX.sub("", name).replace("_", " ")
+    names = "|".join(re.escape(n) + "s?" for n in dict.fromkeys([name, noun]) if n)
+    cue = re.compile(_ONE_ROW_PER.format(names=names) + "|" + _UNIQUE_NEAR.format(names=names), re.IGNORECASE)
+    return next((s for s in _sentences(request) if cue.search(" ".join(s.split()))), "")
+
+
 # a CRS named as where the data comes from, not where it goes ("from WGS84", "currently in UTM")
 _SOURCE_CRS = re.compile(
     r"\b(?:from|currently|originally|source|comes?\s+in|came\s+in|arrives?\s+in|stored\s+in)\s+"
@@ -128,12 +143,39 @@ def _sentence_with(name: str, request: str, cue: re.Pattern) -> str:
 
 
 def _column_written(name: str, request: str, input_columns: set[str]) -> bool:
-    """The request writes the name as a name: in backticks or quotes, with an underscore, or as the
-    name of an input's column (a plain English word otherwise: "the name of each park")."""
-    if not _in_request(name, request):
+    """The request writes the name as a column's name: in backticks, with an underscore, or as the
+    name of an input's column -- not a plain English word ("the name of each park") nor a layer's
+    name ('layer "parcels"')."""
+    if not _in_request(name, request) or re.search(
+        rf"\blayers?\s+(?:named\s+)?[`'\"\u201c]?{re.escape(name)}\b", request, re.I
+    ):
         return False
-    quoted = re.search(rf"[`'\"\u201c\u2018]{re.escape(name)}[`'\"\u201d\u2019]", request)
-    return bool(quoted) or "_" in name or name in input_columns
+    return bool(re.search(rf"`{re.escape(name)}`", request)) or "_" in name or name in input_columns
+
+
+# A JSON output is a table of records only when the request says so; a JSON object's keys are no columns.
+_RECORDS = re.compile(
+    r"(?:list|array)\s+of\s+(?:records|objects|rows)\b|\b(?:one|an?)\s+(?:object|record)\s+(?:per|for\s+each)\b|"
+    r"\bjson\s+(?:list|array)\b",
+    re.IGNORECASE,
+)
+
+
+def _records(path: str, request: str) -> bool:
+    """Whether the output is a table: not JSON, or JSON the request calls a list of records."""
+    return not path.lower().endswith(".json") or any(_RECORDS.search(_affirmed(s)) for s in _sentences(request))
+
+
+def _sort_said(name: str, request: str) -> str:
+    """The sentence that sorts by ``name`` in so many words: "sorted by `n`", "ordered by n",
+    "`n` descending" (a sort word elsewhere in the sentence says nothing of this column)."""
+    n = re.escape(name)
+    cue = re.compile(
+        rf"\b(?:sort|order|rank)(?:ed)?\s+(?:\w+\s+){{0,3}}?by\s+(?:the\s+|its\s+|their\s+)?`?{n}`?(?!\w)|"
+        rf"`?{n}`?\s+(?:\(|,)?\s*(?:descending|ascending|desc|asc)\b",
+        re.IGNORECASE,
+    )
+    return next((s for s in _sentences(request) if cue.search(" ".join(s.split()))), "")
 
 
 def _about_another_output(name: str, path: str, request: str) -> bool:
@@ -144,7 +186,9 @@ def _about_another_output(name: str, path: str, request: str) -> bool:
     return bool(holding) and all(files and _base(path) not in files for files in named)
 
 
-Grounded = tuple[str, str, str]  # (output as the model wrote it, a plain sentence of one field, the request's words)
+# (output as the model wrote it, a plain sentence of one field, the request's words, the kinds it asks for)
+Grounded = tuple[str, str, str, tuple[str, ...]]
+_CRS_KINDS = ("crs_epsg", "crs_projected_metres")
 
 
 def candidates(
@@ -165,40 +209,34 @@ def candidates(
             said = _crs_grounding(out.crs, request)
             codes = _EPSG_DIGITS.findall(out.crs)
             if said and all(_in_request(c, said) for c in codes):
-                found.append((path, f"is in {out.crs.strip()}", said))
+                found.append((path, f"is in {out.crs.strip()}", said, _CRS_KINDS))
             else:
                 dropped.append((f"{path}: crs {out.crs}", "the request does not ask for it"))
         if out.geometry_type:
             allowed, said = _geometry_grounding(out.geometry_type, request)
             if allowed:
-                found.append((path, f"every feature is a {' or '.join(allowed)}", said))
+                found.append((path, f"every feature is a {' or '.join(allowed)}", said, ("geometry_types",)))
             else:
                 dropped.append((f"{path}: geometry {out.geometry_type}", "the request does not write it"))
         names = list(dict.fromkeys(n.strip("`'\" ") for n in out.columns_kept + out.columns_new))
-        kept = [n for n in names if n and written(n, path)]
+        kept = [n for n in names if n and written(n, path)] if _records(path, request) else []
         if kept:
             said = next((s for s in _sentences(request) if _in_request(kept[0], s)), "")
-            found.append((path, "has the columns " + ", ".join(f"`{n}`" for n in kept), said))
+            found.append((path, "has the columns " + ", ".join(f"`{n}`" for n in kept), said, ("columns",)))
         dropped += [(f"{path}: column {n}", "the request does not write it as a name") for n in names if n not in kept]
         key = (out.one_row_per or "").strip("`'\" ")
-        said = _sentence_with(key, request, _ONE_ROW_PER) if key and written(key, path) else ""
+        said = _key_said(key, request) if key and written(key, path) else ""
         if said:
-            found.append((path, f"`{key}` is unique", said))
+            found.append((path, f"`{key}` is unique", said, ("unique",)))
         elif key:
             dropped.append((f"{path}: one row per {key}", "the request does not say so"))
         sort = (out.sort_by or "").strip("`'\" ")
-        if sort and written(sort, path):
-            found.append((path, f"sorted by `{sort}` {out.sort_order or 'ascending'}", ""))
+        said = _sort_said(sort, request) if sort and written(sort, path) else ""
+        if said:
+            found.append((path, f"sorted by `{sort}` {out.sort_order or 'ascending'}", said, ("sorted",)))
         elif sort:
-            dropped.append((f"{path}: sorted by {sort}", "the request does not write it as a name"))
+            dropped.append((f"{path}: sorted by {sort}", "the request does not sort by it in so many words"))
     return found, dropped
-
-
-# Kinds a field of the reading may become: a column list (and lon/lat a column's name says), a CRS,
-# geometry types, a unique key, a sort. Left to the rules: what else they read in a name the
-# model surfaced (measures, bounds, counts), which the request's words decide, not the name.
-READABLE = frozenset({"columns", "crs_epsg", "crs_projected_metres", "lonlat", "geometry_types", "unique", "sorted"})
-_CRS_KINDS = ("crs_epsg", "crs_projected_metres")
 
 
 def _output_of(path: str, outputs: list[str]) -> str | None:
@@ -222,7 +260,12 @@ def _new_columns(req: Requirement, known: list[Requirement], inputs: dict[str, d
     if not new:
         return None
     listed = "has the columns " + ", ".join(f"`{n}`" for n in new)
-    return next((r for r in _rules_read(req.output, listed, inputs) if r.kind == "columns"), None)
+    read = next((r for r in _rules_read(req.output, listed, inputs) if r.kind == "columns"), None)
+    if read is None:
+        return None
+    # the names the model read say nothing of what else the file holds (a WKT or geometry column)
+    params = {k: v for k, v in read.params.items() if k != "no_stray"}
+    return read.model_copy(update={"params": params, "text": f"has the columns {', '.join(new)}"})
 
 
 def _clash(req: Requirement, contract: Contract) -> Requirement | None:
@@ -253,7 +296,7 @@ def accept_reading(
     outputs = [o.path for o in contract.outputs]
     accepted: list[Requirement] = []
     found, dropped = candidates(reading, request, inputs)
-    for path, sentence, said in found:
+    for path, sentence, said, kinds in found:
         label = f"{path}: {sentence}"
         output = _output_of(path, outputs)
         if output is None:
@@ -261,8 +304,8 @@ def accept_reading(
             continue
         for req in _rules_read(output, sentence, inputs):
             known = contract.requirements + accepted
-            if req.kind not in READABLE:
-                continue
+            if req.kind not in kinds:
+                continue  # what else the rules add to any sentence (the input's CRS when none is said)
             if req.kind == "columns":
                 new = _new_columns(req, known, inputs)
                 if new is None:
@@ -278,14 +321,6 @@ def accept_reading(
             if clash is not None:
                 dropped.append((label, f"contradicts “{clash.text}”"))
                 continue
-            words = said or _sort_words(req, request)
-            update = {"id": f"m{len(accepted) + 1}", "origin": "model", "said": " ".join(words.split())[:400]}
+            update = {"id": f"m{len(accepted) + 1}", "origin": "model", "said": " ".join(said.split())[:400]}
             accepted.append(req.model_copy(update={**update, "sure": sure}))
     return accepted, list(dict.fromkeys(dropped))
-
-
-def _sort_words(req: Requirement, request: str) -> str:
-    """The sentence that writes the sorted column and a word of order."""
-    name = req.params.get("name", "")
-    cue = re.compile(r"\b(sort|order|rank|first|descending|ascending|largest|smallest|highest|lowest)\w*", re.I)
-    return _sentence_with(name, request, cue) or next((s for s in _sentences(request) if _in_request(name, s)), "")
