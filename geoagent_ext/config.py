@@ -146,6 +146,19 @@ class GeoAgentSettings(Configurable):
         ),
     ).tag(config=True)
 
+    read_request = Bool(
+        None,
+        allow_none=True,
+        help=(
+            "With the contract: the model also reads the request into a typed form (per output file: "
+            "CRS, geometry type, columns, one-row-per key, sort), under the form's JSON schema (one LLM "
+            "call before the plan). A field becomes a requirement only when the request writes its names "
+            "and the words that ask for it and the rules' requirements agree. Off: the rules' contract "
+            "only. Unset: on, except with the bundled local models (local:...), whose reading added "
+            "nothing the rules missed on the contract audit for ~20 s a run."
+        ),
+    ).tag(config=True)
+
     max_attempts = Int(5, help="Attempts per subtask before it is handed to the human.").tag(config=True)
 
     llm_timeout = Int(600, help="Seconds one LLM call may take before it is retried.").tag(config=True)

@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from ..contract import Contract, RequirementEdit, apply_edits, derive_contract
 from ..contract.proposed import accept_proposals, proposals_wanted
+from ..contract.reading import MODEL_READING_GATES, accept_reading, reading_wanted
 from ..llm.client import LLMError
 from ..redact import redact, redact_obj
 from . import codeinfo
@@ -104,6 +105,8 @@ class RunOptions(BaseModel):
     # The model proposes requirements beyond the rules' (contract.proposed); None: by the model
     # (``proposals_wanted``).
     propose_requirements: bool | None = None
+    # The model reads the request into a typed form (contract.reading); None: by the model (``reading_wanted``).
+    read_request: bool | None = None
 
     @classmethod
     def from_settings(cls, settings, **overrides) -> RunOptions:
@@ -116,6 +119,7 @@ class RunOptions(BaseModel):
             contract=settings.check_contract,
             crs_advisor=settings.crs_advisor,
             propose_requirements=settings.propose_requirements,
+            read_request=settings.read_request,
         )
         return cls(**{**base, **{k: v for k, v in overrides.items() if v is not None}})
 
@@ -492,6 +496,8 @@ class Run:
             )
             if proposals_wanted(self.options.propose_requirements, self.model_name):
                 await self._add_proposed_requirements()
+            if reading_wanted(self.options.read_request, self.model_name):
+                await self._add_model_reading()
             if self.options.approval_mode:
                 await self._review_contract()
             self.crs_advice = self.crs_advice.within(self.contract)
@@ -638,6 +644,25 @@ class Run:
         assert contract is not None  # derived before the proposals are read
         added, dropped = accept_proposals(proposals, self.request, contract, self.input_facts)
         self._dropped_proposals = [f"{said} ({why})" for said, why in dropped]
+        if added:
+            self.contract = contract.model_copy(update={"requirements": contract.requirements + added})
+
+    async def _add_model_reading(self) -> None:
+        """The model's typed reading of the request, kept where the request writes it and the rules
+        agree (``contract.reading``). A model that cannot answer, or answers no such form, adds
+        nothing and says so among the dropped readings; the plan's own call reports a model that is down."""
+        try:
+            reading = await Planner(self.llm).read_request(self.request, self.outputs)
+        except LLMError as exc:
+            self._dropped_proposals.append(f"the model's reading of the request ({str(exc)[:160]})")
+            return
+        if reading is None:
+            self._dropped_proposals.append("the model's reading of the request (not the form asked for)")
+            return
+        contract = self.contract
+        assert contract is not None  # derived before the reading is used
+        added, dropped = accept_reading(reading, self.request, contract, self.input_facts, sure=MODEL_READING_GATES)
+        self._dropped_proposals += [f"{said} ({why})" for said, why in dropped]
         if added:
             self.contract = contract.model_copy(update={"requirements": contract.requirements + added})
 

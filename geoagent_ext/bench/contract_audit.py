@@ -200,7 +200,8 @@ class CachedModelReader:
     ``seconds``: what each call made now took."""
 
     def __init__(self, model: str, cache: Path, timeout: float = 180, proposals: bool = False) -> None:
-        self.model, self.path, self.proposals = model, cache, proposals
+        # resolved now: the auditor reads each case in a folder of its own
+        self.model, self.path, self.proposals = model, cache.resolve(), proposals
         self.answers: dict[str, dict] = json.loads(cache.read_text()) if cache.is_file() else {}
         self.seconds: list[float] = []
         self.cached_seconds: list[float] = []

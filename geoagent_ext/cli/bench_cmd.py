@@ -42,7 +42,7 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--no-proposals",
         action="store_true",
-        help="The contract from the rules only (same as --config propose_requirements=false).",
+        help="The contract from the rules only (same as --config propose_requirements=false read_request=false).",
     )
     parser.add_argument("--task-timeout", type=float, default=1800, help="Seconds per task (default 1800).")
     parser.add_argument(
@@ -59,6 +59,7 @@ async def run(args) -> int:
         settings.crs_advisor = False
     if args.no_proposals:
         settings.propose_requirements = False
+        settings.read_request = False
     try:
         tasks = load_suite(Path(args.suite), args.task)
     except (OSError, ValueError) as exc:

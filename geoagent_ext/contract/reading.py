@@ -23,6 +23,18 @@ from .model import Contract, Requirement
 from .proposed import _contradiction, _in_request, _rules_read, _ungrounded
 from .rules import _SENTENCE, _affirmed, _base, _files
 
+# Whether what the reading adds gates ``succeeded`` (else shown and reported "not verified"):
+# decided by the contract audit, on which every request stayed sound with it gating.
+MODEL_READING_GATES = True
+
+
+def reading_wanted(setting: bool | None, model: str) -> bool:
+    """Whether a run asks its model to read the request: the setting when it is set; else yes, except
+    for the bundled local models, whose reading added nothing the rules missed on the contract audit
+    (``benchmarks/contract_audit.py --reader both``) for ~20 s a run on a CPU."""
+    return setting if setting is not None else not model.startswith("local:")
+
+
 GeometryType = Literal["Point", "LineString", "Polygon", "MultiPoint", "MultiLineString", "MultiPolygon"]
 
 
@@ -92,6 +104,7 @@ _SOURCE_CRS = re.compile(
     re.IGNORECASE,
 )
 _EPSG_DIGITS = re.compile(r"\b(\d{4,5})\b")
+_FEATURE_WORDS = re.compile(r"\b(?:only|just|every|each|all|as|features?|geometr\w*)\b", re.IGNORECASE)
 _PLAIN_TYPE = {
     "Point": r"points?",
     "LineString": r"lines?|linestrings?",
@@ -122,18 +135,21 @@ def _crs_grounding(words: str, request: str) -> str:
     return ""
 
 
+def _families(text: str) -> set[str]:
+    """The geometry families ("Point", "LineString", "Polygon") a text writes, by name or plain word."""
+    return {
+        base for base, plain in _PLAIN_TYPE.items() if re.search(rf"\b(?:(?:multi)?{base}s?|{plain})\b", text, re.I)
+    }
+
+
 def _geometry_grounding(kind: str, request: str) -> tuple[list[str], str]:
-    """(allowed types, the sentence) for a geometry type the request writes: its OGC name ("only
-    MultiPolygon") or the plain word ("lines only": LineString or MultiLineString), in a clause that
-    negates nothing. ([], '') when the request does not write it."""
+    """(allowed types, the sentence) for a geometry type the request asks of features: a sentence
+    whose clauses that negate nothing write that family and no other ("only the line features",
+    "as MultiPolygon"). Allowed: the family, single- or multi-part -- which of the two the request
+    means is not read here. ([], '') when no sentence asks for it so."""
     base = kind.removeprefix("Multi")
-    exact = re.compile(rf"\b{kind}s?\b", re.IGNORECASE)
-    plain = re.compile(rf"\b(?:{_PLAIN_TYPE[base]})\b", re.IGNORECASE)
     for sentence in _sentences(request):
-        affirmed = _affirmed(sentence)
-        if exact.search(affirmed) and (kind.startswith("Multi") or not re.search(rf"\bMulti{kind}", affirmed)):
-            return [kind], sentence
-        if plain.search(affirmed) and re.search(r"\bonly\b|\bjust\b|\bevery\b|\beach\b|\bas\b", sentence, re.I):
+        if _families(_affirmed(sentence)) == {base} and _FEATURE_WORDS.search(sentence):
             return [base, f"Multi{base}"], sentence
     return [], ""
 
@@ -203,6 +219,10 @@ def candidates(
     def written(name: str, path: str) -> bool:
         return _column_written(name, request, input_columns) and not _about_another_output(name, path, request)
 
+    typed: dict[str, set[str]] = {}  # the geometry families the reading gives each output
+    for out in reading.outputs:
+        if out.geometry_type:
+            typed.setdefault(_base(out.path), set()).add(out.geometry_type.removeprefix("Multi"))
     for out in reading.outputs:
         path = out.path
         if out.crs:
@@ -212,7 +232,9 @@ def candidates(
                 found.append((path, f"is in {out.crs.strip()}", said, _CRS_KINDS))
             else:
                 dropped.append((f"{path}: crs {out.crs}", "the request does not ask for it"))
-        if out.geometry_type:
+        if out.geometry_type and len(typed[_base(path)]) > 1:
+            dropped.append((f"{path}: geometry {out.geometry_type}", "the reading gives the file several types"))
+        elif out.geometry_type:
             allowed, said = _geometry_grounding(out.geometry_type, request)
             if allowed:
                 found.append((path, f"every feature is a {' or '.join(allowed)}", said, ("geometry_types",)))
@@ -289,12 +311,13 @@ def accept_reading(
     *,
     sure: bool = True,
 ) -> tuple[list[Requirement], list[tuple[str, str]]]:
-    """(requirements the reading adds to ``contract``, [(field, why it was dropped)]). Ids ``m1``...,
+    """(requirements the reading adds to ``contract``, [(field, why it was dropped)]). Ids ``m<n>``,
     origin "model", ``said`` the request's words each rests on; ``sure=False``: shown, never gating."""
     if reading is None:
         return [], []
     outputs = [o.path for o in contract.outputs]
     accepted: list[Requirement] = []
+    first = 1 + sum(r.origin == "model" for r in contract.requirements)  # after the model's proposals, if any
     found, dropped = candidates(reading, request, inputs)
     for path, sentence, said, kinds in found:
         label = f"{path}: {sentence}"
@@ -321,6 +344,6 @@ def accept_reading(
             if clash is not None:
                 dropped.append((label, f"contradicts “{clash.text}”"))
                 continue
-            update = {"id": f"m{len(accepted) + 1}", "origin": "model", "said": " ".join(said.split())[:400]}
+            update = {"id": f"m{first + len(accepted)}", "origin": "model", "said": " ".join(said.split())[:400]}
             accepted.append(req.model_copy(update={**update, "sure": sure}))
     return accepted, list(dict.fromkeys(dropped))

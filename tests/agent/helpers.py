@@ -34,9 +34,11 @@ class StepScript:
         review: str = "OK",
         rewrite: str = "",
         requirements: str = "NONE",
+        reading: str = '{"outputs": []}',
     ):
         self.plan = plan
         self.requirements = requirements  # the model's proposed requirements (contract.proposed)
+        self.reading = reading  # the model's reading of the request (contract.reading)
         self.rewrite = rewrite  # the planner's new wording for a step that keeps failing the same way
         self.steps = {key: list(replies) for key, replies in steps.items()}
         self.review = review
@@ -48,6 +50,8 @@ class StepScript:
             return "\n".join(f"{i}. {step}" for i, step in enumerate(self.plan, 1))
         if "what the output files must satisfy" in system:
             return self.requirements
+        if "fill in, as JSON" in system:
+            return self.reading
         if "reviewing a geospatial analysis" in system:
             return self.review
         if "keeps failing" in system:

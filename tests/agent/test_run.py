@@ -1105,6 +1105,49 @@ async def test_the_bundled_local_model_is_not_asked_for_proposals_unless_the_set
     assert asked == {None: False, True: True}
 
 
+async def test_the_models_reading_adds_what_the_request_writes_and_never_stops_a_run(workdir, tmp_path):
+    """With ``read_request`` on, one call before the plan reads the request into the typed form; a
+    grounded field becomes a requirement of origin "model", an answer that is no such form adds
+    nothing and the run goes on. Unset, a local: model is not asked."""
+    import json
+
+    from geoagent_ext.agent.run import Run, RunOptions
+    from geoagent_ext.llm.client import LLMClient
+
+    write = (
+        "import pandas as pd, geopandas as gpd\ndf = pd.read_csv('cities.csv')\n"
+        "gpd.GeoDataFrame(df, geometry=gpd.points_from_xy(df.lon, df.lat), crs=4326).to_file('cities.geojson')"
+    )
+    form = {"crs": None, "geometry_type": None, "columns_kept": [], "columns_new": [], "sort_by": None}
+    answer = {"outputs": [{"path": "cities.geojson", **form, "one_row_per": "name", "sort_order": None}]}
+    stated = {}
+    for setting, reading in ((True, json.dumps(answer)), (True, "I cannot fill that in."), (None, json.dumps(answer))):
+        (workdir / "cities.geojson").unlink(missing_ok=True)
+        script = StepScript(["Write the cities to cities.geojson."], {"Write the cities": [write]}, reading=reading)
+        model = ScriptedChatModel(responder=script)
+        async with real_kernel(workdir) as kernel:
+            run = Run(
+                "Turn cities.csv into cities.geojson with one row per `name`.",
+                kernel=kernel,
+                llm=LLMClient(model, timeout=30, retries=0),
+                model_name="local:qwen2.5-coder-1.5b",
+                options=RunOptions(read_request=setting),
+                log_dir=tmp_path / "runs",
+            )
+            finished = await run.wait()
+        assert finished.status == "succeeded", finished.message
+        event = next(e for e in run.bus.history if e.type == "contract_stated")
+        asked = any("fill in, as JSON" in p for p in model.prompt_texts)
+        stated[(setting, reading[:1])] = (
+            asked,
+            [(r.kind, r.origin) for r in event.contract.requirements if r.origin == "model"],
+            event.dropped,
+        )
+    assert stated[(True, "{")][:2] == (True, [("unique", "model")])
+    assert stated[(True, "I")][:2] == (True, []) and "not the form asked for" in stated[(True, "I")][2][0]
+    assert stated[(None, "{")] == (False, [], [])
+
+
 def test_proposals_follow_the_setting_else_the_model():
     from geoagent_ext.config import GeoAgentSettings
     from geoagent_ext.contract.proposed import proposals_wanted
