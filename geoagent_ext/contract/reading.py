@@ -1,14 +1,15 @@
 """The model's reading of a request: a typed spec of each output file, filled by the model under a
 JSON-schema grammar, and what of it becomes a requirement.
 
-The rules (``rules.py``) parse phrasings; the model may read meaning the phrasings miss (which
-output a sentence is about, a column named in plain words, an order said loosely). Its answer is
-a ``RequestReading`` -- only fields an existing requirement kind checks -- and each field becomes a
-requirement only when it is *grounded*: every name, code and value it carries is written in the
-request, in a sentence with the words that ask for it ("one row per", "sorted", a CRS in a clause
-that negates nothing and is no source CRS), and the rules read the same requirement from a plain
-sentence of it. A requirement that repeats or contradicts one the rules derived is not added. A
-model that answers nonsense, or nothing, adds nothing.
+The rules (``rules.py``) parse phrasings; the model may read what a phrasing the rules do not
+know says (which output a sentence is about, a key or a sort in other words). Its answer is a
+``RequestReading`` -- only fields an existing requirement kind checks -- and each field becomes a
+requirement only when it is *grounded*: every name and code it carries is written in the request
+as a name (backticks, underscores, an input's column), in a sentence with the words that ask for
+it ("one row per" right before the key, "sorted by" the column, the CRS words in a clause that
+negates nothing and is no source CRS, one geometry family), and the rules read that requirement
+from a plain sentence of the field. A requirement that repeats or contradicts one the rules
+derived is not added. A model that answers nonsense, or nothing, adds nothing.
 """
 
 from __future__ import annotations
