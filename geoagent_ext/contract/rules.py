@@ -1617,13 +1617,15 @@ def _shape_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[str
     """A request that moves or restores no shape ("give me back `x.gpkg` with three layers ... single-part,
     national grid") keeps each feature's shape: every feature of a spatial output, back in the one
     spatial input's CRS, is one of that input's features or one of their parts (a simplification in
-    degrees breaks no other requirement). Read from the request's silence, it is an unsure reading:
-    shown, never gating."""
+    degrees breaks no other requirement). The request asks for nothing that makes new shapes, so a
+    right answer has none; of an input with several layers the check cannot tell which layer a
+    feature comes from, so there it is an unsure reading: shown, never gating."""
     spatial = [p for p in (named or list(inputs)) if _format(p) in SPATIAL]
     words = _CRS_GRID.sub(" ", _FILE.sub(" ", request))
     if len(spatial) != 1 or _RESHAPES.search(words) or _NEW_KIND.search(words):
         return
     had = _families(str(inputs[spatial[0]].get("geometry_type") or "").split(","))
+    one_layer = (inputs[spatial[0]].get("layers") or 1) == 1
     for out in outputs:
         # Left alone (geometry_unchanged says more) or reshaped by a rule (cut at +-180, repaired, buffered).
         ruled = any(r.output == out and r.kind in _SHAPE_RULED for r in b.requirements)
@@ -1634,7 +1636,7 @@ def _shape_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[str
             if r.output == out and r.kind == "geometry_types"
         ]
         if _format(out) in SPATIAL and not ruled and not any(had and not (kinds & had) for kinds in asked):
-            b.reading(_output_words(b, out), sure=False)  # read from silence: shown, never gating
+            b.reading(_output_words(b, out), sure=one_layer)
             b.add(
                 out,
                 "shapes_kept",
@@ -2176,14 +2178,17 @@ _VALUES_CHANGE = re.compile(
 
 def _carried_text(b: _Builder, request: str, outputs: list[str], inputs: dict[str, dict]) -> None:
     """A text column an output is asked for that exactly one input has (a name, a class, a code
-    written as text) holds that input's values, unless the request asks to change values: another
-    column's values under its name (ids for names) is the mistake this catches."""
+    written as text; not numbers written as text, which a right answer may cast) holds that input's
+    values, unless the request asks to change values: another column's values under its name (ids
+    for names) is the mistake this catches."""
     if _VALUES_CHANGE.search(_FILE.sub(" ", request)):
         return
     for out in outputs:
         for name in b.columns_of(out):
             holders = [p for p, facts in inputs.items() if name in (facts.get("columns") or [])]
-            if len(holders) != 1 or name not in (inputs[holders[0]].get("text_columns") or []):
+            facts = inputs[holders[0]] if len(holders) == 1 else {}
+            numbers = (facts.get("defects") or {}).get("numbers_as_text") or {}
+            if name not in (facts.get("text_columns") or []) or name in numbers:  # numbers as text may be cast
                 continue
             if any(
                 r.output == out and r.kind == "values_from_input" and r.params.get("name") == name
@@ -2200,6 +2205,7 @@ def _carried_text(b: _Builder, request: str, outputs: list[str], inputs: dict[st
                 f"`{name}` holds the values of `{holders[0]}`'s `{name}` (not another column's)",
                 name=name,
                 input=holders[0],
+                as_key=True,
             )
 
 

@@ -329,9 +329,8 @@ def test_a_conversion_keeps_each_feature_s_shape_reprojected_or_exploded_but_not
     )
     contract = derive_contract(request, ["sites.gpkg"], input_facts(tmp_path))
     [kept] = [r for r in contract.requirements if r.kind == "shapes_kept"]
-    assert not kept.sure and not kept.checkable  # read from the request's silence: shown, never gating
+    assert kept.sure and kept.checkable  # nothing in the request makes new shapes: a right answer keeps them
     req = kept.text
-    contract.requirements = [r.model_copy(update={"sure": True}) for r in contract.requirements]  # the check itself
 
     def write(frame):
         (tmp_path / "sites.gpkg").unlink(missing_ok=True)
@@ -645,7 +644,7 @@ def test_a_spatial_file_written_without_its_geometry_gets_one_repair_line_naming
     blind = [req.text for req, res in pairs if not res.passed and res.observed == "no geometry in the file"]
     # MultiPolygon, no duplicates, none empty, a declared CRS, where the input lies, the input's CRS
     # (shapes kept is an unsure reading: not checked)
-    assert len(blind) == 6
+    assert len(blind) == 7  # shapes kept too: nothing in the request reshapes them
     lines = DeliverableChecks.failures(pairs)
     about_geometry = [line for line in lines if "no geometry" in line]
     assert len(about_geometry) == 1 and "gdf[['a', 'b', 'geometry']]" in about_geometry[0]
@@ -838,3 +837,136 @@ def test_invalid_features_dropped_instead_of_repaired_fail_the_validity_requirem
         input_facts(tmp_path),
     )
     assert not [r for r in dropped.requirements if r.kind == "geometries_valid" and r.params.get("key")]
+
+
+def test_a_distance_between_the_two_places_a_row_names_is_measured_between_them(tmp_path):
+    """A table of distances is checked pair by pair: the row's feature and the feature its id column
+    names (or the point the request writes in coordinates), in metres on the ground: degrees,
+    kilometres under a metres name, a feature paired with itself or fewer than its k nearest fail."""
+    homes = gpd.GeoDataFrame(
+        {"home_id": [1, 2, 3]}, geometry=[Point(16.30, 48.20), Point(16.40, 48.21), Point(16.35, 48.18)], crs=4326
+    )
+    shops = gpd.GeoDataFrame(
+        {"shop_id": ["a", "b", "c", "d"]},
+        geometry=[Point(16.31, 48.20), Point(16.38, 48.22), Point(16.36, 48.17), Point(16.50, 48.30)],
+        crs=4326,
+    )
+    homes.to_file(tmp_path / "homes.geojson")
+    shops.to_file(tmp_path / "shops.geojson")
+    facts = input_facts(tmp_path)
+    utm = homes.estimate_utm_crs()
+    h, s = homes.to_crs(utm), shops.to_crs(utm)
+
+    def table(k, scale=1.0):
+        rows = []
+        for _, home in h.iterrows():
+            d = s.distance(home.geometry).sort_values()[:k]
+            rows += [{"home_id": home.home_id, "shop_id": shops.shop_id[j], "dist_m": v * scale} for j, v in d.items()]
+        return __import__("pandas").DataFrame(rows)
+
+    two = derive_contract(
+        "For every home in `homes.geojson`, the two closest shops of `shops.geojson` with the straight-line "
+        "distance: write `pairs.csv` with home_id, shop_id, dist_m.",
+        ["pairs.csv"],
+        facts,
+    )
+    [req] = [r for r in two.requirements if r.kind == "pair_distance"]
+    assert req.params["to"] == "shops.geojson" and req.params["k"] == 2 and req.params["to_key"] == "shop_id"
+
+    def seen(contract, frame):
+        frame.to_csv(tmp_path / "pairs.csv", index=False)
+        return check(contract, tmp_path)[next(r.text for r in contract.requirements if r.kind == "pair_distance")]
+
+    assert seen(two, table(2))[0]
+    assert not seen(two, table(1))[0]  # the nearest only
+    assert not seen(two, table(2, 1 / 1000))[0]  # kilometres under a metres name
+    passed, observed = seen(two, table(2, 1 / 111_000))  # degrees
+    assert not passed and "straight-line distance" in observed
+
+    landmark = derive_contract(
+        "Distance in metres from each home in `homes.geojson` to the tower (16.37 E, 48.21 N): "
+        "`pairs.csv` with home_id and dist_m.",
+        ["pairs.csv"],
+        facts,
+    )
+    tower = gpd.GeoSeries([Point(16.37, 48.21)], crs=4326).to_crs(utm).iloc[0]
+    right = __import__("pandas").DataFrame({"home_id": homes.home_id, "dist_m": h.distance(tower)})
+    assert seen(landmark, right)[0]
+    assert not seen(landmark, right.assign(dist_m=right.dist_m / 1000))[0]
+    # Along roads is not a straight line: no such requirement.
+    roads = derive_contract(
+        "Road distance in metres from each home in `homes.geojson` to the tower (16.37 E, 48.21 N): "
+        "`pairs.csv` with home_id and dist_m.",
+        ["pairs.csv"],
+        facts,
+    )
+    assert not any(r.kind == "pair_distance" for r in roads.requirements)
+
+
+def test_the_area_claimed_by_one_of_two_layers_and_label_points_inside_it(tmp_path):
+    """A symmetric difference covers what exactly one of two layers covers (a side left out fails),
+    and label points asked to fall strictly inside their polygons fail where a centroid falls out."""
+    official = gpd.GeoDataFrame({"pid": [1]}, geometry=[box(0, 0, 100, 100)], crs=32633)
+    other = gpd.GeoDataFrame({"pid": [1]}, geometry=[box(50, 0, 150, 100)], crs=32633)
+    official.to_file(tmp_path / "parks.gpkg", layer="official")
+    other.to_file(tmp_path / "parks.gpkg", layer="osm")
+    contract = derive_contract(
+        "`parks.gpkg` holds two park layers. Write every patch claimed by exactly one side to `diff.geojson`, and "
+        "a label point strictly inside each patch to `diff_labels.geojson`, in matching order.",
+        ["diff.geojson", "diff_labels.geojson"],
+        input_facts(tmp_path),
+    )
+    region = next(r for r in contract.requirements if r.kind == "symmetric_difference")
+    inside = next(r for r in contract.requirements if r.kind == "points_inside")
+    assert region.output == "diff.geojson" and inside.output == "diff_labels.geojson"
+    # An L-shaped patch, whose centroid lies outside it, and a plain one.
+    ell = box(0, 0, 50, 100).union(box(0, 0, 10, 100))
+    patches = gpd.GeoDataFrame({"source": ["official", "osm"]}, geometry=[ell, box(100, 0, 150, 100)], crs=32633)
+
+    def seen(polys, points):
+        polys.to_crs(4326).to_file(tmp_path / "diff.geojson")
+        points.to_crs(4326).to_file(tmp_path / "diff_labels.geojson")
+        got = check(contract, tmp_path)
+        return got[region.text][0], got[inside.text][0]
+
+    label = patches.assign(geometry=patches.representative_point())
+    assert seen(patches, label) == (True, True)
+    assert seen(patches.iloc[:1], label.iloc[:1]) == (False, True)  # one side left out
+    bent = gpd.GeoDataFrame({"source": ["a"]}, geometry=[box(0, 0, 100, 10).union(box(0, 0, 10, 100))], crs=32633)
+    assert not seen(bent, bent.assign(geometry=bent.centroid))[1]  # an L's centroid is outside it
+
+
+def test_an_area_weighted_mean_is_recomputed_from_the_overlapping_polygons(tmp_path):
+    """Each zone's value is the mean of the other layer's column weighted by the area shared with the
+    zone; polygons under the area the request names are left out. A plain mean fails, and so does
+    keeping the small polygons when they change the mean."""
+    zones = gpd.GeoDataFrame(
+        {"zone_id": ["z1", "z2"]}, geometry=[box(0, 0, 100, 100), box(100, 0, 200, 100)], crs=32631
+    )
+    polys = gpd.GeoDataFrame(
+        {"kind": ["a", "b", "c"], "density": [10.0, 30.0, 1000.0]},
+        geometry=[box(0, 0, 150, 100), box(150, 0, 200, 100), box(10, 10, 15, 15)],  # the last: 25 m²
+        crs=32631,
+    )
+    zones.to_crs(4326).to_file(tmp_path / "zones.geojson")
+    polys.to_crs(4326).to_file(tmp_path / "land.geojson")
+    contract = derive_contract(
+        "For each zone of `zones.geojson`, the area-weighted mean density of the `land.geojson` polygons "
+        "overlapping it; polygons under 100 m² are noise and left out. Write `z.csv` with zone_id and mean_density.",
+        ["z.csv"],
+        input_facts(tmp_path),
+    )
+    [req] = [r for r in contract.requirements if r.kind == "area_weighted"]
+    assert req.params["value"] == "density" and req.params["min_area_m2"] == 100.0
+
+    def seen(values):
+        __import__("pandas").DataFrame({"zone_id": ["z1", "z2"], "mean_density": values}).to_csv(
+            tmp_path / "z.csv", index=False
+        )
+        return check(contract, tmp_path)[req.text]
+
+    assert seen([10.0, 20.0])[0]  # z2: half at 10, half at 30
+    assert not seen([10.0, 40.0])[0]  # an unweighted mean of the polygons' values
+    kept_small = (10.0 * 9975 + 1000.0 * 25) / 10000
+    passed, observed = seen([kept_small, 20.0])
+    assert not passed and "area-weighted mean of `density`" in observed

@@ -3,7 +3,7 @@ written one way, or taken from an input's column."""
 
 from typing import Literal
 
-from ..checker import _contract_column_values, _contract_input, _contract_short, _contract_strings
+from ..checker import _contract_column_values, _contract_input, _contract_key, _contract_short, _contract_strings
 from ._kind import TABLE_MENDS, ColumnParams, RequirementKind
 from ._mending import kept_first
 
@@ -28,6 +28,7 @@ class PatternParams(ColumnParams):
 class ValuesFromInputParams(ColumnParams):
     input: str
     as_type: str | None = None  # converted to that type: the same instants or numbers, none lost
+    as_key: bool = False  # compared as keys are ("01", 1 and 1.0 alike): a format may write a code either way
 
 
 def _contract_converted_values(name, params, mine, theirs):
@@ -125,6 +126,8 @@ def _kind_values_from_input(params, data, value, sources):
     theirs = src[params["name"]]
     allowed = set(map(str, theirs.dropna().tolist()))
     seq = _contract_strings(value)
+    if params.get("as_key"):
+        allowed, seq = {_contract_key(v) for v in allowed}, [_contract_key(v) for v in seq]
     if theirs.isna().any() or "" in allowed:  # a value the input lacks may stay missing
         seq = [v for v in seq if v.strip() not in ("", "nan", "None", "<NA>")]
     foreign = [v for v in seq if v not in allowed]

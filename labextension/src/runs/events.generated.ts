@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 6ac01d784cf26e724d2c312021f3b68b9fa44c70ea45358762786ad1c0de67aa
+ * schema-sha256: 4f7b7a6c0a9e3d7af3fccf0eeaca0e5e6ed084614a284a78699f7ace42d69762
  */
 
 export type RunEvent =
@@ -122,6 +122,7 @@ export interface Requirement {
   text: string;
   kind:
     | 'antimeridian_cut'
+    | 'area_weighted'
     | 'bbox'
     | 'buffer_distance'
     | 'columns'
@@ -152,12 +153,15 @@ export interface Requirement {
     | 'non_negative'
     | 'note'
     | 'numeric'
+    | 'pair_distance'
     | 'pattern'
     | 'point_counts'
+    | 'points_inside'
     | 'rfc7946_winding'
     | 'rows_as_input'
     | 'shapes_kept'
     | 'sorted'
+    | 'symmetric_difference'
     | 'unique'
     | 'values_from_input'
     | 'values_in';

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: 661f4eab89a5e5821a2aaa9b63cc68ce5bc05f302b5290dbaaed36a7308195e2
+ * schema-sha256: 428f0c2d21003b3550c358fe84b657f4d85aa6c40316c482fb7e28921b94cd34
  */
 import type {
   ApprovalGiven,
