@@ -147,3 +147,30 @@ def test_structured_output_by_provider():
     model = langchain_openai.ChatOpenAI(model="m", api_key="k", base_url="http://127.0.0.1:9/v1")
     sent = json_schema_kwargs(model, schema, "r")["response_format"]
     assert sent["type"] == "json_schema" and sent["json_schema"] == {"name": "r", "schema": schema}
+
+
+def test_the_audits_wrong_readings_stay_out():
+    """Each a requirement the correct deliverable failed when the reading was first audited."""
+    inputs = {"parcels.geojson": {"rows": 5, "columns": ["parcel_id", "district"], "epsg": 4326}}
+
+    def added(request: str, outputs: list[str], *fields: dict) -> list[tuple[str, dict]]:
+        contract = derive_contract(request, outputs, inputs)
+        exists = contract.model_copy(update={"requirements": [r for r in contract.requirements if r.kind == "exists"]})
+        return [(r.kind, r.params) for r in accept_reading(reading(*fields), request, exists, inputs)[0]]
+
+    # "one row per address and rank": no key; "busiest vessel first" sorts by no column it names
+    request = "Write near.csv, one row per address and rank, with `address_id` and `last_survey`, busiest vessel first."
+    assert added(request, ["near.csv"], out("near.csv", one_row_per="address_id", sort_by="last_survey")) == []
+    # a JSON object's nested keys are no columns; a layer's quoted name is no column
+    request = "Write extents.json as an object keyed by class, each a [`min_lon`, `max_lon`] array."
+    assert added(request, ["extents.json"], out("extents.json", columns_new=["min_lon", "max_lon"])) == []
+    request = 'Repair parcels.geojson into valid.gpkg, layer "parcels", keeping `parcel_id`.'
+    got = added(request, ["valid.gpkg"], out("valid.gpkg", columns_kept=["parcels", "parcel_id"]))
+    assert [p["names"] for k, p in got if k == "columns"] == [["parcel_id"]]
+    assert all("no_stray" not in p for _, p in got)  # the model's names say nothing of a WKT column beside them
+    # of a field's plain sentence only its own kind: not the input's CRS the rules add to any sentence
+    assert all(k == "columns" for k, _ in got)
+    # a file the reading gives several geometry types (a GeoPackage of layers) gets none
+    request = "Split parcels.geojson into mixed.gpkg with only the points, only the lines and only the polygons."
+    fields = [out("mixed.gpkg", geometry_type=t) for t in ("Point", "LineString", "Polygon")]
+    assert added(request, ["mixed.gpkg"], *fields) == []
