@@ -549,6 +549,7 @@ def _derive(request: str, outputs: list[str], inputs: dict[str, dict], official_
     _defect_rules(b, outputs, inputs, request)
     _shape_rules(b, request, outputs, inputs, named)
     _place_rules(b, outputs, inputs, named)
+    _crs_asked_of_an_input(b, request, outputs, inputs)
     _crs_kept_rules(b, request, outputs, inputs, named)
     _consistent(b, inputs)
     _min_area_rules(b, request, outputs)
@@ -1003,7 +1004,10 @@ def _value_rules(b: _Builder, out: str, sentence: str) -> None:
 _NO_EMPTY = re.compile(r"\bno\s+(?:null|empty|missing)(?:\s+or\s+(?:null|empty|missing))?\s+geometr", re.IGNORECASE)
 _NO_INVALID = re.compile(
     r"\bno\s+(?:[\w-]+\s+)?invalid\s+geometr|\b(?:only|all|every)\s+(?:\w+\s+)?valid\s+geometr|"
-    r"\bgeometr(?:y|ies)\s+(?:must\s+be|are|is)\s+valid\b",
+    r"\bgeometr(?:y|ies)\s+(?:must\s+be|are|is)\s+valid\b|"
+    r"\bmake\s+(?:every|all|each|the)?\s*(?:\w+\s+){0,2}?(?:geometr\w*|outlines?|polygons?|shapes?|features?)\s+valid\b|"
+    r"\b(?:repair|fix|correct)\w*\s+(?:the\s+|every\s+|all\s+)?invalid\s+(?:geometr\w*|outlines?|polygons?|shapes?|features?)|"
+    r"\b(?:is|are)\s+invalid,?\s+(?:then\s+)?(?:fix|repair|make)\w*\s+(?:it|them)\b",
     re.IGNORECASE,
 )
 _NO_DUPLICATE = re.compile(r"\bno\s+(?:[\w-]+\s+)?duplicat\w*\s+geometr", re.IGNORECASE)
@@ -1687,6 +1691,30 @@ def _in_metres(epsg: int) -> bool:
     except pyproj.exceptions.CRSError:
         return False
     return crs.is_projected and all(a.unit_name in ("metre", "meter") for a in crs.axis_info)
+
+
+_ASKING = re.compile(
+    r"\b(?:can|could)\s+(?:i|we|you)\b|\b(?:i|we)(?:'d|\s+would)?\s+(?:need|want|like)\b", re.IGNORECASE
+)
+
+
+def _crs_asked_of_an_input(b: _Builder, request: str, outputs: list[str], inputs: dict[str, dict]) -> None:
+    """ "Can I have `in.geojson` in EPSG:31256? `out.geojson`.": a sentence asking for the one input
+    in a CRS it is not in asks it of the one spatial output (when nothing else said its CRS)."""
+    spatial = [o for o in outputs if _format(o) in SPATIAL]
+    if len(spatial) != 1 or any(r.output == spatial[0] and r.kind.startswith("crs_") for r in b.requirements):
+        return
+    by_base = {_base(p): p for p in inputs}
+    for sentence in _SENTENCE.split(request):
+        named = [by_base[_base(f)] for f in _files(sentence) if _base(f) in by_base]
+        codes = {int(c) for c in _EPSG.findall(_affirmed(sentence))}
+        if len(named) != 1 or len(codes) != 1 or not _ASKING.search(sentence) or len(_files(sentence)) != 1:
+            continue
+        code = codes.pop()
+        if code != inputs[named[0]].get("epsg"):
+            b.reading(sentence, True)
+            b.add(spatial[0], "crs_epsg", f"is in EPSG:{code}", epsg=code)
+            return
 
 
 def _crs_kept_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[str, dict], named: list[str]) -> None:

@@ -970,3 +970,31 @@ def test_an_area_weighted_mean_is_recomputed_from_the_overlapping_polygons(tmp_p
     kept_small = (10.0 * 9975 + 1000.0 * 25) / 10000
     passed, observed = seen([kept_small, 20.0])
     assert not passed and "area-weighted mean of `density`" in observed
+
+
+def test_geometry_types_kept_fail_when_parts_are_exploded_or_promoted(tmp_path):
+    from shapely.geometry import MultiPolygon
+
+    two = MultiPolygon([box(31.20, 30.00, 31.21, 30.01), box(31.22, 30.00, 31.23, 30.01)])
+    src = gpd.GeoDataFrame(
+        {"id": [1, 2, 3]}, geometry=[Point(31.2, 30.0), box(31.20, 30.02, 31.21, 30.03), two], crs=4326
+    )
+    src.to_file(tmp_path / "h.geojson")
+    contract = derive_contract(
+        "Reproject `h.geojson` to EPSG:32636 into `h.gpkg`. Leave the geometry types alone.",
+        ["h.gpkg"],
+        input_facts(tmp_path),
+    )
+    [req] = [r for r in contract.requirements if r.kind == "geometry_types_kept"]
+
+    def seen(frame):
+        frame.to_crs(32636).to_file(tmp_path / "h.gpkg")
+        return check(contract, tmp_path)[req.text]
+
+    assert seen(src)[0]
+    passed, observed = seen(src.explode(index_parts=False))
+    assert not passed and "MultiPolygon 1 → 0" in observed
+    from shapely.geometry import MultiPoint
+
+    promoted = src.assign(geometry=[MultiPoint([src.geometry[0]]), src.geometry[1], two])
+    assert not seen(promoted)[0]

@@ -852,3 +852,31 @@ def test_a_zone_around_features_is_a_buffer_and_of_a_selection_is_not_checked_ag
         facts,
     )
     assert not next(r for r in some.requirements if r.kind == "buffer_distance").sure
+
+
+def test_a_crs_asked_of_the_input_is_the_one_outputs():
+    facts = {"s.geojson": {"rows": 3, "columns": ["id"], "epsg": 4326}}
+    asked = derive_contract("Can I have `s.geojson` in EPSG:31256? `s_gk.geojson`.", ["s_gk.geojson"], facts)
+    assert ("crs_epsg", 31256) in kinds(asked)
+    told = derive_contract("Here is `s.geojson` in EPSG:4326. Write `s_gk.geojson`.", ["s_gk.geojson"], facts)
+    assert ("crs_epsg", 4326) not in kinds(told)  # describing the input asks nothing of the output
+
+
+def test_validity_asked_in_other_words():
+    facts = {"p.geojson": {"rows": 3, "columns": ["id"]}}
+    for request in (
+        "Make every geometry valid and write `v.gpkg`.",
+        "Repair the invalid outlines of `p.geojson` into `v.gpkg`.",
+        "Write `v.gpkg` from `p.geojson`. If an outline is invalid, fix it on the way.",
+    ):
+        assert ("geometries_valid", None) in kinds(derive_contract(request, ["v.gpkg"], facts)), request
+
+
+def test_geometry_types_left_alone_keep_each_type():
+    facts = {"h.geojson": {"rows": 5, "columns": ["id"], "geometry_type": "Point,Polygon,MultiPolygon"}}
+    c = derive_contract(
+        "Reproject `h.geojson` to EPSG:32636 into `h.gpkg`; points stay points and polygons stay polygons.",
+        ["h.gpkg"],
+        facts,
+    )
+    assert ("geometry_types_kept", "h.geojson") in kinds(c)

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 4f7b7a6c0a9e3d7af3fccf0eeaca0e5e6ed084614a284a78699f7ace42d69762
+ * schema-sha256: 26a993a9716292ab103e50325a7b7378b300899512c505f52c9f4a73c73c09d3
  */
 
 export type RunEvent =
@@ -137,6 +137,7 @@ export interface Requirement {
     | 'geometries_valid'
     | 'geometry_once'
     | 'geometry_types'
+    | 'geometry_types_kept'
     | 'geometry_unchanged'
     | 'group_keys'
     | 'input_order'

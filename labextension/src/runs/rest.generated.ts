@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: 428f0c2d21003b3550c358fe84b657f4d85aa6c40316c482fb7e28921b94cd34
+ * schema-sha256: 35c2f27cbf427a2abae70883d1ae0624014f7d041d5b2549e9c34ea61608d6a9
  */
 import type {
   ApprovalGiven,
