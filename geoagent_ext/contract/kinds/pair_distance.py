@@ -203,36 +203,26 @@ def read_pair_distance(request: RequestView, b: Builder) -> None:
             target = _named_other(listed, name, source, layers, request.inputs)
             if len(sources) > 1 and (target is None or target[0] not in sources):
                 continue
-            if target is None and point is None:
-                continue
             b.reading(next((s for s, outs, _ in request.sentences if out in outs and name in s), request.text), True)
             if target:
                 layer, column, key = target
-                b.add(
-                    out,
-                    "pair_distance",
-                    f"`{name}` is the straight-line distance in {'metres' if unit.group(1) == 'm' else 'km'} from "
-                    f"each row's feature of `{source}` to the feature of `{layer}` its `{column}` names",
-                    name=name,
-                    unit=unit.group(1).lower(),
-                    input=source,
-                    to=layer,
-                    to_key=column,
-                    to_column=key,
-                    other=layer == source and bool(_OTHER.search(request.text)),
-                    k=k if layer != source else None,
-                )
+                other = f"the feature of `{layer}` its `{column}` names"
+                params = {"to": layer, "to_key": column, "to_column": key, "k": k if layer != source else None}
+                params["other"] = layer == source and bool(_OTHER.search(request.text))
             elif point is not None:
-                b.add(
-                    out,
-                    "pair_distance",
-                    f"`{name}` is the straight-line distance in {'metres' if unit.group(1) == 'm' else 'km'} from "
-                    f"each row's feature of `{source}` to the point ({point[0]}, {point[1]}) the request gives",
-                    name=name,
-                    unit=unit.group(1).lower(),
-                    input=source,
-                    point=point,
-                )
+                other, params = f"the point ({point[0]}, {point[1]}) the request gives", {"point": point}
+            else:
+                continue
+            words = "metres" if unit.group(1) == "m" else "km"
+            b.add(
+                out,
+                "pair_distance",
+                f"`{name}` is the straight-line distance in {words} from each row's feature of `{source}` to {other}",
+                name=name,
+                unit=unit.group(1).lower(),
+                input=source,
+                **params,
+            )
 
 
 PAIR_DISTANCE = RequirementKind(
