@@ -102,8 +102,7 @@ class RunOptions(BaseModel):
     mcts: MctsOptions = MctsOptions()
     contract: bool = True  # derive the deliverable contract, check it, and let it decide the status
     crs_advisor: bool = True  # advise the CRS for the data's extent (overview, contract, repairs)
-    # The model proposes requirements beyond the rules' (contract.proposed); None: by the model
-    # (``proposals_wanted``).
+    # The model proposes requirements beyond the rules' (contract.proposed); None: off (``proposals_wanted``).
     propose_requirements: bool | None = None
     # The model reads the request into a typed form (contract.reading); None: by the model (``reading_wanted``).
     read_request: bool | None = None

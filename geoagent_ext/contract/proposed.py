@@ -41,10 +41,12 @@ MAX_PROPOSALS = 12
 
 
 def proposals_wanted(setting: bool | None, model: str) -> bool:
-    """Whether a run asks its model for proposals: the setting when it is set; else yes, except for
-    the bundled local models, whose proposals the rules almost never keep (measured by
-    ``benchmarks/bench_proposals.py``) while the call costs a noticeable share of a run on a CPU."""
-    return setting if setting is not None else not model.startswith("local:")
+    """Whether a run asks its model for proposals: only when the setting says so. On the contract
+    audit (``benchmarks/contract_audit.py --reader proposals``) the proposals added requirements the
+    correct deliverable fails on 6 of 104 requests (layer names and nested keys read as columns),
+    and a wrong requirement costs more than a missing one; the grounded reading
+    (``contract/reading.py``) stayed sound on all of them and is what a run uses by default."""
+    return bool(setting)
 
 
 # What a kind asks of the request beyond the names it carries: a sentence that writes the column

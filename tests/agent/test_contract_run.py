@@ -242,12 +242,10 @@ async def test_the_user_edited_contract_is_the_one_checked_and_notes_are_not_ver
     epsg = next(r for r in final.requirements if r.kind == "crs_epsg")
     assert epsg.origin == "user" and all(e.passed for e in checked(run) if e.requirement_id == epsg.id)
     assert checked(run) and not any(e.text == "is in EPSG:4326" for e in checked(run))
-    # The user's note, and the unsure reading of the request's silence on shapes: shown, never checked.
-    assert finished.not_verified == [
-        "out.geojson: each feature keeps its shape from `sites.geojson` (reprojected or split into single parts "
-        "where asked; not simplified, buffered or moved)",
-        "out.geojson: reads well for the committee",
-    ]
+    # The user's note: shown, never checked. The shapes, which nothing in the request changes, are checked.
+    assert finished.not_verified == ["out.geojson: reads well for the committee"]
+    shapes = next(r for r in final.requirements if r.kind == "shapes_kept")
+    assert all(e.passed for e in checked(run) if e.requirement_id == shapes.id)
     # The planner saw the edited contract.
     plan_prompt = next(p for p in model.prompt_texts if "plans Python analyses" in p)
     assert "EPSG:3035" in plan_prompt and "reads well" in plan_prompt

@@ -55,8 +55,8 @@ async def test_plan_solve_and_replayable_log(workdir, tmp_path, capsys):
     checked = [e for e in run.bus.history if e.type == "requirement_checked"]
     assert checked and all(e.passed for e in checked) and {e.subtask_id is None for e in checked} == {False, True}
     # The planner saw the file profile gathered from the kernel.
-    proposer, planner, *coder = model.prompt_texts  # the model's reading of the request, the plan, one per step
-    assert "what the output files must satisfy" in proposer and "cities.geojson" in proposer
+    reader, planner, *coder = model.prompt_texts  # the model's reading of the request, the plan, one per step
+    assert "what each output file\nmust hold" in reader and "cities.geojson" in reader
     assert "cities.csv" in planner and "lon" in planner
     # The second step's prompt carries the first step's accepted code.
     assert "read_csv('cities.csv')" in coder[1]
@@ -1153,7 +1153,8 @@ def test_proposals_follow_the_setting_else_the_model():
     from geoagent_ext.contract.proposed import proposals_wanted
 
     assert GeoAgentSettings().propose_requirements is None
-    assert not proposals_wanted(None, "local:qwen2.5-coder-1.5b") and proposals_wanted(None, "openai:gpt-4o")
+    # Unsound on the audit for some requests: opt-in only, whatever the model.
+    assert not proposals_wanted(None, "local:qwen2.5-coder-1.5b") and not proposals_wanted(None, "openai:gpt-4o")
     assert proposals_wanted(True, "local:qwen2.5-coder-1.5b") and not proposals_wanted(False, "openai:gpt-4o")
 
 
