@@ -126,6 +126,7 @@ async def test_check_deliverable_reads_the_written_file_back(mcp, jp_serverapp, 
     assert set(failed) == {
         "has the columns district_code, district_name, area_km2, and no geometry or row-index column beside them",
         "rows are sorted by `district_code` ascending",
+        "`district_name` holds the values of `data/districts.geojson`'s `district_name`",  # missing: no values
     }, check["results"]
     assert (
         "district_name"
@@ -133,11 +134,11 @@ async def test_check_deliverable_reads_the_written_file_back(mcp, jp_serverapp, 
             "has the columns district_code, district_name, area_km2, and no geometry or row-index column beside them"
         ]
     )
-    assert len(check["fix"]) == 2
+    assert len(check["fix"]) == 3  # one line per failing requirement
 
     (out / "summary.csv").write_text("district_code,district_name,area_km2\nA,Innere Stadt,16.5\nB,Leopoldstadt,16.5\n")
     check = await mcp.ok("geoagent_check_deliverable", request=REQUEST, outputs=["out/summary.csv"], notebook_path=path)
-    assert check["passed"] and len(check["results"]) == 5 and check["fix"] == []
+    assert check["passed"] and len(check["results"]) == 7 and check["fix"] == []
     # Square degrees are not km²: the area check reads the districts' own geometries.
     (out / "summary.csv").write_text(
         "district_code,district_name,area_km2\nA,Innere Stadt,0.002\nB,Leopoldstadt,0.002\n"
