@@ -308,6 +308,7 @@ async def test_a_requirement_the_model_reads_in_the_request_is_checked_and_repai
         "the most common kind at the top.",
         script,
         tmp_path,
+        propose_requirements=True,  # opt-in
     )
     assert finished.status == "succeeded", finished.message
     stated = next(e for e in run.bus.history if e.type == "contract_stated")
