@@ -22,3 +22,10 @@ UNIT_IN_BASE = {"km2": 1e6, "sqkm": 1e6, "m2": 1.0, "sqm": 1.0, "ha": 1e4, "km":
 
 def file_format(path: str) -> str:
     return FORMATS.get(posixpath.splitext(path)[1].lower(), "unknown")
+
+
+def layer_kinds(facts: dict) -> set[str]:
+    """The geometry types of an input's layer as its facts give them ("MultiPolygon,Polygon" -> both;
+    "3D Point" -> Point; GDAL's "Unknown" -> none)."""
+    found = {k.strip().removeprefix("3D ").strip() for k in str(facts.get("geometry_type") or "").split(",")}
+    return found - {"", "Unknown"}

@@ -23,6 +23,7 @@ from contextvars import ContextVar
 import pyproj
 
 from .formats import SPATIAL, UNIT_IN_BASE, file_format
+from .formats import layer_kinds as _layer_kinds
 from .kinds import KINDS, RequestView
 from .model import Contract, OutputSpec, Requirement, RequirementEdit
 from .provenance import carried_from, column_provenance
@@ -1896,14 +1897,6 @@ def _column_of_layer(name: str, layer: str, inputs: dict[str, dict]) -> str | No
 _GENERIC_COUNTED = {"", "point", "feature", "record", "row", "item", "count", "total"}
 
 
-def _layer_kinds(facts: dict) -> set[str]:
-    """The geometry types of an input's layer ("MultiPolygon,Polygon" -> both; GDAL's "Unknown" -> none)."""
-    return {k.strip().removeprefix("3D ").strip() for k in str(facts.get("geometry_type") or "").split(",")} - {
-        "",
-        "Unknown",
-    }
-
-
 def _point_count_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict], named: list[str]) -> None:
     """A count column ("station_count", "n_stations") of a table when the request names one polygon
     layer and the point layer counted (the one whose name holds the count's noun, or the only one):
@@ -2186,7 +2179,7 @@ def _mended_copy(b: _Builder, request: str, outputs: list[str], inputs: dict[str
     if (_format(out) in SPATIAL) != (_format(source) in SPATIAL) or _format(out) == "json":
         return
     facts = inputs[source]
-    wkt = set(((facts.get("defects") or {}).get("wkt_text") or {}) or [])
+    wkt = set((facts.get("defects") or {}).get("wkt_text") or [])
     names = [c for c in facts["columns"] if c not in wkt]
     if not names or sum(bool(re.search(rf"\b{re.escape(c)}\b", words)) for c in names) > 1:
         return

@@ -6,6 +6,7 @@ import re
 from typing import Literal
 
 from ..checker import _contract_input, _contract_key, _contract_short
+from ..formats import layer_kinds
 from ._kind import Builder, ColumnParams, RequestView, RequirementKind
 
 
@@ -80,7 +81,7 @@ _SMALL = re.compile(
 
 
 def _polygons(facts: dict) -> bool:
-    kinds = {k.strip() for k in str(facts.get("geometry_type") or "").split(",")} - {""}
+    kinds = layer_kinds(facts)
     return bool(kinds) and kinds <= {"Polygon", "MultiPolygon"}
 
 

@@ -4,6 +4,7 @@ as the input, none exploded into parts nor promoted to multi-part."""
 import re
 
 from ..checker import _contract_input
+from ..formats import SPATIAL, file_format
 from ._kind import Builder, Params, RequestView, RequirementKind
 
 
@@ -34,14 +35,13 @@ _TYPES_KEPT = re.compile(
     r"\b(points|lines|polygons|multipolygons|multilinestrings|linestrings)\s+(?:stay|remain)\s+\1\b",
     re.IGNORECASE,
 )
-_SPATIAL = (".geojson", ".gpkg", ".geoparquet", ".shp", ".fgb")
 
 
 def read_geometry_types_kept(request: RequestView, b: Builder) -> None:
     """The one spatial output of a request that says the geometry types stay keeps the one spatial
     input's types, feature for feature."""
-    spatial_out = [o for o in request.outputs if o.lower().endswith(_SPATIAL)]
-    spatial_in = [p for p, f in request.inputs.items() if f.get("geometry_type") and p.lower().endswith(_SPATIAL)]
+    spatial_out = [o for o in request.outputs if file_format(o) in SPATIAL]
+    spatial_in = [p for p, f in request.inputs.items() if f.get("geometry_type") and file_format(p) in SPATIAL]
     if len(spatial_out) != 1 or len(spatial_in) != 1:
         return
     for sentence, _, _ in request.sentences:

@@ -5,6 +5,7 @@ import posixpath
 import re
 
 from ..checker import _contract_input
+from ..formats import SPATIAL, file_format
 from ._kind import Builder, Params, RequestView, RequirementKind
 
 
@@ -86,20 +87,24 @@ _INSIDE = re.compile(
 )
 _IN_ORDER = re.compile(r"\b(?:matching|same|corresponding)\s+order\b|\bin\s+order\b", re.IGNORECASE)
 _POINTISH = re.compile(r"point|anchor|label|marker|centroid", re.IGNORECASE)
-_SPATIAL = (".geojson", ".gpkg", ".geoparquet", ".parquet", ".shp", ".fgb")
+
+
+def _layered(path: str) -> bool:
+    """A file that may hold polygons or points (a plain Parquet file may be GeoParquet)."""
+    return file_format(path) in SPATIAL | {"parquet"}
 
 
 def read_overlay(request: RequestView, b: Builder) -> None:
     """The symmetric difference of the two layers a request compares, and label points inside
     another output's polygons, each read from the words that ask for it."""
-    spatial = [o for o in request.outputs if o.lower().endswith(_SPATIAL)]
+    spatial = [o for o in request.outputs if _layered(o)]
     named = [
         p
         for p in request.inputs
         if posixpath.basename(p) in {posixpath.basename(f) for f in request.files(request.text)}
     ]
     layered = [p for p in named if (request.inputs[p].get("layers") or 1) == 2]
-    files = [p for p in named if request.inputs[p].get("columns") is not None and p.lower().endswith(_SPATIAL)]
+    files = [p for p in named if request.inputs[p].get("columns") is not None and _layered(p)]
     pointish = [o for o in spatial if _POINTISH.search(posixpath.basename(o))]
     shapes = [o for o in spatial if o not in pointish]
     for sentence, _, _ in request.sentences:

@@ -7,6 +7,7 @@ import re
 from typing import Literal
 
 from ..checker import _CONTRACT_UNIT_FACTOR, _contract_input, _contract_key, _contract_short
+from ..formats import layer_kinds
 from ._kind import Builder, ColumnParams, RequestView, RequirementKind
 from .nearest import _contract_row_origins
 
@@ -159,7 +160,7 @@ def _request_point(text: str) -> list[float] | None:
 
 def _points(facts: dict) -> bool:
     """Whether an input's layer holds points only (distances between points have one meaning)."""
-    kinds = {k.strip() for k in str(facts.get("geometry_type") or "").split(",")} - {""}
+    kinds = layer_kinds(facts)
     return bool(kinds) and kinds <= {"Point", "MultiPoint"}
 
 
