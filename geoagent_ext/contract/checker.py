@@ -61,21 +61,31 @@ def _contract_records(document):
     return document
 
 
-def _contract_nested_records(values):
+def _contract_nested_records(values, frame=None):
     """The records held in a column's cells (each a record, or a list of records), as one table; None
-    when the cells hold anything else."""
-    rows = []
-    for v in values.dropna().tolist() if values.dtype == object else []:
-        if isinstance(v, dict):
-            rows.append(v)
-        elif isinstance(v, list) and all(isinstance(x, dict) for x in v):
-            rows += v
-        else:
-            return None
-    if not rows:
-        return None
+    when the cells hold anything else. With the ``frame`` the column is of, each record also gets its
+    row's plain values ({"address_id": 7, "nearest": [{...}]}: each nearest record is address 7's);
+    a key of the record's own keeps the record's value."""
     import pandas as pd
 
+    if values.dtype != object:
+        return None
+    held = []  # (row position, its records)
+    for i, v in enumerate(values.tolist()):
+        if isinstance(v, dict):
+            held.append((i, [v]))
+        elif isinstance(v, list) and all(isinstance(x, dict) for x in v):
+            held.append((i, v))
+        elif not (v is None or (not isinstance(v, (list, dict, str)) and pd.isna(v))):
+            return None
+    if not any(records for _, records in held):
+        return None
+    outer = frame.drop(columns=[values.name]).to_dict("records") if frame is not None else None
+    plain = (str, int, float, bool, type(None))
+    rows = []
+    for i, records in held:
+        row = {k: x for k, x in outer[i].items() if isinstance(x, plain)} if outer is not None else {}
+        rows += [dict(row, **record) for record in records]
     return pd.DataFrame(rows)
 
 
@@ -89,7 +99,7 @@ def _contract_holder(data, name, depth=3):
         members = data.attrs.get("members") or {}
         found = _contract_holder(members, name, depth) if members else None
         for column in data.columns if found is None and depth else []:  # records nested in a column's cells
-            nested = _contract_nested_records(data[column])
+            nested = _contract_nested_records(data[column], data)
             found = _contract_holder(nested, name, depth - 1) if nested is not None else None
             if found is not None:
                 break
@@ -225,8 +235,20 @@ def _contract_winding_faults(path):
     return wrong, total
 
 
+_CONTRACT_LAYERS = "\0input_layers"  # the key of ``sources`` holding the requirement's {input: layer}
+
+
 def _contract_input(path, sources):
-    """The first table/layer of an input file, read once per check (``sources``: path -> layers)."""
+    """The table/layer of an input file a check reads, read once per check (``sources``: path ->
+    layers): the layer the requirement names for it (its ``input_layers``, which
+    ``_contract_check_table`` puts in ``sources``), else the file's first."""
+    layer = (sources.get(_CONTRACT_LAYERS) or {}).get(path)
+    if layer:
+        if (path, layer) not in sources:
+            import geopandas as gpd
+
+            sources[(path, layer)] = gpd.read_file(path, layer=layer)
+        return sources[(path, layer)]
     if path not in sources:
         sources[path] = _contract_load(path, _contract_format(path))
     return next(iter(sources[path].values()))
@@ -267,6 +289,32 @@ def _contract_no_geometry_present(data):
     MultiLineString" would pass on null geometries)."""
     geometry = data.geometry
     return len(data) > 0 and bool((geometry.isna() | geometry.is_empty).all())
+
+
+def _contract_wkt_view(data):
+    """A table whose geometry is written as WKT text in one column (a CSV has no other way), as a
+    GeoDataFrame whose geometry is that column parsed, the other columns as they are: the geometry
+    requirements hold of it as of a layer's. WKT carries no CRS: the view is in lon/lat (EPSG:4326)
+    when every coordinate lies within lon/lat's ranges, else it has none. The table itself when no
+    column, or more than one, holds WKT."""
+    columns = []
+    for column in data.columns:
+        dtype = data[column].dtype
+        values = data[column].dropna() if dtype.kind in "OSU" or "str" in str(dtype) else ()
+        if len(values) and is_wkt_text(values.iloc[0]):  # noqa: F821 - _15_geocolumns
+            columns.append(column)
+    if len(columns) != 1:
+        return data
+    import geopandas as gpd
+    import shapely
+
+    name = columns[0]
+    text = [v if isinstance(v, str) else None for v in data[name].tolist()]
+    geoms = gpd.GeoSeries(shapely.from_wkt(text, on_invalid="ignore"), index=data.index)
+    present = geoms[~(geoms.isna() | geoms.is_empty)]
+    x0, y0, x1, y1 = present.total_bounds if len(present) else (0.0, 0.0, 0.0, 0.0)
+    lonlat = len(present) and -180 <= x0 and x1 <= 180 and -90 <= y0 and y1 <= 90
+    return gpd.GeoDataFrame(data.assign(**{name: geoms}), geometry=name, crs=4326 if lonlat else None)
 
 
 def _contract_key(value):
@@ -334,10 +382,13 @@ def _contract_check_table(kind, params, data, sources=None):
     reads, geometry, check = _CONTRACT_KINDS[kind]  # noqa: F821 - appended by contract.kinds.checker_source
     name = params.get("name")
     sources = {} if sources is None else sources
+    sources[_CONTRACT_LAYERS] = params.get("input_layers") or {}  # which layer of each input it reads
     if not isinstance(data, dict) and not hasattr(data, "columns"):
         return False, f"the file holds a JSON {type(data).__name__}, not an object with named values"
     if name and _contract_holder(data, name) is not None:
         data = _contract_holder(data, name)  # the nested object or records, or the members, that hold it
+    if geometry and hasattr(data, "columns") and not _contract_has_geometry(data):
+        data = _contract_wkt_view(data)  # geometry written as WKT text: read as the file's geometry
     if geometry and (isinstance(data, dict) or not _contract_has_geometry(data) or _contract_no_geometry_present(data)):
         return False, "no geometry in the file"
     if reads == "table":

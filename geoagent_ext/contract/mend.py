@@ -68,6 +68,7 @@ def mend_code(contract: Contract, path: str, failed: list[Requirement]) -> tuple
     for kind, geometric, mend in _FRAME_MENDS:
         for req in [r for r in failed if r.kind == kind] + _rates_over(contract, path, mended, failed, kind):
             step = mend(req.params, site) if spatial or not geometric else []
+            step = _on_layers(step, req.params.get("input_layers") or {})
             if step:
                 lines += _tried(req, step)
                 mended.append(req)
@@ -90,6 +91,15 @@ def mend_code(contract: Contract, path: str, failed: list[Requirement]) -> tuple
         ]
     )
     return code, mended
+
+
+def _on_layers(step: list[str], layers: dict[str, str]) -> list[str]:
+    """A mend's lines reading the layer of each input its requirement names (``input_layers``),
+    not the file's first."""
+    for path, layer in layers.items():
+        read = f"gpd.read_file({path!r})"
+        step = [line.replace(read, f"gpd.read_file({path!r}, layer={layer!r})") for line in step]
+    return step
 
 
 def _tried(req: Requirement, step: list[str]) -> list[str]:

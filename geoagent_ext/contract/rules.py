@@ -24,6 +24,7 @@ import pyproj
 
 from .formats import SPATIAL, UNIT_IN_BASE, file_format
 from .formats import layer_kinds as _layer_kinds
+from .input_layers import layer_inputs, named_layers, on_layers
 from .kinds import KINDS, RequestView
 from .model import Contract, OutputSpec, Requirement, RequirementEdit
 from .provenance import carried_from, column_provenance
@@ -116,14 +117,15 @@ _ALL_ATTRIBUTES = re.compile(
 _ALL_ROWS = re.compile(
     r"\b(?:keep(?:ing)?|retain(?:ing)?)\s+(?:every|each|all(?:\s+the)?)\s+([a-z]+)|\bthe\s+same\s+([a-z]+)\b|"
     r"\b(?:every|each|all(?:\s+the)?)\s+([a-z]+)\s+(?:back|listed|included|kept|stays?|in\s+the\s+(?:list|file|output)|"
-    r"(?:must|should)\s+(?:still\s+)?(?:be\s+)?(?:listed|there|included|appear))\b",
+    r"(?:must|should)\s+(?:still\s+)?(?:be\s+)?(?:listed|there|included|appear))\b|"
+    r"\ball\s+(?:the\s+|of\s+the\s+)?([a-z]+)\s+with\s+(?:all\s+)?(?:their|its)\s+(?:attributes|columns|fields|properties)\b",
     re.IGNORECASE,
 )
 _CONVERT = re.compile(r"\b(convert|re-?project|transform|re-?encode|re-?format|export)\w*\b", re.IGNORECASE)
 # Words that ask for fewer (or other) records than the input has: a conversion saying them may drop rows.
 _SELECTS = re.compile(
     r"\b(filter\w*|select\w*|only|drop\w*|remov\w*|exclud\w*|dedup\w*|duplicat\w*|clip\w*|subset|"
-    r"sample\w*|top|first|largest|smallest|split\w*|dissolv\w*|aggregat\w*|merg\w*|join\w*|explod\w*|"
+    r"sample\w*|top(?!-level)|first|largest|smallest|split\w*|dissolv\w*|aggregat\w*|merg\w*|join\w*|explod\w*|"
     r"group\w*|per|each|summar\w*|count\w*|invalid|repair\w*|fix\w*|clean\w*)\b",
     re.IGNORECASE,
 )
@@ -300,7 +302,7 @@ def _named_fields(sentence: str, exclude: set[str], input_columns: set[str], nam
 # output's name and a colon ("`landuse.csv`: class, polygons, area_km2").
 _LIST_START = re.compile(
     r"(?:\b(?:with|columns?|fields?|keys?|containing|carrying|holding)\b(?:\s+(?:the|these|its|their)\b)?"
-    r"(?:\s+(?:columns?|fields?|keys?|properties))?\s*:?|\.[a-z]{2,10}`?\s*:)\s*",
+    r"(?:\s+(?:columns?|fields?|keys?|properties))?\s*:?|\.[a-z]{2,10}`?\s*(?::|\u2014|\u2013|\s-|--))\s*",
     re.IGNORECASE,
 )
 _ITEM = r"`?[A-Za-z_]\w*`?"
@@ -437,8 +439,9 @@ def derive_contract(
         if _GEOPARQUET_WORD.search(_affirmed(sentence)):
             geoparquet |= {o for o in outputs if _base(o) in {_base(n) for n in _files(sentence)}}
     token = _GEOPARQUET.set(frozenset(geoparquet))
+    layers = named_layers(_SENTENCE.split(request), inputs, _files, _affirmed)  # an input's layer the request names
     try:
-        return _derive(request, outputs, inputs, official_crs)
+        return on_layers(_derive(request, outputs, layer_inputs(inputs, layers), official_crs), layers)
     finally:
         _GEOPARQUET.reset(token)
 
@@ -523,6 +526,7 @@ def _derive(request: str, outputs: list[str], inputs: dict[str, dict], official_
                 _json_shape_rules(b, out, _part_about(sentence, out, outs))
             _stored_type_rules(b, out, fmt, sentence)
             _row_rules(b, out, sentence, inputs, input_by_base)
+    _same_as_another_output(b, attributed, input_by_base)
     _bound_by_column(b)
     _order_words(b, attributed)
     _bounds_in_degrees(b, attributed)
@@ -532,6 +536,8 @@ def _derive(request: str, outputs: list[str], inputs: dict[str, dict], official_
     named = _named_inputs(request, input_by_base)
     _name_rules(b, outputs, inputs, whole_layer=_whole_layer(request, inputs, named), request=request)
     _said_counts(b, request)
+    _summary_counts(b, request, inputs)
+    _counted_once(b, request, inputs)
     _kept_columns(b, attributed, inputs)
     _carried_text(b, request, outputs, inputs)
     _mended_copy(b, request, outputs, inputs, named)
@@ -542,7 +548,7 @@ def _derive(request: str, outputs: list[str], inputs: dict[str, dict], official_
     _point_count_rules(b, outputs, inputs, named)
     _nearest_distance_rules(b, request, inputs, named)
     _density_rules(b)
-    _keep_rule(b, request)
+    _keep_rule(b, request, inputs)
     _invalid_repaired(b, request, named)
     _no_stray_columns(b, request)
     _converted_values(b, inputs)
@@ -578,6 +584,12 @@ _KEEP_ANY = re.compile(
     re.IGNORECASE,
 )
 _KEEP_MIN = ("earliest", "oldest", "first", "lowest", "smallest", "minimum")
+# "keep one row per street + number: the earliest by recorded_at"
+_KEEP_BY = re.compile(
+    r"\b(?P<which>earliest|oldest|lowest|smallest|minimum|latest|newest|most\s+recent|highest|largest|maximum)\s+"
+    r"(?:one\s+|record\s+|row\s+|entry\s+)?(?:by|according\s+to)\s+`?(?P<column>[A-Za-z_]\w*)`?",
+    re.IGNORECASE,
+)
 
 
 # "largest district first", "closest station first", "most hectares first": an order by the measure
@@ -673,6 +685,33 @@ def _top_level_list(b: _Builder, out: str) -> bool:
     return any(r.output == out and r.kind == "json_shape" and r.params.get("shape") == "list" for r in b.requirements)
 
 
+# "2. `b.geojson` -- the same attributes plus the points": the columns asked of the other output
+_SAME_AS_OTHER = re.compile(r"\bthe\s+same\s+(?:attributes|columns|fields|properties)\b(?!\s+as\b)", re.IGNORECASE)
+
+
+def _same_as_another_output(
+    b: _Builder, attributed: list[tuple[str, list[str], bool]], input_by_base: dict[str, str]
+) -> None:
+    """An output said to have "the same attributes", in a sentence about it alone that names no
+    input, has the columns the request surely asks of the one other output that has a list."""
+    for sentence, outs, sure in attributed:
+        if not sure or len(outs) != 1 or not _SAME_AS_OTHER.search(sentence):
+            continue
+        if any(_base(f) in input_by_base for f in _files(sentence)):
+            continue
+        lists = {
+            r.output: r.params["names"]
+            for r in b.requirements
+            if r.kind == "columns" and r.sure and r.output != outs[0] and r.output in b.outputs
+        }
+        if len(lists) != 1:
+            continue
+        other, names = next(iter(lists.items()))
+        b.reading(sentence, True).add(
+            outs[0], "columns", f"has the columns of `{other}`: {', '.join(names)}", names=list(names)
+        )
+
+
 def _sort_by_named_column(b: _Builder) -> None:
     """Sorted by (or counts in) a name not among the columns the request lists for the output
     ("sorted by county name" of a table of `id`, `name`, `localities`) is a word, not a column: the
@@ -680,6 +719,18 @@ def _sort_by_named_column(b: _Builder) -> None:
     has = {(r.output, n) for r in b.requirements if r.kind == "columns" for n in r.params["names"]}
     listed = {out for out, _ in has}
     for r in b.requirements:
+        name = r.params.get("name")
+        if r.kind == "sorted" and r.output in listed and (r.output, name) not in has:
+            # "sorted by county name" of a table with a `name` column: the words name it
+            after = re.search(rf"\bby\s+`?{re.escape(str(name))}`?\s+([A-Za-z_]\w*)", r.said, re.IGNORECASE)
+            column = (
+                next((c for c in (f"{name}_{after.group(1)}", after.group(1)) if (r.output, c) in has), None)
+                if after
+                else None
+            )
+            if column:
+                r.params["name"] = column
+                r.text = r.text.replace(f"`{name}`", f"`{column}`")
         about_a_word = r.kind == "sorted" or (
             r.kind == "integer" and r.text.startswith(f"`{r.params.get('name')}` holds whole")
         )
@@ -712,18 +763,37 @@ def _output_words(b: _Builder, out: str) -> str:
     return next((r.said for r in b.requirements if r.output == out and r.kind == "exists"), out)
 
 
-def _keep_rule(b: _Builder, request: str) -> None:
+def _kept_of_duplicates(b: _Builder, uniqueness: list, m: re.Match, keep: str, inputs: dict[str, dict]) -> None:
+    """The row a unique key keeps is checked against the one input holding the key and the column."""
+    for req in [r for r in uniqueness if r.kind == "unique"]:
+        key = [req.params["name"], *req.params.get("together", [])]
+        holders = [p for p, f in inputs.items() if set(key + [m.group("column")]) <= set(f.get("columns") or [])]
+        if len(holders) == 1:
+            b.reading(_sentence_at(m.string, m.start()), True)
+            b.add(
+                req.output,
+                "kept_of_duplicates",
+                f"of each {' + '.join(key)}, the row with the {m.group('which').lower()} `{m.group('column')}`",
+                input=holders[0],
+                key=key,
+                by=m.group("column"),
+                keep=keep,
+            )
+
+
+def _keep_rule(b: _Builder, request: str, inputs: dict[str, dict]) -> None:
     """ "When duplicates exist, keep the record with the earliest `record_seq`": which of the
     duplicates stays, for the mend of a uniqueness requirement (``keep_by``, ``keep``: min | max).
     The check is the same (the values or geometries are unique); the mend keeps that row, not the
     first in the file. A rule stated in other words ("keep the most complete record") is shown as a
     note and leaves the duplicates to the model: a mend keeping the first would pass a wrong file."""
     uniqueness = [r for r in b.requirements if r.kind in ("geometries_unique", "unique")]
-    m = _KEEP.search(request)
+    m = _KEEP.search(request) or _KEEP_BY.search(request)
     if m:
         keep = "min" if m.group("which").lower() in _KEEP_MIN else "max"
         for req in uniqueness:
             req.params.update(keep_by=m.group("column"), keep=keep)
+        _kept_of_duplicates(b, uniqueness, m, keep, inputs)
         return
     said = next((s for s in _SENTENCE.split(request) if _KEEP_SAID.search(s) and not _KEEP_ANY.search(s)), None)
     if said and uniqueness:  # a rule the request states but these rules cannot read: the model's, and shown
@@ -992,7 +1062,7 @@ def _value_rules(b: _Builder, out: str, sentence: str) -> None:
         b.add(out, "unique", f"`{name}` has no duplicate values", name=name)
     sort = _SORT.search(sentence)
     if sort:
-        descending = bool(re.search(r"\bdesc", sort.group("rest"), re.IGNORECASE))
+        descending = bool(re.search(r"\bdesc|\bZ\s*(?:to|-|\u2013)\s*A\b", sort.group("rest"), re.IGNORECASE))
         b.add(
             out,
             "sorted",
@@ -1091,11 +1161,21 @@ def _stored_type_rules(b: _Builder, out: str, fmt: str, sentence: str) -> None:
 
 def _row_rules(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], input_by_base: dict[str, str]) -> None:
     named_inputs = [input_by_base[_base(f)] for f in _FILE.findall(sentence) if _base(f) in input_by_base]
-    columns = {c for facts in inputs.values() for c in facts.get("columns") or []} | set(_SNAKE.findall(sentence))
+    have = {c for facts in inputs.values() for c in facts.get("columns") or []}
+    columns = have | set(_SNAKE.findall(sentence))
     for m in _PER_NOUN.finditer(sentence):
         more = re.match(r"\s*(\+|&|/|and\b)\s*`?(\w+)", sentence[m.end() :])
         if more and (more.group(1) != "and" or more.group(2) in columns or _SNAKE.fullmatch(more.group(2))):
-            continue  # "one row per street + number": a key of several columns, no one of them unique
+            pair = [m.group(1), more.group(2)]  # "one row per street + number": the two together are unique
+            if all(k in have for k in pair) and pair[0] != pair[1]:
+                b.add(
+                    out,
+                    "unique",
+                    f"one row per {' + '.join(pair)}: no two rows share both",
+                    name=pair[0],
+                    together=pair[1:],
+                )
+            continue
         noun = m.group(1).lower().rstrip("s")
         if noun == "layer":  # "one row per layer" of the one layered input the sentence speaks of
             layered = [p for p in (named_inputs or list(inputs)) if (inputs[p].get("layers") or 0) > 1]
@@ -1152,8 +1232,24 @@ def _noun_names(noun: str, path: str) -> bool:
     return bool(noun) and any(len(w) >= 3 and (noun.startswith(w) or w.startswith(noun)) for w in words)
 
 
-def _every_row_kept(b: _Builder, out: str, source: str, rows: int) -> None:
-    b.add(out, "rows_as_input", f"one row per feature of `{source}` ({rows}): every one kept", input=source, rows=rows)
+def _every_row_kept(b: _Builder, out: str, source: str, rows: int, key: str | None = None) -> None:
+    """As many rows as ``source`` has; in a JSON output, counted in the records that hold ``key``."""
+    where = {"name": key} if key and _format(out) == "json" else {}
+    b.add(
+        out,
+        "rows_as_input",
+        f"one row per feature of `{source}` ({rows}): every one kept",
+        input=source,
+        rows=rows,
+        **where,
+    )
+
+
+def _record_key(b: _Builder, out: str, facts: dict) -> str | None:
+    """The first column the request asks of ``out`` that the input has: where a JSON document's
+    records are (a nested list beside summary values)."""
+    have = set(facts.get("columns") or [])
+    return next((n for n in b.columns_of(out) if n in have), None)
 
 
 def _kept_whole(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], named_inputs: list[str]) -> None:
@@ -1163,7 +1259,8 @@ def _kept_whole(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], n
     if _format(out) not in SPATIAL | {"csv", "parquet", "json"}:
         return
     m = _ALL_ROWS.search(sentence)
-    noun = (m.group(1) or m.group(2) or m.group(3) or "").lower().rstrip("s") if m else ""
+    noun = (m.group(1) or m.group(2) or m.group(3) or m.group(4) or "").lower().rstrip("s") if m else ""
+    listed = bool(m and m.group(3))  # "every district in the list": says so whatever else the sentence selects
     by_noun = [p for p in inputs if inputs[p].get("rows") is not None and _noun_names(noun, p)]
     if len(candidates) != 1 and len(by_noun) == 1:  # "every hexagon back": the hexagons' file
         candidates = by_noun
@@ -1178,10 +1275,10 @@ def _kept_whole(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], n
     if (
         noun
         and facts.get("rows") is not None
-        and not _SELECTS.search(_FILE.sub(" ", sentence))
+        and (listed or not _SELECTS.search(_FILE.sub(" ", sentence)))
         and (noun in generic or _noun_names(noun, source))
     ):
-        _every_row_kept(b, out, source, facts["rows"])
+        _every_row_kept(b, out, source, facts["rows"], key=_record_key(b, out, facts))
 
 
 # "Don't drop the addresses that have no hospital nearby", "stations without a name stay in the list":
@@ -1208,16 +1305,58 @@ def _none_dropped(
     """Every feature of the input a "don't drop them" sentence names is in the outputs it is about."""
     for sentence, outs, sure in attributed:
         m = _NONE_DROPPED.search(sentence)
-        if not m or not sure or _FEWER_ROWS.search(_FILE.sub(" ", request)):
+        if not m or not sure or _FEWER_ROWS.search(_FILE.sub(" ", _but_the_reason(request, sentence, m))):
             continue
         noun = (m.group("dropped") or m.group("kept")).lower().rstrip("s")
-        named = [p for p in inputs if inputs[p].get("rows") is not None and _noun_names(noun, p)]
+        with_rows = [p for p in inputs if inputs[p].get("rows") is not None]
+        named = [p for p in with_rows if _noun_names(noun, p)]
+        if not named and noun in _RECORD_WORDS and len(with_rows) == 1:  # "do not remove any record"
+            named = with_rows
+        category = _category_of(_singular(m.group("dropped") or m.group("kept")), inputs) if not named else None
+        if category:  # "counties with no locality must still be listed": every feature of that category
+            _every_one_of_a_category(
+                b, sentence, outs, inputs, category[0], _singular(m.group("dropped") or m.group("kept"))
+            )
+            continue
         if len(named) != 1:
             continue
         b.reading(sentence, True)
         for out in outs:
             if _format(out) in SPATIAL | {"csv", "parquet", "json"}:
-                _every_row_kept(b, out, named[0], inputs[named[0]]["rows"])
+                _every_row_kept(b, out, named[0], inputs[named[0]]["rows"], key=_record_key(b, out, inputs[named[0]]))
+
+
+def _every_one_of_a_category(
+    b: _Builder, sentence: str, outs: list[str], inputs: dict[str, dict], column: str, value: str
+) -> None:
+    """As many rows as the one input holding category ``column`` has features of ``value``."""
+    holders = [p for p, facts in inputs.items() if column in (facts.get("categories") or {})]
+    if len(holders) != 1:
+        return
+    b.reading(sentence, True)
+    for out in outs:
+        if _format(out) in SPATIAL | {"csv", "parquet", "json"}:
+            key = _record_key(b, out, inputs[holders[0]])
+            b.add(
+                out,
+                "rows_as_category",
+                f"one row per feature of `{holders[0]}` whose {column} is {value!r}: every one listed",
+                input=holders[0],
+                column=column,
+                value=value,
+                **({"name": key} if key and _format(out) == "json" else {}),
+            )
+
+
+_RECORD_WORDS = {"record", "row", "feature", "entry", "item", "line"}
+_EXCEPT = re.compile(r"\b(?:except|but|other\s+than|apart\s+from|unless|save\s+for)\b", re.IGNORECASE)
+
+
+def _but_the_reason(request: str, sentence: str, m: re.Match) -> str:
+    """The request without what follows "do not remove any record" in its sentence ("-- duplicates
+    are handled later" gives the reason, it selects nothing), unless that part makes an exception."""
+    after = sentence[m.end() :]
+    return request if _EXCEPT.search(after) else request.replace(after, " ") if after.strip() else request
 
 
 # "whose name_primary is not empty", "where `name` is not null": the kept rows have a value there.
@@ -1786,15 +1925,15 @@ def _buffer_rules(b: _Builder, request: str, outputs: list[str], named: list[str
     if len(distances) != 1 or len(spatial_out) != 1 or len(spatial_in) != 1:
         return
     distance = distances.pop()
-    if _SELECTION.search(_FILE.sub(" ", request)):  # the check compares with every input feature buffered
-        b.reading(b.said, False)
+    selected = bool(_SELECTION.search(_FILE.sub(" ", request)))  # compared with the features buffered, not all
     b.add(
         spatial_out[0],
         "buffer_distance",
-        f"its polygons cover what the features of `{spatial_in[0]}` buffered by {distance:g} m cover (true "
-        "metres, measured in a projected CRS made for the data)",
+        f"its polygons cover what the {'chosen ' if selected else ''}features of `{spatial_in[0]}` buffered by "
+        f"{distance:g} m cover (true metres, measured in a projected CRS made for the data)",
         input=spatial_in[0],
         distance_m=distance,
+        **({"selected": True} if selected else {}),
     )
 
 
@@ -2060,7 +2199,8 @@ def _name_rules(
                 ]
                 summary = re.match(r"(total|sum|mean|avg|average|median|min|max|overall)_", name, re.IGNORECASE)
                 if (code in ("km", "m")) == (measure != "area") and len(measured) == 1 and not summary:
-                    b.reading(req.said, req.sure and _format(out) != "json")  # a JSON value may be one summary
+                    # a JSON value may be one summary; a key of the records of a list the request sketches is a row's
+                    b.reading(req.said, req.sure and (_format(out) != "json" or _in_sketched_records(request, name)))
                     b.add(
                         out,
                         "measure_units",
@@ -2071,6 +2211,13 @@ def _name_rules(
                         unit=code,
                         input=measured[0],
                     )
+
+
+def _in_sketched_records(request: str, name: str) -> bool:
+    """Whether the request sketches a JSON list of records with the key ``name`` ('[{"code": ..,
+    "area_km2": ..}, ...]'): one value per record, as a table's column, not one summary value."""
+    key = rf"[\"'`]?\b{re.escape(name)}\b[\"'`]?\s*:"
+    return any(re.search(key, m.group(0)) for m in re.finditer(r"\[\s*\{[^\[\]]*\]", request))
 
 
 # A column named only by its unit ("footprint_m2", "floor_ha"): an area when its sentence says the
@@ -2098,6 +2245,103 @@ def _area_said_of_each(sentence: str) -> bool:
 
 # "the number of polygons", "count the localities", '"clinics": <int>': a column of whole counts.
 _NOT_A_COUNT = re.compile(r"\s*(?:per|/|density|share|percent|ratio|rate)\b", re.IGNORECASE)
+
+
+# "buildings: number of buildings", "\"n\": <the number of stations>", "named: how many have a name_primary"
+_SUMMARY_COUNT = re.compile(
+    r"[\"'`]?(?P<key>[A-Za-z_]\w*)[\"'`]?\s*(?::|=)\s*<?\s*(?:the\s+)?(?:(?:total\s+)?(?:number|count)\s+of\s+"
+    r"(?:all\s+)?(?:the\s+)?(?P<noun>[a-z]+)(?P<after>[^\n,;>]{0,16})|how\s+many\s+(?:of\s+them\s+)?(?:have|has)\s+"
+    r"(?:a|an|any)\s+(?:non-?(?:empty|blank)\s+)?`?(?P<column>[A-Za-z_]\w*)`?)",
+    re.IGNORECASE,
+)
+# "number of towers taller than 50 m", "... in each ward": a count of some of them, or per group
+_QUALIFIED = re.compile(
+    r"\s*(?:per|in|of|on|at|with|that|which|who|whose|where|over|under|above|below|more|less|\w+er\s+than)\b",
+    re.IGNORECASE,
+)
+# What makes a count of an input's features count fewer of them than it has
+_COUNTS_FEWER = re.compile(
+    r"\b(filter\w*|select\w*|only|exclud\w*|except|without|whose|where|dedup\w*|duplicat\w*|distinct|unique|"
+    r"clip\w*|valid|invalid|within|inside|starting|per)\b",
+    re.IGNORECASE,
+)
+
+
+def _summary_counts(b: _Builder, request: str, inputs: dict[str, dict]) -> None:
+    """A JSON summary value the request defines as the number of the one input's features (the noun
+    names that file), or of those with a value in one of its columns, equals that count; never when
+    the request selects features."""
+    with_rows = [p for p in inputs if inputs[p].get("rows") is not None]
+    json_outs = [o for o in b.outputs if _format(o) == "json"]
+    if len(with_rows) != 1 or len(json_outs) != 1:
+        return
+    source, facts = with_rows[0], inputs[with_rows[0]]
+    for m in _SUMMARY_COUNT.finditer(request):
+        if m.group("column"):
+            if m.group("column") not in (facts.get("columns") or []):
+                continue
+            extra = {"non_empty": m.group("column")}
+        elif _noun_names(_singular(m.group("noun")), source) and not _QUALIFIED.match(m.group("after")):
+            extra = {}
+        else:
+            continue
+        sentence = _sentence_at(request, m.start())
+        if _COUNTS_FEWER.search(_FILE.sub(" ", re.sub(r"\bper[- ]\w+\s+rows\b", " ", request, flags=re.IGNORECASE))):
+            return
+        b.reading(sentence, True)
+        b.add(
+            json_outs[0],
+            "count_of_input",
+            f"`{m.group('key')}` is the number of features of `{source}`"
+            + (f" with a `{m.group('column')}`" if m.group("column") else ""),
+            name=m.group("key"),
+            input=source,
+            **extra,
+        )
+
+
+# "so that no facility is counted in two hexagons", "each school counted only once"
+_ONCE = re.compile(
+    r"\bno\s+[a-z]+\s+(?:is\s+|gets\s+|being\s+)?counted\s+(?:in\s+two|twice|more\s+than\s+once)|"
+    r"\b(?:each|every)\s+[a-z]+\s+(?:is\s+)?counted\s+(?:only\s+|just\s+|exactly\s+)?once\b",
+    re.IGNORECASE,
+)
+_QUOTED_VALUE = re.compile(r"[\"\u201c]([^\"\u201d\n]{1,40})[\"\u201d]")
+
+
+def _counted_once(b: _Builder, request: str, inputs: dict[str, dict]) -> None:
+    """Things the request says are counted once each: the output's one count column sums to at most
+    as many as there are of them (the input's features of the categories the request quotes)."""
+    m = _ONCE.search(request)
+    if not m:
+        return
+    quoted = {v: _category_of(v, inputs) for v in _QUOTED_VALUE.findall(request)}
+    columns = {c[0] for c in quoted.values() if c}
+    if len(columns) != 1:
+        return
+    column = columns.pop()
+    values = sorted(v for v, c in quoted.items() if c and c[0] == column)
+    holders = [p for p, f in inputs.items() if column in (f.get("categories") or {})]
+    if len(holders) != 1:
+        return
+    for out in b.outputs:
+        counts = [
+            r.params["name"]
+            for r in b.requirements
+            if r.output == out and r.kind == "integer" and r.sure and r.params.get("name") in b.columns_of(out)
+        ]
+        counts = [n for n in counts if n not in (inputs[holders[0]].get("columns") or [])]
+        if len(counts) == 1:
+            b.reading(_sentence_at(request, m.start()), True)
+            b.add(
+                out,
+                "counted_once",
+                f"`{counts[0]}` sums to at most the number of {' and '.join(values)} in `{holders[0]}`",
+                name=counts[0],
+                input=holders[0],
+                column=column,
+                values=values,
+            )
 
 
 def _said_counts(b: _Builder, request: str) -> None:

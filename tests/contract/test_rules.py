@@ -839,7 +839,7 @@ def test_a_text_column_taken_from_one_input_holds_that_inputs_values():
     assert ("values_from_input", "name") not in kinds(renamed)  # values the request changes are not the input's
 
 
-def test_a_zone_around_features_is_a_buffer_and_of_a_selection_is_not_checked_against_all():
+def test_a_zone_around_features_is_a_buffer_and_of_a_selection_is_checked_against_the_chosen_ones():
     facts = {"s.geojson": {"rows": 5, "columns": ["kind"], "geometry_type": "Point"}}
     every = derive_contract(
         "Draw a 100 m protection zone around each site of `s.geojson` into `z.geojson`.", ["z.geojson"], facts
@@ -851,7 +851,8 @@ def test_a_zone_around_features_is_a_buffer_and_of_a_selection_is_not_checked_ag
         ["z.geojson"],
         facts,
     )
-    assert not next(r for r in some.requirements if r.kind == "buffer_distance").sure
+    chosen = next(r for r in some.requirements if r.kind == "buffer_distance")
+    assert chosen.sure and chosen.params["selected"] and "selected" not in zone.params
 
 
 def test_a_crs_asked_of_the_input_is_the_one_outputs():

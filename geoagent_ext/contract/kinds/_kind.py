@@ -34,6 +34,10 @@ class Params(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
+    # {input file: its layer} where the request names one layer of an input of several: the check
+    # reads that layer of the file, not its first (``checker._contract_input``)
+    input_layers: dict[str, str] | None = None
+
 
 class ColumnParams(Params):
     """Params of a requirement on one named value: a table's column or a JSON document's key."""

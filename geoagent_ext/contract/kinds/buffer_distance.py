@@ -7,6 +7,14 @@ from ._kind import Params, RequirementKind
 class BufferDistanceParams(Params):
     input: str
     distance_m: float
+    selected: bool = False  # the request buffers some of the input's features: those the polygons hold
+
+
+def _contract_buffered_selection(src, got, distance):
+    """The input's features a buffer of a selection was made of: those whose buffer by 0.9 x the
+    distance the file's polygons cover (a feature left out has no polygon around it)."""
+    inner = src.geometry.buffer(0.9 * distance)
+    return src[[bool(got.covers(g)) for g in inner.values]]
 
 
 def _contract_buffer_cover(params, data, sources):
@@ -19,8 +27,13 @@ def _contract_buffer_cover(params, data, sources):
     if not _contract_has_geometry(src) or src.crs is None or data.crs is None:
         return False, f"cannot compare: the file or `{params['input']}` has no CRS"
     metric = src.estimate_utm_crs()
-    want = src.to_crs(metric).geometry.buffer(distance).union_all()
     got = data.to_crs(metric).geometry.make_valid().union_all()
+    src = src.to_crs(metric)
+    if params.get("selected"):
+        src = _contract_buffered_selection(src, got, distance)
+        if not len(src):
+            return False, f"no feature of `{params['input']}` lies {distance:g} m deep inside the polygons"
+    want = src.geometry.buffer(distance).union_all()
     union = want.union(got).area
     overlap = want.intersection(got).area / union if union else 0.0
     ratio = got.area / want.area if want.area else float("inf")
@@ -39,7 +52,7 @@ def _kind_buffer_distance(params, data, sources):
 
 
 BUFFER_DISTANCE = RequirementKind(
-    helpers=(_contract_buffer_cover,),
+    helpers=(_contract_buffer_cover, _contract_buffered_selection),
     name="buffer_distance",
     params=BufferDistanceParams,
     check=_kind_buffer_distance,

@@ -1,9 +1,17 @@
 """The file has the columns (tables, layers) or top-level keys (JSON) the request names, and no
-geometry or row-index column beside them when the request lists a CSV's columns."""
+geometry or row-index column beside them when the request lists a CSV's columns; an attribute
+table the request says to leave exactly as it is gains no column."""
 
-from ..checker import _contract_holder
-from ._kind import TABLE_MENDS, Params, RequirementKind
+import re
+
+from ..checker import _contract_holder, _contract_input
+from ..formats import SPATIAL, file_format
+from ._kind import TABLE_MENDS, Builder, Params, RequestView, RequirementKind
 from ._mending import carried
+
+
+class NoNewColumnsParams(Params):
+    input: str  # the file whose attribute table the output keeps as it is
 
 
 class ColumnsParams(Params):
@@ -61,4 +69,46 @@ COLUMNS = RequirementKind(
         "(from geometry.bounds, .area/.length in a metric CRS, a spatial join with the other layer, "
         "or a rename of an existing column)"
     ),
+)
+
+
+def _kind_no_new_columns(params, data, sources):
+    source = _contract_input(params["input"], sources)
+    allowed = set(map(str, source.columns)) | {"geometry"}
+    added = [c for c in map(str, data.columns) if c not in allowed]
+    return not added, f"columns not in `{params['input']}`: {added[:10]}" if added else "no column added"
+
+
+# "leave the attribute table exactly as it is", "same columns": the table gains no column either
+_EXACT_TABLE = re.compile(
+    r"\b(?:attribute\s+table|attributes|columns|fields)\b[^.;]{0,30}?\bexactly\s+as\s+(?:it|they)\s+(?:is|are|was|were)\b|"
+    r"\bsame\s+columns\b(?!\s+(?:as|plus)\b)|\bno\s+(?:new|other|extra|added)\s+(?:columns|fields|attributes)\b",
+    re.IGNORECASE,
+)
+
+
+def read_no_new_columns(request: RequestView, b: Builder) -> None:
+    """A table said to stay exactly as it is, of the one input it is made from, gains no column:
+    only when every column the request asks of the output is one of that input's."""
+    tables = [p for p, facts in request.inputs.items() if facts.get("columns")]
+    if len(tables) != 1 or len(request.outputs) != 1:
+        return
+    out, columns = request.outputs[0], set(request.inputs[tables[0]]["columns"])
+    if file_format(out) not in SPATIAL | {"csv", "parquet"} or not set(b.columns_of(out)) <= columns:
+        return
+    for sentence, outs, sure in request.sentences:
+        if sure and out in outs and _EXACT_TABLE.search(sentence):
+            b.reading(sentence, True)
+            b.add(out, "no_new_columns", f"no column beside those of `{tables[0]}`", input=tables[0])
+            return
+
+
+NO_NEW_COLUMNS = RequirementKind(
+    name="no_new_columns",
+    params=NoNewColumnsParams,
+    check=_kind_no_new_columns,
+    advice=(
+        "the request keeps the attribute table as it is: drop the columns you added (helper columns too) before writing"
+    ),
+    read=read_no_new_columns,
 )

@@ -1,12 +1,14 @@
 """Where an overlay's result lies: the area covered by exactly one of two layers (their symmetric
-difference), and points asked to fall inside another output's polygons (label anchors)."""
+difference), and points asked to fall inside another output's polygons, or those of the input
+features they stand for (label anchors)."""
 
 import posixpath
 import re
 
-from ..checker import _contract_input
-from ..formats import SPATIAL, file_format
+from ..checker import _contract_input, _contract_key_match
+from ..formats import SPATIAL, file_format, layer_kinds
 from ._kind import Builder, Params, RequestView, RequirementKind
+from .wkt_geometry import wkt_said
 
 
 class SymmetricDifferenceParams(Params):
@@ -15,8 +17,9 @@ class SymmetricDifferenceParams(Params):
 
 
 class PointsInsideParams(Params):
-    polygons: str  # the output whose polygons the points fall in
+    polygons: str  # the output whose polygons the points fall in (with ``by_key``: the input)
     in_order: bool = False  # the i-th point falls in the i-th polygon (else: each polygon holds one point)
+    by_key: bool = False  # ``polygons`` is an input: each point falls in the polygon its row's key names
 
 
 def _contract_two_layers(params, sources):
@@ -58,6 +61,8 @@ def _kind_points_inside(params, data, sources):
         return False, f"cannot compare: this file or `{params['polygons']}` has no CRS"
     points = data.to_crs(polygons.crs).geometry.reset_index(drop=True)
     shapes = polygons.geometry.reset_index(drop=True)
+    if params.get("by_key"):
+        return _contract_points_in_keyed(params, data, points, shapes, polygons)
     if params.get("in_order"):
         if len(points) != len(shapes):
             return False, f"{len(points)} points for {len(shapes)} polygons of `{params['polygons']}`"
@@ -73,6 +78,31 @@ def _kind_points_inside(params, data, sources):
         f"{len(bad)} of {len(shapes)} polygons hold other than one point"
         if bad
         else "one point strictly inside each polygon",
+    )
+
+
+def _contract_points_in_keyed(params, data, points, shapes, polygons):
+    """(passed, observed): each point lies strictly inside the polygon of the input feature its row
+    names by a key column (the file may hold some of the input's features); without such a column,
+    inside one of the input's polygons."""
+    import shapely
+
+    match = _contract_key_match(data, polygons, data.geometry.name)
+    if match is None:
+        tree = shapely.STRtree([g for g in shapes if g is not None])
+        outside = [i for i, p in enumerate(points) if p is None or not len(tree.query(p, predicate="within"))]
+        where = f"any polygon of `{params['polygons']}` (no column names its features)"
+    else:
+        column, rows, _ = match
+        outside = [
+            i
+            for i, (p, r) in enumerate(zip(points, rows))
+            if p is None or shapes[r] is None or not shapes[r].contains(p)
+        ]
+        where = f"the polygon of `{params['polygons']}` its `{column}` names"
+    return not outside, (
+        f"{len(outside)} of {len(points)} points are not strictly inside {where}"
+        + (f" (first: row {outside[0]})" if outside else "")
     )
 
 
@@ -120,6 +150,7 @@ def read_overlay(request: RequestView, b: Builder) -> None:
         b.add(shapes[0], "symmetric_difference", "covers the area exactly one of the two layers covers", **compared)
         break
     if len(spatial) != 2:
+        _points_of_input_polygons(request, b, named)
         return
     for sentence, _, _ in request.sentences:
         if not _INSIDE.search(request.affirmed(sentence)) or len(pointish) != 1:
@@ -138,6 +169,43 @@ def read_overlay(request: RequestView, b: Builder) -> None:
         return
 
 
+_DASH = re.compile(r"\s[-\u2013\u2014]{1,2}\s")
+_WITHIN_DISTANCE = re.compile(r"\bwithin\s+(?:a\s+|an\s+)?\d", re.IGNORECASE)
+_POLYGONS = {"Polygon", "MultiPolygon"}
+
+
+def _points_of_input_polygons(request: RequestView, b: Builder, named: list[str]) -> None:
+    """Points a CSV writes as WKT said to be lon/lat (WKT has no CRS: only then can its points be
+    set on the polygons), asked to fall inside the polygons of the one polygon input the request
+    names (label points of its features): each inside its own feature's polygon."""
+    polygons = [p for p in named if layer_kinds(request.inputs[p]) and layer_kinds(request.inputs[p]) <= _POLYGONS]
+    points = [
+        o
+        for o, said in wkt_said(request, b).items()
+        if said.lonlat and (said.types == ["Point", "MultiPoint"] or _POINTISH.search(posixpath.basename(o)))
+    ]
+    if len(polygons) != 1 or len(points) != 1:
+        return
+    for sentence, outs, _ in request.sentences:
+        plain = sentence
+        for name in request.files(sentence):  # a file name's dots end no phrase
+            plain = plain.replace(name, "the file")
+        words = " ".join(request.affirmed(part) for part in _DASH.split(plain))
+        # a sentence naming only inputs speaks of the request's one output
+        about = points[0] in outs if outs else list(request.outputs) == [points[0]]
+        if not about or not _INSIDE.search(words) or _WITHIN_DISTANCE.search(words):
+            continue
+        b.reading(sentence, True)
+        b.add(
+            points[0],
+            "points_inside",
+            f"each point lies strictly inside the polygon of the feature of `{polygons[0]}` it stands for",
+            polygons=polygons[0],
+            by_key=True,
+        )
+        return
+
+
 SYMMETRIC_DIFFERENCE = RequirementKind(
     helpers=(_contract_two_layers,),
     name="symmetric_difference",
@@ -151,6 +219,7 @@ SYMMETRIC_DIFFERENCE = RequirementKind(
     read=read_overlay,
 )
 POINTS_INSIDE = RequirementKind(
+    helpers=(_contract_points_in_keyed,),
     name="points_inside",
     params=PointsInsideParams,
     check=_kind_points_inside,

@@ -84,8 +84,8 @@ def _kind_pair_distance(params, data, value, sources):
     import shapely
 
     name = params["name"]
-    if isinstance(data, dict):
-        return False, f"`{name}` is a JSON value, not a column of rows"
+    if isinstance(data, dict):  # one JSON object holding it: one row
+        data = pd.DataFrame([{k: v for k, v in data.items() if not isinstance(v, (dict, list))}])
     origin, why = _contract_row_origins(params, data, sources, name)
     if origin is None:
         return False, why.replace("cannot check", "cannot measure")
@@ -131,7 +131,7 @@ _NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 
 _K_NEAREST = re.compile(
     r"\b(two|three|four|five|six|seven|eight|nine|ten|\d{1,2})\s+(?:nearest|closest)\b", re.IGNORECASE
 )
-_EACH = re.compile(r"\b(?:every|each)\s+([a-z]{3,})", re.IGNORECASE)
+_EACH = re.compile(r"\b(?:every|each|per)\s+([a-z]{3,})", re.IGNORECASE)
 _NUMBER = r"(-?\d{1,3}(?:\.\d+)?)\s*°?\s*"
 # "(16.37338 E, 48.20849 N)", "48.2085 N 16.3734 E", "lon 16.37338, lat 48.20849"
 _POINT = re.compile(
@@ -181,14 +181,15 @@ def _named_other(listed, name, source, layers, inputs):
 def read_pair_distance(request: RequestView, b: Builder) -> None:
     """A straight-line distance column of a table of point features, when the row also names the
     other point: a feature of a point layer by an id column the output lists, or the one point the
-    request writes in coordinates. Not for distances along a network, nor between shapes."""
+    request writes in coordinates. Records nested in a JSON document's rows count as rows, each
+    with its parent's values (its key). Not for distances along a network, nor between shapes."""
     if _ALONG_A_NETWORK.search(request.text):
         return
     layers = [p for p, facts in request.inputs.items() if _points(facts) and facts.get("columns")]
     point = _request_point(request.text)
     k_said = _K_NEAREST.search(request.text)
     k = None if not k_said else int(_NUMBER_WORDS.get(k_said.group(1).lower(), k_said.group(1)))
-    for out in [o for o in request.outputs if not o.lower().endswith(".json")]:  # a JSON document may nest its rows
+    for out in request.outputs:  # a JSON document's nested records are read with their parent's values
         listed = b.columns_of(out)
         for name in listed:
             unit = _DISTANCE_COLUMN.search(name)

@@ -11,6 +11,7 @@ from ._mending import kept_first
 class UniqueParams(ColumnParams):
     keep_by: str | None = None  # with ``keep``: the row of duplicates the request keeps (its min or max)
     keep: Literal["min", "max", "as_requested"] | None = None  # as_requested: a rule only the model can follow
+    together: list[str] = []  # the key is ``name`` with these columns ("one row per street + number")
 
 
 class SortedParams(ColumnParams):
@@ -82,9 +83,17 @@ def _kind_non_empty(params, data, value, sources):
 
 
 def _kind_unique(params, data, value, sources):
-    seq = _contract_strings(_contract_column_values(data, value))
+    together = params.get("together") or []
+    if together:
+        missing = [c for c in together if isinstance(data, dict) or c not in data.columns]
+        if missing:
+            return False, f"`{missing[0]}` is not in the file"
+        seq = list(zip(*(_contract_strings(data[c]) for c in [params["name"], *together])))
+    else:
+        seq = _contract_strings(_contract_column_values(data, value))
     dups = len(seq) - len(set(seq))
-    return dups == 0, f"`{params['name']}`: {dups} duplicate value(s)"
+    key = " + ".join(f"`{c}`" for c in [params["name"], *together])
+    return dups == 0, f"{key}: {dups} duplicate value(s)"
 
 
 def _kind_sorted(params, data, value, sources):
@@ -142,7 +151,8 @@ def _deduplicated(p, site):
     """One row per value, the one the request says to keep (never ours to choose)."""
     if not (p.get("name") and p.get("keep_by")):
         return []
-    return [*kept_first(p), f"_mend = _mend.drop_duplicates({str(p['name'])!r})"]
+    key = [str(p["name"]), *map(str, p.get("together") or [])]
+    return [*kept_first(p), f"_mend = _mend.drop_duplicates({key if len(key) > 1 else key[0]!r})"]
 
 
 def _sorted_rows(p, site):

@@ -292,6 +292,7 @@ def input_facts(paths):
                 wkt = _wkt_columns(frame)
                 if wkt:
                     out[path]["defects"] = {"wkt_text": wkt}
+                    out[path].update(_wkt_place(frame))
             elif ext in VECTOR_EXT:
                 import pyogrio
 
@@ -306,7 +307,9 @@ def input_facts(paths):
                 if len(layers) == 1:
                     out[path].update(_layer_facts(path, ext, info.get("geometry_type") or ""))
                 elif layers:
-                    out[path].update(_layers_place(path, layers))
+                    each = {name: _one_layer_facts(path, ext, name) for name in layers}
+                    out[path].update(_layers_place([f.get("bounds_wgs84") for f in each.values()]))
+                    out[path]["layer_facts"] = each
         except Exception:
             continue
     return out
@@ -339,22 +342,22 @@ def _place_facts(frame):
     return facts
 
 
-def _layers_place(path, layers, max_bytes=100_000_000):
-    """{"bounds_wgs84": [w, s, e, n]} around every layer of a file of several: whatever layer a
-    deliverable is made from, it lies inside (each layer in its own CRS; large files skipped)."""
-    if os.path.getsize(path) > max_bytes:
+def _wkt_place(frame):
+    """{"bounds_wgs84": [w, s, e, n]} of a table whose geometry is WKT text in one column, when its
+    coordinates are lon/lat (WKT has no CRS: coordinates within lon/lat's ranges are read as such)."""
+    try:
+        view = _contract_wkt_view(frame)  # noqa: F821 - _50_contract
+        box = _contract_geo_bounds_wgs84(view) if view is not frame else None  # noqa: F821 - _50_contract
+    except Exception:
         return {}
-    import geopandas as gpd
+    return {"bounds_wgs84": [round(float(v), 6) for v in box[:4]]} if box is not None else {}
 
-    boxes = []
-    for name in layers:
-        try:
-            box = _place_facts(gpd.read_file(path, layer=name)).get("bounds_wgs84")
-        except Exception:
-            return {}
-        if box is None:
-            return {}  # a layer without a known place: the file's place is unknown
-        boxes.append(box)
+
+def _layers_place(boxes):
+    """{"bounds_wgs84": [w, s, e, n]} around every layer of a file of several (``boxes``: each
+    layer's, None where unknown): whatever layer a deliverable is made from, it lies inside."""
+    if any(box is None for box in boxes):
+        return {}  # a layer without a known place (or not read: a large file): the file's place is unknown
     if not boxes or any(w > e for w, _, e, _ in boxes):
         return {}
     return {
@@ -367,7 +370,7 @@ def _layers_place(path, layers, max_bytes=100_000_000):
     }
 
 
-def _categories(frame, most=30):
+def _categories(frame, most=50):
     """{column: its values} of the text columns that hold few distinct ones (categories such as
     "county", "locality"), each list whole: a request that selects rows by one names the others too."""
     if frame is None:
@@ -417,7 +420,24 @@ def _numbers_as_text(frame, text_columns):
     return found
 
 
-def _layer_facts(path, ext, geometry_type, max_bytes=100_000_000):
+def _one_layer_facts(path, ext, layer):
+    """The facts of one layer of a file of several, as a file of that layer alone would give them:
+    what the contract reads of an input when the request names the layer."""
+    import pyogrio
+
+    try:
+        info = pyogrio.read_info(path, layer=layer)
+    except Exception:
+        return {}
+    return {
+        "rows": info.get("features"),
+        "columns": [str(c) for c in info.get("fields", [])],
+        "geometry_type": str(info.get("geometry_type") or ""),
+        **_layer_facts(path, ext, info.get("geometry_type") or "", layer=layer),
+    }
+
+
+def _layer_facts(path, ext, geometry_type, max_bytes=100_000_000, layer=None):
     """What a deliverable made from this layer must not carry over, and its text columns (from
     the data, read once; large files are skipped): features jumping over the antimeridian,
     GeoJSON polygons wound against RFC 7946 (the checks of _50_contract), numbers stored as
@@ -428,7 +448,7 @@ def _layer_facts(path, ext, geometry_type, max_bytes=100_000_000):
 
     defects, text_columns, kinds, frame = {}, [], "", None
     try:
-        frame = gpd.read_file(path)
+        frame = gpd.read_file(path, layer=layer) if layer is not None else gpd.read_file(path)
         kinds = ",".join(sorted(set(frame.geom_type.dropna())))  # GDAL says "Unknown" for a mixed layer
         text_columns = _text_columns(frame)
         numeric = _numbers_as_text(frame, text_columns)

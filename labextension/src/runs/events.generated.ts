@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 26a993a9716292ab103e50325a7b7378b300899512c505f52c9f4a73c73c09d3
+ * schema-sha256: 419cd365a05e9779c24cadfeac2cb387a56ac568768e2bbb01a5c0f0069ed668
  */
 
 export type RunEvent =
@@ -124,8 +124,12 @@ export interface Requirement {
     | 'antimeridian_cut'
     | 'area_weighted'
     | 'bbox'
+    | 'booleans'
     | 'buffer_distance'
     | 'columns'
+    | 'coordinate_columns'
+    | 'count_of_input'
+    | 'counted_once'
     | 'crs_epsg'
     | 'crs_present'
     | 'crs_projected_metres'
@@ -143,13 +147,19 @@ export interface Requirement {
     | 'input_order'
     | 'integer'
     | 'json_shape'
+    | 'kept_of_duplicates'
     | 'layers'
     | 'located'
     | 'lonlat'
+    | 'lonlat_boxes'
+    | 'measure_classes'
+    | 'measure_totals'
     | 'measure_units'
     | 'min_area'
+    | 'names_list'
     | 'nearest_attribute'
     | 'nearest_distance'
+    | 'no_new_columns'
     | 'non_empty'
     | 'non_negative'
     | 'note'
@@ -159,13 +169,19 @@ export interface Requirement {
     | 'point_counts'
     | 'points_inside'
     | 'rfc7946_winding'
+    | 'rows_as_category'
     | 'rows_as_input'
+    | 'rows_of_geometry_type'
     | 'shapes_kept'
     | 'sorted'
     | 'symmetric_difference'
+    | 'top_level_member'
     | 'unique'
     | 'values_from_input'
-    | 'values_in';
+    | 'values_in'
+    | 'whole_numbers'
+    | 'within_box'
+    | 'wkt_geometry';
   params: {
     [k: string]: unknown;
   };

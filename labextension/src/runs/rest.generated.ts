@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: 35c2f27cbf427a2abae70883d1ae0624014f7d041d5b2549e9c34ea61608d6a9
+ * schema-sha256: bcd6379c4ce118f171b0c0aa542e0ffaceecb0e75592ad548fa6de4fd9ab6b2e
  */
 import type {
   ApprovalGiven,
