@@ -2,7 +2,7 @@
 on broken deliverables — the dev tasks as written, their rewordings, and the project's own corpus.
 
     .venv/bin/python benchmarks/contract_audit.py [--suite ../shared/bench/geoagentbench-dev]
-        [--rewordings ../shared/bench/paraphrases/dev.json] [--only dev,rewording,corpus] [--details]
+        [--rewordings ../shared/bench/paraphrases/dev.json] [--only dev,rewording,corpus,heldout] [--details]
         [--reader rules|model|both|proposals] [--model local:qwen2.5-coder-1.5b] [--model-unsure]
         [--cache benchmarks/data/reading_cache.json]
 
@@ -29,9 +29,9 @@ sys.path.insert(0, str(ROOT))
 
 def corpus_cases():
     from geoagent_ext.bench.contract_audit import corpus_case
-    from tests.contract.corpus import ENTRIES, input_path
+    from tests.contract.corpus import ENTRIES, group_of, input_path
 
-    return [corpus_case(entry, lambda spec: input_path(spec, ROOT)) for entry in ENTRIES]
+    return [corpus_case(entry, lambda spec: input_path(spec, ROOT), group_of(entry)) for entry in ENTRIES]
 
 
 def main() -> None:
@@ -42,7 +42,7 @@ def main() -> None:
     shared = ROOT.parent / "shared" / "bench"
     parser.add_argument("--suite", type=Path, default=shared / "geoagentbench-dev")
     parser.add_argument("--rewordings", type=Path, default=shared / "paraphrases" / "dev.json")
-    parser.add_argument("--only", default="dev,rewording,corpus")
+    parser.add_argument("--only", default="dev,rewording,corpus,heldout")
     parser.add_argument("--details", action="store_true")
     parser.add_argument("--reader", choices=READERS, default="rules")
     parser.add_argument("--model", default="local:qwen2.5-coder-1.5b")
@@ -51,8 +51,7 @@ def main() -> None:
     args = parser.parse_args()
     groups = set(args.only.split(","))
     cases = [c for c in dev_cases(args.suite, args.rewordings) if c.group in groups]
-    if "corpus" in groups:
-        cases += corpus_cases()
+    cases += [c for c in corpus_cases() if c.group in groups]
     read = (
         CachedModelReader(args.model, args.cache, proposals=args.reader == "proposals")
         if args.reader != "rules"

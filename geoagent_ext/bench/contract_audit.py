@@ -35,7 +35,7 @@ READERS = ("rules", "model", "both", "proposals")
 
 @dataclass
 class AuditCase:
-    group: str  # "dev", "rewording", "corpus": the table a case counts in
+    group: str  # "dev", "rewording", "corpus", "heldout": the table a case counts in
     name: str
     request: str
     outputs: list[str]
@@ -100,7 +100,7 @@ def dev_cases(suite: Path, rewordings: Path | None = None, tasks: Iterable[str] 
     return cases
 
 
-def corpus_case(entry, resolve: Callable[[str], Path]) -> AuditCase:
+def corpus_case(entry, resolve: Callable[[str], Path], group: str = "corpus") -> AuditCase:
     """A corpus entry (``tests/contract/corpus``: writers that write into the current directory,
     input specs ``resolve`` turns into paths) as a case."""
 
@@ -108,7 +108,7 @@ def corpus_case(entry, resolve: Callable[[str], Path]) -> AuditCase:
         return lambda folder: write()  # the auditor runs writers with the folder as the current directory
 
     return AuditCase(
-        group="corpus",
+        group=group,
         name=entry.id,
         request=entry.request,
         outputs=list(entry.outputs),

@@ -549,6 +549,7 @@ def _derive(request: str, outputs: list[str], inputs: dict[str, dict], official_
     _nearest_distance_rules(b, request, inputs, named)
     _density_rules(b)
     _keep_rule(b, request, inputs)
+    _blanks_allowed(b, request)
     _invalid_repaired(b, request, named)
     _no_stray_columns(b, request)
     _converted_values(b, inputs)
@@ -556,6 +557,7 @@ def _derive(request: str, outputs: list[str], inputs: dict[str, dict], official_
     _defect_rules(b, outputs, inputs, request)
     _shape_rules(b, request, outputs, inputs, named)
     _place_rules(b, outputs, inputs, named)
+    _one_value_per_cell(b, outputs)
     _crs_asked_of_an_input(b, request, outputs, inputs)
     _crs_kept_rules(b, request, outputs, inputs, named)
     _consistent(b, inputs)
@@ -761,6 +763,27 @@ def _sentence_at(request: str, position: int) -> str:
 def _output_words(b: _Builder, out: str) -> str:
     """The words that name ``out`` (its "exists" requirement's), for a requirement the data implies."""
     return next((r.said for r in b.requirements if r.output == out and r.kind == "exists"), out)
+
+
+# "further than that leave station_id and distance blank", "otherwise empty": rows may lack a value
+_BLANK_ALLOWED = re.compile(
+    r"\b(?:leave|left|stays?|remains?|be|is|are)\s+(?:[\w`]+\s+){0,6}?(?:blank|empty|null|missing|nan)\b|"
+    r"\b(?:otherwise|else)\s+(?:leave\s+)?(?:it\s+|them\s+)?(?:blank|empty|null|nan)\b",
+    re.IGNORECASE,
+)
+
+
+def _blanks_allowed(b: _Builder, request: str) -> None:
+    """A column a sentence lets stay blank ("leave `distance` blank") is not required to hold a
+    number in every row: its non-negative requirement skips the blank ones."""
+    for sentence in _SENTENCE.split(request):
+        if not _BLANK_ALLOWED.search(sentence):
+            continue
+        words = {w.lower() for w in re.findall(r"[A-Za-z_]\w*", sentence)}
+        for r in b.requirements:
+            name = str(r.params.get("name") or "")
+            if r.kind == "non_negative" and (name.lower() in words or name.lower().split("_")[0] in words):
+                r.params["missing_ok"] = True
 
 
 def _kept_of_duplicates(b: _Builder, uniqueness: list, m: re.Match, keep: str, inputs: dict[str, dict]) -> None:
@@ -1031,11 +1054,17 @@ _JSON_OBJECT = re.compile(
 )
 
 
+_KEY_BEFORE = re.compile(r"[\"'`]?[A-Za-z_]\w*[\"'`]?\s*:\s*(?:(?:just|only|simply)\s+)?(?:an?\s+|the\s+)?$")
+
+
 def _json_shape_rules(b: _Builder, out: str, sentence: str) -> None:
     """ "Just a JSON array of the names" / "a single JSON object": the document's top level, read in
     the clauses that negate nothing ("a list, not an object keyed by id" asks for the list)."""
     said = _affirmed(sentence)
-    is_list, is_object = bool(_JSON_LIST.search(said)), bool(_JSON_OBJECT.search(said))
+    listed = _JSON_LIST.search(said)
+    if listed and (_BULLET_NAME.match(sentence) or _KEY_BEFORE.search(said[: listed.start()])):
+        listed = None  # "- transects: a JSON array of ...": the value of a key, not the document
+    is_list, is_object = bool(listed), bool(_JSON_OBJECT.search(said))
     if is_list != is_object:
         shape = "list" if is_list else "object"
         b.add(
@@ -1717,9 +1746,18 @@ _CRS_GRID = re.compile(
 )
 
 
+def _one_value_per_cell(b: _Builder, outputs: list[str]) -> None:
+    """Every table the request asks for holds one value per cell (no request asks for a printed
+    column in a cell)."""
+    for out in outputs:
+        if _format(out) in ("csv", "json", "parquet"):
+            b.reading(_output_words(b, out))
+            b.add(out, "one_value_per_cell", "one value per cell (no printed pandas column in a cell)")
+
+
 # What one sentence does not decide, only a whole request: that the file exists; that shapes are
 # kept (the request's silence on reshaping).
-WHOLE_REQUEST_KINDS = ("exists", "shapes_kept", "crs_present", "located")
+WHOLE_REQUEST_KINDS = ("exists", "shapes_kept", "crs_present", "located", "one_value_per_cell")
 # "discard any polygon fragments smaller than 1 m²", "drop parcels under 0.5 ha"
 _SMALL_DROPPED = re.compile(
     r"\b(?:discard|drop|remov|delet|exclud|filter(?:ing)?\s+out|get(?:ting)?\s+rid\s+of|eliminat)\w*\b[^.;]{0,80}?"

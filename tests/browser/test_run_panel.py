@@ -318,7 +318,7 @@ def test_contract_review_then_checks_in_approval_mode(lab_page):
     expect(run_view).to_have_attribute("data-status", "awaiting_contract", timeout=RUN_TIMEOUT_MS)
     editor = panel.get_by_test_id("geoagent-contract-editor")
     rows = editor.get_by_test_id("geoagent-requirement-edit-row")
-    expect(rows).to_have_count(6)
+    expect(rows).to_have_count(7)
     expect(editor.get_by_test_id("geoagent-contract-output")).to_have_attribute("data-output", "parcels.csv")
     inputs = editor.get_by_test_id("geoagent-requirement-input")
     expect(inputs.nth(1)).to_have_value(
@@ -332,23 +332,23 @@ def test_contract_review_then_checks_in_approval_mode(lab_page):
 
     # Delete the sort order, add an integer requirement, send.
     sorted_row.get_by_test_id("geoagent-requirement-delete").click()
-    expect(rows).to_have_count(5)
+    expect(rows).to_have_count(6)
     editor.get_by_test_id("geoagent-requirement-new").fill(ADDED)
     editor.get_by_test_id("geoagent-requirement-add").click()
-    expect(rows).to_have_count(6)
-    expect(rows.nth(5)).to_have_attribute("data-requirement", "")
-    expect(inputs.nth(5)).to_have_value(ADDED)
-    expect(rows.nth(5).get_by_test_id("geoagent-requirement-you")).to_have_count(1)
+    expect(rows).to_have_count(7)
+    expect(rows.nth(6)).to_have_attribute("data-requirement", "")
+    expect(inputs.nth(6)).to_have_value(ADDED)
+    expect(rows.nth(6).get_by_test_id("geoagent-requirement-you")).to_have_count(1)
     shot(page, "panel-contract-review.png")
     editor.get_by_test_id("geoagent-contract-use").click()
 
     # The contract as the user left it; the plan; the first attempt waits for approval.
     expect(editor).to_have_count(0)
-    expect(panel.get_by_test_id("geoagent-contract-summary")).to_have_text("0/6 hold · as you reviewed it")
+    expect(panel.get_by_test_id("geoagent-contract-summary")).to_have_text("0/7 hold · as you reviewed it")
     shown = panel.get_by_test_id("geoagent-requirement")
-    expect(shown).to_have_count(6)
+    expect(shown).to_have_count(7)
     expect(requirement(panel, "r3")).to_have_count(0)
-    added = requirement(panel, "u6")
+    added = requirement(panel, "u7")
     expect(added.get_by_test_id("geoagent-requirement-text")).to_have_text(ADDED)
     expect(added.get_by_test_id("geoagent-requirement-you")).to_have_count(1)
     expect(panel.get_by_test_id("geoagent-subtask")).to_have_count(1, timeout=RUN_TIMEOUT_MS)
@@ -367,9 +367,9 @@ def test_contract_review_then_checks_in_approval_mode(lab_page):
     expect(added.get_by_test_id("geoagent-requirement-label")).to_have_text("fails")
     expect(added.get_by_test_id("geoagent-requirement-when")).to_have_text("after step 1")
     expect(added.get_by_test_id("geoagent-requirement-observed")).to_contain_text("seen: `area_ha` dtype float64")
-    for held in ("r1", "r2", "r4", "r5", "r6"):
+    for held in ("r1", "r2", "r4", "r5", "r6", "r7"):
         expect(requirement(panel, held)).to_have_attribute("data-status", "held")
-    expect(panel.get_by_test_id("geoagent-contract-summary")).to_have_text("5/6 hold · as you reviewed it")
+    expect(panel.get_by_test_id("geoagent-contract-summary")).to_have_text("6/7 hold · as you reviewed it")
     shot(page, "panel-contract-unmet.png", panel.get_by_test_id("geoagent-contract"))
     panel.get_by_test_id("geoagent-approve").click()
 
@@ -377,9 +377,9 @@ def test_contract_review_then_checks_in_approval_mode(lab_page):
     expect(run_view).to_have_attribute("data-status", "succeeded", timeout=RUN_TIMEOUT_MS)
     expect(panel.get_by_test_id("geoagent-run-status")).to_have_attribute("data-status", "succeeded")
     expect(panel.get_by_test_id("geoagent-run-message")).to_contain_text("1 step(s) done")
-    expect(panel.get_by_test_id("geoagent-contract-summary")).to_have_text("6/6 hold · as you reviewed it")
-    expect(shown).to_have_count(6)
-    for req_id in ("r1", "r2", "r4", "r5", "r6", "u6"):
+    expect(panel.get_by_test_id("geoagent-contract-summary")).to_have_text("7/7 hold · as you reviewed it")
+    expect(shown).to_have_count(7)
+    for req_id in ("r1", "r2", "r4", "r5", "r6", "r7", "u7"):
         expect(requirement(panel, req_id)).to_have_attribute("data-status", "held")
         expect(requirement(panel, req_id).get_by_test_id("geoagent-requirement-when")).to_have_text("final check")
     expect(panel.get_by_test_id("geoagent-requirement-observed")).to_have_count(0)
@@ -387,19 +387,19 @@ def test_contract_review_then_checks_in_approval_mode(lab_page):
     shot(page, "panel-contract-checked.png", panel.get_by_test_id("geoagent-contract"))
 
     # The server checked the edited contract: r3 deleted (never checked, and the file is not
-    # sorted by `parcel`), u6 added and checked (failed after attempt 1, held at the end).
+    # sorted by `parcel`), u7 added and checked (failed after attempt 1, held at the end).
     run_id = next(r["run_id"] for r in api(server, "GET", "geoagent/runs")["runs"] if r["request"] == CONTRACT_REQUEST)
     state = api(server, "GET", f"geoagent/runs/{run_id}")
     assert state["status"] == "succeeded", state["message"]
     reqs = {r["id"]: r for r in state["contract"]["requirements"]}
-    assert list(reqs) == ["r1", "r2", "r4", "r5", "r6", "u6"], list(reqs)
+    assert list(reqs) == ["r1", "r2", "r4", "r5", "r6", "r7", "u7"], list(reqs)
     assert (
-        reqs["u6"]["kind"] == "integer"
-        and reqs["u6"]["origin"] == "user"
-        and reqs["u6"]["params"] == {"name": "area_ha"}
+        reqs["u7"]["kind"] == "integer"
+        and reqs["u7"]["origin"] == "user"
+        and reqs["u7"]["params"] == {"name": "area_ha"}
     )
     assert reqs["r5"]["kind"] == "measure_units"  # integer hectares still are the parcels' areas, rounded
-    assert set(state["requirements"]) == {"r1", "r2", "r4", "r5", "r6", "u6"}, state["requirements"]
+    assert set(state["requirements"]) == {"r1", "r2", "r4", "r5", "r6", "r7", "u7"}, state["requirements"]
     assert all(check["passed"] for check in state["requirements"].values()), state["requirements"]
     assert state["unmet"] == [] and state["not_verified"] == []
     events = api(server, "GET", f"geoagent/runs/{run_id}/events")["events"]
@@ -408,7 +408,7 @@ def test_contract_review_then_checks_in_approval_mode(lab_page):
     assert "r3" in {r["id"] for r in stated[0]["contract"]["requirements"]}
     checks = [(e["requirement_id"], e["passed"]) for e in events if e["type"] == "requirement_checked"]
     assert "r3" not in {rid for rid, _ in checks}
-    assert [passed for rid, passed in checks if rid == "u6"] == [False, True, True], (
+    assert [passed for rid, passed in checks if rid == "u7"] == [False, True, True], (
         checks
     )  # attempt 1, attempt 2, final
     written = (server.root_dir / "parcels.csv").read_text().split()

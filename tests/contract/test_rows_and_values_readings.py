@@ -355,3 +355,48 @@ def test_a_list_of_the_polygons_holding_none_of_the_points_is_exactly_those(tmp_
     (tmp_path / "empty.json").write_text(json.dumps(["Birch"]))  # the ones that have one
     passed, seen = check(c, tmp_path)[r.text]
     assert not passed and "missing ['Ash', 'Cedar']" in seen
+
+
+def test_a_printed_pandas_column_in_a_cell_is_not_one_value(tmp_path):
+    c = derive_contract("Write summary.csv with kind and n.", ["summary.csv"])
+    (r,) = reqs(c, "one_value_per_cell")
+    pd.DataFrame({"kind": ["Point"], "n": [3]}).to_csv(tmp_path / "summary.csv", index=False)
+    assert check(c, tmp_path)[r.text][0]
+    printed = str(pd.Series(["Point"] * 3))  # str(series) where one value was meant
+    pd.DataFrame({"kind": [printed], "n": [3]}).to_csv(tmp_path / "summary.csv", index=False)
+    passed, seen = check(c, tmp_path)[r.text]
+    assert not passed and "`kind` holds a printed pandas object" in seen
+
+
+def test_a_table_of_the_layers_of_a_file_describes_each_as_declared(tmp_path):
+    from shapely.geometry import LineString
+
+    path = tmp_path / "delivery.gpkg"
+    gpd.GeoDataFrame({"n": [1, 2]}, geometry=[Point(100, 13), Point(100.1, 13)], crs=4326).to_file(path, layer="shops")
+    gpd.GeoDataFrame({"n": [1]}, geometry=[LineString([(6e5, 1.5e6), (6.1e5, 1.5e6)])], crs=32647).to_file(
+        path, layer="streets"
+    )
+    c = derive_contract(
+        "List the layers of delivery.gpkg in layers.csv, one row per layer: layer_name, crs, geometry_type, "
+        "feature_count.",
+        ["layers.csv"],
+        input_facts(tmp_path),
+    )
+    (r,) = reqs(c, "layer_inventory")
+    assert (r.params["crs"], r.params["geometry_type"], r.params["feature_count"]) == (
+        "crs",
+        "geometry_type",
+        "feature_count",
+    )
+    right = pd.DataFrame(
+        {
+            "layer_name": ["shops", "streets"],
+            "crs": ["EPSG:4326", "EPSG:32647"],
+            "geometry_type": ["Point", "LineString"],
+        }
+    ).assign(feature_count=[2, 1])
+    right.to_csv(tmp_path / "layers.csv", index=False)
+    assert check(c, tmp_path)[r.text][0]
+    right.assign(crs=["EPSG:4326", "EPSG:4326"]).to_csv(tmp_path / "layers.csv", index=False)  # one CRS for all
+    passed, seen = check(c, tmp_path)[r.text]
+    assert not passed and "streets: crs 'EPSG:4326', the layer declares EPSG:32647" in seen

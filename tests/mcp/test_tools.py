@@ -138,7 +138,7 @@ async def test_check_deliverable_reads_the_written_file_back(mcp, jp_serverapp, 
 
     (out / "summary.csv").write_text("district_code,district_name,area_km2\nA,Innere Stadt,16.5\nB,Leopoldstadt,16.5\n")
     check = await mcp.ok("geoagent_check_deliverable", request=REQUEST, outputs=["out/summary.csv"], notebook_path=path)
-    assert check["passed"] and len(check["results"]) == 7 and check["fix"] == []
+    assert check["passed"] and len(check["results"]) == 8 and check["fix"] == []
     # Square degrees are not km²: the area check reads the districts' own geometries.
     (out / "summary.csv").write_text(
         "district_code,district_name,area_km2\nA,Innere Stadt,0.002\nB,Leopoldstadt,0.002\n"

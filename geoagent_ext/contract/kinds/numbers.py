@@ -4,6 +4,10 @@ from ..checker import _contract_column_values, _contract_numbers, _contract_shor
 from ._kind import ColumnParams, RequirementKind
 
 
+class NonNegativeParams(ColumnParams):
+    missing_ok: bool = False  # the request lets some rows leave it blank ("otherwise leave it blank")
+
+
 def _kind_integer(params, data, value, sources):
     name = params["name"]
     if not isinstance(data, dict):
@@ -34,6 +38,8 @@ def _kind_non_negative(params, data, value, sources):
         nums = [float(v) for v in (values.tolist() if hasattr(values, "tolist") else values)]
     except (TypeError, ValueError) as exc:
         return False, f"`{name}` is not numeric: {exc}"
+    if params.get("missing_ok"):
+        nums = [v for v in nums if not math.isnan(v)]
     bad = [v for v in nums if not (math.isfinite(v) and v >= 0)]
     return not bad, f"`{name}` min {min(nums) if nums else 'n/a'}, {len(bad)} value(s) negative or not finite"
 
@@ -58,7 +64,7 @@ NUMERIC = RequirementKind(
 )
 NON_NEGATIVE = RequirementKind(
     name="non_negative",
-    params=ColumnParams,
+    params=NonNegativeParams,
     check=_kind_non_negative,
     reads="column",
     advice="compute the measure in a metric CRS; drop nothing, and check for NaN/inf",

@@ -86,6 +86,10 @@ def _kind_pair_distance(params, data, value, sources):
     name = params["name"]
     if isinstance(data, dict):  # one JSON object holding it: one row
         data = pd.DataFrame([{k: v for k, v in data.items() if not isinstance(v, (dict, list))}])
+    given = pd.to_numeric(data[name], errors="coerce").notna()
+    if not given.any():
+        return False, f"`{name}` holds no distance"
+    data = data[given]  # a blank row gives no distance to check (a request may leave it blank)
     origin, why = _contract_row_origins(params, data, sources, name)
     if origin is None:
         return False, why.replace("cannot check", "cannot measure")

@@ -1,0 +1,103 @@
+"""A table that describes the layers of an input file, one row per layer (an inventory or a CRS
+audit): each row's CRS, geometry type and feature count are those the named layer declares on disk
+(pyogrio reads them without loading the features). Only the columns whose names say which of the
+three they hold are compared: "crs"/"epsg"/"srid"; "geometry_type"/"geom_type"; "feature_count",
+"n_features", "features", "count"."""
+
+import posixpath
+import re
+
+from ._kind import Builder, Params, RequestView, RequirementKind
+
+
+class LayerInventoryParams(Params):
+    input: str  # the file of several layers
+    layer_column: str  # the column naming each row's layer
+    crs: str | None = None  # the column holding its CRS ("EPSG:NNNN" or the number)
+    geometry_type: str | None = None
+    feature_count: str | None = None
+
+
+def _kind_layer_inventory(params, data, sources):
+    import re as _re
+
+    import pyogrio
+
+    path, column = params["input"], params["layer_column"]
+    if column not in data.columns:
+        return False, f"`{column}` is not in the file"
+    declared = {str(name): str(kind) for name, kind in pyogrio.list_layers(path)}
+    wrong = []
+    for i in range(len(data)):
+        layer = str(data[column].iloc[i]).strip()
+        if layer not in declared:
+            wrong.append(f"{layer!r} is not a layer of `{path}`")
+            continue
+        info = pyogrio.read_info(path, layer=layer)
+        if params.get("crs"):
+            said = str(data[params["crs"]].iloc[i])
+            code = str(info.get("crs") or "").split(":")[-1]
+            if _re.sub(r"\D", "", said) != code:
+                wrong.append(f"{layer}: {params['crs']} {said!r}, the layer declares {info.get('crs')}")
+        if params.get("geometry_type"):
+            said = str(data[params["geometry_type"]].iloc[i]).strip()
+            if said.lower().replace("3d ", "") != str(info.get("geometry_type")).lower().replace("3d ", ""):
+                wrong.append(
+                    f"{layer}: {params['geometry_type']} {said[:40]!r}, the layer is {info.get('geometry_type')}"
+                )
+        if params.get("feature_count"):
+            said = str(data[params["feature_count"]].iloc[i]).strip()
+            if said.replace(".0", "") != str(info.get("features")):
+                wrong.append(f"{layer}: {params['feature_count']} {said[:20]!r}, the layer has {info.get('features')}")
+    return not wrong, "; ".join(wrong[:4]) if wrong else "every row describes its layer as the file declares it"
+
+
+_CRS_COLUMN = re.compile(r"(?:^|_)(?:crs|epsg|srid)(?:$|_)", re.IGNORECASE)
+_TYPE_COLUMN = re.compile(r"^(?:geometry|geom)_?type$", re.IGNORECASE)
+_COUNT_COLUMN = re.compile(r"^(?:feature_count|n_features|features|count|feature_n|num_features)$", re.IGNORECASE)
+_LAYER_COLUMN = re.compile(r"^(?:layer|layer_name|layername|name_of_layer)$", re.IGNORECASE)
+_PER_LAYER = re.compile(
+    r"\b(?:one\s+row\s+(?:per|for\s+each|for\s+every)|a\s+row\s+(?:per|for\s+each))\s+layer\b", re.I
+)
+
+
+def read_layer_inventory(request: RequestView, b: Builder) -> None:
+    """One row per layer of the one multi-layer input the request names, with a layer-name column
+    and columns that say they hold its CRS, geometry type or feature count."""
+    named = {posixpath.basename(f) for f in request.files(request.text)}
+    layered = [p for p, f in request.inputs.items() if (f.get("layers") or 0) > 1 and posixpath.basename(p) in named]
+    if len(layered) != 1 or not _PER_LAYER.search(request.text):
+        return
+    for out in request.outputs:
+        columns = b.columns_of(out)
+        layer = [c for c in columns if _LAYER_COLUMN.match(c)]
+        found = {
+            "crs": [c for c in columns if _CRS_COLUMN.search(c)],
+            "geometry_type": [c for c in columns if _TYPE_COLUMN.match(c)],
+            "feature_count": [c for c in columns if _COUNT_COLUMN.match(c)],
+        }
+        described = {k: v[0] for k, v in found.items() if len(v) == 1}
+        if len(layer) != 1 or not described:
+            continue
+        sentence = next((s for s, outs, _ in request.sentences if out in outs and _PER_LAYER.search(s)), request.text)
+        b.reading(sentence, True)
+        b.add(
+            out,
+            "layer_inventory",
+            f"each row's {', '.join(described.values())} are those its layer of `{layered[0]}` declares",
+            input=layered[0],
+            layer_column=layer[0],
+            **described,
+        )
+
+
+LAYER_INVENTORY = RequirementKind(
+    name="layer_inventory",
+    params=LayerInventoryParams,
+    check=_kind_layer_inventory,
+    advice=(
+        "describe each layer as it is on disk, one scalar per cell: for name, kind in pyogrio.list_layers(path): "
+        "info = pyogrio.read_info(path, layer=name) -> info['crs'], info['geometry_type'], info['features']"
+    ),
+    read=read_layer_inventory,
+)
