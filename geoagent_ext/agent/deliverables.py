@@ -192,6 +192,13 @@ def trial_results(stdout: str) -> list[dict] | None:
     return None
 
 
+def requirements_met(stdout: str) -> tuple[list[str], list[str]]:
+    """(ids met, ids not met) of the requirements a trial's suffix checked; both empty without an answer."""
+    results = trial_results(stdout) or []
+    met = [str(r.get("id")) for r in results if isinstance(r, dict) and r.get("passed")]
+    return met, [str(r.get("id")) for r in results if isinstance(r, dict) and not r.get("passed")]
+
+
 def met_share(stdout: str) -> float | None:
     """The share of requirements a trial's suffix found met, or None when it printed no answer."""
     results = trial_results(stdout)

@@ -297,6 +297,8 @@ class SearchNode(_Event):
     reward: float | None = None
     status: Literal["new", "running", "ok", "failed", "chosen", "pruned"] = "new"
     error: str | None = None
+    met: list[str] = Field(default_factory=list)  # ids of the requirements its trial found met (its reward counts them)
+    unmet: list[str] = Field(default_factory=list)  # ids of those its trial checked and found not met
 
 
 class Finished(_Event):

@@ -48,7 +48,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..llm.client import LLMNoAnswer
 from . import codeinfo, repair
-from .deliverables import met_share, trial_suffix
+from .deliverables import met_share, requirements_met, trial_suffix
 from .events import SearchNode
 from .prompts import coder_messages
 from .subtask_work import (
@@ -83,6 +83,8 @@ class Node:
     attempt: Attempt | None = None
     expanded: bool = False
     rollout: list[str] | None = None  # the look-ahead steps that ran after this node, in order
+    met: list[str] = field(default_factory=list)  # requirement ids its reward's trial found met
+    unmet: list[str] = field(default_factory=list)  # and those it found not met
 
     @property
     def q(self) -> float:
@@ -220,6 +222,8 @@ class MctsSolver:
                 reward=node.reward,
                 status=node.status,
                 error=error,
+                met=list(node.met),
+                unmet=list(node.unmet),
             )
         )
 
@@ -366,11 +370,11 @@ class MctsSolver:
             record_failure(attempt, trial)
             return self._failed(work, node, attempt)
         node.attempt, node.status = attempt, "ok"
-        reward = (
-            with_requirements(1.0, met_share(trial.stdout))
-            if last
-            else await self._rollout_reward(work, node, remaining, rollout)
-        )
+        if last:
+            node.met, node.unmet = requirements_met(trial.stdout)
+            reward = with_requirements(1.0, met_share(trial.stdout))
+        else:
+            reward = await self._rollout_reward(work, node, remaining, rollout)
         node.reward = reward
         self._publish(work, node)
         return reward
@@ -397,6 +401,7 @@ class MctsSolver:
             (trial.stdout or "").count(SUBTASK_DONE_MARK), len(chunks) + 1
         )  # the node's own marker counts as its step
         node.rollout = chunks[: max(done - 1, 0)]  # the steps that ran after it: seeds if it is chosen
+        node.met, node.unmet = requirements_met(trial.stdout)
         return with_requirements(done / (remaining + 1), met_share(trial.stdout))
 
     def _keep_seeds(self, work: SubtaskWork, node: Node) -> None:

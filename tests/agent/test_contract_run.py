@@ -364,6 +364,12 @@ async def test_a_later_step_is_not_committed_when_it_would_break_a_deliverable_t
     assert breaking and not [e for e in breaking if e.type == "executed" and not e.trial]  # never run in the kernel
     repair_prompt = next(p for p in model.prompt_texts if "already meets every requirement" in p)
     assert "kinds.csv" in repair_prompt and "missing ['kind']" in repair_prompt
+    if strategy["strategy"] == "mcts":  # each node that ran says which requirements its trial found met
+        ran = [e for e in run.bus.history if e.type == "search_node" and e.status in ("ok", "chosen")]
+        ids = {r.id for r in run.contract.requirements}
+        assert any(e.met for e in ran) and all(set(e.met) | set(e.unmet) <= ids for e in ran)
+        last = [e for e in ran if e.subtask_id == run.subtasks[-1].id]
+        assert last and all(set(e.met) == ids and not e.unmet for e in last)  # the last step's trial checks all
 
 
 GRID_REQUEST = (

@@ -179,6 +179,37 @@ function bigTree(n: number): {
 }
 
 describe('SearchTree', () => {
+  it('shows the requirements each node met of those its trial checked', () => {
+    const { nodes, order } = bigTree(3);
+    nodes['s1-1'] = {
+      ...nodes['s1-1'],
+      status: 'ok',
+      met: ['r1'],
+      unmet: ['r2']
+    };
+    const el = render(
+      <SearchTree
+        nodes={nodes}
+        order={order}
+        selected={null}
+        onSelect={() => undefined}
+      />
+    );
+    const row = all(el, 'geoagent-tree-node').find(
+      r => r.getAttribute('data-node') === 's1-1'
+    )!;
+    expect(row.textContent).toContain('1/2 ✓');
+    expect(row.getAttribute('title')).toContain(
+      'requirements met: r1 · not met: r2'
+    );
+    // A node whose trial checked nothing shows no count (not a "0").
+    const bare = all(el, 'geoagent-tree-node').find(
+      r => r.getAttribute('data-node') === 's1-2'
+    )!;
+    expect(all(bare, 'geoagent-tree-met')).toHaveLength(0);
+    expect(bare.textContent).not.toMatch(/^0/);
+  });
+
   it('renders 200 nodes fast, with only the rows in view in the DOM', () => {
     const { nodes, order } = bigTree(200);
     const small = bigTree(3); // warm React and jsdom up, so the figure is the tree's own cost

@@ -240,7 +240,7 @@ describe('applyEvent', () => {
       node('b', 'root', 'new'),
       node('a', 'root', 'failed', { error: 'KeyError: area', q: -1 }),
       node('c', 'a', 'new'),
-      node('c', 'a', 'chosen', { q: 1, visits: 2 }),
+      node('c', 'a', 'chosen', { q: 1, visits: 2, met: ['r1'], unmet: ['r2'] }),
       ev({ type: 'approval_requested', subtask_id: 's1', code: 'code_c' })
     ]);
     const subtask = run.subtasks[0];
@@ -249,8 +249,11 @@ describe('applyEvent', () => {
     expect(subtask.nodes.c).toMatchObject({
       status: 'chosen',
       q: 1,
-      visits: 2
+      visits: 2,
+      met: ['r1'],
+      unmet: ['r2']
     });
+    expect(subtask.nodes.b).toMatchObject({ met: [], unmet: [] }); // an event of an older server
     expect(subtask.attempts.map(a => [a.nodeId, a.parentId, a.error])).toEqual([
       ['a', 'root', 'KeyError: area'],
       ['b', 'root', undefined],

@@ -1,7 +1,8 @@
 /**
  * The MCTS search tree of one subtask as a compact indented tree: each node's
- * status (icon + colour), Q and visits; details (prior, reward, error) on
- * hover; the path to the chosen node highlighted.
+ * status (icon + colour), the requirements its trial met (of those checked),
+ * Q and visits; details (prior, reward, which requirements, error) on hover;
+ * the path to the chosen node highlighted.
  *
  * Large trees stay smooth: rows have a fixed height and only those in view
  * (plus a margin) are in the DOM, so 200 or 2,000 nodes cost the same to
@@ -112,10 +113,27 @@ export function nodeTitle(node: ISearchNode): string {
     `visits ${node.visits} · Q ${node.q.toFixed(2)} · prior ${node.prior.toFixed(2)}` +
       (node.reward !== null ? ` · reward ${node.reward.toFixed(2)}` : '')
   ];
+  const checked = requirementsLine(node);
+  if (checked) {
+    lines.push(checked);
+  }
   if (node.error) {
     lines.push(`error: ${node.error}`);
   }
   return lines.join('\n');
+}
+
+/** "requirements met: r1, r3 · not met: r2": what the node's trial found of the deliverables. */
+export function requirementsLine(node: ISearchNode): string {
+  const met = node.met ?? [];
+  const unmet = node.unmet ?? [];
+  if (!met.length && !unmet.length) {
+    return '';
+  }
+  return (
+    `requirements met: ${met.join(', ') || 'none'}` +
+    (unmet.length ? ` · not met: ${unmet.join(', ')}` : '')
+  );
 }
 
 function firstLine(code: string): string {
@@ -299,6 +317,16 @@ export function SearchTree(props: ISearchTreeProps): JSX.Element {
                   {node.code ? firstLine(node.code) : 'start'}
                 </span>
                 <span className="jp-GeoAgent-tree-stats">
+                  {node.met?.length || node.unmet?.length ? (
+                    <span
+                      className="jp-GeoAgent-tree-met"
+                      data-testid="geoagent-tree-met"
+                    >
+                      {node.met?.length ?? 0}/
+                      {(node.met?.length ?? 0) + (node.unmet?.length ?? 0)} ✓
+                      ·{' '}
+                    </span>
+                  ) : null}
                   Q {node.q.toFixed(2)} · {node.visits}v
                 </span>
               </div>

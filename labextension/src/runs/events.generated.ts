@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 419cd365a05e9779c24cadfeac2cb387a56ac568768e2bbb01a5c0f0069ed668
+ * schema-sha256: 80effa5f7691b8edc6d49ad17e9ffee99d887dd7988a8023cc7ded1299424a12
  */
 
 export type RunEvent =
@@ -148,6 +148,7 @@ export interface Requirement {
     | 'integer'
     | 'json_shape'
     | 'kept_of_duplicates'
+    | 'layer_inventory'
     | 'layers'
     | 'located'
     | 'lonlat'
@@ -164,6 +165,7 @@ export interface Requirement {
     | 'non_negative'
     | 'note'
     | 'numeric'
+    | 'one_value_per_cell'
     | 'pair_distance'
     | 'pattern'
     | 'point_counts'
@@ -438,6 +440,8 @@ export interface SearchNode {
   reward: number | null;
   status: 'new' | 'running' | 'ok' | 'failed' | 'chosen' | 'pruned';
   error: string | null;
+  met: string[];
+  unmet: string[];
 }
 export interface Finished {
   run_id: string;

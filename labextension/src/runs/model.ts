@@ -70,6 +70,9 @@ export interface ISearchNode {
   reward: number | null;
   status: SearchNodeStatus;
   error: string | null;
+  /** Ids of the requirements its reward's trial found met, and not met. */
+  met?: string[];
+  unmet?: string[];
 }
 
 export interface ISubtaskView {
@@ -369,7 +372,9 @@ export function applyEvent(run: IRunView, event: RunEvent): IRunView {
           prior: event.prior,
           reward: event.reward,
           status: event.status,
-          error: event.error
+          error: event.error,
+          met: event.met ?? [],
+          unmet: event.unmet ?? []
         };
         const isNew = !(event.node_id in s.nodes);
         let subtask: ISubtaskView = {

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: bcd6379c4ce118f171b0c0aa542e0ffaceecb0e75592ad548fa6de4fd9ab6b2e
+ * schema-sha256: 8331cd2f20a9c56b746088d07edb1ca4320d53d997bbc0f5b2d106cdec600bd1
  */
 import type {
   ApprovalGiven,
