@@ -5,27 +5,15 @@ lon/lat columns of a table placed where the inputs lie, and distances in records
 from __future__ import annotations
 
 import json
-import os
 
 import geopandas as gpd
 import pandas as pd
 from shapely.geometry import Point, box
 
-from geoagent_ext.agent.probes import local_probes
 from geoagent_ext.contract import check_payload, derive_contract
-from geoagent_ext.kernel import inkernel
 
-HELPER = inkernel.load()
-PROBES = local_probes()
-
-
-def _in(folder, fn, *args):
-    cwd = os.getcwd()
-    os.chdir(folder)
-    try:
-        return fn(*args)
-    finally:
-        os.chdir(cwd)
+from .test_checks import HELPER, PROBES
+from .test_checks import in_folder as _in
 
 
 def _contract(folder, request, outputs):

@@ -4,7 +4,6 @@ group (or over every feature) is checked against the summed geodesic measures of
 from __future__ import annotations
 
 import json
-import os
 
 import geopandas as gpd
 import numpy as np
@@ -13,23 +12,12 @@ import pytest
 from pyproj import Geod
 from shapely.geometry import LineString, Point, box
 
-from geoagent_ext.agent.probes import local_probes
 from geoagent_ext.contract import check_payload, derive_contract
 from geoagent_ext.contract.mend import mend_code
-from geoagent_ext.kernel import inkernel
 
-HELPER = inkernel.load()
-PROBES = local_probes()
+from .test_checks import HELPER, PROBES, in_folder
+
 GEOD = Geod(ellps="WGS84")
-
-
-def in_folder(folder, fn, *args):
-    cwd = os.getcwd()
-    os.chdir(folder)
-    try:
-        return fn(*args)
-    finally:
-        os.chdir(cwd)
 
 
 def facts_of(folder, names):

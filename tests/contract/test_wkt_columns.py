@@ -4,27 +4,13 @@ gives the input's place (so a deliverable made from it must lie there)."""
 
 from __future__ import annotations
 
-import os
-
 import geopandas as gpd
 import pandas as pd
 from shapely.geometry import Point, box
 
-from geoagent_ext.agent.probes import local_probes
 from geoagent_ext.contract import check_payload, derive_contract
-from geoagent_ext.kernel import inkernel
 
-HELPER = inkernel.load()
-PROBES = local_probes()
-
-
-def in_folder(folder, fn, *args):
-    cwd = os.getcwd()
-    os.chdir(folder)
-    try:
-        return fn(*args)
-    finally:
-        os.chdir(cwd)
+from .test_checks import HELPER, PROBES, in_folder
 
 
 def input_facts(folder, names):

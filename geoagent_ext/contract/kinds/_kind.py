@@ -85,6 +85,18 @@ class RequestView:
     files: Callable[[str], list[str]]  # the file names a text names
     affirmed: Callable[[str], str]  # a sentence's clauses that negate nothing
 
+    def lonlat_place(self) -> tuple[list[float], list[str]] | None:
+        """([w, s, e, n] in lon/lat, the inputs it is around): the inputs with a known place that the
+        request names (else all of them); None when none is known or one crosses the antimeridian."""
+        named = {f.rsplit("/", 1)[-1] for f in self.files(self.text)}
+        spatial = [p for p, facts in self.inputs.items() if facts.get("bounds_wgs84")]
+        chosen = [p for p in spatial if p.rsplit("/", 1)[-1] in named] or spatial
+        boxes = [self.inputs[p]["bounds_wgs84"] for p in chosen]
+        if not boxes or any(w > e for w, _, e, _ in boxes):
+            return None
+        box = [min(x[0] for x in boxes), min(x[1] for x in boxes), max(x[2] for x in boxes), max(x[3] for x in boxes)]
+        return box, chosen
+
 
 Reading = Callable[[RequestView, Builder], None]
 

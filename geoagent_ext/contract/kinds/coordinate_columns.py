@@ -66,13 +66,10 @@ def _pairs(names: list[str]) -> list[tuple[str, str]]:
 def read_coordinate_columns(request: RequestView, b: Builder) -> None:
     """Longitude and latitude columns an output lists (a pair of names that differ only by the word),
     when the inputs' lon/lat bounds are known: the points lie where the inputs lie."""
-    named = {posixpath.basename(f) for f in request.files(request.text)}
-    spatial = [p for p, facts in request.inputs.items() if facts.get("bounds_wgs84")]
-    chosen = [p for p in spatial if posixpath.basename(p) in named] or spatial
-    boxes = [request.inputs[p]["bounds_wgs84"] for p in chosen]
-    if not boxes or any(w > e for w, _, e, _ in boxes):
+    place = request.lonlat_place()
+    if place is None:
         return
-    bounds = [min(x[0] for x in boxes), min(x[1] for x in boxes), max(x[2] for x in boxes), max(x[3] for x in boxes)]
+    bounds, chosen = place
     for out in request.outputs:
         for lon, lat in _pairs(b.columns_of(out)):
             about = [s for s, outs, _ in request.sentences if out in outs]

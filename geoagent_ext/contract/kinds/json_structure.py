@@ -347,13 +347,10 @@ def read_lonlat_boxes(request: RequestView, b: Builder) -> None:
     ('"bbox": [min_lon, ...]') or as every value of an object ("an object mapping class -> [...]"):
     each lies where the inputs lie (their lon/lat bounds known). Names of x/y bounds count as
     lon/lat when the sentence says degrees or lon/lat."""
-    named = {posixpath.basename(f) for f in request.files(request.text)}
-    spatial = [p for p, facts in request.inputs.items() if facts.get("bounds_wgs84")]
-    chosen = [p for p in spatial if posixpath.basename(p) in named] or spatial
-    boxes = [request.inputs[p]["bounds_wgs84"] for p in chosen]
-    if not boxes or any(w > e for w, _, e, _ in boxes):
+    place = request.lonlat_place()
+    if place is None:
         return
-    bounds = [min(x[0] for x in boxes), min(x[1] for x in boxes), max(x[2] for x in boxes), max(x[3] for x in boxes)]
+    bounds, _ = place
     for sentence, outs, sure in request.sentences:
         documents = [o for o in outs if file_format(o) == "json"]
         if len(documents) != 1:
