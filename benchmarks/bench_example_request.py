@@ -228,6 +228,7 @@ def main() -> None:
                             "observed",
                             "error",
                             "reason",
+                            "unmet",
                         )
                         if k in event
                     }
@@ -242,7 +243,7 @@ def main() -> None:
                     elif event["type"] == "needs_human":  # the run hands a step to the user: that is its outcome here
                         finished = {
                             "status": "needs_human",
-                            "message": event.get("error", ""),
+                            "message": "; ".join([event.get("error", "")] + event.get("unmet", [])),
                             "stats": {"llm_calls": "n/a"},
                         }
             seconds = time.perf_counter() - started

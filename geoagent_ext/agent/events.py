@@ -261,6 +261,9 @@ class NeedsHuman(_Event):
     code: str
     error: str
     attempts: int
+    # What the deliverable still lacks when the step is handed over: each unmet requirement
+    # checked on the files as they are then ("<output>: <requirement> — seen: <observed>").
+    unmet: list[str] = Field(default_factory=list)
 
 
 class HumanEditApplied(_Event):

@@ -52,6 +52,7 @@ class SequentialSolver:
         diagnosis_text = ""
         repeats: dict[tuple, int] = {}  # error signature -> times seen in this subtask
         rewritten = False
+        before_rewrite: Attempt | None = None  # the failure that had the step reworded: shown if none followed
         live: Attempt | None = None  # the last attempt the live kernel ran to the end (with what it lacks)
         attempt_no = written = free = 0
         while written < run.options.max_attempts or pending_code is not None:
@@ -129,6 +130,7 @@ class SequentialSolver:
             if repeats[signature] >= 3 and not rewritten:
                 # Third time the same: the subtask's wording is the dead end; the planner rewrites it.
                 rewritten = True
+                before_rewrite = attempt
                 if await work.rewrite(attempt.error or ""):
                     subtask = work.subtask
                     failed, repair_context, diagnosis_text, last_strategy = None, "", "", "rewrite"
@@ -162,9 +164,10 @@ class SequentialSolver:
             # The later attempts were stopped in their trials (one undid a requirement that holds) or
             # failed there: the kernel and the files are still the live attempt's, with what it lacks.
             return Outcome("solved", code=live.code, result=live.result, warnings=live.warnings, attempts=attempt_no)
+        shown = failed or before_rewrite
         return Outcome(
             "needs_human",
-            code=failed.code if failed else "",
-            error=failed.error or "" if failed else "",
+            code=shown.code if shown else "",
+            error=shown.error or "" if shown else "",
             attempts=attempt_no,
         )

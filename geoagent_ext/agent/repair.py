@@ -109,16 +109,53 @@ async def enrich(diagnosis: Diagnosis, code: str, lineno: int | None, kernel) ->
     if diagnosis.strategy == "text_not_frame":
         return text_not_frame_note(diagnosis.expression or "the variable", diagnosis.name or "", _data_path(code))
     if diagnosis.strategy == "data_profile":
+        names = codeinfo.names_in_line(code, lineno)[:4]
+        elsewhere = await _column_elsewhere(diagnosis.message, names, kernel)
         profiles = []
-        for name in codeinfo.names_in_line(code, lineno)[:4]:
+        for name in names:
             try:
                 profile = await kernel.profile(name)
             except Exception:
                 profile = ""
             if profile:
                 profiles.append(profile)
-        return ("The data on the failing line really looks like this:\n" + "\n".join(profiles)) if profiles else ""
+        seen = ("The data on the failing line really looks like this:\n" + "\n".join(profiles)) if profiles else ""
+        return "\n".join(part for part in (elsewhere, seen) if part)
     return ""
+
+
+_MISSING_KEY = re.compile(r"KeyError: ['\"]([^'\"]+)['\"]")
+
+
+async def _column_elsewhere(message: str, names: list[str], kernel) -> str:
+    """For a column asked of a table that lacks it while another table of the session has it: which
+    table holds it and how the rows get it (by location for two layers, a spatial join; else a merge
+    on a shared key). A small model otherwise renames the column or guesses another, attempt after
+    attempt. Empty when no other table has it."""
+    missing = _MISSING_KEY.search(message)
+    if not missing or not names:
+        return ""
+    column = missing.group(1)
+    try:
+        holders = await kernel.probe("column_holders", column, names, probe_timeout=30)
+    except Exception:  # advice only
+        return ""
+    notes = []
+    for frame, holder, how in holders or []:
+        if how == "key":
+            notes.append(
+                f"`{frame}` has no column `{column}`; the table `{holder}` has it: merge `{holder}` into "
+                f"`{frame}` on a column both really have, or take `{column}` from `{holder}`."
+            )
+            continue
+        predicate = "within" if how == "within" else "intersects"
+        notes.append(
+            f"`{frame}` has no column `{column}`; the layer `{holder}` has it. To give each row of `{frame}` "
+            f"the `{column}` of the `{holder}` feature it lies in, join them by location (same CRS first): "
+            f"`{frame} = gpd.sjoin({frame}, {holder}[['{column}', {holder}.geometry.name]].to_crs({frame}.crs), "
+            f"how='left', predicate='{predicate}').drop(columns='index_right')`."
+        )
+    return "\n".join(notes)
 
 
 _DATA_FILE = re.compile(r"\.(gpkg|geojson|json|shp|fgb|parquet|geoparquet)$", re.IGNORECASE)

@@ -769,6 +769,14 @@ class Run:
         result = self.results.get(subtask_id)
         return (getattr(result, "stdout", "") or "")[-600:] if result is not None else "(skipped)"
 
+    async def _still_unmet(self) -> list[str]:
+        """The contract checked on the files as they are now, for a hand-over to name what the
+        deliverable still lacks (its ``requirement_checked`` events update the panel's list too)."""
+        if self.deliverables is None:
+            return []
+        await self.deliverables.check()
+        return self.deliverables.unmet()
+
     async def _needs_human(self, subtask: SubtaskSpec, outcome) -> str:
         """'solved' | 'retry' | 'skipped' | 'stop' — waits for the human when allowed."""
         lost = getattr(self.kernel, "lost", None)
@@ -776,7 +784,12 @@ class Run:
             raise KernelLost(lost)
         self.emit(
             NeedsHuman(
-                run_id=self.id, subtask_id=subtask.id, code=outcome.code, error=outcome.error, attempts=outcome.attempts
+                run_id=self.id,
+                subtask_id=subtask.id,
+                code=outcome.code,
+                error=outcome.error,
+                attempts=outcome.attempts,
+                unmet=await self._still_unmet(),
             )
         )
         if self.options.on_stuck == "stop":

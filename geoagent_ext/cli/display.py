@@ -70,6 +70,8 @@ def describe(event: Event) -> None:
             console.print("    " + event.result.stdout.strip()[-400:].replace("\n", "\n    "), markup=False)
     elif t == "needs_human":
         console.print(f"  [red bold]needs you:[/] {event.error}")
+        for unmet in event.unmet:
+            console.print(f"    [red]still lacking:[/] {escape(unmet)}")
     elif t == "skipped":
         console.print(f"  [yellow]skipped[/] {event.reason}")
 

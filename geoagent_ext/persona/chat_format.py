@@ -123,7 +123,8 @@ class ChatFormatter:
             text = (
                 f"⚠ {self._step(e.subtask_id)} **needs you** after {_plural(e.attempts, 'attempt')}:\n\n"
                 f"{fenced(e.error[:MAX_ERROR], 'text', 8)}\n\n"
-                "Reply with a hint to try again, `skip` to go on without it, or `cancel`. "
+                + _still_missing(e.unmet)
+                + "Reply with a hint to try again, `skip` to go on without it, or `cancel`. "
                 f"To edit the code yourself: {panel_button(e.run_id)} "
                 "(or *GeoAgent: Open panel* in the command palette)."
             )
@@ -204,3 +205,12 @@ def summary(e) -> str:
     if e.not_verified:
         text += "\n\nNot verified (no check can tell):\n" + "\n".join(f"- ? {plain(n, 300)}" for n in e.not_verified)
     return text
+
+
+def _still_missing(unmet: list[str], most: int = 5) -> str:
+    """The deliverable's unmet requirements at a hand-over, as a short list (empty when none)."""
+    if not unmet:
+        return ""
+    lines = "\n".join(f"- {plain(u, 200)}" for u in unmet[:most])
+    more = f"\n- … and {len(unmet) - most} more" if len(unmet) > most else ""
+    return f"The deliverable still lacks:\n{lines}{more}\n\n"

@@ -381,6 +381,35 @@ def frames_with_rows_of(name):
     return found
 
 
+def column_holders(column, names):
+    """[frame, holder, how] for each of ``names`` holding a DataFrame without the column ``column``
+    and each other user DataFrame that has it: the column a failing line asked of the wrong table
+    (a ``KeyError``). ``how`` says how its rows can get it: "within" (the frame's points lie in the
+    holder's polygons), "intersects" (both carry other geometries) or "key" (a plain table, joined
+    on a column both share)."""
+    ns = _ns()
+    found = []
+    for name in names:
+        obj = ns.get(name)
+        if not _is_pandas(obj, "DataFrame") or column in obj.columns:
+            continue
+        for var in sorted(_user_names(ns, private=False)):
+            other = ns[var]
+            try:
+                if other is obj or not _is_pandas(other, "DataFrame") or column not in other.columns:
+                    continue
+                if _is_geo(obj) and _is_geo(other):
+                    points = set(map(str, obj.geometry.geom_type.dropna().unique())) <= {"Point", "MultiPoint"}
+                    areas = set(map(str, other.geometry.geom_type.dropna().unique())) <= {"Polygon", "MultiPolygon"}
+                    how = "within" if points and areas else "intersects"
+                else:
+                    how = "key"
+                found.append([name, var, how])
+            except Exception:
+                continue
+    return found[:3]
+
+
 def _geo_frames_of(names):
     """(name, frame, its active geometry column's name) for each of ``names`` holding a GeoDataFrame."""
     ns = _ns()

@@ -9,6 +9,7 @@ _API = {
     "home_of": home_of,
     "profile": profile,
     "frames_with_rows_of": frames_with_rows_of,
+    "column_holders": column_holders,
     "geo_frames": geo_frames,
     "geo_present": geo_present,
     "filled_columns": filled_columns,
