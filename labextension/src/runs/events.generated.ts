@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 80effa5f7691b8edc6d49ad17e9ffee99d887dd7988a8023cc7ded1299424a12
+ * schema-sha256: 6d7291ed179b3e11b309e872d51241bd0ebb4549057dd73b1b9b9b8a39aef5d8
  */
 
 export type RunEvent =
@@ -395,6 +395,7 @@ export interface NeedsHuman {
   code: string;
   error: string;
   attempts: number;
+  unmet: string[];
 }
 export interface HumanEditApplied {
   run_id: string;

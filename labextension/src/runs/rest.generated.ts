@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: 8331cd2f20a9c56b746088d07edb1ca4320d53d997bbc0f5b2d106cdec600bd1
+ * schema-sha256: ced78ee80a28a8a79b1279ce346773d5d4e42cf22adc940f0a23b38ee9462219
  */
 import type {
   ApprovalGiven,
