@@ -359,7 +359,40 @@ def _drawn_names(sentence: str, bullets: int) -> list[str]:
     if len(keys) >= 2:
         return keys
     bullet = _BULLET_NAME.match(sentence)
+    if bullet and not bullet.group("ticked") and bullet.group("name") in _SPEC_LABELS:
+        return []  # "order: most first", "format: CSV": a line of the spec, not a column
     return [bullet.group("ticked") or bullet.group("name")] if bullet and bullets >= 2 else []
+
+
+# Words that label a line of a written spec by what it says of the deliverable (its order, format,
+# projection, file...), not by a column it holds: unticked, they are not read as column names.
+_SPEC_LABELS = {
+    "order",
+    "ordering",
+    "sort",
+    "sorting",
+    "sorted",
+    "format",
+    "output",
+    "outputs",
+    "file",
+    "filename",
+    "crs",
+    "projection",
+    "units",
+    "encoding",
+    "delimiter",
+    "separator",
+    "note",
+    "notes",
+    "filter",
+    "rows",
+    "columns",
+    "keys",
+    "deliverable",
+    "deliver",
+    "save",
+}
 
 
 def _list_items(text: str) -> list[str]:
@@ -563,7 +596,7 @@ def _derive(request: str, outputs: list[str], inputs: dict[str, dict], official_
     _consistent(b, inputs)
     _min_area_rules(b, request, outputs)
     if _NUMERIC_WORDS.search(_FILE.sub(" ", request)):  # the request's words, not its file names
-        _number_rules(b, outputs, inputs)
+        _number_rules(b, request, outputs, inputs)
     return Contract(outputs=[OutputSpec(path=o, format=_format(o)) for o in outputs], requirements=b.requirements)
 
 
@@ -1671,11 +1704,24 @@ def _defect_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict], requ
             )
 
 
-def _number_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict]) -> None:
+_IDENTIFIER = re.compile(r"(?:^|_)(?:id|code|key|uuid|ref|fid|no)$", re.IGNORECASE)
+
+
+def _number_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[str, dict]) -> None:
     """A request about numbers or types, over an input that writes numbers as text ("84.55"): in
-    every typed output (not CSV, which has no types) that carries such a column, it holds numbers."""
+    every typed output (not CSV, which has no types) that carries such a column, it holds numbers.
+    When the request says which of them are numbers ("pm25 is stored as text, treat it as a
+    number"), an identifier written in digits that it does not say so of ("station_id": "62") stays
+    as the input writes it: a code is not a quantity. A request that names none ("fix whatever keeps
+    the numbers from working") means them all."""
+    words = _FILE.sub(" ", request)
     for path, facts in inputs.items():
-        for name, kind in ((facts.get("defects") or {}).get("numbers_as_text") or {}).items():
+        as_text = (facts.get("defects") or {}).get("numbers_as_text") or {}
+        columns = set(facts.get("columns") or []) | set(as_text)
+        said_numeric = {n for n in as_text if _NUMERIC_WORDS.search(_said_of(words, n, columns))}
+        for name, kind in as_text.items():
+            if said_numeric and name not in said_numeric and _IDENTIFIER.search(name):
+                continue
             for out in outputs:
                 if _format(out) in ("csv", "unknown"):
                     continue
@@ -2269,6 +2315,27 @@ _PART_OR_SUM = re.compile(
     r"median|per\s+(?!feature|building|polygon|row)\w+|buffer\w*|around|clip\w*)\b",
     re.IGNORECASE,
 )
+
+
+# The next name written as columns are ("name_en", "`pm25`"): where what is said of the name before it ends.
+_NEXT_NAME = re.compile(r"`[^`]+`|\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
+
+
+def _said_of(request: str, name: str, columns: set[str] = frozenset()) -> str:
+    """What the request says right after each mention of the column ``name``, up to the next name
+    written as a column (or one of ``columns``) or the sentence's end ("station_id, name_en, pm25 (a
+    number)" says nothing of ``station_id``; "pm25 is stored as text, treat it as a number" says
+    "number" of ``pm25``)."""
+    others = [re.escape(c) for c in sorted(columns, key=len, reverse=True) if c != name]
+    next_name = re.compile(_NEXT_NAME.pattern + (rf"|(?<![\w`])(?:{'|'.join(others)})(?![\w`])" if others else ""))
+    said = []
+    for m in re.finditer(rf"(?<![\w`]){re.escape(name)}(?![\w`])|`{re.escape(name)}`", request):
+        rest = request[m.end() : m.end() + 400]
+        end = _SENTENCE.search(rest)
+        rest = rest[: end.start()] if end else rest
+        after = next_name.search(rest)
+        said.append(rest[: after.start()] if after else rest)
+    return " ".join(said)
 
 
 def _sentence_naming(request: str, name: str) -> str:

@@ -13,11 +13,14 @@ class LayersParams(Params):
 
 def _contract_feature_keys(data):
     """Each feature as one text, its attributes and its geometry alike (the layer-split mend keeps
-    each once by the same key: it embeds this function). An empty layer has none (pandas' row-wise
+    each once by the same key: it embeds this function); a missing value is written as text too (pandas'
+    `astype(str)` keeps it a float). An empty layer has none (pandas' row-wise
     ``agg`` of no rows gives a frame, not a series)."""
     if not len(data):
         return data.geometry.to_wkb(hex=True).astype(object)
-    return data.drop(columns=[data.geometry.name]).astype(str).agg("|".join, axis=1) + data.geometry.to_wkb(hex=True)
+    return data.drop(columns=[data.geometry.name]).apply(lambda column: column.map(str)).agg(
+        "|".join, axis=1
+    ) + data.geometry.to_wkb(hex=True)
 
 
 def _contract_shared_features(layers):

@@ -75,7 +75,7 @@ def _contract_measure_units(params, data, sources):
             if keys.duplicated().any():
                 continue
             lookup = dict(zip(keys, measures))
-            mine = data[key].astype(str).agg("|".join, axis=1).tolist()
+            mine = data[key].apply(lambda column: column.map(str)).agg("|".join, axis=1).tolist()
             if mine and all(k in lookup for k in mine):
                 expected, how = (
                     [lookup[k] for k in mine],
