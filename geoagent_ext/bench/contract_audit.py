@@ -35,7 +35,7 @@ READERS = ("rules", "model", "both", "proposals")
 
 @dataclass
 class AuditCase:
-    group: str  # "dev", "rewording", "corpus", "heldout": the table a case counts in
+    group: str  # "dev", "rewording", "corpus", "heldout", "heldout2": the table a case counts in
     name: str
     request: str
     outputs: list[str]

@@ -1616,16 +1616,26 @@ _GEOMETRY_WANTED = re.compile(r"\bwkt\b|(?<!\bno\s)\bgeometry\s+(?:column|as)\b"
 STRAY_COLUMNS = ("geometry", "geom", "the_geom", "wkt", "geometry_wkt", "index", "level_0", "index_right", "index_left")
 
 
+# The index columns a spatial join or a reset index leaves in a frame: no layer the request lists
+# the columns of wants them (its geometry is its own, not a stray).
+JOIN_LEFTOVERS = ("index_right", "index_left", "level_0")
+
+
 def _no_stray_columns(b: _Builder, request: str) -> None:
     """A CSV whose columns the request lists has no geometry or row-index column beside them
     (``params.no_stray``), as a ``to_csv`` of a whole joined GeoDataFrame leaves (`geometry`,
-    `index_right`). Other extra columns are left alone: a column the rules did
-    not read as asked for may still be one ("its id, name, and area_km2")."""
-    if _GEOMETRY_WANTED.search(_affirmed(request)):  # "no geometry column, no WKT" wants none
-        return
-    for req in [r for r in b.requirements if r.kind == "columns" and _format(r.output) == "csv"]:
-        req.params["no_stray"] = list(STRAY_COLUMNS)
-        req.text += ", and no geometry or row-index column beside them"
+    `index_right`); a spatial file's listed columns have no join's index column beside them. Other
+    extra columns are left alone: a column the rules did not read as asked for may still be one
+    ("its id, name, and area_km2")."""
+    wanted = bool(_GEOMETRY_WANTED.search(_affirmed(request)))  # "no geometry column, no WKT" wants none
+    for req in [r for r in b.requirements if r.kind == "columns"]:
+        fmt = _format(req.output)
+        if fmt == "csv" and not wanted:
+            req.params["no_stray"] = list(STRAY_COLUMNS)
+            req.text += ", and no geometry or row-index column beside them"
+        elif fmt in SPATIAL:
+            req.params["no_stray"] = list(JOIN_LEFTOVERS)
+            req.text += ", and no join's index column (index_right, ...) beside them"
 
 
 def _provenance(b: _Builder, inputs: dict[str, dict]) -> None:
@@ -2321,7 +2331,7 @@ _PART_OR_SUM = re.compile(
 _NEXT_NAME = re.compile(r"`[^`]+`|\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
 
 
-def _said_of(request: str, name: str, columns: set[str] = frozenset()) -> str:
+def _said_of(request: str, name: str, columns: Iterable[str] = ()) -> str:
     """What the request says right after each mention of the column ``name``, up to the next name
     written as a column (or one of ``columns``) or the sentence's end ("station_id, name_en, pm25 (a
     number)" says nothing of ``station_id``; "pm25 is stored as text, treat it as a number" says

@@ -19,9 +19,9 @@ from .helpers import StepScript, real_kernel, run_scripted
 def workdir(tmp_path):
     d = tmp_path / "work"
     d.mkdir()
-    gpd.GeoDataFrame(
-        {"zone": ["north", "south"]}, geometry=[box(0, 1, 1, 2), box(0, 0, 1, 1)], crs=4326
-    ).to_file(d / "zones.geojson")
+    gpd.GeoDataFrame({"zone": ["north", "south"]}, geometry=[box(0, 1, 1, 2), box(0, 0, 1, 1)], crs=4326).to_file(
+        d / "zones.geojson"
+    )
     gpd.GeoDataFrame(
         {"stop_id": [1, 2, 3]}, geometry=[Point(0.5, 1.5), Point(0.2, 0.3), Point(0.7, 0.6)], crs=4326
     ).to_file(d / "stops.geojson")

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 6d7291ed179b3e11b309e872d51241bd0ebb4549057dd73b1b9b9b8a39aef5d8
+ * schema-sha256: 82e09ba9b0fc46282d2d3eb95442bf00491ce20af6d17f53fc94d3a3f38330ef
  */
 
 export type RunEvent =
@@ -130,10 +130,13 @@ export interface Requirement {
     | 'coordinate_columns'
     | 'count_of_input'
     | 'counted_once'
+    | 'counts_within'
     | 'crs_epsg'
     | 'crs_present'
     | 'crs_projected_metres'
     | 'density'
+    | 'distance_cap'
+    | 'distinct_count'
     | 'dtype'
     | 'exists'
     | 'geometries_present'
@@ -154,6 +157,7 @@ export interface Requirement {
     | 'lonlat'
     | 'lonlat_boxes'
     | 'measure_classes'
+    | 'measure_stats'
     | 'measure_totals'
     | 'measure_units'
     | 'min_area'
@@ -177,6 +181,7 @@ export interface Requirement {
     | 'shapes_kept'
     | 'sorted'
     | 'symmetric_difference'
+    | 'threshold_rows'
     | 'top_level_member'
     | 'unique'
     | 'values_from_input'

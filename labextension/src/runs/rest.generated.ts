@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: ced78ee80a28a8a79b1279ce346773d5d4e42cf22adc940f0a23b38ee9462219
+ * schema-sha256: 13e0ba0570e55cb10c1ffd01e2bc3f212b020e50ff1cddf290809d0dacedf338
  */
 import type {
   ApprovalGiven,

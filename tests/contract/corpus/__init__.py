@@ -10,10 +10,10 @@ import os
 import shutil
 from pathlib import Path
 
-from . import aggregate, crs_words, formats, heldout, hygiene, json_outputs, leave_alone, measures, nearest
+from . import aggregate, crs_words, formats, heldout, heldout2, hygiene, json_outputs, leave_alone, measures, nearest
 from ._entry import Entry
 
-__all__ = ["Entry", "ENTRIES", "HELDOUT", "REPO", "group_of", "input_path", "materialise"]
+__all__ = ["Entry", "ENTRIES", "HELDOUT", "HELDOUT2", "REPO", "group_of", "input_path", "materialise"]
 
 REPO = Path(__file__).resolve().parents[3]
 DEV_PREFIX = "dev:"
@@ -28,6 +28,7 @@ ENTRIES: list[Entry] = [
     *hygiene.ENTRIES,
     *leave_alone.ENTRIES,
     *heldout.ENTRIES,
+    *heldout2.ENTRIES,
 ]
 
 
@@ -35,11 +36,19 @@ ENTRIES: list[Entry] = [
 # audit reports them as their own group ("heldout"), the measure of what the rules do on requests
 # they were not built from. Once a reading is written to catch them, they measure nothing new.
 HELDOUT = frozenset(e.id for e in heldout.ENTRIES)
+# The first set has since had readings written against its misses, so it measures them no more. A
+# second set, written later by someone blind to the rules, is reported as its own group ("heldout2"):
+# the measure now, not to be tuned on either.
+HELDOUT2 = frozenset(e.id for e in heldout2.ENTRIES)
 
 
 def group_of(entry: Entry) -> str:
-    """The audit group an entry counts in: "heldout" or "corpus"."""
-    return "heldout" if entry.id in HELDOUT else "corpus"
+    """The audit group an entry counts in: "heldout", "heldout2" or "corpus"."""
+    if entry.id in HELDOUT:
+        return "heldout"
+    if entry.id in HELDOUT2:
+        return "heldout2"
+    return "corpus"
 
 
 def input_path(spec: str, repo: Path = REPO) -> Path:

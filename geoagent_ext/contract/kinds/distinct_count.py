@@ -1,0 +1,129 @@
+"""A count of distinct values per group: the request asks how many different values of an input
+column each group has ("on how many different dates each vessel sailed", "the number of distinct
+species per plot"), so each row's count is the number of distinct values of that column among the
+input rows of the row's group (not the number of rows)."""
+
+from __future__ import annotations
+
+import re
+
+from ..checker import _contract_input, _contract_key
+from ._kind import Builder, ColumnParams, RequestView, RequirementKind
+from .measure_totals import _group_of, _selects
+
+
+class DistinctCountParams(ColumnParams):
+    input: str  # the input whose values are counted
+    column: str  # the input column whose distinct values are counted
+    group: str  # the key column the rows and the input share
+
+
+def _kind_distinct_count(params, data, value, sources):
+    """(passed, observed): each row's value is the number of distinct non-blank values of the
+    input's column among the input rows of the row's group (dates written with a time of day may
+    also count as their day)."""
+    import re as _re
+
+    import pandas as pd
+
+    name, column, group = params["name"], params["column"], params["group"]
+    src = _contract_input(params["input"], sources)
+    if isinstance(data, dict) or group not in data.columns:
+        return False, f"`{name}` has no `{group}` beside it to say whose values it counts"
+    if column not in src.columns or group not in src.columns:
+        return False, f"`{column}` or `{group}` is not a column of `{params['input']}`"
+    counted = {}
+    for k, v in zip(src[group].tolist(), src[column].tolist()):
+        if k is None or k != k or v is None or (not isinstance(v, str) and pd.isna(v)) or str(v).strip() == "":
+            continue
+        text = str(v).strip()
+        counted.setdefault(_contract_key(k), (set(), set()))
+        counted[_contract_key(k)][0].add(text)
+        counted[_contract_key(k)][1].add(text[:10] if _re.match(r"\d{4}-\d\d-\d\d", text) else text)
+    wrong = []
+    for k, v in zip(data[group].tolist(), pd.to_numeric(data[name], errors="coerce").tolist()):
+        values, days = counted.get(_contract_key(k), (set(), set()))
+        if v != v or v not in (len(values), len(days)):
+            wrong.append((k, v, len(values)))
+    seen = f"{len(data) - len(wrong)} of {len(data)} rows count the distinct `{column}` of their `{group}`"
+    if not wrong:
+        return True, seen
+    k, v, n = wrong[0]
+    return False, seen + f"; e.g. {group} {k!r} has {v!r} where it has {n} distinct `{column}` values"
+
+
+_DISTINCT = re.compile(
+    r"\b(?:how\s+many|number\s+of|count\s+(?:of\s+)?(?:the\s+)?|counts?\s+of)\s*(?:different|distinct|unique|separate)\s+"
+    r"(?P<noun>[A-Za-z_]\w*)",
+    re.I,
+)
+
+
+def _singular(word: str) -> str:
+    word = word.lower()
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("ses", "xes", "ches", "shes")):
+        return word[:-2]
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
+def _counted_column(noun: str, request: RequestView) -> tuple[str, str] | None:
+    """(input, column) the noun names: the one column of one input whose name is the noun or has it
+    as a word ("dates" -> survey_date, "species" -> species)."""
+    noun = _singular(noun)
+    found = [
+        (p, c)
+        for p, facts in request.inputs.items()
+        for c in facts.get("columns") or []
+        if noun in [_singular(t) for t in c.lower().split("_")] or c.lower() == noun
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def read_distinct_count(request: RequestView, b: Builder) -> None:
+    """ "how many different <noun>" in a sentence about one output value, the noun one input column
+    and the request grouping the rows by another column of that input: the value is the distinct
+    count per group. Sure when no word may select the rows counted."""
+    text = " ".join(request.text.split())
+    for sentence, outs, _ in request.sentences:
+        for m in _DISTINCT.finditer(request.affirmed(sentence)):
+            counted = _counted_column(m.group("noun"), request)
+            if counted is None:
+                continue
+            source, column = counted
+            source_columns = request.inputs[source].get("columns") or []
+            for out in outs or (list(request.outputs) if len(request.outputs) == 1 else []):
+                columns = b.columns_of(out)
+                named = [
+                    c
+                    for c in columns
+                    if c not in source_columns and re.search(rf"(?<![\w-]){re.escape(c)}(?![\w-])", sentence)
+                ]
+                if len(named) != 1:
+                    continue
+                name = named[0]
+                group = _group_of(text, name, columns, source_columns)
+                if group is None or group == column:
+                    continue
+                others = {c for c in columns if c not in (name, group)}
+                b.reading(sentence, not _selects(request, name, others)).add(
+                    out,
+                    "distinct_count",
+                    f"`{name}` is the number of distinct `{column}` values of `{source}` per `{group}` "
+                    "(not the number of rows)",
+                    name=name,
+                    input=source,
+                    column=column,
+                    group=group,
+                )
+
+
+DISTINCT_COUNT = RequirementKind(
+    name="distinct_count",
+    params=DistinctCountParams,
+    check=_kind_distinct_count,
+    reads="column",
+    advice="count the distinct values per group (groupby(GROUP)[column].nunique()), not the rows (size())",
+    read=read_distinct_count,
+)
