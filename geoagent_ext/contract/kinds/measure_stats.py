@@ -19,7 +19,7 @@ from ..checker import (
 )
 from ..formats import SPATIAL, file_format, layer_kinds
 from ._kind import Builder, ColumnParams, RequestView, RequirementKind
-from .measure_totals import _SELECTING, _group_of, _names_a_value, _selects, _unit_and_measure
+from .measure_totals import _SELECTING, _group_of, _names_a_value, _selects, _unit_and_measure, add_group_total
 
 
 class MeasureStatsParams(ColumnParams):
@@ -247,17 +247,7 @@ def read_unit_totals(request: RequestView, b: Builder) -> None:
         others = {c for c in columns if c not in (name, group)}
         sure = not _selects(request, name, others) and not _names_a_value(request, source, group)
         sentence = next((s for s, _, _ in request.sentences if _HOW_MANY_UNITS.search(" ".join(s.split()))), text)
-        b.reading(sentence, sure).add(
-            out,
-            "measure_totals",
-            f"`{name}` is the total {measure} in {unit} of the `{source}` features of each row's `{group}` "
-            "(all of them, measured as on the ellipsoid)",
-            name=name,
-            measure=measure,
-            unit=unit,
-            input=source,
-            group=group,
-        )
+        add_group_total(b.reading(sentence, sure), out, name, measure, unit, source, group)
 
 
 def read_measure_readings(request: RequestView, b: Builder) -> None:

@@ -269,6 +269,22 @@ def _group_of(text: str, name: str, columns: list[str], source_columns: list[str
     return found.pop() if len(found) == 1 else None
 
 
+def add_group_total(b: Builder, out: str, name: str, measure: str, unit: str, source: str, group: str) -> None:
+    """``name`` of ``out`` is the total ``measure`` of ``source``'s features of each row's ``group``, as
+    read by the words ``b`` holds."""
+    b.add(
+        out,
+        "measure_totals",
+        f"`{name}` is the total {measure} in {unit} of the `{source}` features of each row's `{group}` "
+        "(all of them, measured as on the ellipsoid)",
+        name=name,
+        measure=measure,
+        unit=unit,
+        input=source,
+        group=group,
+    )
+
+
 def read_measure_totals(request: RequestView, b: Builder) -> None:
     """A measure column of per-group rows that the request says is a total per group ("the total road
     length per highway class", "how much park land ... per park_class"): each row is the sum over
@@ -307,17 +323,7 @@ def read_measure_totals(request: RequestView, b: Builder) -> None:
             sentence = next((s for s, _, _ in request.sentences if name in s), text)
             b.reading(sentence, sure)
             if group:
-                b.add(
-                    out,
-                    "measure_totals",
-                    f"`{name}` is the total {measure} in {unit} of the `{source}` features of each row's `{group}` "
-                    "(all of them, measured as on the ellipsoid)",
-                    name=name,
-                    measure=measure,
-                    unit=unit,
-                    input=source,
-                    group=group,
-                )
+                add_group_total(b, out, name, measure, unit, source, group)
             else:
                 b.add(
                     out,
