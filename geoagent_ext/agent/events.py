@@ -304,6 +304,18 @@ class SearchNode(_Event):
     unmet: list[str] = Field(default_factory=list)  # ids of those its trial checked and found not met
 
 
+class SearchStarted(_Event):
+    """The loop stalled on a step (the same error or unmet requirement twice) and the tree search
+    takes the step over, within its budget (strategy ``auto``)."""
+
+    type: Literal["search_started"] = "search_started"
+    subtask_id: str
+    reason: str
+    max_nodes: int
+    max_llm_calls: int
+    max_seconds: float
+
+
 class Finished(_Event):
     type: Literal["finished"] = "finished"
     status: Literal["succeeded", "partial", "failed", "cancelled", "declined", "interrupted"]
@@ -338,6 +350,7 @@ Event = Annotated[
     | HintGiven
     | Skipped
     | SearchNode
+    | SearchStarted
     | Finished,
     Field(discriminator="type"),
 ]

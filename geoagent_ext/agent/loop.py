@@ -38,7 +38,10 @@ class SequentialSolver:
     def __init__(self, run: SolverRun):
         self.run = run
 
-    async def solve(self, index: int) -> Outcome:
+    async def solve(self, index: int, stop_on_stall: bool = False) -> Outcome:
+        """The subtask solved, handed to the user, or a name to define first (``insert``). With
+        ``stop_on_stall``, the loop gives up as soon as it sees the same error or the same unmet
+        requirement a second time (``stalled``, its reason in ``error``): the caller searches instead."""
         run = self.run
         work = SubtaskWork(run, index)
         subtask = work.subtask
@@ -121,6 +124,9 @@ class SequentialSolver:
                 last_strategy, repair_context, diagnosis_text = "semantic", "", attempt.error
                 signature = repair.error_signature("Semantic", "; ".join(attempt.warnings), None)
                 repeats[signature] = repeats.get(signature, 0) + 1
+                if repeats[signature] >= 2 and stop_on_stall:
+                    reason = "the same unmet requirement twice: " + "; ".join(attempt.warnings)
+                    return Outcome("stalled", code=code, error=reason, attempts=attempt_no)
                 if repeats[signature] >= 2:  # the same defect again (an unmet requirement): say so, with the real data
                     repair_context = repair.escalation_note(await run.variable_summary(), same="problem")
                     last_strategy = "escalate"
@@ -153,6 +159,9 @@ class SequentialSolver:
                 return Outcome("insert", code=code, error=attempt.error, attempts=attempt_no, name=diagnosis.name)
             elif diagnosis.strategy == "insert_subtask":
                 last_strategy = "analyse"
+            if repeats[signature] == 2 and stop_on_stall and pending_code is None:
+                reason = f"the same error twice: {attempt.error}"
+                return Outcome("stalled", code=code, error=reason, attempts=attempt_no)
             repair_context = await repair.enrich(diagnosis, code, attempt.lineno, run.kernel)
             if repeats[signature] == 2:  # second time the same: say so, with the real data beside it
                 repair_context = repair.escalation_note(await run.variable_summary()) + (

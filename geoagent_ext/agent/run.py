@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from ..contract import Contract, RequirementEdit, apply_edits, derive_contract
 from ..contract.proposed import accept_proposals, proposals_wanted
@@ -72,6 +72,7 @@ from .repair import define_subtask_text
 from .requested import contract_subtask, output_subtask, requested_files
 from .runlog import RunLog
 from .search import MctsOptions, MctsSolver
+from .stall_search import StallSearchSolver
 from .subtask_work import reword_subtask
 
 MAX_INSERTS_PER_SUBTASK = 2
@@ -89,7 +90,10 @@ class _ClosingSubtasks:
 
 
 class RunOptions(BaseModel):
-    strategy: Literal["loop", "mcts"] = "loop"
+    # loop: step by step with repairs; mcts: tree search for every step; auto: the loop, and the
+    # search for a step where the loop stalls (at most ``search_steps`` steps per run).
+    strategy: Literal["loop", "mcts", "auto"] = "loop"
+    search_steps: int = Field(2, ge=0, le=50)
     max_attempts: int = 5
     approval_mode: bool = False
     use_sandbox: bool = True
@@ -481,6 +485,8 @@ class Run:
     def _solver(self):
         if self.options.strategy == "mcts":
             return MctsSolver(self, self.options.mcts)
+        if self.options.strategy == "auto":
+            return StallSearchSolver(self, self.options.mcts, self.options.search_steps)
         return SequentialSolver(self)
 
     async def _plan_and_solve(self) -> tuple[str, str]:

@@ -148,7 +148,7 @@ class Attempt:
 
 @dataclass
 class Outcome:
-    kind: str  # "solved" | "needs_human" | "insert"
+    kind: str  # "solved" | "needs_human" | "insert" | "stalled" (the loop's, when asked to stop there)
     code: str = ""
     result: Any = None
     warnings: list[str] = field(default_factory=list)

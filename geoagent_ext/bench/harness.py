@@ -26,7 +26,8 @@ from ..llm.parsing import extract_code
 from ..services import open_headless_services, run_options
 from .suite import Task
 
-MODES = ("single", "loop", "mcts")
+MODES = ("single", "loop", "mcts", "auto")
+DEFAULT_MODES = ("single", "loop", "mcts")  # "auto" (the loop, searching where it stalls) when asked
 
 
 # The run's own verdict: "succeeded" graded below 1 is a false success; any other verdict

@@ -58,7 +58,7 @@ def _ratios(modes: dict[str, dict]) -> dict[str, float | None]:
     base = modes.get("single", {}).get("mean_score")
     return {
         f"{mode}/single": (round(modes[mode]["mean_score"] / base, 3) if base else None)
-        for mode in ("loop", "mcts")
+        for mode in ("loop", "mcts", "auto")
         if mode in modes
     }
 

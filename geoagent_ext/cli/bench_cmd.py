@@ -6,7 +6,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ..bench.harness import MODES, run_suite
+from ..bench.harness import DEFAULT_MODES, MODES, run_suite
 from ..bench.report import write_reports
 from ..bench.suite import load_suite
 from .common import settings_from_args
@@ -22,7 +22,7 @@ def register(subparsers) -> None:
         "optional grade.py: the task's own grader, used when present).",
     )
     parser.add_argument(
-        "--mode", action="append", choices=MODES, help="Mode(s) to run (repeatable; default: all three)."
+        "--mode", action="append", choices=MODES, help="Mode(s) to run (repeatable; default: single, loop and mcts)."
     )
     parser.add_argument("--model", "-m", help="provider:model (default: the configured model).")
     parser.add_argument("--out", default="bench-results", help="Output folder (results are kept and reused).")
@@ -65,7 +65,7 @@ async def run(args) -> int:
     except (OSError, ValueError) as exc:
         console.print(f"[red]Cannot run the suite:[/] {exc}")
         return 2
-    modes = args.mode or list(MODES)
+    modes = args.mode or list(DEFAULT_MODES)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     reference = Path(args.reference_solutions) if args.reference_solutions else None

@@ -39,7 +39,16 @@ def register(subparsers) -> None:
         "(only while no editor has it open; in JupyterLab use the panel's Reject all).",
     )
     parser.add_argument("--model", "-m", help="provider:model (default: the configured model).")
-    parser.add_argument("--strategy", choices=["loop", "mcts"], default="loop")
+    parser.add_argument(
+        "--strategy",
+        choices=["loop", "mcts", "auto"],
+        default="loop",
+        help="loop: step by step with repairs; mcts: tree search for every step; "
+        "auto: the loop, and the search for a step where the loop stalls.",
+    )
+    parser.add_argument(
+        "--search-steps", type=int, help="With --strategy auto: steps per run the search may take over (default 2)."
+    )
     parser.add_argument("--max-attempts", type=int, help="Attempts per step before asking for help.")
     parser.add_argument(
         "--on-stuck",
@@ -178,6 +187,7 @@ async def run(args) -> int:
     options = run_options(
         settings,
         strategy=args.strategy,
+        search_steps=args.search_steps,
         max_attempts=args.max_attempts or None,
         approval_mode=args.approve or None,
         on_stuck="wait" if on_stuck == "ask" else on_stuck,

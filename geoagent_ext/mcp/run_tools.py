@@ -91,8 +91,11 @@ async def geoagent_run(
         ),
     ] = None,
     strategy: Annotated[
-        Literal["loop", "mcts"],
-        Field(description="loop: step by step with repairs; mcts: tree search over candidates (slower, sturdier)."),
+        Literal["loop", "mcts", "auto"],
+        Field(
+            description="loop: step by step with repairs; mcts: tree search over candidates (slower, sturdier); "
+            "auto: the loop, and the tree search for a step where the loop stalls."
+        ),
     ] = "loop",
     wait_seconds: Wait = None,
 ) -> dict[str, Any]:

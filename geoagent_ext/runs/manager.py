@@ -133,7 +133,11 @@ class RunManager:
         llm = LLMClient(await self.models.chat_model(spec), timeout=self.settings.llm_timeout)
         index = await self.knowledge_index()
         options = RunOptions.from_settings(
-            self.settings, strategy=body.strategy, max_attempts=body.max_attempts, approval_mode=body.approval_mode
+            self.settings,
+            strategy=body.strategy,
+            search_steps=body.search_steps,
+            max_attempts=body.max_attempts,
+            approval_mode=body.approval_mode,
         )
         try:
             return Run(

@@ -20,7 +20,10 @@ class StartRunRequest(BaseModel):
     )
     kernel_id: str | None = Field(None, max_length=200, description="A running kernel id (instead of notebook_path).")
     model: str | None = Field(None, max_length=200, description="provider:model; default: the configured model.")
-    strategy: Literal["loop", "mcts"] = "loop"
+    strategy: Literal["loop", "mcts", "auto"] = "loop"
+    search_steps: int | None = Field(
+        None, ge=0, le=50, description="strategy auto: steps per run the search may take over where the loop stalls."
+    )
     approval_mode: bool | None = None
     max_attempts: int | None = Field(None, ge=1, le=20)
 

@@ -12,6 +12,7 @@ import { FixEditor } from '../components/FixEditor';
 import { PlanList } from '../components/PlanList';
 import { flattenTree, ROW_HEIGHT, SearchTree } from '../components/SearchTree';
 import { RunView } from '../components/RunView';
+import { SubtaskDetail } from '../components/SubtaskDetail';
 import {
   applyEvent,
   emptyRun,
@@ -362,6 +363,37 @@ function codeOf(el: HTMLElement, testid: string): string {
   ) as HTMLElement;
   return EditorView.findFromDOM(content)!.state.doc.toString();
 }
+
+describe('SubtaskDetail', () => {
+  it('says above the tree why the search took the step over from the loop', () => {
+    const { nodes, order } = bigTree(3);
+    const props = {
+      index: 1,
+      waiting: null,
+      onAction: async () => undefined
+    };
+    const el = render(
+      <SubtaskDetail
+        {...props}
+        subtask={subtask('s1', 'running', {
+          nodes,
+          nodeOrder: order,
+          searchReason: "the same error twice: KeyError: 'zone'"
+        })}
+      />
+    );
+    expect(all(el, 'geoagent-search-reason')[0].textContent).toContain(
+      "from the loop: the same error twice: KeyError: 'zone'"
+    );
+    const plain = render(
+      <SubtaskDetail
+        {...props}
+        subtask={subtask('s1', 'running', { nodes, nodeOrder: order })}
+      />
+    );
+    expect(all(plain, 'geoagent-search-reason')).toHaveLength(0); // a search from the start: no reason
+  });
+});
 
 describe('AttemptDiff', () => {
   const attempts: IAttempt[] = [

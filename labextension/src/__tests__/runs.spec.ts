@@ -263,6 +263,24 @@ describe('applyEvent', () => {
     expect(subtask.status).toBe('awaiting_approval');
   });
 
+  it('keeps why the search took a step over from the loop', () => {
+    const run = fold([
+      ev({ type: 'planned', subtasks: PLAN, libraries: [] }),
+      ev({
+        type: 'search_started',
+        subtask_id: 's2',
+        reason: "the same error twice: KeyError: 'zone'",
+        max_nodes: 12,
+        max_llm_calls: 16,
+        max_seconds: 900
+      })
+    ]);
+    expect(run.subtasks[1].searchReason).toBe(
+      "the same error twice: KeyError: 'zone' (budget: 12 nodes, 16 model calls, 900 s)"
+    );
+    expect(run.subtasks[0].searchReason).toBe('');
+  });
+
   it('places inserted steps before the step that needed them and keeps known steps on replan', () => {
     const run = fold([
       ev({ type: 'planned', subtasks: PLAN, libraries: [] }),

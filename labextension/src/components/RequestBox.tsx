@@ -9,7 +9,7 @@ import { IModelChoice } from '../runs/types';
 
 export interface IRequestOptions {
   model: string;
-  strategy: 'loop' | 'mcts';
+  strategy: 'loop' | 'mcts' | 'auto';
   approval: boolean;
 }
 
@@ -101,12 +101,15 @@ export function RequestBox(props: IRequestBoxProps): JSX.Element {
             onChange={e =>
               onOptions({
                 ...options,
-                strategy: e.target.value as 'loop' | 'mcts'
+                strategy: e.target.value as 'loop' | 'mcts' | 'auto'
               })
             }
           >
             <option value="loop">step by step</option>
             <option value="mcts">tree search (MCTS)</option>
+            <option value="auto">
+              step by step, searching where it stalls
+            </option>
           </select>
         </label>
         <label className="jp-GeoAgent-check">

@@ -140,6 +140,14 @@ export function SubtaskDetail(props: ISubtaskDetailProps): JSX.Element {
         )}
         {current === 'tree' && (
           <>
+            {subtask.searchReason && (
+              <p
+                className="jp-GeoAgent-hint"
+                data-testid="geoagent-search-reason"
+              >
+                Search took this step over from the loop: {subtask.searchReason}
+              </p>
+            )}
             <SearchTree
               nodes={subtask.nodes}
               order={subtask.nodeOrder}

@@ -95,6 +95,8 @@ export interface ISubtaskView {
   nodes: Record<string, ISearchNode>;
   /** Node ids in creation order. */
   nodeOrder: string[];
+  /** Why the tree search took this step over from the loop (strategy auto), or ''. */
+  searchReason?: string;
   hints: string[];
 }
 
@@ -181,6 +183,7 @@ function newSubtask(spec: ISubtaskSpec): ISubtaskView {
     crsAdvice: spec.crs_advice ?? '',
     nodes: {},
     nodeOrder: [],
+    searchReason: '',
     hints: []
   };
 }
@@ -360,6 +363,14 @@ export function applyEvent(run: IRunView, event: RunEvent): IRunView {
           error: failed ? event.result.error || event.result.status : a.error
         }));
       });
+      break;
+    case 'search_started':
+      update(event.subtask_id, s => ({
+        ...s,
+        searchReason:
+          `${event.reason} (budget: ${event.max_nodes} nodes, ` +
+          `${event.max_llm_calls} model calls, ${Math.round(event.max_seconds)} s)`
+      }));
       break;
     case 'search_node':
       update(event.subtask_id, s => {
