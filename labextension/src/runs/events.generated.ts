@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 82e09ba9b0fc46282d2d3eb95442bf00491ce20af6d17f53fc94d3a3f38330ef
+ * schema-sha256: 8e972561741b687ab242f59a73373ea6e93f1256097517d4255217794819183c
  */
 
 export type RunEvent =
@@ -32,6 +32,7 @@ export type RunEvent =
   | HintGiven
   | Skipped
   | SearchNode
+  | SearchStarted
   | Finished;
 
 export interface RunStarted {
@@ -448,6 +449,21 @@ export interface SearchNode {
   error: string | null;
   met: string[];
   unmet: string[];
+}
+/**
+ * The loop stalled on a step (the same error or unmet requirement twice) and the tree search
+ * takes the step over, within its budget (strategy ``auto``).
+ */
+export interface SearchStarted {
+  run_id: string;
+  seq: number;
+  ts: string;
+  type: 'search_started';
+  subtask_id: string;
+  reason: string;
+  max_nodes: number;
+  max_llm_calls: number;
+  max_seconds: number;
 }
 export interface Finished {
   run_id: string;

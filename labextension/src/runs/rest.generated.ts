@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: 13e0ba0570e55cb10c1ffd01e2bc3f212b020e50ff1cddf290809d0dacedf338
+ * schema-sha256: 36579f7ed9520c0270ee11d0b956a5d6d731841576b4b3ee299f1398360cc6e9
  */
 import type {
   ApprovalGiven,
@@ -30,6 +30,7 @@ import type {
   RunStats,
   RunWarning,
   SearchNode,
+  SearchStarted,
   Skipped,
   Solved,
   SubtaskInserted,
@@ -69,7 +70,11 @@ export interface StartRunRequest {
    * provider:model; default: the configured model.
    */
   model?: string | null;
-  strategy?: 'loop' | 'mcts';
+  strategy?: 'loop' | 'mcts' | 'auto';
+  /**
+   * strategy auto: steps per run the search may take over where the loop stalls.
+   */
+  search_steps?: number | null;
   approval_mode?: boolean | null;
   max_attempts?: number | null;
 }
@@ -273,6 +278,7 @@ export interface RunEvents {
     | HintGiven
     | Skipped
     | SearchNode
+    | SearchStarted
     | Finished
   )[];
 }
