@@ -2,7 +2,7 @@
 on broken deliverables — the dev tasks as written, their rewordings, and the project's own corpus.
 
     .venv/bin/python benchmarks/contract_audit.py [--suite ../shared/bench/geoagentbench-dev]
-        [--rewordings ../shared/bench/paraphrases/dev.json] [--only dev,rewording,corpus,heldout,heldout2] [--details]
+        [--rewordings ../shared/bench/paraphrases/dev.json] [--only dev,rewording,corpus,heldout,...] [--details]
         [--reader rules|model|both|proposals] [--model local:qwen2.5-coder-1.5b] [--model-unsure]
         [--cache benchmarks/data/reading_cache.json]
 
@@ -42,7 +42,7 @@ def main() -> None:
     shared = ROOT.parent / "shared" / "bench"
     parser.add_argument("--suite", type=Path, default=shared / "geoagentbench-dev")
     parser.add_argument("--rewordings", type=Path, default=shared / "paraphrases" / "dev.json")
-    parser.add_argument("--only", default="dev,rewording,corpus,heldout,heldout2")
+    parser.add_argument("--only", default="dev,rewording,corpus,heldout,heldout2,heldout3")
     parser.add_argument("--details", action="store_true")
     parser.add_argument("--reader", choices=READERS, default="rules")
     parser.add_argument("--model", default="local:qwen2.5-coder-1.5b")

@@ -41,6 +41,8 @@ _TICKED = re.compile(r"`([A-Za-z_][\w]{0,63})`")
 _TICKED_VALUE = re.compile(r"`([^`\n]{1,64})`")  # a value may hold '-', '.', ' ' ("utf-8", "latin1-mojibake")
 _SNAKE = re.compile(r"\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b")
 _LAYER_WORD = re.compile(r"\blayers?\b", re.IGNORECASE)
+# "a single layer named hex_mix", "one layer called roads": the layer's name, written as a name.
+_NAMED_LAYER = re.compile(r"\blayer\s+(?:named|called)\s+[`\"']?([A-Za-z_][\w-]*)")
 _EPSG = re.compile(r"\bEPSG\s*[: ]\s*(\d{4,5})\b", re.IGNORECASE)
 _METRIC_CRS = re.compile(
     r"\b(national\s+(?:metric\s+)?grid|national\s+(?:projected\s+)?(?:crs|projection|coordinate)|"
@@ -529,7 +531,9 @@ def _derive(request: str, outputs: list[str], inputs: dict[str, dict], official_
                 _listed_names(_without_descriptions(part), input_columns) if names_output else ([], False)
             )
             layers = (
-                _ticked_list_after(sentence, _LAYER_WORD) or _quoted_layers(_part_about(sentence, out, outs))
+                _ticked_list_after(sentence, _LAYER_WORD)
+                or _quoted_layers(_part_about(sentence, out, outs))
+                or _NAMED_LAYER.findall(sentence)
                 if fmt == "gpkg"
                 else []
             )
@@ -1651,6 +1655,7 @@ def _provenance(b: _Builder, inputs: dict[str, dict]) -> None:
 
 # Words of a request about how the data draws ("render correctly", "viewers", "holes appear filled",
 # "arcs across the globe"): then the inputs' drawing defects must not reach the output.
+_HOLES = ("hole", "holes")
 _DRAWING = re.compile(
     r"\b(render\w*|viewers?|display\w*|draw\w*|shad\w*|rfc\s*7946|right-hand|winding|orient\w*|"
     r"clockwise|anticlockwise|counter-?clockwise|holes?|antimeridian|dateline|180|arcs?|wrap\w*|"
@@ -1680,7 +1685,8 @@ def _defect_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict], requ
         for path, facts in inputs.items()
         if (facts.get("defects") or {}).get("wkt_text")
     )
-    drawing = _DRAWING.search(_FILE.sub(" ", request))
+    # Holes alone are the data's structure ("courtyard holes not counted"), not how it draws.
+    drawing = next((m for m in _DRAWING.finditer(_FILE.sub(" ", request)) if m.group(0).lower() not in _HOLES), None)
     for out in outputs:
         fmt = _format(out)
         # A defect the request does not ask to mend is a standard's, not the user's: shown, not gating.

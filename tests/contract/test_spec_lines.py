@@ -4,7 +4,7 @@ and a layered file with blank attributes checked as it is. Real files where a ch
 from __future__ import annotations
 
 import geopandas as gpd
-from shapely.geometry import Point
+from shapely.geometry import Point, box
 
 from geoagent_ext.contract import check_payload, derive_contract
 
@@ -90,3 +90,34 @@ def test_a_spatial_join_s_index_column_beside_a_layer_s_listed_columns_fails(tmp
     assert not got["passed"] and "index_right" in got["observed"], got
     homes.drop(columns="index_right").to_file(tmp_path / "nearest.gpkg")
     assert columns_result()["passed"]
+
+
+def test_a_layer_named_in_plain_words_is_the_file_s_layer_not_a_column():
+    request = (
+        "Deliver cells_out.gpkg with a single layer named cell_mix: every cell of cells.geojson and\n"
+        "  - cell_id\n  - hits: how many points fall in the cell\n  - kinds: how many different kinds\n"
+    )
+    got = kinds(derive_contract(request, ["cells_out.gpkg"], {"cells.geojson": {"rows": 4, "columns": ["cell_id"]}}))
+    assert ("layers", ("cell_mix",)) in got, got
+    assert all("cell_mix" not in names for kind, names in got if kind == "columns"), got
+
+
+def _wound_footprints(folder):
+    clockwise = box(139.7, 35.6, 139.701, 35.601, ccw=False)
+    gpd.GeoDataFrame({"fid": [1]}, geometry=[clockwise], crs=4326).to_file(folder / "fp.geojson")
+    facts = input_facts(folder)
+    assert (facts["fp.geojson"].get("defects") or {}).get("winding"), facts
+    return facts
+
+
+def test_holes_spoken_of_as_structure_do_not_bind_the_ring_order(tmp_path):
+    facts = _wound_footprints(tmp_path)
+    kept = (
+        "Add perimeter_m to fp.geojson (the outer outline; holes not counted). Everything else stays exactly "
+        "as delivered. Write fp_out.geojson."
+    )
+    winding = [r for r in derive_contract(kept, ["fp_out.geojson"], facts).requirements if r.kind == "rfc7946_winding"]
+    assert winding and not winding[0].sure
+    named = kept + " Web viewers must render the holes right."
+    winding = [r for r in derive_contract(named, ["fp_out.geojson"], facts).requirements if r.kind == "rfc7946_winding"]
+    assert winding and winding[0].sure
