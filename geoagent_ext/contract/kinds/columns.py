@@ -1,7 +1,6 @@
 """The file has the columns (tables, layers) or top-level keys (JSON) the request names, and no
-geometry or row-index column beside them when the request lists a CSV's columns (no join's index
-column beside a spatial file's); an attribute table the request says to leave exactly as it is
-gains no column."""
+geometry or row-index column beside them when the request lists a CSV's columns; an attribute
+table the request says to leave exactly as it is gains no column."""
 
 import re
 
@@ -47,8 +46,7 @@ def _kind_columns(params, data, sources):
 
 def _columns_mend(p, site):
     """Columns an input holds carried to the rows; in a table, the stray columns dropped (the listed
-    ones first, in their order). A spatial file's join index columns are the model's to drop, told
-    by the check what it saw."""
+    ones first, in their order)."""
     if not (p.get("no_stray") and not site.spatial):
         return carried(p)
     names = list(map(str, p.get("names") or []))

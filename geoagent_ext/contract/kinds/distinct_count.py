@@ -5,11 +5,12 @@ input rows of the row's group (not the number of rows)."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from ..checker import _contract_input, _contract_key
 from ._kind import Builder, ColumnParams, RequestView, RequirementKind
-from .measure_totals import _group_of, _selects
+from .measure_totals import _clauses, _group_of, _selects
 
 
 class DistinctCountParams(ColumnParams):
@@ -81,10 +82,33 @@ def _counted_column(noun: str, request: RequestView) -> tuple[str, str] | None:
     return found[0] if len(found) == 1 else None
 
 
+def _selecting_words(request: RequestView, name: str, group: str, columns: list[str]) -> RequestView:
+    """The request without the words that select none of a group's rows: a clause that drops the rows
+    with no group ("the one address without a postcode is left out"), a way of writing a number
+    refused ("not 10013.0"), and the ``=`` that defines a value no input has ("- streets = ...")."""
+    last = re.escape(group.split("_")[-1])
+    words = rf"(?:{re.escape(group)}|{re.escape(group.replace('_', ' '))}|{last})"
+    blank = re.compile(rf"\b(?:without|with\s+no|missing|lacking|no)\s+(?:an?\s+|any\s+)?{words}\b", re.I)
+    refused_number = re.compile(r"^\s*not\s+[\d.,]+\s*$")
+    have = {c for facts in request.inputs.values() for c in facts.get("columns") or []}
+    own = re.compile(r"^(\s*(?:[-*\u2022]\s*|\d{1,2}[.)]\s*)?[`\"']?(\w+)[`\"']?\s*)==?")
+    sentences = []
+    for s, outs, sure in request.sentences:
+        for clause in _clauses(s):
+            defined = own.match(clause)
+            if blank.search(clause) or refused_number.match(clause):
+                s = s.replace(clause, " ", 1)
+            elif defined and (defined.group(2) in {name, *columns} or defined.group(2) not in have):
+                s = s.replace(clause, own.sub(r"\1 is", clause), 1)  # a value defined, not an input column compared
+        sentences.append((s, outs, sure))
+    return dataclasses.replace(request, sentences=sentences)
+
+
 def read_distinct_count(request: RequestView, b: Builder) -> None:
     """ "how many different <noun>" in a sentence about one output value, the noun one input column
-    and the request grouping the rows by another column of that input: the value is the distinct
-    count per group. Sure when no word may select the rows counted."""
+    and the request grouping the rows by another column of that input (one the output lists, or
+    "one row per" it): the value is the distinct count per group. Sure when no word may select the
+    rows counted (dropping the rows with no group selects none of a group's)."""
     text = " ".join(request.text.split())
     for sentence, outs, _ in request.sentences:
         for m in _DISTINCT.finditer(request.affirmed(sentence)):
@@ -104,10 +128,15 @@ def read_distinct_count(request: RequestView, b: Builder) -> None:
                     continue
                 name = named[0]
                 group = _group_of(text, name, columns, source_columns)
-                if group is None or group == column:
+                if group is None:
+                    group = _group_of(text, name, [c for c in source_columns if c != column], source_columns)
+                    if group is None or not _ONE_ROW_PER(group).search(text):
+                        continue
+                if group == column:
                     continue
                 others = {c for c in columns if c not in (name, group)}
-                b.reading(sentence, not _selects(request, name, others)).add(
+                sure = not _selects(_selecting_words(request, name, group, columns), name, others)
+                b.reading(sentence, sure).add(
                     out,
                     "distinct_count",
                     f"`{name}` is the number of distinct `{column}` values of `{source}` per `{group}` "
@@ -117,6 +146,16 @@ def read_distinct_count(request: RequestView, b: Builder) -> None:
                     column=column,
                     group=group,
                 )
+
+
+def _ONE_ROW_PER(group: str) -> re.Pattern:
+    """ "one row per <group>": the output holds the group column."""
+    last = re.escape(group.split("_")[-1])
+    return re.compile(
+        rf"\bone\s+(?:row|record|line|entry)\s+(?:per|for\s+each|for\s+every)\s+(?:the\s+)?"
+        rf"(?:{re.escape(group)}|{re.escape(group.replace('_', ' '))}|{last})\b",
+        re.I,
+    )
 
 
 DISTINCT_COUNT = RequirementKind(

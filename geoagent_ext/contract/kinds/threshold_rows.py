@@ -9,9 +9,11 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from ..checker import _contract_input
-from ..formats import file_format
-from ._kind import Builder, ColumnParams, RequestView, RequirementKind
+from ..checker import _contract_input, _contract_key
+from ..formats import SPATIAL, file_format
+from ._kind import Builder, ColumnParams, Params, RequestView, RequirementKind
+from .measure_stats import _DEFINED, _contract_group_column, _selects_rows
+from .measure_totals import _group_of, _names_a_value
 
 
 class ThresholdRowsParams(ColumnParams):
@@ -162,4 +164,127 @@ THRESHOLD_ROWS = RequirementKind(
         "compared as numbers"
     ),
     read=read_threshold_rows,
+)
+
+
+class GroupSizeRowsParams(Params):
+    input: str  # the input whose rows are grouped and counted
+    group: str  # the input's column the rows are grouped by
+    op: Literal[">=", ">", "<=", "<"]
+    value: float
+
+
+def _kind_group_size_rows(params, data, sources):
+    """(passed, observed): the file's rows are exactly the input's groups whose number of rows passes
+    the threshold, one row each (groups found by the group column, or the one column of group values)."""
+    src = _contract_input(params["input"], sources)
+    group, op, limit = params["group"], params["op"], float(params["value"])
+    if group not in src.columns:
+        return False, f"`{group}` is not a column of `{params['input']}`"
+    if isinstance(data, dict):
+        return False, "the file is not a table"
+    sizes = {}
+    for k in src[group].tolist():
+        if k is not None and k == k and str(k).strip() != "":
+            sizes[_contract_key(k)] = sizes.get(_contract_key(k), 0) + 1
+    passing = {k for k, n in sizes.items() if {">=": n >= limit, ">": n > limit, "<=": n <= limit, "<": n < limit}[op]}
+    own = _contract_group_column(data, group, set(sizes), None)
+    if own is None:
+        return False, f"no column says each row's `{group}`"
+    keys = [_contract_key(k) for k in data[own].tolist()]
+    seen = f"{len(set(keys))} groups; `{params['input']}` has {len(passing)} whose row count {op} {limit:g}"
+    extra = sorted(set(keys) - passing, key=str)
+    missing = sorted(passing - set(keys), key=str)
+    if extra:
+        return False, seen + f"; {extra[0]!r} has {sizes.get(extra[0], 0)} rows and is not one of them"
+    if missing:
+        return False, seen + f"; {missing[0]!r} ({sizes[missing[0]]} rows) is missing"
+    if len(keys) != len(set(keys)):
+        return False, seen + "; a group is here more than once"
+    return True, seen
+
+
+# the members a group's size counts: the input's features or rows, by a general name
+_MEMBER_NOUNS = {
+    "feature", "row", "record", "polygon", "point", "line", "entry", "member", "item", "geometry", "shape",
+    "observation", "sample", "site", "location", "outline", "area", "parcel", "segment", "multipolygon",
+}  # fmt: skip
+
+
+def _group_size_said(text: str, group: str, nouns: set[str]) -> set[tuple[str, float]]:
+    """(comparison, number) of "only the <groups> with at least 30 polygons" / "<groups> having 5 or
+    more features": the groups kept by how many members they have."""
+    last = re.escape(group.split("_")[-1])
+    words = rf"(?:{re.escape(group)}|{re.escape(group.replace('_', ' '))}|{last})(?:e?s)?"
+    said = set()
+    for before, after, op in _COMPARISONS:
+        core = (r"(?<!\w)" + before if before else "") + _NUM + (f"(?:{after})" if after else "")
+        pattern = re.compile(
+            rf"\b(?:only|just|keep(?:ing)?)\s+(?:the\s+|those\s+)?{words}\s+(?:with|having|that\s+have|which\s+have)\s+"
+            + core
+            + r"\s+(?P<noun>[A-Za-z]+)\b",
+            re.I,
+        )
+        for m in pattern.finditer(text):
+            if _UNIT_AFTER.match(text, m.end("number")):
+                continue
+            noun = m.group("noun").lower()
+            noun = noun[:-3] + "y" if noun.endswith("ies") else noun[:-1] if noun.endswith("s") else noun
+            if noun not in nouns:
+                continue
+            number = m.group("number").lower()
+            said.add((op, float(_WORD_NUMBERS[number]) if number in _WORD_NUMBERS else float(number.replace(",", ""))))
+    return said
+
+
+def read_group_size_rows(request: RequestView, b: Builder) -> None:
+    """A grouped output that keeps only the groups with at least (more than, at most, fewer than) a
+    number of the input's features ("only the classes with at least 30 polygons"), the group one
+    column of the one input the request groups by: the output's rows are exactly those groups. Sure
+    when no other word may select the rows counted and no input value is named."""
+    if len(request.outputs) != 1:
+        return
+    out = request.outputs[0]
+    if file_format(out) not in ("csv", "parquet", "xlsx") and file_format(out) not in SPATIAL:
+        return
+    text = " ".join(request.text.split())
+    tabular = [p for p in request.inputs if file_format(p) != "json" and request.inputs[p].get("columns")]
+    if len(tabular) != 1:
+        return
+    source = tabular[0]
+    source_columns = request.inputs[source]["columns"]
+    stem = re.split(r"[^a-z]+", source.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower())
+    nouns = _MEMBER_NOUNS | {w[:-1] if w.endswith("s") else w for w in stem if len(w) > 2}
+    group = _group_of(text, "", source_columns, source_columns)
+    if group is None:
+        return
+    said = _group_size_said(text, group, nouns)
+    if len(said) != 1:
+        return
+    op, value = said.pop()
+    defined = {m.group("name") for m in _DEFINED.finditer(request.text)}
+    sure = not _selects_rows(request, defined, group) and not _names_a_value(request, source, group)
+    sentence = next((s for s, _, _ in request.sentences if _group_size_said(" ".join(s.split()), group, nouns)), text)
+    b.reading(sentence, sure).add(
+        out,
+        "group_size_rows",
+        f"one row for each `{group}` of `{source}` with {op} {value:g} features, and no other",
+        input=source,
+        group=group,
+        op=op,
+        value=value,
+    )
+
+
+GROUP_SIZE_ROWS = RequirementKind(
+    name="group_size_rows",
+    params=GroupSizeRowsParams,
+    check=_kind_group_size_rows,
+    helpers=(_contract_group_column,),
+    reads="table",
+    advice=(
+        "count each group's input features (groupby(GROUP).size()) and keep exactly the groups whose count passes "
+        "the threshold the request says (>= for 'at least' / 'or more', > for 'more than')"
+    ),
+    read=read_group_size_rows,
 )

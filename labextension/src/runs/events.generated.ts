@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 8e972561741b687ab242f59a73373ea6e93f1256097517d4255217794819183c
+ * schema-sha256: c204dc2cf33109f49383200dc5a0cb21e02c6f059f86be9f9f8a20a041616e7b
  */
 
 export type RunEvent =
@@ -127,6 +127,9 @@ export interface Requirement {
     | 'bbox'
     | 'booleans'
     | 'buffer_distance'
+    | 'column_stats'
+    | 'column_summary'
+    | 'column_total'
     | 'columns'
     | 'coordinate_columns'
     | 'count_of_input'
@@ -148,6 +151,7 @@ export interface Requirement {
     | 'geometry_types_kept'
     | 'geometry_unchanged'
     | 'group_keys'
+    | 'group_size_rows'
     | 'input_order'
     | 'integer'
     | 'json_shape'

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: 36579f7ed9520c0270ee11d0b956a5d6d731841576b4b3ee299f1398360cc6e9
+ * schema-sha256: 64a5cfafd48f23ef598dc6d88b34fb3652c35c57c500c708c28bc35cd1d8fcbf
  */
 import type {
   ApprovalGiven,
