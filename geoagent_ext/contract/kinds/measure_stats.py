@@ -48,7 +48,6 @@ def _contract_group_column(data, group, keys, name):
 def _kind_measure_stats(params, data, value, sources):
     """(passed, observed): each row's value is the statistic of the geodesic measures of its
     group's input features, within 0.5 % or half the rounding the values show."""
-    import pandas as pd
 
     name, measure, unit, stat, group = (params[k] for k in ("name", "measure", "unit", "stat", "group"))
     src = _contract_input(params["input"], sources)
@@ -67,6 +66,18 @@ def _kind_measure_stats(params, data, value, sources):
     own = _contract_group_column(data, group, set(members), name)
     if own is None:
         return False, f"`{name}` has no `{group}` beside it to say whose features it is of"
+    values, wrong = _contract_stat_mismatches(data, own, name, members, stat, 0.005, 0.0)
+    seen = f"{len(values) - len(wrong)} of {len(values)} rows are the {stat} geodesic {measure} in {unit}"
+    seen += f" of their `{group}`"
+    return _contract_stat_verdict(seen, wrong)
+
+
+def _contract_stat_mismatches(data, own, name, members, stat, relative, absolute):
+    """(the column's values, [(group, value, expected or None)] for each row whose value is not the
+    ``stat`` of its group's ``members`` within ``relative`` of it, the column's rounding and
+    ``absolute``)."""
+    import pandas as pd
+
     values = pd.to_numeric(data[name], errors="coerce").tolist()
     slack = _contract_rounding_step([v for v in values if v == v]) / 2
     wrong = []
@@ -83,10 +94,13 @@ def _kind_measure_stats(params, data, value, sources):
             "max": got[-1],
             "sum": sum(got),
         }[stat]
-        if abs(v - expected) > 0.005 * abs(expected) + slack:
+        if abs(v - expected) > relative * abs(expected) + slack + absolute:
             wrong.append((k, v, expected))
-    seen = f"{len(values) - len(wrong)} of {len(values)} rows are the {stat} geodesic {measure} in {unit}"
-    seen += f" of their `{group}`"
+    return values, wrong
+
+
+def _contract_stat_verdict(seen, wrong):
+    """(passed, observed) of a per-group statistic: what held, and the first row that did not."""
     if not wrong:
         return True, seen
     k, v, e = wrong[0]
@@ -265,7 +279,7 @@ MEASURE_STATS = RequirementKind(
     name="measure_stats",
     params=MeasureStatsParams,
     check=_kind_measure_stats,
-    helpers=(_contract_group_column,),
+    helpers=(_contract_group_column, _contract_stat_mismatches, _contract_stat_verdict),
     reads="column",
     advice=(
         "measure each feature in a projected CRS in metres made for the data (never degrees or the layer's feet), "
@@ -302,28 +316,9 @@ def _kind_column_stats(params, data, value, sources):
     own = _contract_group_column(data, group, set(members), name)
     if own is None:
         return False, f"`{name}` has no `{group}` beside it to say whose rows it is of"
-    values = pd.to_numeric(data[name], errors="coerce").tolist()
-    slack = _contract_rounding_step([v for v in values if v == v]) / 2
-    wrong = []
-    for k, v in zip(data[own].tolist(), values):
-        got = sorted(members.get(_contract_key(k)) or [])
-        if not got or v != v:
-            wrong.append((k, v, None))
-            continue
-        n = len(got)
-        expected = {
-            "mean": sum(got) / n,
-            "median": (got[(n - 1) // 2] + got[n // 2]) / 2,
-            "min": got[0],
-            "max": got[-1],
-        }[stat]
-        if abs(v - expected) > 0.001 * abs(expected) + slack + 1e-9:
-            wrong.append((k, v, expected))
+    values, wrong = _contract_stat_mismatches(data, own, name, members, stat, 0.001, 1e-9)
     seen = f"{len(values) - len(wrong)} of {len(values)} rows are the {stat} `{column}` of their `{group}`"
-    if not wrong:
-        return True, seen
-    k, v, e = wrong[0]
-    return False, seen + (f"; e.g. {k!r}: {v!r} where it is {e:.6g}" if e is not None else f"; e.g. {k!r}: {v!r}")
+    return _contract_stat_verdict(seen, wrong)
 
 
 _COLUMN_STAT_WORDS = [
@@ -428,7 +423,7 @@ COLUMN_STATS = RequirementKind(
     name="column_stats",
     params=ColumnStatsParams,
     check=_kind_column_stats,
-    helpers=(_contract_group_column,),
+    helpers=(_contract_group_column, _contract_stat_mismatches, _contract_stat_verdict),
     reads="column",
     advice=(
         "take the statistic the request names of the input column over each group's rows, as numbers "
