@@ -20,7 +20,15 @@ ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared" / "bench"
 
 # Broken deliverables caught by a requirement that holds on the correct one, at least (the goal: 90 %).
-CAUGHT_AT_LEAST = {"dev": 43, "rewording": 122, "corpus": 138, "heldout": 23, "heldout2": 18, "heldout3": 10}
+CAUGHT_AT_LEAST = {
+    "dev": 43,
+    "rewording": 122,
+    "corpus": 138,
+    "heldout": 23,
+    "heldout2": 18,
+    "heldout3": 10,
+    "heldout4": 10,
+}
 
 
 @pytest.fixture(scope="module")

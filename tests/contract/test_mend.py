@@ -322,12 +322,11 @@ def test_counts_per_polygon_are_counted_and_their_rate_recomputed(tmp_path):
 
 
 def test_a_csv_loses_a_geometry_or_index_column_it_was_not_asked_for(tmp_path):
-    """Example 01 at 36eafa3 wrote its summary with `geometry` (and at 6323937 `index_right`) beside
-    the five columns asked for: a CSV whose columns the request lists has no geometry or row-index
-    column beside them; the mend drops those and puts the listed ones first, in their order. Other
-    extra columns stay (the rules may not have read every column asked for), and so does a geometry
-    the request wants as WKT."""
-    contract = derive_contract("Write `t.csv` with `code`, `name` and `n`.", ["t.csv"])
+    """A CSV whose columns the request lists has no geometry or row-index column beside them (as a
+    ``to_csv`` of a whole joined GeoDataFrame leaves); the mend drops those and puts the listed ones
+    first, in their order. Beside an open list ("including") other extra columns stay (the rules may
+    not have read every column asked for), and so does a geometry the request wants as WKT."""
+    contract = derive_contract("Write `t.csv` with columns including `code`, `name` and `n`.", ["t.csv"])
     [cols] = [r for r in contract.requirements if r.kind == "columns"]
     assert cols.params["no_stray"] and "no geometry or row-index column beside them" in cols.text
     pd.DataFrame(

@@ -1,6 +1,7 @@
 """The file has the columns (tables, layers) or top-level keys (JSON) the request names, and no
-geometry or row-index column beside them when the request lists a CSV's columns; an attribute
-table the request says to leave exactly as it is gains no column."""
+geometry or row-index column beside them when the request lists a CSV's columns (nor any column
+the request does not name, when it lists them all); an attribute table the request says to leave
+exactly as it is gains no column."""
 
 import re
 
@@ -17,6 +18,7 @@ class NoNewColumnsParams(Params):
 class ColumnsParams(Params):
     names: list[str]
     no_stray: list[str] | bool = False  # the geometry/index column names not allowed beside them
+    said_words: list[str] = []  # set when the request listed every column: other columns must be words of it
     provenance: dict[str, str] = {}  # where each column comes from ("from `parcels.gpkg`", "computed")
 
 
@@ -38,27 +40,41 @@ def _kind_columns(params, data, sources):
         if params.get("no_stray")
         else []
     )
-    said = ([f"missing {missing}; it has {sorted(have)[:15]}"] if missing else []) + (
-        [f"also has {extra[:10]}, a geometry or row index not asked for"] if extra else []
+    unsaid = _contract_unsaid_columns(have, params)
+    said = (
+        ([f"missing {missing}; it has {sorted(have)[:15]}"] if missing else [])
+        + ([f"also has {extra[:10]}, a geometry or row index not asked for"] if extra else [])
+        + ([f"also has {unsaid[:10]}, which the request neither lists nor names"] if unsaid else [])
     )
     return not said, "; ".join(said) or "all present"
+
+
+def _contract_unsaid_columns(have, params):
+    """Columns beyond a closed list the request gave (``said_words`` set) that are not words of the
+    request either: what a join or a scratch computation left behind."""
+    words = set(params.get("said_words") or [])
+    if not words:
+        return []
+    listed = set(map(str, params.get("names") or []))
+    return [c for c in sorted(map(str, have)) if c not in listed and c.lower() not in words and c != "geometry"]
 
 
 def _columns_mend(p, site):
     """Columns an input holds carried to the rows; in a table, the stray columns dropped (the listed
     ones first, in their order)."""
-    if not (p.get("no_stray") and not site.spatial):
+    if not ((p.get("no_stray") or p.get("said_words")) and not site.spatial):
         return carried(p)
     names = list(map(str, p.get("names") or []))
-    stray = [str(n).lower() for n in p["no_stray"]] if isinstance(p["no_stray"], list) else []
+    stray = [str(n).lower() for n in p["no_stray"]] if isinstance(p.get("no_stray"), list) else []
+    unsaid = f" or str(c).lower() not in {sorted(p['said_words'])!r}" if p.get("said_words") else ""
     return carried(p) + [
         f"_mend = _mend[[c for c in {names!r} if c in _mend.columns] + [c for c in _mend.columns if c not in "
-        f"{names!r} and not (str(c).lower() in {stray!r} or str(c).lower().startswith('unnamed:'))]]"
+        f"{names!r} and not (str(c).lower() in {stray!r} or str(c).lower().startswith('unnamed:'){unsaid})]]"
     ]
 
 
 COLUMNS = RequirementKind(
-    helpers=(_contract_stray_column,),
+    helpers=(_contract_stray_column, _contract_unsaid_columns),
     name="columns",
     params=ColumnsParams,
     check=_kind_columns,

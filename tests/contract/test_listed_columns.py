@@ -1,0 +1,80 @@
+"""A CSV whose request lists every column in a closed list has no column the request does not name
+(the leftovers of a join): checked on real files, and mended by dropping them. An open list
+("including", "plus the name") or a short one leaves extra columns alone."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from geoagent_ext.contract import derive_contract
+from geoagent_ext.contract.mend import mend_code
+
+from .test_checks import check, in_folder
+
+CLOSED = (
+    "Count the stations in each district and write `summary.csv` with district_code, district_name, "
+    "area_km2 and station_count, sorted by district_code."
+)
+
+
+def _columns_requirement(contract):
+    return next(r for r in contract.requirements if r.kind == "columns")
+
+
+def _summary(folder, **extra):
+    table = pd.DataFrame(
+        {"district_code": [1, 2], "district_name": ["A", "B"], "area_km2": [3.5, 4.0], "station_count": [2, 0]}
+    )
+    for name, values in extra.items():
+        table[name] = values
+    table.to_csv(folder / "summary.csv", index=False)
+
+
+def test_a_join_leftover_beside_a_closed_list_of_columns_fails_and_the_exact_columns_pass(tmp_path):
+    contract = derive_contract(CLOSED, ["summary.csv"], {})
+    columns = _columns_requirement(contract)
+    _summary(tmp_path, station_id=["s1", "s9"], distance=[10.0, 99.0])
+    passed, observed = check(contract, tmp_path)[columns.text]
+    assert not passed and "station_id" in observed and "distance" in observed, observed
+    _summary(tmp_path)
+    assert check(contract, tmp_path)[columns.text][0]
+
+
+def test_an_extra_column_that_is_a_word_of_the_request_is_allowed(tmp_path):
+    contract = derive_contract(CLOSED, ["summary.csv"], {})
+    _summary(tmp_path, stations=[2, 0])  # "stations" is a word of the request
+    assert check(contract, tmp_path)[_columns_requirement(contract).text][0]
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "Write `summary.csv` with columns including district_code, district_name, area_km2 and station_count.",
+        "Write `summary.csv` with district_code, district_name, area_km2 and station_count, plus the mayor.",
+        "Write `summary.csv` with district_code, area_km2 and station_count and keep the other attributes.",
+        "Write `summary.csv` with district_code and station_count.",
+    ],
+)
+def test_an_open_or_short_list_leaves_other_columns_alone(request_text, tmp_path):
+    contract = derive_contract(request_text, ["summary.csv"], {})
+    columns = _columns_requirement(contract)
+    assert not columns.params.get("said_words"), columns.text
+    _summary(tmp_path, mayor_name=["x", "y"])
+    assert check(contract, tmp_path)[columns.text][0]
+
+
+def test_the_mend_drops_the_leftovers_and_keeps_the_listed_columns_in_order(tmp_path):
+    contract = derive_contract(CLOSED, ["summary.csv"], {})
+    columns = _columns_requirement(contract)
+    _summary(tmp_path, index_right=[0, 1], name=["s1", "s9"])
+    found = mend_code(contract, "summary.csv", [columns])
+    assert found is not None
+    in_folder(tmp_path, exec, found[0], {})
+    assert list(pd.read_csv(tmp_path / "summary.csv").columns) == [
+        "district_code",
+        "district_name",
+        "area_km2",
+        "station_count",
+    ]
+    assert check(contract, tmp_path)[columns.text][0]
