@@ -255,6 +255,9 @@ def _contract_input(path, sources):
 
 
 _CONTRACT_UNIT_FACTOR = {"km2": 1e-6, "sqkm": 1e-6, "m2": 1.0, "sqm": 1.0, "ha": 1e-4, "km": 1e-3, "m": 1.0}
+# international acres, square feet and miles, feet and miles (a US survey unit is within 4 ppm of them)
+_CONTRACT_UNIT_FACTOR.update({"acre": 1 / 4046.8564224, "ft2": 1 / 0.09290304, "mi2": 1 / 2589988.110336})
+_CONTRACT_UNIT_FACTOR.update({"ft": 1 / 0.3048, "mi": 1 / 1609.344})
 _CONTRACT_SHAPE_SAMPLE = 5000  # features compared (evenly spread) in a larger file
 
 

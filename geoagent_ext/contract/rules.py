@@ -81,6 +81,7 @@ _BUFFER = re.compile(
     re.IGNORECASE,
 )
 _UNIT_WORDS = {"km2": "km²", "sqkm": "km²", "m2": "m²", "sqm": "m²", "ha": "hectares", "km": "km", "m": "metres"}
+_UNIT_WORDS.update({"acre": "acres", "ft2": "square feet", "mi2": "square miles", "ft": "feet", "mi": "miles"})
 _MEASURED_TYPES = {"area": ("Polygon",), "perimeter": ("Polygon",), "length": ("LineString",)}
 _SORT = re.compile(
     r"\b(?:sort(?:ed)?|order(?:ed)?)\s+(?:the\s+)?(?:rows\s+|it\s+|them\s+|output\s+)?by\s+`?([A-Za-z_]\w*)`?"
@@ -112,7 +113,9 @@ _ALL_ATTRIBUTES = re.compile(
     r"(?:other\s+|existing\s+|original\s+|remaining\s+)?(?:attributes|columns|fields|properties)\b|"
     r"\b(?:attributes|columns|fields|properties|attribute\s+table)\s+(?:(?:must|should|shall|will|are\s+to|is\s+to)\s+)?"
     r"(?:(?:be|stay|remain)\s+)?(?:left\s+)?(?:exactly\s+)?(?:as\s+(?:they|it)\s+(?:are|is|were|was)|untouched|unchanged|intact)\b|\b(?:the\s+)?same\s+(?:columns|attributes|fields)\b|"
-    r"\b(?:leave|leaving)\s+(?:the\s+)?(?:attributes|columns|fields|properties|attribute\s+table)\b[^.;]{0,40}\b(?:alone|as\s+(?:they|it))",
+    r"\b(?:leave|leaving)\s+(?:the\s+)?(?:attributes|columns|fields|properties|attribute\s+table)\b[^.;]{0,40}\b(?:alone|as\s+(?:they|it))|"
+    r"\b(?:stays?|remains?|kept|left|is|are)\s+(?:exactly\s+)?(?:as\s+(?:delivered|it\s+(?:is|was|came))|unchanged|untouched|intact)\b"
+    r"[^.;]{0,80}\b(?:every|each|all(?:\s+the)?)\s+(?:existing|original|current)\s+(?:columns?|attributes?|fields?|properties)\b",
     re.IGNORECASE,
 )
 # "keep every building", "the same stations": every feature of the input
@@ -167,7 +170,7 @@ def _base(path: str) -> str:
 _PRODUCING = re.compile(
     r"\b(?:export|write|save|give|produce|make|turn|convert|deliver|create|build|return|output|"
     r"put|package|split|merge|dissolve|clip|reproject|take|keep|list|add|attach|append|compute|calculat|enrich|"
-    r"annotat)\w*\b",
+    r"annotat)\w*\b|\bnew\s+(?:columns?|attributes?|fields?|properties)\b",
     re.IGNORECASE,
 )
 
@@ -226,6 +229,7 @@ class _Builder:
 
 
 _INTRODUCER_WORDS = (
+    "props",
     "key",
     "keys",
     "column",
@@ -304,8 +308,8 @@ def _named_fields(sentence: str, exclude: set[str], input_columns: set[str], nam
 # Where a list of an output's columns starts: "with", "columns", "keys" (and "the columns"), or the
 # output's name and a colon ("`landuse.csv`: class, polygons, area_km2").
 _LIST_START = re.compile(
-    r"(?:\b(?:with|columns?|fields?|keys?|containing|carrying|holding)\b(?:\s+(?:the|these|its|their)\b)?"
-    r"(?:\s+(?:columns?|fields?|keys?|properties))?\s*:?|\.[a-z]{2,10}`?\s*(?::|\u2014|\u2013|\s-|--))\s*",
+    r"(?:\b(?:with|columns?|fields?|keys?|props|containing|carrying|holding)\b(?:\s+(?:the|these|its|their)\b)?"
+    r"(?:\s+(?:columns?|fields?|keys?|properties|props))?\s*:?|\.[a-z]{2,10}`?\s*(?::|\u2014|\u2013|\s-|--))\s*",
     re.IGNORECASE,
 )
 _ITEM = r"`?[A-Za-z_]\w*`?"
@@ -361,6 +365,9 @@ def _drawn_names(sentence: str, bullets: int) -> list[str]:
     keys = [k for k in dict.fromkeys(_TEMPLATE_KEY.findall(sentence)) if k not in _GEOJSON_MEMBERS]
     if len(keys) >= 2:
         return keys
+    bare = _BARE_BULLET.match(sentence)
+    if bare and bullets >= 2:  # "- cell_id" alone on its line among "- name: what it holds" lines
+        return [bare.group("ticked") or bare.group("name")]
     bullet = _BULLET_NAME.match(sentence)
     if bullet and not bullet.group("ticked") and bullet.group("name") in _SPEC_LABELS:
         return []  # "order: most first", "format: CSV": a line of the spec, not a column
@@ -437,6 +444,102 @@ def _in_a_list(before: str) -> bool:
     return not words or words[-1] in ("(", ",", ":") or words[-1].lower() in ("and", "or") + _INTRODUCER_WORDS
 
 
+# "Columns: a, b, c", "- Fields — a, b": a line that lists an output's columns by its label.
+_COLUMNS_LABEL = re.compile(
+    r"^\s*(?:[-*\u2022]\s*|\d{1,2}[.)]\s*)?(?:the\s+)?(?:output\s+|its\s+|their\s+)?"
+    r"(?:columns?|fields?|keys?|attributes|properties)\s*(?::|\u2014|\u2013|\s-\s)",
+    re.IGNORECASE,
+)
+# "add edge_km: ...", "add a column `area_ha`", "two new attributes on x.geojson: a (...) and b (...)":
+# where the names of the columns added start.
+_ADDED = re.compile(
+    r"\badd(?:s|ing)?\b(?!\s+up\b)\s+(?:(?:a|an|the|two|three|four|five|new|extra|more|columns?|fields?|"
+    r"attributes?|propert(?:y|ies))\s+)*:?\s*|"
+    r"\bnew\s+(?:columns?|fields?|attributes?|properties)\b[^:.;()`]{0,60}:\s*",
+    re.IGNORECASE,
+)
+
+
+def _added_names(sentence: str) -> list[str]:
+    """The columns a sentence says to add: the name (or plain list of names) right after "add" or
+    after "new columns ...:", each written as a name (backticked or snake_case), descriptions in
+    parentheses aside."""
+    text = _without_descriptions(sentence)
+    found: list[str] = []
+    for m in _ADDED.finditer(text):
+        listed = _PLAIN_LIST.match(text, m.end()) or re.compile(_ITEM).match(text, m.end())
+        if not listed:
+            continue
+        items = _list_items(listed.group(0))
+        for item in items:
+            if (_SNAKE.fullmatch(item) or f"`{item}`" in listed.group(0)) and item not in found:
+                found.append(item)
+    return found
+
+
+# "each object has ward, schools and pupils", "every record holds the keys a, b, c": the keys of
+# the records a JSON value (or a table's rows) holds
+_RECORD_HAS = re.compile(
+    r"\b(?:each|every)\s+(?:object|record|item|entry|element|row|feature|dict(?:ionary)?)\s+"
+    r"(?:has|have|holds?|contains?|carries|gives|lists|with)\b(?:\s+(?:the\s+)?(?:keys?|fields?|properties|columns?))?"
+    r"\s*:?\s*",
+    re.IGNORECASE,
+)
+
+
+def _record_keys(sentence: str, input_columns: set[str]) -> list[str]:
+    """The names a sentence lists as each record's ("each object has a, b (...) and c"): a plain list
+    of three or more, or with a name by its form or an input's column."""
+    text = _without_descriptions(sentence)
+    for m in _RECORD_HAS.finditer(text):
+        listed = _PLAIN_LIST.match(text, m.end())
+        if not listed:
+            continue
+        items = _list_items(listed.group(0))
+        named = any(_SNAKE.fullmatch(i) or i in input_columns or f"`{i}`" in listed.group(0) for i in items)
+        if (len(items) >= 3 or named) and not any(i.lower() in _NOT_NAMES for i in items):
+            return items
+    return []
+
+
+# "area_ha – its area in hectares" on a line of its own: a name and what it holds
+_DEFINED_LINE = re.compile(
+    r"(?:^|\n)[ \t]*(?:[-*\u2022][ \t]*|\d{1,2}[.)][ \t]*)?(?:`(?P<ticked>[A-Za-z_]\w*)`|(?P<name>[A-Za-z_]\w*))"
+    r"[ \t]*(?:\u2013|\u2014|[ \t]-[ \t]|--|:|=)[ \t]*\S"
+)
+
+
+def _defined_lines(sentence: str) -> list[str]:
+    """The names of two or more lines each defining one ("park_id – its id", "area_ha: in hectares") in
+    the lines that list an output's columns (after the output's name and a colon, or a "Columns:"
+    label); none when one of them is a spec's own label ("Order:", "Format:") or not a name."""
+    found = [(m.group("ticked"), m.group("name")) for m in _DEFINED_LINE.finditer(sentence)]
+    names = [t or n for t, n in found if (t or n).lower() not in _NOT_NAMES | _SPEC_LABELS]
+    if len(found) < 2 or len(names) != len(found):
+        return []
+    return list(dict.fromkeys(names))
+
+
+# "Columns ....... a, b, c": a label and its value joined by a row of dots, as forms and tickets write them
+_DOT_LEADER = re.compile(r"(?m)^([ \t]*[A-Za-z][\w /-]{0,30}?)[ \t]*\.{3,}[ \t]*(?=\S)")
+
+
+def _dot_leaders(text: str) -> str:
+    """The text with each "Label ....... value" line written "Label: value" on a paragraph of its own, so
+    its label reads as a "Label:" line does."""
+    return _DOT_LEADER.sub(lambda m: "\n" + m.group(1).strip() + ": ", text)
+
+
+def _paren_semicolons(text: str) -> str:
+    """The text with each ';' inside parentheses written ',' (same length): a description's own
+    clauses ("(total length of its lines; 0 if none)") do not end the sentence they are in."""
+    out, depth = [], 0
+    for ch in text:
+        depth = depth + 1 if ch == "(" else max(depth - 1, 0) if ch == ")" else depth
+        out.append("," if ch == ";" and depth else ch)
+    return "".join(out)
+
+
 def _allowed_values(sentence: str) -> list[tuple[str, list[str]]]:
     """("`source` ... whose value is exactly one of `a`, `b`, or `c`") -> [("source", [a, b, c])]."""
     found = []
@@ -470,6 +573,7 @@ def derive_contract(
     ``official_crs``: the CRS advisor's official grid for the data ("EPSG:3460 (Fiji 1986 / Fiji Map Grid)"),
     named in a "national grid" requirement so the coder knows which one."""
     inputs = inputs or {}
+    request = _dot_leaders(_paren_semicolons(request))
     geoparquet = {p for p, facts in inputs.items() if facts.get("geometry_type")}
     for sentence in _SENTENCE.split(request):  # "as GeoParquet, out.parquet"; not "out.parquet, a plain Parquet"
         if _GEOPARQUET_WORD.search(_affirmed(sentence)):
@@ -492,6 +596,14 @@ def _derive(request: str, outputs: list[str], inputs: dict[str, dict], official_
         b.add(out, "exists", f"`{out}` is written and opens as {fmt}")
     attributed: list[tuple[str, list[str], bool]] = []  # sentence, the outputs it is about, whether surely
     last_outputs: list[str] = []
+    # sentences that go on from one naming an output and ending in ":" ("Output `x.geojson`:\n the points
+    # with a, b, c"), or that list columns by a label ("Columns: a, b"): their lists are the output's
+    continued: set[int] = set()
+    for i, sentence in enumerate(sentences):
+        before = sentences[i - 1].rstrip() if i else ""
+        opened = before.endswith(":") and (_files(before) or _COLUMNS_LABEL.match(before))
+        if _COLUMNS_LABEL.match(sentence) or (opened and not _files(sentence)):
+            continued.add(i)
     for sentence in sentences:
         named = _files(sentence)
         outs = [o for o in outputs if _base(o) in {_base(n) for n in named}]
@@ -517,7 +629,7 @@ def _derive(request: str, outputs: list[str], inputs: dict[str, dict], official_
     exclude = (
         {_base(o).rsplit(".", 1)[0] for o in outputs} | {_base(i).rsplit(".", 1)[0] for i in inputs} | input_values
     )
-    for sentence, outs, sure in attributed:
+    for index, (sentence, outs, sure) in enumerate(attributed):
         if not outs:
             continue
         b.reading(sentence, sure)
@@ -525,7 +637,9 @@ def _derive(request: str, outputs: list[str], inputs: dict[str, dict], official_
         value_words = {v for _, vs in values for v in vs}
         for out in outs:
             fmt = _format(out)
-            names_output = any(_base(f) == _base(out) for f in _files(sentence))
+            names_output = any(_base(f) == _base(out) for f in _files(sentence)) or (
+                index in continued and len(outs) == 1
+            )
             part = _part_about(sentence, out, outs)
             fields = [f for f in _named_fields(part, exclude, input_columns, names_output) if f not in value_words]
             listed, listed_sure = (
@@ -548,6 +662,10 @@ def _derive(request: str, outputs: list[str], inputs: dict[str, dict], official_
             if listed and listed_sure:
                 fields += listed
             fields += [n for n in _drawn_names(sentence, bullets.get(out, 0)) if n not in fields and n not in exclude]
+            fields += [n for n in _added_names(part) if n not in fields and n not in exclude and n not in layers]
+            fields += [n for n in _record_keys(part, input_columns) if n not in fields and n not in exclude]
+            if index in continued and len(outs) == 1:
+                fields += [n for n in _defined_lines(part) if n not in fields and n not in exclude]
             if fields:
                 b.add(out, "columns", f"has the {label} {', '.join(fields)}", names=fields)
             if listed and not listed_sure:
@@ -575,6 +693,7 @@ def _derive(request: str, outputs: list[str], inputs: dict[str, dict], official_
     b.reading("")
     named = _named_inputs(request, input_by_base)
     _name_rules(b, outputs, inputs, whole_layer=_whole_layer(request, inputs, named), request=request)
+    _described_measures(b, request, inputs)
     _said_counts(b, request)
     _summary_counts(b, request, inputs)
     _counted_once(b, request, inputs)
@@ -1060,6 +1179,10 @@ _BULLET_NAME = re.compile(
     r"^\s*(?:[-*\u2022]|\d{1,2}[.)])\s*(?:`(?P<ticked>[A-Za-z_]\w*)`|(?P<name>[a-z_][a-z0-9_]*))\s*"
     r"(?::|=|\s[-\u2014\u2013])\s*\S"
 )  # a name as columns are written, not a "Target:" label
+# "- cell_id": a bulleted name alone on its line, written as a name
+_BARE_BULLET = re.compile(
+    r"^\s*(?:[-*\u2022]|\d{1,2}[.)])\s*(?:`(?P<ticked>[A-Za-z_]\w*)`|(?P<name>[a-z][a-z0-9]*(?:_[a-z0-9]+)+))\s*[.,;]?\s*$"
+)
 # GeoJSON's own members in a drawn FeatureCollection: its structure, not columns
 _GEOJSON_MEMBERS = {"type", "features", "geometry", "properties", "coordinates", "bbox"}
 # "[{"hospital_id": ..., "name": ...}]": the keys of a JSON template the request draws
@@ -1554,6 +1677,18 @@ def _row_selection(b: _Builder, attributed: list[tuple[str, list[str], bool]], i
                         "values_in",
                         f"`{column}` is one of {', '.join(allowed)} (the rows the request selects)",
                         name=column,
+                        allowed=allowed,
+                    )
+                holders = [p for p, f in inputs.items() if column in (f.get("categories") or {})]
+                shared = [c for c in carried if len(holders) == 1 and c in (inputs[holders[0]].get("columns") or [])]
+                if column not in carried and allowed and shared and len(holders) == 1 and _format(out) != "json":
+                    b.add(  # the column is not carried: each row's input feature, found by a key, is of them
+                        out,
+                        "rows_in_category",
+                        f"every row is a feature of `{holders[0]}` whose `{column}` is {' or '.join(allowed)} "
+                        "(the rows the request selects)",
+                        input=holders[0],
+                        column=column,
                         allowed=allowed,
                     )
 
@@ -2143,7 +2278,7 @@ def _nearest_distance_rules(b: _Builder, request: str, inputs: dict[str, dict], 
     straight-line distance from the row's feature to its nearest feature of that layer, in the unit
     the name says (a distance of each geometry to itself, 0.0 everywhere, is finite and >= 0 but no
     distance to anything). Never for the k nearest, whose second and third are not the nearest."""
-    layers = [p for p in named if p in inputs and _layer_kinds(inputs[p])]
+    layers = [p for p in named if p in inputs and (_layer_kinds(inputs[p]) or _lonlat_wkt(inputs[p]))]
     if (
         len(layers) != 2
         or not _NEAREST.search(request)
@@ -2196,6 +2331,11 @@ def _nearest_distance_rules(b: _Builder, request: str, inputs: dict[str, dict], 
 
 
 _UNIT_SUFFIX = re.compile(r"_(m|km)$", re.IGNORECASE)
+
+
+def _lonlat_wkt(facts: dict) -> bool:
+    """A table whose geometry is WKT text in one column, in lon/lat (the checks read it as a layer)."""
+    return len((facts.get("defects") or {}).get("wkt_text") or []) == 1 and bool(facts.get("bounds_wgs84"))
 
 
 def _distance_said(name: str, request: str) -> re.Match | None:
@@ -2397,6 +2537,98 @@ def _name_rules(
                         unit=code,
                         input=measured[0],
                     )
+
+
+# A measure's unit as words say it after "in" ("in international acres", "in square metres", "in km²")
+_UNIT_IN_WORDS = [
+    (r"(?:international\s+|statute\s+|us\s+)?acres?", "acre"),
+    (r"square\s+(?:feet|foot)|sq\.?\s*ft|ft²|ft2", "ft2"),
+    (r"square\s+miles?|sq\.?\s*mi|mi²|mi2", "mi2"),
+    (r"hectares?|ha", "ha"),
+    (r"square\s+kilomet(?:re|er)s?|sq\.?\s*km|km²|km2", "km2"),
+    (r"square\s+met(?:re|er)s?|sq\.?\s*m|m²|m2", "m2"),
+    (r"kilomet(?:re|er)s?|km", "km"),
+    (r"met(?:re|er)s?|m", "m"),
+    (r"miles?", "mi"),
+    (r"feet|ft", "ft"),
+]
+_IN_UNIT = re.compile(
+    r"\bin\s+(?:the\s+)?(?:" + "|".join(f"(?P<u{i}>{w})" for i, (w, _) in enumerate(_UNIT_IN_WORDS)) + r")(?![\w²])",
+    re.IGNORECASE,
+)
+_AREA_UNITS_SAID = {"acre", "ft2", "mi2", "ha", "km2", "m2"}
+# What a description says is measured: the feature's area, its outline, or its length.
+_MEASURE_SAID = [
+    (re.compile(r"\b(?:area|footprint|surface)\b", re.IGNORECASE), "area"),
+    (re.compile(r"\b(?:perimeter|outline|boundary|circumference)\b", re.IGNORECASE), "perimeter"),
+    (re.compile(r"\blength\b|\blong\b", re.IGNORECASE), "length"),
+]
+
+
+# A measure named with an imperial unit ("area_acres", "perimeter_ft", "length_mi")
+_IMPERIAL_NAME = re.compile(
+    r"^(?:\w+_)?(area|length|perimeter)_(acres?|ac|sqft|ft2|sqmi|mi2|mi|miles|ft|feet)$", re.IGNORECASE
+)
+_IMPERIAL_CODE = {
+    "acres": "acre",
+    "acre": "acre",
+    "ac": "acre",
+    "sqft": "ft2",
+    "ft2": "ft2",
+    "sqmi": "mi2",
+    "mi2": "mi2",
+}
+_IMPERIAL_CODE.update({"mi": "mi", "miles": "mi", "ft": "ft", "feet": "ft"})
+
+
+def _described_measures(b: _Builder, request: str, inputs: dict[str, dict]) -> None:
+    """A column whose name does not give its unit and whose own description says it is the feature's
+    area, perimeter or length "in <unit>" ("surface (the lake's area in acres)", "size:
+    the footprint in square feet"): each value is that measure in that unit, as ``_name_rules`` reads
+    a unit in a name. Never when the description sums, shares or clips (``_PART_OR_SUM``)."""
+    spatial = [p for p in inputs if _format(p) in SPATIAL]
+    for req in [r for r in b.requirements if r.kind == "columns"]:
+        for name in req.params["names"]:
+            out = req.output
+            if (out, name) in b.carried or _MEASURE_UNIT.match(name) or name in _input_column_names(inputs):
+                continue
+            said = _said_of(request, name, req.params["names"])[:160]
+            units = {
+                code for m in _IN_UNIT.finditer(said) for i, (_, code) in enumerate(_UNIT_IN_WORDS) if m.group(f"u{i}")
+            }
+            measures = {measure for pattern, measure in _MEASURE_SAID if pattern.search(said)}
+            if measures == {"perimeter", "length"}:  # "the length of its outline": the perimeter
+                measures = {"perimeter"}
+            named = _IMPERIAL_NAME.match(name)  # "area_acres", "length_mi": the name says both
+            if named:
+                units, measures = {_IMPERIAL_CODE[named.group(2).lower()]}, {named.group(1).lower()}
+            if len(units) != 1 or len(measures) != 1 or _PART_OR_SUM.search(said):
+                continue
+            unit, measure = units.pop(), measures.pop()
+            if (unit in _AREA_UNITS_SAID) != (measure == "area"):
+                continue
+            measured = [
+                p
+                for p in spatial
+                if any(k in str(inputs[p].get("geometry_type") or "") for k in _MEASURED_TYPES[measure])
+            ]
+            if len(measured) != 1:
+                continue
+            b.reading(req.said, req.sure and (_format(out) != "json" or _in_sketched_records(request, name)))
+            b.add(
+                out,
+                "measure_units",
+                f"`{name}` is each feature's {measure} in {_UNIT_WORDS[unit]} "
+                "(as on the ellipsoid: not in degrees, not in another unit)",
+                name=name,
+                measure=measure,
+                unit=unit,
+                input=measured[0],
+            )
+
+
+def _input_column_names(inputs: dict[str, dict]) -> set[str]:
+    return {c for facts in inputs.values() for c in facts.get("columns") or []}
 
 
 def _in_sketched_records(request: str, name: str) -> bool:

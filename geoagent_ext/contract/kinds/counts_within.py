@@ -47,7 +47,7 @@ def _kind_counts_within(params, data, value, sources):
     wrong = []
     for i, (v, r) in enumerate(zip(values, rows)):
         d = shapely.distance(places[r], others)
-        low, high = int((d <= reach * 0.995).sum()), int((d <= reach * 1.005).sum())
+        low, high = int((d <= reach * 0.995).sum()), int((d <= max(reach * 1.005, 0.01)).sum())
         if v != v or not low <= v <= high:
             wrong.append((data[column].iloc[i], v, low))
     seen = (
@@ -62,8 +62,22 @@ def _kind_counts_within(params, data, value, sources):
 _COUNTING = re.compile(r"\b(?:count\w*|how\s+many|number\s+of)\b", re.I)
 # Words that may narrow what is counted beyond the distance (a selection the check does not apply)
 _NARROWED = re.compile(
-    r"\b(?:except|exclud\w*|without|not|only|just|where|whose|unless|other\s+than|apart\s+from|but|if)\b|n't\b",
+    r"\b(?:except|exclud\w*|without|not(?!\s+(?:be\s+)?(?:disappear\w*|dropped|removed|lost|left\s+out|missing)\b)|"
+    r"only(?!\s+(?:partly|partially|in\s+part)\b)|just|where|whose|unless|other\s+than|apart\s+from|but|if)\b|n't\b",
     re.I,
+)
+# "how many parcels intersect the flood zone", "the number of fields overlapping each plot"
+_INTERSECTING = re.compile(r"\b(?:intersect\w*|overlap\w*)\b", re.I)
+# a share of the feature, containment or centres: not every intersecting feature
+_PARTLY = re.compile(
+    r"\b(?:more\s+than|at\s+least|half|most(?:ly)?|percent|entirely|completely|fully|wholly|within|inside|"
+    r"contain\w*|centr\w*|centroids?)\b|%",
+    re.IGNORECASE,
+)
+# the value a sentence defines: "- polygons: how many ...", "n_parcels (the number of ...)", "hits = how many ..."
+_DEFINED = re.compile(
+    r"^\s*(?:[-*\u2022]\s*|\d{1,2}[.)]\s*)?[`\"']?(?P<name>[A-Za-z_]\w*)[`\"']?\s*(?::|=|\(|\u2014|\u2013|\s-\s)\s*"
+    r"(?:the\s+)?(?:how\s+many|number\s+of|count\s+of)\b"
 )
 
 
@@ -90,6 +104,8 @@ def read_counts_within(request: RequestView, b: Builder) -> None:
                 unit = _LENGTH_UNITS[m.group("unit").lower()]
                 said.add(round(float(m.group("number").replace(",", "")) * (1000 if unit == "km" else 1), 6))
                 sentence = sentence or s
+    if not said:
+        _intersect_counts(request, b, located)
     if len(said) != 1:
         return
     reach = said.pop()
@@ -116,6 +132,35 @@ def read_counts_within(request: RequestView, b: Builder) -> None:
             counted=counted,
             distance_m=reach,
         )
+
+
+def _intersect_counts(request: RequestView, b: Builder, located: list[str]) -> None:
+    """A value a sentence defines as how many of the other input's features intersect (overlap) each
+    row's feature, with no distance said: the count within 0 m. The rows are the input sharing a
+    column with the output; sure as a count within a distance is."""
+    inputs_columns = {p: set(request.inputs[p].get("columns") or []) for p in located}
+    for sentence, outs, _ in request.sentences:
+        defined = _DEFINED.match(sentence)
+        if not defined or not _INTERSECTING.search(sentence) or _PARTLY.search(sentence):
+            continue
+        name = defined.group("name")
+        for out in outs or (list(request.outputs) if len(request.outputs) == 1 else []):
+            columns = b.columns_of(out)
+            sharing = [p for p in located if inputs_columns[p] & set(columns)]
+            if name not in columns or any(name in cs for cs in inputs_columns.values()) or len(sharing) != 1:
+                continue
+            around = sharing[0]
+            counted = next(p for p in located if p != around)
+            sure = not _names_a_value(request, counted, None) and not _NARROWED.search(request.text)
+            b.reading(sentence, sure).add(
+                out,
+                "counts_within",
+                f"`{name}` is the number of `{counted}` features that intersect each row's `{around}` feature",
+                name=name,
+                around=around,
+                counted=counted,
+                distance_m=0.0,
+            )
 
 
 COUNTS_WITHIN = RequirementKind(

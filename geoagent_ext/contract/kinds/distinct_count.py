@@ -55,7 +55,7 @@ def _kind_distinct_count(params, data, value, sources):
 
 _DISTINCT = re.compile(
     r"\b(?:how\s+many|number\s+of|count\s+(?:of\s+)?(?:the\s+)?|counts?\s+of)\s*(?:different|distinct|unique|separate)\s+"
-    r"(?P<noun>[A-Za-z_]\w*)",
+    r"(?:values?\s+(?:of|in)\s+(?:the\s+)?(?:column\s+)?)?`?(?P<noun>[A-Za-z_]\w*)`?(?:\s+(?P<noun2>[a-z]\w*))?",
     re.I,
 )
 
@@ -80,6 +80,11 @@ def _counted_column(noun: str, request: RequestView) -> tuple[str, str] | None:
         if noun in [_singular(t) for t in c.lower().split("_")] or c.lower() == noun
     ]
     return found[0] if len(found) == 1 else None
+
+
+def _input_words(request: RequestView) -> set[str]:
+    """Every word of the inputs' column names ("bus" of bus_line)."""
+    return {t for f in request.inputs.values() for c in f.get("columns") or [] for t in c.lower().split("_")}
 
 
 def _selecting_words(request: RequestView, name: str, group: str, columns: list[str]) -> RequestView:
@@ -112,7 +117,12 @@ def read_distinct_count(request: RequestView, b: Builder) -> None:
     text = " ".join(request.text.split())
     for sentence, outs, _ in request.sentences:
         for m in _DISTINCT.finditer(request.affirmed(sentence)):
-            counted = _counted_column(m.group("noun"), request)
+            # "different bus lines": the two words as one column's name, else the second ("line"),
+            # else the first
+            noun, noun2 = m.group("noun"), m.group("noun2")
+            counted = (_counted_column(f"{noun}_{noun2}", request) if noun2 else None) or _counted_column(noun, request)
+            if counted is None and noun2 and noun.lower() not in _input_words(request):
+                counted = _counted_column(noun2, request)
             if counted is None:
                 continue
             source, column = counted
@@ -124,6 +134,12 @@ def read_distinct_count(request: RequestView, b: Builder) -> None:
                     for c in columns
                     if c not in source_columns and re.search(rf"(?<![\w-]){re.escape(c)}(?![\w-])", sentence)
                 ]
+                # "- visit_days = number of distinct dates (two visits ...)": the name said right before
+                if len(named) > 1:
+                    said = request.affirmed(sentence)[: m.start()]
+                    at = {c: [h.end() for h in re.finditer(rf"(?<![\w-]){re.escape(c)}(?![\w-])", said)] for c in named}
+                    last = max(((ends[-1], c) for c, ends in at.items() if ends), default=None)
+                    named = [last[1]] if last and len(said) - last[0] <= 40 else []
                 if len(named) != 1:
                     continue
                 name = named[0]

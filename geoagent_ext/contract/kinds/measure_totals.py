@@ -122,8 +122,10 @@ _UNITS = {
     "m": "m",
     "metres": "m",
     "meters": "m",
+    "acres": "acre",
+    "acre": "acre",
 }
-_AREA_UNITS = {"km2", "m2", "ha"}
+_AREA_UNITS = {"km2", "m2", "ha", "acre"}
 _MEASURES = {"area": "area", "length": "length", "len": "length"}
 # A name that is not a feature's own measure summed: another quantity (a distance, a floor area over
 # storeys, a rate, a share) or another statistic.
@@ -161,10 +163,15 @@ _UNIT_SAID = [
     (re.compile(r"\b(?:square\s+kilomet(?:re|er)s?|sq\.?\s*km|km²|km2)\b", re.I), "km2"),
     (re.compile(r"\b(?:square\s+met(?:re|er)s?|sq\.?\s*m|m²|m2)(?!\w)", re.I), "m2"),
     (re.compile(r"\bhectares?\b", re.I), "ha"),
+    (re.compile(r"\b(?:international\s+)?acres?\b", re.I), "acre"),
     (re.compile(r"\b(?:kilomet(?:re|er)s|km)\b(?![²2])", re.I), "km"),
     (re.compile(r"\b(?:met(?:re|er)s)\b", re.I), "m"),
 ]
-_SUM_WORDS = re.compile(r"\b(?:total(?:led|s)?|sum(?:med|s)?|how\s+much|combined|altogether|in\s+all)\b", re.I)
+_SUM_WORDS = re.compile(
+    r"\b(?:total(?:led|s)?|sum(?:med|s)?|how\s+much|combined|altogether|in\s+all|add(?:ed|s)?\s+up|"
+    r"added\s+together)\b",
+    re.I,
+)
 _OTHER_STATISTIC = re.compile(r"\b(?:average|mean|median|maximum|minimum|typical|per\s+(?:feature|capita))\b", re.I)
 # Words that select the features summed or change their shapes: the total is then of other features.
 _SELECTING = re.compile(
@@ -174,7 +181,7 @@ _SELECTING = re.compile(
     r"longer|shorter|greater|bigger)\s+than|above|below|exceed\w*|between|within|inside|outside|clip\w*|"
     r"intersect\w*|overlap\w*|buffer\w*|dissolv\w*|simplif\w*|selected|subset|unless|if|contain\w*|"
     r"(?:that|which|who)\s+(?:have|has|had|are|is|lie|lies|fall|falls)|with\s+(?:a|an|at|no|any|some|more|less|"
-    r"fewer|one|two|three)|having)\b|n't\b|\bonly\b(?!\s*(?:[,.;:)]|$|once\b|one\b|in\b|as\b|to\b))|[<>=≤≥]",
+    r"fewer|one(?!\s+(?:row|record|line|entry)s?\s+(?:per|for)\b)|two|three)|having)\b|n't\b|\bonly\b(?!\s*(?:[,.;:)]|$|once\b|one\b|in\b|as\b|to\b))|[<>=≤≥]",
     re.I,
 )
 _GROUP_BY = (
@@ -203,9 +210,16 @@ def _unit_and_measure(name: str, request: str) -> tuple[str, str] | None:
     measure = "area" if unit in _AREA_UNITS else "length"
     if measures and measures != {measure}:
         return None
-    if measure == "length" and not measures:
-        return None  # "distance_km", "km": a length of what is not said
+    if measure == "length" and not measures and not _LENGTH_DESCRIBED(name).search(request):
+        return None  # "distance_km", "km": a length of what is not said (unless its description says "length")
     return unit, measure
+
+
+def _LENGTH_DESCRIBED(name: str) -> re.Pattern:
+    """ "network_km = its routes' lengths summed": the name's own description says it is a length."""
+    return re.compile(
+        rf"(?<![\w`]){re.escape(name)}`?\s*(?:=|:|\(|\u2014|\u2013|\s-\s|\bis\b)[^.;()=]{{0,80}}?\blengths?\b", re.I
+    )
 
 
 # A clause that says what another value is ('"stations": <n>', "stations = 0 where there is none").
@@ -220,27 +234,51 @@ _EXTREME = re.compile(
     r"(?!(?:\s+[\w-]+){0,3}?\s+(?:first|last)\b)",
     re.IGNORECASE,
 )
-_BULLET = re.compile(r"\s*([-*\u2022]\s*|\d{1,2}[.)]\s*)?[`\"']?([A-Za-z_]\w*)[`\"']?\s*:(?!\S)")
+_BULLET = re.compile(r"\s*([-*\u2022]\s*|\d{1,2}[.)]\s*)?[`\"']?([A-Za-z_]\w*)[`\"']?\s*(?::(?!\S)|=(?!=))")
+# "0 when it has none", "zero where there are none": how an empty group is written, not which features
+_ZERO_FILL = re.compile(
+    r"\b(?:0|zero|none)\s+(?:if|where|when)\s+(?:it|they|there)\s+(?:has|have|is|are)\s+(?:none|no\s+\w+)\b", re.I
+)
+# "=" that compares: after a column's name ("park_class = 'park'")
 
 
 def _clauses(text: str) -> list[str]:
     return [c for c in re.split(r"[,;()\[\]{}]|\.(?:\s|$)|\n", text) if c.strip()]
 
 
+def _equals_not_compared(clause: str, columns: set[str]) -> str:
+    """The clause with each "=" that follows no input column's name written "is": "two visits on one
+    day = 1 day" says how a value counts; "park_class = 'park'" still selects."""
+
+    def compared(m: re.Match) -> str:
+        before = re.search(r"([A-Za-z_]\w*)[`\"']?\s*$", clause[: m.start()])
+        return m.group(0) if before and before.group(1) in columns else " is "
+
+    return re.sub(r"(?<![<>!=])==?(?!=)", compared, clause)
+
+
 def _selects(request: RequestView, name: str, others: set[str]) -> bool:
     """Whether the request's words may select the features summed, or ask another statistic of them:
     a selecting word, or an extreme that is not an order ("the largest park's area", not "largest
     first"), in a clause that is not another value's ("- named_buildings: ...", "stations = 0 where
-    there is none")."""
+    there is none"). An "=" compares only after an input column's name."""
+    columns = {c for facts in request.inputs.values() for c in facts.get("columns") or []}
     for sentence, _, _ in request.sentences:
         bullet = _BULLET.match(sentence)  # "- named_buildings: how many have ...": about another value
         if bullet and bullet.group(2) != name and (bullet.group(2) in others or bullet.group(1)):
             continue
         sentence = _HOW_OVERLAPS_COUNT.sub(" ", re.sub(r"<\s*\w*\s*>", " ", sentence))  # "<n>": a placeholder
+        sentence = _ZERO_FILL.sub(" ", sentence)
+        if others:  # "big_ones (plots whose area > 1 ha)": the description of another value
+            names = "|".join(re.escape(o) for o in sorted(others, key=len, reverse=True))
+            sentence = re.sub(rf"(?<![\w`])`?(?:{names})`?\s*\([^()]*\)", " ", sentence)
         for clause in _clauses(sentence):
             said = _SAID_OF.match(clause)
             if said and said.group(1) in others:
                 continue
+            if said and said.group(1) == name:  # "network_km = ...": what the value is, its words read on
+                clause = clause[said.end() :]
+            clause = _equals_not_compared(clause, columns)
             if _SELECTING.search(clause) or _EXTREME.search(clause):
                 return True
     return False
@@ -263,10 +301,21 @@ def _group_of(text: str, name: str, columns: list[str], source_columns: list[str
     "for each park_class", "by district")."""
     found = set()
     for column in [c for c in columns if c != name and c in source_columns]:
-        for said in dict.fromkeys((column, column.replace("_", " "))):
+        stem = re.sub(r"_(?:id|code|name|key)$", "", column, flags=re.I)  # "per ward": ward_id
+        stems = (stem,) if stem != column and len(stem) >= 3 and stem not in source_columns else ()
+        for said in dict.fromkeys((column, column.replace("_", " "), *stems)):
             if re.search(_GROUP_BY + re.escape(said) + r"`?(?![\w-])", text, re.IGNORECASE):
                 found.add(column)
     return found.pop() if len(found) == 1 else None
+
+
+def _one_row_per(group: str) -> re.Pattern:
+    """ "one row per <group>": the output holds the group column."""
+    return re.compile(
+        rf"\bone\s+(?:row|record|line|entry)\s+(?:per|for\s+each|for\s+every)\s+(?:the\s+)?"
+        rf"(?:{re.escape(group)}|{re.escape(group.replace('_', ' '))})\b",
+        re.I,
+    )
 
 
 def add_group_total(b: Builder, out: str, name: str, measure: str, unit: str, source: str, group: str) -> None:
@@ -308,7 +357,11 @@ def read_measure_totals(request: RequestView, b: Builder) -> None:
             if len(measured) != 1 or _OTHER_STATISTIC.search(text):
                 continue
             source = measured[0]
-            group = _group_of(text, name, columns, request.inputs[source].get("columns") or [])
+            source_columns = request.inputs[source].get("columns") or []
+            group = _group_of(text, name, columns, source_columns)
+            if group is None:  # "one row per operator": the input's column the rows are of, beside the value
+                group = _group_of(text, name, source_columns, source_columns)
+                group = group if group and _one_row_per(group).search(text) else None
             total_name = name.lower().startswith(("total_", "sum_"))
             if group is None and not (total_name and file_format(out) == "json"):
                 continue

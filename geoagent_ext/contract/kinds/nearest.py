@@ -10,6 +10,7 @@ from ..checker import (
     _contract_key,
     _contract_key_match,
     _contract_short,
+    _contract_wkt_view,
 )
 from ..formats import UNIT_IN_BASE
 from ._kind import VALUE_MENDS, ColumnParams, RequirementKind
@@ -51,6 +52,7 @@ def _contract_row_origins(params, data, sources, name):
     if _contract_has_geometry(data) and data.crs is not None:
         return gpd.GeoSeries(data.geometry.values, crs=data.crs), ""
     src = _contract_input(params["input"], sources)
+    src = src if _contract_has_geometry(src) else _contract_wkt_view(src)  # geometry written as WKT text
     match = _contract_key_match(data, src, name) if _contract_has_geometry(src) and src.crs is not None else None
     if not match:
         return None, f"cannot check `{name}`: the rows have no geometry and no key of `{params['input']}`"
@@ -91,6 +93,7 @@ def _contract_nearest_attribute(params, data, sources):
     name, to, column = params["name"], params["to"], params["column"]
     origin, why = _contract_row_origins(params, data, sources, name)
     target = _contract_input(to, sources)
+    target = target if _contract_has_geometry(target) else _contract_wkt_view(target)  # WKT text: its geometry
     if origin is None:
         return False, why
     if not _contract_has_geometry(target) or target.crs is None or column not in target.columns:
@@ -121,6 +124,7 @@ def _contract_nearest_distance(params, data, sources):
     if origin is None:
         return False, why.replace("cannot check", "cannot measure")
     target = _contract_input(to, sources)
+    target = target if _contract_has_geometry(target) else _contract_wkt_view(target)  # WKT text: its geometry
     if not _contract_has_geometry(target) or target.crs is None or origin.crs is None:
         return False, f"cannot measure `{name}`: `{to}` or the rows have no geometry with a CRS"
     factor = _CONTRACT_UNIT_FACTOR[unit]
@@ -157,8 +161,8 @@ def _nearest(p: dict, spatial: bool) -> list[str]:
     measures it (``_contract_nearest_metres``, embedded): from the file's own geometries, else from
     the input feature of the same key (``_contract_key_match``, embedded)."""
     name, unit, source, to = (str(p.get(k) or "") for k in ("name", "unit", "input", "to"))
-    if not (name and source and to) or unit not in UNIT_IN_BASE:
-        return []
+    if not (name and source and to) or unit not in UNIT_IN_BASE or to.lower().endswith(".csv"):
+        return []  # a table of WKT text is no layer to read here
     return [
         *embedded(_contract_nearest_metres),
         f"_to = {read(to)}",
@@ -172,7 +176,7 @@ def _nearest_attribute(p: dict, spatial: bool) -> list[str]:
     """Each row's value of the nearest feature's column (the nearest first of ties), found as the
     check finds it (``_contract_nearest_rows``, embedded)."""
     name, column, source, to = (str(p.get(k) or "") for k in ("name", "column", "input", "to"))
-    if not (name and column and source and to):
+    if not (name and column and source and to) or to.lower().endswith(".csv"):
         return []
     return [
         *embedded(_contract_nearest_rows),

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: c204dc2cf33109f49383200dc5a0cb21e02c6f059f86be9f9f8a20a041616e7b
+ * schema-sha256: 4c469edc1881aa684690940f4968e6c7f5f0d5e41578a23b8d3a279520ac03f9
  */
 
 export type RunEvent =
@@ -156,8 +156,10 @@ export interface Requirement {
     | 'integer'
     | 'json_shape'
     | 'kept_of_duplicates'
+    | 'labelled_row'
     | 'layer_inventory'
     | 'layers'
+    | 'list_value'
     | 'located'
     | 'lonlat'
     | 'lonlat_boxes'
@@ -182,12 +184,15 @@ export interface Requirement {
     | 'rfc7946_winding'
     | 'rows_as_category'
     | 'rows_as_input'
+    | 'rows_in_category'
     | 'rows_of_geometry_type'
     | 'shapes_kept'
     | 'sorted'
     | 'symmetric_difference'
     | 'threshold_rows'
     | 'top_level_member'
+    | 'top_rows'
+    | 'type_counts'
     | 'unique'
     | 'values_from_input'
     | 'values_in'

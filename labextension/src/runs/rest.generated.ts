@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: 64a5cfafd48f23ef598dc6d88b34fb3652c35c57c500c708c28bc35cd1d8fcbf
+ * schema-sha256: 0947d6bcbd9bcc17768d9b776b1d48cebff01a24e5f199a40c11289b5f80877a
  */
 import type {
   ApprovalGiven,
