@@ -158,7 +158,7 @@ def _number(text: str) -> int:
 
 def _enough_rows(request: RequestView, n: int) -> bool:
     """Every input with rows has at least ``n`` of them (a top N of fewer records is not N)."""
-    rows = [f.get("rows") for f in request.inputs.values() if f.get("rows") is not None]
+    rows = [int(f["rows"]) for f in request.inputs.values() if f.get("rows") is not None]
     return bool(rows) and min(rows) >= n
 
 
