@@ -92,7 +92,8 @@ def _contract_nested_records(values, frame=None):
 def _contract_holder(data, name, depth=3):
     """The part of a document that holds ``name``: the document itself when it has it at the top
     (a key, a column, a GeoJSON top-level member), else a nested object or list of records that has
-    it ("summary": {...}, "features": [{...}]), as a dict or a table; None when none does."""
+    it ("summary": {...}, "features": [{...}]), as a dict or a table; an object whose values are all
+    records holding it ({"Mitte": {"n": 3}, ...}) is a table of them. None when none does."""
     if hasattr(data, "columns"):
         if name in data.columns:
             return data
@@ -107,6 +108,11 @@ def _contract_holder(data, name, depth=3):
     if isinstance(data, dict):
         if name in data:
             return data
+        records = list(data.values())
+        if depth and len(records) > 1 and all(isinstance(r, dict) and name in r for r in records):
+            import pandas as pd
+
+            return pd.DataFrame.from_records(records)  # an object of records keyed by name is a table
         if depth:
             for value in data.values():
                 found = _contract_holder(_contract_records(value), name, depth - 1)

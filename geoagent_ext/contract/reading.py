@@ -286,8 +286,9 @@ def _new_columns(req: Requirement, known: list[Requirement], inputs: dict[str, d
     read = next((r for r in _rules_read(req.output, listed, inputs) if r.kind == "columns"), None)
     if read is None:
         return None
-    # the names the model read say nothing of what else the file holds (a WKT or geometry column)
-    params = {k: v for k, v in read.params.items() if k != "no_stray"}
+    # the names the model read say nothing of what else the file holds (a WKT or geometry column,
+    # another column the request names)
+    params = {k: v for k, v in read.params.items() if k not in ("no_stray", "said_words")}
     return read.model_copy(update={"params": params, "text": f"has the columns {', '.join(new)}"})
 
 

@@ -927,7 +927,8 @@ def _output_words(b: _Builder, out: str) -> str:
 # "further than that leave station_id and distance blank", "otherwise empty": rows may lack a value
 _BLANK_ALLOWED = re.compile(
     r"\b(?:leave|left|stays?|remains?|be|is|are)\s+(?:[\w`]+\s+){0,6}?(?:blank|empty|null|missing|nan)\b|"
-    r"\b(?:otherwise|else)\s+(?:leave\s+)?(?:it\s+|them\s+)?(?:blank|empty|null|nan)\b",
+    r"\b(?:otherwise|else)\s+(?:leave\s+)?(?:it\s+|them\s+)?(?:blank|empty|null|nan)\b|"
+    r"\b(?:with|gets?|has|have)\s+(?:[\w`=]+\s+){0,6}?(?:an?|the)\s+(?:blank|empty|null|missing)\s+[A-Za-z_]",
     re.IGNORECASE,
 )
 
@@ -1810,6 +1811,9 @@ _OPEN_LIST = re.compile(
 )
 
 
+UNSAID_CLAUSE = ", nor any column the request does not name"
+
+
 def _no_stray_columns(b: _Builder, request: str) -> None:
     """A CSV whose columns the request lists has no geometry or row-index column beside them
     (``params.no_stray``), as a ``to_csv`` of a whole joined GeoDataFrame leaves (`geometry`,
@@ -1826,7 +1830,7 @@ def _no_stray_columns(b: _Builder, request: str) -> None:
             req.text += ", and no geometry or row-index column beside them"
         if req.output in b.listed and req.sure:
             req.params["said_words"] = words
-            req.text += ", nor any column the request does not name"
+            req.text += UNSAID_CLAUSE
 
 
 def _provenance(b: _Builder, inputs: dict[str, dict]) -> None:
@@ -2086,7 +2090,9 @@ def _consistent(b: _Builder, inputs: dict[str, dict], request: str) -> None:
       the mend, which the user's words override;
     - a JSON list and a JSON object both said of one document's top level: both;
     - every input row kept once, where the request says the output has another number of rows
-      ("3 rows per address", "360 rows", "long format"): the rows requirement."""
+      ("3 rows per address", "360 rows", "long format"): the rows requirement;
+    - the nearest feature's attribute or distance, where the request caps the distance ("only if
+      it's 3 km away or less"): beyond the cap a row holds a placeholder, so those do not gate."""
     for r in b.requirements:
         if r.kind != "geometry_unchanged" or not r.sure:
             continue
@@ -2101,6 +2107,9 @@ def _consistent(b: _Builder, inputs: dict[str, dict], request: str) -> None:
         if moved:
             r.sure = False
     kept = {r.output for r in b.requirements if r.kind == "geometry_unchanged" and r.sure}
+    capped = {r.output for r in b.requirements if r.kind == "distance_cap"} | (
+        set(b.outputs) if _NEAREST_CAP.search(request) else set()
+    )
     shapes: dict[str, set[str]] = {}
     for r in b.requirements:
         if r.sure and r.kind == "json_shape":
@@ -2109,12 +2118,23 @@ def _consistent(b: _Builder, inputs: dict[str, dict], request: str) -> None:
     for r in b.requirements:
         if r.kind in ("antimeridian_cut", "rfc7946_winding") and r.output in kept:
             r.sure = False
+        elif r.kind in ("nearest_attribute", "nearest_distance") and r.output in capped:
+            r.sure = False
         elif r.kind == "json_shape" and len(shapes.get(r.output, ())) > 1:
             r.sure = False
         elif r.kind == "rows_as_input" and _other_row_count(_output_words(b, r.output) if several else request, r):
             r.sure = False
 
 
+# A cap on the nearest feature ("only if it's 3 km away or less", "if the nearest is further than
+# that", "no farther than 500 m"): beyond it a row holds a placeholder, not the nearest feature.
+_DISTANCE_WORDS = r"\d+(?:\.\d+)?\s*(?:m|km|metres?|meters?|kilomet(?:re|er)s?)\b"
+_NEAREST_CAP = re.compile(
+    rf"\b(?:further|farther)\s+(?:away\s+)?than\s+(?:that|{_DISTANCE_WORDS})|"
+    rf"\bno\s+(?:farther|further)\s+(?:away\s+)?than\s+{_DISTANCE_WORDS}|\bat\s+most\s+{_DISTANCE_WORDS}\s+away\b|"
+    rf"{_DISTANCE_WORDS}\s+away\s+or\s+(?:less|closer|nearer)\b|\bonly\s+if\b[^.;]{{0,40}}{_DISTANCE_WORDS}",
+    re.IGNORECASE,
+)
 _ROWS_SAID = re.compile(r"\b(\d[\d,]*)\s+(?:rows|lines|records)\b", re.IGNORECASE)
 _ROWS_EACH = re.compile(
     r"\b(\d+|two|three|four|five|six|seven|eight|nine|ten)\s+(?:rows|lines|records)\s+"
@@ -2922,6 +2942,8 @@ def user_requirement(
     parsed = derive_contract(f"Write `{output}`: {text.strip()}", [output], inputs)
     typed = [r for r in parsed.requirements if r.kind not in WHOLE_REQUEST_KINDS]
     for r in typed:  # the user's words decide: without "beside them" a geometry column may stay
+        if r.params.pop("said_words", None):  # "has the columns a, b, c" asks for them, not for them only
+            r.text = r.text.replace(UNSAID_CLAUSE, "")
         if r.kind == "columns" and "beside them" not in text:
             r.params.pop("no_stray", None)
     if not typed:

@@ -78,3 +78,31 @@ def test_the_mend_drops_the_leftovers_and_keeps_the_listed_columns_in_order(tmp_
         "station_count",
     ]
     assert check(contract, tmp_path)[columns.text][0]
+
+
+def test_columns_a_user_types_or_the_model_reads_are_asked_for_not_the_only_ones():
+    from geoagent_ext.contract import user_requirement
+    from geoagent_ext.contract.reading import RequestReading, accept_reading
+
+    typed = next(
+        r
+        for r in user_requirement("summary.csv", "has the columns district_code, area_km2 and station_count")
+        if r.kind == "columns"
+    )
+    assert not typed.params.get("said_words") and "does not name" not in typed.text
+    request = (
+        "For each district: n_stations = its stations, area_km2 its area, stations_per_km2 = n_stations per "
+        "km2. Write `summary.csv`, one row per district."
+    )
+    derived = derive_contract(request, ["summary.csv"], {})
+    contract = derived.model_copy(update={"requirements": [r for r in derived.requirements if r.kind == "exists"]})
+    blank = {"crs": None, "geometry_type": None, "columns_kept": [], "one_row_per": None, "sort_by": None}
+    new = ["n_stations", "area_km2", "stations_per_km2"]
+    model = RequestReading.model_validate(
+        {"outputs": [{"path": "summary.csv", **blank, "sort_order": None, "columns_new": new}]}
+    )
+    added, _ = accept_reading(model, request, contract, {})
+    read = [r for r in added if r.kind == "columns"]
+    assert read and len(read[0].params["names"]) == 3 and not any(r.params.get("said_words") for r in read), [
+        r.params for r in added
+    ]

@@ -84,3 +84,39 @@ def test_a_list_and_an_object_both_said_of_the_top_level_leave_the_shape_uncheck
     contract = derive_contract(request, ["out.json"], {})
     assert not _gating(contract, "json_shape"), [r.text for r in contract.requirements]
     assert pd.Series([r.kind for r in contract.requirements]).isin(["json_shape"]).any()
+
+
+def test_a_nearest_feature_capped_by_distance_does_not_gate_and_its_blank_distance_is_allowed(tmp_path):
+    facts = _points(tmp_path)
+    request = (
+        "For every site in sites.geojson find the nearest depot of depots.geojson, but only if it is 2 km away "
+        "or less; when the nearest is further than that, the site keeps its row with depot_id = none and an "
+        "empty distance_m. Write site_depot.csv with site_id, depot_id, distance_m."
+    )
+    contract = derive_contract(request, ["site_depot.csv"], facts)
+    assert not [r for r in contract.requirements if r.kind.startswith("nearest") and r.sure]
+    [distance] = [r for r in contract.requirements if r.kind == "non_negative" and r.sure]
+    pd.DataFrame({"site_id": ["s0", "s1"], "depot_id": ["d0", "none"], "distance_m": [900.0, None]}).to_csv(
+        tmp_path / "site_depot.csv", index=False
+    )
+    assert check(contract, tmp_path)[distance.text][0]
+    uncapped = request.replace("but only if it is 2 km away or less; when the nearest is further than that, ", "")
+    assert [
+        r for r in derive_contract(uncapped, ["site_depot.csv"], facts).requirements if r.kind.startswith("nearest")
+    ]
+
+
+def test_an_object_of_records_keyed_by_name_is_read_as_a_table(tmp_path):
+    request = (
+        "Write shares.json: one JSON object keyed by site name, each value an object with `visits` and "
+        "`share_pct` (its percentage of the total; the values add up to 100)."
+    )
+    contract = derive_contract(request, ["shares.json"], {})
+    [total] = [r for r in contract.requirements if r.kind == "column_total"]
+    right = {"North": {"visits": 3, "share_pct": 75.0}, "South": {"visits": 1, "share_pct": 25.0}}
+    (tmp_path / "shares.json").write_text(json.dumps(right))
+    assert check(contract, tmp_path)[total.text][0]
+    fractions = {k: {**v, "share_pct": v["share_pct"] / 100} for k, v in right.items()}
+    (tmp_path / "shares.json").write_text(json.dumps(fractions))
+    passed, observed = check(contract, tmp_path)[total.text]
+    assert not passed and "adds up to 1" in observed, observed
