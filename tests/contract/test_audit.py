@@ -25,9 +25,10 @@ CAUGHT_AT_LEAST = {
     "rewording": 122,
     "corpus": 139,
     "heldout": 24,
-    "heldout2": 23,
+    "heldout2": 26,
     "heldout3": 28,
-    "heldout4": 10,
+    "heldout4": 16,
+    "heldout5": 8,
 }
 
 

@@ -7,6 +7,7 @@ input has that pass it."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Literal
 
 from ..checker import _contract_input, _contract_key
@@ -168,6 +169,7 @@ THRESHOLD_ROWS = RequirementKind(
 
 
 class GroupSizeRowsParams(Params):
+    name: str | None = None  # a JSON output's key of the group: its records are the rows
     input: str  # the input whose rows are grouped and counted
     group: str  # the input's column the rows are grouped by
     op: Literal[">=", ">", "<=", "<"]
@@ -213,28 +215,53 @@ _MEMBER_NOUNS = {
 
 def _group_size_said(text: str, group: str, nouns: set[str]) -> set[tuple[str, float]]:
     """(comparison, number) of "only the <groups> with at least 30 polygons" / "<groups> having 5 or
-    more features": the groups kept by how many members they have."""
+    more features" / "one row per <group> that has 20 polygons or more": the groups kept by how many
+    members they have."""
+    return {(op, value) for op, value, _ in _group_size_spans(text, group, nouns)}
+
+
+def _group_size_spans(text: str, group: str, nouns: set[str]) -> list[tuple[str, float, tuple[int, int]]]:
+    """(comparison, number, where in ``text``) of each selection of groups by their size."""
     last = re.escape(group.split("_")[-1])
-    words = rf"(?:{re.escape(group)}|{re.escape(group.replace('_', ' '))}|{last})(?:e?s)?"
-    said = set()
+    words = rf"`?(?:{re.escape(group)}|{re.escape(group.replace('_', ' '))}|{last})(?:e?s)?`?"
+    having = r"\s+(?:with|having|that\s+ha(?:ve|s)|which\s+ha(?:ve|s)|containing)\s+"
+    leads = [
+        rf"\b(?:only|just|keep(?:ing)?)\s+(?:the\s+|those\s+)?{words}" + having,
+        rf"\b(?:one|a|an)\s+(?:row|object|record|entry|item|feature|line|element)\s+(?:per|for\s+each|for\s+every)\s+"
+        rf"(?:[\w-]+\s+){{0,2}}?{words}" + having,
+    ]
+    said = []
     for before, after, op in _COMPARISONS:
         core = (r"(?<!\w)" + before if before else "") + _NUM + (f"(?:{after})" if after else "")
-        pattern = re.compile(
-            rf"\b(?:only|just|keep(?:ing)?)\s+(?:the\s+|those\s+)?{words}\s+(?:with|having|that\s+have|which\s+have)\s+"
-            + core
-            + r"\s+(?P<noun>[A-Za-z]+)\b",
-            re.I,
-        )
-        for m in pattern.finditer(text):
-            if _UNIT_AFTER.match(text, m.end("number")):
-                continue
-            noun = m.group("noun").lower()
-            noun = noun[:-3] + "y" if noun.endswith("ies") else noun[:-1] if noun.endswith("s") else noun
-            if noun not in nouns:
-                continue
-            number = m.group("number").lower()
-            said.add((op, float(_WORD_NUMBERS[number]) if number in _WORD_NUMBERS else float(number.replace(",", ""))))
+        tails = [core + r"\s+(?P<noun>[A-Za-z]+)\b"]
+        if after:  # "20 polygons or more"
+            tails.append(_NUM + r"\s+(?P<noun>[A-Za-z]+)" + f"(?:{after})")
+        for lead in leads:
+            for tail in tails:
+                for m in re.finditer(lead + tail, text, re.I):
+                    if _UNIT_AFTER.match(text, m.end("number")):
+                        continue
+                    noun = m.group("noun").lower()
+                    noun = noun[:-3] + "y" if noun.endswith("ies") else noun[:-1] if noun.endswith("s") else noun
+                    if noun not in nouns:
+                        continue
+                    number = m.group("number").lower()
+                    value = float(_WORD_NUMBERS[number]) if number in _WORD_NUMBERS else float(number.replace(",", ""))
+                    said.append((op, value, m.span()))
     return said
+
+
+# words by which rows may be chosen before they are counted (the structural "=", "with two members"
+# of a document's sketch are not)
+_ROW_SELECTING = re.compile(
+    r"\b(?:only|just|except\w*|exclud\w*|without|leav(?:e|ing)\s+out|left\s+out|drop\w*|remov\w*|ignor\w*|"
+    r"skip\w*|omit\w*|discard\w*|filter\w*|select\w*|subset|where|whose|unless|if|at\s+least|at\s+most|"
+    r"more\s+than|less\s+than|fewer\s+than|above|below|over|under|exceed\w*|between|within|inside|outside|"
+    r"clip\w*|intersect\w*|overlap\w*|touch\w*|near\w*|valid|invalid|duplicat\w*|dedup\w*|distinct|unique|"
+    r"not|n't|but|other\s+than|apart\s+from|larger|smaller|bigger|greater|longer|shorter|empty|null|missing|"
+    r"since|before|after|from\s+\d|dated?|year|month)\b|[<>≤≥]\s*\d",
+    re.I,
+)
 
 
 def read_group_size_rows(request: RequestView, b: Builder) -> None:
@@ -245,7 +272,8 @@ def read_group_size_rows(request: RequestView, b: Builder) -> None:
     if len(request.outputs) != 1:
         return
     out = request.outputs[0]
-    if file_format(out) not in ("csv", "parquet", "xlsx") and file_format(out) not in SPATIAL:
+    json_out = file_format(out) == "json"
+    if file_format(out) not in ("csv", "parquet", "xlsx") and file_format(out) not in SPATIAL and not json_out:
         return
     text = " ".join(request.text.split())
     tabular = [p for p in request.inputs if file_format(p) != "json" and request.inputs[p].get("columns")]
@@ -256,6 +284,9 @@ def read_group_size_rows(request: RequestView, b: Builder) -> None:
     stem = re.split(r"[^a-z]+", source.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower())
     nouns = _MEMBER_NOUNS | {w[:-1] if w.endswith("s") else w for w in stem if len(w) > 2}
     group = _group_of(text, "", source_columns, source_columns)
+    if group is None:  # the one column the kept groups are said of ("one row per land-use `class` that has ...")
+        saying = [c for c in source_columns if _group_size_said(text, c, nouns)]
+        group = saying[0] if len(saying) == 1 else None
     if group is None:
         return
     said = _group_size_said(text, group, nouns)
@@ -263,7 +294,24 @@ def read_group_size_rows(request: RequestView, b: Builder) -> None:
         return
     op, value = said.pop()
     defined = {m.group("name") for m in _DEFINED.finditer(request.text)}
-    sure = not _selects_rows(request, defined, group) and not _names_a_value(request, source, group)
+    # the words that select the groups are not a selection of the rows counted: read the rest
+    rest = []
+    for sentence, outs, surely in request.sentences:
+        flat = " ".join(sentence.split())
+        cut_at = len(flat) + 1
+        for start, end in sorted({span for _, _, span in _group_size_spans(flat, group, nouns)}, reverse=True):
+            if end > cut_at:
+                continue  # within a span already cut
+            lead = re.search(r"(?:\b(?:with|of|holding|containing)\s+)?$", flat[:start])
+            cut_at = lead.start() if lead else start
+            flat = flat[:cut_at] + " " + flat[end:]
+        rest.append((flat, outs, surely))
+    sure = not _selects_rows(replace(request, sentences=rest), defined, group) or not any(
+        _ROW_SELECTING.search(re.sub(r"[\w./-]+\.\w+", " ", flat)) for flat, _, _ in rest
+    )
+    sure = sure and not _names_a_value(request, source, group)
+    if json_out and group not in b.columns_of(out):
+        return  # the records of a JSON document are found by the group's own key
     sentence = next((s for s, _, _ in request.sentences if _group_size_said(" ".join(s.split()), group, nouns)), text)
     b.reading(sentence, sure).add(
         out,
@@ -273,6 +321,7 @@ def read_group_size_rows(request: RequestView, b: Builder) -> None:
         group=group,
         op=op,
         value=value,
+        **({"name": group} if json_out else {}),
     )
 
 

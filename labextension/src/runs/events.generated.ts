@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 4c469edc1881aa684690940f4968e6c7f5f0d5e41578a23b8d3a279520ac03f9
+ * schema-sha256: 4b7b3c70080e032c5db3c2e459a89c4cb97483a8868fdf10fa336170d8cad993
  */
 
 export type RunEvent =
@@ -125,6 +125,7 @@ export interface Requirement {
     | 'antimeridian_cut'
     | 'area_weighted'
     | 'bbox'
+    | 'bbox_extent'
     | 'booleans'
     | 'buffer_distance'
     | 'column_stats'
@@ -139,6 +140,7 @@ export interface Requirement {
     | 'crs_present'
     | 'crs_projected_metres'
     | 'density'
+    | 'digit_code'
     | 'distance_cap'
     | 'distinct_count'
     | 'dtype'
@@ -181,6 +183,7 @@ export interface Requirement {
     | 'pattern'
     | 'point_counts'
     | 'points_inside'
+    | 'rank_from_one'
     | 'rfc7946_winding'
     | 'rows_as_category'
     | 'rows_as_input'

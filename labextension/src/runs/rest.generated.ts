@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: 0947d6bcbd9bcc17768d9b776b1d48cebff01a24e5f199a40c11289b5f80877a
+ * schema-sha256: b9eb9490e9c32fb23a1be7dac04ca7d694ae1ee654449bf366d4f9002345f1d5
  */
 import type {
   ApprovalGiven,
