@@ -16,6 +16,10 @@ import pytest
 from geoagent_ext.bench.contract_audit import Auditor, corpus_case, details, dev_cases, figures, table
 from tests.contract.corpus import ENTRIES, group_of, input_path
 
+# The audit derives and checks 174 requests' contracts on their correct and broken deliverables
+# (about 10 minutes on two loaded cores), once for the module: more than the suite's 600 s per test.
+pytestmark = pytest.mark.timeout(1800)
+
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared" / "bench"
 
