@@ -933,17 +933,49 @@ _BLANK_ALLOWED = re.compile(
 )
 
 
+# A literal the request assigns to a column: `x`, 'x', "x", or (after "=" / "set … to") one bare token
+_LITERAL = r"(?P<value>`[^`\n]{1,30}`|'[^'\n]{1,30}'|\"[^\"\n]{1,30}\"|[\w/.+-]{1,30})"
+_QUOTED = r"(?P<value>`[^`\n]{1,30}`|'[^'\n]{1,30}'|\"[^\"\n]{1,30}\")"
+
+
+def _placeholder_patterns(name: str) -> list[re.Pattern]:
+    """Where a request names a value ``name`` takes in rows without one: "`station_id` = none",
+    "set station_id to 'n/a'", "write 'unknown' in `station_id`", "`station_id` is 'none'"."""
+    col = rf"`?(?<![\w-]){re.escape(name)}(?![\w-])`?"
+    return [
+        re.compile(rf"{col}\s*(?:=|==|:=)\s*{_LITERAL}", re.I),
+        re.compile(rf"\b(?:set|fill|mark)\w*\s+(?:the\s+|its\s+)?{col}\s+(?:to|with|as)\s+{_LITERAL}", re.I),
+        re.compile(rf"{col}\s+(?:is|becomes|gets|reads|holds|says)\s+{_QUOTED}", re.I),
+        re.compile(rf"\b(?:write|use|put|enter)\s+{_QUOTED}\s+(?:in|for|as|into)\s+(?:the\s+)?{col}", re.I),
+    ]
+
+
 def _blanks_allowed(b: _Builder, request: str) -> None:
     """A column a sentence lets stay blank ("leave `distance` blank") is not required to hold a
-    number in every row: its non-negative requirement skips the blank ones."""
+    number in every row, nor an input's value: its non-negative and carried-values requirements
+    skip the blank ones. A value the request names for the rows without one ("`station_id` =
+    none") is allowed beside the input's values."""
     for sentence in _SENTENCE.split(request):
         if not _BLANK_ALLOWED.search(sentence):
             continue
         words = {w.lower() for w in re.findall(r"[A-Za-z_]\w*", sentence)}
         for r in b.requirements:
             name = str(r.params.get("name") or "")
-            if r.kind == "non_negative" and (name.lower() in words or name.lower().split("_")[0] in words):
+            if r.kind in ("non_negative", "values_from_input") and (
+                name.lower() in words or name.lower().split("_")[0] in words
+            ):
+                if r.kind == "values_from_input" and not r.params.get("missing_ok"):
+                    r.text += " (or blank)"
                 r.params["missing_ok"] = True
+    for r in [r for r in b.requirements if r.kind == "values_from_input" and not r.params.get("as_type")]:
+        said = [
+            m.group("value").strip("`'\"")
+            for p in _placeholder_patterns(str(r.params["name"]))
+            for m in p.finditer(request)
+        ]
+        if said:
+            r.params["placeholders"] = sorted(set(said))
+            r.text += f" (or {' / '.join(map(repr, r.params['placeholders']))} in rows without one)"
 
 
 def _kept_of_duplicates(b: _Builder, uniqueness: list, m: re.Match, keep: str, inputs: dict[str, dict]) -> None:

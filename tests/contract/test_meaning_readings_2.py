@@ -180,6 +180,22 @@ def test_a_share_said_to_add_up_to_100_is_a_percentage_and_every_counted_feature
     assert not any(ok for ok, _ in results(contract, tmp_path, "rows_as_input"))
 
 
+def test_a_total_said_inside_a_columns_definition_is_that_columns_not_a_column_the_definition_names(tmp_path):
+    table = _wards_and_kiosks(tmp_path)
+    right = table.assign(pct=table.kiosks / 3 * 100).round(2)
+    right.to_csv(tmp_path / "ward_kiosks.csv", index=False)
+    for request in (
+        "From wards.geojson and kiosks.geojson write ward_kiosks.csv: `ward_code`, `kiosks`, and `pct` (the ward's "
+        "part of all `kiosks`, adding up to 100).",
+        "From wards.geojson and kiosks.geojson write ward_kiosks.csv with `ward_code`, `kiosks` and `pct` – the "
+        "ward's part of all `kiosks`, which adds up to 100.",
+    ):
+        contract = derive_contract(request, ["ward_kiosks.csv"], facts_of(tmp_path))
+        (total,) = of_kind(contract, "column_total")
+        assert total.params == {"name": "pct", "total": 100.0}, request
+        assert all(ok for ok, _ in results(contract, tmp_path, "column_total"))
+
+
 def test_a_sum_said_per_group_or_loosely_and_a_count_selected_from_are_not_read(tmp_path):
     _wards_and_kiosks(tmp_path)
     request = (

@@ -120,3 +120,30 @@ def test_an_object_of_records_keyed_by_name_is_read_as_a_table(tmp_path):
     (tmp_path / "shares.json").write_text(json.dumps(fractions))
     passed, observed = check(contract, tmp_path)[total.text]
     assert not passed and "adds up to 1" in observed, observed
+
+
+def _carried(contract, name):
+    return [r for r in contract.requirements if r.kind == "values_from_input" and r.params.get("name") == name]
+
+
+def test_a_placeholder_or_blank_the_request_names_is_allowed_beside_the_inputs_values(tmp_path):
+    facts = _points(tmp_path)
+    base = "For every site in sites.geojson write nearest.csv with site_id, depot_id and dist_m: the nearest depot of depots.geojson within 1 km"
+    right = pd.DataFrame(
+        {"site_id": ["s0", "s1", "s2", "s3"], "depot_id": ["d0", "d1", "d1", None], "dist_m": [1.0, 2.0, 3.0, None]}
+    )
+    for tail, written in (
+        ("; otherwise `depot_id` = none and leave dist_m blank.", "none"),
+        ("; set depot_id to 'n/a' where none is that close, dist_m empty.", "n/a"),
+        ("; where there is none, leave depot_id and dist_m blank.", None),
+    ):
+        contract = derive_contract(base + tail, ["nearest.csv"], facts)
+        [carried] = _carried(contract, "depot_id")
+        right.assign(depot_id=right.depot_id.fillna(written) if written else right.depot_id).to_csv(
+            tmp_path / "nearest.csv", index=False
+        )
+        results = check(contract, tmp_path)
+        assert results[carried.text][0], (tail, results[carried.text])
+        # another column's values under the name still fail
+        right.assign(depot_id=["s0", "s1", "s2", written or ""]).to_csv(tmp_path / "nearest.csv", index=False)
+        assert not check(contract, tmp_path)[carried.text][0], tail

@@ -35,7 +35,8 @@ def _kind_column_total(params, data, value, sources):
 
 _NUMBER = r"(?P<number>\d+(?:\.\d+)?)"
 _ADDS_UP = re.compile(
-    r"\b(?:adds?\s+up\s+to|sums?\s+(?:up\s+)?to|totals(?:\s+to)?|total\s+to)\s+(?:exactly\s+)?" + _NUMBER
+    r"\b(?:add(?:s|ing)?\s+up\s+to|sum(?:s|ming)?\s+(?:up\s+)?to|totals(?:\s+to)?|total\s+to)\s+"
+    + r"(?:exactly\s+)?" + _NUMBER
     + r"(?:\s*%|\s+percent)?(?![\w.]*\d)",
     re.I,
 )  # fmt: skip
@@ -49,22 +50,45 @@ _NOT_THE_COLUMN = re.compile(
 )
 
 
+def _defined(before: str, places: list[tuple[int, str]]) -> tuple[int, str] | None:
+    """The column whose definition the words are in: "share_pct (its share of all visits, adding
+    up to 100)" or "share_pct – its share of all visits, adding up to 100" speaks of `share_pct`,
+    not of `visits` named inside the definition. None when the words are not in a definition."""
+    opened = [i for i, ch in enumerate(before) if ch == "("]
+    closed = before.count(")")
+    starts = [opened[closed]] if len(opened) > closed else []  # the parenthesis still open
+    starts += [m.start() for m in re.finditer(r"\s[–—-]\s", before)]
+    for start in sorted(starts, reverse=True):
+        owner = [(end, name) for end, name in places if end <= start and not before[end:start].strip(" `*\"'")]
+        if owner:
+            return owner[0]
+    return None
+
+
+def _places(text: str, names: set[str]) -> list[tuple[int, str]]:
+    """(where it ends, name) of every whole-word mention of the names in the text."""
+    return [(hit.end(), c) for c in names for hit in re.finditer(rf"(?<![\w-]){re.escape(c)}(?![\w-])", text)]
+
+
 def read_column_total(request: RequestView, b: Builder) -> None:
-    """ "<column> ... adds up to 100" in one sentence: the output column (or a value's name) last before the words,
-    with no word between that makes it a group's sum or a loose one, adds up to that number."""
+    """ "<column> ... adds up to 100" in one sentence: the output column (or a value's name) whose
+    definition holds the words, else the last named before them, with no word between that makes it
+    a group's sum or a loose one, adds up to that number."""
     for sentence, outs, _ in request.sentences:
         said = request.affirmed(sentence)
-        for m in _ADDS_UP.finditer(said):
+        hits, raw_hits = list(_ADDS_UP.finditer(said)), list(_ADDS_UP.finditer(sentence))
+        for i, m in enumerate(hits):
+            raw = raw_hits[i] if len(raw_hits) == len(hits) else None  # the same words, punctuation kept
             for out in outs or (list(request.outputs) if len(request.outputs) == 1 else []):
                 before = said[: m.start()]
                 names = set(b.columns_of(out)) | {n.group(1) or n.group(2) for n in _NAMED.finditer(before)}
-                places = [
-                    (hit.end(), c) for c in names for hit in re.finditer(rf"(?<![\w-]){re.escape(c)}(?![\w-])", before)
-                ]
+                places = _places(before, names)
                 if not places:
                     continue
-                end, name = max(places)
-                if _NOT_THE_COLUMN.search(before[end:]) or len(before) - end > 120:
+                owner = _defined(sentence[: raw.start()], _places(sentence[: raw.start()], names)) if raw else None
+                end, name = owner or max(places)
+                gap = sentence[end : raw.start()] if owner and raw else before[end:]
+                if _NOT_THE_COLUMN.search(gap) or len(gap) > 120:
                     continue
                 total = float(m.group("number"))
                 b.reading(sentence, True).add(

@@ -30,6 +30,8 @@ class ValuesFromInputParams(ColumnParams):
     input: str
     as_type: str | None = None  # converted to that type: the same instants or numbers, none lost
     as_key: bool = False  # compared as keys are ("01", 1 and 1.0 alike): a format may write a code either way
+    missing_ok: bool = False  # the request lets rows stay blank ("otherwise leave `station_id` empty")
+    placeholders: list[str] = []  # values the request names for rows without one ("`station_id` = none")
 
 
 def _contract_converted_values(name, params, mine, theirs):
@@ -137,8 +139,11 @@ def _kind_values_from_input(params, data, value, sources):
     seq = _contract_strings(value)
     if params.get("as_key"):
         allowed, seq = {_contract_key(v) for v in allowed}, [_contract_key(v) for v in seq]
-    if theirs.isna().any() or "" in allowed:  # a value the input lacks may stay missing
+    # a value the input lacks may stay missing; a placeholder said ("n/a", "null") may read back as missing
+    if theirs.isna().any() or "" in allowed or params.get("missing_ok") or params.get("placeholders"):
         seq = [v for v in seq if v.strip() not in ("", "nan", "None", "<NA>")]
+    said = {str(p).strip().lower() for p in params.get("placeholders") or []}
+    seq = [v for v in seq if v.strip().lower() not in said]
     foreign = [v for v in seq if v not in allowed]
     return not foreign, (
         f"`{name}`: {len(foreign)} value(s) not in {params['input']}, e.g. {foreign[:3]}"
