@@ -14,13 +14,15 @@ class LayersParams(Params):
 def _contract_feature_keys(data):
     """Each feature as one text, its attributes and its geometry alike (the layer-split mend keeps
     each once by the same key: it embeds this function); a missing value is written as text too (pandas'
-    `astype(str)` keeps it a float). An empty layer has none (pandas' row-wise
-    ``agg`` of no rows gives a frame, not a series)."""
-    if not len(data):
-        return data.geometry.to_wkb(hex=True).astype(object)
-    return data.drop(columns=[data.geometry.name]).apply(lambda column: column.map(str)).agg(
-        "|".join, axis=1
-    ) + data.geometry.to_wkb(hex=True)
+    `astype(str)` keeps it a float). Built column by column: a row-wise join is slow on large layers."""
+    keys = data.geometry.to_wkb(hex=True).astype(object)
+    attributes = [c for c in data.columns if c != data.geometry.name]
+    if attributes and len(data):
+        joined = data[attributes[0]].map(str)
+        for column in attributes[1:]:
+            joined = joined + "|" + data[column].map(str)
+        keys = joined + keys
+    return keys
 
 
 def _contract_shared_features(layers):
