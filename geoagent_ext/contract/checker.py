@@ -260,10 +260,13 @@ def _contract_input(path, sources):
     return next(iter(sources[path].values()))
 
 
-_CONTRACT_UNIT_FACTOR = {"km2": 1e-6, "sqkm": 1e-6, "m2": 1.0, "sqm": 1.0, "ha": 1e-4, "km": 1e-3, "m": 1.0}
-# international acres, square feet and miles, feet and miles (a US survey unit is within 4 ppm of them)
-_CONTRACT_UNIT_FACTOR.update({"acre": 1 / 4046.8564224, "ft2": 1 / 0.09290304, "mi2": 1 / 2589988.110336})
-_CONTRACT_UNIT_FACTOR.update({"ft": 1 / 0.3048, "mi": 1 / 1609.344})
+# A unit in its base (m² or m): what one of it is worth. International acres, square feet and miles,
+# feet and miles (a US survey unit is within 4 ppm of them). The host reads it as formats.UNIT_IN_BASE.
+_CONTRACT_UNIT_IN_BASE = {"km2": 1e6, "sqkm": 1e6, "m2": 1.0, "sqm": 1.0, "ha": 1e4, "km": 1e3, "m": 1.0}
+_CONTRACT_UNIT_IN_BASE.update({"acre": 4046.8564224, "ft2": 0.09290304, "mi2": 2589988.110336})
+_CONTRACT_UNIT_IN_BASE.update({"ft": 0.3048, "mi": 1609.344})
+# a measure in the base times this is the measure in the unit
+_CONTRACT_UNIT_FACTOR = {unit: 1 / worth for unit, worth in _CONTRACT_UNIT_IN_BASE.items()}
 _CONTRACT_SHAPE_SAMPLE = 5000  # features compared (evenly spread) in a larger file
 
 

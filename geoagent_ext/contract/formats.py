@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import posixpath
 
+from .checker import _CONTRACT_UNIT_IN_BASE
+
 FORMATS = {
     ".json": "json",
     ".geojson": "geojson",
@@ -16,9 +18,9 @@ FORMATS = {
     ".fgb": "fgb",
 }
 SPATIAL = {"geojson", "gpkg", "geoparquet", "shp", "fgb"}
-# A unit in its base (m² or m): what one of it is worth, for measures and rates.
-UNIT_IN_BASE = {"km2": 1e6, "sqkm": 1e6, "m2": 1.0, "sqm": 1.0, "ha": 1e4, "km": 1e3, "m": 1.0}
-UNIT_IN_BASE.update({"acre": 4046.8564224, "ft2": 0.09290304, "mi2": 2589988.110336, "ft": 0.3048, "mi": 1609.344})
+# A unit in its base (m² or m): what one of it is worth, for measures and rates (one table with the
+# in-kernel checker's, which ships as source)
+UNIT_IN_BASE = _CONTRACT_UNIT_IN_BASE
 
 
 def file_format(path: str) -> str:

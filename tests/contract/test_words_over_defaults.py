@@ -128,7 +128,10 @@ def _carried(contract, name):
 
 def test_a_placeholder_or_blank_the_request_names_is_allowed_beside_the_inputs_values(tmp_path):
     facts = _points(tmp_path)
-    base = "For every site in sites.geojson write nearest.csv with site_id, depot_id and dist_m: the nearest depot of depots.geojson within 1 km"
+    base = (
+        "For every site in sites.geojson write nearest.csv with site_id, depot_id and dist_m: "
+        "the nearest depot of depots.geojson within 1 km"
+    )
     right = pd.DataFrame(
         {"site_id": ["s0", "s1", "s2", "s3"], "depot_id": ["d0", "d1", "d1", None], "dist_m": [1.0, 2.0, 3.0, None]}
     )
