@@ -179,6 +179,23 @@ def _contract_geo_bounds_wgs84(frame):
     return tuple(float(b) for b in t.transform_bounds(x0, y0, x1, y1)) + (float(cx), float(cy))
 
 
+def _contract_beyond_lonlat(frame):
+    """What is wrong when a frame in a geographic CRS has coordinates no place on Earth has (a
+    latitude beyond 90 degrees, a longitude beyond -180..360: 0..360 is a convention), else "": a
+    distance in metres applied to degrees (a 400 m buffer drawn as 400 degrees) puts them there."""
+    crs = getattr(frame, "crs", None)
+    if crs is None or not crs.is_geographic or not hasattr(frame, "geometry") or frame.geometry.is_empty.all():
+        return ""
+    x0, y0, x1, y1 = (float(b) for b in frame.geometry.total_bounds)
+    if -90.000001 <= y0 and y1 <= 90.000001 and -180.000001 <= x0 and x1 <= 360.000001:
+        return ""
+    return (
+        f"coordinates [{x0:.6g}, {y0:.6g}, {x1:.6g}, {y1:.6g}] in a lon/lat CRS ({_contract_crs_label(crs)}) are "
+        "beyond any place on Earth: a distance in metres was applied to degrees (buffer or offset in a projected "
+        "CRS in metres, then reproject)"
+    )
+
+
 def _contract_uncut_crossings(frame):
     """Row positions whose lines or polygon rings jump over the antimeridian in one segment
     (consecutive vertices more than 180 degrees of longitude apart), seen in lon/lat. Such a

@@ -1,6 +1,6 @@
 """The polygons cover what an input buffered by the distance (in true metres) covers."""
 
-from ..checker import _contract_has_geometry, _contract_input
+from ..checker import _contract_beyond_lonlat, _contract_has_geometry, _contract_input
 from ._kind import Params, RequirementKind
 
 
@@ -26,6 +26,9 @@ def _contract_buffer_cover(params, data, sources):
     src, distance = _contract_input(params["input"], sources), float(params["distance_m"])
     if not _contract_has_geometry(src) or src.crs is None or data.crs is None:
         return False, f"cannot compare: the file or `{params['input']}` has no CRS"
+    beyond = _contract_beyond_lonlat(data)
+    if beyond:
+        return False, beyond
     metric = src.estimate_utm_crs()
     got = data.to_crs(metric).geometry.make_valid().union_all()
     src = src.to_crs(metric)

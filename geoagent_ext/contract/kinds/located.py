@@ -3,7 +3,7 @@ CRS they are not in put it somewhere else on Earth."""
 
 from pydantic import Field
 
-from ..checker import _contract_crs_label, _contract_geo_bounds_wgs84
+from ..checker import _contract_beyond_lonlat, _contract_crs_label, _contract_geo_bounds_wgs84
 from ._kind import Params, RequirementKind
 
 
@@ -16,10 +16,14 @@ def _contract_located(params, data):
     their own size and at least two degrees): coordinates swapped, left in another unit or labelled
     with a CRS they are not in put it somewhere else on Earth. Data within those bounds still fails
     when it lies apart from the inputs (their bounds grown by their own size and 0.05°) and only its
-    coordinates read as (y, x) meet them: x and y swapped where lon and lat are close in value."""
+    coordinates read as (y, x) meet them: x and y swapped where lon and lat are close in value.
+    Coordinates no place on Earth has fail first, with what put them there."""
     box = _contract_geo_bounds_wgs84(data)
     if box is None:
         return False, "no CRS or no geometry to place it by"
+    beyond = _contract_beyond_lonlat(data)
+    if beyond:
+        return False, beyond
     w, s, e, n = params["bounds"]
     grow_x, grow_y = max(2.0, e - w), max(2.0, n - s)
     inside = (
