@@ -366,6 +366,38 @@ async def test_a_column_selection_that_leaves_out_the_geometry_keeps_it_without_
     assert script.calls["Select the name"] == 1
 
 
+async def test_a_frame_an_earlier_step_selected_without_the_geometry_gets_it_back_without_the_model(workdir, tmp_path):
+    """A selection into a new frame is the model's choice (a table may need no geometry), so no guard
+    fails it; when a later step writes that frame as a spatial file, the live kernel tells which
+    GeoDataFrame its rows and columns come from, and it gets that frame's geometry back."""
+    script = StepScript(
+        ["Load the points.", "Select the name column.", "Write the names to named.geojson."],
+        {
+            "Load the points": [POINTS],
+            "Select the name": ["named = pts[pts['name'] != 'b'][['name']]"],
+            "Write the names": ["named.to_file('named.geojson')"],
+        },
+    )
+    run, finished, _ = await run_scripted(
+        workdir,
+        "Write the names of the points other than b to `named.geojson`.",
+        script,
+        tmp_path,
+        max_attempts=1,
+        on_stuck="stop",
+    )
+    assert finished.status == "succeeded", finished.message
+    [repaired] = [e for e in run.bus.history if e.type == "repaired"]
+    assert repaired.strategy == "lost_geometry", repaired
+    assert "named = gpd.GeoDataFrame(named, geometry=pts.geometry.loc[named.index], crs=pts.crs)" in repaired.diff
+    assert script.calls["Write the names"] == 1  # the fix took no model call
+    import geopandas as gpd
+
+    written = gpd.read_file(workdir / "named.geojson")
+    assert written["name"].tolist() == ["a", "c"] and written.crs is not None
+    assert [(p.x, p.y) for p in written.geometry] == [(0.0, 0.0), (2.0, 2.0)]  # a's and c's own points
+
+
 async def test_a_frame_written_with_its_geometry_in_another_column_gets_that_column_set(workdir, tmp_path):
     """tokyo-busstop at 097316b: `out = stops[['connector_id', 'buffered_geometry']]` kept the buffers
     but not the active `geometry`; geopandas wrote that GeoParquet and no reader opened it

@@ -249,3 +249,20 @@ async def test_a_name_imported_from_the_wrong_module_is_imported_from_where_the_
     moved = await fixes.diagnose_live(diagnosis, code, failed.lineno, BoundKernel(service, geo_kernel))
     assert moved.fixed_code == "n = pd.to_numeric(['1', '2']).sum()\nprint(n)"
     assert (await service.execute(geo_kernel, moved.fixed_code)).stdout.strip() == "3"
+
+
+def test_the_helpers_parts_define_each_name_once():
+    """The parts run in one namespace, a later part's function replacing an earlier one's of the same
+    name: a probe named like another part's function would answer with the other's signature."""
+    import ast
+    from collections import Counter
+
+    from geoagent_ext.kernel.inkernel import _TEXTS
+
+    defined = Counter(
+        node.name
+        for text in _TEXTS.values()
+        for node in ast.parse(text).body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    )
+    assert len(defined) > 100 and not [name for name, n in defined.items() if n > 1]

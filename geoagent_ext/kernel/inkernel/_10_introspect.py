@@ -431,6 +431,45 @@ def geometry_names(names):
     return {name: str(geometry) for name, _, geometry in _geo_frames_of(names) if geometry is not None}
 
 
+def selection_source(names):
+    """[name, source, its geometry column] for the first of ``names`` holding a plain DataFrame that
+    a column selection of one GeoDataFrame left without its geometry: its rows are rows of that
+    GeoDataFrame (its index within the other's, unique) and its columns are the other's. Two
+    sources with different geometries for those rows answer nothing (not ours to choose). None
+    when no name is such a frame."""
+    ns = _ns()
+    frames = [
+        (k, v)
+        for k, v in ns.items()
+        if not k.startswith("_") and _is_pandas(v, "DataFrame") and _is_geo(v) and v.index.is_unique
+    ]
+    for name in names:
+        obj = ns.get(name)
+        if not _is_pandas(obj, "DataFrame") or _is_geo(obj) or not len(obj):
+            continue
+        found = []
+        for source, frame in frames:
+            try:
+                geometry = frame.geometry.name
+                shared = [c for c in obj.columns if c in frame.columns and c != geometry]
+                if (
+                    geometry in obj.columns
+                    or not shared
+                    or len(shared) < len(obj.columns)
+                    or not obj.index.isin(frame.index).all()
+                ):
+                    continue
+                found.append((source, frame, geometry))
+            except Exception:
+                continue
+        if not found:
+            continue
+        first = found[0][1].geometry.loc[obj.index]
+        if all(f.crs == found[0][1].crs and f.geometry.loc[obj.index].equals(first) for _, f, _ in found[1:]):
+            return [name, found[0][0], str(found[0][2])]
+    return None
+
+
 def filled_columns(names):
     """{name: [rows, its columns with a value in some row]} for each of ``names`` holding a DataFrame
     with rows: asked before a step that rebinds them, so its trial can tell a column it emptied (a

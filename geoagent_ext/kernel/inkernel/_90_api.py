@@ -14,6 +14,7 @@ _API = {
     "geo_present": geo_present,
     "filled_columns": filled_columns,
     "geometry_names": geometry_names,
+    "selection_source": selection_source,
     "geo_invalid": geo_invalid,
     "variables": variables,
     "snapshot": snapshot,

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 4b7b3c70080e032c5db3c2e459a89c4cb97483a8868fdf10fa336170d8cad993
+ * schema-sha256: 42cabdfe59c9682f68147a39037f535d08699c07131fd6796827711a7851f484
  */
 
 export type RunEvent =
@@ -334,6 +334,7 @@ export interface Repaired {
     | 'drop_import'
     | 'text_not_frame'
     | 'move_import'
+    | 'lost_geometry'
     | 'drop_print'
     | 'insert_subtask'
     | 'example_name'

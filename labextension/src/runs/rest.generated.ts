@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: b9eb9490e9c32fb23a1be7dac04ca7d694ae1ee654449bf366d4f9002345f1d5
+ * schema-sha256: 3de2b552b937c2aeaa4b26519734272d6e2d31b8d90bcbf9f9a159dbcb0074c8
  */
 import type {
   ApprovalGiven,

@@ -1,0 +1,79 @@
+"""A plain DataFrame used as a GeoDataFrame, where a column selection of one left out its geometry."""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any
+
+from .. import codeinfo
+from ..gis_hints import GEO_MEMBERS
+from .base import Diagnosis, Rule
+
+# What pandas and geopandas say when a frame without geometry is used as a spatial one
+_NO_GEOMETRY = re.compile(
+    r"'DataFrame' object has no attribute '(?:%s)'|Unknown column \S+|active geometry column to use has not been set"
+    % "|".join(sorted(GEO_MEMBERS))
+)
+
+
+class LostGeometry(Rule):
+    """``sel = gdf[cols]`` in one step, ``sel.to_file(...)`` in a later one: the selection left out the
+    geometry, and no rewrite of the failing line brings it back. The live kernel tells which
+    GeoDataFrame the frame's rows and columns come from, and the frame gets that frame's geometry
+    for its rows before the code runs again."""
+
+    strategy = "lost_geometry"
+    order = 810
+
+    async def diagnose_live(self, diagnosis: Diagnosis, code: str, lineno: int | None, kernel: Any) -> Diagnosis | None:
+        if diagnosis.fixed_code or not _NO_GEOMETRY.search(diagnosis.message):
+            return None
+        names = names_on_line(code, lineno)
+        if not names:
+            return None
+        try:
+            found = await kernel.probe("selection_source", names, probe_timeout=30)
+        except Exception:  # introspection is advice; the model's repair still follows
+            return None
+        if not found:
+            return None
+        name, source, _ = found
+        return Diagnosis(
+            self.strategy,
+            diagnosis.message,
+            name=name,
+            expression=source,
+            fixed_code=with_geometry_restored(code, name, source),
+        )
+
+    def said(self, diagnosis: Diagnosis) -> str:
+        return f"gave `{diagnosis.name}` back the geometry of `{diagnosis.expression}` its column selection left out"
+
+
+def names_on_line(code: str, lineno: int | None) -> list[str]:
+    """The names the statement on ``lineno`` reads, in order (the frame the error is about is one)."""
+    tree = codeinfo.parse(code)
+    if tree is None or not lineno:
+        return []
+    statement = next(
+        (s for s in tree.body if s.lineno <= lineno <= (s.end_lineno or s.lineno)),
+        None,
+    )
+    if statement is None:
+        return []
+    loaded = sorted(
+        (n for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)),
+        key=lambda n: (n.lineno, n.col_offset),
+    )
+    return list(dict.fromkeys(n.id for n in loaded))
+
+
+def with_geometry_restored(code: str, name: str, source: str) -> str:
+    """``code`` after a line that makes ``name`` a GeoDataFrame again: ``source``'s geometry of the
+    same rows, in ``source``'s CRS."""
+    return (
+        "import geopandas as gpd\n"
+        f"{name} = gpd.GeoDataFrame({name}, geometry={source}.geometry.loc[{name}.index], crs={source}.crs)\n"
+        f"{code}"
+    )
