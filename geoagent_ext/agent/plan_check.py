@@ -58,14 +58,19 @@ def _named(text: str, inputs: list[str]) -> list[str]:
 
 def join_steps(descriptions: list[str]) -> list[tuple[int, str]]:
     """(step index, key) of the steps that merge or join on a named column, before any step that
-    relates layers by location (from there on a key may come from the spatial join)."""
+    relates layers by location (from there on a key may come from the spatial join). A step that
+    merges on a key first and names a location word after it ("merge … on `id` to get the nearest
+    hospital") is still a merge on that key: the word says what the merge is for."""
     found: list[tuple[int, str]] = []
     for i, text in enumerate(descriptions):
-        if _BY_LOCATION.search(text):
-            break
         m = _JOIN_ON.search(text)
+        located = _BY_LOCATION.search(text)
+        if located and (m is None or located.start() < m.start()):
+            break
         if m and m.group("key").lower() not in _NOT_A_KEY:
             found.append((i, m.group("key")))
+        if located:
+            break
     return found
 
 

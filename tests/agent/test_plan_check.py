@@ -29,6 +29,20 @@ def test_a_merge_on_a_key_one_layer_lacks_is_found():
     )
 
 
+def test_a_merge_on_a_key_said_to_be_for_the_nearest_feature_is_still_a_merge_on_that_key():
+    plan = [
+        "Load the stations and the districts.",
+        "Merge the `stations` and `districts` DataFrames on the `district_code` column to get the nearest "
+        "district for each station.",
+        "Merge the result with the districts on `district_code`.",  # after a location step: left alone
+    ]
+    [(index, key, why)] = unshared_join_keys(plan, COLUMNS)
+    assert (index, key) == (1, "district_code") and "sjoin_nearest" in why
+    # a spatial join first in the step: the key may come from it
+    spatial_first = "Spatially join the stations to the districts, then merge the counts on `district_code`."
+    assert unshared_join_keys([spatial_first], COLUMNS) == []
+
+
 def test_keys_both_layers_have_or_that_a_spatial_join_made_are_left_alone():
     # a spatial join comes first: the key may come from it
     assert (
