@@ -80,10 +80,10 @@ def test_a_selection_that_leaves_out_the_geometry_is_tripped_and_gets_the_column
     answers = {"geometry_names": {"pts": "geometry"}}
     error, seen = _tripped(KeepGeometry(), code, {"pts": _points()}, answers, fixes.TrialFacts(spatial_output=True))
     assert isinstance(error, TypeError) and "left out its geometry column 'geometry'" in str(error)
-    assert seen == {"rule": "KeepGeometry", "name": "pts", "geometry": "geometry"}
+    assert seen == {"rule": "KeepGeometry", "name": "pts", "source": "pts", "geometry": "geometry"}
     d = repair.classify(code, "TypeError", str(error), str(error), 1, tripped=seen)
     assert (d.strategy, d.fixed_code) == ("keep_geometry", "pts = pts[['name', 'geometry']]")
-    assert d.fix_said == "kept `pts`'s geometry column `geometry` in its column selection"
+    assert d.fix_said == "kept the geometry column `geometry` in `pts`'s column selection"
     # the guard's words alone are not read: the rewrite follows the data it reported
     assert repair.classify(code, "TypeError", str(error), str(error), 1).strategy != "keep_geometry"
     # no spatial output: no guard
@@ -92,13 +92,28 @@ def test_a_selection_that_leaves_out_the_geometry_is_tripped_and_gets_the_column
 
 def test_a_selection_that_rebinds_its_frame_gets_the_geometry_column_added():
     code = "gdf = gdf[['a', 'b']]\nother = gdf[['a']]\ngdf = gdf[['a', 'geometry']]"
-    assert column_selections(code) == ["gdf"]  # `other` is a new frame: its own choice
+    assert column_selections(code) == [("gdf", "gdf")]  # `other` is a new frame: its own choice
     assert with_geometry_selected(code, "gdf", "geometry").splitlines() == [
         "gdf = gdf[['a', 'b', 'geometry']]",
         "other = gdf[['a']]",
         "gdf = gdf[['a', 'geometry']]",
     ]
     assert with_geometry_selected("gdf = gdf[['a', 'geom']]", "gdf", "geom") is None
+
+
+def test_a_selection_into_a_new_frame_written_to_a_spatial_output_keeps_the_geometry(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "out").mkdir()
+    code = "out = pts[['name']]\nout.to_parquet('out/named.geoparquet')\ntable = pts[['name']]\ntable.to_csv('t.csv')"
+    facts = fixes.TrialFacts(spatial_output=True, spatial_paths=("out/named.geoparquet",))
+    assert column_selections(code, facts.spatial_paths) == [("out", "pts")]  # `table` is written as CSV
+    answers = {"geometry_names": {"pts": "geometry"}}
+    error, seen = _tripped(KeepGeometry(), code, {"pts": _points(), "__name__": "x"}, answers, facts)
+    assert seen == {"rule": "KeepGeometry", "name": "out", "source": "pts", "geometry": "geometry"}, error
+    d = repair.classify(code, "TypeError", str(error), str(error), 1, tripped=seen)
+    assert d.strategy == "keep_geometry" and d.fixed_code.splitlines()[0] == "out = pts[['name', 'geometry']]"
+    # the same selection written to an output without geometries is the model's choice
+    assert column_selections(code.replace("geoparquet", "parquet"), ("out/named.csv",)) == []
 
 
 def test_zero_buffers_of_a_layer_are_found_and_written_make_valid_and_others_left_alone():

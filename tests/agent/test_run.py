@@ -398,6 +398,22 @@ async def test_a_frame_an_earlier_step_selected_without_the_geometry_gets_it_bac
     assert [(p.x, p.y) for p in written.geometry] == [(0.0, 0.0), (2.0, 2.0)]  # a's and c's own points
 
 
+async def test_a_frame_selected_and_written_in_one_step_keeps_the_geometry_without_the_model(workdir, tmp_path):
+    script = StepScript(
+        ["Load the points.", "Write the names to named.geojson."],
+        {"Load the points": [POINTS], "Write the names": ["named = pts[['name']]\nnamed.to_file('named.geojson')"]},
+    )
+    run, finished, _ = await run_scripted(
+        workdir, "Write the points' names to `named.geojson`.", script, tmp_path, max_attempts=1, on_stuck="stop"
+    )
+    assert finished.status == "succeeded", finished.message
+    [repaired] = [e for e in run.bus.history if e.type == "repaired"]
+    assert repaired.strategy == "lost_geometry" and "+named = pts[['name', 'geometry']]" in repaired.diff
+    import geopandas as gpd
+
+    assert gpd.read_file(workdir / "named.geojson")["name"].tolist() == ["a", "b", "c"]
+
+
 async def test_a_frame_written_with_its_geometry_in_another_column_gets_that_column_set(workdir, tmp_path):
     """tokyo-busstop at 097316b: `out = stops[['connector_id', 'buffered_geometry']]` kept the buffers
     but not the active `geometry`; geopandas wrote that GeoParquet and no reader opened it

@@ -9,6 +9,7 @@ from typing import Any
 from .. import codeinfo
 from ..gis_hints import GEO_MEMBERS
 from .base import Diagnosis, Rule
+from .keep_geometry import frame_selections, with_geometry_selected
 
 # What pandas and geopandas say when a frame without geometry is used as a spatial one
 _NO_GEOMETRY = re.compile(
@@ -34,18 +35,20 @@ class LostGeometry(Rule):
             return None
         try:
             found = await kernel.probe("selection_source", names, probe_timeout=30)
+            selections = frame_selections(code)
+            sources = [s for n, s in selections if n in names]
+            geometries = await kernel.probe("geometry_names", sources, probe_timeout=30) if sources else {}
         except Exception:  # introspection is advice; the model's repair still follows
             return None
-        if not found:
+        if found:  # a frame an earlier step selected
+            name, source, _ = found
+            fixed: str | None = with_geometry_restored(code, name, source)
+        else:  # a frame this code selects: the selection keeps the geometry
+            name, source = next(((n, s) for n, s in selections if n in names and s in geometries), ("", ""))
+            fixed = with_geometry_selected(code, name, geometries[source], source) if name else None
+        if not fixed:
             return None
-        name, source, _ = found
-        return Diagnosis(
-            self.strategy,
-            diagnosis.message,
-            name=name,
-            expression=source,
-            fixed_code=with_geometry_restored(code, name, source),
-        )
+        return Diagnosis(self.strategy, diagnosis.message, name=name, expression=source, fixed_code=fixed)
 
     def said(self, diagnosis: Diagnosis) -> str:
         return f"gave `{diagnosis.name}` back the geometry of `{diagnosis.expression}` its column selection left out"
