@@ -59,7 +59,7 @@ class Contract(BaseModel):
         return [r for r in self.requirements if r.checkable]
 
     def keeps_invalid(self) -> bool:
-        """Whether an output must keep the input's invalid features, repaired (``rules._invalid_repaired``)."""
+        """Whether an output must keep the input's invalid features, repaired (``rules.geometry._invalid_repaired``)."""
         return any(r.kind == "geometries_valid" and r.params.get("key") for r in self.requirements)
 
     def text(self, suffix: Callable[[Requirement], str] | None = None) -> str:

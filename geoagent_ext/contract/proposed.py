@@ -1,7 +1,7 @@
 """Requirements the model reads in the request, kept only when the rules can check them and
 the request backs them.
 
-The rules (``rules.py``) parse what a request says explicitly. The model may see more ("the
+The rules (``rules/``) parse what a request says explicitly. The model may see more ("the
 table lists each district's park count, largest first"): it proposes sentences, and each goes
 through the same rules as a user's typed requirement. A proposal is kept only when the rules
 turn it into a check of a kind the request itself decides (not one about the input data), every
@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 
 from .model import Contract, Requirement
-from .rules import _SENTENCE, WHOLE_REQUEST_KINDS, derive_contract
+from .rules import WHOLE_REQUEST_KINDS, derive_contract
+from .rules.words import _SENTENCE
 
 # Kinds a sentence about the deliverable may state, each bound to a name, code or value the
 # request writes. Left out: what only the input data decides (rows_as_input, values_from_input,

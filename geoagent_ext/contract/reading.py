@@ -1,7 +1,7 @@
 """The model's reading of a request: a typed spec of each output file, filled by the model under a
 JSON-schema grammar, and what of it becomes a requirement.
 
-The rules (``rules.py``) parse phrasings; the model may read what a phrasing the rules do not
+The rules (``rules/``) parse phrasings; the model may read what a phrasing the rules do not
 know says (which output a sentence is about, a key or a sort in other words). Its answer is a
 ``RequestReading`` -- only fields an existing requirement kind checks -- and each field becomes a
 requirement only when it is *grounded*: every name and code it carries is written in the request
@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from .model import Contract, Requirement
 from .proposed import _contradiction, _in_request, _rules_read, _ungrounded
-from .rules import _SENTENCE, _affirmed, _base, _files
+from .rules.words import _SENTENCE, _affirmed, _base, _files
 
 # Whether what the reading adds gates ``succeeded`` (else shown and reported "not verified"):
 # decided by the contract audit, on which every request stayed sound with it gating.

@@ -139,6 +139,8 @@ def test_a_placeholder_or_blank_the_request_names_is_allowed_beside_the_inputs_v
         ("; otherwise `depot_id` = none and leave dist_m blank.", "none"),
         ("; set depot_id to 'n/a' where none is that close, dist_m empty.", "n/a"),
         ("; where there is none, leave depot_id and dist_m blank.", None),
+        ("; write 'unknown' in depot_id where none is that close, dist_m empty.", "unknown"),
+        ('; where none is that close `depot_id` is "far", dist_m empty.', "far"),
     ):
         contract = derive_contract(base + tail, ["nearest.csv"], facts)
         [carried] = _carried(contract, "depot_id")

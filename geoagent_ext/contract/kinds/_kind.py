@@ -11,7 +11,7 @@ what was seen, in words a repair prompt can use. Names are one namespace in the 
 kind's own functions are named ``_contract_*`` as the checker's are, and its check ``_kind_<name>``.
 
 A kind's ``read`` (optional) is what in a request's words asks for it. It runs here, not in the
-kernel: the derivation (``contract/rules.py``) calls it for every kind that has one, with a
+kernel: the derivation (``contract/rules/derive.py``) calls it for every kind that has one, with a
 ``RequestView`` of the request and the ``Builder`` the requirements are added to.
 """
 
@@ -58,7 +58,7 @@ class MendSite:
 
 
 class Builder(Protocol):
-    """Where a reading adds requirements (``contract/rules.py``'s builder)."""
+    """Where a reading adds requirements (``contract/rules/builder.py``'s builder)."""
 
     def reading(self, said: str, sure: bool = True) -> Builder:
         """Set the request's words the next requirements are read from, and whether surely; an
@@ -130,7 +130,7 @@ class RequirementKind:
         False  # the coder is told how before its first attempt (a defect the request did not spell out)
     )
     computed_by_mend: bool = False  # its values are computed on the written file by the mend, not by the coder
-    read: Reading | None = None  # what in a request asks for it; None: other readings (rules.py) add it
+    read: Reading | None = None  # what in a request asks for it; None: other readings (contract/rules/) add it
 
     @property
     def check_name(self) -> str:

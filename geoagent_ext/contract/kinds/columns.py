@@ -24,7 +24,7 @@ class ColumnsParams(Params):
 
 def _contract_stray_column(name, stray):
     """A geometry or row-index column a table got by writing a (Geo)DataFrame whole: one of
-    ``stray`` (the contract's list, ``rules.STRAY_COLUMNS``) or a written index ("Unnamed: 0")."""
+    ``stray`` (the contract's list, ``rules.columns.STRAY_COLUMNS``) or a written index ("Unnamed: 0")."""
     lower = str(name).lower()
     return lower in [str(n).lower() for n in stray] or lower.startswith("unnamed:")
 
