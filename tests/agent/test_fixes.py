@@ -116,6 +116,23 @@ def test_a_selection_into_a_new_frame_written_to_a_spatial_output_keeps_the_geom
     assert column_selections(code.replace("geoparquet", "parquet"), ("out/named.csv",)) == []
 
 
+def test_a_frame_with_a_second_geometry_column_is_written_with_its_active_geometry(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code = "pts['centre'] = pts.centroid\nprint(len(pts))\npts.to_file('pts.geojson')"
+    namespace = {"pts": _points()}
+    with pytest.raises(ValueError) as raised:
+        exec(code, namespace)
+    failure = fixes.Failure(code, "ValueError", str(raised.value), str(raised.value), 3)
+    d = fixes.diagnose(failure)
+    assert d is not None and d.strategy == "extra_geometries", d
+    exec(d.fixed_code, {"pts": _points()})
+    import geopandas as gpd
+
+    written = gpd.read_file(tmp_path / "pts.geojson")
+    assert list(written.columns) == ["name", "geometry"] and len(written) == len(_points())
+    assert d.fixed_code.splitlines()[:2] == code.splitlines()[:2]  # only the write changes
+
+
 def test_zero_buffers_of_a_layer_are_found_and_written_make_valid_and_others_left_alone():
     code = (
         "a = a.set_geometry(a.geometry.buffer(0))\nb['geometry'] = b['geometry'].buffer(distance=0.0)\n"

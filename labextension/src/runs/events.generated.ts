@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 42cabdfe59c9682f68147a39037f535d08699c07131fd6796827711a7851f484
+ * schema-sha256: 2406b858e5d2f06f69f3bf1d6a21f4a38b9f3c8c46cdd984e76fab9b955b229a
  */
 
 export type RunEvent =
@@ -326,6 +326,7 @@ export interface Repaired {
     | 'own_column'
     | 'keep_geometry'
     | 'set_geometry'
+    | 'extra_geometries'
     | 'rename_local'
     | 'fix_call'
     | 'add_import'
