@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: 3de2b552b937c2aeaa4b26519734272d6e2d31b8d90bcbf9f9a159dbcb0074c8
+ * schema-sha256: a17906979650e7ff59cff4bf13a98f84b21dbe708271a422957572d54656cc52
  */
 import type {
   ApprovalGiven,
