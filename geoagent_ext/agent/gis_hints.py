@@ -294,6 +294,13 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
         ".to_dict(), an array (such as total_bounds) with .tolist(), a numpy number with int() or float().",
     ),
     (
+        re.compile(r"^ValueError: The truth value of an? (?:Geo)?(?:Series|DataFrame) is ambiguous", re.M),
+        "A whole column is neither True nor False. For one value of a layer take one feature's: "
+        "layer.geometry.iloc[0] (e.g. x = layer.geometry.iloc[0].centroid.x) or a summary (.mean(), .any()); "
+        "to test for rows use `if len(layer):` or `.empty`; to choose per row use "
+        "series.where(condition, other) or numpy.where(condition, a, b), never `x if series else y`.",
+    ),
+    (
         re.compile(r"^AttributeError: .* has no attribute", re.M),
         "That attribute does not exist on the object: use one of its real members.",
     ),

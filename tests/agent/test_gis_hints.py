@@ -35,6 +35,9 @@ def test_gis_hints():
     # A geometry type asked of astype (at 66818bb, three times in a row): shapely makes it multi-part.
     [multi] = gis_hints("TypeError", "data type 'MultiPolygon' not understood")
     assert "MultiPolygon([g])" in multi and "geom_type == 'Polygon'" in multi
+    # a column used as one condition (`x if layer.geometry else y`)
+    [truth] = gis_hints("ValueError", "The truth value of a GeoSeries is ambiguous. Use a.empty, a.item(), a.any()")
+    assert "layer.geometry.iloc[0]" in truth and "numpy.where" in truth
 
 
 def test_plain_pandas_and_missing_import_names_get_their_own_hints():
