@@ -90,6 +90,10 @@ def test_columns_a_user_types_or_the_model_reads_are_asked_for_not_the_only_ones
         if r.kind == "columns"
     )
     assert not typed.params.get("said_words") and "does not name" not in typed.text
+    # of several requirements each keeps its own text: without "beside them", no word of stray columns
+    several = user_requirement("summary.csv", "has the columns district_code and area_km2, sorted by district_code")
+    [columns] = [r for r in several if r.kind == "columns"]
+    assert len(several) > 1 and not columns.params.get("no_stray") and "beside them" not in columns.text
     request = (
         "For each district: n_stations = its stations, area_km2 its area, stations_per_km2 = n_stations per "
         "km2. Write `summary.csv`, one row per district."

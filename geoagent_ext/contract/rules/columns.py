@@ -97,6 +97,7 @@ _GEOMETRY_WANTED = re.compile(r"\bwkt\b|(?<!\bno\s)\bgeometry\s+(?:column|as)\b"
 STRAY_COLUMNS = ("geometry", "geom", "the_geom", "wkt", "geometry_wkt", "index", "level_0", "index_right", "index_left")
 
 UNSAID_CLAUSE = ", nor any column the request does not name"
+STRAY_CLAUSE = ", and no geometry or row-index column beside them"
 
 
 def _no_stray_columns(b: _Builder, request: str) -> None:
@@ -112,7 +113,7 @@ def _no_stray_columns(b: _Builder, request: str) -> None:
     for req in [r for r in b.requirements if r.kind == "columns" and _format(r.output) == "csv"]:
         if not wanted:
             req.params["no_stray"] = list(STRAY_COLUMNS)
-            req.text += ", and no geometry or row-index column beside them"
+            req.text += STRAY_CLAUSE
         if req.output in b.listed and req.sure:
             req.params["said_words"] = words
             req.text += UNSAID_CLAUSE

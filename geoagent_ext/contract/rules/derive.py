@@ -28,6 +28,7 @@ from .column_names import (
     _without_descriptions,
 )
 from .columns import (
+    STRAY_CLAUSE,
     UNSAID_CLAUSE,
     _bound_by_column,
     _carried_text,
@@ -286,8 +287,8 @@ def user_requirement(
     for r in typed:  # the user's words decide: without "beside them" a geometry column may stay
         if r.params.pop("said_words", None):  # "has the columns a, b, c" asks for them, not for them only
             r.text = r.text.replace(UNSAID_CLAUSE, "")
-        if r.kind == "columns" and "beside them" not in text:
-            r.params.pop("no_stray", None)
+        if r.kind == "columns" and "beside them" not in text and r.params.pop("no_stray", None):
+            r.text = r.text.replace(STRAY_CLAUSE, "")
     if not typed:
         return [Requirement(id=req_id, output=output, text=text.strip(), kind="note", origin="user")]
     return [
