@@ -296,3 +296,26 @@ def names_in_line(code: str, lineno: int | None) -> list[str]:
         if isinstance(node, ast.Name) and node.id not in names:
             names.append(node.id)
     return names
+
+
+FRAME_WRITES = ("to_file", "to_parquet", "to_feather")
+
+
+def frame_writes(tree: ast.Module | None, methods: tuple[str, ...] = FRAME_WRITES) -> list[ast.Call]:
+    """The calls that write a named frame to a file (``gdf.to_parquet(...)``; ``methods``: which
+    writes), in line order."""
+    return (
+        sorted(
+            (
+                n
+                for n in ast.walk(tree)
+                if isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Attribute)
+                and n.func.attr in methods
+                and isinstance(n.func.value, ast.Name)
+            ),
+            key=lambda n: n.lineno,
+        )
+        if tree is not None
+        else []
+    )

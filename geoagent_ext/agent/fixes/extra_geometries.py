@@ -32,20 +32,11 @@ def with_extra_geometries_dropped(code: str, lineno: int | None) -> str | None:
     """``code`` with the frame of each ``name.to_file(...)`` on ``lineno`` (every such call when the
     line is unknown) written without its geometry columns other than the active one; None when
     there is no such call."""
-    tree = codeinfo.parse(code)
-    calls = (
-        [
-            node
-            for node in ast.walk(tree)
-            if isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "to_file"
-            and isinstance(node.func.value, ast.Name)
-            and (not lineno or node.lineno <= lineno <= (node.end_lineno or node.lineno))
-        ]
-        if tree is not None
-        else []
-    )
+    calls = [
+        call
+        for call in codeinfo.frame_writes(codeinfo.parse(code), ("to_file",))
+        if not lineno or call.lineno <= lineno <= (call.end_lineno or call.lineno)
+    ]
     edits = []
     for call in calls:
         name = cast(ast.Name, cast(ast.Attribute, call.func).value).id

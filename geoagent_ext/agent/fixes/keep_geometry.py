@@ -10,8 +10,6 @@ from .. import codeinfo
 from ..probes import run_probe
 from .base import Diagnosis, Failure, Rule, TrialFacts, for_each
 
-_WRITES = ("to_file", "to_parquet", "to_feather")
-
 
 class KeepGeometry(Rule):
     """``gdf = gdf[['a', 'b']]`` leaves a plain DataFrame, and the spatial file later written from
@@ -80,22 +78,14 @@ def _written_to(tree: ast.Module, paths: tuple[str, ...]) -> set[str]:
     """The names ``tree`` writes (``name.to_parquet('x.geoparquet')``) to a file named like one of
     ``paths`` (or a .geoparquet file)."""
     bases = {posixpath.basename(p) for p in paths}
-    written = set()
-    for node in ast.walk(tree):
-        if not (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr in _WRITES
-            and isinstance(node.func.value, ast.Name)
-            and node.args
-            and isinstance(node.args[0], ast.Constant)
-            and isinstance(node.args[0].value, str)
-        ):
-            continue
-        path = node.args[0].value
-        if posixpath.basename(path) in bases or path.lower().endswith(".geoparquet"):
-            written.add(node.func.value.id)
-    return written
+    return {
+        cast(ast.Name, cast(ast.Attribute, call.func).value).id
+        for call in codeinfo.frame_writes(tree)
+        if call.args
+        and isinstance(call.args[0], ast.Constant)
+        and isinstance(call.args[0].value, str)
+        and (posixpath.basename(call.args[0].value) in bases or call.args[0].value.lower().endswith(".geoparquet"))
+    }
 
 
 def frame_selections(code: str) -> list[tuple[str, str]]:

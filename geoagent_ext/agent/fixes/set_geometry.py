@@ -78,35 +78,13 @@ class SetGeometry(Rule):
         return f"gave `{diagnosis.name}` the geometry `{diagnosis.expression}` (it had none set)"
 
 
-_FRAME_WRITES = ("to_file", "to_parquet", "to_feather")
-
-
-def _frame_writes(tree: ast.Module | None) -> list[ast.Call]:
-    """The calls that write a named frame to a file (``gdf.to_parquet(...)``), in line order."""
-    return (
-        sorted(
-            (
-                n
-                for n in ast.walk(tree)
-                if isinstance(n, ast.Call)
-                and isinstance(n.func, ast.Attribute)
-                and n.func.attr in _FRAME_WRITES
-                and isinstance(n.func.value, ast.Name)
-            ),
-            key=lambda n: n.lineno,
-        )
-        if tree is not None
-        else []
-    )
-
-
 def written_frames(code: str) -> list[str]:
     """The names whose frame ``code`` writes to a file (``gdf.to_parquet(...)``, ``gdf.to_file(...)``)."""
-    return list(dict.fromkeys(_written_name(call) for call in _frame_writes(codeinfo.parse(code))))
+    return list(dict.fromkeys(_written_name(call) for call in codeinfo.frame_writes(codeinfo.parse(code))))
 
 
 def _written_name(call: ast.Call) -> str:
-    """The frame a write (one of ``_frame_writes``: ``<name>.to_file(...)``) writes."""
+    """The frame a write (one of ``codeinfo.frame_writes``: ``<name>.to_file(...)``) writes."""
     return cast(ast.Name, cast(ast.Attribute, call.func).value).id
 
 
@@ -118,7 +96,7 @@ def with_geometry_set(code: str, name: str, geometry: str) -> str | None:
     tree = codeinfo.parse(code)
     if tree is None:
         return None
-    writes = [call for call in _frame_writes(tree) if _written_name(call) == name]
+    writes = [call for call in codeinfo.frame_writes(tree) if _written_name(call) == name]
     statement = (
         next(
             (
