@@ -31,7 +31,7 @@ CAUGHT_AT_LEAST = {
     "heldout": 24,
     "heldout2": 26,
     "heldout3": 28,
-    "heldout4": 16,
+    "heldout4": 17,
     "heldout5": 8,
 }
 

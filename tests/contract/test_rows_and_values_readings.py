@@ -400,3 +400,36 @@ def test_a_table_of_the_layers_of_a_file_describes_each_as_declared(tmp_path):
     right.assign(crs=["EPSG:4326", "EPSG:4326"]).to_csv(tmp_path / "layers.csv", index=False)  # one CRS for all
     passed, seen = check(c, tmp_path)[r.text]
     assert not passed and "streets: crs 'EPSG:4326', the layer declares EPSG:32647" in seen
+
+
+def _wards_and_wells(folder):
+    gpd.GeoDataFrame(
+        {"ward_code": ["W1", "W2", "W3"]}, geometry=[box(i, 0, i + 1, 1) for i in range(3)], crs=3857
+    ).to_file(folder / "city_wards.geojson")
+    gpd.GeoDataFrame(
+        {"well_id": [1, 2, 3]}, geometry=[Point(0.5, 0.5), Point(0.6, 0.4), Point(1.5, 0.5)], crs=3857
+    ).to_file(folder / "wells.geojson")
+    return input_facts(folder)
+
+
+def test_one_row_per_feature_of_the_layer_the_noun_names_keeps_the_empty_ones(tmp_path):
+    facts = _wards_and_wells(tmp_path)
+    request = (
+        "Count the wells of wells.geojson in each ward: ward_wells.csv with one row per ward, ward_code and n_wells."
+    )
+    contract = derive_contract(request, ["ward_wells.csv"], facts)
+    [rows] = [r for r in reqs(contract, "rows_as_input") if r.sure]
+    assert rows.params == {"input": "city_wards.geojson", "rows": 3}
+    pd.DataFrame({"ward_code": ["W1", "W2", "W3"], "n_wells": [2, 1, 0]}).to_csv(
+        tmp_path / "ward_wells.csv", index=False
+    )
+    assert check(contract, tmp_path)[rows.text][0]
+    pd.DataFrame({"ward_code": ["W1", "W2"], "n_wells": [2, 1]}).to_csv(tmp_path / "ward_wells.csv", index=False)
+    assert not check(contract, tmp_path)[rows.text][0]  # the empty ward dropped (an inner join)
+    # words that make it some of them: shown, not checked
+    for some in (
+        "Count the wells of wells.geojson: ward_wells.csv with one row per ward that has a well, ward_code and n_wells.",
+        "Count the wells of wells.geojson, only wards with two or more: ward_wells.csv, one row per ward, ward_code.",
+        "Count the wells of wells.geojson: ward_wells.csv with one row per ward and year, ward_code and n_wells.",
+    ):
+        assert not [r for r in reqs(derive_contract(some, ["ward_wells.csv"], facts), "rows_as_input") if r.sure], some

@@ -200,7 +200,7 @@ def _derive(request: str, outputs: list[str], inputs: dict[str, dict], official_
             if fmt == "json":
                 _json_shape_rules(b, out, _part_about(sentence, out, outs))
             _stored_type_rules(b, out, fmt, sentence)
-            _row_rules(b, out, sentence, inputs, input_by_base)
+            _row_rules(b, out, sentence, inputs, input_by_base, request)
     _same_as_another_output(b, attributed, input_by_base)
     _bound_by_column(b)
     _order_words(b, attributed)

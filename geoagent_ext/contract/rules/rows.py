@@ -69,7 +69,9 @@ _PER_NOUN = re.compile(
 )
 
 
-def _row_rules(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], input_by_base: dict[str, str]) -> None:
+def _row_rules(
+    b: _Builder, out: str, sentence: str, inputs: dict[str, dict], input_by_base: dict[str, str], request: str = ""
+) -> None:
     named_inputs = [input_by_base[_base(f)] for f in _FILE.findall(sentence) if _base(f) in input_by_base]
     have = {c for facts in inputs.values() for c in facts.get("columns") or []}
     columns = have | set(_SNAKE.findall(sentence))
@@ -97,6 +99,7 @@ def _row_rules(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], in
             if key in columns and noun not in ("input", "original", "source"):
                 b.add(out, "unique", f"`{key}` has no duplicate values (one row per {noun})", name=key)
                 break
+        _one_row_per_feature(b, out, m, inputs, request or sentence)
     per_input = _PER_INPUT.search(sentence)
     if per_input:
         source = _input_for(per_input.group(1), named_inputs or list(inputs))
@@ -134,6 +137,54 @@ def _row_rules(b: _Builder, out: str, sentence: str, inputs: dict[str, dict], in
                 for name in facts.get("text_columns") or []:
                     if name not in numeric:  # with several outputs, a summary need not carry them
                         _keeps(b, out, name, inputs, required=len(b.outputs) == 1)
+
+
+# After "one row per district": words that make it some districts ("that have", "with a station")
+_SOME_OF = re.compile(
+    r"\s*(?:that|which|who|with|where|having|whose|containing|if|when|and|or|\+|&|/|in\s+which|per|by)\b",
+    re.IGNORECASE,
+)
+_FEWER = (
+    r"(?:only|top|first|last|at\s+least|more\s+than|fewer\s+than|exclud\w*|except|drop\w*|remov\w*|"
+    r"filter\w*|skip\w*|omit\w*|non-?empty)"
+)
+
+
+_DEDUPLICATES = re.compile(r"\b(?:duplicat\w*|dedup\w*|canonical|distinct)\b", re.IGNORECASE)
+
+
+def _one_row_per_feature(b: _Builder, out: str, m: re.Match, inputs: dict[str, dict], request: str) -> None:
+    """ "one row per district" where the noun names exactly one of several input layers with rows:
+    a row for every feature of it, the districts nothing of the other layers falls in too. Sure
+    only when no word makes it some of them ("one row per district that has a station", "only the
+    districts with …", "the top 5 districts") or speaks of duplicates: then it is shown, not
+    checked."""
+    noun = _singular(m.group(1))
+    if _format(out) not in SPATIAL | {"csv", "parquet"} or noun in ("input", "original", "source", "layer"):
+        return
+    if re.search(r"\b(?:canonical|distinct|single|unique)\b", m.group(0), re.IGNORECASE):
+        return  # "one canonical record per parcel": duplicates of the layer merged, fewer rows
+    named = [p for p, f in inputs.items() if f.get("rows") is not None and _noun_names(noun, p)]
+    others = [p for p, f in inputs.items() if f.get("rows") is not None and p not in named]
+    if len(named) != 1 or not others:
+        return  # the one layer itself, a row per its thing: deduplicated, dissolved or exploded, not known
+    source, rows = named[0], inputs[named[0]]["rows"]
+    sentence = m.string
+    plural = rf"{re.escape(noun[:-1])}(?:y|ies)" if noun.endswith("y") else rf"{re.escape(noun)}(?:e?s)?"
+    some = (
+        _SOME_OF.match(sentence[m.end() :])
+        or _DEDUPLICATES.search(request)
+        or re.search(
+            rf"\b{_FEWER}\b[^.;]{{0,40}}\b{plural}\b|\b{plural}\s+(?:that|which|with|where|having|whose)\b",
+            request,
+            re.IGNORECASE,
+        )
+    )
+    said, sure = b.said, b.sure
+    b.reading(sentence, sure=sure and not some).add(
+        out, "rows_as_input", f"one row per feature of `{source}` ({rows}): one per {noun}", input=source, rows=rows
+    )
+    b.said, b.sure = said, sure
 
 
 def _every_row_kept(b: _Builder, out: str, source: str, rows: int, key: str | None = None) -> None:
