@@ -672,6 +672,20 @@ def _says_rate(text: str, name: str) -> bool:
     return bool(re.search(pattern, text, re.IGNORECASE))
 
 
+# "Ensure that every geometry is valid", "Make sure the CSV is sorted", "Check the CRS": steps that
+# only see to what the request asks of the files
+_ASSURES = re.compile(r"^\s*(?:ensure|make\s+sure|check|verify|double-check|confirm|validate|assert)\b", re.IGNORECASE)
+
+
+def assurance_steps(descriptions: list[str], request: str) -> list[int]:
+    """The steps that only see to the outputs' requirements ("Ensure …", "Make sure …", "Check …"),
+    for when every output is written and meets every requirement: then they have nothing to do.
+    None when the request itself asks for a check (its report is then work of its own)."""
+    if _ASKS_TO_CHECK.search(request):
+        return []
+    return [i for i, text in enumerate(descriptions) if _ASSURES.search(text)]
+
+
 def written_later(descriptions: list[str], index: int, output: str) -> bool:
     """Whether a step after ``index`` is there to write ``output`` (it names the file, or says it
     writes and step ``index`` neither names nor writes anything): then the contract's verdict on

@@ -57,6 +57,7 @@ from .events import (
 from .kernel_handle import KernelHandle, KernelLost, format_variables, summarize
 from .loop import SequentialSolver
 from .plan_check import (
+    assurance_steps,
     contract_conflicts,
     idle_steps,
     join_steps,
@@ -553,6 +554,7 @@ class Run:
                 continue
             if outcome.kind == "solved":
                 self._accept(subtask, outcome.code, outcome.result, outcome.attempts, outcome.warnings, by="agent")
+                await self._drop_assurances_once_delivered(i, outputs)
             else:
                 resolution = await self._needs_human(subtask, outcome)
                 if resolution == "stop":
@@ -565,6 +567,31 @@ class Run:
             i += 1
             await self._maybe_replan(i, done_outputs, outcome)
         return await self._verdict(outputs, skipped, recheck=not closing.checked_last)
+
+    async def _drop_assurances_once_delivered(self, done: int, outputs: list[str]) -> None:
+        """Once every output is written and meets every requirement (all of them checkable), the
+        later steps that only see to requirements ("Ensure …", "Check …") have nothing to do: they
+        go, and would otherwise cost model calls and risk a file that is right."""
+        later = [
+            done + 1 + j for j in assurance_steps([s.description for s in self.subtasks[done + 1 :]], self.request)
+        ]
+        if not later or self.deliverables is None or self.deliverables.not_verified():
+            return
+        if not self.deliverables.all_hold() or await self._absent(outputs):
+            return
+        await self.deliverables.check()  # the files as they are now, not as a step's trial saw them
+        if not self.deliverables.all_hold():
+            return
+        dropped = [self.subtasks[j].description for j in later]
+        self.subtasks = [s for j, s in enumerate(self.subtasks) if j not in later]
+        self.emit(
+            Replanned(
+                run_id=self.id,
+                reason=f"every output meets every requirement: {len(dropped)} step(s) left with nothing to do "
+                f"({'; '.join(dropped)})",
+                subtasks=self.subtasks,
+            )
+        )
 
     def _tidy_plan(self, start: int = 0) -> None:
         """One pass over the plan's steps from ``start`` (the new ones, after a review) before the

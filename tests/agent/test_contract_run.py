@@ -738,3 +738,22 @@ async def test_a_geoseries_written_as_a_table_is_shown_the_frame_with_its_rows(t
         "`buffered` is a GeoSeries with the rows of the GeoDataFrame `stops`: out = gpd.GeoDataFrame("
         "stops.drop(columns=stops.geometry.name), geometry=buffered, crs=buffered.crs)"
     ) in context
+
+
+async def test_steps_that_only_see_to_requirements_go_once_every_output_meets_them(workdir, tmp_path):
+    script = StepScript(
+        ["Load the sites.", "Write the sites to kinds.csv.", "Ensure the CSV has the columns site_id and kind."],
+        {
+            "Load the sites": [LOAD],
+            "Write the sites": ["sites[['site_id', 'kind']].to_csv('kinds.csv', index=False)"],
+            "Ensure the CSV": ["import pandas as pd\npd.read_csv('kinds.csv').to_csv('kinds.csv', sep=';')"],
+        },
+    )
+    run, finished, _ = await run_scripted(
+        workdir, "Write the `site_id` and `kind` of every site in `sites.geojson` to `kinds.csv`.", script, tmp_path
+    )
+    assert finished.status == "succeeded", finished.message
+    assert "Ensure the CSV" not in script.calls  # no model call, and the right file left as it was
+    [tidied] = [e for e in run.bus.history if e.type == "replanned" and "left with nothing to do" in e.reason]
+    assert "Ensure the CSV has the columns" in tidied.reason and len(tidied.subtasks) == 2
+    assert (workdir / "kinds.csv").read_text().startswith("site_id,kind")
