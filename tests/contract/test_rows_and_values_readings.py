@@ -428,7 +428,7 @@ def test_one_row_per_feature_of_the_layer_the_noun_names_keeps_the_empty_ones(tm
     assert not check(contract, tmp_path)[rows.text][0]  # the empty ward dropped (an inner join)
     # words that make it some of them: shown, not checked
     for some in (
-        "Count the wells of wells.geojson: ward_wells.csv with one row per ward that has a well, ward_code and n_wells.",
+        "Count the wells of wells.geojson: ward_wells.csv, one row per ward that has a well, ward_code and n_wells.",
         "Count the wells of wells.geojson, only wards with two or more: ward_wells.csv, one row per ward, ward_code.",
         "Count the wells of wells.geojson: ward_wells.csv with one row per ward and year, ward_code and n_wells.",
     ):
