@@ -414,6 +414,37 @@ async def test_a_frame_selected_and_written_in_one_step_keeps_the_geometry_witho
     assert gpd.read_file(workdir / "named.geojson")["name"].tolist() == ["a", "b", "c"]
 
 
+async def test_buffers_kept_as_a_geoseries_are_written_with_their_frames_columns_without_the_model(workdir, tmp_path):
+    script = StepScript(
+        ["Load the points.", "Buffer the points by 1.", "Write the buffers to zones.geoparquet."],
+        {
+            "Load the points": [POINTS],
+            "Buffer the points": ["zones = pts.buffer(1)"],
+            "Write the buffers": ["zones.to_parquet('zones.geoparquet')"],
+        },
+    )
+    run, finished, _ = await run_scripted(
+        workdir,
+        "Buffer the points by 1 and write `zones.geoparquet`.",
+        script,
+        tmp_path,
+        max_attempts=1,
+        on_stuck="stop",
+    )
+    assert finished.status == "succeeded", finished.message
+    [repaired] = [e for e in run.bus.history if e.type == "repaired"]
+    assert repaired.strategy == "series_frame", repaired
+    assert (
+        "+zones = gpd.GeoDataFrame(pts.drop(columns=pts.geometry.name), geometry=zones, crs=zones.crs)" in repaired.diff
+    )
+    assert script.calls["Write the buffers"] == 1  # the fix took no model call
+    import geopandas as gpd
+
+    written = gpd.read_parquet(workdir / "zones.geoparquet")
+    assert written["name"].tolist() == ["a", "b", "c"] and set(written.geom_type) == {"Polygon"}
+    assert written.crs == "EPSG:4326"
+
+
 async def test_a_frame_written_with_its_geometry_in_another_column_gets_that_column_set(workdir, tmp_path):
     """tokyo-busstop at 097316b: `out = stops[['connector_id', 'buffered_geometry']]` kept the buffers
     but not the active `geometry`; geopandas wrote that GeoParquet and no reader opened it

@@ -54,6 +54,13 @@ class LostGeometry(Rule):
         return f"gave `{diagnosis.name}` back the geometry of `{diagnosis.expression}` its column selection left out"
 
 
+def names_in(code: str) -> list[str]:
+    """The names ``code`` reads, in order."""
+    tree = codeinfo.parse(code)
+    loaded = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)] if tree else []
+    return list(dict.fromkeys(n.id for n in sorted(loaded, key=lambda n: (n.lineno, n.col_offset))))
+
+
 def names_on_line(code: str, lineno: int | None) -> list[str]:
     """The names the statement on ``lineno`` reads, in order (the frame the error is about is one)."""
     tree = codeinfo.parse(code)

@@ -470,6 +470,36 @@ def selection_source(names):
     return None
 
 
+def series_source(names):
+    """[name, source] for the first of ``names`` holding a GeoSeries made from one GeoDataFrame's
+    geometry (``gdf.buffer(400)``): the same index as that frame's, rows for rows. Frames of
+    that index with different attributes answer nothing (not ours to choose). None when no name is
+    such a series."""
+    ns = _ns()
+    gpd = sys.modules.get("geopandas")
+    if gpd is None:
+        return None
+    for name in names:
+        obj = ns.get(name)
+        if not isinstance(obj, gpd.GeoSeries) or not len(obj):
+            continue
+        found = []
+        for source, frame in ns.items():
+            try:
+                if (
+                    source.startswith("_")
+                    or not isinstance(frame, gpd.GeoDataFrame)
+                    or not frame.index.equals(obj.index)
+                ):
+                    continue
+                found.append((source, frame.drop(columns=frame.geometry.name)))
+            except Exception:
+                continue
+        if found and all(f.equals(found[0][1]) for _, f in found[1:]):
+            return [name, found[0][0]]
+    return None
+
+
 def filled_columns(names):
     """{name: [rows, its columns with a value in some row]} for each of ``names`` holding a DataFrame
     with rows: asked before a step that rebinds them, so its trial can tell a column it emptied (a

@@ -15,6 +15,7 @@ _API = {
     "filled_columns": filled_columns,
     "geometry_names": geometry_names,
     "selection_source": selection_source,
+    "series_source": series_source,
     "geo_invalid": geo_invalid,
     "variables": variables,
     "snapshot": snapshot,

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 2406b858e5d2f06f69f3bf1d6a21f4a38b9f3c8c46cdd984e76fab9b955b229a
+ * schema-sha256: 791319d7b94bed97a7369683488c017953e54b15f321fe0f7a4cd9e95c161653
  */
 
 export type RunEvent =
@@ -336,6 +336,7 @@ export interface Repaired {
     | 'text_not_frame'
     | 'move_import'
     | 'lost_geometry'
+    | 'series_frame'
     | 'drop_print'
     | 'insert_subtask'
     | 'example_name'

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: a17906979650e7ff59cff4bf13a98f84b21dbe708271a422957572d54656cc52
+ * schema-sha256: 4a199ef2fb5c11a244e3303b61f6b4460ca4d0cd5e94601322869cc6d4b426e0
  */
 import type {
   ApprovalGiven,
