@@ -579,7 +579,7 @@ class Run:
             return
         if not self.deliverables.all_hold() or await self._absent(outputs):
             return
-        await self.deliverables.check()  # the files as they are now, not as a step's trial saw them
+        await self.deliverables.check(subtask_id=self.subtasks[done].id)  # the files as they are now
         if not self.deliverables.all_hold():
             return
         dropped = [self.subtasks[j].description for j in later]
