@@ -186,8 +186,8 @@ async def test_a_failing_import_nothing_uses_is_taken_out_without_the_model(work
 
 
 async def _guarded_run(workdir, tmp_path, request: str, plan: list[str], steps: dict[str, list[str]]):
-    """A run whose second step fails a trial guard and gets its certain fix: (finished, its one
-    `repaired` event, the failed trial's error, the last step's output, the script)."""
+    """A run one of whose steps fails (a trial guard or its own error) and gets its certain fix:
+    (its one `repaired` event, the failed trial's error, the last step's output, the script)."""
     script = StepScript(plan, steps)
     model = ScriptedChatModel(responder=script)
     async with real_kernel(workdir) as kernel:
@@ -370,7 +370,10 @@ async def test_a_frame_an_earlier_step_selected_without_the_geometry_gets_it_bac
     """A selection into a new frame is the model's choice (a table may need no geometry), so no guard
     fails it; when a later step writes that frame as a spatial file, the live kernel tells which
     GeoDataFrame its rows and columns come from, and it gets that frame's geometry back."""
-    script = StepScript(
+    repaired, _, _, script = await _guarded_run(
+        workdir,
+        tmp_path,
+        "Write the names of the points other than b to `named.geojson`.",
         ["Load the points.", "Select the name column.", "Write the names to named.geojson."],
         {
             "Load the points": [POINTS],
@@ -378,16 +381,6 @@ async def test_a_frame_an_earlier_step_selected_without_the_geometry_gets_it_bac
             "Write the names": ["named.to_file('named.geojson')"],
         },
     )
-    run, finished, _ = await run_scripted(
-        workdir,
-        "Write the names of the points other than b to `named.geojson`.",
-        script,
-        tmp_path,
-        max_attempts=1,
-        on_stuck="stop",
-    )
-    assert finished.status == "succeeded", finished.message
-    [repaired] = [e for e in run.bus.history if e.type == "repaired"]
     assert repaired.strategy == "lost_geometry", repaired
     assert "named = gpd.GeoDataFrame(named, geometry=pts.geometry.loc[named.index], crs=pts.crs)" in repaired.diff
     assert script.calls["Write the names"] == 1  # the fix took no model call
@@ -399,15 +392,13 @@ async def test_a_frame_an_earlier_step_selected_without_the_geometry_gets_it_bac
 
 
 async def test_a_frame_selected_and_written_in_one_step_keeps_the_geometry_without_the_model(workdir, tmp_path):
-    script = StepScript(
+    repaired, _, _, _ = await _guarded_run(
+        workdir,
+        tmp_path,
+        "Write the points' names to `named.geojson`.",
         ["Load the points.", "Write the names to named.geojson."],
         {"Load the points": [POINTS], "Write the names": ["named = pts[['name']]\nnamed.to_file('named.geojson')"]},
     )
-    run, finished, _ = await run_scripted(
-        workdir, "Write the points' names to `named.geojson`.", script, tmp_path, max_attempts=1, on_stuck="stop"
-    )
-    assert finished.status == "succeeded", finished.message
-    [repaired] = [e for e in run.bus.history if e.type == "repaired"]
     assert repaired.strategy == "lost_geometry" and "+named = pts[['name', 'geometry']]" in repaired.diff
     import geopandas as gpd
 
@@ -415,7 +406,10 @@ async def test_a_frame_selected_and_written_in_one_step_keeps_the_geometry_witho
 
 
 async def test_buffers_kept_as_a_geoseries_are_written_with_their_frames_columns_without_the_model(workdir, tmp_path):
-    script = StepScript(
+    repaired, _, _, script = await _guarded_run(
+        workdir,
+        tmp_path,
+        "Buffer the points by 1 and write `zones.geoparquet`.",
         ["Load the points.", "Buffer the points by 1.", "Write the buffers to zones.geoparquet."],
         {
             "Load the points": [POINTS],
@@ -423,16 +417,6 @@ async def test_buffers_kept_as_a_geoseries_are_written_with_their_frames_columns
             "Write the buffers": ["zones.to_parquet('zones.geoparquet')"],
         },
     )
-    run, finished, _ = await run_scripted(
-        workdir,
-        "Buffer the points by 1 and write `zones.geoparquet`.",
-        script,
-        tmp_path,
-        max_attempts=1,
-        on_stuck="stop",
-    )
-    assert finished.status == "succeeded", finished.message
-    [repaired] = [e for e in run.bus.history if e.type == "repaired"]
     assert repaired.strategy == "series_frame", repaired
     assert (
         "+zones = gpd.GeoDataFrame(pts.drop(columns=pts.geometry.name), geometry=zones, crs=zones.crs)" in repaired.diff
