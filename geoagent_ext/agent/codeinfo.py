@@ -298,6 +298,21 @@ def names_in_line(code: str, lineno: int | None) -> list[str]:
     return names
 
 
+def names_read(code: str, lineno: int | None = None) -> list[str]:
+    """The names ``code`` reads (``lineno``: only the top-level statement spanning that line, a
+    statement of several lines too), in the order they are written."""
+    tree = parse(code)
+    if tree is None:
+        return []
+    statements = tree.body
+    if lineno is not None:
+        statements = [s for s in tree.body if s.lineno <= lineno <= (s.end_lineno or s.lineno)][:1]
+    loaded = [
+        n for node in statements for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    ]
+    return list(dict.fromkeys(n.id for n in sorted(loaded, key=lambda n: (n.lineno, n.col_offset))))
+
+
 FRAME_WRITES = ("to_file", "to_parquet", "to_feather")
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import re
 from typing import Any
 
@@ -30,7 +29,7 @@ class LostGeometry(Rule):
     async def diagnose_live(self, diagnosis: Diagnosis, code: str, lineno: int | None, kernel: Any) -> Diagnosis | None:
         if diagnosis.fixed_code or not _NO_GEOMETRY.search(diagnosis.message):
             return None
-        names = names_on_line(code, lineno)
+        names = codeinfo.names_read(code, lineno) if lineno else []
         if not names:
             return None
         try:
@@ -52,31 +51,6 @@ class LostGeometry(Rule):
 
     def said(self, diagnosis: Diagnosis) -> str:
         return f"gave `{diagnosis.name}` back the geometry of `{diagnosis.expression}` its column selection left out"
-
-
-def names_in(code: str) -> list[str]:
-    """The names ``code`` reads, in order."""
-    tree = codeinfo.parse(code)
-    loaded = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)] if tree else []
-    return list(dict.fromkeys(n.id for n in sorted(loaded, key=lambda n: (n.lineno, n.col_offset))))
-
-
-def names_on_line(code: str, lineno: int | None) -> list[str]:
-    """The names the statement on ``lineno`` reads, in order (the frame the error is about is one)."""
-    tree = codeinfo.parse(code)
-    if tree is None or not lineno:
-        return []
-    statement = next(
-        (s for s in tree.body if s.lineno <= lineno <= (s.end_lineno or s.lineno)),
-        None,
-    )
-    if statement is None:
-        return []
-    loaded = sorted(
-        (n for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)),
-        key=lambda n: (n.lineno, n.col_offset),
-    )
-    return list(dict.fromkeys(n.id for n in loaded))
 
 
 def with_geometry_restored(code: str, name: str, source: str) -> str:

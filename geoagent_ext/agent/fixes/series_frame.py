@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .. import codeinfo
 from .base import Diagnosis, Rule
-from .lost_geometry import names_in
 
 # What geopandas says when a GeoSeries is written or used as a frame
 _ONLY_GEOMETRY = re.compile(r"'GeoSeries' object has no attribute '(?:to_parquet|to_file|to_feather|columns)'")
@@ -26,7 +26,7 @@ class SeriesFrame(Rule):
         if diagnosis.fixed_code or not _ONLY_GEOMETRY.search(diagnosis.message):
             return None
         try:
-            found = await kernel.probe("series_source", names_in(code), probe_timeout=30)
+            found = await kernel.probe("series_source", codeinfo.names_read(code), probe_timeout=30)
         except Exception:  # introspection is advice; the model's repair still follows
             return None
         if not found:
