@@ -680,7 +680,7 @@ _ASSURES = re.compile(r"^\s*(?:ensure|make\s+sure|check|verify|double-check|conf
 def assurance_steps(descriptions: list[str], request: str) -> list[int]:
     """The steps that only see to the outputs' requirements ("Ensure …", "Make sure …", "Check …"),
     for when every output is written and meets every requirement: then they have nothing to do.
-    None when the request itself asks for a check (its report is then work of its own)."""
+    No step when the request itself asks for a check (its report is then work of its own)."""
     if _ASKS_TO_CHECK.search(request):
         return []
     return [i for i, text in enumerate(descriptions) if _ASSURES.search(text)]
