@@ -224,6 +224,21 @@ def test_validity_filters_are_found_and_written_as_the_repair():
     assert make_valid.with_validity_repaired(code, "b") is None
 
 
+def test_validity_filters_written_per_geometry_or_through_loc_are_found_too():
+    code = (
+        "p = p[p.geometry.apply(lambda geom: geom.is_valid)]\n"
+        "q = q.loc[q.is_valid == True]\n"
+        "r = r[r['geometry'].map(shapely.is_valid)]\n"
+        "s = s[s.geometry.apply(lambda g: not g.is_valid)]\n"  # keeps the invalid ones
+        "t = t[t.geometry.apply(lambda g: u.is_valid)]\n"  # another object's validity
+        "v = w[w.is_valid]\n"  # a new frame: the input keeps its features
+    )
+    assert make_valid.validity_filters(code) == ["p", "q", "r"]
+    repaired = "{0} = {0}.set_geometry({0}.geometry.make_valid(method='structure', keep_collapsed=False))"
+    for line, name in enumerate("pqr"):
+        assert make_valid.with_validity_repaired(code, name).splitlines()[line] == repaired.format(name)
+
+
 def _frames():
     import geopandas as gpd
     import pandas as pd

@@ -150,8 +150,37 @@ def with_make_valid(code: str, name: str) -> str | None:
     )
 
 
+def _is_validity_mask(mask: ast.expr, name: str) -> bool:
+    """Whether ``mask`` is ``name``'s geometries' validity, as models write it: ``name.is_valid``
+    (of the frame, its ``geometry`` or ``['geometry']``), ``....is_valid == True``, or a per-geometry
+    ``....apply(lambda g: g.is_valid)`` / ``.map(...)`` / ``.apply(shapely.is_valid)``."""
+    if isinstance(mask, ast.Compare) and len(mask.ops) == 1 and isinstance(mask.ops[0], (ast.Eq, ast.Is)):
+        other = mask.comparators[0]
+        return isinstance(other, ast.Constant) and other.value is True and _is_validity_mask(mask.left, name)
+    if isinstance(mask, ast.Attribute) and mask.attr == "is_valid":
+        return _geometry_root(mask.value) == name
+    if (
+        isinstance(mask, ast.Call)
+        and isinstance(mask.func, ast.Attribute)
+        and mask.func.attr in ("apply", "map")
+        and len(mask.args) == 1
+        and _geometry_root(mask.func.value) == name
+    ):
+        test = mask.args[0]
+        if isinstance(test, ast.Lambda) and len(test.args.args) == 1:
+            body, arg = test.body, test.args.args[0].arg
+            return (
+                isinstance(body, ast.Attribute)
+                and body.attr == "is_valid"
+                and isinstance(body.value, ast.Name)
+                and (body.value.id == arg)
+            )
+        return isinstance(test, ast.Attribute) and test.attr == "is_valid"  # shapely.is_valid
+    return False
+
+
 def _validity_filters(tree: ast.Module) -> list[tuple[str, ast.Subscript]]:
-    """(name, ``name[<name or its geometry>.is_valid]``) in each top-level ``name = ...`` of ``tree``."""
+    """(name, ``name[<validity of name>]`` or ``name.loc[...]``) in each top-level ``name = ...`` of ``tree``."""
     found = []
     for stmt in tree.body:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
@@ -160,13 +189,17 @@ def _validity_filters(tree: ast.Module) -> list[tuple[str, ast.Subscript]]:
                 (name, node)
                 for node in ast.walk(stmt.value)
                 if isinstance(node, ast.Subscript)
-                and isinstance(node.value, ast.Name)
-                and node.value.id == name
-                and isinstance(node.slice, ast.Attribute)
-                and node.slice.attr == "is_valid"
-                and _geometry_root(node.slice.value) == name
+                and _rows_of(node.value) == name
+                and _is_validity_mask(node.slice, name)
             ]
     return found
+
+
+def _rows_of(node: ast.expr) -> str | None:
+    """``name`` of ``name`` or ``name.loc`` (what a row filter subscripts), else None."""
+    if isinstance(node, ast.Attribute) and node.attr == "loc":
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def validity_filters(code: str) -> list[str]:
