@@ -62,6 +62,11 @@ class Contract(BaseModel):
         """Whether an output must keep the input's invalid features, repaired (``rules.geometry._invalid_repaired``)."""
         return any(r.kind == "geometries_valid" and r.params.get("key") for r in self.requirements)
 
+    def listed_columns(self) -> tuple[str, ...]:
+        """The column names the outputs' ``columns`` requirements list, each once (a geometry column aside)."""
+        names = [str(n) for r in self.requirements if r.kind == "columns" for n in r.params.get("names", [])]
+        return tuple(dict.fromkeys(n for n in names if n != "geometry"))
+
     def text(self, suffix: Callable[[Requirement], str] | None = None) -> str:
         """The contract as the planner and the coder read it (``suffix``: more words per requirement)."""
         lines = []

@@ -759,3 +759,43 @@ async def test_steps_that_only_see_to_requirements_go_once_every_output_meets_th
     [tidied] = [e for e in run.bus.history if e.type == "replanned" and "left with nothing to do" in e.reason]
     assert "Ensure the CSV has the columns" in tidied.reason and len(tidied.subtasks) == 2
     assert (workdir / "kinds.csv").read_text().startswith("site_id,kind")
+
+
+async def test_a_whole_column_in_a_record_of_an_output_column_fails_the_step_that_built_it(tmp_path):
+    """bangkok-multicrs at 5826e83: one record per layer was built with `'sample_x': layer.centroid.x`,
+    a Series of every feature's x, and the CSV made of the records held a printed Series in each cell;
+    the step that built the records ran and was committed. The trial now fails that step, naming the
+    field, and the repair takes one value. A field no output lists may hold what the code likes."""
+    folder = tmp_path / "work"
+    folder.mkdir()
+    gpd.GeoDataFrame(
+        {"kind": ["a", "a", "b"]}, geometry=gpd.points_from_xy([1.0, 2.0, 3.0], [0.0, 0.0, 0.0]), crs=4326
+    ).to_file(folder / "sites.geojson")
+    script = StepScript(
+        ["Load the sites.", "Collect one record per kind.", "Write kinds.csv."],
+        {
+            "Load the sites": ["import geopandas as gpd\nsites = gpd.read_file('sites.geojson')"],
+            "Collect one record": [
+                "rows = []\nfor k, g in sites.groupby('kind'):\n    rows.append({'kind': k, 'sample_x': g.geometry.x})",
+                "rows = []\nfor k, g in sites.groupby('kind'):\n"
+                "    rows.append({'kind': k, 'sample_x': g.geometry.x.iloc[0], 'xs': g.geometry.x})",
+            ],
+            "Write kinds.csv": [
+                "import pandas as pd\npd.DataFrame(rows)[['kind', 'sample_x']].to_csv('kinds.csv', index=False)"
+            ],
+        },
+    )
+    run, finished, _ = await run_scripted(
+        folder,
+        "Write `kinds.csv` with one row per kind of `sites.geojson` and the columns `kind` and `sample_x` "
+        "(the x of one site of that kind).",
+        script,
+        tmp_path,
+        max_attempts=2,
+    )
+    assert finished.status == "succeeded", finished.message
+    failed = [e for e in run.bus.history if e.type == "executed" and e.result.status == "error"]
+    assert [e.trial for e in failed] == [True]  # the trial caught it: never committed
+    assert "`rows[0]['sample_x']` holds a whole Series of 2 values" in failed[0].result.error
+    assert script.calls["Collect one record"] == 2  # the `xs` field no output lists did not fail it
+    assert (folder / "kinds.csv").read_text().splitlines() == ["kind,sample_x", "a,1.0", "b,3.0"]

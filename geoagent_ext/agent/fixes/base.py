@@ -57,6 +57,7 @@ class TrialFacts:
     keeps_invalid: bool = False  # the contract keeps invalid features, repaired
     spatial_output: bool = False  # an output of the contract has geometries
     spatial_paths: tuple[str, ...] = ()  # the contract's outputs that have geometries
+    output_columns: tuple[str, ...] = ()  # the columns the contract's outputs list
 
 
 _BY_STRATEGY: dict[str, Rule] = {}
