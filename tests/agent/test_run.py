@@ -279,6 +279,29 @@ async def test_set_crs_on_data_with_another_crs_reprojects_without_the_model(wor
     assert script.calls["Web Mercator"] == 1
 
 
+async def test_a_loop_that_appends_an_earlier_steps_records_again_starts_its_list_empty(workdir, tmp_path):
+    """bangkok-multicrs at 5826e83: a step inserted to create the list `layer` ran the whole loop, and
+    the step after it appended every record again, so the table had each layer twice. The trial
+    fails the second loop and the list is started empty in it, without a model call; a loop that
+    appends new records to a list an earlier step filled is left alone."""
+    repaired, error, printed, script = await _guarded_run(
+        workdir,
+        tmp_path,
+        "one record per point",
+        ["Load the points.", "Create the list of records.", "Collect one record per point.", "Print the records."],
+        {
+            "Load the points": [POINTS],
+            "Create the list": ["records = []\nfor n in pts['name']:\n    records.append({'name': n})"],
+            "Collect one record": ["for n in pts['name']:\n    records.append({'name': n})"],
+            "Print the records": ["records.append({'name': 'extra'})\nprint([r['name'] for r in records])"],
+        },
+    )
+    assert repaired.strategy == "records_again" and "+records = []" in repaired.diff
+    assert "`records`: this step appended again the 3 records it already held" in error
+    assert printed == "['a', 'b', 'c', 'extra']"
+    assert script.calls["Collect one record"] == 1
+
+
 async def test_a_step_that_empties_a_column_it_had_is_not_committed(workdir, tmp_path):
     """lagos at ab135b6: `gdf = gpd.GeoDataFrame(gdf.geometry.to_crs(26391), columns=gdf.columns)`
     ran, was committed, and left `hex_id` empty in every row; the after-step check warned, and

@@ -42,9 +42,8 @@ class ColumnInRecord(Rule):
         )
 
 
-def record_lists(code: str) -> list[str]:
-    """Names ``code`` collects into (``name.append(...)``, ``name.extend(...)``, ``name += [...]``) or
-    binds to a list display or comprehension: where records of a table are gathered."""
+def appended_lists(code: str) -> list[str]:
+    """Names ``code`` appends to: ``name.append(...)``, ``name.extend(...)``, ``name += [...]``."""
     tree = codeinfo.parse(code)
     if tree is None:
         return []
@@ -59,11 +58,21 @@ def record_lists(code: str) -> list[str]:
             found.append(node.func.value.id)
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
             found.append(node.target.id)
-        elif (
-            isinstance(node, ast.Assign)
-            and isinstance(node.value, (ast.List, ast.ListComp))
-            and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name)
-        ):
-            found.append(node.targets[0].id)
     return list(dict.fromkeys(found))
+
+
+def record_lists(code: str) -> list[str]:
+    """Names ``code`` appends to or binds to a list display or comprehension: where records of a
+    table are gathered."""
+    tree = codeinfo.parse(code)
+    if tree is None:
+        return []
+    bound = [
+        node.targets[0].id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, (ast.List, ast.ListComp))
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+    ]
+    return list(dict.fromkeys(appended_lists(code) + bound))

@@ -516,6 +516,22 @@ def filled_columns(names):
     return found
 
 
+def record_reprs(names):
+    """{name: [repr of each record]} for each of ``names`` holding a list of dicts (at most 500
+    records): asked before a step that appends to them, so its trial can tell a loop that appended
+    again the records an earlier step had collected."""
+    ns = _ns()
+    found = {}
+    for name in names:
+        obj = ns.get(name)
+        if isinstance(obj, list) and obj and len(obj) <= 500 and all(isinstance(r, dict) for r in obj):
+            try:
+                found[name] = [repr(r) for r in obj]
+            except Exception:
+                continue
+    return found
+
+
 def geo_present(names):
     """{name: [rows, geometries neither null nor empty]} for each of ``names`` holding a
     GeoDataFrame or GeoSeries: asked before a step that buffers their geometry by 0, so its trial

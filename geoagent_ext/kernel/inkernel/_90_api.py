@@ -13,6 +13,7 @@ _API = {
     "geo_frames": geo_frames,
     "geo_present": geo_present,
     "filled_columns": filled_columns,
+    "record_reprs": record_reprs,
     "geometry_names": geometry_names,
     "selection_source": selection_source,
     "series_source": series_source,

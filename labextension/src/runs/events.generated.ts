@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 791319d7b94bed97a7369683488c017953e54b15f321fe0f7a4cd9e95c161653
+ * schema-sha256: f746a79ec03c8fc4b1c9742b4aab5c934f1d578f5f791dffa12988f09d8e36d4
  */
 
 export type RunEvent =
@@ -324,6 +324,7 @@ export interface Repaired {
     | 'keep_frame'
     | 'make_valid'
     | 'own_column'
+    | 'records_again'
     | 'keep_geometry'
     | 'set_geometry'
     | 'extra_geometries'

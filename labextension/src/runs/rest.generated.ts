@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: 4a199ef2fb5c11a244e3303b61f6b4460ca4d0cd5e94601322869cc6d4b426e0
+ * schema-sha256: 0a4d882e24e4e37a4e85f2f7ecbae2385866a64e008b04161520569710414b60
  */
 import type {
   ApprovalGiven,
