@@ -698,6 +698,33 @@ def test_geometry_left_alone_but_reprojected_gets_the_input_s_own_shapes_back(tm
     assert check(contract, tmp_path)[kept.text][0] is False
 
 
+def test_geometry_left_alone_but_lost_comes_back_when_the_rows_are_the_inputs_in_order(tmp_path):
+    """bangkok-coercion at 2565866: the typed columns were put in a new GeoDataFrame without a
+    geometry, and the file written had none (`"geometry": null` in every feature). Its rows are the
+    input's, in order (a column whose input values are all distinct reads the same row for row), so
+    the mend puts the input's shapes back; rows in another order get nothing and still fail."""
+    shapes = [CW_SQUARE, CW_SQUARE.centroid, CW_SQUARE.exterior]
+    src = gpd.GeoDataFrame({"sid": ["1", "2", "3"], "name": ["a", "b", "c"]}, geometry=shapes, crs=4326)
+    src.to_file(tmp_path / "in.geojson")
+    contract = _all_gating_derived(
+        "Write `out.geojson` from `in.geojson` with `sid` as integers. Leave the geometry alone.",
+        ["out.geojson"],
+        input_facts(tmp_path),
+    )
+    [kept] = [r for r in contract.requirements if r.kind == "geometry_unchanged"]
+    lost = gpd.GeoDataFrame({"sid": [1, 2, 3], "name": ["a", "b", "c"]})
+    lost.to_file(tmp_path / "out.geojson", driver="GeoJSON")
+    failed, mended = _run_mends(contract, "out.geojson", tmp_path)
+    assert kept in failed and kept in mended
+    assert check(contract, tmp_path)[kept.text] == (True, "every geometry is one of in.geojson's, same CRS")
+    out = gpd.read_file(tmp_path / "out.geojson")
+    assert out["sid"].tolist() == [1, 2, 3] and out.geom_type.tolist() == ["Polygon", "Point", "LineString"]
+    # Rows in another order: nothing tells which shape is whose, so the mend leaves the file failing.
+    gpd.GeoDataFrame(lost.iloc[[2, 0, 1]]).to_file(tmp_path / "out.geojson", driver="GeoJSON")
+    _run_mends(contract, "out.geojson", tmp_path)
+    assert check(contract, tmp_path)[kept.text][0] is False
+
+
 def test_polygons_the_request_discards_below_an_area_are_checked_and_dropped(tmp_path):
     """cairo-dedup at e85742a: "discard any polygon fragments smaller than 1 m²" was never checked;
     30 slivers stayed, every other requirement held and the run said `succeeded` (graded 0.71)."""

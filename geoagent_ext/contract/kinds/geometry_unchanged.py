@@ -27,16 +27,21 @@ def _kind_geometry_unchanged(params, data, sources):
 
 
 def _put_back(p, site):
-    """A file that holds, row for row, the input's own shapes reprojected gets them back in the
-    input's CRS."""
+    """The input's own shapes, in its CRS, on a file that holds them row for row reprojected, or
+    that lost every geometry (a frame rebuilt from its columns) while its rows stay the input's, in
+    order: a column whose input values are all distinct reads the same, row for row."""
     if not p.get("input"):
         return []
     return [
         f"_src = {read(str(p['input']))}",
         "_back = _mend.geometry.to_crs(_src.crs) if _mend.crs is not None and _src.crs is not None else _mend.geometry",
         "_tol = 1e-7 if _src.crs is None or _src.crs.is_geographic else 1e-3",
+        "_same_rows = len(_mend) == len(_src) and any(c in _src.columns and c != _mend.geometry.name "
+        "and _src[c].nunique() == len(_src) and [str(v) for v in _mend[c]] == [str(v) for v in _src[c]] "
+        "for c in _mend.columns)",
         "if len(_back) == len(_src) and all(a is not None and b is not None and "
-        "shapely.hausdorff_distance(a, b) <= _tol for a, b in zip(_back.values, _src.geometry.values)):",
+        "shapely.hausdorff_distance(a, b) <= _tol for a, b in zip(_back.values, _src.geometry.values)) "
+        "or (len(_mend) and _mend.geometry.isna().all() and _same_rows):",
         "    _mend = _mend.set_geometry(gpd.GeoSeries(_src.geometry.values, index=_mend.index, crs=_src.crs))",
     ]
 
