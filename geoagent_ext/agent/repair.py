@@ -15,6 +15,8 @@ from .fixes import Diagnosis
 from .gis_hints import GEO_MEMBERS
 
 _NAME_ERROR = re.compile(r"name '([^']+)' is not defined")
+# the path of "No such file or directory: 'x.csv'" or of pyogrio's "x.csv: No such file or directory"
+_MISSING_FILE = re.compile(r"No such file or directory: ['\"]([^'\"]+)['\"]|([^\s:'\"]+): No such file or directory")
 _ATTR_ERROR = re.compile(r"'?([\w.]+)'? (?:object|module) has no attribute '([^']+)'")
 _MODULE_ATTR = re.compile(r"module '([\w.]+)' has no attribute '([^']+)'")
 _IMPORT_NAME = re.compile(r"cannot import name '([^']+)' from '([\w.]+)'")
@@ -71,6 +73,10 @@ def _asked(failure: fixes.Failure) -> Diagnosis:
             "example_name" if copied_from_example(name, failure.examples, failure.own_words) else "insert_subtask"
         )
         return Diagnosis(strategy, message, name=name)
+    missing = _MISSING_FILE.search(evalue) if ename in ("FileNotFoundError", "DataSourceError") else None
+    path = (missing.group(1) or missing.group(2)) if missing else ""
+    if path and copied_file_from_example(path, failure.examples, failure.own_words):
+        return Diagnosis("example_name", message, name=path, expression="file")
     module = _MODULE_ATTR.search(evalue) if ename == "AttributeError" else None
     if module:
         return Diagnosis("members", message, name=module.group(2), expression=module.group(1))
@@ -97,8 +103,19 @@ def copied_from_example(name: str, examples: str, own_words: str) -> bool:
     return bool(used) and not re.search(rf"\b{re.escape(name)}\b", own_words)
 
 
+def copied_file_from_example(path: str, examples: str, own_words: str) -> bool:
+    """``path`` (its file name) is read in a docs example and named nowhere in the request or the step."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    return bool(name) and name in examples and name not in own_words
+
+
 async def enrich(diagnosis: Diagnosis, code: str, lineno: int | None, kernel) -> str:
     """Facts from the live kernel for the next prompt (empty when there are none)."""
+    if diagnosis.strategy == "example_name" and diagnosis.expression == "file":
+        return (
+            f"`{diagnosis.name}` is a file of an example in the documentation, not of this data: read only "
+            "the files the request names (listed above), or use the session's variables that already hold them."
+        )
     if diagnosis.strategy == "example_name":
         return (
             f"`{diagnosis.name}` is the variable of an example in the documentation, not one of this session: "

@@ -364,6 +364,32 @@ def test_a_geo_method_on_a_plain_frame_is_repaired_from_the_data_profile():
     assert d.strategy == "members"
 
 
+def test_a_file_read_in_a_docs_example_is_named_as_the_examples_not_the_datas():
+    """bangkok-coercion at 2565866: a repair read `sites.csv`, the file of a recipe it was shown,
+    and failed on a missing file; the next prompt says it is the example's file."""
+    docs = "Recipe: csv-coordinates\ndf = pd.read_csv('sites.csv')\nsites = gpd.GeoDataFrame(df)"
+    own = "Fix the numeric columns of `stations.geojson` and write `typed.geojson`."
+    for ename, evalue in [
+        ("FileNotFoundError", "[Errno 2] No such file or directory: 'sites.csv'"),
+        ("DataSourceError", "sites.csv: No such file or directory"),
+    ]:
+        d = repair.classify("df = pd.read_csv('sites.csv')", ename, evalue, "", 1, examples=docs, own_words=own)
+        assert (d.strategy, d.name, d.expression) == ("example_name", "sites.csv", "file")
+        note = asyncio.run(repair.enrich(d, "", 1, None))
+        assert note.startswith("`sites.csv` is a file of an example in the documentation, not of this data")
+    # A file the request names is the user's, missing or not: the general advice stays.
+    d = repair.classify(
+        "pd.read_csv('sites.csv')",
+        "FileNotFoundError",
+        "No such file or directory: 'sites.csv'",
+        "",
+        1,
+        examples=docs,
+        own_words="Read `sites.csv` and count its rows.",
+    )
+    assert d.strategy != "example_name"
+
+
 def test_a_name_copied_from_a_docs_example_is_not_given_a_step_of_its_own():
     docs = "Recipe: buffer-in-metres\nutm = stations.estimate_utm_crs()\nbuffers = stations.to_crs(utm)"
     code = "utm = stations.estimate_utm_crs()"
