@@ -675,18 +675,25 @@ def test_the_nearest_features_name_is_checked_and_taken_by_the_mend(tmp_path):
     assert check(table, tmp_path)[named.text][0], check(table, tmp_path)[named.text]
 
 
+def _geometry_left_alone(src, folder):
+    """``src`` written as the input, and the contract of a typing request that leaves its geometry
+    alone, with its ``geometry_unchanged`` requirement."""
+    src.to_file(folder / "in.geojson")
+    contract = _all_gating_derived(
+        "Write `out.geojson` from `in.geojson` with `sid` as integers. Leave the geometry alone.",
+        ["out.geojson"],
+        input_facts(folder),
+    )
+    [kept] = [r for r in contract.requirements if r.kind == "geometry_unchanged"]
+    return contract, kept
+
+
 def test_geometry_left_alone_but_reprojected_gets_the_input_s_own_shapes_back(tmp_path):
     """bangkok-coercion at 270d815: the request left the geometry alone, the step wrote it in
     EPSG:10594 and three repairs kept `to_crs`. Row for row the input's shapes once back in its CRS:
     the mend puts the input's own geometries and CRS back; other shapes it leaves failing."""
     src = gpd.GeoDataFrame({"sid": ["1", "2"]}, geometry=[CW_SQUARE, CW_SQUARE.centroid], crs=4326)
-    src.to_file(tmp_path / "in.geojson")
-    contract = _all_gating_derived(
-        "Write `out.geojson` from `in.geojson` with `sid` as integers. Leave the geometry alone.",
-        ["out.geojson"],
-        input_facts(tmp_path),
-    )
-    [kept] = [r for r in contract.requirements if r.kind == "geometry_unchanged"]
+    contract, kept = _geometry_left_alone(src, tmp_path)
     src.assign(sid=[1, 2]).to_crs(10594).to_file(tmp_path / "out.geojson")
     failed, mended = _run_mends(contract, "out.geojson", tmp_path)
     assert kept in failed and kept in mended
@@ -705,13 +712,7 @@ def test_geometry_left_alone_but_lost_comes_back_when_the_rows_are_the_inputs_in
     the mend puts the input's shapes back; rows in another order get nothing and still fail."""
     shapes = [CW_SQUARE, CW_SQUARE.centroid, CW_SQUARE.exterior]
     src = gpd.GeoDataFrame({"sid": ["1", "2", "3"], "name": ["a", "b", "c"]}, geometry=shapes, crs=4326)
-    src.to_file(tmp_path / "in.geojson")
-    contract = _all_gating_derived(
-        "Write `out.geojson` from `in.geojson` with `sid` as integers. Leave the geometry alone.",
-        ["out.geojson"],
-        input_facts(tmp_path),
-    )
-    [kept] = [r for r in contract.requirements if r.kind == "geometry_unchanged"]
+    contract, kept = _geometry_left_alone(src, tmp_path)
     lost = gpd.GeoDataFrame({"sid": [1, 2, 3], "name": ["a", "b", "c"]})
     lost.to_file(tmp_path / "out.geojson", driver="GeoJSON")
     failed, mended = _run_mends(contract, "out.geojson", tmp_path)
