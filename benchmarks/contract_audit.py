@@ -42,7 +42,7 @@ def main() -> None:
     shared = ROOT.parent / "shared" / "bench"
     parser.add_argument("--suite", type=Path, default=shared / "geoagentbench-dev")
     parser.add_argument("--rewordings", type=Path, default=shared / "paraphrases" / "dev.json")
-    parser.add_argument("--only", default="dev,rewording,corpus,heldout,heldout2,heldout3,heldout4,heldout5")
+    parser.add_argument("--only", default="dev,rewording,corpus,heldout,heldout2,heldout3,heldout4,heldout5,heldout6")
     parser.add_argument("--details", action="store_true")
     parser.add_argument("--reader", choices=READERS, default="rules")
     parser.add_argument("--model", default="local:qwen2.5-coder-1.5b")

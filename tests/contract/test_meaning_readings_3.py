@@ -476,3 +476,35 @@ def test_a_total_area_per_group_in_acres(tmp_path):
     assert all(ok for ok, _ in results(contract, tmp_path, "measure_totals"))
     right.assign(acres=right.acres * ACRE / 1e4).to_csv(tmp_path / "water.csv", index=False)  # hectares
     assert not any(ok for ok, _ in results(contract, tmp_path, "measure_totals"))
+
+
+def test_an_order_said_of_a_records_nested_list_does_not_gate_an_order_across_records(tmp_path):
+    """A JSON list of records whose drawn shape puts `distance_m` in each record's nested list: "nearest
+    first" orders each list, so the flattened rows are not sorted across records. The reading is
+    shown, not gating; a key drawn at the record's own level still sorts the records."""
+    gpd.GeoDataFrame(
+        {"site_id": [1, 2, 3]}, geometry=[Point(16.30, 48.20), Point(16.31, 48.20), Point(16.40, 48.21)], crs=4326
+    ).to_file(tmp_path / "sites.geojson")
+    request = (
+        "For each site in sites.geojson list the two nearest other sites. Write near.json as a JSON list, one "
+        'element per site, shaped like {"site_id": 1, "near": [{"site_id": 2, "distance_m": 760.5}, ...]}, '
+        "with the neighbours nearest first."
+    )
+    contract = derive_contract(request, ["near.json"], facts_of(tmp_path))
+    assert [(r.params["name"], r.sure) for r in of_kind(contract, "sorted")] == [("distance_m", False)]
+    near = [
+        {"site_id": 1, "near": [{"site_id": 2, "distance_m": 743.0}, {"site_id": 3, "distance_m": 7458.0}]},
+        {"site_id": 2, "near": [{"site_id": 1, "distance_m": 743.0}, {"site_id": 3, "distance_m": 6725.0}]},
+        {"site_id": 3, "near": [{"site_id": 2, "distance_m": 6725.0}, {"site_id": 1, "distance_m": 7458.0}]},
+    ]
+    (tmp_path / "near.json").write_text(json.dumps(near))
+    assert all(
+        r.sure is False for r in contract.requirements if not all(ok for ok, _ in results(contract, tmp_path, r.kind))
+    )
+    flat = request.replace(
+        '{"site_id": 1, "near": [{"site_id": 2, "distance_m": 760.5}, ...]}', '{"site_id": 1, "distance_m": 760.5}'
+    )
+    flat = flat.replace("list the two nearest other sites", "give the distance to its nearest other site")
+    flat = flat.replace("with the neighbours nearest first", "with the sites nearest first")
+    contract = derive_contract(flat, ["near.json"], facts_of(tmp_path))
+    assert [(r.params["name"], r.sure) for r in of_kind(contract, "sorted")] == [("distance_m", True)]

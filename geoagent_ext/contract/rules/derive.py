@@ -203,7 +203,7 @@ def _derive(request: str, outputs: list[str], inputs: dict[str, dict], official_
             _row_rules(b, out, sentence, inputs, input_by_base, request)
     _same_as_another_output(b, attributed, input_by_base)
     _bound_by_column(b)
-    _order_words(b, attributed)
+    _order_words(b, attributed, request)
     _bounds_in_degrees(b, attributed)
     _none_dropped(b, attributed, inputs, request)
     _sort_by_named_column(b)

@@ -52,7 +52,7 @@ def _order_column(word: str, noun: str, names: list[str]) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
-def _order_words(b: _Builder, attributed: list[tuple[str, list[str], bool]]) -> None:
+def _order_words(b: _Builder, attributed: list[tuple[str, list[str], bool]], request: str) -> None:
     """Orders said in words ("largest district first", "in district-code order") of a table whose
     columns the request lists: sorted by the column the words are about."""
     for sentence, outs, sure in attributed:
@@ -71,8 +71,9 @@ def _order_words(b: _Builder, attributed: list[tuple[str, list[str], bool]]) -> 
                 column, descending = (column if column in names else None), False
             if column:
                 # A JSON document's nested lists are ordered within their parent; a top-level list of records
-                # is a table.
-                b.reading(sentence, sure and (_format(out) != "json" or _top_level_list(b, out)))
+                # is a table, unless the request draws the column inside a record's nested list or object.
+                table = _format(out) != "json" or (_top_level_list(b, out) and not _drawn_nested(request, column))
+                b.reading(sentence, sure and table)
                 b.add(
                     out,
                     "sorted",
@@ -80,6 +81,22 @@ def _order_words(b: _Builder, attributed: list[tuple[str, list[str], bool]]) -> 
                     name=column,
                     descending=descending,
                 )
+
+
+def _drawn_nested(text: str, name: str) -> bool:
+    """Whether the request draws ``name`` as a key only inside a record's nested list or object: an
+    object within an object (``{"id": 1, "near": [{"id": 2, "distance_m": 8.1}]}``, also as an element
+    of a list of records), so `distance_m` orders within each record's list, not across the records."""
+    nested = []
+    for m in re.finditer(r"[\"']" + re.escape(name) + r"[\"']\s*:", text):
+        stack: list[str] = []
+        for ch in text[: m.start()]:
+            if ch in "{[":
+                stack.append(ch)
+            elif ch in "}]" and stack:
+                stack.pop()
+        nested.append(stack.count("{") >= 2)
+    return bool(nested) and all(nested)
 
 
 def _top_level_list(b: _Builder, out: str) -> bool:
