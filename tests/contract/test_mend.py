@@ -806,3 +806,28 @@ def test_features_reshaped_where_the_request_asked_for_none_get_their_input_shap
     outlines.set_geometry(outlines.boundary).to_file(polygons / "sites.gpkg")
     passed, observed = check(contract, polygons)[kept.text]
     assert not passed and "2 of a kind (point, line, polygon) it has none of" in observed, observed
+
+
+def test_invalid_features_are_repaired_before_small_ones_are_discarded(tmp_path):
+    """cairo-dedup at fc90134: the mend discarded polygons under 1 m² before it repaired the invalid
+    ones, and a self-intersecting parcel (whose lobes cancel: an area near 0) went with the slivers, so
+    the repaired parcels the contract keeps were missing. Repaired first, each keeps its own area."""
+    bowtie = Polygon([(31.2, 30.0), (31.201, 30.001), (31.201, 30.0), (31.2, 30.001)])
+    side = 1e-6  # about 0.1 m by 0.1 m: a sliver
+    sliver = Polygon([(31.3, 30.0), (31.3 + side, 30.0), (31.3 + side, 30.0 + side), (31.3, 30.0 + side)])
+    square = Polygon([(31.4, 30.0), (31.401, 30.0), (31.401, 30.001), (31.4, 30.001)])
+    parcels = gpd.GeoDataFrame({"pid": ["a", "b", "c"]}, geometry=[bowtie, sliver, square], crs=4326)
+    parcels.to_file(tmp_path / "legacy.geojson")
+    parcels.to_parquet(tmp_path / "clean.geoparquet")
+    contract = derive_contract(
+        "Clean legacy.geojson into clean.geoparquet with one record per pid: discard polygon fragments smaller "
+        "than 1 m², and no invalid geometries.",
+        ["clean.geoparquet"],
+        input_facts(tmp_path),
+    )
+    kinds = {r.kind for r in contract.requirements}
+    assert {"min_area", "geometries_valid"} <= kinds
+    _run_mends(contract, "clean.geoparquet", tmp_path)
+    out = gpd.read_parquet(tmp_path / "clean.geoparquet")
+    assert out["pid"].tolist() == ["a", "c"] and out.is_valid.all()
+    assert all(ok for ok, _ in check(contract, tmp_path).values())

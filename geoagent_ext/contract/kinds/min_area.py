@@ -35,7 +35,7 @@ MIN_AREA = RequirementKind(
     check=_kind_min_area,
     geometry=True,
     mend=_dropped_small,
-    mend_order=GEOMETRY_MENDS + 1,
+    mend_order=GEOMETRY_MENDS + 10,  # after the validity repair: an invalid polygon's area is not its area
     advice=(
         "drop the polygons below the area on the ellipsoid (or in an equal-area CRS): "
         "gdf = gdf[gdf.to_crs(gdf.estimate_utm_crs()).area >= N]"
