@@ -327,6 +327,21 @@ def uncovered_requirements(descriptions: list[str | None], contract: Contract | 
         said = f"in `{req.output}`, {said}" if len(contract.outputs) > 1 else said
         if index is not None and said not in told.get(index, []):
             told.setdefault(index, []).append(said)
+    computed = mended_values(contract)
+    for req in contract.requirements:
+        name = str(req.params.get("name") or "")
+        if req.kind != "point_counts" or name not in computed:
+            continue
+        if any(re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", t, re.IGNORECASE) for t in texts.values()):
+            continue
+        base = req.output.rsplit("/", 1)[-1].lower()
+        index = next((i for i in writers if base in texts[i].lower()), writers[-1] if writers else None)
+        if index is not None:  # first: what the step writes comes before how its columns look
+            told.setdefault(index, []).insert(
+                0,
+                f"`{name}` is computed on the written file by its definition, so write one row per feature "
+                f"of `{req.params['polygons']}` with the other columns",
+            )
     return [
         (
             i,

@@ -788,3 +788,30 @@ def test_a_merge_between_two_named_files_is_seen_as_a_merge():
     }
     [(index, key, why)] = unshared_join_keys(plan, columns)
     assert (index, key) == (1, "district_code") and "spatial join" in why
+
+
+def test_the_writing_step_is_told_which_rows_to_write_when_the_mend_computes_the_count():
+    """vienna-pip at fc90134: the count steps were dropped (the mend counts by location), and the
+    step left to write "the resulting DataFrame" merged the districts with the stations on a key the
+    stations lack, five times. The writing step now says what the mend needs: a row per district."""
+    from geoagent_ext.agent.plan_check import uncovered_requirements
+    from geoagent_ext.contract import derive_contract
+
+    facts = {
+        "stations.geojson": {"columns": ["sid"], "geometry_type": "Point", "rows": 5},
+        "districts.geojson": {"columns": ["code", "name"], "geometry_type": "Polygon", "rows": 3},
+    }
+    request = (
+        "Count the stations of `stations.geojson` in every district of `districts.geojson` and write "
+        "`summary.csv` with `code`, `name` and `station_count`."
+    )
+    contract = derive_contract(request, ["summary.csv"], facts)
+    plan = ["Load `stations.geojson` and `districts.geojson`.", None, "Write the resulting DataFrame to `summary.csv`."]
+    [(index, text, _)] = uncovered_requirements(plan, contract)
+    assert index == 2 and text.startswith(
+        "Write the resulting DataFrame to `summary.csv`. (Before writing, also: `station_count` is computed on the "
+        "written file by its definition, so write one row per feature of `districts.geojson` with the other columns"
+    )
+    # A step that computes the count itself is not told: the mend then only checks it.
+    counted = plan[:2] + ["Count the stations per district as `station_count` and write `summary.csv`."]
+    assert all("computed on the written file" not in t for _, t, _ in uncovered_requirements(counted, contract))
