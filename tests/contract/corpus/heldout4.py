@@ -14,9 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ._common import (
-    EXAMPLES,
     WGS84,
-    dev,
     entry,
     geodesic_area_m2,
     geodesic_distance_m,
@@ -32,20 +30,21 @@ from ._common import (
     write_geojson,
     write_json,
 )
-
-VIENNA_DISTRICTS = EXAMPLES + "vienna_districts.geojson"
-VIENNA_STATIONS = EXAMPLES + "vienna_stations.geojson"
-VIENNA_DEM = EXAMPLES + "vienna_dem.tif"
-VIENNA_S2 = EXAMPLES + "vienna_s2_red_nir.tif"
-CT_ADDRESSES = EXAMPLES + "capetown_addresses.parquet"
-CT_HOSPITALS = EXAMPLES + "capetown_hospitals.parquet"
-LAGOS_HEX = dev("spa-l2-lagos-hotspot-overlaps", "lagos_hex_grid.geojson")
-LAGOS_LANDUSE = dev("spa-l2-lagos-hotspot-overlaps", "lagos_landuse.geojson")
-CAIRO_PARCELS = dev("dc-l2-cairo-invalid-dedup", "cairo_parcels_legacy.geojson")
-NYC_PARKS = dev("geo-l2-nyc-park-symdiff", "nyc_parks.gpkg")
-NYC_ADDRESSES = dev("fio-l1-nyc-csvwkt-addresses", "nyc_addresses.csv")
-LONDON = dev("crs-l1-london-laea-areas", "london_admin.geojson")
-FIJI = dev("crs-l2-fiji-antimeridian", "fiji_transects_wgs84.geojson")
+from ._inputs import (
+    CAIRO_PARCELS,
+    CT_ADDRESSES,
+    CT_HOSPITALS,
+    FIJI_TRANSECTS,
+    LAGOS_HEX,
+    LAGOS_LANDUSE,
+    LONDON_ADMIN,
+    NYC_ADDRESSES,
+    NYC_PARKS,
+    VIENNA_DEM,
+    VIENNA_DISTRICTS,
+    VIENNA_S2,
+    VIENNA_STATIONS,
+)
 
 UTM33N = "EPSG:32633"
 BNG = "EPSG:27700"
@@ -470,7 +469,7 @@ ENTRIES = [
         Many thanks,
         Priya
         """,
-        [LONDON],
+        [LONDON_ADMIN],
         ["london_boroughs_bng.gpkg", "greater_london_extent.json"],
         _london_boroughs,
         ["layer_left_in_wgs84", "share_of_all_features", "extent_in_degrees"],
@@ -483,7 +482,7 @@ ENTRIES = [
     entry(
         "h4-fiji-ten-longest-transects-nmi-with-summary",
         """
-        FIJI-22 — longest survey lines
+        FIJI_TRANSECTS-22 — longest survey lines
 
         fiji_transects_wgs84.geojson: give me the 10 longest transects as fiji_longest_transects.geojson
         (lon/lat, geometries as they are), with rank (1 = longest), transect_id, vessel, survey_date and
@@ -492,7 +491,7 @@ ENTRIES = [
         "survey": {"transects": 30, "vessels": 5, "total_nmi": ...}, where total_nmi is the length of ALL
         30 transects together, not only the ten.
         """,
-        [FIJI],
+        [FIJI_TRANSECTS],
         ["fiji_longest_transects.geojson"],
         _longest_transects,
         ["length_in_km", "summary_total_of_top10", "summary_inside_each_feature"],

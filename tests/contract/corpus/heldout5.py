@@ -15,9 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ._common import (
-    EXAMPLES,
     WGS84,
-    dev,
     entry,
     geodesic_area_m2,
     geodesic_distance_m,
@@ -30,18 +28,19 @@ from ._common import (
     write_geojson,
     write_json,
 )
-
-VIENNA_DISTRICTS = EXAMPLES + "vienna_districts.geojson"
-VIENNA_STATIONS = EXAMPLES + "vienna_stations.geojson"
-CT_HOSPITALS = EXAMPLES + "capetown_hospitals.parquet"
-CT_CLINICS = dev("dd-l1-capetown-clinics-bbox", "capetown_clinics.csv")
-VIENNA_MGI = dev("spa-l1-vienna-pip-count", "districts.geojson")
-BANGKOK_AQ = dev("dc-l1-bangkok-attribute-coercion", "bangkok_aq_stations.geojson")
-NYC_ADDRESSES = dev("fio-l1-nyc-csvwkt-addresses", "nyc_addresses.csv")
-NYC_PARKS = dev("geo-l2-nyc-park-symdiff", "nyc_parks.gpkg")
-LAGOS_LANDUSE = dev("spa-l2-lagos-hotspot-overlaps", "lagos_landuse.geojson")
-TOKYO_CONNECTORS = dev("geo-l1-tokyo-busstop-buffer", "tokyo_connectors.geojson")
-HERITAGE = dev("fio-l2-cairo-mixedgeom-split", "heritage_sites.geojson")
+from ._inputs import (
+    BANGKOK_AQ,
+    CT_CLINICS,
+    CT_HOSPITALS,
+    HERITAGE,
+    LAGOS_LANDUSE,
+    NYC_ADDRESSES,
+    NYC_PARKS,
+    TOKYO_CONNECTORS,
+    VIENNA_DISTRICTS,
+    VIENNA_MGI,
+    VIENNA_STATIONS,
+)
 
 UTM34S = "EPSG:32734"
 UTM54N = "EPSG:32654"

@@ -13,9 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ._common import (
-    EXAMPLES,
     WGS84,
-    dev,
     entry,
     geodesic_area_m2,
     geodesic_distance_m,
@@ -31,22 +29,23 @@ from ._common import (
     write_geojson,
     write_json,
 )
-
-VIENNA_DISTRICTS = EXAMPLES + "vienna_districts.geojson"
-VIENNA_STATIONS = EXAMPLES + "vienna_stations.geojson"
-VIENNA_S2 = EXAMPLES + "vienna_s2_red_nir.tif"
-VIENNA_DEM = EXAMPLES + "vienna_dem.tif"
-VIENNA_TASMAX = EXAMPLES + "vienna_tasmax_2023_2024.nc"
-CT_ADDRESSES = EXAMPLES + "capetown_addresses.parquet"
-CT_HOSPITALS = EXAMPLES + "capetown_hospitals.parquet"
-CT_CLINICS = dev("dd-l1-capetown-clinics-bbox", "capetown_clinics.csv")
-TOKYO_BUILDINGS = dev("dc-l1-tokyo-ring-orientation", "tokyo_buildings_legacy.geojson")
-CAIRO_PARCELS = dev("dc-l2-cairo-invalid-dedup", "cairo_parcels_legacy.geojson")
-FIJI_TRANSECTS = dev("crs-l2-fiji-antimeridian", "fiji_transects_wgs84.geojson")
-LONDON_ADMIN = dev("crs-l1-london-laea-areas", "london_admin.geojson")
-BANGKOK_DELIVERY = dev("dd-l2-bangkok-multicrs-audit", "bangkok_contractor_delivery.gpkg")
-LAGOS_HEX = dev("spa-l2-lagos-hotspot-overlaps", "lagos_hex_grid.geojson")
-LAGOS_LANDUSE = dev("spa-l2-lagos-hotspot-overlaps", "lagos_landuse.geojson")
+from ._inputs import (
+    BANGKOK_DELIVERY,
+    CAIRO_PARCELS,
+    CT_ADDRESSES,
+    CT_CLINICS,
+    CT_HOSPITALS,
+    FIJI_TRANSECTS,
+    LAGOS_HEX,
+    LAGOS_LANDUSE,
+    LONDON_ADMIN,
+    TOKYO_BUILDINGS,
+    VIENNA_DEM,
+    VIENNA_DISTRICTS,
+    VIENNA_S2,
+    VIENNA_STATIONS,
+    VIENNA_TASMAX,
+)
 
 UTM33N = "EPSG:32633"
 BNG = "EPSG:27700"
