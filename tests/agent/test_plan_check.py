@@ -735,6 +735,13 @@ def test_a_deliverable_is_written_later_when_a_later_step_names_it_or_writes():
     assert not written_later(["Load the parks.", "Plot them."], 0, "a.geojson")
 
 
+# The input facts of a points layer and a polygons layer keyed by `code` (the mend counts by location).
+_POINTS_IN_DISTRICTS = {
+    "stations.geojson": {"columns": ["sid"], "geometry_type": "Point", "rows": 5},
+    "districts.geojson": {"columns": ["code", "name"], "geometry_type": "Polygon", "rows": 3},
+}
+
+
 def test_steps_that_only_compute_a_count_or_rate_the_mend_computes_are_idle():
     """Example 01 at 481be20: "Group the merged frame by `district_code` and count the stations"
     and "Compute `stations_per_10km2` by dividing `station_count` by `area_km2`" ran on the joined
@@ -743,15 +750,11 @@ def test_steps_that_only_compute_a_count_or_rate_the_mend_computes_are_idle():
     from geoagent_ext.agent.plan_check import idle_steps
     from geoagent_ext.contract import derive_contract
 
-    facts = {
-        "stations.geojson": {"columns": ["sid"], "geometry_type": "Point", "rows": 5},
-        "districts.geojson": {"columns": ["code", "name"], "geometry_type": "Polygon", "rows": 3},
-    }
     request = (
         "Count the stations of `stations.geojson` in every district of `districts.geojson`, add stations per "
         "10 km², and write `summary.csv` with `code`, `name`, `area_km2`, `station_count` and `stations_per_10km2`."
     )
-    contract = derive_contract(request, ["summary.csv"], facts)
+    contract = derive_contract(request, ["summary.csv"], _POINTS_IN_DISTRICTS)
     assert {"point_counts", "density"} <= {r.kind for r in contract.requirements}
     plan = [
         "Load `stations.geojson` and `districts.geojson`.",
@@ -767,7 +770,9 @@ def test_steps_that_only_compute_a_count_or_rate_the_mend_computes_are_idle():
     ]
     idle = dict(idle_steps(plan, request, contract))
     assert sorted(idle) == [3, 4, 6, 7, 8] and "`station_count`" in idle[3] and "`stations_per_10km2`" in idle[4]
-    keyless = derive_contract(request.replace("`code`, `name`, ", ""), ["summary.csv"], facts)  # no key to carry counts
+    keyless = derive_contract(
+        request.replace("`code`, `name`, ", ""), ["summary.csv"], _POINTS_IN_DISTRICTS
+    )  # no key to carry counts
     assert 3 not in dict(idle_steps(plan, request, keyless))
 
 
@@ -797,15 +802,11 @@ def test_the_writing_step_is_told_which_rows_to_write_when_the_mend_computes_the
     from geoagent_ext.agent.plan_check import uncovered_requirements
     from geoagent_ext.contract import derive_contract
 
-    facts = {
-        "stations.geojson": {"columns": ["sid"], "geometry_type": "Point", "rows": 5},
-        "districts.geojson": {"columns": ["code", "name"], "geometry_type": "Polygon", "rows": 3},
-    }
     request = (
         "Count the stations of `stations.geojson` in every district of `districts.geojson` and write "
         "`summary.csv` with `code`, `name` and `station_count`."
     )
-    contract = derive_contract(request, ["summary.csv"], facts)
+    contract = derive_contract(request, ["summary.csv"], _POINTS_IN_DISTRICTS)
     plan = ["Load `stations.geojson` and `districts.geojson`.", None, "Write the resulting DataFrame to `summary.csv`."]
     [(index, text, _)] = uncovered_requirements(plan, contract)
     assert index == 2 and text.startswith(
