@@ -8,6 +8,7 @@ variables.
 
 from __future__ import annotations
 
+import ast
 import re
 import uuid
 from dataclasses import dataclass
@@ -152,7 +153,7 @@ class Planner:
             rewriter_messages(request, data_overview, plan, index, error), temperature=0.3, max_tokens=120
         )
         lines = [line for line in (raw.replace("**", "").strip() for raw in generation.text.splitlines()) if line]
-        lines = [line for line in lines if not line.startswith(("```", "#"))]
+        lines = [line for line in lines if not line.startswith(("```", "#")) and not _is_code(line)]
         # a line ending in ':' ("Replace the current step 4 with the following:") introduces the step
         lines = [line for i, line in enumerate(lines) if not (line.endswith(":") and i + 1 < len(lines))]
         if not lines:
@@ -162,3 +163,15 @@ class Planner:
         # Another step's words again is no new wording: it would drop the rewritten step from the
         # plan and leave a duplicate in its place.
         return description if description and description not in plan and len(description) < 400 else None
+
+
+def _is_code(line: str) -> bool:
+    """A line of Python (``stations = stations.to_frame()``, ``import x``), not a step in words: a
+    small model asked for a step's new wording sometimes answers with the failing code itself."""
+    if not any(mark in line for mark in ("=", "(", "import ")):
+        return False
+    try:
+        ast.parse(line)
+    except SyntaxError:
+        return False
+    return True

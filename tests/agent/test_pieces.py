@@ -605,6 +605,8 @@ async def test_a_rewritten_step_is_the_step_not_the_line_that_introduces_it():
             "gpd.sjoin(stations, districts, predicate='within').",
             "Count the stations per district:",
             "3. Compute areas.",
+            "stations = stations.to_frame()\nCount the stations of each district by a spatial join.",
+            "stations = stations.to_frame()",
         ]
     )
     planner = Planner(LLMClient(ScriptedChatModel(responder=lambda messages: next(answers)), retries=1))
@@ -615,6 +617,11 @@ async def test_a_rewritten_step_is_the_step_not_the_line_that_introduces_it():
     )
     assert await planner.rewrite("r", "", plan, 3, "KeyError") == "Count the stations per district:"  # the only line
     assert await planner.rewrite("r", "", plan, 3, "KeyError") is None  # another step's words: no rewording
+    # Example 01 at 546a1d2: the failing code came back as the step's new words; a line of code is no step.
+    assert (
+        await planner.rewrite("r", "", plan, 3, "KeyError") == "Count the stations of each district by a spatial join."
+    )
+    assert await planner.rewrite("r", "", plan, 3, "KeyError") is None
 
 
 def test_a_module_alias_used_without_its_import_gets_it_before_the_code_runs():
