@@ -170,8 +170,10 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
     ),
     (
         re.compile(r"^ModuleNotFoundError|^ImportError: (?!cannot import name)", re.M),
-        "The package is not installed in the kernel's environment; use what is installed "
-        "or install it with %pip install <package> and restart.",
+        "The package is not installed in the kernel's environment, and nothing is installed during a run: "
+        "write the step with the installed libraries instead (geopandas, shapely, pyproj, pandas, numpy); "
+        "geodesic distances in metres: pyproj.Geod(ellps='WGS84').inv(lon1, lat1, lon2, lat2)[2], or "
+        "GeoSeries.distance after to_crs to a projected CRS.",
     ),
     (
         re.compile(r"^KeyError: [\s\S]*\.merge\(", re.M),

@@ -53,6 +53,10 @@ def test_plain_pandas_and_missing_import_names_get_their_own_hints():
         "ImportError: cannot import name 'rioxarray' from 'rasterio'",
     )
     assert len(hints) == 1 and "does not exist in the module" in hints[0]
+    # Example 02 at 546a1d2: "install it with %pip" led the repairs to import geopy again and again.
+    hints = gis_hints("ModuleNotFoundError", "No module named 'geopy'", "ModuleNotFoundError: No module named 'geopy'")
+    assert len(hints) == 1 and "nothing is installed during a run" in hints[0] and "pip" not in hints[0]
+    assert "pyproj.Geod(ellps='WGS84').inv" in hints[0]
     for evalue in ("module 'geopandas' has no attribute 'concat'", "'GeoDataFrame' object has no attribute 'append'"):
         hints = gis_hints("AttributeError", evalue, f"AttributeError: {evalue}")
         assert "pd.concat([a, b], ignore_index=True)" in hints[0]  # first: before the generic "real members"
