@@ -176,6 +176,14 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
         "GeoSeries.distance after to_crs to a projected CRS.",
     ),
     (
+        # A band taken by its name from a raster read as a DataArray (`open_rasterio(path)['red']`)
+        re.compile(r"^KeyError: [\s\S]*open_rasterio\(", re.M),
+        "A raster read with rioxarray is one DataArray with a `band` dimension numbered from 1, not a "
+        "table of named bands: take a band with da.sel(band=1) (which band is which: the file's band "
+        "descriptions in da.attrs.get('long_name'), or rasterio.open(path).descriptions), as floats "
+        "with nodata masked: da.where(da != da.rio.nodata).astype('float64').",
+    ),
+    (
         re.compile(r"^KeyError: [\s\S]*\.merge\(", re.M),
         "merge needs a column both tables have: to relate two layers by location use "
         "gpd.sjoin(points, polygons, predicate='within') or gpd.sjoin_nearest(left, right, distance_col='distance'), "

@@ -57,6 +57,10 @@ def test_plain_pandas_and_missing_import_names_get_their_own_hints():
     hints = gis_hints("ModuleNotFoundError", "No module named 'geopy'", "ModuleNotFoundError: No module named 'geopy'")
     assert len(hints) == 1 and "nothing is installed during a run" in hints[0] and "pip" not in hints[0]
     assert "pyproj.Geod(ellps='WGS84').inv" in hints[0]
+    # Example 03 at 546a1d2: `riox.open_rasterio(path)['red']`, then ['B4'], failed until the user was needed.
+    traceback = "red = riox.open_rasterio('s2.tif')['red']\nKeyError: 'red'"
+    hints = gis_hints("KeyError", "'red'", traceback)
+    assert "da.sel(band=1)" in hints[0] and "long_name" in hints[0]
     for evalue in ("module 'geopandas' has no attribute 'concat'", "'GeoDataFrame' object has no attribute 'append'"):
         hints = gis_hints("AttributeError", evalue, f"AttributeError: {evalue}")
         assert "pd.concat([a, b], ignore_index=True)" in hints[0]  # first: before the generic "real members"
