@@ -13,7 +13,9 @@ from .base import Diagnosis, Failure, Rule, TrialFacts, for_each
 class MakeValid(Rule):
     """``buffer(0)`` (the old polygon repair) turns points and lines into empty polygons, and
     ``gdf = gdf[gdf.is_valid]`` drops the features a contract keeps repaired: the trial fails a step
-    that emptied or dropped them, and the buffer or the filter becomes ``make_valid``."""
+    that emptied or dropped them, and the buffer or the filter becomes ``make_valid``. Any other row
+    filter that drops them (``gdf[gdf.area >= 1]``: a self-intersecting polygon's lobes cancel, so its
+    area is near 0) runs after the repair instead."""
 
     strategy = "make_valid"
     order = 20
@@ -21,7 +23,7 @@ class MakeValid(Rule):
     async def guard(self, kernel: Any, code: str, facts: TrialFacts) -> str:
         buffered = zero_buffers(code)
         present = await run_probe(kernel, "geo_present", buffered) if buffered else None
-        filtered = validity_filters(code) if facts.keeps_invalid else []
+        filtered = row_filters(code) if facts.keeps_invalid else []
         invalid = await run_probe(kernel, "geo_invalid", filtered) if filtered else None
         return self._emptied_guard(present or {}) + self._dropped_guard(invalid or {})
 
@@ -70,8 +72,10 @@ class MakeValid(Rule):
         seen = self.tripped(failure)
         if seen is None:
             return None
-        rewrite = with_make_valid if seen.get("kind") == "emptied" else with_validity_repaired
-        valid = rewrite(failure.code, seen["name"])
+        if seen.get("kind") == "emptied":
+            valid = with_make_valid(failure.code, seen["name"])
+        else:  # the filter on validity becomes the repair; any other filter runs on repaired geometries
+            valid = with_validity_repaired(failure.code, seen["name"]) or with_repair_first(failure.code, seen["name"])
         return self.diagnosis(failure, name=seen["name"], fixed_code=valid) if valid else None
 
     def said(self, diagnosis: Diagnosis) -> str:
@@ -216,3 +220,44 @@ def with_validity_repaired(code: str, name: str) -> str | None:
     nodes = [node for root, node in _validity_filters(tree) if root == name] if tree is not None else []
     repaired = f"{name}.set_geometry({name}.geometry.make_valid(method='structure', keep_collapsed=False))"
     return codeinfo.replaced(code, [(node, repaired) for node in nodes]) if nodes else None
+
+
+def _row_filters(tree: ast.Module) -> list[tuple[str, ast.stmt]]:
+    """(name, statement) of each top-level ``name = name[<mask>]`` or ``name = name.loc[<mask>]``
+    of ``tree`` whose mask reads the geometries' validity or measures them (``.area``, ``.length``):
+    what an invalid geometry falsifies. A filter on attributes (a category, duplicates) is the step's own."""
+    found = []
+    for stmt in tree.body:
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+            continue
+        name, value = stmt.targets[0].id, stmt.value
+        while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):  # name[...].copy()
+            value = value.func.value
+        if not (isinstance(value, ast.Subscript) and _rows_of(value.value) == name):
+            continue
+        if _is_validity_mask(value.slice, name) or any(
+            isinstance(node, ast.Attribute) and node.attr in ("area", "length") for node in ast.walk(value.slice)
+        ):
+            found.append((name, stmt))
+    return found
+
+
+def row_filters(code: str) -> list[str]:
+    """Names ``code`` filters by their geometries' validity or measures (``gdf = gdf[gdf.area >= 1]``)."""
+    tree = codeinfo.parse(code)
+    return list(dict.fromkeys(name for name, _ in _row_filters(tree))) if tree is not None else []
+
+
+def with_repair_first(code: str, name: str) -> str | None:
+    """``code`` with ``name``'s geometries repaired (as the contract's mend repairs them) just before
+    its first row filter, so the filter reads repaired shapes. None when ``code`` has none for ``name``."""
+    tree = codeinfo.parse(code)
+    first = next((stmt for root, stmt in _row_filters(tree) if root == name), None) if tree is not None else None
+    if first is None:
+        return None
+    lines = code.splitlines()
+    indent = lines[first.lineno - 1][: first.col_offset]
+    repair = (
+        f"{indent}{name} = {name}.set_geometry({name}.geometry.make_valid(method='structure', keep_collapsed=False))"
+    )
+    return "\n".join(lines[: first.lineno - 1] + [repair] + lines[first.lineno - 1 :])
