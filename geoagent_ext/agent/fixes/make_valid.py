@@ -226,7 +226,7 @@ def _row_filters(tree: ast.Module) -> list[tuple[str, ast.stmt]]:
     """(name, statement) of each top-level ``name = name[<mask>]`` or ``name = name.loc[<mask>]``
     of ``tree`` whose mask reads the geometries' validity or measures them (``.area``, ``.length``):
     what an invalid geometry falsifies. A filter on attributes (a category, duplicates) is the step's own."""
-    found = []
+    found: list[tuple[str, ast.stmt]] = []
     for stmt in tree.body:
         if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
             continue
