@@ -334,3 +334,22 @@ def frame_writes(tree: ast.Module | None, methods: tuple[str, ...] = FRAME_WRITE
         if tree is not None
         else []
     )
+
+
+def appended_lists(code: str) -> list[str]:
+    """Names ``code`` appends to: ``name.append(...)``, ``name.extend(...)``, ``name += [...]``."""
+    tree = parse(code)
+    if tree is None:
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("append", "extend")
+            and isinstance(node.func.value, ast.Name)
+        ):
+            found.append(node.func.value.id)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            found.append(node.target.id)
+    return list(dict.fromkeys(found))

@@ -290,6 +290,12 @@ _ACTED_ON = frozenset(
 MAX_APPENDED = 4
 
 
+def _writing_step(output: str, writers: list[int], texts: dict[int, str]) -> int | None:
+    """The step that writes ``output``: the first writer that names it, else the last writer."""
+    base = output.rsplit("/", 1)[-1].lower()
+    return next((i for i in writers if base in texts[i].lower()), writers[-1] if writers else None)
+
+
 def uncovered_requirements(descriptions: list[str | None], contract: Contract | None) -> list[tuple[int, str, str]]:
     """(step index, its new wording, why) for the step that writes an output, told the requirements
     on that output's columns (or layers) no step of the plan names: the planner reads the contract but a small
@@ -320,8 +326,7 @@ def uncovered_requirements(descriptions: list[str | None], contract: Contract | 
             for name in names
         ):
             continue
-        base = req.output.rsplit("/", 1)[-1].lower()
-        index = next((i for i in writers if base in texts[i].lower()), writers[-1] if writers else None)
+        index = _writing_step(req.output, writers, texts)
         said = f"where `{names[0]}` is kept, {req.text}" if req.params.get("if_present") else req.text
         said = f"`{req.output}` {said}" if req.kind == "layers" else said
         said = f"in `{req.output}`, {said}" if len(contract.outputs) > 1 else said
@@ -334,8 +339,7 @@ def uncovered_requirements(descriptions: list[str | None], contract: Contract | 
             continue
         if any(re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", t, re.IGNORECASE) for t in texts.values()):
             continue
-        base = req.output.rsplit("/", 1)[-1].lower()
-        index = next((i for i in writers if base in texts[i].lower()), writers[-1] if writers else None)
+        index = _writing_step(req.output, writers, texts)
         if index is not None:  # first: what the step writes comes before how its columns look
             told.setdefault(index, []).insert(
                 0,

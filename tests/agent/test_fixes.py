@@ -216,7 +216,7 @@ def test_column_assignments_between_two_frames_are_the_ones_the_alignment_guard_
 
 def test_validity_filters_are_found_and_written_as_the_repair():
     code = "a = a[a.is_valid].copy()\nb = b[~b.geometry.is_valid]\nc = c[c['geometry'].is_valid]"
-    assert make_valid.validity_filters(code) == ["a", "c"]  # b keeps the invalid ones (an audit): not a filter to undo
+    assert make_valid.row_filters(code) == ["a", "c"]  # b keeps the invalid ones (an audit): not a filter to undo
     assert (
         make_valid.with_validity_repaired(code, "a").splitlines()[0]
         == "a = a.set_geometry(a.geometry.make_valid(method='structure', keep_collapsed=False)).copy()"
@@ -233,7 +233,7 @@ def test_validity_filters_written_per_geometry_or_through_loc_are_found_too():
         "t = t[t.geometry.apply(lambda g: u.is_valid)]\n"  # another object's validity
         "v = w[w.is_valid]\n"  # a new frame: the input keeps its features
     )
-    assert make_valid.validity_filters(code) == ["p", "q", "r"]
+    assert make_valid.row_filters(code) == ["p", "q", "r"]
     repaired = "{0} = {0}.set_geometry({0}.geometry.make_valid(method='structure', keep_collapsed=False))"
     for line, name in enumerate("pqr"):
         assert make_valid.with_validity_repaired(code, name).splitlines()[line] == repaired.format(name)

@@ -42,25 +42,6 @@ class ColumnInRecord(Rule):
         )
 
 
-def appended_lists(code: str) -> list[str]:
-    """Names ``code`` appends to: ``name.append(...)``, ``name.extend(...)``, ``name += [...]``."""
-    tree = codeinfo.parse(code)
-    if tree is None:
-        return []
-    found = []
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr in ("append", "extend")
-            and isinstance(node.func.value, ast.Name)
-        ):
-            found.append(node.func.value.id)
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            found.append(node.target.id)
-    return list(dict.fromkeys(found))
-
-
 def record_lists(code: str) -> list[str]:
     """Names ``code`` appends to or binds to a list display or comprehension: where records of a
     table are gathered."""
@@ -75,4 +56,4 @@ def record_lists(code: str) -> list[str]:
         and len(node.targets) == 1
         and isinstance(node.targets[0], ast.Name)
     ]
-    return list(dict.fromkeys(appended_lists(code) + bound))
+    return list(dict.fromkeys(codeinfo.appended_lists(code) + bound))

@@ -206,26 +206,23 @@ def _rows_of(node: ast.expr) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def validity_filters(code: str) -> list[str]:
-    """Names ``code`` filters to their valid geometries (``gdf = gdf[gdf.is_valid]``): the invalid
-    features are dropped, where a cleaning that keeps its records repairs them."""
-    tree = codeinfo.parse(code)
-    return list(dict.fromkeys(name for name, _ in _validity_filters(tree))) if tree is not None else []
-
-
 def with_validity_repaired(code: str, name: str) -> str | None:
     """``code`` with each ``name[name.is_valid]`` written ``name.set_geometry(name.geometry.make_valid(...))``
     (as the contract's mend repairs: polygons stay polygons). None when ``code`` has none for ``name``."""
     tree = codeinfo.parse(code)
     nodes = [node for root, node in _validity_filters(tree) if root == name] if tree is not None else []
-    repaired = f"{name}.set_geometry({name}.geometry.make_valid(method='structure', keep_collapsed=False))"
-    return codeinfo.replaced(code, [(node, repaired) for node in nodes]) if nodes else None
+    return codeinfo.replaced(code, [(node, _repaired(name)) for node in nodes]) if nodes else None
 
 
-def _row_filters(tree: ast.Module) -> list[tuple[str, ast.stmt]]:
+def _repaired(name: str) -> str:
+    """``name`` with its geometries repaired as the contract's mend repairs them (polygons stay polygons)."""
+    return f"{name}.set_geometry({name}.geometry.make_valid(method='structure', keep_collapsed=False))"
+
+
+def _measure_filters(tree: ast.Module) -> list[tuple[str, ast.stmt]]:
     """(name, statement) of each top-level ``name = name[<mask>]`` or ``name = name.loc[<mask>]``
-    of ``tree`` whose mask reads the geometries' validity or measures them (``.area``, ``.length``):
-    what an invalid geometry falsifies. A filter on attributes (a category, duplicates) is the step's own."""
+    of ``tree`` whose mask measures the geometries (``.area``, ``.length``): what an invalid geometry
+    falsifies (a self-intersecting polygon's lobes cancel). A filter on attributes is the step's own."""
     found: list[tuple[str, ast.stmt]] = []
     for stmt in tree.body:
         if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
@@ -233,31 +230,32 @@ def _row_filters(tree: ast.Module) -> list[tuple[str, ast.stmt]]:
         name, value = stmt.targets[0].id, stmt.value
         while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):  # name[...].copy()
             value = value.func.value
-        if not (isinstance(value, ast.Subscript) and _rows_of(value.value) == name):
-            continue
-        if _is_validity_mask(value.slice, name) or any(
-            isinstance(node, ast.Attribute) and node.attr in ("area", "length") for node in ast.walk(value.slice)
+        if (
+            isinstance(value, ast.Subscript)
+            and _rows_of(value.value) == name
+            and any(isinstance(n, ast.Attribute) and n.attr in ("area", "length") for n in ast.walk(value.slice))
         ):
             found.append((name, stmt))
     return found
 
 
 def row_filters(code: str) -> list[str]:
-    """Names ``code`` filters by their geometries' validity or measures (``gdf = gdf[gdf.area >= 1]``)."""
+    """Names ``code`` filters by their geometries' validity (``gdf = gdf[gdf.is_valid]``) or measures
+    (``gdf = gdf[gdf.area >= 1]``): either drops the invalid features a cleaning keeps repaired."""
     tree = codeinfo.parse(code)
-    return list(dict.fromkeys(name for name, _ in _row_filters(tree))) if tree is not None else []
+    if tree is None:
+        return []
+    return list(dict.fromkeys(name for name, _ in [*_validity_filters(tree), *_measure_filters(tree)]))
 
 
 def with_repair_first(code: str, name: str) -> str | None:
     """``code`` with ``name``'s geometries repaired (as the contract's mend repairs them) just before
-    its first row filter, so the filter reads repaired shapes. None when ``code`` has none for ``name``."""
+    its first filter on a measure, so the filter reads repaired shapes. None when ``code`` has none for ``name``."""
     tree = codeinfo.parse(code)
-    first = next((stmt for root, stmt in _row_filters(tree) if root == name), None) if tree is not None else None
+    first = next((stmt for root, stmt in _measure_filters(tree) if root == name), None) if tree is not None else None
     if first is None:
         return None
     lines = code.splitlines()
     indent = lines[first.lineno - 1][: first.col_offset]
-    repair = (
-        f"{indent}{name} = {name}.set_geometry({name}.geometry.make_valid(method='structure', keep_collapsed=False))"
-    )
+    repair = f"{indent}{name} = {_repaired(name)}"
     return "\n".join(lines[: first.lineno - 1] + [repair] + lines[first.lineno - 1 :])

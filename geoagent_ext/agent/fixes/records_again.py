@@ -7,7 +7,6 @@ from typing import Any
 from .. import codeinfo
 from ..probes import run_probe
 from .base import Diagnosis, Failure, Rule, TrialFacts, for_each
-from .column_in_record import appended_lists
 
 
 class RecordsAgain(Rule):
@@ -22,7 +21,7 @@ class RecordsAgain(Rule):
 
     async def guard(self, kernel: Any, code: str, facts: TrialFacts) -> str:
         bound = set(codeinfo.analyse(code).assigned)
-        names = [name for name in appended_lists(code) if name not in bound]
+        names = [name for name in codeinfo.appended_lists(code) if name not in bound]
         before = (await run_probe(kernel, "record_reprs", names) if names else None) or {}
         return for_each(
             before,
