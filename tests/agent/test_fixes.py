@@ -116,6 +116,29 @@ def test_a_selection_into_a_new_frame_written_to_a_spatial_output_keeps_the_geom
     assert column_selections(code.replace("geoparquet", "parquet"), ("out/named.csv",)) == []
 
 
+def test_a_frame_another_library_failed_to_write_to_a_vector_file_is_written_with_to_file(tmp_path, monkeypatch):
+    """A module function given a frame and a vector file's path failed (here a name the module
+    lacks): the next attempt writes the frame with ``to_file``, keeping its ``layer=``, and it runs."""
+    import types
+
+    import geopandas as gpd
+
+    monkeypatch.chdir(tmp_path)
+    code = "import geemap\ngeemap.gdf_to_gpkg(pts, 'out/pts.gpkg', layer='points', overwrite=True)\nprint(len(pts))"
+    namespace = {"pts": _points(), "geemap": types.ModuleType("geemap")}
+    (tmp_path / "out").mkdir()
+    with pytest.raises(AttributeError) as raised:
+        exec(code.split("\n", 1)[1], namespace)
+    d = repair.classify(code, "AttributeError", str(raised.value), f"AttributeError: {raised.value}", 2)
+    assert d.strategy == "vector_write" and "`pts` to 'out/pts.gpkg'" in d.fix_said
+    assert d.fixed_code.splitlines()[1] == "pts.to_file('out/pts.gpkg', layer='points')"
+    exec(d.fixed_code.split("\n", 1)[1], namespace)
+    assert list(gpd.read_file("out/pts.gpkg", layer="points")["name"]) == ["a", "b"]
+    # a path that is not a vector file, or no frame first, is left to the other repairs
+    for other in ("geemap.gdf_to_csv(pts, 'pts.csv')", "geemap.read('pts.geojson', pts)", "pts.to_json('pts.geojson')"):
+        assert repair.classify(other, "AttributeError", "x", "AttributeError: x", 1).strategy != "vector_write"
+
+
 def test_a_frame_with_a_second_geometry_column_is_written_with_its_active_geometry(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code = "pts['centre'] = pts.centroid\nprint(len(pts))\npts.to_file('pts.geojson')"

@@ -249,6 +249,14 @@ async def test_a_name_imported_from_the_wrong_module_is_imported_from_where_the_
     moved = await fixes.diagnose_live(diagnosis, code, failed.lineno, BoundKernel(service, geo_kernel))
     assert moved.fixed_code == "n = pd.to_numeric(['1', '2']).sum()\nprint(n)"
     assert (await service.execute(geo_kernel, moved.fixed_code)).stdout.strip() == "3"
+    # A guessed submodule (`gpd.io.crs`): the name looked up after it is taken from its home.
+    code = 'import geopandas as gpd\nsource = gpd.io.crs.CRS("EPSG:4326")\nprint(source.to_epsg())'
+    failed = (await service.execute(geo_kernel, code)).error
+    diagnosis = repair.classify(code, failed.ename, failed.evalue, failed.message, failed.lineno)
+    moved = await fixes.diagnose_live(diagnosis, code, failed.lineno, BoundKernel(service, geo_kernel))
+    assert moved is not None and moved.name == "pyproj.CRS"
+    assert 'source = pyproj.CRS("EPSG:4326")' in moved.fixed_code.splitlines()
+    assert (await service.execute(geo_kernel, moved.fixed_code)).stdout.strip() == "4326"
 
 
 def test_the_helpers_parts_define_each_name_once():

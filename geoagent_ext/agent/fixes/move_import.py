@@ -32,6 +32,9 @@ class MoveImport(Rule):
         name, module = found.groups() if imported else found.groups()[::-1]
         try:
             homes = await kernel.probe("home_of", module, name, probe_timeout=30)
+            guessed = None if homes or imported else name_after(code, lineno, name)
+            if guessed:  # ``gpd.io.crs.CRS``: a guessed submodule; the name after it has a home
+                name, homes = guessed, await kernel.probe("home_of", module, guessed, probe_timeout=30)
         except Exception:  # introspection is advice; the model's repair still follows
             return None
         if not homes:
@@ -75,14 +78,29 @@ def with_import_moved(code: str, lineno: int | None, name: str, home: str) -> st
     return codeinfo.replaced(code, [(node, text)])
 
 
+def name_after(code: str, lineno: int | None, missing: str) -> str | None:
+    """The name looked up right after the missing attribute ``missing`` in a dotted chain on
+    ``lineno`` (``gpd.io.crs.CRS(...)``, ``crs`` missing: ``CRS``), or None when ``missing`` ends
+    every chain there."""
+    tree = codeinfo.parse(code)
+    if tree is None or not lineno:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.lineno == lineno and isinstance(node.value, ast.Attribute):
+            if node.value.attr == missing and _dotted(node.value.value):
+                return node.attr
+    return None
+
+
+def _dotted(node: ast.AST) -> bool:
+    return isinstance(node, ast.Name) or (isinstance(node, ast.Attribute) and _dotted(node.value))
+
+
 def with_attribute_moved(code: str, lineno: int | None, name: str, home: str) -> str | None:
     """``code`` with each ``<dotted name>.name`` on ``lineno`` written ``home.name``; None when there is none."""
     tree = codeinfo.parse(code)
     if tree is None or not lineno:
         return None
-
-    def dotted(node: ast.AST) -> bool:
-        return isinstance(node, ast.Name) or (isinstance(node, ast.Attribute) and dotted(node.value))
 
     edits = [
         (n, f"{home}.{name}")
@@ -90,7 +108,7 @@ def with_attribute_moved(code: str, lineno: int | None, name: str, home: str) ->
         if isinstance(n, ast.Attribute)
         and n.attr == name
         and n.lineno == lineno
-        and dotted(n.value)
+        and _dotted(n.value)
         and ast.unparse(n.value) != home
     ]
     return codeinfo.replaced(code, edits) if edits else None

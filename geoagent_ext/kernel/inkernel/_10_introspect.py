@@ -140,7 +140,8 @@ def home_of(module, name):
             for k, v in sorted(_ns().items())
             if isinstance(v, _types.ModuleType) and not k.startswith("_")
         }
-        for mod_name in [*bound, *_DATA_LIBRARIES]:
+        needed = _requirements_of(root)  # the package's own dependencies first: geopandas' CRS is pyproj's
+        for mod_name in sorted([*bound, *_DATA_LIBRARIES], key=lambda m: m.split(".")[0] not in needed):
             mod = sys.modules.get(mod_name)
             if (
                 mod_name.split(".")[0] != root
@@ -153,6 +154,20 @@ def home_of(module, name):
 
 
 _DATA_LIBRARIES = ("pandas", "numpy", "shapely", "geopandas", "pyproj")
+
+
+def _requirements_of(root):
+    """The import names of what the installed distribution of package ``root`` requires (extras
+    aside), or an empty set when its metadata cannot tell."""
+    import re
+    from importlib import metadata
+
+    try:
+        dist = metadata.packages_distributions().get(root, [root])[0]
+        wanted = [r for r in metadata.requires(dist) or [] if "extra ==" not in r]
+    except Exception:
+        return set()
+    return {re.split(r"[\s;<>=!~\[(]", r, maxsplit=1)[0].lower().replace("-", "_") for r in wanted}
 
 
 # ---------------------------------------------------------------- profiles

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: f746a79ec03c8fc4b1c9742b4aab5c934f1d578f5f791dffa12988f09d8e36d4
+ * schema-sha256: 5ca9a149bc77fd134349f6112108a8191eba95a7f1031b1a625a7f86c246c7f5
  */
 
 export type RunEvent =
@@ -327,6 +327,7 @@ export interface Repaired {
     | 'records_again'
     | 'keep_geometry'
     | 'set_geometry'
+    | 'vector_write'
     | 'extra_geometries'
     | 'rename_local'
     | 'fix_call'

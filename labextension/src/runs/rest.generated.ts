@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: 0a4d882e24e4e37a4e85f2f7ecbae2385866a64e008b04161520569710414b60
+ * schema-sha256: b0cda380b36d2766cf19a1f22382aa5b9cc9ad7387c6892301a917d2242c7c52
  */
 import type {
   ApprovalGiven,
