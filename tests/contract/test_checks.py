@@ -214,8 +214,13 @@ def test_numbers_written_as_text_must_be_numbers_when_the_request_is_about_numbe
         "Leave the string columns alone. Write `typed.geojson` and `summary.geojson`."
     )
     contract = derive_contract(request, ["typed.geojson", "summary.geojson"], facts)
-    texts = {(r.output, r.kind, r.params.get("name")): r.id for r in contract.requirements}
+    texts = {
+        (r.output, r.kind, r.params.get("name")): r.id for r in contract.requirements if not r.params.get("as_type")
+    }
+    read = {(r.output, r.params["name"]): r for r in contract.requirements if r.params.get("as_type")}
     assert ("typed.geojson", "integer", "sid") in texts and ("typed.geojson", "numeric", "value") in texts
+    # the numbers are the input's, read from the text: gating, as nothing in the request changes them
+    assert read["typed.geojson", "value"].sure and read["typed.geojson", "value"].params["as_type"] == "float64"
     assert ("typed.geojson", "values_from_input", "name") in texts and (
         "typed.geojson",
         "values_from_input",
@@ -247,6 +252,24 @@ def test_numbers_written_as_text_must_be_numbers_when_the_request_is_about_numbe
     fixed.to_file(tmp_path / "typed.geojson")
     fixed[["sid", "geometry"]].to_file(tmp_path / "summary.geojson")
     assert not {k: v for k, v in seen().items() if not v[0]}
+    # numbers cut to integers are numbers, but not the input's
+    fixed.assign(value=fixed["value"].fillna(0).astype(int)).to_file(tmp_path / "typed.geojson")
+    assert seen()[read["typed.geojson", "value"].id] == (
+        False,
+        "`value`: 3 of 3 values are none of st.geojson's, e.g. 84 (it has 80.9 … 84.5)",
+    )
+    # stored as float32, or a number made missing: still the input's numbers
+    fixed.assign(value=fixed["value"].astype("float32")).iloc[[0, 2]].to_parquet(tmp_path / "typed.parquet")
+    typed = derive_contract(request.replace("typed.geojson", "typed.parquet"), ["typed.parquet"], facts)
+    [values] = [r for r in typed.requirements if r.params.get("as_type") == "float64"]
+    assert in_folder(tmp_path, HELPER.check_contract, check_payload(typed))[
+        [r.id for r in typed.requirements].index(values.id)
+    ]["passed"]
+    fixed.assign(value=[84.5, None, None]).to_file(tmp_path / "typed.geojson")
+    assert seen()[read["typed.geojson", "value"].id][0] is True
+    # a request that also rounds them: shown, not gating
+    rounded = derive_contract(request + " Round the values to whole numbers.", ["typed.geojson"], facts)
+    assert [r.sure for r in rounded.requirements if r.params.get("as_type")] == [False, False]
 
 
 def test_null_invalid_and_repeated_geometries_and_templates_are_seen(tmp_path):

@@ -32,13 +32,16 @@ class ValuesFromInputParams(ColumnParams):
     as_key: bool = False  # compared as keys are ("01", 1 and 1.0 alike): a format may write a code either way
     missing_ok: bool = False  # the request lets rows stay blank ("otherwise leave `station_id` empty")
     placeholders: list[str] = []  # values the request names for rows without one ("`station_id` = none")
+    none_lost: bool = True  # with ``as_type``: no value of the input may go missing (a placeholder may)
 
 
 def _contract_converted_values(name, params, mine, theirs):
     """(passed, observed) of a column converted to another type: it holds the input's values in
     that type — the same instants (a naive time read as UTC; numbers are not instants: epoch
     milliseconds read as nanoseconds are 1970 dates) or the same numbers —
-    and loses none of them."""
+    and loses none of them (unless ``none_lost`` is off: a sentinel may become missing)."""
+    import bisect
+
     import pandas as pd
 
     dtype = str(params["as_type"]).lower()
@@ -56,8 +59,16 @@ def _contract_converted_values(name, params, mine, theirs):
         got, want = pd.to_numeric(mine, errors="coerce"), pd.to_numeric(theirs, errors="coerce")
         show = lambda v: f"{v:g}"  # noqa: E731
     known = set(want.dropna().tolist())
-    foreign = [v for v in got.dropna().tolist() if v not in known]
-    lost = int(got.isna().sum()) - int(want.isna().sum())
+    ordered = sorted(known)
+
+    def theirs_too(v):  # an instant exactly; a number stored in any width (float32's 12.7 is 12.69999981)
+        if v in known or isinstance(v, pd.Timestamp):
+            return v in known
+        i = bisect.bisect_left(ordered, v)
+        return any(abs(w - v) <= 1e-6 * max(1.0, abs(v)) for w in ordered[max(0, i - 1) : i + 1])
+
+    foreign = [v for v in got.dropna().tolist() if not theirs_too(v)]
+    lost = int(got.isna().sum()) - int(want.isna().sum()) if params.get("none_lost", True) else 0
     said = []
     if foreign:
         said.append(
@@ -216,5 +227,8 @@ VALUES_FROM_INPUT = RequirementKind(
     params=ValuesFromInputParams,
     check=_kind_values_from_input,
     reads="column",
-    advice="keep the input's original values of this column unchanged (do not renumber or rebuild it)",
+    advice=(
+        "keep the input's original values of this column unchanged (do not renumber or rebuild it); numbers read "
+        "from text: pd.to_numeric(df[COLUMN], errors='coerce'), without an astype(int) that cuts their decimals"
+    ),
 )

@@ -82,6 +82,15 @@ def _defect_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict], requ
 
 _IDENTIFIER = re.compile(r"(?:^|_)(?:id|code|key|uuid|ref|fid|no)$", re.IGNORECASE)
 
+# Words of a request that changes numbers, not only their type (rounds, rescales, fills, converts a
+# unit): then the typed numbers need not be the input's, and that requirement is shown, not gating.
+_CHANGED_NUMBERS = re.compile(
+    r"\b(round\w*|decimals?|scal\w*|multipl\w*|divid\w*|fill\w*|replac\w*|imput\w*|defaults?|zeros?|"
+    r"clip\w*|cap|capp\w*|clamp\w*|normali[sz]\w*|percent\w*|units?|kelvin|celsius|fahrenheit|"
+    r"metres?|meters?|feet|km|miles?|sentinels?|outliers?|invalid|negative)\b|°",
+    re.IGNORECASE,
+)
+
 
 def _number_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[str, dict]) -> None:
     """A request about numbers or types, over an input that writes numbers as text ("84.55"): in
@@ -118,3 +127,15 @@ def _number_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[st
                         name=name,
                         if_present=True,
                     )
+                # A type fixed, not the numbers: each is one the input writes (none cut or rounded)
+                b.reading(_output_words(b, out), sure=not _CHANGED_NUMBERS.search(words))
+                b.add(
+                    out,
+                    "values_from_input",
+                    f"`{name}` holds the numbers `{path}` writes as text, read as numbers (none cut or rounded)",
+                    name=name,
+                    input=path,
+                    as_type="float64" if kind != "integer" else "int64",
+                    none_lost=False,
+                    if_present=True,
+                )

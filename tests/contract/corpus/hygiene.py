@@ -1,10 +1,11 @@
-"""Data hygiene: deduplication, invalid geometry repair, single-part geometry, rows kept."""
+"""Data hygiene: deduplication, invalid geometry repair, single-part geometry, rows kept, numbers stored as text."""
 
 from __future__ import annotations
 
 import pandas as pd
 
 from ._common import dev, entry, read, write_csv, write_geojson
+from ._inputs import BANGKOK_AQ
 
 CAIRO = dev("dc-l2-cairo-invalid-dedup", "cairo_parcels_legacy.geojson")
 TOKYO = dev("dc-l1-tokyo-ring-orientation", "tokyo_buildings_legacy.geojson")
@@ -49,6 +50,17 @@ def _named_buildings(mistake):
     write_geojson(b, "named_buildings.geojson")
 
 
+def _numeric_readings(mistake):
+    s = read("bangkok_aq_stations.geojson")
+    if mistake != "left_as_text":
+        s["station_id"] = s["station_id"].astype(int)
+        for c in ("sensor_value", "pm25_ug_m3", "elevation_m"):
+            s[c] = pd.to_numeric(s[c], errors="coerce")
+            if mistake == "decimals_cut":
+                s[c] = s[c].fillna(0).astype(int)
+    s.to_file("bangkok_aq_numeric.gpkg", driver="GPKG")
+
+
 ENTRIES = [
     entry(
         "dedupe-on-key-keep-earliest-values-as-written",
@@ -63,6 +75,19 @@ ENTRIES = [
         _one_row_per_building,
         ["duplicates_kept", "latest_kept"],
         notes="Read as text so that ZIP codes and timestamps are written back exactly as given.",
+    ),
+    entry(
+        "readings-exported-as-text-made-numeric",
+        """
+        Every reading in bangkok_aq_stations.geojson came out of the vendor's export as text, so
+        nothing can be averaged. Turn them into proper numeric fields and save the stations as
+        bangkok_aq_numeric.gpkg; the Thai and English station names stay text, untouched.
+        """,
+        [BANGKOK_AQ],
+        ["bangkok_aq_numeric.gpkg"],
+        _numeric_readings,
+        ["left_as_text", "decimals_cut"],
+        notes="A reading is the number its text writes: 84.55 stays 84.55, not 84.",
     ),
     entry(
         "explode-to-single-part-polygons-only",
