@@ -189,7 +189,8 @@ def contract_conflicts(descriptions: list[str], contract: Contract | None) -> li
     (``geometry_unchanged``), a row filter or a sum over rows when an output must have one row per
     input feature (``rows_as_input``), dropping the invalid features an output keeps repaired
     (``geometries_valid`` with a key: the mend repairs them on the written file), a type conversion
-    of a column that keeps the input's values (``values_from_input``). A step that also measures or
+    of a column that keeps the input's values as they are (``values_from_input`` without ``as_type``:
+    with it, the conversion is asked for). A step that also measures or
     writes keeps its work, with the limit added. A step writing files named after the layers an
     output must have (``layers``: "save the layers as `points.gpkg`, `lines.gpkg`") is told they are
     layers of that output (it is never dropped: an input may have such a name)."""
@@ -233,7 +234,7 @@ def contract_conflicts(descriptions: list[str], contract: Contract | None) -> li
                     _REPAIRS,
                 )
             )
-        elif req.kind == "values_from_input" and req.params.get("name"):
+        elif req.kind == "values_from_input" and req.params.get("name") and not req.params.get("as_type"):
             limits.append(
                 (
                     _retypes(str(req.params["name"])),
