@@ -100,6 +100,7 @@ def _number_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[st
     as the input writes it: a code is not a quantity. A request that names none ("fix whatever keeps
     the numbers from working") means them all."""
     words = _FILE.sub(" ", request)
+    numbers_kept = not _CHANGED_NUMBERS.search(words)  # the request fixes their type, nothing else
     for path, facts in inputs.items():
         as_text = (facts.get("defects") or {}).get("numbers_as_text") or {}
         columns = set(facts.get("columns") or []) | set(as_text)
@@ -110,7 +111,8 @@ def _number_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[st
             for out in outputs:
                 if _format(out) in ("csv", "unknown"):
                     continue
-                b.reading(_output_words(b, out))
+                said = _output_words(b, out)
+                b.reading(said)
                 if kind == "integer":
                     b.add(
                         out,
@@ -128,7 +130,7 @@ def _number_rules(b: _Builder, request: str, outputs: list[str], inputs: dict[st
                         if_present=True,
                     )
                 # A type fixed, not the numbers: each is one the input writes (none cut or rounded)
-                b.reading(_output_words(b, out), sure=not _CHANGED_NUMBERS.search(words))
+                b.reading(said, sure=numbers_kept)
                 b.add(
                     out,
                     "values_from_input",
