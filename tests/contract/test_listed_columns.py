@@ -1,4 +1,4 @@
-"""A CSV whose request lists every column in a closed list has no column the request does not name
+"""A CSV or spatial file whose request lists every column in a closed list has no column the request does not name
 (the leftovers of a join): checked on real files, and mended by dropping them. An open list
 ("including", "plus the name") or a short one leaves extra columns alone."""
 
@@ -110,3 +110,52 @@ def test_columns_a_user_types_or_the_model_reads_are_asked_for_not_the_only_ones
     assert read and len(read[0].params["names"]) == 3 and not any(r.params.get("said_words") for r in read), [
         r.params for r in added
     ]
+
+
+SPATIAL_CLOSED = (
+    "For every address find the nearest clinic and the straight-line distance. Write `nearest.gpkg` with "
+    "address_id, clinic_name, distance_m and the address points."
+)
+
+
+def _nearest(folder, **extra):
+    import geopandas as gpd
+    from shapely.geometry import Point
+
+    layer = gpd.GeoDataFrame(
+        {"address_id": [1, 2], "clinic_name": ["A", "B"], "distance_m": [47.0, 812.5], **extra},
+        geometry=[Point(18.42, -33.92), Point(18.43, -33.93)],
+        crs="EPSG:4326",
+    )
+    layer.to_file(folder / "nearest.gpkg", driver="GPKG")
+
+
+def test_a_spatial_file_with_a_closed_list_has_no_join_leftovers_and_keeps_its_geometry(tmp_path):
+    """A join's index and the other layer's columns beside a closed list fail in a GeoPackage too;
+    the geometry column is the file's own and passes; the mend drops the leftovers and keeps it."""
+    import geopandas as gpd
+
+    contract = derive_contract(SPATIAL_CLOSED, ["nearest.gpkg"], {})
+    columns = _columns_requirement(contract)
+    assert columns.params.get("said_words") and not columns.params.get("no_stray"), columns.params
+    _nearest(tmp_path)
+    assert check(contract, tmp_path)[columns.text][0]
+    _nearest(tmp_path, index_right=[0, 3], clinic_id=["c1", "c4"])
+    passed, observed = check(contract, tmp_path)[columns.text]
+    assert not passed and "index_right" in observed and "clinic_id" in observed, observed
+    found = mend_code(contract, "nearest.gpkg", [columns])
+    assert found is not None
+    in_folder(tmp_path, exec, found[0], {})
+    mended = gpd.read_file(tmp_path / "nearest.gpkg")
+    assert list(mended.columns) == ["address_id", "clinic_name", "distance_m", "geometry"]
+    assert mended.crs.to_epsg() == 4326 and len(mended) == 2
+    assert check(contract, tmp_path)[columns.text][0]
+
+
+def test_an_open_list_for_a_spatial_file_leaves_other_columns_alone(tmp_path):
+    request = SPATIAL_CLOSED.replace("and the address points", "plus the address points")
+    contract = derive_contract(request, ["nearest.gpkg"], {})
+    columns = _columns_requirement(contract)
+    assert not columns.params.get("said_words"), columns.text
+    _nearest(tmp_path, clinic_id=["c1", "c4"])
+    assert check(contract, tmp_path)[columns.text][0]

@@ -40,7 +40,8 @@ def _kind_columns(params, data, sources):
         if params.get("no_stray")
         else []
     )
-    unsaid = _contract_unsaid_columns(have, params)
+    geometry = getattr(getattr(data, "geometry", None), "name", "geometry") if not isinstance(data, dict) else ""
+    unsaid = _contract_unsaid_columns(have, params, geometry)
     said = (
         ([f"missing {missing}; it has {sorted(have)[:15]}"] if missing else [])
         + ([f"also has {extra[:10]}, a geometry or row index not asked for"] if extra else [])
@@ -49,27 +50,31 @@ def _kind_columns(params, data, sources):
     return not said, "; ".join(said) or "all present"
 
 
-def _contract_unsaid_columns(have, params):
+def _contract_unsaid_columns(have, params, geometry="geometry"):
     """Columns beyond a closed list the request gave (``said_words`` set) that are not words of the
-    request either: what a join or a scratch computation left behind."""
+    request either: what a join or a scratch computation left behind. A spatial file's geometry
+    column (``geometry``: its name) is not one."""
     words = set(params.get("said_words") or [])
     if not words:
         return []
     listed = set(map(str, params.get("names") or []))
-    return [c for c in sorted(map(str, have)) if c not in listed and c.lower() not in words and c != "geometry"]
+    own = {"geometry", geometry}
+    return [c for c in sorted(map(str, have)) if c not in listed and c.lower() not in words and c not in own]
 
 
 def _columns_mend(p, site):
-    """Columns an input holds carried to the rows; in a table, the stray columns dropped (the listed
-    ones first, in their order)."""
-    if not ((p.get("no_stray") or p.get("said_words")) and not site.spatial):
+    """Columns an input holds carried to the rows; the stray columns dropped (the listed ones first,
+    in their order): in a table, geometry or row-index columns and, after a closed list, the columns
+    the request does not name; in a spatial file only the latter, its geometry column kept."""
+    if not (p.get("said_words") or (p.get("no_stray") and not site.spatial)):
         return carried(p)
     names = list(map(str, p.get("names") or []))
     stray = [str(n).lower() for n in p["no_stray"]] if isinstance(p.get("no_stray"), list) else []
     unsaid = f" or str(c).lower() not in {sorted(p['said_words'])!r}" if p.get("said_words") else ""
+    own = " or c == _mend.geometry.name" if site.spatial else ""
     return carried(p) + [
         f"_mend = _mend[[c for c in {names!r} if c in _mend.columns] + [c for c in _mend.columns if c not in "
-        f"{names!r} and not (str(c).lower() in {stray!r} or str(c).lower().startswith('unnamed:'){unsaid})]]"
+        f"{names!r} and (not (str(c).lower() in {stray!r} or str(c).lower().startswith('unnamed:'){unsaid}){own})]]"
     ]
 
 

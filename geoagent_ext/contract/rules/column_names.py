@@ -196,6 +196,21 @@ def _list_items(text: str) -> list[str]:
     return [i.strip("`") for i in re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", text)]
 
 
+# "... distance_m and the address points": a spatial file's list of columns that ends with its
+# geometry, said in prose; the geometry is the file's own column, not one more name
+_GEOMETRY_ITEM = re.compile(
+    r"(?:,\s*|\s+)and\s+(?:the|their|its)\s+(?:[A-Za-z]+\s+){0,2}"
+    r"(?:points?|geometr(?:y|ies)|polygons?|shapes?|lines?|locations?|outlines?|boundar(?:y|ies))\b",
+    re.IGNORECASE,
+)
+
+
+def _without_geometry_item(text: str) -> str:
+    """``text`` without the geometry closing a list of a spatial file's columns ("a, b, c and the
+    address points" reads as "a, b, c")."""
+    return _GEOMETRY_ITEM.sub("", text)
+
+
 def _listed_names(sentence: str, input_columns: set[str]) -> tuple[list[str], bool]:
     """(names, sure) of a plain list of an output's columns ("with park_class, parks and hectares"):
     sure with three names or more, or with one a name by its form or an input's column; two plain

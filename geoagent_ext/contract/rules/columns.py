@@ -1,8 +1,8 @@
 """The columns an output carries from its inputs: those a sentence says to keep, every column
 of a mended copy, a text column holding its input's values, the same columns as another output;
 no stray geometry or row-index column in a CSV (nor, after a closed list, a column the request does
-not name); each column's provenance; and a requirement on a column made sure by the output that
-surely has it.
+not name, in a CSV or a spatial file); each column's provenance; and a requirement on a column made
+sure by the output that surely has it.
 """
 
 from __future__ import annotations
@@ -105,13 +105,14 @@ def _no_stray_columns(b: _Builder, request: str) -> None:
     (``params.no_stray``), as a ``to_csv`` of a whole joined GeoDataFrame leaves (`geometry`,
     `index_right`). Other extra columns are allowed (a column the rules did not read as asked for
     may still be one: "its id, name, and area_km2"), unless a sentence listed every column as a
-    closed plain list of three names or more (``b.listed``): then a column that is neither listed
-    nor a word of the request (``params.said_words``) is a leftover of a join or a scratch column.
-    A spatial file's join index column, which graders pass, is not worth a repair."""
+    closed plain list of three names or more (``b.listed``): then a column of a table or of a
+    spatial file that is neither listed nor a word of the request (``params.said_words``) is a
+    leftover of a join or a scratch column. A spatial file's geometry column is its own: it is never
+    one of them."""
     words = sorted({w.lower() for w in _WORD.findall(request)})
     wanted = _GEOMETRY_WANTED.search(_affirmed(request))  # "no geometry column, no WKT" wants none
-    for req in [r for r in b.requirements if r.kind == "columns" and _format(r.output) == "csv"]:
-        if not wanted:
+    for req in [r for r in b.requirements if r.kind == "columns" and _format(r.output) in {"csv"} | SPATIAL]:
+        if not wanted and _format(req.output) == "csv":
             req.params["no_stray"] = list(STRAY_COLUMNS)
             req.text += STRAY_CLAUSE
         if req.output in b.listed and req.sure:

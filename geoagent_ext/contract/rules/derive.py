@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from ..formats import SPATIAL
 from ..input_layers import layer_inputs, named_layers, on_layers
 from ..kinds import KINDS, RequestView
 from ..model import Contract, OutputSpec, Requirement, RequirementEdit
@@ -26,6 +27,7 @@ from .column_names import (
     _record_keys,
     _ticked_list_after,
     _without_descriptions,
+    _without_geometry_item,
 )
 from .columns import (
     STRAY_CLAUSE,
@@ -159,8 +161,9 @@ def _derive(request: str, outputs: list[str], inputs: dict[str, dict], official_
             )
             part = _part_about(sentence, out, outs)
             fields = [f for f in _named_fields(part, exclude, input_columns, names_output) if f not in value_words]
+            listing = _without_geometry_item(part) if fmt in SPATIAL else part  # "... and the address points"
             listed, listed_sure = (
-                _listed_names(_without_descriptions(part), input_columns) if names_output else ([], False)
+                _listed_names(_without_descriptions(listing), input_columns) if names_output else ([], False)
             )
             layers = (
                 _ticked_list_after(sentence, _LAYER_WORD)
