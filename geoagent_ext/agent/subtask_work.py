@@ -44,6 +44,8 @@ if TYPE_CHECKING:
     from .kernel_handle import KernelHandle
 
 _CAUSE_RE = re.compile(r"^\s*(?:#\s*)?Cause\s*:\s*(.+)$", re.IGNORECASE | re.MULTILINE)  # a line or a comment
+# The repair's "# Cause: ..." comment: read into the diagnosis, never part of the code a step keeps
+_CAUSE_COMMENT = re.compile(r"^[ \t]*#[ \t]*Cause[ \t]*:.*(?:\n|$)", re.IGNORECASE | re.MULTILINE)
 LIBRARY_WORDS = {
     "geopandas": "geopandas",
     "shapely": "shapely",
@@ -296,7 +298,9 @@ class SubtaskWork:
         results, written files that are missing, broken, or lack the keys/columns the request
         names, measurements made in degrees and joins of layers in different CRSs (geopandas'
         warnings on ``stderr``), and each
-        requirement of the deliverable contract that a file this subtask wrote does not meet."""
+        requirement of the deliverable contract that a file this subtask wrote does not meet (a step
+        added to fix a file: that file, even when its code did not write it, so code that leaves the
+        file as it was does not solve the step)."""
         fields = fields_for(info.written_files, self.run.request)
         checks = await run_probe(
             self.run.kernel, "check_result", info.assigned, info.written_files, fields, self.run.known_empty_columns
@@ -307,6 +311,9 @@ class SubtaskWork:
         deliverables = self.run.deliverables
         if deliverables is not None:  # the contract's requirements of the deliverables this subtask wrote
             written = deliverables.outputs_written_by(info.written_files)
+            fixing = self.fixing_output()
+            if fixing is not None and fixing not in written:  # a step to fix a file is judged on it, written or not
+                written.append(fixing)
             if written:
                 pairs = await deliverables.check(written, subtask_id=self.subtask.id)
                 descriptions = [s.description for s in self.run.subtasks]
@@ -337,15 +344,18 @@ class SubtaskWork:
         mends = [m for m in mends if m not in code]
         return "\n\n".join([code.rstrip(), *mends]) if mends else None
 
+    def fixing_output(self) -> str | None:
+        """The output this step was added to fix (``requested.contract_subtask``), or None."""
+        contract = self.run.contract
+        if self.run.deliverables is None or contract is None:
+            return None
+        return contract_subtask_output(self.subtask.description, [o.path for o in contract.outputs])
+
     def closing_mend(self) -> str | None:
         """For the step the run adds to fix an output (``requested.contract_subtask``): the mend of
         that output's requirements that failed at the last check, run before any model call."""
         deliverables, contract = self.run.deliverables, self.run.contract
-        path = (
-            contract_subtask_output(self.subtask.description, [o.path for o in contract.outputs])
-            if deliverables is not None and contract is not None
-            else None
-        )
+        path = self.fixing_output()
         if path is None or deliverables is None or contract is None:
             return None
         failed = [
@@ -480,11 +490,16 @@ class _NotRunResult:
 def code_of(answer: str, accepted: Sequence[tuple[str, str]] = ()) -> str:
     """The Python of a coder's answer ('' when none), with the slips that are never meant rewritten
     by the registry's rules (``fixes.before_run``); ``accepted``: the steps run before it, whose
-    names (their imports) the code may use."""
+    names (their imports) the code may use. A repair's "# Cause:" comment is left out: it tells why
+    an earlier attempt failed (the diagnosis carries it), not what this code does, and kept in a
+    committed cell it reaches the notebook and the context of later steps, which copy it."""
     from ..llm.parsing import extract_code
 
     bound_before = {n for _, done in accepted for n in codeinfo.bound_names(done)}
-    return fixes.before_run(extract_code(answer) or "", bound_before)
+    code = extract_code(answer) or ""
+    without_cause = _CAUSE_COMMENT.sub("", code).strip("\n")
+    # an answer of nothing but comments stays as it was: it fails as "no code" and is shown so
+    return fixes.before_run(without_cause if without_cause.strip() else code, bound_before)
 
 
 def record_broken(attempt: Attempt, trial: Any, broken: str) -> Attempt:

@@ -123,6 +123,39 @@ async def test_a_deliverable_still_lacking_a_column_ends_partial_and_lists_it(wo
     assert len(replans) == 1 and "Fix `sites.csv`" in replans[0].subtasks[-1].description
 
 
+async def test_a_step_added_to_fix_a_file_is_not_solved_by_code_that_leaves_the_file_as_it_was(workdir, tmp_path):
+    """The closing "Fix `sites.csv` ..." step is judged on `sites.csv` even when its code writes no
+    file: an answer that only prints is an unmet requirement to repair, and the next answer, which
+    writes the column, makes the run succeed."""
+    write = "sites.drop(columns='geometry').to_csv('sites.csv', index=False)\nprint('ok')"
+    script = StepScript(
+        ["Load the sites.", "Write sites.csv."],
+        {
+            "Load the sites": [LOAD],
+            "Write sites.csv": [write],
+            "Fix `sites.csv`": [
+                "print(sites.columns.tolist())",
+                "sites.assign(elevation_m=0.0).drop(columns='geometry').to_csv('sites.csv', index=False)",
+            ],
+        },
+    )
+    model = ScriptedChatModel(responder=script)
+    async with real_kernel(workdir) as kernel:
+        run = make_run(
+            "Write `sites.csv` from `sites.geojson` with the columns `site_id`, `kind` and `elevation_m`.",
+            kernel,
+            model,
+            tmp_path,
+            max_attempts=2,
+            on_stuck="skip",
+        )
+        finished = await run.wait()
+    assert finished.status == "succeeded", (finished.message, finished.unmet)
+    assert script.calls["Fix `sites.csv`"] == 2
+    fix = [e for e in run.bus.history if e.type == "repaired" and e.subtask_id == run.subtasks[-1].id]
+    assert fix and fix[0].strategy == "semantic" and "elevation_m" in fix[0].diagnosis, fix
+
+
 async def test_a_column_to_derive_is_derived_from_its_provenance(workdir, tmp_path):
     derive = (
         "import json\nb = sites.total_bounds\n"

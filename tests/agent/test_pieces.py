@@ -798,3 +798,17 @@ def test_an_accumulator_the_code_appends_to_but_never_starts_is_started():
     assert scope["records"] == [{"layer": "a"}, {"layer": "b"}]
     assert start_list.with_list_started("records = load()\nrecords.append(1)", "records") is None  # bound here
     assert start_list.with_list_started("print(records)", "records") is None  # not appended to
+
+
+def test_a_repair_s_cause_comment_is_the_diagnosis_not_part_of_the_kept_code():
+    """The "# Cause:" line a repair starts with is read into the diagnosis; the code a step commits
+    (and later steps read) does not carry it. An answer of nothing else stays as it is (no code)."""
+    from geoagent_ext.agent.subtask_work import _CAUSE_RE, code_of
+
+    answer = "```python\n# Cause: 'metric' is not defined\nmetric = stops.to_crs(32654)\n  # cause: said twice\n```"
+    assert code_of(answer) == "metric = stops.to_crs(32654)"
+    assert _CAUSE_RE.search(answer).group(1) == "'metric' is not defined"
+    unfenced = "Cause: the CRS was geographic\n# Cause: the CRS was geographic\nx = 1"
+    assert code_of(unfenced) == "x = 1"
+    assert code_of("```python\n# Cause: x was never set.\n```") == "# Cause: x was never set."
+    assert code_of("```python\nx = 1  # Cause: inline notes stay\n```") == "x = 1  # Cause: inline notes stay"
