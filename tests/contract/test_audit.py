@@ -16,7 +16,7 @@ import pytest
 from geoagent_ext.bench.contract_audit import Auditor, corpus_case, details, dev_cases, figures, table
 from tests.contract.corpus import ENTRIES, group_of, input_path
 
-# The audit derives and checks 187 requests' contracts on their correct and broken deliverables
+# The audit derives and checks 169 requests' contracts on their correct and broken deliverables
 # (about 10 minutes on two loaded cores), once for the module: more than the suite's 600 s per test.
 pytestmark = pytest.mark.timeout(1800)
 
