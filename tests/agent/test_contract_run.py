@@ -95,26 +95,31 @@ async def test_a_crs_requirement_the_mend_cannot_meet_is_repaired_by_the_model_w
     assert gpd.read_file(workdir / "sites_grid.gpkg").crs.to_epsg() == 31287
 
 
-async def test_a_deliverable_still_lacking_a_column_ends_partial_and_lists_it(workdir, tmp_path):
+WRITE_SITES = "sites.drop(columns='geometry').to_csv('sites.csv', index=False)\nprint('ok')"
+
+
+async def _sites_csv_run(workdir, tmp_path, fixes: list[str]):
+    """A run asked for `sites.csv` with a column no step writes (`elevation_m`): the plan writes
+    the file without it, and ``fixes`` are the answers to the closing "Fix `sites.csv`" step."""
     script = StepScript(
         ["Load the sites.", "Write sites.csv."],
-        {
-            "Load the sites": [LOAD],
-            "Write sites.csv": ["sites.drop(columns='geometry').to_csv('sites.csv', index=False)\nprint('ok')"],
-            "Fix `sites.csv`": ["sites.drop(columns='geometry').to_csv('sites.csv', index=False)\nprint('still')"],
-        },
+        {"Load the sites": [LOAD], "Write sites.csv": [WRITE_SITES], "Fix `sites.csv`": fixes},
     )
-    model = ScriptedChatModel(responder=script)
     async with real_kernel(workdir) as kernel:
         run = make_run(
             "Write `sites.csv` from `sites.geojson` with the columns `site_id`, `kind` and `elevation_m`.",
             kernel,
-            model,
+            ScriptedChatModel(responder=script),
             tmp_path,
             max_attempts=2,
             on_stuck="skip",
         )
         finished = await run.wait()
+    return run, finished, script
+
+
+async def test_a_deliverable_still_lacking_a_column_ends_partial_and_lists_it(workdir, tmp_path):
+    run, finished, _ = await _sites_csv_run(workdir, tmp_path, [WRITE_SITES.replace("'ok'", "'still'")])
     assert finished.status == "partial"
     assert any("elevation_m" in u and "missing ['elevation_m']" in u for u in finished.unmet), finished.unmet
     assert "requirement(s) not met" in finished.message and "elevation_m" in finished.message
@@ -127,29 +132,11 @@ async def test_a_step_added_to_fix_a_file_is_not_solved_by_code_that_leaves_the_
     """The closing "Fix `sites.csv` ..." step is judged on `sites.csv` even when its code writes no
     file: an answer that only prints is an unmet requirement to repair, and the next answer, which
     writes the column, makes the run succeed."""
-    write = "sites.drop(columns='geometry').to_csv('sites.csv', index=False)\nprint('ok')"
-    script = StepScript(
-        ["Load the sites.", "Write sites.csv."],
-        {
-            "Load the sites": [LOAD],
-            "Write sites.csv": [write],
-            "Fix `sites.csv`": [
-                "print(sites.columns.tolist())",
-                "sites.assign(elevation_m=0.0).drop(columns='geometry').to_csv('sites.csv', index=False)",
-            ],
-        },
-    )
-    model = ScriptedChatModel(responder=script)
-    async with real_kernel(workdir) as kernel:
-        run = make_run(
-            "Write `sites.csv` from `sites.geojson` with the columns `site_id`, `kind` and `elevation_m`.",
-            kernel,
-            model,
-            tmp_path,
-            max_attempts=2,
-            on_stuck="skip",
-        )
-        finished = await run.wait()
+    fixes = [
+        "print(sites.columns.tolist())",
+        "sites.assign(elevation_m=0.0).drop(columns='geometry').to_csv('sites.csv', index=False)",
+    ]
+    run, finished, script = await _sites_csv_run(workdir, tmp_path, fixes)
     assert finished.status == "succeeded", (finished.message, finished.unmet)
     assert script.calls["Fix `sites.csv`"] == 2
     fix = [e for e in run.bus.history if e.type == "repaired" and e.subtask_id == run.subtasks[-1].id]
