@@ -111,11 +111,12 @@ def _no_stray_columns(b: _Builder, request: str) -> None:
     one of them."""
     words = sorted({w.lower() for w in _WORD.findall(request)})
     wanted = _GEOMETRY_WANTED.search(_affirmed(request))  # "no geometry column, no WKT" wants none
-    for req in [r for r in b.requirements if r.kind == "columns" and _format(r.output) in {"csv"} | SPATIAL]:
-        if not wanted and _format(req.output) == "csv":
+    for req in [r for r in b.requirements if r.kind == "columns"]:
+        fmt = _format(req.output)
+        if fmt == "csv" and not wanted:
             req.params["no_stray"] = list(STRAY_COLUMNS)
             req.text += STRAY_CLAUSE
-        if req.output in b.listed and req.sure:
+        if (fmt == "csv" or fmt in SPATIAL) and req.output in b.listed and req.sure:
             req.params["said_words"] = words
             req.text += UNSAID_CLAUSE
 
