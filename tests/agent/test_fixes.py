@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from geoagent_ext.agent import fixes, repair
 from geoagent_ext.agent.events import Repaired
 from geoagent_ext.agent.events_schema import sent_event_schema
-from geoagent_ext.agent.fixes import keep_frame, make_valid, own_column, set_geometry
+from geoagent_ext.agent.fixes import keep_frame, make_valid, measure_column, own_column, rebuilt_frame, set_geometry
 from geoagent_ext.agent.fixes.keep_frame import KeepFrame
 from geoagent_ext.agent.fixes.keep_geometry import KeepGeometry, column_selections, with_geometry_selected
 
@@ -194,6 +194,52 @@ def test_a_geodataframe_built_from_one_frame_s_columns_gets_that_frame_s_geometr
     assert d.fixed_code == "out = gpd.GeoDataFrame({'a': src['a'], 'b': src.b}, geometry=src.geometry)\nprint(out)"
     assert set_geometry.geometryless_builds("out = gpd.GeoDataFrame({'a': src['a']}, geometry=src.geometry)") == []
     assert set_geometry.geometryless_builds("out = gpd.GeoDataFrame({'a': src['a'], 'b': other['b']})") == []
+
+
+def test_a_frame_rebuilt_from_its_own_geometry_and_columns_keeps_its_values():
+    """``GeoDataFrame(geometry=gdf.geometry, columns=gdf.columns)`` gives NaN in every column: the
+    rewrite before the run keeps the frame's values and takes the geometry."""
+    code = (
+        "import geopandas as gpd\n"
+        "sites = gpd.GeoDataFrame(\n    geometry=sites.geometry.buffer(1),\n    crs=sites.crs,\n"
+        "    columns=sites.columns\n)\n"
+        "other = gpd.GeoDataFrame(geometry=sites['geometry'], columns=sites.columns, crs=sites.crs)\n"
+    )
+    fixed = fixes.before_run(code, {"sites"})
+    assert "sites = sites.set_geometry(sites.geometry.buffer(1))" in fixed
+    assert "other = sites.set_geometry(sites['geometry'])" in fixed
+    space = {"sites": _points()}
+    exec(compile(fixed, "<fixed>", "exec"), space)
+    assert space["sites"]["name"].tolist() == ["a", "b"] and space["sites"].geom_type.tolist() == ["Polygon"] * 2
+    assert space["other"]["name"].tolist() == ["a", "b"] and space["other"].crs.to_epsg() == 4326
+    asked = {"sites": _points()}
+    exec(compile(code, "<asked>", "exec"), asked)
+    assert asked["sites"]["name"].isna().all()  # the mistake the rewrite removes
+    for kept in (
+        "x = gpd.GeoDataFrame(geometry=a.geometry, columns=b.columns)",  # another frame's columns
+        "x = gpd.GeoDataFrame(a, geometry=a.geometry, columns=a.columns)",  # given its data
+        "x = gpd.GeoDataFrame(geometry=a.geometry, columns=a.columns, index=a.index)",  # more than asked
+        "x = gpd.GeoDataFrame(geometry=a.geometry, columns=a.columns, crs=3857)",  # geopandas refuses it
+        "x = gpd.GeoDataFrame(geometry=a.to_crs(3857).geometry, columns=a.columns, crs=a.crs)",  # refused too
+    ):
+        assert rebuilt_frame.with_frames_kept(kept) == kept
+
+
+def test_a_measure_read_as_a_column_becomes_the_geometry_s_measure_in_metres_by_the_crs():
+    code = "a = hexes[hexes['area'] >= 100]\nb = roads['length'].sum()\nc = parcels['area'] * 2"
+    assert sorted(measure_column.measure_reads(code, "area")) == ["hexes", "parcels"]
+    units = {"hexes": "metre", "parcels": "geographic", "roads": "geographic"}
+    assert measure_column.with_measures(code, "area", units).splitlines() == [
+        "a = hexes[hexes.area >= 100]",
+        "b = roads['length'].sum()",
+        "c = parcels.to_crs(6933).area * 2",
+    ]
+    assert measure_column.with_measures(code, "length", units).splitlines()[1] == (
+        "b = roads.to_crs(roads.estimate_utm_crs()).length.sum()"
+    )
+    assert measure_column.with_measures(code, "area", {"hexes": "metre"}).endswith("c = parcels['area'] * 2")
+    made = "hexes['area'] = hexes.area\nsmall = hexes[hexes['area'] < 1]"  # a column the code makes: its own
+    assert measure_column.measure_reads(made, "area") == []
 
 
 def test_a_name_rebound_to_its_own_geometry_is_found_and_kept_a_frame():

@@ -129,6 +129,26 @@ def test_classify(ename, evalue, strategy, expr):
         assert d.fixed_code.startswith(("import numpy as np\n", "import pyogrio\n"))
 
 
+def test_every_known_import_binds_its_name_and_a_class_used_unimported_gets_it():
+    """The import a NameError gets is the name's real home (checked on the installed packages),
+    and a class of a geospatial library used without its import (``Geod``) is imported rather than
+    left to the model, which reads the NameError as a variable to create."""
+    import importlib.util
+
+    from geoagent_ext.agent.fixes.imports import KNOWN_IMPORTS
+
+    for name, line in KNOWN_IMPORTS.items():
+        module = line.split()[1]
+        if importlib.util.find_spec(module.split(".")[0]) is None:
+            continue  # an optional library this environment lacks
+        space: dict = {}
+        exec(line, space)
+        assert name in space, line
+    code = "g = Geod(ellps='WGS84')\nd = g.inv(0, 0, 1, 1)[2]"
+    d = repair.classify(code, "NameError", "name 'Geod' is not defined", "NameError: name 'Geod' is not defined", 1)
+    assert (d.strategy, d.fixed_code) == ("add_import", "from pyproj import Geod\n" + code)
+
+
 def test_a_function_that_hides_the_function_it_calls_gets_its_own_name_renamed():
     """nyc-symdiff at ab135b6: `buffer = buffer(centroid, 0.01)` in a loop of a function, after
     `from shapely import buffer`: UnboundLocalError three times, then a rewritten step."""

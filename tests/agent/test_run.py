@@ -414,6 +414,29 @@ async def test_a_frame_an_earlier_step_selected_without_the_geometry_gets_it_bac
     assert [(p.x, p.y) for p in written.geometry] == [(0.0, 0.0), (2.0, 2.0)]  # a's and c's own points
 
 
+async def test_a_features_area_read_as_a_column_is_measured_in_metres_without_the_model(workdir, tmp_path):
+    """`cells['area']` of a frame with no `area` column is each cell's area: in a geographic CRS it
+    is measured on the ellipsoid (an equal-area CRS), not in square degrees."""
+    cells = (
+        "import geopandas as gpd\nfrom shapely.geometry import box\n"
+        "cells = gpd.GeoDataFrame({'cell': ['small', 'large']}, "
+        "geometry=[box(3.0, 6.0, 3.00005, 6.00005), box(3.1, 6.1, 3.101, 6.101)], crs='EPSG:4326')\n"
+        "print(len(cells))"
+    )
+    repaired, error, printed, script = await _guarded_run(
+        workdir,
+        tmp_path,
+        "Keep the cells of at least 1000 m2 and print their names.",
+        ["Load the cells.", "Keep the cells of at least 1000 m2 and print their names."],
+        {"Load the cells": [cells], "Keep the cells": ["big = cells[cells['area'] >= 1000]\nprint(list(big['cell']))"]},
+    )
+    assert error.startswith("KeyError: 'area'")
+    assert repaired.strategy == "measure_column", repaired
+    assert "+big = cells[cells.to_crs(6933).area >= 1000]" in repaired.diff
+    assert script.calls["Keep the cells"] == 1  # the fix took no model call
+    assert printed == "['large']"  # 0.001 degrees at 6 N: about 12,000 m2; the small one about 30 m2
+
+
 async def test_a_frame_selected_and_written_in_one_step_keeps_the_geometry_without_the_model(workdir, tmp_path):
     repaired, _, _, _ = await _guarded_run(
         workdir,

@@ -13,8 +13,9 @@ class EmptiedColumns(Rule):
     """A frame rebuilt from its geometry (``gpd.GeoDataFrame(gdf.geometry, columns=gdf.columns)``)
     keeps its rows and loses its values: the trial fails a step that left a column of a name it
     assigns empty in every row, its rows as many as before (a filter, fewer rows, is the step's
-    choice), so the live frame keeps its values. No rewrite is certain: the model repairs it, with
-    the cause in the error."""
+    choice), so the live frame keeps its values. The one form whose rewrite is certain, a frame
+    rebuilt from its own geometry and ``columns=``, is rewritten before it runs
+    (``rebuilt_frame``); the model repairs the others, with the cause in the error."""
 
     order = 40
 

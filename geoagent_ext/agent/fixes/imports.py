@@ -71,6 +71,11 @@ KNOWN_IMPORTS = {
     "Polygon": "from shapely.geometry import Polygon",
     "LineString": "from shapely.geometry import LineString",
     "MultiPolygon": "from shapely.geometry import MultiPolygon",
+    "MultiPoint": "from shapely.geometry import MultiPoint",
+    "MultiLineString": "from shapely.geometry import MultiLineString",
+    "GeometryCollection": "from shapely.geometry import GeometryCollection",
+    "nearest_points": "from shapely.ops import nearest_points",
+    "STRtree": "from shapely import STRtree",
     "box": "from shapely.geometry import box",
     "mapping": "from shapely.geometry import mapping",
     "shape": "from shapely.geometry import shape",
@@ -79,6 +84,7 @@ KNOWN_IMPORTS = {
     "unary_union": "from shapely.ops import unary_union",
     "CRS": "from pyproj import CRS",
     "Transformer": "from pyproj import Transformer",
+    "Geod": "from pyproj import Geod",
     "leafmap": "import leafmap",
     "geemap": "import geemap",
     "mask": "from rasterio.mask import mask",
@@ -86,6 +92,8 @@ KNOWN_IMPORTS = {
     "reproject": "from rasterio.warp import reproject",
     "Resampling": "from rasterio.enums import Resampling",
     "from_origin": "from rasterio.transform import from_origin",
+    "from_bounds": "from rasterio.transform import from_bounds",
+    "Window": "from rasterio.windows import Window",
 }
 
 

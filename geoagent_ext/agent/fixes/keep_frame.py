@@ -87,7 +87,7 @@ ROW_GEOMETRY_MEMBERS = {
 }
 
 
-def _row_geometry_of(node: ast.expr) -> str | None:
+def row_geometry_of(node: ast.expr) -> str | None:
     """The name ``node`` starts from when it is a chain of ``ROW_GEOMETRY_MEMBERS`` (attributes,
     calls of them, ``['geometry']``-style column picks) on it: ``gdf.to_crs(3857).buffer(5)``
     -> ``gdf``; None for anything else (a filter, a dissolve, a plain name)."""
@@ -116,7 +116,7 @@ def _frame_rebinds(tree: ast.Module) -> dict[str, ast.Assign]:
     last: dict[str, ast.Assign] = {}
     for stmt in tree.body:
         target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
-        if isinstance(stmt, ast.Assign) and isinstance(target, ast.Name) and _row_geometry_of(stmt.value) == target.id:
+        if isinstance(stmt, ast.Assign) and isinstance(target, ast.Name) and row_geometry_of(stmt.value) == target.id:
             last[target.id] = stmt
             continue
         for name in codeinfo.bound_names(ast.unparse(stmt)):

@@ -531,6 +531,27 @@ def filled_columns(names):
     return found
 
 
+def measure_units(names, column):
+    """{name: "metre" | "geographic"} for each of ``names`` holding a GeoDataFrame with no column
+    ``column`` whose CRS is projected in metres or geographic (no entry for any other CRS or none):
+    asked after ``gdf['area']`` failed, so the read becomes the geometry's measure in the right
+    units."""
+    found = {}
+    for name, obj, _ in _geo_frames_of(names):
+        crs = getattr(obj, "crs", None)
+        if column in obj.columns or crs is None:
+            continue
+        try:
+            unit = crs.axis_info[0].unit_name if crs.axis_info else ""
+        except Exception:
+            continue
+        if crs.is_geographic:
+            found[name] = "geographic"
+        elif crs.is_projected and unit in ("metre", "meter"):
+            found[name] = "metre"
+    return found
+
+
 def record_reprs(names):
     """{name: [repr of each record]} for each of ``names`` holding a list of dicts (at most 500
     records): asked before a step that appends to them, so its trial can tell a loop that appended

@@ -14,6 +14,7 @@ _API = {
     "geo_present": geo_present,
     "filled_columns": filled_columns,
     "record_reprs": record_reprs,
+    "measure_units": measure_units,
     "geometry_names": geometry_names,
     "selection_source": selection_source,
     "series_source": series_source,

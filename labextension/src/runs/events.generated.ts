@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 5ca9a149bc77fd134349f6112108a8191eba95a7f1031b1a625a7f86c246c7f5
+ * schema-sha256: 6a3b3fe3d4fd1783b6255cc5222e3d8dbb54c2a983e4ac13f1e2bb03c3547245
  */
 
 export type RunEvent =
@@ -337,6 +337,7 @@ export interface Repaired {
     | 'drop_import'
     | 'text_not_frame'
     | 'move_import'
+    | 'measure_column'
     | 'lost_geometry'
     | 'series_frame'
     | 'drop_print'

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: b0cda380b36d2766cf19a1f22382aa5b9cc9ad7387c6892301a917d2242c7c52
+ * schema-sha256: 678a81e7d31b305f74c30c754fbfa9ee94c335ffb2caddb2355a6bc33977022b
  */
 import type {
   ApprovalGiven,
