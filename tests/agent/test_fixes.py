@@ -13,7 +13,15 @@ from pydantic import ValidationError
 from geoagent_ext.agent import fixes, repair
 from geoagent_ext.agent.events import Repaired
 from geoagent_ext.agent.events_schema import sent_event_schema
-from geoagent_ext.agent.fixes import keep_frame, make_valid, measure_column, own_column, rebuilt_frame, set_geometry
+from geoagent_ext.agent.fixes import (
+    keep_frame,
+    make_valid,
+    measure_column,
+    own_column,
+    rebuilt_frame,
+    set_geometry,
+    written_result,
+)
 from geoagent_ext.agent.fixes.keep_frame import KeepFrame
 from geoagent_ext.agent.fixes.keep_geometry import KeepGeometry, column_selections, with_geometry_selected
 
@@ -240,6 +248,33 @@ def test_a_measure_read_as_a_column_becomes_the_geometry_s_measure_in_metres_by_
     assert measure_column.with_measures(code, "area", {"hexes": "metre"}).endswith("c = parcels['area'] * 2")
     made = "hexes['area'] = hexes.area\nsmall = hexes[hexes['area'] < 1]"  # a column the code makes: its own
     assert measure_column.measure_reads(made, "area") == []
+
+
+def test_a_write_s_result_bound_to_a_name_becomes_the_frame_written(tmp_path):
+    """``typed = gdf.to_file(path)`` binds None; after the rewrite the name holds the frame and the
+    same file is written."""
+    path = tmp_path / "typed.geojson"
+    code = (
+        f"typed = sites.to_crs(3857).to_file({str(path)!r}, driver='GeoJSON')\n"
+        "for _ in range(1):\n    table = sites.to_csv(None)\n    kept = sites.to_csv(path_or_buf=None)\n"
+        "print(typed.crs)"
+    )
+    fixed = fixes.before_run(code, {"sites"})
+    assert f"typed = sites.to_crs(3857)\ntyped.to_file({str(path)!r}, driver='GeoJSON')" in fixed
+    assert "    table = sites.to_csv(None)\n    kept = sites.to_csv(path_or_buf=None)" in fixed  # text, not None
+    space = {"sites": _points()}
+    with pytest.raises(AttributeError, match="'NoneType' object has no attribute 'crs'"):
+        exec(compile(code, "<asked>", "exec"), {"sites": _points()})
+    with redirect_stdout(io.StringIO()) as printed:
+        exec(compile(fixed, "<fixed>", "exec"), space)
+    assert printed.getvalue().strip() == "EPSG:3857"
+    import geopandas as gpd
+
+    assert gpd.read_file(path)["name"].tolist() == ["a", "b"]
+    nested = "if True:\n    out = sites.to_parquet('x.parquet')\n"
+    assert written_result.with_written_frames_kept(nested) == (
+        "if True:\n    out = sites\n    out.to_parquet('x.parquet')\n"
+    )
 
 
 def test_a_name_rebound_to_its_own_geometry_is_found_and_kept_a_frame():
