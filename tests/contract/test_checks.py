@@ -769,6 +769,9 @@ def test_a_count_per_polygon_is_checked_by_location_with_every_polygon_present(t
     assert not passed and "2 of 3 polygons have no row" in observed and "counted 2" in observed
     passed, observed = seen([[1, "Mitte", 3], [2, "Nord", 2]])  # the empty district dropped
     assert not passed and "1 of 3 polygons have no row" in observed
+    # a join's one row per station, each with its district's count: every count right, rows repeated
+    passed, observed = seen([[1, "Mitte", 3]] * 3 + [[2, "Nord", 2]] * 2 + [[3, "Leer", 0]])
+    assert not passed and "3 of 6 rows repeat a polygon another row has: 3 polygons, 6 rows" in observed
     assert seen([["Nord", "Nord", 2], ["Mitte", "Mitte", 3], ["Leer", "Leer", 0]])[0]  # keyed by the names instead
     passed, observed = seen([["a", "?", 0], ["b", "?", 3], ["c", "?", 2]])  # no key: compared as a multiset
     assert passed and "compared sorted" in observed

@@ -1,5 +1,5 @@
 """Each row's value is the number of an input's points inside its polygon (the file's own, or the
-polygons input's of the same key), and every polygon has a row."""
+polygons input's of the same key), and every polygon has one row."""
 
 from ..checker import _contract_has_geometry, _contract_input, _contract_key_match, _contract_short
 from ._kind import VALUE_MENDS, Params, RequirementKind
@@ -16,7 +16,7 @@ class PointCountsParams(Params):
 def _contract_point_counts(params, data, sources):
     """(passed, observed) of a count column against the points inside each polygon (within, or on
     its edge too: either predicate's counts pass): the file's own polygons, else the input polygon
-    of the same key (and every polygon needs a row), else the counts compared as a multiset."""
+    of the same key (every polygon needs a row, and only one), else the counts compared as a multiset."""
     import numpy as np
     import pandas as pd
     import shapely
@@ -58,8 +58,14 @@ def _contract_point_counts(params, data, sources):
         how = f"the `{params['polygons']}` polygon of the same `{key}`"
     wrong_by = {p: [i for i, r in enumerate(rows) if values[i] != counts[r]] for p, counts in truth.items()}
     held = [p for p, wrong in wrong_by.items() if not wrong]
-    if held and not missing:
+    repeated = len(rows) - len(set(rows))  # rows of a polygon another row already has (a join's one per point)
+    if held and not missing and not repeated:
         return True, f"`{name}` is the number of {where}, by {how} ({len(rows)} rows, {held[0]})"
+    if held and not missing:
+        return False, (
+            f"`{name}` is the number of {where}, by {how}, but {repeated} of {len(rows)} rows repeat a polygon "
+            f"another row has: {len(set(rows))} polygons, {len(rows)} rows (a count per polygon is one row each)"
+        )
     counts, wrong = truth["within"], wrong_by["within"]
     said = f"`{name}` differs from the number of {where} ({how}) on {len(wrong)} of {len(rows)} rows"
     if wrong:

@@ -38,7 +38,7 @@ def _point_count_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict],
                     req.output,
                     "point_counts",
                     f"`{name}` is the number of `{counted[0]}` points inside each polygon "
-                    f"of `{polygons[0]}` (a row for every polygon, 0 where none)",
+                    f"of `{polygons[0]}` (one row for every polygon, 0 where none)",
                     name=name,
                     points=counted[0],
                     polygons=polygons[0],

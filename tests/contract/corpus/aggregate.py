@@ -103,6 +103,21 @@ def _districts_without_station(mistake):
     write_json({"districts": names} if mistake == "wrapped_in_object" else names, "no_station_districts.json")
 
 
+def _stations_by_district(mistake):
+    d = read("vienna_districts.geojson").sort_values("district_code")
+    stations = read("vienna_stations.geojson").to_crs(d.crs)
+    if mistake == "one_row_per_station":  # a left join's rows, each with its district's count
+        joined = gpd.sjoin(d, stations, how="left", predicate="contains")
+        joined["n_stations"] = joined.groupby("district_code")["station_id"].transform("count")
+        write_csv(joined[["district_code", "district_name", "n_stations"]], "stations_by_district.csv")
+        return
+    counts = gpd.sjoin(stations, d[["geometry"]], predicate="within").groupby("index_right").size()
+    out = d[["district_code", "district_name"]].assign(n_stations=counts.reindex(d.index, fill_value=0))
+    if mistake == "empty_districts_dropped":
+        out = out[out.n_stations > 0]
+    write_csv(out, "stations_by_district.csv")
+
+
 ENTRIES = [
     entry(
         "dissolve-parcels-per-district-repair-keep-grid",
@@ -186,5 +201,21 @@ ENTRIES = [
         ["no_station_districts.json"],
         _districts_without_station,
         ["wrapped_in_object", "inverted", "codes_not_names"],
+    ),
+    entry(
+        "stations-inside-each-district-one-row-each",
+        """
+        For every district in vienna_districts.geojson, how many of the stations in
+        vienna_stations.geojson fall inside it? Districts with none should show 0. Save
+        stations_by_district.csv with the columns district_code, district_name and n_stations.
+        """,
+        [EXAMPLES + "vienna_districts.geojson", EXAMPLES + "vienna_stations.geojson"],
+        ["stations_by_district.csv"],
+        _stations_by_district,
+        ["one_row_per_station", "empty_districts_dropped"],
+        notes="""
+        A left spatial join keeps one row per station, each carrying its district's count: every
+        count is right, the districts repeat.
+        """,
     ),
 ]
