@@ -57,16 +57,15 @@ def _reads(tree: ast.Module, column: str) -> dict[str, list[ast.Subscript]]:
     reads: dict[str, list[ast.Subscript]] = {}
     written: set[str] = set()
     for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Subscript)
-            and isinstance(node.value, ast.Name)
-            and isinstance(node.slice, ast.Constant)
-            and node.slice.value == column
-        ):
-            if isinstance(node.ctx, ast.Load):
-                reads.setdefault(node.value.id, []).append(node)
-            else:
-                written.add(node.value.id)
+        if not isinstance(node, ast.Subscript):
+            continue
+        picked = codeinfo.column_of(node)
+        if picked is None or picked[1] != column:
+            continue
+        if isinstance(node.ctx, ast.Load):
+            reads.setdefault(picked[0], []).append(node)
+        else:
+            written.add(picked[0])
     return {name: found for name, found in reads.items() if name not in written}
 
 

@@ -69,8 +69,7 @@ def with_frames_kept(code: str) -> str:
         return code
     edits: list[tuple[ast.expr | ast.stmt, str]] = []
     for node in ast.walk(tree):
-        found = _subject(node) if isinstance(node, ast.Call) else None
-        if not isinstance(node, ast.Call) or found is None:
+        if not isinstance(node, ast.Call) or (found := _subject(node)) is None:
             continue
         frame, geometry = found
         said = ast.get_source_segment(code, geometry)

@@ -25,22 +25,25 @@ class WrittenResult(Rule):
         return with_written_frames_kept(code)
 
 
-def _binds_a_write(stmt: ast.stmt) -> bool:
-    """``stmt`` is ``name = <frame>.<writer>(<a file>)`` of a writer that then returns None."""
+def _bound_write(stmt: ast.AST) -> tuple[str, ast.Call, ast.Attribute] | None:
+    """(name, the call, its writer) of ``name = <frame>.<writer>(<a file>)`` for a writer that then
+    returns None; None for any other statement."""
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
-        return False
+        return None
     call = stmt.value
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
-        return False
+        return None
     writer = call.func.attr
-    if writer in _ALWAYS_NONE:
-        return True
     path_keyword = _NONE_WITH_PATH.get(writer)
-    return path_keyword is not None and (
-        bool(call.args)
-        and not _is_none(call.args[0])
-        or any(k.arg == path_keyword and not _is_none(k.value) for k in call.keywords)
+    returns_none = writer in _ALWAYS_NONE or (
+        path_keyword is not None
+        and (
+            bool(call.args)
+            and not _is_none(call.args[0])
+            or any(k.arg == path_keyword and not _is_none(k.value) for k in call.keywords)
+        )
     )
+    return (stmt.targets[0].id, call, call.func) if returns_none else None
 
 
 def _is_none(node: ast.expr) -> bool:
@@ -55,19 +58,18 @@ def with_written_frames_kept(code: str) -> str:
         return code
     edits: list[tuple[ast.expr | ast.stmt, str]] = []
     for stmt in ast.walk(tree):
-        if not isinstance(stmt, ast.Assign) or not _binds_a_write(stmt):
+        found = _bound_write(stmt)
+        if found is None:
             continue
-        call = stmt.value
-        assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)  # _binds_a_write
-        name = stmt.targets[0]
-        assert isinstance(name, ast.Name)
-        frame = ast.get_source_segment(code, call.func.value)
+        name, call, writer = found
+        frame = ast.get_source_segment(code, writer.value)
         written = ast.get_source_segment(code, call)
-        func = ast.get_source_segment(code, call.func)
+        func = ast.get_source_segment(code, writer)
         if frame is None or written is None or func is None or "\n" in frame:
             continue
+        assert isinstance(stmt, ast.stmt)  # an Assign: _bound_write
         arguments = written[len(func) :]
         indent = " " * stmt.col_offset
-        edits.append((stmt, f"{name.id} = {frame}\n{indent}{name.id}.{call.func.attr}{arguments}"))
+        edits.append((stmt, f"{name} = {frame}\n{indent}{name}.{writer.attr}{arguments}"))
     fixed = codeinfo.replaced(code, edits) if edits else code
     return fixed if codeinfo.parse(fixed) is not None else code
