@@ -7,7 +7,7 @@ reruns the notebook's worked solution on another copy and compares the deliverab
 the panel writes into the notebook are the frontend's part and are not exercised here.
 
 Usage: python benchmarks/bench_example_request.py [--notebook 01_vector_areas_per_district.ipynb]
-       [--output outputs/district_summary.csv] [--model local:qwen2.5-coder-1.5b] [--timeout 900] [--keep-log DIR]
+       [--output outputs/district_summary.csv] [--model local:qwen2.5-coder-1.5b] [--timeout 1500] [--keep-log DIR]
 Not a test: one run, figures printed last as name=value.
 """
 
@@ -19,6 +19,7 @@ import os
 import re
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -83,6 +84,7 @@ class Server:
             ],
             stdout=subprocess.DEVNULL,
             stderr=open(root / "server.log", "w"),
+            start_new_session=True,  # its own process group, for stop()
         )
 
     def call(self, method: str, path: str, body: dict | None = None) -> dict:
@@ -106,8 +108,14 @@ class Server:
         raise SystemExit("the server did not start")
 
     def stop(self) -> None:
+        """Ask the server to stop; if it has not within 30 s (a model call it waits on), kill its
+        process group so the figures are still printed (its kernels exit when their parent does)."""
         self.proc.terminate()
-        self.proc.wait(timeout=30)
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=30)
 
 
 def read_deliverable(path: Path) -> pd.DataFrame:
@@ -192,7 +200,7 @@ def main() -> None:
     ap.add_argument("--notebook", default="01_vector_areas_per_district.ipynb")
     ap.add_argument("--output", default="outputs/district_summary.csv")
     ap.add_argument("--model", default="local:qwen2.5-coder-1.5b")
-    ap.add_argument("--timeout", type=float, default=900)
+    ap.add_argument("--timeout", type=float, default=1500)
     ap.add_argument("--keep-log", type=Path, help="folder to copy the run log (JSONL) into")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
