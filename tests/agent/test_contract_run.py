@@ -409,8 +409,8 @@ def _live_codes(run) -> list[str]:
 async def test_a_repair_that_undoes_a_requirement_which_held_is_not_committed(workdir, tmp_path):
     """The file written without a CRS (no mend knows its coordinates) has both columns; the repair
     reprojects but drops `kind`: it is stopped after its trial, told what it undid and what is still
-    missing, and the next answer that keeps both is the one that runs. At d4686b6 such a repair was
-    committed and the run ended on the worse file (cairo-dedup: 50 duplicates, single Polygons)."""
+    missing, and the next answer that keeps both is the one that runs. Committed, such a repair would
+    leave the run on a worse file than the one before it."""
     script = StepScript(
         ["Load the sites.", "Reproject the sites and write them to sites_grid.gpkg."],
         {
@@ -495,8 +495,8 @@ async def test_an_area_measured_in_degrees_fails_its_unit_and_is_measured_again_
 
 
 async def test_a_keyword_the_writer_refuses_is_taken_out_and_the_file_written_without_a_model_call(tmp_path):
-    """At 66818bb the 1.5B passed `crs=32647` to `to_file` five times in one run; pyogrio refuses
-    it. The call without it runs at once; the scripted coder is asked once for the step."""
+    """`to_file(..., crs=32647)` is refused by pyogrio, and a model tends to pass it again after
+    each repair. The call without it runs at once; the scripted coder is asked once for the step."""
     workdir = tmp_path / "work"
     workdir.mkdir()
     gpd.GeoDataFrame({"name": ["a", "b"]}, geometry=[Point(100.5, 13.7), Point(100.6, 13.8)], crs=4326).to_file(
@@ -564,8 +564,8 @@ async def test_a_requirement_with_a_mechanical_remedy_is_mended_without_the_mode
 
 
 async def test_a_json_inventory_in_pandas_shapes_is_reshaped_without_the_model(workdir, tmp_path):
-    """capetown-clinics at 42b4435: `bbox` written as `gdf.bounds` and the count per group as a
-    frame's `to_dict()`; the mend takes the whole layer's bbox and reshapes the counts, keeping them."""
+    """An inventory with `bbox` written as `gdf.bounds` and the count per group as a frame's
+    `to_dict()`: the mend takes the whole layer's bbox and reshapes the counts, keeping them."""
     write = (
         "import json\ncounts = sites['kind'].value_counts().reset_index()\n"
         "json.dump({'count': len(sites), 'bbox': sites.bounds.to_dict(), 'count_per_kind': counts.to_dict()}, "
@@ -600,10 +600,10 @@ async def test_a_json_inventory_in_pandas_shapes_is_reshaped_without_the_model(w
     ],
 )
 async def test_invalid_features_a_step_filters_out_are_kept_repaired_without_the_model(tmp_path, valid):
-    """cairo-dedup at 42b4435: "repair invalid geometries" was written `parcels = parcels[parcels.is_valid]`
-    and 20 parcels left the registry (at 5826e83 the filter was a per-geometry `apply`, at 7b23f11 an
-    area filter that ran before any repair); the contract keeps each invalid feature (by its key), so
-    the trial fails the step and the filter becomes the repair, or runs after it, without a model call."""
+    """ "Repair invalid geometries" written as a filter (`parcels = parcels[parcels.is_valid]`, a
+    per-geometry `apply`, or an area filter run before any repair) drops features the output keeps;
+    the contract keeps each invalid feature (by its key), so the trial fails the step and the filter
+    becomes the repair, or runs after it, without a model call."""
     from shapely.geometry import Polygon
 
     folder = tmp_path / "work"
@@ -661,8 +661,8 @@ async def test_the_closing_step_starts_with_the_mend_of_what_failed(workdir, tmp
 
 
 async def test_the_folder_of_an_output_is_made_before_the_first_step(workdir, tmp_path):
-    """Example 01 at 536c870: `to_csv('outputs/district_summary.csv')` failed on a fresh copy
-    (no `outputs/`) and a model call went to an OSError."""
+    """An output in a folder the work folder lacks (`to_csv('outputs/district_summary.csv')` on a
+    fresh copy) would fail with an OSError: the folder is made first, and no model call goes to it."""
     script = StepScript(
         ["Write the sites to out/sites.csv."],
         {"Write the sites": [LOAD + "\nsites.drop(columns='geometry').to_csv('out/sites.csv', index=False)"]},
@@ -675,7 +675,7 @@ async def test_the_folder_of_an_output_is_made_before_the_first_step(workdir, tm
 
 
 def test_a_mend_that_did_not_meet_its_requirement_is_not_appended_again():
-    """Example 01 at 536c870: the same mends were appended three times while `station_count` kept NaN."""
+    """A mend whose requirement still fails (`station_count` kept NaN) is not appended to the code again."""
     from types import SimpleNamespace
 
     from geoagent_ext.agent.subtask_work import SubtaskWork
@@ -692,8 +692,8 @@ def test_a_mend_that_did_not_meet_its_requirement_is_not_appended_again():
 
 
 async def test_a_count_the_mend_computes_is_left_out_of_the_selection_and_counted_on_the_file(tmp_path):
-    """Example 01 at 481be20: the 1.5B computed the station count on the joined stations' rows and
-    never wrote a file. The count's step is idle (the mend counts by location on the written file);
+    """A count computed on the joined stations' rows is wrong, and a step that does it may write no
+    file. The count's step is idle (the mend counts by location on the written file);
     the writing step that selects the count anyway (`KeyError`) gets it taken out of the selection
     without a model call, and the mend counts: `succeeded` with one model call per step."""
     from shapely.geometry import box
@@ -745,9 +745,9 @@ async def test_a_count_the_mend_computes_is_left_out_of_the_selection_and_counte
 
 
 async def test_a_geoseries_written_as_a_table_is_shown_the_frame_with_its_rows(tmp_path):
-    """tokyo-busstop at f2774b6: `buffered = stops.buffer(400)` (a GeoSeries) was written with
-    `to_parquet`, and the hint's "out = gdf.copy()" was applied to the series itself five times. The
-    repair names the GeoDataFrame with the series' rows and how to put it back."""
+    """A GeoSeries (`buffered = stops.buffer(400)`) written with `to_parquet` fails, and the hint's
+    "out = gdf.copy()" applied to the series itself fails the same way. The repair names the
+    GeoDataFrame with the series' rows and how to put it back."""
     from geoagent_ext.agent import repair
     from geoagent_ext.agent.gis_hints import error_hints
 
@@ -789,10 +789,10 @@ async def test_steps_that_only_see_to_requirements_go_once_every_output_meets_th
 
 
 async def test_a_whole_column_in_a_record_of_an_output_column_fails_the_step_that_built_it(tmp_path):
-    """bangkok-multicrs at 5826e83: one record per layer was built with `'sample_x': layer.centroid.x`,
-    a Series of every feature's x, and the CSV made of the records held a printed Series in each cell;
-    the step that built the records ran and was committed. The trial now fails that step, naming the
-    field, and the repair takes one value. A field no output lists may hold what the code likes."""
+    """One record per layer built with `'sample_x': layer.centroid.x` holds a Series of every
+    feature's x, and the CSV made of the records holds a printed Series in each cell, though the step
+    runs. The trial fails that step, naming the field, and the repair takes one value. A field no
+    output lists may hold what the code likes."""
     folder = tmp_path / "work"
     folder.mkdir()
     gpd.GeoDataFrame(

@@ -45,8 +45,8 @@ def test_parse_plan_skips_code_under_steps_and_echoed_rules():
 
 
 def test_the_planner_adds_no_unrequested_map_and_keeps_a_requested_one():
-    # A 1.5B plan for "area of every unit, write a CSV" ended with "Use geemap to visualize the
-    # areas", which failed for minutes (Earth Engine sign-in): maps only when asked.
+    # An unrequested map step ("Use geemap to visualize the areas" after "area of every unit, write
+    # a CSV") can fail for minutes (Earth Engine sign-in): maps only when asked.
     from geoagent_ext.agent.prompts import PLANNER_SYSTEM
 
     assert "Make a map or a plot only when the user asks for one." in " ".join(PLANNER_SYSTEM.split())
@@ -57,8 +57,8 @@ def test_the_planner_adds_no_unrequested_map_and_keeps_a_requested_one():
 
 
 def test_the_planner_relates_layers_by_location_and_keeps_spatial_join_steps():
-    # 1.5B plans for "stations per district" and "nearest hospital per address" merged on a
-    # column one layer lacks; every attempt of that step was a KeyError until the time ran out.
+    # Plans for "stations per district" or "nearest hospital per address" that merge on a column
+    # one layer lacks fail on a KeyError whatever the code: layers are related by location.
     from geoagent_ext.agent.prompts import PLANNER_SYSTEM
 
     rules = " ".join(PLANNER_SYSTEM.split())
@@ -80,8 +80,8 @@ def test_parse_plan_decline_and_garbage():
 
 
 def test_codeinfo_a_comment_or_text_only_answer_is_no_code():
-    # A 1.5B repair answered "# Cause: the `how` parameter ... not 'nearest'." and nothing else;
-    # it ran, and the search committed it as the step.
+    # A repair answered with only a comment ("# Cause: the `how` parameter ... not 'nearest'.") runs
+    # without error; it is no code, so it cannot be committed as the step.
     for answer in ["# Cause: `how` should be 'left', 'right' or 'inner'.", "pass", "'Just text.'", ""]:
         info = codeinfo.analyse(answer)
         assert not info.ok and info.problem_kind == "NoCode" and info.problem.startswith("No code"), answer
@@ -109,7 +109,7 @@ def test_attribute_owner_prefers_failing_line():
     "ename,evalue,strategy,expr",
     [
         ("NameError", "name 'np' is not defined", "add_import", None),
-        ("NameError", "name 'pyogrio' is not defined", "add_import", None),  # at 40cb1d5: a step "creating" it
+        ("NameError", "name 'pyogrio' is not defined", "add_import", None),  # a module: imported, not a step
         ("NameError", "name 'districts' is not defined", "insert_subtask", None),
         ("AttributeError", "'GeoDataFrame' object has no attribute 'to_crss'", "members", "parcels"),
         ("AttributeError", "module 'geopandas' has no attribute 'read_files'", "members", "geopandas"),
@@ -150,8 +150,9 @@ def test_every_known_import_binds_its_name_and_a_class_used_unimported_gets_it()
 
 
 def test_a_function_that_hides_the_function_it_calls_gets_its_own_name_renamed():
-    """nyc-symdiff at ab135b6: `buffer = buffer(centroid, 0.01)` in a loop of a function, after
-    `from shapely import buffer`: UnboundLocalError three times, then a rewritten step."""
+    """A function that assigns the name of a function it calls (`buffer = buffer(centroid, 0.01)`
+    after `from shapely import buffer`) fails with an UnboundLocalError: its own variable is renamed
+    and the calls keep the import."""
     code = (
         "from shapely import buffer\n\ndef anchors(patches):\n    out = []\n    for p in patches:\n"
         "        buffer = buffer(p.centroid, 0.01)\n        out.append(buffer)\n    return out\n\n"
@@ -171,8 +172,9 @@ def test_a_function_that_hides_the_function_it_calls_gets_its_own_name_renamed()
 
 
 def test_geopandas_methods_written_as_module_functions_are_called_on_their_frame():
-    """Seen across the dev runs (london, tokyo, lagos, capetown, nyc-addresses): calls no geopandas
-    has, each failing its trial until the model found the method (or the time ran out)."""
+    """Calls geopandas does not have (`gpd.estimate_utm_crs(g)`, `gpd.GeoDataFrame.from_wkt`,
+    `gpd.points_from_wkt`) fail whatever else the step does: they are rewritten as the calls it has,
+    on their frame, without a model call."""
     import pandas as pd
     from shapely.geometry import Point
 
@@ -219,8 +221,8 @@ def test_a_failing_print_is_taken_out_unless_its_arguments_change_data():
 
 
 def test_a_layer_name_used_as_its_frame_is_told_to_read_the_layer_not_shown_str_members():
-    """bangkok-multicrs at 42b4435: four repairs listed str's members for `layer.crs` in a loop over
-    layer names; the repair says to read the layer the name stands for and keep the name as a value."""
+    """`layer.crs` in a loop over layer names is an attribute of a str, and listing str's members
+    does not help; the repair says to read the layer the name stands for and keep the name as a value."""
     code = "for layer in pyogrio.list_layers(path)[:, 0]:\n    rows.append({'layer_name': layer, 'crs': layer.crs})"
     d = repair.classify(code, "AttributeError", "'str' object has no attribute 'crs'", "AttributeError: ...", 2)
     assert (d.strategy, d.name, d.expression) == ("text_not_frame", "crs", "layer")
@@ -235,8 +237,8 @@ def test_a_layer_name_used_as_its_frame_is_told_to_read_the_layer_not_shown_str_
 
 
 def test_a_layer_name_used_as_its_frame_in_a_loop_over_layers_reads_the_layer():
-    """bangkok-multicrs at 097316b: the note above was echoed back as comments; in a loop over a
-    file's layers the fix is certain: read the layer at the top of the body."""
+    """A note alone can be echoed back as comments; in a loop over a file's layers the fix is
+    certain: read the layer at the top of the body."""
     rows = "for name, layer in pyogrio.list_layers('d.gpkg'):\n    rows.append({'layer_name': name, 'crs': layer.crs})"
     d = repair.classify(rows, "AttributeError", "'str' object has no attribute 'crs'", "", 2)
     assert d.strategy == "text_not_frame" and d.fixed_code == (
@@ -260,9 +262,9 @@ def test_a_layer_name_used_as_its_frame_in_a_loop_over_layers_reads_the_layer():
 
 
 def test_a_layer_looked_up_by_name_in_a_frame_of_one_layer_reads_the_layer():
-    """bangkok-multicrs at d4686b6: `len(delivery[name])` in a loop over the file's layers, as if the
-    frame read from the file held every layer; KeyError 'parcels' in five answers. The certain fix
-    reads the layer at the top of the body and the lookups take it; a dict the step fills is left."""
+    """`len(delivery[name])` in a loop over the file's layers, as if the frame read from the file
+    held every layer, fails with KeyError 'parcels' however it is reworded. The certain fix reads
+    the layer at the top of the body and the lookups take it; a dict the step fills is left."""
     code = (
         "import pyogrio\nrows = []\nfor name, _ in pyogrio.list_layers('d.gpkg'):\n"
         "    rows.append({'layer_name': name, 'n': len(delivery[name]), 'x': delivery[name].centroid.x})"
@@ -290,9 +292,9 @@ def test_a_layer_looked_up_by_name_in_a_frame_of_one_layer_reads_the_layer():
 
 
 def test_a_frame_dumped_as_json_records_into_a_geojson_is_written_with_to_file():
-    """nyc-symdiff at d4686b6: `json.dump(gdf.to_dict(orient='records'), f)` into a .geojson fails on
-    the shapes; five repairs turned the geometries into dicts and MultiPoints. The certain fix writes
-    each such block with `to_file(..., driver='GeoJSON')`; a .json document is left to the model."""
+    """`json.dump(gdf.to_dict(orient='records'), f)` into a .geojson fails on the shapes, and
+    turning the geometries into dicts by hand mangles them. The certain fix writes each such block
+    with `to_file(..., driver='GeoJSON')`; a .json document is left to the model."""
     code = (
         "import json\nparks['source'] = 'a'\nwith open('parks.geojson', 'w') as f:\n"
         "    json.dump(parks.to_dict(orient='records'), f, indent=4)\n"
@@ -310,8 +312,8 @@ def test_a_frame_dumped_as_json_records_into_a_geojson_is_written_with_to_file()
 
 
 def test_a_standard_library_module_used_without_its_import_gets_it():
-    """bangkok-multicrs at c650f01: `csv.writer(file)` without `import csv` became an inserted step
-    "Create the variable `csv`"; a name used as a module that the standard library has is imported."""
+    """`csv.writer(file)` without `import csv` is a missing import, not a missing step ("Create the
+    variable `csv`"): a name used as a module that the standard library has is imported."""
     code = "with open('a.csv', 'w') as f:\n    w = csv.writer(f)"
     d = repair.classify(code, "NameError", "name 'csv' is not defined", "", 2)
     assert (d.strategy, d.fixed_code) == ("add_import", "import csv\n" + code)
@@ -385,8 +387,8 @@ def test_a_geo_method_on_a_plain_frame_is_repaired_from_the_data_profile():
 
 
 def test_a_file_read_in_a_docs_example_is_named_as_the_examples_not_the_datas():
-    """bangkok-coercion at 2565866: a repair read `sites.csv`, the file of a recipe it was shown,
-    and failed on a missing file; the next prompt says it is the example's file."""
+    """A repair that reads a file of a recipe it was shown (`sites.csv`) fails on a missing file;
+    the next prompt says it is the example's file, not the data's."""
     docs = "Recipe: csv-coordinates\ndf = pd.read_csv('sites.csv')\nsites = gpd.GeoDataFrame(df)"
     own = "Fix the numeric columns of `stations.geojson` and write `typed.geojson`."
     for ename, evalue in [
@@ -474,13 +476,13 @@ def test_a_keyword_rejected_inside_a_library_is_taken_out_of_the_call_that_passe
 
 
 def test_a_keyword_the_library_refuses_is_taken_out_without_the_model():
-    """At 66818bb the 1.5B passed `crs=32647` to `to_file` three times after being told pyogrio
-    refuses it; an unknown keyword pyogrio turns into a GDAL option fails the same way."""
+    """`to_file(..., crs=32647)` is refused by pyogrio, and a model may pass it again after being
+    told so; an unknown keyword pyogrio turns into a GDAL option fails the same way. Both are taken out."""
     code = "import geopandas as gpd\nout = gdf.copy()\nout.to_file('out.geojson', crs=32647)\nprint(len(out))"
     d = repair.classify(code, "ValueError", "Passing 'crs' is not supported with the 'pyogrio' engine.", "", 3)
     assert d.strategy == "drop_keyword" and d.fix_said.startswith("took `crs=` out")
     assert d.fixed_code == "import geopandas as gpd\nout = gdf.copy()\nout.to_file('out.geojson')\nprint(len(out))"
-    # Refused by the writer, so by each of its calls: one fix for the three layers (three trials at d518539).
+    # Refused by the writer, so by each of its calls: one fix for the three layers, not a trial each.
     code = (
         "for n in ['points', 'lines']:\n    g.to_file('h.gpkg', layer=n, crs=22992)\n"
         "g.to_file('h.gpkg', layer='polygons', crs=22992)\ng.to_crs(crs=22992)"
@@ -498,7 +500,7 @@ def test_a_keyword_the_library_refuses_is_taken_out_without_the_model():
         "y = gpd.overlay(a, b, op='union')", "TypeError", "overlay() got an unexpected keyword argument 'op'", "", 1
     )
     assert d.strategy == "members" and d.fixed_code is None
-    # set_crs's keyword passed to to_crs (cairo-mixedgeom at d518539, twice): to_crs converts the same without it.
+    # set_crs's keyword passed to to_crs: to_crs converts the same without it.
     d = repair.classify(
         "g = g.to_crs(epsg=22992, allow_override=True)",
         "TypeError",
@@ -515,7 +517,7 @@ def test_a_keyword_the_library_refuses_is_taken_out_without_the_model():
 @pytest.mark.parametrize(
     "code,ename,evalue,fixed",
     [
-        # capetown-nn at d518539: three model calls, never `sjoin_nearest`.
+        # sjoin given how='nearest' and sjoin_nearest's distance_col: the call meant is sjoin_nearest.
         (
             "import geopandas as gpd\n"
             "j = addresses.sjoin(hospitals, how='nearest', distance_col='d')  # join\nprint(j)",
@@ -536,7 +538,7 @@ def test_a_keyword_the_library_refuses_is_taken_out_without_the_model():
             "sjoin() got an unexpected keyword argument 'op'",
             "y = gpd.sjoin(a, b, how='left', predicate='within')",
         ),
-        # sjoin_nearest given sjoin's how='nearest' (capetown-nn at c650f01): the keyword goes.
+        # sjoin_nearest given sjoin's how='nearest': the keyword goes.
         (
             "j = gpd.sjoin_nearest(a, b, how='nearest', distance_col='d')",
             "ValueError",
@@ -559,8 +561,8 @@ def test_a_call_written_for_another_geopandas_api_is_rewritten_without_the_model
 
 
 def test_a_keyword_the_function_refuses_again_after_its_signature_was_shown_is_taken_out():
-    """capetown-nn at d518539: `distance(h, method='haversine')`, then 'geodesic', then 'euclidean':
-    the members repair showed the signature each time. The second refusal takes the keyword out."""
+    """A keyword the function refuses (`distance(h, method='haversine')`) can come back with another
+    value after the members repair showed the signature. The second refusal takes the keyword out."""
     from types import SimpleNamespace
 
     from geoagent_ext.agent.subtask_work import Attempt, SubtaskWork
@@ -587,8 +589,8 @@ def test_without_keyword_keeps_the_rest_of_the_text():
 
 
 def test_inplace_in_an_assigned_call_is_taken_out_of_the_coders_answer():
-    """At 66818bb: `pois = pois.drop_duplicates(subset='parcel_id', inplace=True)` made `pois` None and
-    the next line failed; in a call whose result is assigned, inplace=True is never meant."""
+    """`pois = pois.drop_duplicates(subset='parcel_id', inplace=True)` makes `pois` None and the next
+    line fails; in a call whose result is assigned, inplace=True is never meant."""
     from geoagent_ext.agent.subtask_work import code_of
 
     answer = (
@@ -603,7 +605,7 @@ def test_inplace_in_an_assigned_call_is_taken_out_of_the_coders_answer():
         assigned_inplace.without_assigned_inplace("x = y.f(inplace=True)\nz = w.g(a, inplace=True)")
         == "x = y.f()\nz = w.g(a)"
     )
-    # nyc-symdiff at 319bc4c: `parks.to_crs(epsg=32118)` on its own line left the parks in degrees.
+    # `parks.to_crs(epsg=32118)` on its own line would leave the parks in degrees: its result is kept.
     code = "parks.to_crs(epsg=32118)\nparks.dropna(inplace=True)\nprint(parks.crs)\nparks.sort_values('a')"
     assert (
         results_kept.with_results_kept(code)
@@ -613,8 +615,8 @@ def test_inplace_in_an_assigned_call_is_taken_out_of_the_coders_answer():
 
 
 async def test_a_rewritten_step_is_the_step_not_the_line_that_introduces_it():
-    """Example 01 at b5e4531: the rewriter answered "Replace the current step 4 with the
-    following:" above the new step, and that line became step 4."""
+    """A rewriter's answer that puts "Replace the current step 4 with the following:" above the new
+    step gives the new step, not that line."""
     from geoagent_ext.agent.planner import Planner
     from geoagent_ext.llm.client import LLMClient
     from geoagent_ext.llm.scripted import ScriptedChatModel
@@ -637,7 +639,7 @@ async def test_a_rewritten_step_is_the_step_not_the_line_that_introduces_it():
     )
     assert await planner.rewrite("r", "", plan, 3, "KeyError") == "Count the stations per district:"  # the only line
     assert await planner.rewrite("r", "", plan, 3, "KeyError") is None  # another step's words: no rewording
-    # Example 01 at 546a1d2: the failing code came back as the step's new words; a line of code is no step.
+    # The failing code given back as the step's new words: a line of code is no step.
     assert (
         await planner.rewrite("r", "", plan, 3, "KeyError") == "Count the stations of each district by a spatial join."
     )
@@ -645,8 +647,8 @@ async def test_a_rewritten_step_is_the_step_not_the_line_that_introduces_it():
 
 
 def test_a_module_alias_used_without_its_import_gets_it_before_the_code_runs():
-    """nyc at 40cb1d5: the coder left out `import geopandas as gpd` on six attempts of one step;
-    each NameError cost a trial. An alias the code and the earlier steps never bind is imported."""
+    """A coder's answer may leave out `import geopandas as gpd`, and each NameError would cost a
+    trial. An alias the code and the earlier steps never bind is imported before it runs."""
     from geoagent_ext.agent.subtask_work import code_of
 
     answer = (
@@ -671,9 +673,9 @@ def test_a_module_alias_used_without_its_import_gets_it_before_the_code_runs():
 
 
 def test_a_geoparquet_written_with_to_file_is_written_with_to_parquet(tmp_path, monkeypatch):
-    """nyc at 40cb1d5: `to_file('addresses.geoparquet', driver='GeoParquet')` failed (no such GDAL
-    driver here) and the repairs then wrote nothing; without `driver=` the same call writes a
-    Shapefile folder under the GeoParquet name."""
+    """`to_file('addresses.geoparquet', driver='GeoParquet')` fails where GDAL has no such driver,
+    and without `driver=` the same call writes a Shapefile folder under the GeoParquet name: a
+    .geoparquet is written with `to_parquet`."""
     import geopandas as gpd
     from shapely.geometry import Point
 
@@ -689,7 +691,7 @@ def test_a_geoparquet_written_with_to_file_is_written_with_to_parquet(tmp_path, 
         "import geopandas as gpd\nout = gdf.to_crs(4326)  # é\nout.to_parquet('a.geoparquet')\n"
         "gdf[gdf.n > 1].to_parquet(\"b.parquet\")\ngdf.to_file('c.gpkg', layer='x')\n"
         "back = gpd.read_parquet('a.geoparquet')"
-    )  # fio-nyc at 90b155b: GDAL has no Parquet reader here
+    )  # read_file of a GeoParquet becomes read_parquet: GDAL may have no Parquet reader
     gdf = gpd.GeoDataFrame({"n": [1, 2]}, geometry=[Point(0, 0), Point(1, 1)], crs=4326)
     monkeypatch.chdir(tmp_path)
     scope = {"gdf": gdf}
@@ -698,8 +700,8 @@ def test_a_geoparquet_written_with_to_file_is_written_with_to_parquet(tmp_path, 
 
 
 def test_a_crs_copied_with_its_label_is_cut_to_its_code_before_it_runs():
-    """capetown-nn at 40cb1d5: `to_crs("EPSG:2048 Hartebeesthoek94 / Lo19")`, the advisor's line
-    copied whole; pyproj knows no such CRS. Other strings keep their words."""
+    """`to_crs("EPSG:2048 Hartebeesthoek94 / Lo19")`, the advisor's line copied whole, names no CRS
+    pyproj knows: it is cut to the code. Other strings keep their words."""
     import pyproj
 
     from geoagent_ext.agent.subtask_work import code_of
@@ -721,8 +723,8 @@ def test_a_crs_copied_with_its_label_is_cut_to_its_code_before_it_runs():
 
 
 def test_a_failing_import_nothing_uses_is_taken_out_without_the_model():
-    """bangkok-multicrs at d518539: `from shapely.ops import buffer` above code that never calls
-    `buffer`; four model calls (370 s) moved the import to modules that do not exist either."""
+    """`from shapely.ops import buffer` above code that never calls `buffer` fails for nothing, and
+    a model tends to move the import to modules that do not exist either: the import goes."""
     code = "import pandas as pd\nfrom shapely.ops import buffer\nrows = pd.DataFrame({'a': [1]})"
     d = repair.classify(code, "ImportError", "cannot import name 'buffer' from 'shapely.ops' (/x/ops.py)", "", 2)
     assert d.strategy == "drop_import" and d.fix_said == "took out the import of `buffer`: it fails and nothing uses it"
@@ -781,8 +783,9 @@ def test_columns_the_mend_computes_are_taken_out_of_a_failing_selection():
 
 
 def test_the_repair_prompt_shows_the_models_own_code_whole_lines_and_no_mend():
-    """vienna at ab135b6: the failed code shown to the model held the contract's mend, clipped in
-    the middle with `...[cut]...`; the 1.5B copied both into four answers (four SyntaxErrors)."""
+    """Failed code shown to the model with the contract's mend in it, clipped in the middle with
+    `...[cut]...`, gets both copied into the answer (a SyntaxError): the prompt shows the model's own
+    code, in whole lines, without the mend."""
     from geoagent_ext.agent.prompts import SubtaskContext, coder_messages
     from geoagent_ext.contract.mend import without_mends
 
@@ -806,8 +809,8 @@ def test_the_repair_prompt_shows_the_models_own_code_whole_lines_and_no_mend():
 
 
 def test_an_accumulator_the_code_appends_to_but_never_starts_is_started():
-    """bangkok-multicrs at ab135b6: `records.append({...})` in a loop over layers, `records` never
-    bound: a step was inserted to create it (two model calls) instead of one line."""
+    """`records.append({...})` in a loop over layers, `records` never bound: the list is started
+    with one line, not with an inserted step that creates it."""
     code = "import pyogrio\nfor name in layers:\n    records.append({'layer': name})\nprint(len(records))"
     evalue = "name 'records' is not defined"
     d = repair.classify(code, "NameError", evalue, f"NameError: {evalue}", 3)

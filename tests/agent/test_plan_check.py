@@ -111,8 +111,8 @@ async def test_the_run_rewords_the_refuted_step_before_it_runs(tmp_path):
 
 
 async def test_a_refuted_merge_the_model_cannot_reword_gets_the_reason_written_into_it(tmp_path):
-    """vienna at 40cb1d5: the rewriter's answer was no new step, the merge on `district_code` (which
-    the stations lack) stayed as planned and failed on ten attempts over two steps."""
+    """A merge on a column one side lacks (`district_code`, not in the stations) fails whatever the
+    code; when the rewriter gives no new step, the reason is written into the step itself."""
     work = tmp_path / "work"
     work.mkdir()
     gpd.GeoDataFrame({"district_code": ["01", "02"]}, geometry=[box(0, 0, 1, 1), box(1, 0, 2, 1)], crs=4326).to_file(
@@ -222,14 +222,14 @@ def test_steps_the_contract_forbids_are_dropped_or_told_the_limit():
         "Set the CRS of the GeoSeries to EPSG:4326.",  # declares a CRS: not a reprojection
         "Filter the GeoDataFrame to include only rows where `recorded_at` is after 2024-01-01.",
         "Drop rows with a missing name and write `out.geojson`.",
-        # at 66818bb (bangkok): a reprojection in other words
+        # a reprojection in other words
         "Ensure the CRS of the GeoDataFrame is in a projected (metric) CRS (e.g., EPSG:10594).",
         "Make sure the CRS is set.",  # no target CRS: not a reprojection
-        # at d518539 (nyc-wkt): sums read from "so `SUM(unit_count)` works" in a plain conversion
+        # sums read from "so `SUM(unit_count)` works" in a plain conversion: nothing is summed
         "Compute the sum of `unit_count` for each feature.",
         "Convert the sum of `unit_count` to an integer.",
         "Convert the `unit_count` column to an int32 format.",
-        # at 536c870 (bangkok-coercion): written as `to_crs(epsg=10594)`
+        # a geometry "converted" to a number gets coded as a reprojection: it goes
         "Convert the geometry column to a numeric type (e.g., float64) if necessary.",
     ]
     found = {i: (text, why) for i, text, why in contract_conflicts(plan, _contract(unchanged, every_row))}
@@ -252,8 +252,8 @@ def test_steps_the_contract_forbids_are_dropped_or_told_the_limit():
     # Without those requirements the same steps stand.
     assert contract_conflicts(plan, _contract(("crs_epsg", "EPSG:32647", {"epsg": 32647}))) == []
     assert contract_conflicts(plan, None) == []
-    # Layers the output must have, planned as files of their own (seen at 55196ce, heritage.gpkg):
-    # the writing step is told; a step reading an input of such a name is left alone.
+    # Layers the output must have, planned as files of their own: the writing step is told;
+    # a step reading an input of such a name is left alone.
     layers = ("layers", "has the layers points, lines", {"names": ["points", "lines"]})
     steps = [
         "Load `points.gpkg`.",
@@ -263,8 +263,8 @@ def test_steps_the_contract_forbids_are_dropped_or_told_the_limit():
     [(index, text, why)] = contract_conflicts(steps, _contract(layers))
     assert index == 1 and text.startswith(steps[1])
     assert "points, lines are layers of `out.geojson`, not files" in text and "layer=name" in why
-    # Invalid features an output keeps repaired (cairo-dedup at c650f01: "remove them" dropped 20
-    # parcels): the dropping step goes (the mend repairs them on the written file); one that repairs stays.
+    # Invalid features an output keeps repaired ("remove them" would drop them): the dropping step
+    # goes (the mend repairs them on the written file); one that repairs stays.
     valid = ("geometries_valid", "every geometry is valid", {"input": "legacy.geojson", "key": "parcel_id"})
     steps = [
         "Check for invalid geometries and remove them.",
@@ -347,7 +347,8 @@ def test_steps_with_nothing_to_do_are_found():
 
 
 def test_steps_the_contracts_mend_does_are_idle():
-    """cairo-dedup at 536c870: 130 s on "Convert the geometry column to a MultiPolygon type"."""
+    """A step that only does what the contract's mend does on the written file ("Convert the geometry
+    column to a MultiPolygon type") is idle: no time goes to it."""
     from geoagent_ext.agent.plan_check import idle_steps
 
     multi = ("geometry_types", "every feature is a MultiPolygon", {"allowed": ["MultiPolygon"]})
@@ -399,8 +400,8 @@ def test_a_second_load_of_loaded_files_is_idle():
 
 
 def test_converting_a_layers_geometry_to_shapely_is_idle_but_parsing_a_tables_is_not():
-    """lagos at c650f01: "Convert the `geometry` column to a `shapely` geometry type" left a plain
-    Series, and the next two steps failed on its `.to_crs`; geopandas' layers hold shapely already."""
+    """ "Convert the `geometry` column to a `shapely` geometry type" can leave a plain Series that the
+    next steps fail on (`.to_crs`); geopandas' layers hold shapely already, a table's WKT does not."""
     from geoagent_ext.agent.plan_check import idle_steps
 
     plan = [
@@ -412,8 +413,8 @@ def test_converting_a_layers_geometry_to_shapely_is_idle_but_parsing_a_tables_is
     ]
     found = idle_steps(plan, "Rank the hex cells.", None, ["hex.geojson", "landuse.geojson"])
     assert [i for i, _ in found] == [1, 2] and "holds shapely geometries already" in found[0][1]
-    # Example 01 at 4140894: "Convert the `data/vienna_stations.geojson` points to a GeoDataFrame" went to
-    # points_from_xy on columns the layer lacks, then to the user.
+    # "Convert the stations' points to a GeoDataFrame" for a layer geopandas reads would go to
+    # points_from_xy on columns the layer lacks: idle; lon/lat columns of a table are work.
     steps = [
         "Load `data/stations.geojson` and `data/districts.geojson`.",
         "Convert the `data/stations.geojson` points to a GeoDataFrame.",
@@ -465,9 +466,9 @@ async def test_steps_a_review_adds_pass_the_same_checks(tmp_path):
 
 
 def test_a_step_gets_the_advisors_crs_for_what_it_measures():
-    """Example 01 at ce1c104: "Compute the area ... using the projected CRS" was labelled with the
-    official grid because "projected CRS" was read before "area"; the measure decides, a grid the
-    step names comes first, a bare reprojection gets the official grid."""
+    """ "Compute the area ... using the projected CRS" gets the equal-area CRS, not the official grid
+    "projected CRS" alone would give: the measure decides, a grid the step names comes first, a bare
+    reprojection gets the official grid."""
     from geoagent_ext.agent.crs_advice import CrsAdvice
 
     advice = CrsAdvice(
@@ -497,10 +498,9 @@ def test_a_step_gets_the_advisors_crs_for_what_it_measures():
 
 
 def test_a_crs_the_contract_fixes_is_the_one_a_reprojecting_step_is_told():
-    """At 66818bb (bangkok) the step "write the layer with the specified columns and CRS" got the
-    official UTM zone although the contract kept the input's geometry in its CRS; the coder passed
-    `crs=32647` to `to_file` three times. Under the contract a bare reprojection is told the
-    contract's CRS; measuring keeps the advisor's answer (it works on a copy)."""
+    """A step such as "write the layer with the specified columns and CRS" must not get the official
+    UTM zone when the contract keeps the input's geometry in its CRS. Under the contract a bare
+    reprojection is told the contract's CRS; measuring keeps the advisor's answer (it works on a copy)."""
     from geoagent_ext.agent.crs_advice import CrsAdvice
 
     advice = CrsAdvice(
@@ -525,7 +525,7 @@ def test_a_crs_the_contract_fixes_is_the_one_a_reprojecting_step_is_told():
     pinned = advice.within(_contract(("crs_epsg", "is in EPSG:3857", {"epsg": 3857})))
     assert pinned.step_label("Reproject the layer to a metric CRS.") == "written in EPSG:3857"
     assert "gdf.to_crs(epsg=3857)" in pinned.for_subtask("Reproject the layer to a metric CRS.")
-    # "Set the CRS to" a CRS the data is not in means converting (cairo-mixedgeom at 40cb1d5 relabelled degrees)
+    # "Set the CRS to" a CRS the data is not in means converting (set_crs would relabel degrees)
     relabel = advice.for_subtask("Set the CRS of the GeoDataFrame to the official grid EPSG:32647.")
     assert "in EPSG:4326 now: convert them with gdf.to_crs(epsg=32647); set_crs only relabels" in relabel
     assert "set_crs only relabels" not in advice.for_subtask("Reproject the layer to the official grid.")
@@ -538,8 +538,8 @@ def test_a_crs_the_contract_fixes_is_the_one_a_reprojecting_step_is_told():
 
 
 def test_the_overview_names_only_the_crs_purposes_the_request_speaks_of():
-    """bangkok-coercion at 270d815: a request to retype columns and leave the geometry alone saw
-    "measure areas in EPSG:10594" in the overview and planned a reprojection to it."""
+    """A request to retype columns and leave the geometry alone is not shown "measure areas in
+    EPSG:10594" in the overview, which would invite a reprojection to it."""
     from geoagent_ext.agent.crs_advice import CrsAdvice
 
     advice = CrsAdvice(
@@ -571,9 +571,9 @@ def test_the_overview_names_only_the_crs_purposes_the_request_speaks_of():
 
 
 def test_the_writing_step_is_told_the_column_requirements_no_step_names():
-    """At 66818bb (bangkok) the plan converted three text columns to numbers and never `station_id`,
-    whose "holds integers" failed on every write: requirements on columns no step names are added
-    to the step that writes their output."""
+    """A plan that converts some text columns to numbers but never `station_id` fails its "holds
+    integers" on every write: requirements on columns no step names are added to the step that
+    writes their output."""
     from geoagent_ext.agent.plan_check import uncovered_requirements
 
     contract = _contract(
@@ -607,8 +607,8 @@ def test_the_writing_step_is_told_the_column_requirements_no_step_names():
 
 
 def test_the_writing_step_is_told_the_layers_no_step_names():
-    """cairo-mixedgeom at 40cb1d5: "has the layers points, lines, polygons" and a plan that never
-    named a layer; its one write made one layer."""
+    """ "Has the layers points, lines, polygons" and a plan that never names a layer: one write makes
+    one layer, so the writing step is told the layers."""
     from geoagent_ext.agent.plan_check import uncovered_requirements
 
     contract = _contract(
@@ -646,9 +646,9 @@ async def test_the_run_tells_the_writing_step_a_column_requirement_no_step_names
 
 
 def test_a_loop_spread_over_steps_becomes_one_step():
-    """Every plan of the multi-layer audit at 40cb1d5 and before opened a loop in one step
-    ("Iterate over each layer in the dataset.") and put its body in the next ones; each step runs
-    once, so the coder of the opener wrote an empty loop and the rest saw one layer."""
+    """A plan may open a loop in one step ("Iterate over each layer in the dataset.") and put its
+    body in the next ones; each step runs once, so the opener would be an empty loop and the rest
+    would see one layer. The opener and its body become one step."""
     from geoagent_ext.agent.plan_check import idle_steps, loop_bodies
 
     plan = [
@@ -743,10 +743,10 @@ _POINTS_IN_DISTRICTS = {
 
 
 def test_steps_that_only_compute_a_count_or_rate_the_mend_computes_are_idle():
-    """Example 01 at 481be20: "Group the merged frame by `district_code` and count the stations"
-    and "Compute `stations_per_10km2` by dividing `station_count` by `area_km2`" ran on the joined
-    stations' rows (five attempts, then the user was needed). The mend counts by location and takes
-    the rate on the written file; the area and the writing stay the model's."""
+    """ "Group the merged frame by `district_code` and count the stations" and "Compute
+    `stations_per_10km2` by dividing `station_count` by `area_km2`" run on the joined stations' rows
+    and get the counts wrong. The mend counts by location and takes the rate on the written file;
+    those steps are idle, the area and the writing stay the model's."""
     from geoagent_ext.agent.plan_check import idle_steps
     from geoagent_ext.contract import derive_contract
 
@@ -777,9 +777,9 @@ def test_steps_that_only_compute_a_count_or_rate_the_mend_computes_are_idle():
 
 
 def test_a_merge_between_two_named_files_is_seen_as_a_merge():
-    """Example 01 at 1c835c3: "Merge the `data/vienna_districts.geojson` and `data/vienna_stations.geojson`
-    GeoDataFrames on the `district_code` column" was not seen as a merge (the file names' dots ended the
-    sentence for the pattern) and failed on `KeyError: 'district_code'` attempt after attempt."""
+    """ "Merge the `data/vienna_districts.geojson` and `data/vienna_stations.geojson` GeoDataFrames on
+    the `district_code` column" is a merge: the file names' dots do not end the sentence for the
+    pattern, so the key one side lacks is found before it fails on `KeyError: 'district_code'`."""
     from geoagent_ext.agent.plan_check import unshared_join_keys
 
     plan = [
@@ -796,9 +796,9 @@ def test_a_merge_between_two_named_files_is_seen_as_a_merge():
 
 
 def test_the_writing_step_is_told_which_rows_to_write_when_the_mend_computes_the_count():
-    """vienna-pip at fc90134: the count steps were dropped (the mend counts by location), and the
-    step left to write "the resulting DataFrame" merged the districts with the stations on a key the
-    stations lack, five times. The writing step now says what the mend needs: a row per district."""
+    """With the count steps dropped (the mend counts by location), a step left to write "the
+    resulting DataFrame" may merge the districts with the stations on a key the stations lack. The
+    writing step says what the mend needs: a row per district."""
     from geoagent_ext.agent.plan_check import uncovered_requirements
     from geoagent_ext.contract import derive_contract
 

@@ -56,7 +56,7 @@ async def test_the_kernel_check_reads_the_columns_of_written_tables_and_layers(t
         "`t.csv` lacks count that the request asks for (it has: code, n)",
         "`empty.parquet` holds no rows",
     ]
-    # written without the active geometry (tokyo: gdf[['connector_id', 'buffered']]), or not from a GeoDataFrame
+    # written without the active geometry (gdf[['connector_id', 'buffered']]), or not from a GeoDataFrame
     inactive, plain = checks["warnings"][2:]
     assert inactive.startswith("`inactive.geoparquet` does not load as GeoParquet") and "'geometry'" in inactive
     assert plain.startswith("`plain.geoparquet` does not load as GeoParquet: it is plain Parquet")
@@ -80,8 +80,8 @@ async def test_the_file_profile_of_a_wkt_table_gives_the_loading_call(tmp_path):
 
 
 async def test_columns_empty_in_the_input_are_named_and_not_blamed_on_a_step(tmp_path):
-    # nyc: the vendor's `postal_city` is empty in every row; the "all-null column" warning fired
-    # on every step that kept it, and both agent modes spent their calls repairing correct code.
+    # An input column empty in every row (a vendor's `postal_city`) is the data's, not a step's: warned
+    # about on every step that keeps it, it would have correct code repaired again and again.
     from geoagent_ext.agent.probes import format_files, run_probe
 
     from .helpers import real_kernel

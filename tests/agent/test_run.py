@@ -130,7 +130,7 @@ async def test_attribute_error_prompt_carries_real_members(workdir, tmp_path):
 async def test_a_keyword_a_library_rejects_inside_is_taken_out_without_the_model(workdir, tmp_path):
     """`gdf.to_parquet(..., driver=..., columns=...)` fails in pyarrow's `__cinit__`, one keyword at a
     time: to_parquet's own signature lists neither, so the call runs again without each, no model call
-    between and none of the budget spent (one attempt here; at 40cb1d5 two such fixes used cairo's last two)."""
+    between and none of the budget spent (one attempt here, and both keywords go)."""
     script = StepScript(
         ["Make the points.", "Write the points to `pts.geoparquet`."],
         {
@@ -168,7 +168,7 @@ async def test_missing_import_is_fixed_without_the_model(workdir, tmp_path):
 
 async def test_a_failing_import_nothing_uses_is_taken_out_without_the_model(workdir, tmp_path):
     """A real kernel's ImportError for an import the step never uses: the step runs again without
-    it, no model call (bangkok-multicrs at d518539 spent four calls and its whole budget on it)."""
+    it, no model call and none of the budget spent on it."""
     script = StepScript(
         ["Compute a mean."],
         {"Compute a mean": ["import numpy as np\nfrom shapely.ops import buffer\nprint(np.mean([1, 2, 3]))"]},
@@ -201,10 +201,10 @@ async def _guarded_run(workdir, tmp_path, request: str, plan: list[str], steps: 
 
 
 async def test_a_step_that_leaves_a_frames_geometry_alone_keeps_the_frame_without_the_model(workdir, tmp_path):
-    """cairo-mixedgeom at 42b4435: `heritage_sites = heritage_sites.simplify(tolerance=0.01)` ran,
-    so the step was solved, and every later step failed on a GeoSeries without `site_id`. The
-    trial now fails it (the name held a GeoDataFrame with other columns) and the step is
-    rewritten to set the new geometry on the frame, without a model call."""
+    """`heritage_sites = heritage_sites.simplify(tolerance=0.01)` runs, but leaves a GeoSeries
+    without `site_id` that every later step fails on. The trial fails it (the name held a
+    GeoDataFrame with other columns) and the step is rewritten to set the new geometry on the
+    frame, without a model call."""
     repaired, error, printed, script = await _guarded_run(
         workdir,
         tmp_path,
@@ -225,10 +225,9 @@ async def test_a_step_that_leaves_a_frames_geometry_alone_keeps_the_frame_withou
 
 
 async def test_a_zero_buffer_that_empties_points_and_lines_becomes_make_valid_without_the_model(workdir, tmp_path):
-    """cairo-mixedgeom at 319bc4c: "Convert to single-part" was written
-    `sites = sites.set_geometry(sites.geometry.buffer(0))`; the points and lines became empty
-    polygons and the step "ran". The trial fails it (geometries emptied) and `buffer(0)` becomes
-    `make_valid()`, without a model call."""
+    """`sites = sites.set_geometry(sites.geometry.buffer(0))` runs, but turns points and lines into
+    empty polygons. The trial fails it (geometries emptied) and `buffer(0)` becomes `make_valid()`,
+    without a model call."""
     mixed = (
         "from shapely.geometry import LineString\n"
         "sites = pd.concat([pts, pts.iloc[:1].set_geometry([LineString([(0, 0), (1, 1)])], crs=pts.crs)], "
@@ -255,9 +254,9 @@ async def test_a_zero_buffer_that_empties_points_and_lines_becomes_make_valid_wi
 
 
 async def test_set_crs_on_data_with_another_crs_reprojects_without_the_model(workdir, tmp_path):
-    """nyc-symdiff at 42b4435: `set_crs(32118)` on a layer in another CRS; geopandas suggests
-    allow_override=True, which the model's repair took, relabelling the coordinates. Data with a
-    CRS goes to another by `to_crs`, rewritten without a model call."""
+    """`set_crs(32118)` on a layer in another CRS fails, and geopandas suggests allow_override=True,
+    which would relabel the coordinates. Data with a CRS goes to another by `to_crs`, rewritten
+    without a model call."""
     script = StepScript(
         ["Load the points.", "Put the points in Web Mercator and print the first x."],
         {
@@ -280,10 +279,10 @@ async def test_set_crs_on_data_with_another_crs_reprojects_without_the_model(wor
 
 
 async def test_a_loop_that_appends_an_earlier_steps_records_again_starts_its_list_empty(workdir, tmp_path):
-    """bangkok-multicrs at 5826e83: a step inserted to create the list `layer` ran the whole loop, and
-    the step after it appended every record again, so the table had each layer twice. The trial
-    fails the second loop and the list is started empty in it, without a model call; a loop that
-    appends new records to a list an earlier step filled is left alone."""
+    """When an earlier step already ran the whole loop that fills a list, a later loop that appends
+    the same records again puts each record in the table twice. The trial fails the second loop and
+    the list is started empty in it, without a model call; a loop that appends new records to a list
+    an earlier step filled is left alone."""
     repaired, error, printed, script = await _guarded_run(
         workdir,
         tmp_path,
@@ -303,10 +302,9 @@ async def test_a_loop_that_appends_an_earlier_steps_records_again_starts_its_lis
 
 
 async def test_a_step_that_empties_a_column_it_had_is_not_committed(workdir, tmp_path):
-    """lagos at ab135b6: `gdf = gpd.GeoDataFrame(gdf.geometry.to_crs(26391), columns=gdf.columns)`
-    ran, was committed, and left `hex_id` empty in every row; the after-step check warned, and
-    every repair after it ran on the emptied frame. The trial now fails it: the live frame keeps its
-    values and the model's repair runs on them."""
+    """`gdf = gpd.GeoDataFrame(gdf.geometry.to_crs(26391), columns=gdf.columns)` runs but leaves
+    every column but the geometry empty; committed, every repair after it would run on the emptied
+    frame. The trial fails it: the live frame keeps its values and the model's repair runs on them."""
     script = StepScript(
         ["Load the points.", "Put the points in Web Mercator.", "Print the names."],
         {
@@ -342,8 +340,8 @@ async def test_a_step_that_empties_a_column_it_had_is_not_committed(workdir, tmp
 
 
 async def test_a_column_a_step_left_empty_and_was_accepted_does_not_fail_later_steps(workdir, tmp_path):
-    """lagos at ab135b6: once a step was accepted with an all-null column (its semantic retries
-    spent), each later step that carried the frame on was warned about it and retried twice."""
+    """Once a step is accepted with an all-null column, later steps that carry the frame on are not
+    warned about that column nor retried for it."""
     script = StepScript(
         ["Load the points.", "Add an empty note column.", "Keep the points other than b."],
         {
@@ -360,10 +358,9 @@ async def test_a_column_a_step_left_empty_and_was_accepted_does_not_fail_later_s
 
 
 async def test_a_column_selection_that_leaves_out_the_geometry_keeps_it_without_the_model(workdir, tmp_path):
-    """cairo-dedup at ab135b6: "Select the required columns" wrote `gdf = gdf[['parcel_id', ...]]`,
-    a plain DataFrame; the GeoParquet written from it had no geometry and seven repairs followed.
-    Where an output has geometries, the trial fails such a selection and the geometry column joins
-    it without a model call."""
+    """ "Select the required columns" written `gdf = gdf[['parcel_id', ...]]` leaves a plain
+    DataFrame, and a GeoParquet written from it has no geometry. Where an output has geometries,
+    the trial fails such a selection and the geometry column joins it without a model call."""
     script = StepScript(
         ["Load the points.", "Select the name column.", "Write the points to named.geojson."],
         {
@@ -476,10 +473,10 @@ async def test_buffers_kept_as_a_geoseries_are_written_with_their_frames_columns
 
 
 async def test_a_frame_written_with_its_geometry_in_another_column_gets_that_column_set(workdir, tmp_path):
-    """tokyo-busstop at 097316b: `out = stops[['connector_id', 'buffered_geometry']]` kept the buffers
-    but not the active `geometry`; geopandas wrote that GeoParquet and no reader opened it
-    (`KeyError: 'geometry'`), five repairs of the mend that could not read it followed. The trial
-    fails such a write and the one geometry column becomes the frame's geometry, without the model."""
+    """`out = stops[['connector_id', 'buffered_geometry']]` keeps the buffers but not the active
+    `geometry`; geopandas writes that GeoParquet and no reader opens it (`KeyError: 'geometry'`).
+    The trial fails such a write and the one geometry column becomes the frame's geometry, without
+    the model."""
     write = (
         "pts['buffered'] = pts.to_crs(3857).buffer(10)\nout = pts[['name', 'buffered']]\n"
         "out.to_parquet('zones.geoparquet')"
@@ -502,9 +499,10 @@ async def test_a_frame_written_with_its_geometry_in_another_column_gets_that_col
 
 
 async def test_a_geodataframe_built_from_a_frame_s_columns_alone_gets_its_geometry(workdir, tmp_path):
-    """fiji at 270d815: "Create a new GeoDataFrame with the length_m, vessel, ... columns" built
-    `gpd.GeoDataFrame({'length_m': src['length_m'], ...})`, no geometry; the file written from it held
-    30 null geometries. The trial fails such a build and `geometry=src.geometry` goes in, no model call."""
+    """ "Create a new GeoDataFrame with the length_m, vessel, ... columns" written as
+    `gpd.GeoDataFrame({'length_m': src['length_m'], ...})` has no geometry; the file written from it
+    holds a null geometry in every row. The trial fails such a build and `geometry=src.geometry`
+    goes in, no model call."""
     build = "import geopandas as gpd\nnamed = gpd.GeoDataFrame({'name': pts['name']})\nprint(len(named))"
     script = StepScript(
         ["Load the points.", "Build a frame with the name column.", "Write it to named.geojson."],
@@ -524,10 +522,9 @@ async def test_a_geodataframe_built_from_a_frame_s_columns_alone_gets_its_geomet
 
 
 async def test_a_failing_report_after_the_write_is_taken_out_without_the_model(workdir, tmp_path):
-    """london at ab135b6: the writing step wrote the table, then its summary
-    `print(f"... CRS: {table.crs}")` failed on a plain DataFrame; ten repairs rewrote the report,
-    the file was never committed and the run ended partial. The failing print changes no data:
-    it is taken out without a model call and the step runs."""
+    """A writing step that writes the table and then fails on its own summary
+    (`print(f"... CRS: {table.crs}")` on a plain DataFrame) would leave the file uncommitted. The
+    failing print changes no data: it is taken out without a model call and the step runs."""
     script = StepScript(
         ["Load the points.", "Write each point's x to xs.csv."],
         {
@@ -563,10 +560,10 @@ async def test_a_step_that_asks_for_the_report_keeps_it_for_the_model(workdir, t
 
 
 async def test_a_column_taken_from_the_joined_layer_by_index_is_taken_from_the_join(workdir, tmp_path):
-    """capetown-nn at 42b4435: after `near = gpd.sjoin_nearest(addresses, hospitals)`, the step
-    `near['nearest_hospital_name'] = hospitals['name']` aligned 37 hospitals to 120 addresses by
-    index: 83 names empty, the rest wrong, and every repair kept the line. The trial's alignment
-    guard fails it, and the value is taken from the join's own `name`, without a model call."""
+    """After `near = gpd.sjoin_nearest(addresses, hospitals)`, the line
+    `near['nearest_hospital_name'] = hospitals['name']` aligns the hospitals to the addresses by
+    index: names go missing or wrong. The trial's alignment guard fails it, and the value is taken
+    from the join's own `name`, without a model call."""
     setup = (
         "import geopandas as gpd\nfrom shapely.geometry import Point\n"
         "pts = gpd.GeoDataFrame({'pid': [1, 2, 3]}, geometry=[Point(0, 0), Point(1, 1), Point(2, 2)], crs=3857)\n"
@@ -924,8 +921,8 @@ async def test_an_answer_of_only_comments_is_a_failed_attempt(workdir, tmp_path)
 
 
 async def test_a_repair_answered_with_only_comments_is_not_the_next_repair_s_base(workdir, tmp_path):
-    # bangkok-multicrs at 097316b: the 1.5B answered a note with the note as comments, and the
-    # next repairs were asked to fix those comments; the step's real code and error were lost.
+    # An answer of only comments (the note echoed back) is not code: the next repair is asked to
+    # fix the step's real code and error, not those comments.
     failing = "x = int('three')"
     script = StepScript(["Set x."], {"Set x": [failing, "# Cause: 'three' is text.\n# Use a number.", "x = 3"]})
     model = ScriptedChatModel(responder=script)
@@ -1046,8 +1043,8 @@ async def test_a_step_that_must_write_the_requested_file_fails_its_trial_when_it
 
 
 async def test_a_variable_copied_from_a_recipe_is_repaired_not_given_a_step(tmp_path):
-    """The 1.5B copies a recipe's example verbatim (`stations.estimate_utm_crs()`): the repair says
-    whose name that is instead of inserting "Create the variable `stations`" (seen at 55196ce)."""
+    """A model may copy a recipe's example verbatim (`stations.estimate_utm_crs()`): the repair says
+    whose name that is instead of inserting "Create the variable `stations`"."""
     from pathlib import Path
 
     import geopandas as gpd
@@ -1116,8 +1113,8 @@ async def test_a_variable_copied_from_a_recipe_is_repaired_not_given_a_step(tmp_
 
 
 def test_docs_for_a_vector_task_leave_the_raster_libraries_out():
-    """A repair's docs query holds the error: "dst.write(1.0, 1): arr must be an array-like" brought
-    rasterio's docs to fiji's vector transects (seen at 55196ce). With no raster in the data or the
+    """A repair's docs query holds the error, and one like "dst.write(1.0, 1): arr must be an
+    array-like" would bring rasterio's docs to vector data. With no raster in the data or the
     request, the docs come from the other libraries; a step naming a library gets that library."""
     from geoagent_ext.agent.subtask_work import RASTER_LIBRARIES, docs_libraries
 
@@ -1268,9 +1265,9 @@ def test_proposals_follow_the_setting_else_the_model():
 
 
 async def test_a_join_of_layers_in_different_crss_runs_but_is_repaired(tmp_path):
-    """Example 01 at ce1c104: the districts were reprojected to EPSG:3035 in place, the stations
-    stayed in lon/lat, and the spatial join matched nothing. geopandas only warns; the after-step
-    check makes it a failure whose repair names both CRSs."""
+    """Districts reprojected to EPSG:3035 and stations left in lon/lat: the spatial join matches
+    nothing and geopandas only warns; the after-step check makes it a failure whose repair names
+    both CRSs."""
     import geopandas as gpd
     from shapely.geometry import Point, box
 

@@ -146,8 +146,8 @@ async def test_a_rollout_that_skips_a_required_file_is_not_complete_and_seeds_no
 
 
 def dead_end_seed_responder():
-    """Step 1's look-ahead writes a step 2 that runs but leaves step 3 no way on (tokyo's buffer
-    without the id column); the look-ahead from step 2 writes step 3, which needs a real half."""
+    """Step 1's look-ahead writes a step 2 that runs but leaves step 3 no way on (like a buffer
+    written without the id column); the look-ahead from step 2 writes step 3, which needs a real half."""
     return plan_responder(
         "1. Make the value.\n2. Halve the value.\n3. Print the half plus one.",
         {

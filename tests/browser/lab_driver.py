@@ -227,7 +227,7 @@ def run_palette_command(page, label: str, attempts: int = 3) -> None:
         search = page.locator(".lm-CommandPalette-input")
         item = page.locator(".lm-CommandPalette-item", has_text=label).first
         try:  # the palette may have closed again before it showed (focus taken), or not list the command yet,
-            # or close between showing the command and the click (seen in full CI runs on 2 cores)
+            # or close between showing the command and the click (on a busy 2-core machine)
             search.wait_for(state="visible", timeout=10_000)
             search.fill(label)
             item.wait_for(state="visible", timeout=10_000)

@@ -334,8 +334,8 @@ def test_geometry_left_alone_means_same_crs_and_shapes(tmp_path):
 
 
 def test_a_conversion_keeps_each_feature_s_shape_reprojected_or_exploded_but_not_simplified(tmp_path):
-    # cairo-mixedgeom at 097316b: `simplify(tolerance=0.01)` in degrees, every other requirement
-    # held and the run said `succeeded`; the request asked for layers, single parts and a national grid.
+    # `simplify(tolerance=0.01)` in degrees reshapes every feature though every other requirement
+    # holds, when the request asked only for layers, single parts and a national grid: a check fails it.
     from shapely.geometry import LineString, MultiPolygon, Polygon
 
     ring = [(31.20 + 0.001 * i, 30.00 + 0.0005 * (i % 2)) for i in range(20)]
@@ -473,9 +473,9 @@ def test_geometry_parsed_from_wkt_text_is_not_carried_beside_it(tmp_path):
 
 
 def test_a_missing_column_carried_from_another_layer_is_joined_in_not_computed():
-    """vienna at 55196ce: the CSV built from the stations lacked `district_name`, a column of the
-    districts layer; the repair must say where it lives and how to bring it in, and name only the
-    columns really missing."""
+    """A CSV built from the stations that lacks `district_name`, a column of the districts layer:
+    the repair must say where it lives and how to bring it in, and name only the columns really
+    missing."""
     from geoagent_ext.contract import Requirement
     from geoagent_ext.contract.advice import repair_line
 
@@ -534,7 +534,7 @@ def test_a_measure_in_the_wrong_unit_or_crs_fails_with_what_it_looks_like(tmp_pa
     seen = write(km2.tolist())
     assert sorted(seen) == ["areas.csv", "areas.geojson", "kinds.csv"] and all(r["passed"] for r in seen.values()), seen
     # A CSV written from the GeoDataFrame keeps a WKT "geometry" column: a table, matched by key
-    # (london at ce1c104 failed "could not check: 'DataFrame' object has no attribute 'crs'").
+    # (not "could not check: 'DataFrame' object has no attribute 'crs'").
     right.to_csv(tmp_path / "areas.csv", index=False)
     results = {r["id"]: r for r in in_folder(tmp_path, HELPER.check_contract, check_payload(contract))}
     [csv] = [results[r.id] for r in contract.requirements if r.kind == "measure_units" and r.output == "areas.csv"]
@@ -555,10 +555,10 @@ def test_a_measure_in_the_wrong_unit_or_crs_fails_with_what_it_looks_like(tmp_pa
 
 
 def test_a_summary_bbox_of_the_whole_layer_and_a_count_per_group_are_checked_on_their_values(tmp_path):
-    """dd-l1 capetown at 66818bb ended `succeeded` with the bbox of one clinic and
-    `count_per_subdistrict` as a frame's to_dict() ({"subdistrict": {...}, "count": {...}}): both
-    passed "min <= max" and "integer counts". "The overall bounding box" is every feature's, and a
-    value per group is an object keyed by the group column's values."""
+    """The bbox of one clinic and `count_per_subdistrict` as a frame's to_dict()
+    ({"subdistrict": {...}, "count": {...}}) both pass "min <= max" and "integer counts" yet are
+    wrong. "The overall bounding box" is every feature's, and a value per group is an object keyed
+    by the group column's values."""
     import pandas as pd
 
     pts = [(18.40, -34.05, "North"), (18.80, -33.72, "South"), (18.50, -33.90, "North"), (18.60, -33.80, "East")]
@@ -616,8 +616,8 @@ def test_a_whole_layer_bbox_passes_in_the_layers_crs_in_lonlat_or_in_the_crs_the
 
 
 def test_a_geojson_written_with_rfc7946_fails_its_projected_crs_and_the_repair_says_why(tmp_path):
-    """fiji at 40cb1d5: the frame was in the national grid, but ``to_file(..., RFC7946='YES')``
-    wrote the deliverable in EPSG:4326 three attempts in a row; the repair must name the writer."""
+    """A frame in the national grid written with ``to_file(..., RFC7946='YES')`` lands in EPSG:4326
+    whatever the frame's CRS: the check fails it and the repair says to write without RFC7946."""
     from geoagent_ext.contract.advice import repair_line
 
     lines = gpd.GeoDataFrame(
@@ -641,8 +641,8 @@ def test_a_geojson_written_with_rfc7946_fails_its_projected_crs_and_the_repair_s
 
 
 def test_a_spatial_file_written_without_its_geometry_gets_one_repair_line_naming_the_cause(tmp_path):
-    """cairo at 40cb1d5: a column selection dropped the geometry; four geometry requirements each
-    said 'no geometry in the file' with their own advice, and the repairs edited a missing column."""
+    """A column selection that drops the geometry fails every geometry requirement; they get one
+    repair line naming that cause (keep the geometry in the selection), not advice of their own each."""
     import pandas as pd
 
     from geoagent_ext.agent.deliverables import DeliverableChecks
@@ -675,9 +675,9 @@ def test_a_spatial_file_written_without_its_geometry_gets_one_repair_line_naming
 
 
 def test_geometry_requirements_do_not_hold_of_null_geometries(tmp_path):
-    """fiji at 270d815: a GeoDataFrame built from four columns, without geometry=, was written with a
-    null geometry on every row; "every feature is a MultiLineString" and the antimeridian cut held of
-    nothing and passed."""
+    """A GeoDataFrame built from columns alone, without geometry=, is written with a null geometry on
+    every row; "every feature is a MultiLineString" and the antimeridian cut must not pass by holding
+    of nothing."""
     _transects().to_file(tmp_path / "t.geojson")
     contract = derive_contract(
         "Write `out.geojson` from `t.geojson`, every feature a MultiLineString.", ["out.geojson"], input_facts(tmp_path)
@@ -697,9 +697,9 @@ def test_geometry_requirements_do_not_hold_of_null_geometries(tmp_path):
 
 
 def test_a_buffer_at_the_wrong_distance_or_in_the_wrong_metres_fails_with_the_distance_seen(tmp_path):
-    """tokyo-busstop at 40cb1d5: "a 400 m buffer around every connector" written as 800 m
-    buffers passed every requirement and the run said `succeeded` (graded 0.5). The distance the
-    request states is checked as a region, whatever the file's CRS or row layout."""
+    """ "A 400 m buffer around every connector" written as 800 m buffers would pass every other
+    requirement. The distance the request states is checked as a region, whatever the file's CRS
+    or row layout."""
     stops = gpd.GeoDataFrame(
         {"sid": ["a", "b", "c"]}, geometry=[Point(139.70, 35.69), Point(139.75, 35.68), Point(139.72, 35.70)], crs=4326
     )
@@ -729,10 +729,10 @@ def test_a_buffer_at_the_wrong_distance_or_in_the_wrong_metres_fails_with_the_di
 
 
 def test_a_count_per_polygon_is_checked_by_location_with_every_polygon_present(tmp_path):
-    """Example 01 at 26bba65: "count the stations in each district" was computed with a groupby on
-    the stations' own column and accepted (no requirement looked at the counts). A count column
-    over one point layer and one polygon layer is checked against the points inside each polygon,
-    matched by the key the file shares with the polygons ("3" and 3 alike), zero rows included."""
+    """ "Count the stations in each district" computed with a groupby on the stations' own column
+    gives wrong counts no other requirement sees. A count column over one point layer and one
+    polygon layer is checked against the points inside each polygon, matched by the key the file
+    shares with the polygons ("3" and 3 alike), zero rows included."""
     districts = gpd.GeoDataFrame(
         {"code": ["01", "02", "03"], "name": ["Mitte", "Nord", "Leer"]},
         geometry=[box(0, 0, 10, 10), box(10, 0, 20, 10), box(20, 0, 30, 10)],
@@ -782,8 +782,8 @@ def test_a_count_per_polygon_is_checked_by_location_with_every_polygon_present(t
     # The advice is code with this data's names: no placeholder for the coder to copy as a variable.
     assert "gpd.read_file('stations.geojson')" in repair_line(req, observed)
     assert "polys[['code', 'geometry']]" in repair_line(req, observed) and "KEY" not in coder_view(contract)
-    # The mend counts them on the written file: the coder leaves the count out (it counted on the
-    # wrong rows, example 01 at 481be20); without a key to carry counts by, it is told how up front.
+    # The mend counts them on the written file: the coder leaves the count out (a coder's count can
+    # land on the wrong rows); without a key to carry counts by, it is told how up front.
     assert "leave `station_count` out of the code" in coder_view(contract)
     unkeyed = derive_contract(request.replace("`code`, `name` and ", ""), ["per_district.csv"], input_facts(tmp_path))
     assert "predicate='within'" in coder_view(unkeyed) and "leave" not in coder_view(unkeyed)
@@ -809,7 +809,7 @@ def test_a_count_column_of_something_else_is_not_a_point_count(tmp_path):
 
 
 def test_a_rate_per_unit_is_its_count_over_its_measure_scaled_to_the_unit_named(tmp_path):
-    """Example 01 at 26bba65: "stations per 10 km²" was computed as the count divided by 10."""
+    """ "Stations per 10 km²" is the count over the area scaled to 10 km², not the count divided by 10."""
     contract = derive_contract(
         "Write `out.csv` with `code`, `tree_count`, `area_ha` and `trees_per_10km2`.", ["out.csv"]
     )
@@ -833,8 +833,8 @@ def test_a_rate_per_unit_is_its_count_over_its_measure_scaled_to_the_unit_named(
 
 
 def test_invalid_features_dropped_instead_of_repaired_fail_the_validity_requirement(tmp_path):
-    """cairo-dedup at c650f01: "remove invalid geometries" took 20 parcels out of a registry whose
-    request asked for no invalid geometries, and the file passed every check (a false success)."""
+    """ "Remove invalid geometries" that drops parcels from a registry whose request asked for no
+    invalid geometries must fail: the invalid input features are to be repaired and kept."""
     from shapely.geometry import Polygon
 
     square, bowtie = Polygon([(0, 0), (0, 1), (1, 1), (1, 0)]), Polygon([(2, 0), (3, 1), (3, 0), (2, 1)])

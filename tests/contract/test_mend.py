@@ -130,9 +130,9 @@ def test_a_geopackage_is_split_into_the_layers_named_for_geometry_kinds(tmp_path
     assert list(gpd.list_layers(tmp_path / "sites.gpkg")["name"]) == ["points", "lines", "polygons"]
     points = gpd.read_file(tmp_path / "sites.gpkg", layer="points")
     assert list(points["site_id"]) == ["s1", "s1", "s3"] and set(points.geom_type) == {"Point"}
-    # cairo-mixedgeom at f2774b6: the whole frame written to each of the three layers; the split
-    # kept every copy (three times the features). The check sees features in several layers, and the
-    # mend keeps each feature once.
+    # The whole frame written to each of the three layers: a split that kept every copy would hold
+    # three times the features. The check sees features in several layers, and the mend keeps each
+    # feature once.
     for name in ("points", "lines", "polygons"):
         mixed.to_file(tmp_path / "sites.gpkg", layer=name, driver="GPKG")
     layers = next(r for r in contract.requirements if r.kind == "layers")
@@ -146,8 +146,8 @@ def test_a_geopackage_is_split_into_the_layers_named_for_geometry_kinds(tmp_path
     bare = derive_contract("Write `bare.gpkg` with the layers `points` and `lines`.", ["bare.gpkg"])
     bare_layers = next(r for r in bare.requirements if r.kind == "layers")
     assert not check(bare, tmp_path)[bare_layers.text][0]  # no attribute columns: the geometry alone
-    # cairo-mixedgeom at 319bc4c: empty `points` and `lines` layers made the check itself fail
-    # ("could not check: 'DataFrame' object has no attribute 'tolist'"); an empty layer has no features.
+    # Empty `points` and `lines` layers do not make the check itself fail ("could not check:
+    # 'DataFrame' object has no attribute 'tolist'"); an empty layer has no features.
     for name in ("points", "lines"):
         mixed.iloc[:0].to_file(tmp_path / "sites.gpkg", layer=name, driver="GPKG")
     passed, observed = check(contract, tmp_path)[layers.text]
@@ -210,8 +210,8 @@ def test_of_duplicates_the_mend_keeps_the_row_the_request_says(tmp_path):
 
 
 def test_metres_labelled_as_degrees_are_relabelled_not_reprojected(tmp_path):
-    """Fiji at 536c870: a frame built in EPSG:3460 metres and written with crs=4326; reprojecting
-    it again gave infinite coordinates. Coordinates no degree has mean the label is wrong."""
+    """A frame built in EPSG:3460 metres and written with crs=4326 would give infinite coordinates if
+    reprojected again. Coordinates no degree has mean the label is wrong: it is relabelled."""
     from .test_checks import _transects, input_facts
 
     _transects().to_file(tmp_path / "t.geojson")
@@ -253,8 +253,8 @@ def test_a_keep_rule_the_rules_cannot_read_is_a_note_and_not_mended(tmp_path):
 
 
 def test_counts_per_polygon_are_counted_and_their_rate_recomputed(tmp_path):
-    """Example 01 at 36eafa3: the 1.5B wrote the total station count on every district's row (the
-    rate over it held, computed from the wrong count). A count of points per polygon has one
+    """The total station count written on every district's row passes a rate computed from it,
+    though both are wrong. A count of points per polygon has one
     definition: the mend counts them by location, carries them to the rows by the key the file
     shares with the polygons ("01" and 1 alike), and recomputes the rate over the new count."""
     from shapely.geometry import Point, box
@@ -289,7 +289,7 @@ def test_counts_per_polygon_are_counted_and_their_rate_recomputed(tmp_path):
     out = pd.read_csv(tmp_path / "per_district.csv")
     assert list(out["station_count"]) == [0, 3, 2] and list(out["stations_per_km2"]) == [0.0, 3.0, 2.0]
     assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
-    # Example 01 at 6323937: the stations' rows written (a district per station, no area): the
+    # The stations' rows written (a district per station, no area): the
     # table is rebuilt one row per district, its name from the districts, the areas measured and the
     # rate taken over both; a value of the old rows is carried by key.
     pd.DataFrame(
@@ -344,10 +344,9 @@ def test_a_csv_loses_a_geometry_or_index_column_it_was_not_asked_for(tmp_path):
 
 
 def test_a_time_column_cast_from_numbers_keeps_the_input_instants(tmp_path):
-    """nyc-wkt at 36eafa3: the 1.5B stored `recorded_at` as epoch milliseconds; the cast to
-    `timestamp[us]` read them as nanoseconds and wrote 1970 dates, which passed the type check and
-    the run said `succeeded`. A converted column keeps the input's values (a requirement of its
-    own), and numbers are read in the epoch unit their size says."""
+    """`recorded_at` stored as epoch milliseconds and cast to `timestamp[us]` is read as nanoseconds
+    and written as 1970 dates, which pass the type check. A converted column keeps the input's values
+    (a requirement of its own), and numbers are read in the epoch unit their size says."""
     from shapely.geometry import Point
 
     pd.DataFrame(
@@ -389,8 +388,8 @@ def test_a_time_column_cast_from_numbers_keeps_the_input_instants(tmp_path):
 
 
 def test_a_code_read_as_float_is_stored_as_its_digits(tmp_path):
-    """nyc-wkt at f2774b6: postcodes read by `read_csv` as float64 were stored as "10002.0" by the
-    cast to string; whole numbers are written as their digits, a missing one stays missing."""
+    """Postcodes read by `read_csv` as float64 would be stored as "10002.0" by a plain cast to string;
+    whole numbers are written as their digits, a missing one stays missing."""
     from shapely.geometry import Point
 
     gpd.GeoDataFrame(
@@ -404,9 +403,9 @@ def test_a_code_read_as_float_is_stored_as_its_digits(tmp_path):
 
 
 def test_polygons_written_beside_the_points_become_the_files_geometry_in_its_crs(tmp_path):
-    # tokyo-busstop at c650f01: `gdf['buffered'] = gdf.buffer(400)` in metres, then the frame taken
-    # to EPSG:4326 and written: GeoParquet keeps the points as the geometry and the polygons beside
-    # them, in the metric CRS; three model repairs never moved them.
+    # `gdf['buffered'] = gdf.buffer(400)` in metres, then the frame taken to EPSG:4326 and written:
+    # GeoParquet keeps the points as the geometry and the polygons beside them, in the metric CRS.
+    # The mend makes the polygons the geometry, in the file's CRS.
     from shapely.geometry import Point
 
     stops = gpd.GeoDataFrame({"stop_id": ["a", "b"]}, geometry=[Point(139.70, 35.68), Point(139.71, 35.69)], crs=4326)
@@ -457,8 +456,8 @@ def test_a_json_bbox_and_per_group_counts_in_pandas_shapes_are_reshaped_keeping_
         input_facts(tmp_path),
     )
     assert {r.kind for r in contract.requirements} >= {"bbox", "group_keys"}
-    # What the 1.5B wrote (capetown-clinics at 42b4435): per-feature bounds, a frame's to_dict();
-    # its counts are its own (South's 5 is wrong) and East, with none counted, is left out.
+    # Pandas shapes: per-feature bounds, a frame's to_dict(); its counts are its own (South's 5 is
+    # wrong) and East, with none counted, is left out.
     doc = {
         "count": 4,
         "bbox": {
@@ -538,8 +537,8 @@ _NEAREST_REQUEST = (
 
 
 def test_a_distance_to_the_nearest_feature_is_checked_and_measured_by_the_mend(tmp_path):
-    """capetown-nn at 319bc4c: `sjoin['distance_m'] = sjoin.distance(sjoin.geometry)` wrote 0.0 on
-    every row; "finite and >= 0" held and the run said succeeded."""
+    """`sjoin['distance_m'] = sjoin.distance(sjoin.geometry)` writes 0.0 on every row and passes
+    "finite and >= 0": the distance to the nearest feature is checked, and measured by the mend."""
     _addresses_and_hospitals(tmp_path)
     request = _NEAREST_REQUEST
     contract = derive_contract(request, ["nearest.gpkg"], input_facts(tmp_path))
@@ -583,9 +582,9 @@ def test_a_distance_to_the_nearest_feature_is_checked_and_measured_by_the_mend(t
 
 
 def test_a_column_an_input_holds_is_carried_to_the_rows_by_their_shared_key(tmp_path):
-    """vienna at ab135b6: the counts per district right, `district_name` (the districts' `name`)
-    never joined in four repairs. The mend takes it from the input row of each file row's key;
-    a column no key carries is left to the model."""
+    """Counts per district right but `district_name` (the districts' `name`) never joined in: the
+    mend takes it from the input row of each file row's key; a column no key carries is left to
+    the model."""
     squares = [Polygon([(x, 0), (x, 1), (x + 1, 1), (x + 1, 0)]) for x in range(3)]
     gpd.GeoDataFrame(
         {"district_code": [1, 2, 3], "name": ["Innere Stadt", "Leopoldstadt", "Landstraße"]}, geometry=squares, crs=4326
@@ -626,10 +625,10 @@ def test_a_column_an_input_holds_is_carried_to_the_rows_by_their_shared_key(tmp_
 
 
 def test_the_nearest_features_name_is_checked_and_taken_by_the_mend(tmp_path):
-    """capetown-nn at 42b4435: `near['nearest_hospital_name'] = hospitals['name']` aligned the
-    hospitals to the addresses by index; only the distance was checked. A column that carries the
-    other layer's column (`nearest_hospital_name` <- `name` of `hospitals.parquet`) is now checked
-    to be the nearest feature's, and the mend takes it so."""
+    """`near['nearest_hospital_name'] = hospitals['name']` aligns the hospitals to the addresses by
+    index, which a check of the distance alone does not see. A column that carries the other layer's
+    column (`nearest_hospital_name` <- `name` of `hospitals.parquet`) is checked to be the nearest
+    feature's, and the mend takes it so."""
     _addresses_and_hospitals(tmp_path)
     request = _NEAREST_REQUEST
     contract = derive_contract(request, ["nearest.gpkg"], input_facts(tmp_path))
@@ -689,9 +688,9 @@ def _geometry_left_alone(src, folder):
 
 
 def test_geometry_left_alone_but_reprojected_gets_the_input_s_own_shapes_back(tmp_path):
-    """bangkok-coercion at 270d815: the request left the geometry alone, the step wrote it in
-    EPSG:10594 and three repairs kept `to_crs`. Row for row the input's shapes once back in its CRS:
-    the mend puts the input's own geometries and CRS back; other shapes it leaves failing."""
+    """The request leaves the geometry alone and the step writes it in EPSG:10594. Row for row the
+    input's shapes once back in its CRS: the mend puts the input's own geometries and CRS back;
+    other shapes it leaves failing."""
     src = gpd.GeoDataFrame({"sid": ["1", "2"]}, geometry=[CW_SQUARE, CW_SQUARE.centroid], crs=4326)
     contract, kept = _geometry_left_alone(src, tmp_path)
     src.assign(sid=[1, 2]).to_crs(10594).to_file(tmp_path / "out.geojson")
@@ -706,8 +705,8 @@ def test_geometry_left_alone_but_reprojected_gets_the_input_s_own_shapes_back(tm
 
 
 def test_geometry_left_alone_but_lost_comes_back_when_the_rows_are_the_inputs_in_order(tmp_path):
-    """bangkok-coercion at 2565866: the typed columns were put in a new GeoDataFrame without a
-    geometry, and the file written had none (`"geometry": null` in every feature). Its rows are the
+    """Typed columns put in a new GeoDataFrame without a geometry give a file with none
+    (`"geometry": null` in every feature). Its rows are the
     input's, in order (a column whose input values are all distinct reads the same row for row), so
     the mend puts the input's shapes back; rows in another order get nothing and still fail."""
     shapes = [CW_SQUARE, CW_SQUARE.centroid, CW_SQUARE.exterior]
@@ -727,8 +726,8 @@ def test_geometry_left_alone_but_lost_comes_back_when_the_rows_are_the_inputs_in
 
 
 def test_polygons_the_request_discards_below_an_area_are_checked_and_dropped(tmp_path):
-    """cairo-dedup at e85742a: "discard any polygon fragments smaller than 1 m²" was never checked;
-    30 slivers stayed, every other requirement held and the run said `succeeded` (graded 0.71)."""
+    """ "Discard any polygon fragments smaller than 1 m²" is a requirement of its own: slivers left
+    in fail it though every other requirement holds, and the mend drops them."""
     side = 1e-5  # about 1.1 m by 1.1 m at 30°N: above 1 m²; half of it is below
     parcels = gpd.GeoDataFrame(
         {"pid": ["a", "b", "c"]},
@@ -757,9 +756,8 @@ def test_polygons_the_request_discards_below_an_area_are_checked_and_dropped(tmp
 
 
 def test_features_reshaped_where_the_request_asked_for_none_get_their_input_shapes_back(tmp_path):
-    """cairo-mixedgeom at d4686b6: polygons simplified (up to 80 m) in a conversion that asked only
-    for single parts and a national grid; the run ended `partial` with two repairs that kept
-    `simplify`. The mend puts back, for each feature, the input's shape or part nearest it,
+    """Polygons simplified (up to 80 m) in a conversion that asked only for single parts and a
+    national grid: the mend puts back, for each feature, the input's shape or part nearest it,
     reprojected as the file is; features already kept stay as they are."""
     from shapely.geometry import LineString, Point, box
 
@@ -809,9 +807,9 @@ def test_features_reshaped_where_the_request_asked_for_none_get_their_input_shap
 
 
 def test_invalid_features_are_repaired_before_small_ones_are_discarded(tmp_path):
-    """cairo-dedup at fc90134: the mend discarded polygons under 1 m² before it repaired the invalid
-    ones, and a self-intersecting parcel (whose lobes cancel: an area near 0) went with the slivers, so
-    the repaired parcels the contract keeps were missing. Repaired first, each keeps its own area."""
+    """Discarding polygons under 1 m² before repairing the invalid ones would drop a self-intersecting
+    parcel (whose lobes cancel: an area near 0) with the slivers, though the contract keeps it
+    repaired. Repaired first, each keeps its own area."""
     bowtie = Polygon([(31.2, 30.0), (31.201, 30.001), (31.201, 30.0), (31.2, 30.001)])
     side = 1e-6  # about 0.1 m by 0.1 m: a sliver
     sliver = Polygon([(31.3, 30.0), (31.3 + side, 30.0), (31.3 + side, 30.0 + side), (31.3, 30.0 + side)])

@@ -199,7 +199,7 @@ def test_geometry_hygiene_templates_one_per_noun_and_either():
         facts,
     )
     got = kinds(c)
-    # valid: the invalid input features repaired, each parcel_id kept (cairo-dedup at c650f01)
+    # valid: the invalid input features repaired, each parcel_id kept (not dropped)
     assert {
         ("unique", "parcel_id"),
         ("geometries_present", None),

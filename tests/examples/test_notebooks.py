@@ -59,7 +59,7 @@ async def _execute_all(workdir: Path) -> dict[str, dict]:
             nb,
             timeout=CELL_TIMEOUT,
             # nbclient waits 4 s for a cell's last outputs by default; with the notebooks run side by
-            # side on 2 busy cores, a print was lost (03's "Greenest district" at 327febe's CI run)
+            # side on 2 busy cores, a cell's last print can come later than that and be lost
             iopub_timeout=60,
             kernel_name="python3",
             resources={"metadata": {"path": str(workdir)}},

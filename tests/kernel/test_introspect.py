@@ -198,9 +198,9 @@ async def test_profile_of_a_plain_frame_with_geometries_says_how_to_make_it_a_ge
 
 
 async def test_a_name_imported_from_the_wrong_module_is_imported_from_where_the_library_has_it(service, geo_kernel):
-    """nyc-symdiff at c650f01: `from shapely.ops import buffer` six times (and `shapely.geometry`,
-    as the model's repair said); shapely 2 has `buffer` at the top. The kernel says where, and the
-    import is rewritten without a model call; a name the package lacks gets no rewrite."""
+    """`from shapely.ops import buffer` (or `shapely.geometry`) fails: shapely 2 has `buffer` at the
+    top. The kernel says where, and the import is rewritten without a model call; a name the package
+    lacks gets no rewrite."""
     from geoagent_ext.agent import fixes, repair
     from geoagent_ext.agent.kernel_handle import BoundKernel
 
@@ -241,7 +241,7 @@ async def test_a_name_imported_from_the_wrong_module_is_imported_from_where_the_
         await fixes.diagnose_live(unknown, "from shapely.ops import nope\nnope()", 1, BoundKernel(service, geo_kernel))
         is None
     )
-    # capetown-nn at c650f01: `gpd.to_numeric` three times; pandas has it, bound as `pd` in the session.
+    # `gpd.to_numeric`: pandas has it, bound as `pd` in the session, so the call is rewritten to `pd`.
     assert (await service.execute(geo_kernel, "import pandas as pd")).status == "ok"
     code = "n = gpd.to_numeric(['1', '2']).sum()\nprint(n)"
     failed = (await service.execute(geo_kernel, code)).error

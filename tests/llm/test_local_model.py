@@ -125,8 +125,8 @@ async def test_client_sample_and_timeout_release_the_model(model):
 
 
 def test_an_answer_caught_in_a_loop_ends_at_the_repetition(model):
-    """The 1.5B answered a "Load the libraries" step with ~1000 tokens of one import line (3 min a
-    call); the engine stops at five identical lines instead of running to max_tokens."""
+    """A small model can answer with one line repeated until max_tokens (minutes a call); the engine
+    stops at five identical lines instead of running to max_tokens."""
     prompt = "Write 30 lines of Python, each one exactly `x.append(12345)`. Reply with the lines only."
     msg = model.invoke([HumanMessage(prompt)], temperature=0.0, seed=1)
     meta = msg.response_metadata
@@ -142,7 +142,7 @@ def test_repeating_tail_needs_a_real_block_repeated_back_to_back():
     assert repeating_tail("x = 1\n" + "a = f(1)\nb = g(2)\n" * 4)  # a two-line block
     assert not repeating_tail("x = 1\n" + "]\n" * 9)  # closing brackets are not a loop
     assert not repeating_tail("x = 1\n" + line * 4 + "print(1)\n" + line)  # back to back, at the end
-    # fiji at d518539: two reprojections back and forth, each under the same comment, until max_tokens.
+    # A multi-line block repeated: two reprojections back and forth, each under the same comment.
     swing = (
         "# Cause: the lines still cross.\ng = g.to_crs(epsg=3460)\n\n"
         "# Cause: the lines still cross.\ng = g.to_crs(epsg=4326)\n\n"
