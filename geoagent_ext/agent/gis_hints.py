@@ -146,7 +146,13 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
         "CRS use gdf.to_crs(epsg=...) (it takes no allow_override).",
     ),
     (
-        re.compile(r"already exists|File exists|FileExistsError", re.I),
+        re.compile(r"cannot insert (.+?), already exists"),
+        "The frame has that name both as its index (a dissolve/groupby key stays the index) and as a "
+        "column, and writing it (or reset_index()) would add the index as a second column of that name: "
+        "drop the index level first, gdf.reset_index(level='<name>', drop=True), or do not set the column again.",
+    ),
+    (  # a file or layer, not pandas' "cannot insert <column>, already exists" above
+        re.compile(r"(?:already exists|File exists|FileExistsError)(?<!, already exists)", re.I),
         "The output already exists: choose a new name or overwrite explicitly "
         "(mode='w' for to_file, overwrite=True where supported, or remove it first).",
     ),

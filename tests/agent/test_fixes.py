@@ -14,6 +14,7 @@ from geoagent_ext.agent import fixes, repair
 from geoagent_ext.agent.events import Repaired
 from geoagent_ext.agent.events_schema import sent_event_schema
 from geoagent_ext.agent.fixes import (
+    frame_meant,
     keep_frame,
     make_valid,
     measure_column,
@@ -162,6 +163,37 @@ def test_a_frame_with_a_second_geometry_column_is_written_with_its_active_geomet
     written = gpd.read_file(tmp_path / "pts.geojson")
     assert list(written.columns) == ["name", "geometry"] and len(written) == len(_points())
     assert d.fixed_code.splitlines()[:2] == code.splitlines()[:2]  # only the write changes
+
+
+def test_a_frame_whose_index_is_also_a_column_is_written_with_the_column(tmp_path, monkeypatch):
+    """A dissolve key kept as the index and set again as a column fails the write (pandas: "cannot
+    insert source, already exists"); the write takes the frame without that index level, the
+    column the code set is what the file holds, and only the write changes."""
+    monkeypatch.chdir(tmp_path)
+    import geopandas as gpd
+    from shapely.geometry import box
+
+    parts = gpd.GeoDataFrame(
+        {"source": ["a", "b", "a"]}, geometry=[box(0, 0, 1, 1), box(5, 0, 6, 1), box(1, 0, 2, 1)], crs=32118
+    )
+    code = (
+        "groups = parts.dissolve(by='source')\n"
+        "groups['source'] = ['left', 'right']\n"
+        "for _ in range(1):\n    groups.to_file('groups.geojson', driver='GeoJSON')"
+    )
+    with pytest.raises(ValueError) as raised:
+        exec(code, {"parts": parts})
+    failure = fixes.Failure(code, "ValueError", str(raised.value), str(raised.value), 4)
+    d = fixes.diagnose(failure)
+    assert d is not None and d.strategy == "index_twice", d
+    assert d.fixed_code.splitlines()[:3] == code.splitlines()[:3]
+    exec(d.fixed_code, {"parts": parts})
+    written = gpd.read_file(tmp_path / "groups.geojson")
+    assert written["source"].tolist() == ["left", "right"] and list(written.columns) == ["source", "geometry"]
+    assert written.geometry.area.round(6).tolist() == [2.0, 1.0]
+    # the same words about anything but a write of a named frame on the failing line go to the model
+    other = "x = parts.dissolve(by='source')\nx['source'] = 1\ny = x.reset_index()"
+    assert fixes.diagnose(fixes.Failure(other, "ValueError", str(raised.value), str(raised.value), 3)) is None
 
 
 def test_zero_buffers_of_a_layer_are_found_and_written_make_valid_and_others_left_alone():
@@ -386,3 +418,40 @@ def test_each_guard_reports_what_it_saw_and_its_rule_rewrites_from_that(rule, co
     # the fixed code passes the guard
     suffix = asyncio.run(rule.guard(_Probes(answers), d.fixed_code, fixes.TrialFacts()))
     exec(d.fixed_code + suffix, {**_frames(), "folder": str(tmp_path)})
+
+
+def test_an_undefined_name_in_a_frame_s_mask_or_own_reprojection_becomes_that_frame():
+    """``hexes.to_crs(gdf.estimate_utm_crs())`` and ``hexes[gdf.area > x]`` with nothing named
+    ``gdf``: the rewrite reads ``hexes`` there and runs; a name used otherwise is left alone."""
+    import geopandas as gpd
+    from shapely.geometry import box
+
+    def hexes():
+        return gpd.GeoDataFrame(
+            {"hex_id": [1, 2]}, geometry=[box(3.3, 6.4, 3.31, 6.41), box(3.4, 6.4, 3.40005, 6.40005)], crs=4326
+        )
+
+    code = "hexes = hexes.to_crs(gdf.estimate_utm_crs())\nbig = hexes[gdf.geometry.area >= 100]\nprint(len(big))"
+    with pytest.raises(NameError) as raised:
+        exec(code, {"hexes": hexes()})
+    d = fixes.diagnose(fixes.Failure(code, "NameError", str(raised.value), str(raised.value), 1, {"hexes"}))
+    assert d is not None and d.strategy == "frame_meant", d
+    assert d.fixed_code.splitlines()[:2] == [
+        "hexes = hexes.to_crs(hexes.estimate_utm_crs())",
+        "big = hexes[hexes.geometry.area >= 100]",
+    ]
+    space = {"hexes": hexes()}
+    with redirect_stdout(io.StringIO()) as printed:
+        exec(d.fixed_code, space)
+    assert printed.getvalue().strip() == "1" and space["hexes"].crs.to_epsg() == 32631  # UTM 31N, metres
+    # the undefined name bound by the statement that reads it: the reads before are the frame's
+    same_line = "gdf = hexes[gdf.area >= 100]\nprint(gdf.crs)"
+    assert frame_meant.with_frame_meant(same_line, "gdf", {"hexes"}) == "gdf = hexes[hexes.area >= 100]\nprint(gdf.crs)"
+    for left in (
+        "small = hexes[helper(hexes.area)]",  # a function, not a frame
+        "out = gdf.to_crs(3857)",  # not inside another frame's expression
+        "out = hexes.to_crs(gdf.crs)",  # another frame's CRS: which one is not known
+        "out = parcels[gdf.area > 1]",  # the frame is bound nowhere
+    ):
+        name = "helper" if "helper" in left else "gdf"
+        assert frame_meant.with_frame_meant(left, name, {"hexes"}) is None, left

@@ -20,6 +20,8 @@ def test_gis_hints():
     assert "make_valid" in invalid[0]
     exists = gis_hints("DataSourceError", "out.tif already exists")
     assert "already exists" in exists[0]
+    twice = gis_hints("ValueError", "cannot insert source, already exists")  # a column, not a file
+    assert len(twice) == 1 and "reset_index(level=" in twice[0]
     missing = gis_hints("DataSourceError", "parcels.gpkg: No such file or directory")
     assert "not found" in missing[0]
     assert gis_hints("ZeroDivisionError", "division by zero") == []
@@ -32,7 +34,7 @@ def test_gis_hints():
         "Specify 'allow_override=True' to allow replacing the existing CRS",
     )
     assert "gdf.to_crs(epsg=...)" in set_crs
-    # A geometry type asked of astype (at 66818bb, three times in a row): shapely makes it multi-part.
+    # A geometry type asked of astype is no dtype: shapely makes it multi-part.
     [multi] = gis_hints("TypeError", "data type 'MultiPolygon' not understood")
     assert "MultiPolygon([g])" in multi and "geom_type == 'Polygon'" in multi
     # a column used as one condition (`x if layer.geometry else y`)
@@ -53,11 +55,11 @@ def test_plain_pandas_and_missing_import_names_get_their_own_hints():
         "ImportError: cannot import name 'rioxarray' from 'rasterio'",
     )
     assert len(hints) == 1 and "does not exist in the module" in hints[0]
-    # Example 02 at 546a1d2: "install it with %pip" led the repairs to import geopy again and again.
+    # A library that is not installed: the hint names what is (nothing is installed during a run), not %pip.
     hints = gis_hints("ModuleNotFoundError", "No module named 'geopy'", "ModuleNotFoundError: No module named 'geopy'")
     assert len(hints) == 1 and "nothing is installed during a run" in hints[0] and "pip" not in hints[0]
     assert "pyproj.Geod(ellps='WGS84').inv" in hints[0]
-    # Example 03 at 546a1d2: `riox.open_rasterio(path)['red']`, then ['B4'], failed until the user was needed.
+    # A raster band read by a name (`riox.open_rasterio(path)['red']`): bands are selected by number.
     traceback = "red = riox.open_rasterio('s2.tif')['red']\nKeyError: 'red'"
     hints = gis_hints("KeyError", "'red'", traceback)
     assert "da.sel(band=1)" in hints[0] and "long_name" in hints[0]
@@ -117,9 +119,9 @@ def test_a_measurement_in_degrees_is_named_but_a_centroid_is_not():
 
 
 def test_wkt_parsing_and_time_zone_slips_get_the_way_that_works():
-    """nyc at 40cb1d5: `gpd.GeoDataFrame.from_wkt` three times; `astype('datetime64[us]')` of
-    zoned times, then `Series.tz_localize` (the index's). The errors are pandas' own; the hint's
-    recipe is run here too."""
+    """`gpd.GeoDataFrame.from_wkt` (no such method), `astype('datetime64[us]')` of zoned times and
+    `Series.tz_localize` (the index's) each get the call that works. The errors are pandas' own; the
+    hint's recipe is run here too."""
     import geopandas as gpd
     import pandas as pd
 
@@ -144,7 +146,7 @@ def test_wkt_parsing_and_time_zone_slips_get_the_way_that_works():
 
 
 def test_a_missing_geometry_met_in_an_apply_gets_the_vectorized_way():
-    """nyc-symdiff at 55196ce: `.geometry.apply(lambda x: x.centroid)` over a None geometry, twice."""
+    """`.geometry.apply(lambda x: x.centroid)` fails on a None geometry; the vectorized member keeps it None."""
     import geopandas as gpd
     from shapely.geometry import box
 
@@ -161,8 +163,8 @@ def test_a_missing_geometry_met_in_an_apply_gets_the_vectorized_way():
 
 
 def test_point_coordinates_of_lines_get_the_reprojection_that_works_for_every_geometry():
-    """fiji at d518539: `transformer.transform(gdf.geometry.x, gdf.geometry.y)` over lines, four
-    attempts and a skipped step. geopandas' own error; the hint's way is run here too."""
+    """`transformer.transform(gdf.geometry.x, gdf.geometry.y)` fails over lines (only points have x);
+    the hint reprojects every geometry with to_crs. geopandas' own error; the hint's way is run here too."""
     import geopandas as gpd
     from shapely.geometry import LineString
 
@@ -176,8 +178,9 @@ def test_point_coordinates_of_lines_get_the_reprojection_that_works_for_every_ge
 
 
 def test_wrapping_a_multipolygon_again_or_an_invented_to_multi_gets_the_wrap_of_single_parts_only():
-    """cairo-dedup at d518539: `MultiPolygon([g])` over a layer that already had MultiPolygons, then
-    `GeoSeries.to_multi_polygon()` four times. shapely's and geopandas' own errors; the hint's way is run."""
+    """`MultiPolygon([g])` over a layer that already has MultiPolygons, or an invented
+    `GeoSeries.to_multi_polygon()`, gets the wrap of single parts only. shapely's and geopandas' own
+    errors; the hint's way is run."""
     import geopandas as gpd
     from shapely.geometry import MultiPolygon, box
 
@@ -194,8 +197,9 @@ def test_wrapping_a_multipolygon_again_or_an_invented_to_multi_gets_the_wrap_of_
 
 
 def test_pandas_aggregation_cast_and_drop_slips_get_the_call_that_works():
-    """nyc-wkt at d518539: `.groupby(k)[c].agg({c: 'sum'})` twice, `.astype(int)` over NaN, then
-    `drop(columns=[...])` of a column already gone, three times. pandas' own errors; the hints' ways run."""
+    """`.groupby(k)[c].agg({c: 'sum'})` (a nested renamer), `.astype(int)` over NaN and
+    `drop(columns=[...])` of a column already gone each get the call that works. pandas' own errors;
+    the hints' ways run."""
     import pandas as pd
 
     df = pd.DataFrame({"id": [1, 1, 2], "units": [2.0, None, 3.0]})

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 6a3b3fe3d4fd1783b6255cc5222e3d8dbb54c2a983e4ac13f1e2bb03c3547245
+ * schema-sha256: fdd9668de7c1004f256c97c993aaba77cf729a5a453b578f3ac4ed28e512e5c2
  */
 
 export type RunEvent =
@@ -333,7 +333,9 @@ export interface Repaired {
     | 'fix_call'
     | 'add_import'
     | 'start_list'
+    | 'frame_meant'
     | 'drop_keyword'
+    | 'index_twice'
     | 'drop_import'
     | 'text_not_frame'
     | 'move_import'

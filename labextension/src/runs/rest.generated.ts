@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: 678a81e7d31b305f74c30c754fbfa9ee94c335ffb2caddb2355a6bc33977022b
+ * schema-sha256: a12f362f2596364933e2fd59c520fb99a5ad03f645d35897deb6ff92e382a489
  */
 import type {
   ApprovalGiven,
