@@ -455,3 +455,29 @@ def test_an_undefined_name_in_a_frame_s_mask_or_own_reprojection_becomes_that_fr
     ):
         name = "helper" if "helper" in left else "gdf"
         assert frame_meant.with_frame_meant(left, name, {"hexes"}) is None, left
+
+
+def test_an_area_column_named_for_its_unit_gets_that_unit_s_factor():
+    """``parcels['area_m2'] = parcels.area * 0.000001`` stores km² under a name that says m²: the
+    factor becomes the name's unit's before the run (m², ha, km²); other factors are left alone."""
+    import geopandas as gpd
+    from shapely.geometry import box
+
+    parcels = gpd.GeoDataFrame({"id": [1]}, geometry=[box(0, 0, 100, 200)], crs=32636)  # 20,000 m²
+    code = (
+        "parcels['area_m2'] = parcels.geometry.area * 0.000001\n"
+        "parcels['area_km2'] = parcels.area / 10**4\n"
+        "parcels['area_ha'] = 1e-6 * parcels.area\n"
+        "parcels['area_sqft'] = parcels.area * 10.7639\n"
+        "parcels['area_ha_ok'] = parcels.area / 1e4\n"
+        "parcels['share_km2'] = parcels.area * 0.5"
+    )
+    fixed = fixes.before_run(code, {"parcels"})
+    assert fixed.splitlines() == [
+        "parcels['area_m2'] = parcels.geometry.area",
+        "parcels['area_km2'] = parcels.area / 1e6",
+        "parcels['area_ha'] = parcels.area / 1e4",
+        *code.splitlines()[3:],
+    ]
+    exec(fixed, {"parcels": parcels})
+    assert parcels.loc[0, ["area_m2", "area_km2", "area_ha"]].tolist() == [20000.0, 0.02, 2.0]
