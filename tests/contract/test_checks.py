@@ -665,9 +665,9 @@ def test_a_spatial_file_written_without_its_geometry_gets_one_repair_line_naming
     by_id = {r.id: r for r in contract.requirements}
     pairs = [(by_id[r["id"]], RequirementResult(**r)) for r in results]
     blind = [req.text for req, res in pairs if not res.passed and res.observed == "no geometry in the file"]
-    # MultiPolygon, no duplicates, none empty, a declared CRS, where the input lies, the input's CRS
-    # (shapes kept is an unsure reading: not checked)
-    assert len(blind) == 7  # shapes kept too: nothing in the request reshapes them
+    # MultiPolygon, no duplicates, none empty, a declared CRS, where the input lies, the input's CRS,
+    # the GeoParquet's geometry column named `geometry` (shapes kept is an unsure reading: not checked)
+    assert len(blind) == 8  # shapes kept too: nothing in the request reshapes them
     lines = DeliverableChecks.failures(pairs)
     about_geometry = [line for line in lines if "no geometry" in line]
     assert len(about_geometry) == 1 and "gdf[['a', 'b', 'geometry']]" in about_geometry[0]

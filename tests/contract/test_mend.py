@@ -829,3 +829,27 @@ def test_invalid_features_are_repaired_before_small_ones_are_discarded(tmp_path)
     out = gpd.read_parquet(tmp_path / "clean.geoparquet")
     assert out["pid"].tolist() == ["a", "c"] and out.is_valid.all()
     assert all(ok for ok, _ in check(contract, tmp_path).values())
+
+
+def test_a_geoparquet_s_geometry_column_is_named_geometry_and_mended_so(tmp_path):
+    """A GeoParquet keeps the name its geometry column was written with; its readers look for
+    ``geometry``. A file whose geometry sits in `buffered` (next to a stale points column named
+    `geometry`) fails the requirement, and the mend makes `buffered` the `geometry` column. A request
+    that names another geometry column gets no such requirement."""
+    points = gpd.GeoDataFrame({"stop_id": [1, 2]}, geometry=gpd.points_from_xy([0, 1000], [0, 0]), crs=32654)
+    points["buffered"] = points.buffer(400)
+    points.set_geometry("buffered").to_parquet(tmp_path / "stops.geoparquet")
+    request = "Buffer every stop by 400 m and save the result as `stops.geoparquet` in GeoParquet."
+    contract = derive_contract(request, ["stops.geoparquet"])
+    named = [r for r in contract.requirements if r.kind == "geometry_column_named"]
+    assert len(named) == 1 and "GeoParquet" in named[0].said
+    assert check(contract, tmp_path)[named[0].text] == (False, "the geometry column is `buffered`")
+    failed, mended = _run_mends(contract, "stops.geoparquet", tmp_path)
+    assert [r.kind for r in mended] == ["geometry_column_named"]
+    assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
+    out = gpd.read_parquet(tmp_path / "stops.geoparquet")
+    assert list(out.columns) == ["stop_id", "geometry"] and set(out.geom_type) == {"Polygon"}
+    own = derive_contract(
+        request.replace("GeoParquet.", "GeoParquet with the geometry column `geom`."), ["stops.geoparquet"]
+    )
+    assert "geometry_column_named" not in {r.kind for r in own.requirements}

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: fdd9668de7c1004f256c97c993aaba77cf729a5a453b578f3ac4ed28e512e5c2
+ * schema-sha256: 8c51c5b6f895e7b0b6d1b7e7aa06841af0ba290b76c4120b605702a8a09da48a
  */
 
 export type RunEvent =
@@ -148,6 +148,7 @@ export interface Requirement {
     | 'geometries_present'
     | 'geometries_unique'
     | 'geometries_valid'
+    | 'geometry_column_named'
     | 'geometry_once'
     | 'geometry_types'
     | 'geometry_types_kept'

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: a12f362f2596364933e2fd59c520fb99a5ad03f645d35897deb6ff92e382a489
+ * schema-sha256: 9897680c022d333f6f17eca68873d7bf71f41b93f6c145f445eb4485ebe45eea
  */
 import type {
   ApprovalGiven,
