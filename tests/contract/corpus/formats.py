@@ -113,6 +113,20 @@ def _parks_wkt(mistake):
     write_csv(out, "parks_wkt.csv")
 
 
+def _service_areas(mistake):
+    h = read("capetown_hospitals.parquet")
+    metric = h.to_crs(32734)
+    areas = metric[["hospital_id", "name"]].copy()
+    if mistake == "geometry_in_second_column":  # the buffers beside the points, made the geometry as they are
+        metric["service_area"] = metric.buffer(2000)
+        metric.set_geometry("service_area").to_parquet("service_areas.parquet")
+        return
+    areas = areas.set_geometry(metric.buffer(2000), crs=metric.crs)
+    if mistake == "buffered_in_degrees":
+        areas = areas.set_geometry(h.buffer(0.02), crs=h.crs)
+    areas.to_parquet("service_areas.parquet")
+
+
 ENTRIES = [
     entry(
         "count-per-code-zip-as-text-sorted",
@@ -212,5 +226,21 @@ ENTRIES = [
         ["parks_wkt.csv"],
         _parks_wkt,
         ["wkt_in_feet", "wkt_missing"],
+    ),
+    entry(
+        "service-areas-geoparquet-geometry-named",
+        """
+        Draw a 2 km service area around every hospital in capetown_hospitals.parquet (UTM zone 34 South
+        is fine for the buffering) and hand me service_areas.parquet as GeoParquet: one polygon per
+        hospital, with hospital_id and name.
+        """,
+        [EXAMPLES + "capetown_hospitals.parquet"],
+        ["service_areas.parquet"],
+        _service_areas,
+        ["geometry_in_second_column", "buffered_in_degrees"],
+        notes="""
+        GeoParquet keeps the geometry column's name: buffers put in a second column and made the
+        geometry as they are leave readers without a `geometry` column (and the points beside them).
+        """,
     ),
 ]
