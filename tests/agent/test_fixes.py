@@ -219,7 +219,9 @@ def test_a_written_frame_without_its_geometry_set_gets_its_one_geometry_column_s
     assert (d.strategy, d.name, d.expression) == ("set_geometry", "out", "buf")
     assert d.fixed_code == (
         "import geopandas as gpd\nout = stops[['id', 'buf']]\nwith open('log.txt', 'w') as f:\n"
-        "    out = gpd.GeoDataFrame(out, geometry='buf')\n    out.to_parquet('z.parquet')\nprint(1)"
+        "    out = gpd.GeoDataFrame(out, geometry='buf')\n"
+        "    out = out.rename_geometry('geometry') if 'geometry' not in out.columns else out\n"
+        "    out.to_parquet('z.parquet')\nprint(1)"
     )
     assert set_geometry.with_geometry_set("print(out)", "out", "buf") is None  # nothing writes it
 

@@ -493,8 +493,9 @@ async def test_a_frame_written_with_its_geometry_in_another_column_gets_that_col
     assert repaired.strategy == "set_geometry" and "+out = gpd.GeoDataFrame(out, geometry='buffered')" in repaired.diff
     import geopandas as gpd
 
-    zones = gpd.read_parquet(workdir / "zones.geoparquet")
-    assert zones.geometry.name == "buffered" and zones.crs.to_epsg() == 3857 and set(zones.geom_type) == {"Polygon"}
+    zones = gpd.read_parquet(workdir / "zones.geoparquet")  # the buffers, in the column readers look for
+    assert zones.geometry.name == "geometry" and zones.crs.to_epsg() == 3857 and set(zones.geom_type) == {"Polygon"}
+    assert list(zones.columns) == ["name", "geometry"]
     assert script.calls["Buffer the points"] == 1
 
 

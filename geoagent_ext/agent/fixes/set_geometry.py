@@ -92,7 +92,8 @@ def with_geometry_set(code: str, name: str, geometry: str) -> str | None:
     """``code`` with ``name = gpd.GeoDataFrame(name, geometry=geometry)`` before its first write of
     ``name``: the frame's one geometry column becomes its geometry (a selection that kept
     ``gdf['buffered']`` but not the active ``geometry`` writes a GeoParquet no reader opens:
-    ``KeyError: 'geometry'``). None when ``code`` does not write ``name``."""
+    ``KeyError: 'geometry'``), named ``geometry`` as readers of a GeoParquet expect when no other
+    column has that name. None when ``code`` does not write ``name``."""
     tree = codeinfo.parse(code)
     if tree is None:
         return None
@@ -116,7 +117,10 @@ def with_geometry_set(code: str, name: str, geometry: str) -> str | None:
         return None
     lines = code.splitlines()
     indent = " " * statement.col_offset
-    lines.insert(statement.lineno - 1, f"{indent}{name} = gpd.GeoDataFrame({name}, geometry={geometry!r})")
+    lines[statement.lineno - 1 : statement.lineno - 1] = [
+        f"{indent}{name} = gpd.GeoDataFrame({name}, geometry={geometry!r})",
+        f"{indent}{name} = {name}.rename_geometry('geometry') if 'geometry' not in {name}.columns else {name}",
+    ]
     fixed = "\n".join(lines)
     return fixed if "gpd" in codeinfo.bound_names(code) else "import geopandas as gpd\n" + fixed
 
