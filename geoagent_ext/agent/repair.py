@@ -12,9 +12,9 @@ import re
 
 from . import codeinfo, fixes
 from .fixes import Diagnosis
+from .fixes.base import UNDEFINED_NAME
 from .gis_hints import GEO_MEMBERS
 
-_NAME_ERROR = re.compile(r"name '([^']+)' is not defined")
 # the path of "No such file or directory: 'x.csv'" or of pyogrio's "x.csv: No such file or directory"
 _MISSING_FILE = re.compile(r"No such file or directory: ['\"]([^'\"]+)['\"]|([^\s:'\"]+): No such file or directory")
 _ATTR_ERROR = re.compile(r"'?([\w.]+)'? (?:object|module) has no attribute '([^']+)'")
@@ -66,7 +66,7 @@ def classify(
 def _asked(failure: fixes.Failure) -> Diagnosis:
     """The strategy of a failure no rule fixes: the model repairs it, given what the strategy names."""
     code, ename, evalue, message, lineno = failure.code, failure.ename, failure.evalue, failure.message, failure.lineno
-    undefined = _NAME_ERROR.search(evalue) if ename in ("NameError", "UnboundLocalError") else None
+    undefined = UNDEFINED_NAME.search(evalue) if ename in ("NameError", "UnboundLocalError") else None
     name = undefined.group(1) if undefined else None
     if name and name not in failure.defined_before:
         strategy = (

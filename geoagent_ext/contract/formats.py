@@ -4,6 +4,7 @@ requirement kinds all read, kept apart so that none of them imports another for 
 from __future__ import annotations
 
 import posixpath
+import re
 
 from .checker import _CONTRACT_UNIT_IN_BASE
 
@@ -18,6 +19,8 @@ FORMATS = {
     ".fgb": "fgb",
 }
 SPATIAL = {"geojson", "gpkg", "geoparquet", "shp", "fgb"}
+# The word that makes a `.parquet` file GeoParquet when a sentence naming it says it
+GEOPARQUET_WORD = re.compile(r"\bgeo-?parquet\b", re.IGNORECASE)
 # A unit in its base (m² or m): what one of it is worth, for measures and rates (one table with the
 # in-kernel checker's, which ships as source)
 UNIT_IN_BASE = _CONTRACT_UNIT_IN_BASE

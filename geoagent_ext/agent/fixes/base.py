@@ -11,10 +11,14 @@ the rewrite never parses the guard's own English.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 GUARD_MARK = "@@GEOAGENT_GUARD@@"
+
+# Python's words for a name nothing has bound (a NameError), the name as its group
+UNDEFINED_NAME = re.compile(r"name '([^']+)' is not defined")
 
 
 @dataclass

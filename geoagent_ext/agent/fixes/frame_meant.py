@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import ast
-import re
 
 from .. import codeinfo
 from ..gis_hints import GEO_MEMBERS
-from .base import Diagnosis, Failure, Rule
-
-_UNDEFINED = re.compile(r"name '(\w+)' is not defined")
+from .base import UNDEFINED_NAME, Diagnosis, Failure, Rule
 
 
 class FrameMeant(Rule):
@@ -24,7 +21,7 @@ class FrameMeant(Rule):
     order = 153  # after the imports a NameError may lack
 
     def diagnose(self, failure: Failure) -> Diagnosis | None:
-        undefined = _UNDEFINED.search(failure.evalue) if failure.ename == "NameError" else None
+        undefined = UNDEFINED_NAME.search(failure.evalue) if failure.ename == "NameError" else None
         if undefined is None or undefined.group(1) in failure.defined_before:
             return None
         fixed = with_frame_meant(failure.code, undefined.group(1), failure.defined_before)

@@ -6,9 +6,8 @@ import re
 import sys
 
 from .. import codeinfo
-from .base import Diagnosis, Failure, Rule
+from .base import UNDEFINED_NAME, Diagnosis, Failure, Rule
 
-_NAME_ERROR = re.compile(r"name '([^']+)' is not defined")
 _MODULE_ATTR = re.compile(r"module '([\w.]+)' has no attribute '([^']+)'")
 
 
@@ -25,7 +24,9 @@ class AddImport(Rule):
 
     def diagnose(self, failure: Failure) -> Diagnosis | None:
         code = failure.code
-        undefined = _NAME_ERROR.search(failure.evalue) if failure.ename in ("NameError", "UnboundLocalError") else None
+        undefined = (
+            UNDEFINED_NAME.search(failure.evalue) if failure.ename in ("NameError", "UnboundLocalError") else None
+        )
         name = undefined.group(1) if undefined else None
         if name in KNOWN_IMPORTS:
             return self.diagnosis(failure, name=name, fixed_code=f"{KNOWN_IMPORTS[name]}\n{code}")

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import ast
-import re
 
 from .. import codeinfo
-from .base import Diagnosis, Failure, Rule
-
-_NAME_ERROR = re.compile(r"name '([^']+)' is not defined")
+from .base import UNDEFINED_NAME, Diagnosis, Failure, Rule
 
 
 class StartList(Rule):
@@ -19,7 +16,9 @@ class StartList(Rule):
     order = 152
 
     def diagnose(self, failure: Failure) -> Diagnosis | None:
-        undefined = _NAME_ERROR.search(failure.evalue) if failure.ename in ("NameError", "UnboundLocalError") else None
+        undefined = (
+            UNDEFINED_NAME.search(failure.evalue) if failure.ename in ("NameError", "UnboundLocalError") else None
+        )
         name = undefined.group(1) if undefined else None
         started = with_list_started(failure.code, name) if name and name not in failure.defined_before else None
         return self.diagnosis(failure, name=name, fixed_code=started) if started else None

@@ -4,7 +4,7 @@ another."""
 
 import re
 
-from ..formats import file_format
+from ..formats import GEOPARQUET_WORD, file_format
 from ._kind import GEOMETRY_MENDS, Builder, Params, RequestView, RequirementKind
 
 
@@ -30,9 +30,6 @@ _NAMED_GEOMETRY = re.compile(
 )
 
 
-_GEOPARQUET = re.compile(r"\bgeo-?parquet\b", re.IGNORECASE)
-
-
 def read_geometry_column(request: RequestView, b: Builder) -> None:
     """Each GeoParquet output (``.geoparquet``, or ``.parquet`` its sentence calls GeoParquet) has its
     geometry in ``geometry``, read from the sentence that names the file; none when the request
@@ -43,7 +40,9 @@ def read_geometry_column(request: RequestView, b: Builder) -> None:
     for out in request.outputs:
         said = next((s for s, outs, _ in request.sentences if out in outs), None)
         fmt = file_format(out)
-        if said is None or not (fmt == "geoparquet" or fmt == "parquet" and _GEOPARQUET.search(request.affirmed(said))):
+        if said is None or not (
+            fmt == "geoparquet" or fmt == "parquet" and GEOPARQUET_WORD.search(request.affirmed(said))
+        ):
             continue
         b.reading(said, True)
         b.add(out, "geometry_column_named", "its geometry column is named `geometry`")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ..formats import SPATIAL
+from ..formats import GEOPARQUET_WORD, SPATIAL
 from ..input_layers import layer_inputs, named_layers, on_layers
 from ..kinds import KINDS, RequestView
 from ..model import Contract, OutputSpec, Requirement, RequirementEdit
@@ -80,8 +80,6 @@ _COLUMNS_LABEL = re.compile(
     re.IGNORECASE,
 )
 
-_GEOPARQUET_WORD = re.compile(r"\bgeo-?parquet\b", re.IGNORECASE)
-
 
 def derive_contract(
     request: str, outputs: list[str], inputs: dict[str, dict] | None = None, official_crs: str = ""
@@ -95,7 +93,7 @@ def derive_contract(
     request = _dot_leaders(_paren_semicolons(request))
     geoparquet = {p for p, facts in inputs.items() if facts.get("geometry_type")}
     for sentence in _SENTENCE.split(request):  # "as GeoParquet, out.parquet"; not "out.parquet, a plain Parquet"
-        if _GEOPARQUET_WORD.search(_affirmed(sentence)):
+        if GEOPARQUET_WORD.search(_affirmed(sentence)):
             geoparquet |= {o for o in outputs if _base(o) in {_base(n) for n in _files(sentence)}}
     token = _GEOPARQUET.set(frozenset(geoparquet))
     layers = named_layers(_SENTENCE.split(request), inputs, _files, _affirmed)  # an input's layer the request names
