@@ -483,3 +483,25 @@ def test_an_area_column_named_for_its_unit_gets_that_unit_s_factor():
     ]
     exec(fixed, {"parcels": parcels})
     assert parcels.loc[0, ["area_m2", "area_km2", "area_ha"]].tolist() == [20000.0, 0.02, 2.0]
+
+
+def test_per_feature_bounds_used_as_one_box_become_the_layer_s_bounding_box():
+    """`.bounds` is a frame of one box per feature, with no `tolist` or `total_bounds`: asked for one
+    list, through the attribute or a name bound to it in the code, the rewrite gives the whole
+    layer's box; a frame of other columns is left to the model."""
+    points = _points().set_geometry(_points().geometry.translate(2, 3).union(_points().geometry))
+    for code, lineno in [
+        ("out = {'bbox': points.geometry.bounds.tolist()}", 1),
+        ("box = points.bounds\nout = {'bbox': box.tolist()}", 2),
+        ("out = {'bbox': points.bounds.total_bounds.tolist()}", 1),
+    ]:
+        with pytest.raises(AttributeError) as raised:
+            exec(code, {"points": points})
+        d = repair.classify(code, "AttributeError", str(raised.value), f"AttributeError: {raised.value}", lineno)
+        assert d.strategy == "layer_box" and d.fixed_code, code
+        namespace = {"points": points}
+        exec(d.fixed_code, namespace)
+        assert namespace["out"] == {"bbox": [0.0, 0.0, 3.0, 4.0]}, d.fixed_code
+    code = "import pandas as pd\nt = pd.DataFrame({'a': [1]})\nout = t.tolist()"
+    d = repair.classify(code, "AttributeError", "'DataFrame' object has no attribute 'tolist'", "", 3)
+    assert d.strategy != "layer_box" and d.fixed_code is None

@@ -509,6 +509,15 @@ def test_a_keyword_the_library_refuses_is_taken_out_without_the_model():
         1,
     )
     assert (d.strategy, d.fixed_code) == ("drop_keyword", "g = g.to_crs(epsg=22992)")
+    # merge's join key passed to sjoin: the spatial join is the call without it.
+    d = repair.classify(
+        "j = gpd.sjoin(cells, landuse, how='inner', on='id')",
+        "TypeError",
+        "sjoin() got an unexpected keyword argument 'on'",
+        "",
+        1,
+    )
+    assert (d.strategy, d.fixed_code) == ("drop_keyword", "j = gpd.sjoin(cells, landuse, how='inner')")
     # A keyword the code does not pass: nothing to take out.
     d = repair.classify("gdf.to_file('out.geojson')", "ValueError", "Passing 'crs' is not supported", "", 1)
     assert d.strategy == "analyse"

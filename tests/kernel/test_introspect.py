@@ -259,6 +259,26 @@ async def test_a_name_imported_from_the_wrong_module_is_imported_from_where_the_
     assert (await service.execute(geo_kernel, moved.fixed_code)).stdout.strip() == "4326"
 
 
+async def test_a_name_holding_per_feature_bounds_used_as_one_box_gives_the_layer_s_box(service, geo_kernel):
+    """`bbox = gdf.bounds` bound by an earlier step, `bbox.tolist()` failing in this one: the kernel
+    tells `bbox` holds per-feature bounds, and the rewrite takes the layer's box from its rows (what
+    `total_bounds` gives); a plain frame of other columns is not such a name."""
+    from geoagent_ext.agent import fixes, repair
+    from geoagent_ext.agent.kernel_handle import BoundKernel
+
+    setup = "bbox = gdf.bounds\nother = gdf.drop(columns=gdf.geometry.name)\nexpected = gdf.total_bounds.tolist()"
+    assert (await service.execute(geo_kernel, setup)).status == "ok"
+    assert await service.probe(geo_kernel, "bounds_frames", ["other", "bbox", "missing"]) == ["bbox"]
+    code = "out = {'bbox': bbox.tolist()}"
+    error = (await service.execute(geo_kernel, code)).error
+    diagnosis = repair.classify(code, error.ename, error.evalue, error.message, error.lineno)
+    assert diagnosis.fixed_code is None  # nothing in the code says what `bbox` holds
+    fixed = await fixes.diagnose_live(diagnosis, code, error.lineno, BoundKernel(service, geo_kernel))
+    assert fixed is not None and fixed.strategy == "layer_box"
+    ran = await service.execute(geo_kernel, fixed.fixed_code + "\nprint(out['bbox'] == expected)")
+    assert ran.status == "ok" and ran.stdout.strip() == "True"
+
+
 def test_the_helpers_parts_define_each_name_once():
     """The parts run in one namespace, a later part's function replacing an earlier one's of the same
     name: a probe named like another part's function would answer with the other's signature."""

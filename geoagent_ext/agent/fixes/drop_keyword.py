@@ -18,8 +18,9 @@ _BAD_KEYWORD = re.compile(r"(?:unexpected keyword argument|multiple values for (
 _REFUSED_KEYWORD = re.compile(r"Passing '(\w+)' is not supported|unrecognized option '(\w+)'")
 # Keywords of a sibling method passed to one that has no such parameter and no use for it:
 # ``to_crs(epsg=..., allow_override=True)`` (set_crs's keyword; geopandas' own error for set_crs
-# suggests it) converts the same without it.
-_SIBLING_KEYWORDS = {"to_crs": ("allow_override",)}
+# suggests it) converts the same without it; merge's join keys passed to ``sjoin``, which joins on
+# the geometries (its attribute condition, ``on_attribute``, needs the column in both frames).
+_SIBLING_KEYWORDS = {"to_crs": ("allow_override",), "sjoin": ("on", "left_on", "right_on")}
 
 
 def refused_keyword(ename: str, evalue: str) -> tuple[str, str] | None:

@@ -515,6 +515,18 @@ def series_source(names):
     return None
 
 
+def bounds_frames(names):
+    """The ones of ``names`` holding a frame of per-feature bounds (what ``GeoSeries.bounds`` gives:
+    exactly the columns minx, miny, maxx, maxy), in their order."""
+    ns = _ns()
+    found = []
+    for name in names:
+        obj = ns.get(name)
+        if _is_pandas(obj, "DataFrame") and [str(c) for c in obj.columns] == ["minx", "miny", "maxx", "maxy"]:
+            found.append(name)
+    return found
+
+
 def filled_columns(names):
     """{name: [rows, its columns with a value in some row]} for each of ``names`` holding a DataFrame
     with rows: asked before a step that rebinds them, so its trial can tell a column it emptied (a

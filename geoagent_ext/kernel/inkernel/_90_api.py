@@ -18,6 +18,7 @@ _API = {
     "geometry_names": geometry_names,
     "selection_source": selection_source,
     "series_source": series_source,
+    "bounds_frames": bounds_frames,
     "geo_invalid": geo_invalid,
     "variables": variables,
     "snapshot": snapshot,

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 8c51c5b6f895e7b0b6d1b7e7aa06841af0ba290b76c4120b605702a8a09da48a
+ * schema-sha256: d49ed6ab81a3cf5955c177d42fc5d54e6126e48e438d85a3bef115347e1acae1
  */
 
 export type RunEvent =
@@ -339,6 +339,7 @@ export interface Repaired {
     | 'index_twice'
     | 'drop_import'
     | 'text_not_frame'
+    | 'layer_box'
     | 'move_import'
     | 'measure_column'
     | 'lost_geometry'

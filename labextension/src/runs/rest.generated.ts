@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: 9897680c022d333f6f17eca68873d7bf71f41b93f6c145f445eb4485ebe45eea
+ * schema-sha256: 66131b5438149deb1dd954a01735e0471e69af8cf7dcaaf10fe348ad80db3054
  */
 import type {
   ApprovalGiven,
