@@ -194,6 +194,34 @@ def test_geojson_polygons_wound_against_rfc7946_fail_until_oriented(tmp_path):
     assert check(contract, tmp_path)[winding] == (True, "all 2 polygons follow the right-hand rule")
 
 
+def test_rings_rewound_keep_every_feature_unless_the_request_selects(tmp_path):
+    """Rewinding rings is the same features: a file of one rewound polygon out of two meets the ring
+    order yet lost a feature, and fails; a request that also selects or joins features gets no such
+    requirement (a "join key" only names a column)."""
+    import shapely
+
+    legacy = gpd.GeoDataFrame(
+        {"fid": [1, 2]}, geometry=[box(0, 0, 1, 1, ccw=False), box(2, 2, 3, 3, ccw=False)], crs=4326
+    )
+    legacy.to_file(tmp_path / "legacy.geojson")
+    facts = input_facts(tmp_path)
+    request = (
+        "Fix the geometries of `legacy.geojson` so web viewers render them right; write `fixed.geojson`. "
+        "`fid` is the join key."
+    )
+    contract = derive_contract(request, ["fixed.geojson"], facts)
+    [rows] = [r for r in contract.requirements if r.kind == "rows_as_input"]
+    assert rows.sure and rows.params == {"input": "legacy.geojson", "rows": 2}
+    oriented = legacy.assign(geometry=shapely.orient_polygons(legacy.geometry.values, exterior_cw=False))
+    oriented.iloc[:1].to_file(tmp_path / "fixed.geojson")
+    assert check(contract, tmp_path)[rows.text][0] is False
+    oriented.to_file(tmp_path / "fixed.geojson")
+    assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
+    for selecting in ("Keep only the buildings over 10 m.", "Drop the sheds.", "Join them to `owners.csv`."):
+        kinds = {r.kind for r in derive_contract(f"{request} {selecting}", ["fixed.geojson"], facts).requirements}
+        assert "rfc7946_winding" in kinds and "rows_as_input" not in kinds, selecting
+
+
 def test_numbers_written_as_text_must_be_numbers_when_the_request_is_about_numbers(tmp_path):
     stations = gpd.GeoDataFrame(
         {

@@ -853,3 +853,47 @@ def test_a_geoparquet_s_geometry_column_is_named_geometry_and_mended_so(tmp_path
         request.replace("GeoParquet.", "GeoParquet with the geometry column `geom`."), ["stops.geoparquet"]
     )
     assert "geometry_column_named" not in {r.kind for r in own.requirements}
+
+
+def test_a_table_of_a_file_s_layers_is_mended_to_what_each_layer_declares(tmp_path):
+    """`feature_count = layer.shape.count` (a method, written as its repr) and one CRS for every row:
+    the mend reads each row's layer as it is declared on disk; the layer column and the other columns
+    stay, and a CRS written as a bare number stays a number."""
+    from shapely.geometry import LineString, Point
+
+    path = tmp_path / "delivery.gpkg"
+    gpd.GeoDataFrame({"n": [1, 2]}, geometry=[Point(100, 13), Point(100.1, 13)], crs=4326).to_file(path, layer="shops")
+    gpd.GeoDataFrame({"n": [1]}, geometry=[LineString([(6e5, 1.5e6), (6.1e5, 1.5e6)])], crs=32647).to_file(
+        path, layer="streets"
+    )
+    request = (
+        "List the layers of delivery.gpkg in layers.csv, one row per layer: layer_name, crs, geometry_type, "
+        "feature_count and note."
+    )
+    contract = derive_contract(request, ["layers.csv"], input_facts(tmp_path))
+    [inventory] = [r for r in contract.requirements if r.kind == "layer_inventory"]
+    pd.DataFrame(
+        {
+            "layer_name": ["shops", "streets"],
+            "crs": ["EPSG:4326", "EPSG:4326"],
+            "geometry_type": ["Point", "Point"],
+            "feature_count": [str((1, 2).count)] * 2,
+            "note": ["a", "b"],
+        }
+    ).to_csv(tmp_path / "layers.csv", index=False)
+    assert not check(contract, tmp_path)[inventory.text][0]
+    _run_mends(contract, "layers.csv", tmp_path)
+    assert check(contract, tmp_path)[inventory.text][0], check(contract, tmp_path)[inventory.text]
+    mended = pd.read_csv(tmp_path / "layers.csv")
+    assert mended.to_dict("list") == {
+        "layer_name": ["shops", "streets"],
+        "crs": ["EPSG:4326", "EPSG:32647"],
+        "geometry_type": ["Point", "LineString"],
+        "feature_count": [2, 1],
+        "note": ["a", "b"],
+    }
+    pd.DataFrame({"layer_name": ["shops", "streets"], "crs": [4326, 4326], "geometry_type": ["Point"] * 2}).assign(
+        feature_count=[2, 1], note=["a", "b"]
+    ).to_csv(tmp_path / "layers.csv", index=False)
+    _run_mends(contract, "layers.csv", tmp_path)
+    assert pd.read_csv(tmp_path / "layers.csv")["crs"].tolist() == [4326, 32647]

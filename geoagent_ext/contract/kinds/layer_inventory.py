@@ -7,7 +7,7 @@ three they hold are compared: "crs"/"epsg"/"srid"; "geometry_type"/"geom_type"; 
 import posixpath
 import re
 
-from ._kind import Builder, Params, RequestView, RequirementKind
+from ._kind import VALUE_MENDS, Builder, Params, RequestView, RequirementKind
 
 
 class LayerInventoryParams(Params):
@@ -50,6 +50,36 @@ def _kind_layer_inventory(params, data, sources):
             if said.replace(".0", "") != str(info.get("features")):
                 wrong.append(f"{layer}: {params['feature_count']} {said[:20]!r}, the layer has {info.get('features')}")
     return not wrong, "; ".join(wrong[:4]) if wrong else "every row describes its layer as the file declares it"
+
+
+def _declared(p, site):
+    """Each row's described columns as its layer declares them on disk (``pyogrio.read_info``): the
+    feature count, the geometry type, and the CRS as `EPSG:NNNN` (the bare number where the row wrote
+    a bare number) when the layer has such a code. A row that names no layer of the file is left."""
+    path, column = str(p["input"]), str(p["layer_column"])
+    lines = [
+        "import pyogrio",
+        f"_layers = {{str(n) for n, _ in pyogrio.list_layers({path!r})}}",
+        f"_infos = [pyogrio.read_info({path!r}, layer=l) if l in _layers else None "
+        f"for l in _mend[{column!r}].astype(str).str.strip()]",
+    ]
+    if p.get("feature_count"):
+        name = str(p["feature_count"])
+        lines.append(f"_mend[{name!r}] = [int(i['features']) if i else v for i, v in zip(_infos, _mend[{name!r}])]")
+    if p.get("geometry_type"):
+        name = str(p["geometry_type"])
+        lines.append(
+            f"_mend[{name!r}] = [str(i['geometry_type']) if i and i.get('geometry_type') else v "
+            f"for i, v in zip(_infos, _mend[{name!r}])]"
+        )
+    if p.get("crs"):
+        name = str(p["crs"])
+        lines += [
+            "_codes = [str((i or {}).get('crs') or '').partition('EPSG:')[2] for i in _infos]",
+            f"_mend[{name!r}] = [(int(c) if str(v).strip().isdigit() else 'EPSG:' + c) if c.isdigit() else v "
+            f"for c, v in zip(_codes, _mend[{name!r}])]",
+        ]
+    return lines
 
 
 _CRS_COLUMN = re.compile(r"(?:^|_)(?:crs|epsg|srid)(?:$|_)", re.IGNORECASE)
@@ -95,6 +125,8 @@ LAYER_INVENTORY = RequirementKind(
     name="layer_inventory",
     params=LayerInventoryParams,
     check=_kind_layer_inventory,
+    mend=_declared,
+    mend_order=VALUE_MENDS + 5,
     advice=(
         "describe each layer as it is on disk, one scalar per cell: for name, kind in pyogrio.list_layers(path): "
         "info = pyogrio.read_info(path, layer=name) -> info['crs'], info['geometry_type'], info['features']"

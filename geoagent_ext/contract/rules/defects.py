@@ -78,6 +78,38 @@ def _defect_rules(b: _Builder, outputs: list[str], inputs: dict[str, dict], requ
                 f"polygon rings follow RFC 7946's right-hand rule: exteriors counter-clockwise, holes clockwise "
                 f"(the input's are wound the other way: {wound})",
             )
+            _rewound_whole(b, out, inputs, request)
+
+
+# Words that make an output's features fewer than its input's, beside the mending itself ("fix",
+# "repair", "clean" the rings): a selection, a merge, a split, a sample ("inside out" is how such
+# rings draw, and a "join key" names a column).
+_FEWER_FEATURES = re.compile(
+    r"\b(filter\w*|select\w*|only|drop\w*|remov\w*|exclud\w*|discard\w*|dedup\w*|duplicat\w*|clip\w*|subset|"
+    r"sample\w*|top(?!-level)|first|largest|smallest|split\w*|dissolv\w*|aggregat\w*|merg\w*|explod\w*|"
+    r"join\w*\b(?!\s+(?:key|column|field|attribute)s?\b)|"
+    r"group\w*|per|summar\w*|count\w*|skip\w*|omit\w*|except|where|within|inside(?!\s+out)|outside|intersect\w*|"
+    r"thresholds?|smaller|larger|less|more|above|below|under|over)\b",
+    re.IGNORECASE,
+)
+
+
+def _rewound_whole(b: _Builder, out: str, inputs: dict[str, dict], request: str) -> None:
+    """Rings rewound are the same features: a GeoJSON made from the one input whose rings are wound
+    against RFC 7946, by a request that asks for nothing but mending it (no word that selects,
+    merges or splits features), has every feature of that input. Gating as the winding is."""
+    wound = [p for p, f in inputs.items() if (f.get("defects") or {}).get("winding") and f.get("rows") is not None]
+    spatial = [p for p in inputs if _format(p) in SPATIAL]
+    if len(wound) != 1 or spatial != wound or _FEWER_FEATURES.search(_FILE.sub(" ", request)):
+        return
+    rows = inputs[wound[0]]["rows"]
+    b.add(
+        out,
+        "rows_as_input",
+        f"one feature per feature of `{wound[0]}` ({rows}): rewinding rings keeps every feature",
+        input=wound[0],
+        rows=rows,
+    )
 
 
 _IDENTIFIER = re.compile(r"(?:^|_)(?:id|code|key|uuid|ref|fid|no)$", re.IGNORECASE)

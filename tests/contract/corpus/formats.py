@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import geopandas as gpd
 import pandas as pd
+import shapely
 
 from ._common import (
     EXAMPLES,
@@ -33,6 +34,19 @@ def _addresses_per_postcode(mistake):
 def _zip5(code) -> str:
     """A ZIP code read as a float (10002.0) back to its five digits."""
     return f"{int(code):05d}" if pd.notna(code) else ""
+
+
+def _web_footprints(mistake):
+    b = read("tokyo_buildings_legacy.geojson")
+    shapes = b.geometry.values
+    if mistake == "holes_dropped":
+        shapes = shapely.polygons(shapely.get_exterior_ring(shapes))
+    if mistake != "winding_left":
+        shapes = shapely.orient_polygons(shapes, exterior_cw=False)
+    b = b.set_geometry(gpd.GeoSeries(shapes, index=b.index, crs=b.crs))
+    if mistake == "last_feature_only":  # a loop that writes each feature over the file
+        b = b.iloc[-1:]
+    write_geojson(b, "web_footprints.geojson")
 
 
 def _capetown_layers(mistake):
@@ -226,6 +240,18 @@ ENTRIES = [
         ["parks_wkt.csv"],
         _parks_wkt,
         ["wkt_in_feet", "wkt_missing"],
+    ),
+    entry(
+        "footprints-drawn-right-in-web-maps",
+        """
+        Our web map draws the buildings of tokyo_buildings_legacy.geojson inside out: courtyards come out
+        solid and the roofs hollow. Give me web_footprints.geojson that browsers draw properly, same
+        buildings and attributes as delivered.
+        """,
+        [dev("dc-l1-tokyo-ring-orientation", "tokyo_buildings_legacy.geojson")],
+        ["web_footprints.geojson"],
+        _web_footprints,
+        ["winding_left", "last_feature_only", "holes_dropped"],
     ),
     entry(
         "service-areas-geoparquet-geometry-named",
