@@ -858,7 +858,7 @@ def test_a_geoparquet_s_geometry_column_is_named_geometry_and_mended_so(tmp_path
 def test_a_table_of_a_file_s_layers_is_mended_to_what_each_layer_declares(tmp_path):
     """`feature_count = layer.shape.count` (a method, written as its repr) and one CRS for every row:
     the mend reads each row's layer as it is declared on disk; the layer column and the other columns
-    stay, and a CRS written as a bare number stays a number."""
+    stay."""
     from shapely.geometry import LineString, Point
 
     path = tmp_path / "delivery.gpkg"
@@ -892,8 +892,16 @@ def test_a_table_of_a_file_s_layers_is_mended_to_what_each_layer_declares(tmp_pa
         "feature_count": [2, 1],
         "note": ["a", "b"],
     }
+    # A CRS written as a bare number in a column named `crs` becomes the CRS's name; a column named
+    # for the number (`epsg`) gets the number.
     pd.DataFrame({"layer_name": ["shops", "streets"], "crs": [4326, 4326], "geometry_type": ["Point"] * 2}).assign(
         feature_count=[2, 1], note=["a", "b"]
     ).to_csv(tmp_path / "layers.csv", index=False)
     _run_mends(contract, "layers.csv", tmp_path)
-    assert pd.read_csv(tmp_path / "layers.csv")["crs"].tolist() == [4326, 32647]
+    assert pd.read_csv(tmp_path / "layers.csv")["crs"].tolist() == ["EPSG:4326", "EPSG:32647"]
+    by_number = derive_contract(request.replace("crs,", "epsg,"), ["layers.csv"], input_facts(tmp_path))
+    pd.DataFrame(
+        {"layer_name": ["shops", "streets"], "epsg": ["EPSG:4326"] * 2, "geometry_type": ["Point"] * 2}
+    ).assign(feature_count=[2, 1], note=["a", "b"]).to_csv(tmp_path / "layers.csv", index=False)
+    _run_mends(by_number, "layers.csv", tmp_path)
+    assert pd.read_csv(tmp_path / "layers.csv")["epsg"].tolist() == [4326, 32647]

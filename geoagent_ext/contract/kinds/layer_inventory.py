@@ -54,8 +54,9 @@ def _kind_layer_inventory(params, data, sources):
 
 def _declared(p, site):
     """Each row's described columns as its layer declares them on disk (``pyogrio.read_info``): the
-    feature count, the geometry type, and the CRS as `EPSG:NNNN` (the bare number where the row wrote
-    a bare number) when the layer has such a code. A row that names no layer of the file is left."""
+    feature count, the geometry type, and the CRS as `EPSG:NNNN` (its number in a column named for
+    the number: `epsg`, `srid`) when the layer has such a code. A row that names no layer of the file
+    is left."""
     path, column = str(p["input"]), str(p["layer_column"])
     lines = [
         "import pyogrio",
@@ -74,12 +75,16 @@ def _declared(p, site):
         )
     if p.get("crs"):
         name = str(p["crs"])
+        code = "int(c)" if _NUMBER_COLUMN.search(name) else "'EPSG:' + c"
         lines += [
             "_codes = [str((i or {}).get('crs') or '').partition('EPSG:')[2] for i in _infos]",
-            f"_mend[{name!r}] = [(int(c) if str(v).strip().isdigit() else 'EPSG:' + c) if c.isdigit() else v "
-            f"for c, v in zip(_codes, _mend[{name!r}])]",
+            f"_mend[{name!r}] = [{code} if c.isdigit() else v for c, v in zip(_codes, _mend[{name!r}])]",
         ]
     return lines
+
+
+# A CRS column whose name says it holds the code's number ("epsg", "srid"), not the CRS's name
+_NUMBER_COLUMN = re.compile(r"(?:^|_)(?:epsg|srid)(?:$|_)", re.IGNORECASE)
 
 
 _CRS_COLUMN = re.compile(r"(?:^|_)(?:crs|epsg|srid)(?:$|_)", re.IGNORECASE)
