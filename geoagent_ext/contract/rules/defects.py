@@ -9,6 +9,7 @@ import re
 
 from ..formats import SPATIAL
 from .builder import _Builder, _output_words
+from .rows import _every_row_kept
 from .words import _FILE, _format, _said_of, _sentence_at
 
 _NUMERIC_WORDS = re.compile(r"\b(numeric(?:al)?|numbers?|d?types?|typed|typing)\b", re.IGNORECASE)
@@ -102,14 +103,7 @@ def _rewound_whole(b: _Builder, out: str, inputs: dict[str, dict], request: str)
     spatial = [p for p in inputs if _format(p) in SPATIAL]
     if len(wound) != 1 or spatial != wound or _FEWER_FEATURES.search(_FILE.sub(" ", request)):
         return
-    rows = inputs[wound[0]]["rows"]
-    b.add(
-        out,
-        "rows_as_input",
-        f"one feature per feature of `{wound[0]}` ({rows}): rewinding rings keeps every feature",
-        input=wound[0],
-        rows=rows,
-    )
+    _every_row_kept(b, out, wound[0], inputs[wound[0]]["rows"])
 
 
 _IDENTIFIER = re.compile(r"(?:^|_)(?:id|code|key|uuid|ref|fid|no)$", re.IGNORECASE)
