@@ -20,6 +20,7 @@ from geoagent_ext.agent.fixes import (
     measure_column,
     own_column,
     rebuilt_frame,
+    rename_onto,
     set_geometry,
     written_result,
 )
@@ -409,6 +410,12 @@ def _frames():
             "set_geometry",
         ),
         (set_geometry.SetGeometry(), "out = gpd.GeoDataFrame({'a': pts['name']})", {}, "set_geometry"),
+        (
+            rename_onto.RenameOnto(),
+            "pts['seq'] = [2, 1]\npts.rename(columns={'seq': 'name'}, inplace=True)",
+            {},
+            "rename_onto",
+        ),
     ],
 )
 def test_each_guard_reports_what_it_saw_and_its_rule_rewrites_from_that(rule, code, answers, strategy, tmp_path):
@@ -505,3 +512,28 @@ def test_per_feature_bounds_used_as_one_box_become_the_layer_s_bounding_box():
     code = "import pandas as pd\nt = pd.DataFrame({'a': [1]})\nout = t.tolist()"
     d = repair.classify(code, "AttributeError", "'DataFrame' object has no attribute 'tolist'", "", 3)
     assert d.strategy != "layer_box" and d.fixed_code is None
+
+
+def test_a_rename_onto_a_column_the_frame_has_loses_that_entry_and_keeps_both_columns(tmp_path):
+    code = (
+        "a = a.rename(columns={'seq': 'id', 'nm': 'name'})\n"
+        "b.rename({'seq': 'id'}, axis=1, inplace=True)\n"
+        "c = c.rename(columns={'seq': 'id', **more})"
+    )
+    assert rename_onto.without_renames_onto(code, "a", {"id"}).splitlines()[0] == "a = a.rename(columns={'nm': 'name'})"
+    assert rename_onto.without_renames_onto(code, "b", {"id"}).splitlines()[1] == "b.rename({}, axis=1, inplace=True)"
+    assert rename_onto.without_renames_onto(code, "c", {"id"}).splitlines()[2] == "c = c.rename(columns={**more})"
+    assert rename_onto.without_renames_onto(code, "a", {"name2"}) is None
+    # the same rename in a step that writes the frame: the writer's error names the pair
+    wrote = "pts['seq'] = [2, 1]\npts = pts.rename(columns={'seq': 'name'})\npts.to_parquet(folder + '/x.parquet')"
+    with pytest.raises(ValueError) as raised:
+        exec(wrote, {**_frames(), "folder": str(tmp_path)})
+    d = repair.classify(wrote, "ValueError", str(raised.value), str(raised.value), 3)
+    assert d.strategy == "rename_onto" and "pts = pts.rename(columns={})" in d.fixed_code
+    exec(d.fixed_code, {**_frames(), "folder": str(tmp_path)})
+    # an index rename and a rename onto a new name pass the guard
+    frames = {"pts": _points()}
+    ok = "pts = pts.rename(index={0: 'name'})\npts = pts.rename(columns={'name': 'label'})"
+    suffix = asyncio.run(rename_onto.RenameOnto().guard(_Probes({}), ok, fixes.TrialFacts()))
+    exec(ok + suffix, frames)
+    assert list(frames["pts"].columns) == ["label", "geometry"]

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: d49ed6ab81a3cf5955c177d42fc5d54e6126e48e438d85a3bef115347e1acae1
+ * schema-sha256: 8f5db95e318f2a98a1896cc21ea5c57a1545131438b0523f1bbd1db309068342
  */
 
 export type RunEvent =
@@ -326,6 +326,7 @@ export interface Repaired {
     | 'make_valid'
     | 'own_column'
     | 'records_again'
+    | 'rename_onto'
     | 'keep_geometry'
     | 'set_geometry'
     | 'vector_write'

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: 66131b5438149deb1dd954a01735e0471e69af8cf7dcaaf10fe348ad80db3054
+ * schema-sha256: 1952fab7341c97527b8e17b7015cc183a6d6fbf3eb8f3dda6f40a10405efbb74
  */
 import type {
   ApprovalGiven,
