@@ -18,6 +18,7 @@ from geoagent_ext.agent.fixes import (
     keep_frame,
     make_valid,
     measure_column,
+    measure_reprojected,
     own_column,
     rebuilt_frame,
     rename_onto,
@@ -537,3 +538,21 @@ def test_a_rename_onto_a_column_the_frame_has_loses_that_entry_and_keeps_both_co
     suffix = asyncio.run(rename_onto.RenameOnto().guard(_Probes({}), ok, fixes.TrialFacts()))
     exec(ok + suffix, frames)
     assert list(frames["pts"].columns) == ["label", "geometry"]
+
+
+def test_a_reprojected_measure_becomes_the_measure_of_the_reprojected_geometries():
+    code = (
+        "pts['a'] = pts.geometry.area.to_crs(epsg=3857).area\n"
+        "pts['b'] = (pts['v'] * pts.area) / pts['geometry'].length.to_crs(3857)\n"
+        "pts['c'] = pts.to_crs(3857).area"
+    )
+    fixed = measure_reprojected.with_reprojection_measured(code).splitlines()
+    assert fixed[0] == "pts['a'] = pts.geometry.to_crs(epsg=3857).area"
+    assert fixed[1] == "pts['b'] = (pts['v'] * pts.area) / pts['geometry'].to_crs(3857).length"
+    assert fixed[2] == "pts['c'] = pts.to_crs(3857).area"
+    assert fixes.before_run(code, set()).splitlines() == fixed
+    frames = {"pts": _points().assign(v=[1.0, 2.0]).to_crs(3857).buffer(10).to_frame("geometry").assign(v=[1.0, 2.0])}
+    with pytest.raises(AttributeError):
+        exec(code, dict(frames))
+    exec("\n".join(fixed), frames)
+    assert frames["pts"]["a"].round().tolist() == [314.0, 314.0]
