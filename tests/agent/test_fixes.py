@@ -20,6 +20,7 @@ from geoagent_ext.agent.fixes import (
     measure_column,
     measure_reprojected,
     own_column,
+    property_called,
     rebuilt_frame,
     rename_onto,
     set_geometry,
@@ -556,3 +557,28 @@ def test_a_reprojected_measure_becomes_the_measure_of_the_reprojected_geometries
         exec(code, dict(frames))
     exec("\n".join(fixed), frames)
     assert frames["pts"]["a"].round().tolist() == [314.0, 314.0]
+
+
+def test_a_geometry_property_called_as_a_method_is_read_as_the_property():
+    frames = {"pts": _points().to_crs(3857), "shapely": __import__("shapely")}
+    code = (
+        "merged = pts.buffer(5).unary_union()\n"
+        "anchor = merged.centroid()\n"
+        "parts = shapely.ops.unary_union(list(pts.geometry))"
+    )
+    with pytest.raises(TypeError) as raised:
+        exec(code, dict(frames))
+    d = repair.classify(code, "TypeError", str(raised.value), str(raised.value), 1)
+    assert d.strategy == "property_called" and d.fix_said
+    assert d.fixed_code.splitlines()[0] == "merged = pts.buffer(5).union_all()"
+    # the next failure, on the next line, is read the same way; a module's function with arguments stays
+    with pytest.raises(TypeError) as raised:
+        exec(d.fixed_code, dict(frames))
+    d = repair.classify(d.fixed_code, "TypeError", str(raised.value), str(raised.value), 2)
+    assert d.fixed_code.splitlines()[1:] == ["anchor = merged.centroid", code.splitlines()[2]]
+    ran = dict(frames)
+    exec(d.fixed_code, ran)
+    assert ran["anchor"].geom_type == "Point"
+    nested = property_called.with_properties_read("a = gdf.geometry.centroid().area()", 1)
+    assert nested == ("a = gdf.geometry.centroid.area", "area")
+    assert property_called.with_properties_read("a = gdf.area", 1) is None

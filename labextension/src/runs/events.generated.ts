@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 8f5db95e318f2a98a1896cc21ea5c57a1545131438b0523f1bbd1db309068342
+ * schema-sha256: 3f8edd739b48b0b497f9d2c580b14b503fc3d5a5a522cc32234a8a628d7bea72
  */
 
 export type RunEvent =
@@ -333,6 +333,7 @@ export interface Repaired {
     | 'extra_geometries'
     | 'rename_local'
     | 'fix_call'
+    | 'property_called'
     | 'add_import'
     | 'start_list'
     | 'frame_meant'

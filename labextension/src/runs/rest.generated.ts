@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: 1952fab7341c97527b8e17b7015cc183a6d6fbf3eb8f3dda6f40a10405efbb74
+ * schema-sha256: 8a22e823908e3c7dedc324002f8c777a894b5b5005f976dd46345caa1d83523a
  */
 import type {
   ApprovalGiven,
