@@ -19,6 +19,8 @@ from geoagent_ext.agent.fixes import (
     make_valid,
     measure_column,
     measure_reprojected,
+    metric_crs,
+    nearest_distance,
     own_column,
     property_called,
     rebuilt_frame,
@@ -582,3 +584,52 @@ def test_a_geometry_property_called_as_a_method_is_read_as_the_property():
     nested = property_called.with_properties_read("a = gdf.geometry.centroid().area()", 1)
     assert nested == ("a = gdf.geometry.centroid.area", "area")
     assert property_called.with_properties_read("a = gdf.area", 1) is None
+
+
+def test_a_distance_read_from_a_nearest_join_without_one_becomes_its_distance_col():
+    import geopandas as gpd
+
+    frames = {"pts": _points().to_crs(3857), "gpd": gpd}
+    frames["far"] = frames["pts"].assign(geometry=frames["pts"].translate(30, 40))
+    code = (
+        "pts['distance_m'] = gpd.sjoin_nearest(\n    pts,\n    far,\n    how='inner',\n)['distance_m']\n"
+        "near = pts.sjoin_nearest(far)\nd = near['dist']"
+    )
+    with pytest.raises(KeyError) as raised:
+        exec(code, dict(frames))
+    d = repair.classify(code, "KeyError", str(raised.value), str(raised.value), 1)
+    assert d.strategy == "nearest_distance" and d.fix_said
+    assert "how='inner', distance_col='distance_m')['distance_m']" in d.fixed_code
+    with pytest.raises(KeyError) as raised:
+        exec(d.fixed_code, dict(frames))
+    d = repair.classify(d.fixed_code, "KeyError", str(raised.value), str(raised.value), 7)
+    assert d.fixed_code.splitlines()[-2] == "near = pts.sjoin_nearest(far, distance_col='dist')"
+    ran = dict(frames)
+    exec(d.fixed_code, ran)
+    assert ran["pts"]["distance_m"].round().tolist() == [50.0, 50.0] and ran["d"].round().tolist() == [50.0, 50.0]
+    # a missing column that is not a distance, or a join that names its distance column, is not this fix
+    assert repair.classify(
+        "x = gpd.sjoin_nearest(pts, far)['name_x']", "KeyError", "'name_x'", "'name_x'", 1
+    ).strategy != ("nearest_distance")
+    assert (
+        nearest_distance.with_distance_col("x = gpd.sjoin_nearest(pts, far, distance_col='d')['dist']", "dist") is None
+    )
+
+
+def test_an_undefined_metric_crs_given_to_to_crs_is_bound_to_the_first_frame_s_utm_zone():
+    import geopandas as gpd
+
+    frames = {"pts": _points(), "gpd": gpd}
+    code = "import geopandas as gpd\nnear = gpd.sjoin_nearest(\n    pts.to_crs(metric),\n    pts.to_crs(crs=metric),\n)"
+    with pytest.raises(NameError) as raised:
+        exec(code, dict(frames))
+    failure_code = code
+    d = repair.classify(failure_code, "NameError", str(raised.value), str(raised.value), 3, defined_before={"pts"})
+    assert d.strategy == "metric_crs" and d.fix_said
+    assert d.fixed_code.splitlines()[1] == "metric = pts.estimate_utm_crs()"
+    ran = dict(frames)
+    exec(d.fixed_code, ran)
+    assert ran["near"].crs.to_epsg() == 32631
+    # a name that does not say it is a metric CRS, or one read elsewhere too, is left to the model
+    assert metric_crs.with_metric_crs_bound("x = pts.to_crs(target)", "target", {"pts"}) is None
+    assert metric_crs.with_metric_crs_bound("x = pts.to_crs(utm)\nprint(utm)", "utm", {"pts"}) is None

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 3f8edd739b48b0b497f9d2c580b14b503fc3d5a5a522cc32234a8a628d7bea72
+ * schema-sha256: 22652a5b1beecf42d6dcc8ebec3d004e5cc7dec6044098d0f2187ac2cdadd88f
  */
 
 export type RunEvent =
@@ -334,9 +334,11 @@ export interface Repaired {
     | 'rename_local'
     | 'fix_call'
     | 'property_called'
+    | 'nearest_distance'
     | 'add_import'
     | 'start_list'
     | 'frame_meant'
+    | 'metric_crs'
     | 'drop_keyword'
     | 'index_twice'
     | 'drop_import'

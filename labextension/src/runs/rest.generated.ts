@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: 8a22e823908e3c7dedc324002f8c777a894b5b5005f976dd46345caa1d83523a
+ * schema-sha256: 185b3f70fd368bd7552a4984541cc531e5a44be3515c442f097c4c59c8d7e68a
  */
 import type {
   ApprovalGiven,
