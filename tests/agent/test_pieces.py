@@ -706,6 +706,16 @@ def test_a_geoparquet_written_with_to_file_is_written_with_to_parquet(tmp_path, 
     scope = {"gdf": gdf}
     exec(code, scope)
     assert len(gpd.read_parquet("b.parquet")) == 1 and scope["back"].crs.to_epsg() == 4326
+    # the other way round: geopandas' pyarrow readers of a GeoJSON or GeoPackage become read_file
+    read = code_of(
+        "```python\nback = gpd.read_feather('c.gpkg', layer='x')\nj = geopandas.read_parquet(\"c.geojson\")\n"
+        "t = pd.read_parquet('b.parquet')\n```"
+    )
+    assert read.splitlines()[-3:] == [
+        "back = gpd.read_file('c.gpkg', layer='x')",
+        'j = geopandas.read_file("c.geojson")',
+        "t = pd.read_parquet('b.parquet')",
+    ]
 
 
 def test_a_crs_copied_with_its_label_is_cut_to_its_code_before_it_runs():
