@@ -503,6 +503,14 @@ _VERIFIES = re.compile(
 # "Optionally, map the result": what the request did not ask for only risks the deliverable (such a
 # step's repairs may rewrite a finished file).
 _OPTIONAL = re.compile(r"^\s*(?:optionally|if (?:needed|desired|wanted|you (?:want|wish|like)))\b", re.IGNORECASE)
+# "If the user asks for a map, display the result with geemap": a step conditional on the request,
+# which the plan's reader has in full; it is work only when the request asks for a picture.
+_IF_ASKED = re.compile(
+    r"^\s*(?:if|when|in case)\s+(?:the\s+)?(?:user|request|analyst|client)\s+"
+    r"(?:asks|wants|requests|requires|would\s+like|needs)\b|^\s*if\s+(?:requested|asked)\b",
+    re.IGNORECASE,
+)
+_PICTURE = re.compile(r"\b(?:maps?|plot\w*|chart\w*|visuali[sz]\w*|figures?|png|html)\b", re.IGNORECASE)
 _CLOSES = re.compile(r"^\s*close\b", re.IGNORECASE)
 # "Convert the `data/stations.geojson` points to a GeoDataFrame", nothing else said: a layer is read as
 # one already, and the step invites points_from_xy on columns a GeoJSON layer does not have.
@@ -591,7 +599,8 @@ def idle_steps(
     checks beyond the file's existence (they run on the real files after every step, stronger than
     the model's own check) and the request asks for no checking itself; one that only closes things
     (a GeoDataFrame has nothing to close, a ``with`` block closes its file); one that only imports
-    libraries (each step imports what it uses); an optional one ("Optionally, map the result"); one
+    libraries (each step imports what it uses); an optional one ("Optionally, map the result", or "If
+    the user asks for a map, ..." when the request asks for no picture); one
     that only loads files an earlier step loaded
     (reading them again throws away what the steps between did to them); one that only does what the
     contract's mend does on the written file (``_MENDED_STEPS``). A step that also writes stays."""
@@ -619,7 +628,7 @@ def idle_steps(
             found.append((i, "a layer geopandas reads is a GeoDataFrame already"))
         elif _only_imports(text):
             found.append((i, "each step imports the libraries it uses"))
-        elif _OPTIONAL.search(text):
+        elif _OPTIONAL.search(text) or (_IF_ASKED.search(text) and not _PICTURE.search(request)):
             found.append((i, "an optional step the request did not ask for"))
         elif _VERIFIES.search(text) and verified and not _ASKS_TO_CHECK.search(request):
             found.append((i, "the contract's checks verify the written files after every step"))

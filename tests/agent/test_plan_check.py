@@ -337,13 +337,23 @@ def test_steps_with_nothing_to_do_are_found():
         "Optionally, create a static map of the districts with geemap.",
         "Optionally, write the counts to `out.geojson` as well.",  # it writes: it stays
         "Open the GeoJSON file to verify that it meets the specified requirements.",
+        "If the user asks for a map, use `geemap` to display the counts on an interactive web map.",
     ]
     request = "Count the points of `in.geojson` per district into `out.geojson`."
-    assert [i for i, _ in idle_steps(plan, request, checked)] == [2, 3, 4, 6, 7, 9, 11]
+    assert [i for i, _ in idle_steps(plan, request, checked)] == [2, 3, 4, 6, 7, 9, 11, 12]
+    # a step conditional on the request is work when the request asks for a map
+    assert 12 not in [i for i, _ in idle_steps(plan, request + " Also show them on a map.", checked)]
     # The request asks for a check, or the contract checks no more than the file's existence: verifying is work.
-    assert [i for i, _ in idle_steps(plan, request + " Check that no district is missing.", checked)] == [3, 4, 6, 7, 9]
+    assert [i for i, _ in idle_steps(plan, request + " Check that no district is missing.", checked)] == [
+        3,
+        4,
+        6,
+        7,
+        9,
+        12,
+    ]
     only_exists = _contract(("exists", "`out.geojson` is written", {}))
-    assert [i for i, _ in idle_steps(plan, request, only_exists)] == [3, 4, 6, 7, 9]
+    assert [i for i, _ in idle_steps(plan, request, only_exists)] == [3, 4, 6, 7, 9, 12]
 
 
 def test_steps_the_contracts_mend_does_are_idle():
