@@ -58,6 +58,13 @@ def _points():
     return gpd.GeoDataFrame({"name": ["a", "b"]}, geometry=[Point(0, 0), Point(1, 1)], crs=4326)
 
 
+def _classified(code: str, frames: dict, error: type[Exception], lineno: int, **known):
+    """Run ``code`` on copies of ``frames`` as a failing attempt would, and classify its ``error``."""
+    with pytest.raises(error) as raised:
+        exec(code, dict(frames))
+    return repair.classify(code, error.__name__, str(raised.value), str(raised.value), lineno, **known)
+
+
 def test_the_repaired_events_strategies_are_the_registrys():
     """The event's schema (and so the panel's generated types, kept in step by the event types'
     drift test) lists every strategy the rules, the model-asked repairs and the solvers give, and
@@ -568,15 +575,11 @@ def test_a_geometry_property_called_as_a_method_is_read_as_the_property():
         "anchor = merged.centroid()\n"
         "parts = shapely.ops.unary_union(list(pts.geometry))"
     )
-    with pytest.raises(TypeError) as raised:
-        exec(code, dict(frames))
-    d = repair.classify(code, "TypeError", str(raised.value), str(raised.value), 1)
+    d = _classified(code, frames, TypeError, 1)
     assert d.strategy == "property_called" and d.fix_said
     assert d.fixed_code.splitlines()[0] == "merged = pts.buffer(5).union_all()"
     # the next failure, on the next line, is read the same way; a module's function with arguments stays
-    with pytest.raises(TypeError) as raised:
-        exec(d.fixed_code, dict(frames))
-    d = repair.classify(d.fixed_code, "TypeError", str(raised.value), str(raised.value), 2)
+    d = _classified(d.fixed_code, frames, TypeError, 2)
     assert d.fixed_code.splitlines()[1:] == ["anchor = merged.centroid", code.splitlines()[2]]
     ran = dict(frames)
     exec(d.fixed_code, ran)
@@ -595,14 +598,10 @@ def test_a_distance_read_from_a_nearest_join_without_one_becomes_its_distance_co
         "pts['distance_m'] = gpd.sjoin_nearest(\n    pts,\n    far,\n    how='inner',\n)['distance_m']\n"
         "near = pts.sjoin_nearest(far)\nd = near['dist']"
     )
-    with pytest.raises(KeyError) as raised:
-        exec(code, dict(frames))
-    d = repair.classify(code, "KeyError", str(raised.value), str(raised.value), 1)
+    d = _classified(code, frames, KeyError, 1)
     assert d.strategy == "nearest_distance" and d.fix_said
     assert "how='inner', distance_col='distance_m')['distance_m']" in d.fixed_code
-    with pytest.raises(KeyError) as raised:
-        exec(d.fixed_code, dict(frames))
-    d = repair.classify(d.fixed_code, "KeyError", str(raised.value), str(raised.value), 7)
+    d = _classified(d.fixed_code, frames, KeyError, 7)
     assert d.fixed_code.splitlines()[-2] == "near = pts.sjoin_nearest(far, distance_col='dist')"
     ran = dict(frames)
     exec(d.fixed_code, ran)
@@ -621,10 +620,7 @@ def test_an_undefined_metric_crs_given_to_to_crs_is_bound_to_the_first_frame_s_u
 
     frames = {"pts": _points(), "gpd": gpd}
     code = "import geopandas as gpd\nnear = gpd.sjoin_nearest(\n    pts.to_crs(metric),\n    pts.to_crs(crs=metric),\n)"
-    with pytest.raises(NameError) as raised:
-        exec(code, dict(frames))
-    failure_code = code
-    d = repair.classify(failure_code, "NameError", str(raised.value), str(raised.value), 3, defined_before={"pts"})
+    d = _classified(code, frames, NameError, 3, defined_before={"pts"})
     assert d.strategy == "metric_crs" and d.fix_said
     assert d.fixed_code.splitlines()[1] == "metric = pts.estimate_utm_crs()"
     ran = dict(frames)

@@ -65,16 +65,7 @@ def with_frame_meant(code: str, name: str, bound_before: set[str]) -> str | None
     tree = codeinfo.parse(code)
     if tree is None:
         return None
-    stores = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)]
-    first_store = min((n.lineno for n in stores), default=None)
-    reads = [
-        n
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Name)
-        and n.id == name
-        and isinstance(n.ctx, ast.Load)
-        and (first_store is None or n.lineno <= first_store)
-    ]
+    reads = unbound_reads(tree, name)
     owners, parents = _owners(tree), _parents(tree)
     edits: list[tuple[ast.expr | ast.stmt, str]] = []
     for read in reads:
@@ -88,6 +79,22 @@ def with_frame_meant(code: str, name: str, bound_before: set[str]) -> str | None
         return None
     fixed = codeinfo.replaced(code, edits)
     return fixed if codeinfo.parse(fixed) is not None else None
+
+
+def unbound_reads(tree: ast.Module, name: str) -> list[ast.Name]:
+    """The reads of ``name`` in ``tree`` up to the line that first binds it (all of them when nothing does)."""
+    stores = [
+        n.lineno for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+    ]
+    first_store = min(stores, default=None)
+    return [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Name)
+        and n.id == name
+        and isinstance(n.ctx, ast.Load)
+        and (first_store is None or n.lineno <= first_store)
+    ]
 
 
 def _parents(tree: ast.Module) -> dict[ast.AST, ast.AST]:

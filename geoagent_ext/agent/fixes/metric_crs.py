@@ -8,7 +8,7 @@ from typing import cast
 
 from .. import codeinfo
 from .base import UNDEFINED_NAME, Diagnosis, Failure, Rule
-from .frame_meant import _bound_by
+from .frame_meant import _bound_by, unbound_reads
 
 # What a name of a CRS says when it stands for "a CRS in metres for this data" (an example's
 # ``metric = houses.estimate_utm_crs()`` copied without its definition)
@@ -45,18 +45,7 @@ def with_metric_crs_bound(code: str, name: str, bound_before: set[str]) -> tuple
     tree = codeinfo.parse(code)
     if tree is None or not _METRIC_NAME.search(name):
         return None
-    stores = [
-        n.lineno for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
-    ]
-    first_store = min(stores, default=None)
-    reads = [
-        n
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Name)
-        and n.id == name
-        and isinstance(n.ctx, ast.Load)
-        and (first_store is None or n.lineno <= first_store)
-    ]
+    reads = unbound_reads(tree, name)
     reprojections = {
         id(argument): call
         for call in ast.walk(tree)
