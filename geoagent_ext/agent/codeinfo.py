@@ -212,6 +212,36 @@ def bound_names(code: str) -> set[str]:
     return bound
 
 
+def bound_at(tree: ast.Module, name: str, lineno: int, bound_before: set[str]) -> bool:
+    """``name`` holds a value at ``lineno``: an earlier step bound it (``bound_before``), or ``tree``
+    assigns it on an earlier line."""
+    return name in bound_before or any(
+        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) and n.lineno < lineno
+        for n in ast.walk(tree)
+    )
+
+
+def unbound_reads(tree: ast.Module, name: str) -> list[ast.Name]:
+    """The reads of ``name`` in ``tree`` up to the line that first binds it (all of them when nothing does)."""
+    stores = [
+        n.lineno for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+    ]
+    first_store = min(stores, default=None)
+    return [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Name)
+        and n.id == name
+        and isinstance(n.ctx, ast.Load)
+        and (first_store is None or n.lineno <= first_store)
+    ]
+
+
+def parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
+    """Each node of ``tree`` -> the node it is a child of."""
+    return {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+
+
 def attribute_bases(code: str) -> list[str]:
     """Names used as ``name.attribute`` in ``code``, in order of first use (``gpd`` of ``gpd.read_file``)."""
     tree = parse(code)
@@ -265,6 +295,13 @@ def replaced(code: str, edits: Sequence[tuple[ast.expr | ast.stmt, str]]) -> str
         start, end = _span(raw, node)
         raw = raw[:start] + text.encode() + raw[end:]
     return raw.decode()
+
+
+def outermost(edits: Sequence[tuple[ast.expr | ast.stmt, str]]) -> list[tuple[ast.expr | ast.stmt, str]]:
+    """``edits`` without those inside another edit's node (the outer edit's text carries its own
+    rewrite), so ``replaced`` gets nodes that do not nest."""
+    nested = {id(inner) for outer, _ in edits for inner in ast.walk(outer) if inner is not outer}
+    return [(node, text) for node, text in edits if id(node) not in nested]
 
 
 def cut_keyword(code: str, kw: ast.keyword) -> str | None:

@@ -65,12 +65,12 @@ def with_frame_meant(code: str, name: str, bound_before: set[str]) -> str | None
     tree = codeinfo.parse(code)
     if tree is None:
         return None
-    reads = unbound_reads(tree, name)
-    owners, parents = _owners(tree), _parents(tree)
+    reads = codeinfo.unbound_reads(tree, name)
+    owners, parents = _owners(tree), codeinfo.parents(tree)
     edits: list[tuple[ast.expr | ast.stmt, str]] = []
     for read in reads:
         frame = owners.get(read)
-        if frame is None or frame == name or not (frame in bound_before or _bound_by(tree, frame, read.lineno)):
+        if frame is None or frame == name or not codeinfo.bound_at(tree, frame, read.lineno, bound_before):
             return None
         if not _used_as_frame(read, parents.get(read)):
             return None
@@ -81,37 +81,9 @@ def with_frame_meant(code: str, name: str, bound_before: set[str]) -> str | None
     return fixed if codeinfo.parse(fixed) is not None else None
 
 
-def unbound_reads(tree: ast.Module, name: str) -> list[ast.Name]:
-    """The reads of ``name`` in ``tree`` up to the line that first binds it (all of them when nothing does)."""
-    stores = [
-        n.lineno for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
-    ]
-    first_store = min(stores, default=None)
-    return [
-        n
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Name)
-        and n.id == name
-        and isinstance(n.ctx, ast.Load)
-        and (first_store is None or n.lineno <= first_store)
-    ]
-
-
-def _parents(tree: ast.Module) -> dict[ast.AST, ast.AST]:
-    return {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-
-
 def _used_as_frame(read: ast.Name, parent: ast.AST | None) -> bool:
     """``read`` is used as a GeoDataFrame: a geometry member of it (``gdf.area``, ``gdf.geometry``)
     or one of its columns (``gdf['name']``), not a module's function (``np.isfinite``)."""
     if isinstance(parent, ast.Attribute) and parent.value is read:
         return parent.attr in GEO_MEMBERS
     return isinstance(parent, ast.Subscript) and parent.value is read and codeinfo.column_of(parent) is not None
-
-
-def _bound_by(tree: ast.Module, name: str, lineno: int) -> bool:
-    """``name`` is assigned in ``tree`` on a line before ``lineno``."""
-    return any(
-        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) and n.lineno < lineno
-        for n in ast.walk(tree)
-    )

@@ -93,7 +93,5 @@ def with_frame_methods(code: str) -> str:
             )
         elif path[1:] == ["points_from_wkt"]:
             edits.append((call.func, f"{path[0]}.GeoSeries.from_wkt"))
-    nested = {id(inner) for outer, _ in edits for inner in ast.walk(outer) if inner is not outer}
-    edits = [(node, text) for node, text in edits if id(node) not in nested]  # the outer edit carries its own text
-    fixed = codeinfo.replaced(code, edits) if edits else code
+    fixed = codeinfo.replaced(code, codeinfo.outermost(edits)) if edits else code
     return fixed if codeinfo.parse(fixed) is not None else code

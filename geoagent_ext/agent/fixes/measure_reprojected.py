@@ -27,7 +27,7 @@ def with_reprojection_measured(code: str) -> str:
     tree = codeinfo.parse(code)
     if tree is None:
         return code
-    parent = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    parent = codeinfo.parents(tree)
     edits: list[tuple[ast.expr | ast.stmt, str]] = []
     for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):
         func = call.func
@@ -42,10 +42,8 @@ def with_reprojection_measured(code: str) -> str:
         whole, arguments = ast.get_source_segment(code, call), ast.get_source_segment(code, func)
         if whole is None or arguments is None:
             continue
-        outer = parent.get(id(call))
+        outer = parent.get(call)
         node: ast.expr = outer if isinstance(outer, ast.Attribute) and outer.attr == measure else call
         edits.append((node, f"{ast.get_source_segment(code, base)}.to_crs{whole[len(arguments) :]}.{measure}"))
-    nested = {id(inner) for outer, _ in edits for inner in ast.walk(outer) if inner is not outer}
-    edits = [(node, text) for node, text in edits if id(node) not in nested]
-    fixed = codeinfo.replaced(code, edits) if edits else code
+    fixed = codeinfo.replaced(code, codeinfo.outermost(edits)) if edits else code
     return fixed if codeinfo.parse(fixed) is not None else code

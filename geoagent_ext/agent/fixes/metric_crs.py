@@ -8,7 +8,6 @@ from typing import cast
 
 from .. import codeinfo
 from .base import UNDEFINED_NAME, Diagnosis, Failure, Rule
-from .frame_meant import _bound_by, unbound_reads
 
 # What a name of a CRS says when it stands for "a CRS in metres for this data" (an example's
 # ``metric = houses.estimate_utm_crs()`` copied without its definition)
@@ -45,7 +44,7 @@ def with_metric_crs_bound(code: str, name: str, bound_before: set[str]) -> tuple
     tree = codeinfo.parse(code)
     if tree is None or not _METRIC_NAME.search(name):
         return None
-    reads = unbound_reads(tree, name)
+    reads = codeinfo.unbound_reads(tree, name)
     reprojections = {
         id(argument): call
         for call in ast.walk(tree)
@@ -57,7 +56,7 @@ def with_metric_crs_bound(code: str, name: str, bound_before: set[str]) -> tuple
     first = min(reads, key=lambda n: (n.lineno, n.col_offset))
     receiver = cast(ast.Attribute, reprojections[id(first)].func).value
     frame = receiver.id if isinstance(receiver, ast.Name) else None
-    if frame is None or frame == name or not (frame in bound_before or _bound_by(tree, frame, first.lineno)):
+    if frame is None or frame == name or not codeinfo.bound_at(tree, frame, first.lineno, bound_before):
         return None
     statement = next(s for s in tree.body if s.lineno <= first.lineno <= (s.end_lineno or s.lineno))
     lines = code.splitlines()

@@ -38,18 +38,14 @@ def with_distance_col(code: str, column: str) -> str | None:
     tree = codeinfo.parse(code)
     if tree is None:
         return None
-    read_names = {
-        node.value.id
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and _is_key(node.slice, column)
-    }
+    # what is read at [column]: the expressions (a call's result read directly) and the names
+    read = [node.value for node in ast.walk(tree) if isinstance(node, ast.Subscript) and _is_key(node.slice, column)]
+    read_directly = {id(node) for node in read}
+    read_names = {node.id for node in read if isinstance(node, ast.Name)}
     bound = {
         id(stmt.value): stmt.targets[0].id
         for stmt in ast.walk(tree)
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
-    }
-    read_directly = {
-        id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Subscript) and _is_key(node.slice, column)
     }
     edits: list[tuple[ast.expr | ast.stmt, str]] = []
     for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):

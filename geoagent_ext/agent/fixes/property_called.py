@@ -10,23 +10,26 @@ from typing import TypeGuard, cast
 from .. import codeinfo
 from .base import Diagnosis, Failure, Rule
 
-# Properties of geopandas' frames and series and of shapely's geometries (the same names in
-# both), each with how it is read. ``unary_union`` is read as geopandas' method that replaces it.
-_PROPERTIES = {
-    "area": "{}.area",
-    "length": "{}.length",
-    "centroid": "{}.centroid",
-    "bounds": "{}.bounds",
-    "total_bounds": "{}.total_bounds",
-    "geom_type": "{}.geom_type",
-    "is_valid": "{}.is_valid",
-    "is_empty": "{}.is_empty",
-    "envelope": "{}.envelope",
-    "convex_hull": "{}.convex_hull",
-    "boundary": "{}.boundary",
-    "exterior": "{}.exterior",
-    "unary_union": "{}.union_all()",
-}
+# Properties of geopandas' frames and series and of shapely's geometries (the same names in both)
+_PROPERTIES = frozenset(
+    {
+        "area",
+        "length",
+        "centroid",
+        "bounds",
+        "total_bounds",
+        "geom_type",
+        "is_valid",
+        "is_empty",
+        "envelope",
+        "convex_hull",
+        "boundary",
+        "exterior",
+        "unary_union",
+    }
+)
+# A property geopandas replaced by a method: read as that method's call
+_METHOD_FOR = {"unary_union": "union_all"}
 # Python's words for calling a value: the value's type (a geometry, an array, a number, a Series)
 _NOT_CALLABLE = re.compile(r"'[\w.]+' object is not callable")
 
@@ -77,10 +80,12 @@ class _Reader(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
-        if _calls_property(node):
-            func = cast(ast.Attribute, node.func)
-            return ast.parse(_PROPERTIES[func.attr].format(ast.unparse(func.value)), mode="eval").body
-        return node
+        if not _calls_property(node):
+            return node
+        func = cast(ast.Attribute, node.func)
+        if func.attr in _METHOD_FOR:
+            return ast.Call(ast.Attribute(func.value, _METHOD_FOR[func.attr], ast.Load()), [], [])
+        return ast.Attribute(func.value, func.attr, ast.Load())
 
 
 def _calls_property(node: ast.AST) -> TypeGuard[ast.Call]:
