@@ -14,6 +14,7 @@ from geoagent_ext.agent import fixes, repair
 from geoagent_ext.agent.events import Repaired
 from geoagent_ext.agent.events_schema import sent_event_schema
 from geoagent_ext.agent.fixes import (
+    csv_records,
     frame_meant,
     keep_frame,
     make_valid,
@@ -21,6 +22,7 @@ from geoagent_ext.agent.fixes import (
     measure_reprojected,
     metric_crs,
     nearest_distance,
+    not_geometry,
     own_column,
     property_called,
     rebuilt_frame,
@@ -566,6 +568,56 @@ def test_a_reprojected_measure_becomes_the_measure_of_the_reprojected_geometries
         exec(code, dict(frames))
     exec("\n".join(fixed), frames)
     assert frames["pts"]["a"].round().tolist() == [314.0, 314.0]
+
+
+def test_records_handed_to_a_csv_writer_are_written_as_their_values():
+    code = (
+        "import csv, io\n"
+        "records = [{'n': 2, 'name': 'a'}, {'n': 5, 'name': 'b'}]\n"
+        "ordered, own, kept = io.StringIO(), io.StringIO(), io.StringIO()\n"
+        "w = csv.writer(ordered)\n"
+        "w.writerow(['name', 'n'])\n"
+        "for record in records:\n"
+        "    w.writerow(record)\n"
+        "csv.writer(own).writerow(['n', 'name'])\n"
+        "mine = csv.writer(own)\n"
+        "mine.writerows(records)\n"
+        "plain = csv.writer(kept)\n"
+        "for row in [[1, 'x'], ('2', 'y')]:\n"
+        "    plain.writerow(row)\n"
+        "plain.writerow(records[0])\n"
+    )
+    as_written: dict = {}
+    exec(code, as_written)
+    assert as_written["ordered"].getvalue().splitlines() == ["name,n", "n,name", "n,name"]
+    fixed = csv_records.with_records_as_rows(code)
+    assert fixes.before_run(code, set()) == fixed
+    ran: dict = {}
+    exec(fixed, ran)
+    # a loop's records follow the header the same writer wrote; writerows keeps each record's own order
+    assert ran["ordered"].getvalue().splitlines() == ["name,n", "a,2", "b,5"]
+    assert ran["own"].getvalue().splitlines() == ["n,name", "2,a", "5,b"]
+    # rows that are not dicts, and a dict written outside a loop over records, are written as before
+    assert ran["kept"].getvalue() == as_written["kept"].getvalue()
+    assert csv_records.with_records_as_rows("for r in rows:\n    out.writerow(r)\n") == (
+        "for r in rows:\n    out.writerow(r)\n"
+    )
+
+
+def test_an_attribute_column_wrapped_in_a_geoseries_is_used_as_the_column():
+    import geopandas as gpd
+
+    frames = {"gpd": gpd, "pts": _points().assign(code=["7", "9"])}
+    code = "total = 0\npts['code'] = gpd.GeoSeries(pts['code']).astype(int)\nshapes = gpd.GeoSeries(pts['geometry'])"
+    d = _classified(code, frames, TypeError, 2)
+    assert d.strategy == "not_geometry" and d.fix_said
+    assert d.fixed_code.splitlines() == ["total = 0", "pts['code'] = pts['code'].astype(int)", code.splitlines()[2]]
+    ran = dict(frames, pts=frames["pts"].copy())
+    exec(d.fixed_code, ran)
+    assert ran["pts"]["code"].tolist() == [7, 9] and ran["shapes"].geom_type.tolist() == ["Point", "Point"]
+    # the geometry column, and a line without such a call, are not rewritten
+    assert not_geometry.with_columns_unwrapped("s = gpd.GeoSeries(pts['geometry'])", 1) is None
+    assert not_geometry.with_columns_unwrapped(code, 1) is None
 
 
 def test_a_geometry_property_called_as_a_method_is_read_as_the_property():

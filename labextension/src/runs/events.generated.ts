@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 22652a5b1beecf42d6dcc8ebec3d004e5cc7dec6044098d0f2187ac2cdadd88f
+ * schema-sha256: b1d89c1181d768a78a977e73bb5a9f1aa2c83896b360622c090ef63d998ed6a7
  */
 
 export type RunEvent =
@@ -335,6 +335,7 @@ export interface Repaired {
     | 'fix_call'
     | 'property_called'
     | 'nearest_distance'
+    | 'not_geometry'
     | 'add_import'
     | 'start_list'
     | 'frame_meant'

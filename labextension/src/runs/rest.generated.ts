@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: 185b3f70fd368bd7552a4984541cc531e5a44be3515c442f097c4c59c8d7e68a
+ * schema-sha256: 52904a97c3697c7cfb4d2cc2e7e6f78c5d7a4d1795d9c489160672bd5f960443
  */
 import type {
   ApprovalGiven,
