@@ -15,6 +15,8 @@ meets the requirements" when the contract checks the real files after every step
 the GeoDataFrame" when nothing in pandas or geopandas is open, a second "Read `x.geojson`" that
 would throw away what the steps between did to it. A loop spread over steps ("Iterate over each
 layer." then "For each layer, ...") becomes one step (``loop_bodies``): each step runs once. A
+rename the wrong way round ("rename `district_name` to `name`" when the requested `district_name` is
+the joined `name`) is turned (``reversed_renames``): it would fail on every attempt. A
 reworded join loses its key (``without_join_key``): the planner's new wording tends to keep "on
 the `key` column".
 """
@@ -28,6 +30,7 @@ from collections.abc import Sequence
 from ..contract.advice import MENDED_VALUES, mended_values
 from ..contract.mend import mend_code
 from ..contract.model import Contract
+from ..contract.provenance import carried_from
 from ..contract.rules import SPATIAL, file_format
 
 # (A dot inside a word is a file name's, not the sentence's end: "merge `a.geojson` and `b.geojson` on ...".)
@@ -267,6 +270,34 @@ def contract_conflicts(descriptions: list[str], contract: Contract | None) -> li
             found.append((i, f"{text.rstrip()} ({why}.)", why))
         else:
             found.append((i, None, why))
+    return found
+
+
+_RENAMES = re.compile(r"\brenam\w*\b[^`]*`([^`]+)`[^`]*?\bto\b[^`]*`([^`]+)`", re.IGNORECASE)
+
+
+def reversed_renames(descriptions: list[str], contract: Contract | None) -> list[tuple[int, str, str]]:
+    """(step index, the step with the names swapped, why) for each "rename `new` to `old`" step whose
+    direction the contract's provenance refutes: a requested column that no input has and that comes
+    from a joined layer's column of another name (``district_name`` from the ``name`` of the
+    districts) is made by renaming that column to it, never the reverse, which fails
+    on every attempt because the requested name does not exist yet."""
+    if contract is None:
+        return []
+    carried: dict[str, str] = {}
+    for req in contract.requirements:
+        for name, source in (req.params.get("provenance") or {}).items() if req.kind == "columns" else ():
+            joined = carried_from(str(name), str(source))
+            if joined is not None and joined[1] != name:
+                carried[str(name)] = joined[1]
+    found: list[tuple[int, str, str]] = []
+    for i, text in enumerate(descriptions):
+        rename = _RENAMES.search(text)
+        if rename is None or carried.get(rename.group(1)) != rename.group(2):
+            continue
+        new, old = rename.group(1), rename.group(2)
+        turned = text[: rename.start(1)] + old + text[rename.end(1) : rename.start(2)] + new + text[rename.end(2) :]
+        found.append((i, turned, f"`{new}` is made by renaming the joined column `{old}` to it, not the reverse"))
     return found
 
 

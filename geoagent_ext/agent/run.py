@@ -63,6 +63,7 @@ from .plan_check import (
     join_steps,
     loop_bodies,
     raster_tools_without_rasters,
+    reversed_renames,
     uncovered_requirements,
     unshared_join_keys,
     without_join_key,
@@ -598,7 +599,8 @@ class Run:
         coder reads them, one ``replanned`` event for all it changed (``plan_check``): a step
         naming a raster library when no data file is a raster loses that phrase (the coder would
         open a vector file with rasterio on every attempt); a loop spread over steps becomes one
-        step (each step runs once); then, on that wording, steps the
+        step (each step runs once); a rename the contract's provenance says runs the wrong way round
+        is turned; then, on that wording, steps the
         contract forbids are dropped or keep their work with the limit written into them, and
         steps with nothing to do are dropped; last, the step that writes an output is told the
         requirements on its columns no step names. What is left to do is never emptied."""
@@ -617,6 +619,10 @@ class Run:
             changes.update({j: (None, f"folded into step {i + 1}'s loop") for j in body})
             folded.update([i, *body])
             descriptions[i] = text
+        for i, text, why in reversed_renames(descriptions, self.contract):
+            if i not in folded:
+                changes[i] = (text, why)
+                descriptions[i] = text
         reworded_only = set(changes) - folded  # a rewording the contract's limit or an idle drop replaces
         for i, reworded, why in contract_conflicts(descriptions, self.contract):
             if i not in folded:

@@ -826,3 +826,28 @@ def test_the_writing_step_is_told_which_rows_to_write_when_the_mend_computes_the
     # A step that computes the count itself is not told: the mend then only checks it.
     counted = plan[:2] + ["Count the stations per district as `station_count` and write `summary.csv`."]
     assert all("computed on the written file" not in t for _, t, _ in uncovered_requirements(counted, contract))
+
+
+def test_a_rename_the_wrong_way_round_is_turned_by_the_contracts_provenance():
+    from geoagent_ext.agent.plan_check import reversed_renames
+
+    columns = (
+        "columns",
+        "has the columns parcel_id, district_name",
+        {
+            "names": ["parcel_id", "district_name"],
+            "provenance": {
+                "parcel_id": "from `parcels.geojson`",
+                "district_name": "the `name` column of `districts.geojson` (joined), renamed",
+            },
+        },
+    )
+    steps = [
+        "Rename the `district_name` column to `name` and make it text.",
+        "Rename the `name` column to `district_name`.",  # the right way round: stays
+        "Rename `parcel_id` to `id`.",  # carried under its own name: not the contract's to turn
+    ]
+    [(index, text, why)] = reversed_renames(steps, _contract(columns))
+    assert index == 0 and text == "Rename the `name` column to `district_name` and make it text."
+    assert "`district_name` is made by renaming the joined column `name`" in why
+    assert reversed_renames(steps, None) == []
