@@ -855,6 +855,39 @@ def test_a_geoparquet_s_geometry_column_is_named_geometry_and_mended_so(tmp_path
     assert "geometry_column_named" not in {r.kind for r in own.requirements}
 
 
+def test_a_layer_inventory_s_encoding_column_says_which_layers_hold_utf8_read_as_latin1(tmp_path):
+    """The labels are the request's own; a layer whose text is UTF-8 decoded as Latin-1 is the
+    mojibake one, text in any script that is clean is not, and the mend writes the right label."""
+    from shapely.geometry import Point
+
+    path = tmp_path / "delivery.gpkg"
+    clean, garbled = ["ตลาด", "Café"], ["ถนน".encode().decode("latin-1"), "Zürich".encode().decode("cp1252")]
+    for layer, names in (("shops", clean), ("streets", garbled)):
+        gpd.GeoDataFrame({"name": names}, geometry=[Point(100, 13), Point(100.1, 13)], crs=4326).to_file(
+            path, layer=layer
+        )
+    request = (
+        "List the layers of delivery.gpkg in layers.csv, one row per layer: layer_name, feature_count and "
+        "text_encoding. For text_encoding report either `mojibake-latin1` or `UTF-8`."
+    )
+    contract = derive_contract(request, ["layers.csv"], input_facts(tmp_path))
+    [inventory] = [r for r in contract.requirements if r.kind == "layer_inventory"]
+    assert inventory.params["encoding_labels"] == ["mojibake-latin1", "UTF-8"]
+    table = pd.DataFrame({"layer_name": ["shops", "streets"], "feature_count": [2, 2]})
+    table.assign(text_encoding=["UTF-8", "mojibake-latin1"]).to_csv(tmp_path / "layers.csv", index=False)
+    assert check(contract, tmp_path)[inventory.text][0], check(contract, tmp_path)[inventory.text]
+    table.assign(text_encoding=["UTF-8", "UTF-8"]).to_csv(tmp_path / "layers.csv", index=False)
+    passed, seen = check(contract, tmp_path)[inventory.text]
+    assert not passed and "streets: text_encoding 'UTF-8'" in seen and "shops" not in seen
+    _run_mends(contract, "layers.csv", tmp_path)
+    assert pd.read_csv(tmp_path / "layers.csv")["text_encoding"].tolist() == ["UTF-8", "mojibake-latin1"]
+    assert check(contract, tmp_path)[inventory.text][0]
+    # Without the two labels in the request's words the column is not the contract's to judge.
+    unlabelled = derive_contract(request.split(" For ")[0], ["layers.csv"], input_facts(tmp_path))
+    [inventory] = [r for r in unlabelled.requirements if r.kind == "layer_inventory"]
+    assert "encoding" not in inventory.params or not inventory.params.get("encoding")
+
+
 def test_a_table_of_a_file_s_layers_is_mended_to_what_each_layer_declares(tmp_path):
     """`feature_count = layer.shape.count` (a method, written as its repr) and one CRS for every row:
     the mend reads each row's layer as it is declared on disk; the layer column and the other columns

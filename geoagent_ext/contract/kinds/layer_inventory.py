@@ -2,7 +2,10 @@
 audit): each row's CRS, geometry type and feature count are those the named layer declares on disk
 (pyogrio reads them without loading the features). Only the columns whose names say which of the
 three they hold are compared: "crs"/"epsg"/"srid"; "geometry_type"/"geom_type"; "feature_count",
-"n_features", "features", "count"."""
+"n_features", "features", "count". An "encoding" (or "charset") column is compared too when the request
+gives its two labels in backticks or quotes, one saying "mojibake" and one "utf-8": the layer's text
+is mojibake when a non-ASCII value, encoded back to Latin-1 (or cp1252), is UTF-8 of other text (UTF-8
+read as Latin-1), which legitimate Latin-1 or UTF-8 text never is."""
 
 import posixpath
 import re
@@ -16,6 +19,8 @@ class LayerInventoryParams(Params):
     crs: str | None = None  # the column holding its CRS ("EPSG:NNNN" or the number)
     geometry_type: str | None = None
     feature_count: str | None = None
+    encoding: str | None = None  # the column saying whether the layer's text is mojibake
+    encoding_labels: list[str] | None = None  # [the request's label for mojibake, its label for clean UTF-8]
 
 
 def _kind_layer_inventory(params, data, sources):
@@ -49,6 +54,23 @@ def _kind_layer_inventory(params, data, sources):
             said = str(data[params["feature_count"]].iloc[i]).strip()
             if said.replace(".0", "") != str(info.get("features")):
                 wrong.append(f"{layer}: {params['feature_count']} {said[:20]!r}, the layer has {info.get('features')}")
+        if params.get("encoding") and params.get("encoding_labels"):
+            texts = pyogrio.read_dataframe(path, layer=layer, read_geometry=False)
+            garbled = False
+            for value in (v for c in texts.columns for v in texts[c].tolist() if isinstance(v, str)):
+                for codec in ("cp1252", "latin-1"):
+                    try:
+                        garbled = not value.isascii() and value.encode(codec).decode("utf-8") != value
+                    except UnicodeError:
+                        continue
+                    break
+                if garbled:
+                    break
+            label = params["encoding_labels"][0 if garbled else 1]
+            said = str(data[params["encoding"]].iloc[i]).strip()
+            if said.lower() != label.lower():
+                state = "UTF-8 read as Latin-1 (mojibake)" if garbled else "clean"
+                wrong.append(f"{layer}: {params['encoding']} {said[:30]!r}, the layer's text is {state}: {label!r}")
     return not wrong, "; ".join(wrong[:4]) if wrong else "every row describes its layer as the file declares it"
 
 
@@ -80,6 +102,21 @@ def _declared(p, site):
             "_codes = [str((i or {}).get('crs') or '').partition('EPSG:')[2] for i in _infos]",
             f"_mend[{name!r}] = [{code} if c.isdigit() else v for c, v in zip(_codes, _mend[{name!r}])]",
         ]
+    if p.get("encoding") and p.get("encoding_labels"):
+        name, (garbled, clean) = str(p["encoding"]), list(p["encoding_labels"])
+        lines += [
+            "def _garbled(value):",
+            "    for codec in ('cp1252', 'latin-1'):",
+            "        try:",
+            "            return not value.isascii() and value.encode(codec).decode('utf-8') != value",
+            "        except UnicodeError:",
+            "            pass",
+            "    return False",
+            f"_texts = [pyogrio.read_dataframe({path!r}, layer=l, read_geometry=False) if i else None "
+            f"for l, i in zip(_mend[{column!r}].astype(str).str.strip(), _infos)]",
+            f"_mend[{name!r}] = [({garbled!r} if any(_garbled(v) for c in t.columns for v in t[c].tolist() "
+            f"if isinstance(v, str)) else {clean!r}) if t is not None else v for t, v in zip(_texts, _mend[{name!r}])]",
+        ]
     return lines
 
 
@@ -90,6 +127,8 @@ _NUMBER_COLUMN = re.compile(r"(?:^|_)(?:epsg|srid)(?:$|_)", re.IGNORECASE)
 _CRS_COLUMN = re.compile(r"(?:^|_)(?:crs|epsg|srid)(?:$|_)", re.IGNORECASE)
 _TYPE_COLUMN = re.compile(r"^(?:geometry|geom)_?type$", re.IGNORECASE)
 _COUNT_COLUMN = re.compile(r"^(?:feature_count|n_features|features|count|feature_n|num_features)$", re.IGNORECASE)
+_ENCODING_COLUMN = re.compile(r"(?:^|_)(?:encoding|charset)(?:$|_)", re.IGNORECASE)
+_LABEL = re.compile(r"`([^`\n]{1,40})`|'([^'\n]{1,40})'|\"([^\"\n]{1,40})\"")
 _LAYER_COLUMN = re.compile(r"^(?:layer|layer_name|layername|name_of_layer)$", re.IGNORECASE)
 _PER_LAYER = re.compile(
     r"\b(?:one\s+row\s+(?:per|for\s+each|for\s+every)|a\s+row\s+(?:per|for\s+each))\s+layer\b", re.I
@@ -114,16 +153,32 @@ def read_layer_inventory(request: RequestView, b: Builder) -> None:
         described = {k: v[0] for k, v in found.items() if len(v) == 1}
         if len(layer) != 1 or not described:
             continue
+        labels = _encoding_labels(request.text)
+        encoding = [c for c in columns if _ENCODING_COLUMN.search(c)]
+        extra: dict[str, object] = {}
+        labelled = ""
+        if labels and len(encoding) == 1:
+            extra = {"encoding": encoding[0], "encoding_labels": labels}
+            labelled = f"; `{encoding[0]}` is {labels[0]!r} where its text is mojibake, else {labels[1]!r}"
         sentence = next((s for s, outs, _ in request.sentences if out in outs and _PER_LAYER.search(s)), request.text)
         b.reading(sentence, True)
         b.add(
             out,
             "layer_inventory",
-            f"each row's {', '.join(described.values())} are those its layer of `{layered[0]}` declares",
+            f"each row's {', '.join(described.values())} are those its layer of `{layered[0]}` declares" + labelled,
             input=layered[0],
             layer_column=layer[0],
             **described,
+            **extra,
         )
+
+
+def _encoding_labels(text: str) -> list[str] | None:
+    """[the label for mojibake, the label for clean UTF-8] when the request quotes one of each."""
+    quoted = [next(g for g in m.groups() if g) for m in _LABEL.finditer(text)]
+    garbled = [q for q in quoted if "mojibake" in q.lower()]
+    clean = [q for q in quoted if re.fullmatch(r"utf-?8", q.strip(), re.IGNORECASE)]
+    return [garbled[0], clean[0]] if len(set(garbled)) == 1 and len(set(clean)) == 1 else None
 
 
 LAYER_INVENTORY = RequirementKind(
@@ -134,7 +189,8 @@ LAYER_INVENTORY = RequirementKind(
     mend_order=VALUE_MENDS + 5,
     advice=(
         "describe each layer as it is on disk, one scalar per cell: for name, kind in pyogrio.list_layers(path): "
-        "info = pyogrio.read_info(path, layer=name) -> info['crs'], info['geometry_type'], info['features']"
+        "info = pyogrio.read_info(path, layer=name) -> info['crs'], info['geometry_type'], info['features']; "
+        "a layer's text is mojibake when a non-ASCII value v has v.encode('latin-1').decode('utf-8') != v"
     ),
     read=read_layer_inventory,
 )
