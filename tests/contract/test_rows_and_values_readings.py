@@ -400,6 +400,17 @@ def test_a_table_of_the_layers_of_a_file_describes_each_as_declared(tmp_path):
     right.assign(crs=["EPSG:4326", "EPSG:4326"]).to_csv(tmp_path / "layers.csv", index=False)  # one CRS for all
     passed, seen = check(c, tmp_path)[r.text]
     assert not passed and "streets: crs 'EPSG:4326', the layer declares EPSG:32647" in seen
+    # "one row each" after "every layer", and "a single row per layer", say the same; a row per feature does not
+    for said, read in (
+        ("Walk every layer of delivery.gpkg, one row each", ["crs"]),
+        ("Write a single row per layer of delivery.gpkg", ["crs"]),
+        ("Write one row per feature of each layer of delivery.gpkg", []),
+    ):
+        text = f"{said} to layers.csv with layer_name, crs, geometry_type, feature_count."
+        assert [
+            q.params["crs"]
+            for q in reqs(derive_contract(text, ["layers.csv"], input_facts(tmp_path)), "layer_inventory")
+        ] == read
 
 
 def _wards_and_wells(folder):

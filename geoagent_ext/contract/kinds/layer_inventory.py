@@ -131,7 +131,9 @@ _ENCODING_COLUMN = re.compile(r"(?:^|_)(?:encoding|charset)(?:$|_)", re.IGNORECA
 _LABEL = re.compile(r"`([^`\n]{1,40})`|'([^'\n]{1,40})'|\"([^\"\n]{1,40})\"")
 _LAYER_COLUMN = re.compile(r"^(?:layer|layer_name|layername|name_of_layer)$", re.IGNORECASE)
 _PER_LAYER = re.compile(
-    r"\b(?:one\s+row\s+(?:per|for\s+each|for\s+every)|a\s+row\s+(?:per|for\s+each))\s+layer\b", re.I
+    r"\b(?:(?:one|a(?:\s+single)?|a\s+separate)\s+row\s+(?:per|for\s+each|for\s+every))\s+layer\b"
+    r"|\b(?:every|each)\s+layer\b(?:[^.;]|\.(?=\w)){0,60}?\bone\s+row\s+(?:each|apiece)\b",  # a file's dot is no stop
+    re.I,
 )
 
 
