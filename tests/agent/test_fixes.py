@@ -28,10 +28,12 @@ from geoagent_ext.agent.fixes import (
     rebuilt_frame,
     rename_onto,
     set_geometry,
+    stub_value,
     written_result,
 )
 from geoagent_ext.agent.fixes.keep_frame import KeepFrame
 from geoagent_ext.agent.fixes.keep_geometry import KeepGeometry, column_selections, with_geometry_selected
+from geoagent_ext.agent.fixes.stub_value import stub_values
 
 
 class _Probes:
@@ -618,6 +620,26 @@ def test_an_attribute_column_wrapped_in_a_geoseries_is_used_as_the_column():
     # the geometry column, and a line without such a call, are not rewritten
     assert not_geometry.with_columns_unwrapped("s = gpd.GeoSeries(pts['geometry'])", 1) is None
     assert not_geometry.with_columns_unwrapped(code, 1) is None
+
+
+def test_a_value_the_code_calls_a_placeholder_fails_the_trial():
+    code = (
+        "rows = []\n"
+        "for name in ['a', 'b']:\n"
+        "    encoding = 'utf-8'  # Placeholder, replace with actual check\n"
+        "    # TODO: replace with the real count\n"
+        "    count = 0\n"
+        "    rows.append({'name': name, 'encoding': encoding, 'count': count})\n"
+        "out = dict(kind='x')\n"
+        "out['area'] = None  # dummy value, computed later\n"
+    )
+    assert [(t, line) for t, line, _ in stub_values(code)] == [("encoding", 3), ("count", 5), ("out['area']", 8)]
+    rule = next(r for r in fixes.rules() if isinstance(r, stub_value.StubValue))
+    error, _ = _tripped(rule, code, {}, {}, fixes.TrialFacts())
+    assert isinstance(error, ValueError) and "`encoding` (line 3" in str(error) and "placeholder" in str(error)
+    # a computed value, and a literal whose comment says nothing of replacing it, pass
+    fine = "n = len(rows)  # placeholder rows are counted too\nfill = 'unknown'  # placeholder for missing names\n"
+    assert stub_values(fine) == [] and asyncio.run(rule.guard(_Probes({}), fine, fixes.TrialFacts())) == ""
 
 
 def test_a_geometry_property_called_as_a_method_is_read_as_the_property():
