@@ -938,3 +938,34 @@ def test_a_table_of_a_file_s_layers_is_mended_to_what_each_layer_declares(tmp_pa
     ).assign(feature_count=[2, 1], note=["a", "b"]).to_csv(tmp_path / "layers.csv", index=False)
     _run_mends(by_number, "layers.csv", tmp_path)
     assert pd.read_csv(tmp_path / "layers.csv")["epsg"].tolist() == [4326, 32647]
+
+
+def test_a_dedup_that_drops_every_copy_of_a_repeated_geometry_fails(tmp_path):
+    """ "No duplicate geometries" in a cleaning of one keyed layer: a file without repeats can still be
+    wrong when it dropped every copy (``drop_duplicates(keep=False)``). Of each set of the input's
+    features sharing a geometry one must stay; the features the request discards for their size, and a
+    file that selects rows by other means, are not read as lost."""
+    from shapely.geometry import box
+
+    shared, own, sliver = box(0, 0, 0.001, 0.001), box(0.002, 0, 0.003, 0.001), box(0.004, 0, 0.0040001, 0.0000001)
+    source = gpd.GeoDataFrame(
+        {"parcel_id": ["p1", "p2", "p3", "p4"], "record_seq": [2, 1, 3, 4]},
+        geometry=[shared, shared, own, sliver],
+        crs=4326,
+    )
+    source.to_file(tmp_path / "parcels.geojson")
+    request = (
+        "Clean parcels.geojson into one record per parcel: keep the record with the earliest record_seq, and "
+        "discard polygons smaller than 1 m². Write clean.geoparquet with parcel_id (unique) and record_seq, "
+        "with no duplicate geometries."
+    )
+    contract = derive_contract(request, ["clean.geoparquet"], input_facts(tmp_path))
+    [unique] = [r for r in contract.requirements if r.kind == "geometries_unique"]
+    assert (unique.params["key"], unique.params["min_m2"]) == ("parcel_id", 1.0)
+    source.iloc[[1, 2]].to_parquet(tmp_path / "clean.geoparquet")  # one copy kept, the sliver discarded
+    assert check(contract, tmp_path)[unique.text][0], check(contract, tmp_path)[unique.text]
+    source.iloc[[2]].to_parquet(tmp_path / "clean.geoparquet")  # both copies dropped
+    passed, seen = check(contract, tmp_path)[unique.text]
+    assert not passed and "no copy is left (`parcel_id` p1/p2)" in seen
+    source.iloc[[0, 3]].to_parquet(tmp_path / "clean.geoparquet")  # a selection: p3 left out too
+    assert check(contract, tmp_path)[unique.text][0]

@@ -2,7 +2,7 @@
 
 from typing import Literal
 
-from ..checker import _contract_has_geometry, _contract_input, _contract_key
+from ..checker import _contract_geodesic, _contract_has_geometry, _contract_input, _contract_key
 from ._kind import GEOMETRY_MENDS, Params, RequirementKind
 from ._mending import kept_first
 
@@ -18,6 +18,9 @@ class KeptRowParams(Params):
 
     keep_by: str | None = None
     keep: Literal["min", "max", "as_requested"] | None = None
+    input: str | None = None  # with ``key``: of each set of that input's features sharing a geometry, one kept
+    key: str | None = None
+    min_m2: float | None = None  # features below this area may go (the request discards them)
 
 
 def _contract_invalid_kept(params, data, sources):
@@ -61,11 +64,42 @@ def _kind_geometries_valid(params, data, sources):
     return _contract_invalid_kept(params, data, sources)
 
 
+def _contract_copies_lost(params, data, sources):
+    """The sets of the input's features sharing one geometry of which the file kept no copy, by key;
+    judged only when the file kept every other feature (above the request's least area), so a file
+    that also selects rows is never read as one that lost them."""
+    src, key = _contract_input(params["input"], sources), params["key"]
+    if not _contract_has_geometry(src) or key not in src.columns or key not in data.columns:
+        return []
+    present = src[src.geometry.notna() & ~src.geometry.is_empty & src.geometry.is_valid]
+    shapes = present.geometry.normalize().to_wkb()
+    shared = shapes.duplicated(keep=False).tolist()
+    least = params.get("min_m2")
+    kept = [least is None or (a is not None and a >= least) for a in _contract_geodesic(present, "area")]
+    keys = {_contract_key(v) for v in data[key].tolist()}
+    groups: dict = {}
+    for value, shape, is_shared, is_kept in zip(present[key].tolist(), shapes.tolist(), shared, kept):
+        if is_kept and not is_shared and _contract_key(value) not in keys:
+            return []  # the file selects rows: which copies it left out is not this check's to say
+        if is_kept and is_shared:
+            groups.setdefault(shape, []).append(_contract_key(value))
+    return [group for group in groups.values() if not set(group) & keys]
+
+
 def _kind_geometries_unique(params, data, sources):
     geoms = data.geometry
     present = geoms[~(geoms.isna() | geoms.is_empty)]
     repeated = int(present.normalize().to_wkb().duplicated().sum())
-    return repeated == 0, f"{repeated} of {len(data)} features repeat an earlier feature's geometry"
+    if repeated or not (params.get("input") and params.get("key")):
+        return repeated == 0, f"{repeated} of {len(data)} features repeat an earlier feature's geometry"
+    lost = _contract_copies_lost(params, data, sources)
+    if lost:
+        named = ", ".join("/".join(group[:2]) for group in lost[:4])
+        return False, (
+            f"0 features repeat a geometry, but of {len(lost)} set(s) of `{params['input']}` features sharing "
+            f"one geometry no copy is left (`{params['key']}` {named}): keep one of each set, drop only the others"
+        )
+    return True, f"0 of {len(data)} features repeat an earlier feature's geometry; one of each repeated one kept"
 
 
 def _unique_geometries(p, site):
@@ -99,6 +133,7 @@ GEOMETRIES_VALID = RequirementKind(
     ),
 )
 GEOMETRIES_UNIQUE = RequirementKind(
+    helpers=(_contract_copies_lost,),
     name="geometries_unique",
     params=KeptRowParams,
     check=_kind_geometries_unique,

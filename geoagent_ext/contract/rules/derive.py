@@ -45,7 +45,14 @@ from .counts import _counted_once, _point_count_rules, _said_counts, _summary_co
 from .crs import _bounds_in_degrees, _crs_asked_of_an_input, _crs_kept_rules, _crs_rules, _place_rules
 from .defects import _NUMERIC_WORDS, _defect_rules, _number_rules
 from .distances import _buffer_rules, _nearest_distance_rules
-from .geometry import _geometry_rules, _hygiene_rules, _invalid_repaired, _min_area_rules, _shape_rules
+from .geometry import (
+    _geometry_rules,
+    _hygiene_rules,
+    _invalid_repaired,
+    _min_area_rules,
+    _one_copy_kept,
+    _shape_rules,
+)
 from .layout import _json_shape_rules, _order_words, _sort_by_named_column
 from .measures import _density_rules, _described_measures
 from .names import _name_rules, _whole_layer
@@ -239,6 +246,7 @@ def _derive(request: str, outputs: list[str], inputs: dict[str, dict], official_
     _crs_kept_rules(b, request, outputs, inputs, named)
     _consistent(b, inputs, request)
     _min_area_rules(b, request, outputs)
+    _one_copy_kept(b, named)  # after the least area: the features it discards may go
     if _NUMERIC_WORDS.search(_FILE.sub(" ", request)):  # the request's words, not its file names
         _number_rules(b, request, outputs, inputs)
     return Contract(outputs=[OutputSpec(path=o, format=_format(o)) for o in outputs], requirements=b.requirements)

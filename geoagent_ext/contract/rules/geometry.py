@@ -48,6 +48,22 @@ def _invalid_repaired(b: _Builder, request: str, named: list[str]) -> None:
             req.text += f" — the input's invalid features repaired (each `{key}` of them kept), not dropped"
 
 
+def _one_copy_kept(b: _Builder, named: list[str]) -> None:
+    """ "No duplicate geometries" in a cleaning of one named layer keyed by a column: of each set of
+    its features sharing a geometry one stays, so a dedup that drops every copy (``keep=False``) is
+    caught; the features the request discards for their size may go."""
+    spatial_in = [p for p in named if _format(p) in SPATIAL]
+    if len(spatial_in) != 1:
+        return
+    for req in [r for r in b.requirements if r.kind == "geometries_unique"]:
+        same = [r for r in b.requirements if r.output == req.output]
+        key = next((r.params["name"] for r in same if r.kind == "unique" and r.params.get("name")), None)
+        least = next((float(r.params["m2"]) for r in same if r.kind == "min_area" and r.params.get("m2")), None)
+        if key:
+            req.params.update(input=spatial_in[0], key=key, min_m2=least)
+            req.text += " — of each set of the input's features sharing a geometry, one kept"
+
+
 def _geometry_types_said(sentence: str) -> tuple[list[str], list[str]]:
     """(types asked for, types refused) by a sentence, clause by clause: "one MultiLineString per
     transect; plain LineString is not acceptable" asks for the first and refuses the second. In a
