@@ -199,12 +199,13 @@ def test_geometry_hygiene_templates_one_per_noun_and_either():
         facts,
     )
     got = kinds(c)
-    # valid: the invalid input features repaired, each parcel_id kept (not dropped)
+    # valid: the invalid input features repaired, each parcel_id kept (not dropped); unique: one copy
+    # of each set of the input's features sharing a geometry kept
     assert {
         ("unique", "parcel_id"),
         ("geometries_present", None),
         ("geometries_valid", "parcels.geojson"),
-        ("geometries_unique", None),
+        ("geometries_unique", "parcels.geojson"),
     } <= got
     c = derive_contract(
         "Walk every layer of `delivery.gpkg` and write one row per layer to `audit.csv` with columns layer_name, "
