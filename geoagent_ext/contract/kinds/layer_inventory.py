@@ -11,6 +11,7 @@ import posixpath
 import re
 
 from ._kind import VALUE_MENDS, Builder, Params, RequestView, RequirementKind
+from ._mending import embedded
 
 
 class LayerInventoryParams(Params):
@@ -21,6 +22,20 @@ class LayerInventoryParams(Params):
     feature_count: str | None = None
     encoding: str | None = None  # the column saying whether the layer's text is mojibake
     encoding_labels: list[str] | None = None  # [the request's label for mojibake, its label for clean UTF-8]
+
+
+def _contract_text_garbled(table):
+    """Whether a table's text is UTF-8 read as Latin-1: a non-ASCII value that, encoded back to cp1252
+    (or Latin-1), is UTF-8 of other text; clean UTF-8 in any script, or real Latin-1, never is."""
+    for value in (v for c in table.columns for v in table[c].tolist() if isinstance(v, str) and not v.isascii()):
+        for codec in ("cp1252", "latin-1"):
+            try:
+                if value.encode(codec).decode("utf-8") != value:
+                    return True
+            except UnicodeError:
+                continue
+            break
+    return False
 
 
 def _kind_layer_inventory(params, data, sources):
@@ -55,17 +70,7 @@ def _kind_layer_inventory(params, data, sources):
             if said.replace(".0", "") != str(info.get("features")):
                 wrong.append(f"{layer}: {params['feature_count']} {said[:20]!r}, the layer has {info.get('features')}")
         if params.get("encoding") and params.get("encoding_labels"):
-            texts = pyogrio.read_dataframe(path, layer=layer, read_geometry=False)
-            garbled = False
-            for value in (v for c in texts.columns for v in texts[c].tolist() if isinstance(v, str)):
-                for codec in ("cp1252", "latin-1"):
-                    try:
-                        garbled = not value.isascii() and value.encode(codec).decode("utf-8") != value
-                    except UnicodeError:
-                        continue
-                    break
-                if garbled:
-                    break
+            garbled = _contract_text_garbled(pyogrio.read_dataframe(path, layer=layer, read_geometry=False))
             label = params["encoding_labels"][0 if garbled else 1]
             said = str(data[params["encoding"]].iloc[i]).strip()
             if said.lower() != label.lower():
@@ -105,17 +110,11 @@ def _declared(p, site):
     if p.get("encoding") and p.get("encoding_labels"):
         name, (garbled, clean) = str(p["encoding"]), list(p["encoding_labels"])
         lines += [
-            "def _garbled(value):",
-            "    for codec in ('cp1252', 'latin-1'):",
-            "        try:",
-            "            return not value.isascii() and value.encode(codec).decode('utf-8') != value",
-            "        except UnicodeError:",
-            "            pass",
-            "    return False",
+            *embedded(_contract_text_garbled),
             f"_texts = [pyogrio.read_dataframe({path!r}, layer=l, read_geometry=False) if i else None "
             f"for l, i in zip(_mend[{column!r}].astype(str).str.strip(), _infos)]",
-            f"_mend[{name!r}] = [({garbled!r} if any(_garbled(v) for c in t.columns for v in t[c].tolist() "
-            f"if isinstance(v, str)) else {clean!r}) if t is not None else v for t, v in zip(_texts, _mend[{name!r}])]",
+            f"_mend[{name!r}] = [({garbled!r} if _contract_text_garbled(t) else {clean!r}) if t is not None else v "
+            f"for t, v in zip(_texts, _mend[{name!r}])]",
         ]
     return lines
 
@@ -184,6 +183,7 @@ def _encoding_labels(text: str) -> list[str] | None:
 
 
 LAYER_INVENTORY = RequirementKind(
+    helpers=(_contract_text_garbled,),
     name="layer_inventory",
     params=LayerInventoryParams,
     check=_kind_layer_inventory,
