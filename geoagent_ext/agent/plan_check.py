@@ -112,6 +112,14 @@ def without_join_key(text: str, key: str) -> str:
     )
 
 
+def reworded_join(text: str, key: str, columns_by_input: dict[str, list[str]]) -> str:
+    """A new wording ``text`` of a step that merged on ``key``, one layer lacking it: ``text`` without
+    that key, or "" when it merges on another key a layer it names lacks (the model's new wording
+    trades one missing key for another; such a step fails every attempt as the first one would)."""
+    text = without_join_key(text, key)
+    return "" if unshared_join_keys([text], columns_by_input) else text
+
+
 # Files a raster library reads; with none of them among the data, a step "using rasterio" is the
 # planner reaching for the wrong library (seen: "Compute the length of each line using rasterio").
 RASTER_FILES = re.compile(r"\.(tiff?|vrt|img|jp2|asc|nc|zarr|grib2?|hdf5?|h5)$", re.IGNORECASE)

@@ -64,6 +64,7 @@ from .plan_check import (
     loop_bodies,
     raster_tools_without_rasters,
     reversed_renames,
+    reworded_join,
     uncovered_requirements,
     unshared_join_keys,
     without_join_key,
@@ -663,8 +664,11 @@ class Run:
         columns = {path: facts.get("columns") or [] for path, facts in self.input_facts.items()}
         for index, key, why in unshared_join_keys(descriptions, columns):
             reason = f"step {index + 1} merges on `{key}`, a column one layer lacks; rewritten"
-            if not await reword_subtask(self, index, why, reason, refine=functools.partial(without_join_key, key=key)):
-                # no new wording from the model (left as it was, the merge would fail every attempt):
+            if not await reword_subtask(
+                self, index, why, reason, refine=functools.partial(reworded_join, key=key, columns_by_input=columns)
+            ):
+                # no new wording from the model, or one merging on another key a layer lacks (left as it
+                # was, the merge would fail every attempt):
                 # the step keeps its words without the key, and the reason is written into it
                 text = f"{without_join_key(descriptions[index], key).rstrip(' .')} ({why})."
                 self.subtasks[index] = self.subtasks[index].model_copy(update={"description": text})

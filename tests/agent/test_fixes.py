@@ -23,6 +23,7 @@ from geoagent_ext.agent.fixes import (
     metric_crs,
     nearest_distance,
     not_geometry,
+    orient_ring,
     own_column,
     property_called,
     rebuilt_frame,
@@ -703,3 +704,30 @@ def test_an_undefined_metric_crs_given_to_to_crs_is_bound_to_the_first_frame_s_u
     # a name that does not say it is a metric CRS, or one read elsewhere too, is left to the model
     assert metric_crs.with_metric_crs_bound("x = pts.to_crs(target)", "target", {"pts"}) is None
     assert metric_crs.with_metric_crs_bound("x = pts.to_crs(utm)\nprint(utm)", "utm", {"pts"}) is None
+
+
+def test_an_exterior_ring_handed_to_orient_is_the_polygon_oriented_whole():
+    code = (
+        "from shapely.geometry import Polygon\n"
+        "from shapely.geometry.polygon import orient\n"
+        "import shapely\n"
+        "p = Polygon([(0, 0), (1, 0), (1, 1), (0, 1)], [[(0.2, 0.2), (0.2, 0.4), (0.4, 0.4), (0.4, 0.2)]])\n"
+        "cw = Polygon(list(p.exterior.coords)[::-1], [list(p.interiors[0].coords)[::-1]])\n"
+        "fixed = orient(cw.exterior, sign=1.0)\n"
+        "both = shapely.orient_polygons(cw.exterior) if hasattr(shapely, 'orient_polygons') else orient(cw.exterior)\n"
+    )
+    as_written: dict = {}
+    exec(code, as_written)
+    assert as_written["fixed"].geom_type == "LinearRing"  # the mistake: the ring comes back, holes lost
+    fixed = orient_ring.with_polygons_oriented(code)
+    assert fixes.before_run(code, set()) == fixed
+    assert "orient(cw, sign=1.0)" in fixed and "orient_polygons(cw)" in fixed
+    ran: dict = {}
+    exec(fixed, ran)
+    for name in ("fixed", "both"):
+        polygon = ran[name]
+        assert polygon.geom_type == "Polygon" and len(polygon.interiors) == 1
+        assert polygon.exterior.is_ccw and not polygon.interiors[0].is_ccw
+    # a ring oriented on its own terms, and other attributes, are left as written
+    kept = "r = orient(p)\nq = p.exterior.is_ccw\n"
+    assert orient_ring.with_polygons_oriented(kept) == kept

@@ -387,6 +387,24 @@ def test_a_reworded_join_loses_its_key():
     assert without_join_key("Join them on hex_id and count per hex_id.", "hex_id") == "Join them and count per hex_id."
 
 
+def test_a_reworded_join_on_another_missing_key_is_no_new_wording():
+    from geoagent_ext.agent.plan_check import reworded_join
+
+    columns = {
+        "stops.parquet": ["stop_id", "geometry"],
+        "depots.parquet": ["depot_id", "name", "geometry"],
+    }
+    # the model's new wording merges on the other layer's key, which the first still lacks
+    traded = "Merge the `stops` and `depots` DataFrames on the `depot_id` column."
+    assert reworded_join(traded, "stop_id", columns) == ""
+    # a wording without the key, or one relating the layers by location, is kept (without the key)
+    spatial = "Join `stops` to the nearest feature of `depots` with sjoin_nearest on the `stop_id` column."
+    assert reworded_join(spatial, "stop_id", columns) == (
+        "Join `stops` to the nearest feature of `depots` with sjoin_nearest."
+    )
+    assert reworded_join("Merge the two DataFrames.", "stop_id", columns) == "Merge the two DataFrames."
+
+
 def test_a_second_load_of_loaded_files_is_idle():
     from geoagent_ext.agent.plan_check import idle_steps
 
