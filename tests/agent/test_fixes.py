@@ -14,6 +14,7 @@ from geoagent_ext.agent import fixes, repair
 from geoagent_ext.agent.events import Repaired
 from geoagent_ext.agent.events_schema import sent_event_schema
 from geoagent_ext.agent.fixes import (
+    columns_not_layers,
     csv_records,
     frame_meant,
     keep_frame,
@@ -731,3 +732,33 @@ def test_an_exterior_ring_handed_to_orient_is_the_polygon_oriented_whole():
     # a ring oriented on its own terms, and other attributes, are left as written
     kept = "r = orient(p)\nq = p.exterior.is_ccw\n"
     assert orient_ring.with_polygons_oriented(kept) == kept
+
+
+def test_a_frame_s_columns_walked_as_layers_walk_the_file_s_layers(tmp_path, monkeypatch):
+    import geopandas as gpd
+    from shapely.geometry import Point
+
+    monkeypatch.chdir(tmp_path)
+    gpd.GeoDataFrame({"n": [1]}, geometry=[Point(0, 0)], crs=4326).to_file("two.gpkg", layer="wells")
+    gpd.GeoDataFrame({"n": [2, 3]}, geometry=[Point(1, 1)] * 2, crs=3857).to_file("two.gpkg", layer="pipes")
+    code = (
+        "import geopandas as gpd\n"
+        "data = gpd.read_file('two.gpkg')\n"
+        "rows = []\n"
+        "for name, layer in data.items():\n"
+        "    rows.append((name, layer.crs.to_epsg(), len(layer)))\n"
+    )
+    with pytest.raises(AttributeError):  # the mistake: the first column is a plain Series
+        exec(code, {})
+    fixed = columns_not_layers.with_layers_walked(code)
+    assert fixes.before_run(code, set()) == fixed
+    ran: dict = {}
+    exec(fixed, ran)
+    assert sorted(ran["rows"]) == [("pipes", 3857, 2), ("wells", 4326, 1)]
+    # a loop whose names do not say layer, and one over a frame read with layer=, stay as written
+    columns = (
+        code.replace("name, layer", "column, values").replace("layer.crs", "values.crs").replace("(layer)", "(values)")
+    )
+    assert columns_not_layers.with_layers_walked(columns) == columns
+    one = code.replace("read_file('two.gpkg')", "read_file('two.gpkg', layer='wells')")
+    assert columns_not_layers.with_layers_walked(one) == one
