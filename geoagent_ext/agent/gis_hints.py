@@ -211,6 +211,13 @@ GIS_HINTS: list[tuple[re.Pattern[str], str]] = [
         "columns, then call the method on the GeoDataFrame.",
     ),
     (
+        # Text methods asked of a whole table (`layer.astype(str).str.contains(...)`): .str is a column's.
+        re.compile(r"^AttributeError: 'DataFrame' object has no attribute 'str'", re.M),
+        "A DataFrame has no .str: text methods belong to one column (a Series). To look at every text "
+        "column take them one by one, e.g. text = frame.select_dtypes(include='object'); "
+        "any(text[c].astype(str).str.contains(pattern).any() for c in text.columns).",
+    ),
+    (
         # A layer name or path used as if it were the layer (`for layer in gpd.list_layers(path)['name']: layer.crs`).
         re.compile(
             r"^AttributeError: 'str' object has no attribute '(%s|crs|to_crs|columns|head|iloc|loc)'"

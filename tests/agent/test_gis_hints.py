@@ -25,6 +25,9 @@ def test_gis_hints():
     missing = gis_hints("DataSourceError", "parcels.gpkg: No such file or directory")
     assert "not found" in missing[0]
     assert gis_hints("ZeroDivisionError", "division by zero") == []
+    # text methods asked of a whole table: the hint takes the text columns one by one
+    table_text = gis_hints("AttributeError", "'DataFrame' object has no attribute 'str'")[0]
+    assert "select_dtypes(include='object')" in table_text and ".str.contains" in table_text
     # Asking to_file or set_crs for a reprojection: to_crs does it.
     [to_file] = gis_hints("ValueError", "Passing 'crs' is not supported with the 'pyogrio' engine.")
     assert "then out.to_file(path)" in to_file
