@@ -68,6 +68,11 @@ def _points(n=4, crs=4326):
     )
 
 
+_NATIONAL = (
+    "is in a projected CRS in metres whose area of use contains the data (the region's grid, not a world-wide one)"
+)
+
+
 def test_defects_fail_the_requirement_that_names_them(tmp_path):
     _points().to_file(tmp_path / "in.geojson")
     facts = input_facts(tmp_path)
@@ -89,16 +94,13 @@ def test_defects_fail_the_requirement_that_names_them(tmp_path):
     seen = check(contract, tmp_path)
     failed = {k for k, (ok, _) in seen.items() if not ok}
     assert failed == {
-        "is in a projected CRS in metres whose area of use contains the data (the region's grid)",
+        _NATIONAL,
         "one row per feature of `in.geojson` (4)",
         "`pid` keeps the original values of `in.geojson`",
         "`bbox_wgs84` holds longitude/latitude values (WGS84 degrees)",
         "rows are sorted by `code` ascending",
     }, seen
-    assert (
-        "EPSG:4326"
-        in seen["is in a projected CRS in metres whose area of use contains the data (the region's grid)"][1]
-    )
+    assert "EPSG:4326" in seen[_NATIONAL][1]
     assert "x9" in seen["`pid` keeps the original values of `in.geojson`"][1]
     assert "1813000" in seen["`bbox_wgs84` holds longitude/latitude values (WGS84 degrees)"][1]
 
@@ -109,10 +111,16 @@ def test_defects_fail_the_requirement_that_names_them(tmp_path):
     assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
     # A projected CRS of another continent is not the region's grid.
     _points().to_crs(32618).to_file(tmp_path / "out.geojson")
-    crs = check(contract, tmp_path)[
-        "is in a projected CRS in metres whose area of use contains the data (the region's grid)"
-    ]
+    crs = check(contract, tmp_path)[_NATIONAL]
     assert not crs[0] and "is far from" in crs[1]
+    # A world-wide CRS in metres contains every place, and is no national grid.
+    _points().to_crs(6933).to_file(tmp_path / "out.geojson")
+    crs = check(contract, tmp_path)[_NATIONAL]
+    assert not crs[0] and "world-wide" in crs[1]
+    # Asked only for a metric CRS, a world-wide one still holds (the request names no region's grid).
+    metric = derive_contract("Reproject `in.geojson` to a metric CRS and write `out.geojson`.", ["out.geojson"], facts)
+    [kept] = [v for k, v in check(metric, tmp_path).items() if k.startswith("is in a projected CRS in metres")]
+    assert kept[0], kept
 
 
 def test_missing_or_broken_files_fail_every_requirement_with_the_reason(tmp_path):

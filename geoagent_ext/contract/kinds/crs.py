@@ -14,6 +14,9 @@ class CrsEpsgParams(Params):
 class CrsProjectedMetresParams(Params):
     advised_epsg: int | None = Field(default=None, description="the CRS advisor's official grid: the mend's choice")
     name_has: str | None = Field(default=None, description="a word the CRS's name must hold ('UTM')")
+    regional: bool = Field(
+        default=False, description="the request names a national or official grid: a world-wide CRS is none"
+    )
 
 
 def _kind_crs_present(params, data, sources):
@@ -39,6 +42,11 @@ def _kind_crs_projected_metres(params, data, sources):
     if area is None or bounds is None:
         return True, f"{_contract_crs_label(crs)}, metres"
     w, s, e, n = area.bounds
+    if params.get("regional") and w <= e and e - w >= 350:
+        return False, (
+            f"{_contract_crs_label(crs)}: a world-wide CRS (area of use {area.name}), not the national or "
+            "official grid of the data's region"
+        )
     # Areas of use are drawn loosely (a national grid's may stop at the coast): the data's
     # centre must lie within the area grown by a degree.
     cx, cy = bounds[4], bounds[5]

@@ -86,14 +86,17 @@ def _crs_rules(
         )
     elif _OWN_CRS.search(sentence) and own and not _METRIC_CRS.search(said) and not _LATLON.search(said):
         b.add(out, "crs_epsg", f"stays in the input's own CRS (EPSG:{own})", epsg=own)
-    elif _METRIC_CRS.search(sentence):
+    elif metric := _METRIC_CRS.search(sentence):
         advised = f"; the advisor's official grid for this data: {official_crs}" if official_crs else ""
         code = re.match(r"EPSG:(\d+)", official_crs)
+        regional = bool(re.match(r"national|official", metric.group(0), re.IGNORECASE))
         b.add(
             out,
             "crs_projected_metres",
-            f"is in a projected CRS in metres whose area of use contains the data (the region's grid{advised})",
+            f"is in a projected CRS in metres whose area of use contains the data (the region's grid"
+            f"{', not a world-wide one' if regional else ''}{advised})",
             **({"advised_epsg": int(code.group(1))} if code else {}),
+            **({"regional": True} if regional else {}),
         )
     elif _GEOGRAPHIC.search(sentence) or _LATLON.search(said):
         b.add(out, "crs_epsg", "is in WGS84 (EPSG:4326)", epsg=4326)
