@@ -18,7 +18,7 @@ from ._common import (
 def _london_national_grid(mistake):
     a = read("london_admin.geojson")
     if mistake != "still_wgs84":
-        a = a.to_crs(27700)
+        a = a.to_crs(6933 if mistake == "world_wide_crs" else 27700)
     if mistake == "crs_missing":
         a = without_crs(a)
     if mistake == "attributes_dropped":
@@ -94,8 +94,11 @@ ENTRIES = [
         [dev("crs-l1-london-laea-areas", "london_admin.geojson")],
         ["london_bng.gpkg"],
         _london_national_grid,
-        ["still_wgs84", "crs_missing", "attributes_dropped"],
-        notes="The national grid of Great Britain: OSGB36 / British National Grid, EPSG:27700.",
+        ["still_wgs84", "crs_missing", "attributes_dropped", "world_wide_crs"],
+        notes="""
+        The national grid of Great Britain: OSGB36 / British National Grid, EPSG:27700. A world-wide
+        CRS in metres (EPSG:6933, equal-area) contains London too, and is no national grid.
+        """,
     ),
     entry(
         "stay-in-the-official-grid-area-ha",
