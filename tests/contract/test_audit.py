@@ -25,8 +25,8 @@ SHARED = ROOT.parent / "shared" / "bench"
 
 # Broken deliverables caught by a requirement that holds on the correct one, at least (the goal: 90 %).
 CAUGHT_AT_LEAST = {
-    "dev": 43,
-    "rewording": 122,
+    "dev": 44,
+    "rewording": 123,
     "corpus": 150,
     "heldout": 24,
     "heldout2": 26,
