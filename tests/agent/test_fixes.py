@@ -31,6 +31,7 @@ from geoagent_ext.agent.fixes import (
     rename_onto,
     set_geometry,
     stub_value,
+    unwritten_frame,
     written_result,
 )
 from geoagent_ext.agent.fixes.keep_frame import KeepFrame
@@ -762,3 +763,32 @@ def test_a_frame_s_columns_walked_as_layers_walk_the_file_s_layers(tmp_path, mon
     assert columns_not_layers.with_layers_walked(columns) == columns
     one = code.replace("read_file('two.gpkg')", "read_file('two.gpkg', layer='wells')")
     assert columns_not_layers.with_layers_walked(one) == one
+
+
+def test_a_step_that_built_its_table_and_wrote_nothing_writes_that_table(tmp_path, monkeypatch):
+    import pandas as pd
+
+    from geoagent_ext.agent.requested import output_guard
+
+    monkeypatch.chdir(tmp_path)
+    code = (
+        "import pandas as pd\n"
+        "rows = {'a': 1, 'b': 2}\n"
+        "table = pd.DataFrame({'name': list(rows), 'n': list(rows.values())})\n"
+        "print(table.shape)\n"
+    )
+    with pytest.raises(FileNotFoundError) as raised:  # the trial's own check of the step's output
+        exec(code + output_guard(["out/table.csv"]), {})
+    d = repair.classify(code, "FileNotFoundError", str(raised.value), str(raised.value), 5)
+    assert d.strategy == "write_frame" and d.name == "table" and d.fix_said
+    (tmp_path / "out").mkdir()
+    exec(d.fixed_code + output_guard(["out/table.csv"]), {})
+    assert pd.read_csv("out/table.csv").to_dict("list") == {"name": ["a", "b"], "n": [1, 2]}
+    # two tables, a writer already called, or a format a plain table cannot have: the model decides
+    two = code + "other = pd.concat([table, table])\n"
+    assert unwritten_frame.with_table_written(two, "t.csv") is None
+    assert unwritten_frame.with_table_written(code + "table.to_csv('x.csv')\n", "t.csv") is None
+    assert unwritten_frame.with_table_written(code, "t.geojson") is None
+    assert unwritten_frame.with_table_written(code, "t.parquet")[0].endswith(
+        "table.to_parquet('t.parquet', index=False)\n"
+    )

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: b1d89c1181d768a78a977e73bb5a9f1aa2c83896b360622c090ef63d998ed6a7
+ * schema-sha256: 3278e68fc22f2e1319a20fe2debb44140d68501eb436d0d20e1b0f3d4749d67b
  */
 
 export type RunEvent =
@@ -343,6 +343,7 @@ export interface Repaired {
     | 'drop_keyword'
     | 'index_twice'
     | 'drop_import'
+    | 'write_frame'
     | 'text_not_frame'
     | 'layer_box'
     | 'move_import'

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: 52904a97c3697c7cfb4d2cc2e7e6f78c5d7a4d1795d9c489160672bd5f960443
+ * schema-sha256: 0258ac36eb7cf04f34d1ce959cc42e86ba0bd4be53818e6fb2b0884f60b6fc32
  */
 import type {
   ApprovalGiven,
