@@ -776,6 +776,15 @@ def test_features_reshaped_where_the_request_asked_for_none_get_their_input_shap
             input_facts(tmp_path),
         )
     )
+    # the same request with the CRS advisor's official grid (its mend's target)
+    advised = _all_gating(
+        derive_contract(
+            "Give me back `sites.gpkg`, every feature single-part, keeping `site_id`. Use Egypt's national grid.",
+            ["sites.gpkg"],
+            input_facts(tmp_path),
+            official_crs="EPSG:22992 (Egypt 1907 / Red Belt)",
+        )
+    )
     kept = next(r for r in contract.requirements if r.kind == "shapes_kept")
     parts = src.explode(index_parts=False)
     simplified = parts.set_geometry(parts.simplify(0.01)).to_crs(22992)
@@ -787,6 +796,22 @@ def test_features_reshaped_where_the_request_asked_for_none_get_their_input_shap
     want = parts.to_crs(22992)
     assert list(out["site_id"]) == list(want["site_id"]) and out.crs.to_epsg() == 22992
     assert all(a.hausdorff_distance(b) < 1.0 for a, b in zip(out.geometry.values, want.geometry.values))
+    # Lon/lat degrees labelled as the national grid (`gdf.crs = 22992`, never reprojected): the CRS mend
+    # reads them as degrees and reprojects them, and the shapes mend puts back the simplified ones.
+    simplified = parts.set_geometry(parts.simplify(0.01))
+    simplified.set_crs(22992, allow_override=True).to_file(tmp_path / "sites.gpkg")
+    failed, _ = _run_mends(advised, "sites.gpkg", tmp_path)
+    assert kept.text in {r.text for r in failed}
+    assert all(ok for ok, _ in check(advised, tmp_path).values()), check(advised, tmp_path)
+    out = gpd.read_file(tmp_path / "sites.gpkg")
+    assert all(a.hausdorff_distance(b) < 1.0 for a, b in zip(out.geometry.values, want.geometry.values))
+    # Moved, not reshaped: shapes 100 km off lie far from every input shape, and the nearest input
+    # shape is some other feature's: the mend puts none back.
+    want.translate(100_000, 100_000).to_file(tmp_path / "sites.gpkg")
+    failed, _ = _run_mends(contract, "sites.gpkg", tmp_path)
+    assert kept in failed
+    passed, observed = check(contract, tmp_path)[kept.text]
+    assert not passed and "off by up to" in observed, observed
     # A polygon's outline is at Hausdorff distance 0 from it: shapes are compared with the input's
     # of the same dimension, so outlines of an input of polygons are not its shapes.
     polygons = tmp_path / "polygons"

@@ -5,6 +5,7 @@ from pydantic import Field
 
 from ..checker import _contract_crs_label, _contract_geo_bounds_wgs84
 from ._kind import GEOMETRY_MENDS, Params, RequirementKind
+from ._mending import embedded
 
 
 class CrsEpsgParams(Params):
@@ -60,16 +61,40 @@ def _kind_crs_projected_metres(params, data, sources):
     )
 
 
+def _contract_degrees_as_projected(frame):
+    """Whether ``frame`` holds lon/lat degrees under a projected CRS's label (``gdf.crs = 22992`` set
+    on data never reprojected): its coordinates are degrees that fall in the CRS's area of use, and,
+    read as the CRS's own coordinates, lie outside that area."""
+    from pyproj import Transformer
+
+    crs = frame.crs
+    if crs is None or not crs.is_projected or crs.area_of_use is None or not len(frame):
+        return False
+    x0, y0, x1, y1 = (float(v) for v in frame.total_bounds)
+    if not (max(abs(x0), abs(x1)) <= 180 and max(abs(y0), abs(y1)) <= 90):
+        return False
+    w, s, e, n = crs.area_of_use.bounds
+    if w > e or not (w - 1 <= x0 and x1 <= e + 1 and s - 1 <= y0 and y1 <= n + 1):
+        return False
+    xs, ys = Transformer.from_crs(4326, crs, always_xy=True).transform([w, e, w, e], [s, s, n, n])
+    return x1 < min(xs) or x0 > max(xs) or y1 < min(ys) or y0 > max(ys)
+
+
 def _reprojected(epsg):
-    """Reproject to ``epsg``; a frame labelled in degrees whose coordinates no degree has (built in
-    metres and given crs=4326) has the wrong label, not the wrong coordinates: it is relabelled."""
+    """Reproject to ``epsg``. A frame labelled in degrees whose coordinates no degree has (built in
+    metres and given crs=4326) has the wrong label, not the wrong coordinates: it is relabelled; one
+    whose projected label sits on lon/lat degrees (``_contract_degrees_as_projected``) is read as
+    degrees, then reprojected."""
     if not epsg:
         return []
     return [
+        *embedded(_contract_degrees_as_projected),
         "_b = _mend.total_bounds",
         "if _mend.crs is not None and _mend.crs.is_geographic and "
         "(abs(_b[[0, 2]]).max() > 180 or abs(_b[[1, 3]]).max() > 90):",
         f"    _mend = _mend.set_crs(epsg={int(epsg)}, allow_override=True)",
+        "elif _contract_degrees_as_projected(_mend):",
+        f"    _mend = _mend.set_crs(epsg=4326, allow_override=True).to_crs(epsg={int(epsg)})",
         "elif _mend.crs is not None:",
         f"    _mend = _mend.to_crs(epsg={int(epsg)})",
     ]

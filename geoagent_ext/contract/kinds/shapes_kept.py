@@ -47,6 +47,16 @@ def _contract_shape_tolerance(crs):
     return (1e-5, "°") if crs is None or crs.is_geographic else (1.0, " m")
 
 
+def _contract_restorable(shape, near, off, tolerance):
+    """Whether ``shape`` is ``near`` (the input's shape nearest it) reshaped in place, so that the
+    mend may put ``near`` back: their bounds meet, or it lies within 100 tolerances of it. A shape
+    far from every input shape (coordinates in another CRS than their label says) was moved, not
+    reshaped: the nearest input shape is some other feature's."""
+    import shapely
+
+    return off <= 100 * tolerance or bool(shapely.intersects(shapely.box(*shape.bounds), shapely.box(*near.bounds)))
+
+
 def _contract_shapes_kept(params, data, sources):
     """(passed, observed): each feature's shape is within the tolerance (Hausdorff distance) of one
     of the input's features or of their parts (of the same dimension), the input in the file's CRS."""
@@ -87,18 +97,20 @@ def _kind_shapes_kept(params, data, sources):
 
 def _nearest_kept(p, site):
     """Each feature off the input's shapes becomes the input's shape or part nearest it, in the
-    file's CRS, found as the check finds it."""
+    file's CRS, found as the check finds it, when it is that shape reshaped in place
+    (``_contract_restorable``); a moved feature is left for the check to report."""
     if not p.get("input"):
         return []
     return [
-        *embedded(_contract_shape_index, _contract_nearest_shape, _contract_shape_tolerance),
+        *embedded(_contract_shape_index, _contract_nearest_shape, _contract_shape_tolerance, _contract_restorable),
         f"_src = {read(str(p['input']))}",
         "_crs = _mend.crs if _mend.crs is not None else _src.crs",
         "_index, _tol = _contract_shape_index(_crs, _src), _contract_shape_tolerance(_crs)[0]",
         "_kept = []",
         "for _g in _mend.geometry.values:",
         "    _near, _off = (None, 0.0) if _g is None or _g.is_empty else _contract_nearest_shape(_g, _index)",
-        "    _kept.append(_g if _near is None or _off <= _tol else _near)",
+        "    _back = _near is not None and _off > _tol and _contract_restorable(_g, _near, _off, _tol)",
+        "    _kept.append(_near if _back else _g)",
         "_mend[_mend.geometry.name] = gpd.GeoSeries(_kept, index=_mend.index, crs=_mend.crs)",
     ]
 
@@ -108,6 +120,7 @@ SHAPES_KEPT = RequirementKind(
         _contract_shape_index,
         _contract_nearest_shape,
         _contract_shape_tolerance,
+        _contract_restorable,
         _contract_shapes_kept,
     ),
     name="shapes_kept",
