@@ -33,10 +33,11 @@ from ..contract.model import Contract
 from ..contract.provenance import carried_from
 from ..contract.rules import SPATIAL, file_format
 
-# The patterns below read within one sentence: ``(?:[^.;]|\.(?=\w))`` is any character but its end, a dot
-# inside a word being a file name's ("convert `hex_id` in `grid.geojson` to numbers", "merge `a.geojson` on ...").
+# Any character of one sentence but its end, for the patterns below: a dot inside a word is a file name's,
+# not the sentence's end ("convert `hex_id` in `grid.geojson` to numbers", "merge `a.geojson` on ...").
+_IN_SENTENCE = r"(?:[^.;]|\.(?=\w))"
 _JOIN_ON = re.compile(
-    r"\b(?:merg\w*|join\w*)\b(?:[^.;]|\.(?=\w))*?\bon\s+(?:the\s+)?(?:common\s+|shared\s+)?"
+    rf"\b(?:merg\w*|join\w*)\b{_IN_SENTENCE}*?\bon\s+(?:the\s+)?(?:common\s+|shared\s+)?"
     r"(?:column\s+|key\s+|field\s+)?`?(?P<key>[A-Za-z_]\w*)`?",
     re.IGNORECASE,
 )
@@ -151,7 +152,7 @@ def raster_tools_without_rasters(descriptions: list[str], data_files: list[str],
 _REPROJECTS = re.compile(
     r"\b(?:re-?project\w*|to_crs|(?:convert\w*|transform\w*|change\w*)\s+(?:the\s+)?"
     r"(?:crs|coordinate reference system|projection|coordinates|geometr(?:y|ies)(?:\s+column)?)\b|"
-    r"(?:ensure|make\s+sure)\b(?:[^.;]|\.(?=\w))*?\b(?:crs|projection)\b(?:[^.;]|\.(?=\w))*?"
+    rf"(?:ensure|make\s+sure)\b{_IN_SENTENCE}*?\b(?:crs|projection)\b{_IN_SENTENCE}*?"
     r"\b(?:projected|metric|utm|epsg)\b)",
     re.IGNORECASE,
 )
@@ -180,16 +181,16 @@ def _retypes(column: str) -> re.Pattern:
     """A step that converts ``column`` to numbers or dates ("Convert the `address_id` column to a numeric
     type"), which loses ids like 'A0001' or '007'; to text is left alone (it keeps what it reads)."""
     return re.compile(
-        rf"\b(?:convert\w*|cast\w*|chang\w*|coerc\w*)\b(?:[^.;]|\.(?=\w))*?`?\b{re.escape(column)}\b`?(?:[^.;]|\.(?=\w))*?"
-        rf"\b(?:to|as|into)\b(?:[^.;]|\.(?=\w))*?\b(?:numeric|numbers?|int\w*|float\w*|date\w*|timestamp\w*)\b",
+        rf"\b(?:convert\w*|cast\w*|chang\w*|coerc\w*)\b{_IN_SENTENCE}*?`?\b{re.escape(column)}\b`?{_IN_SENTENCE}*?"
+        rf"\b(?:to|as|into)\b{_IN_SENTENCE}*?\b(?:numeric|numbers?|int\w*|float\w*|date\w*|timestamp\w*)\b",
         re.IGNORECASE,
     )
 
 
 # "Check for invalid geometries and remove them": the features are gone where they were to be repaired
 _DROPS_INVALID = re.compile(
-    r"\b(?:remov|drop|filter|discard|delet|exclud)\w*\b(?:[^.;]|\.(?=\w))*\binvalid\b|"
-    r"\binvalid\b(?:[^.;]|\.(?=\w))*\b(?:remov|drop|filter|discard|delet|exclud)\w*",
+    rf"\b(?:remov|drop|filter|discard|delet|exclud)\w*\b{_IN_SENTENCE}*\binvalid\b|"
+    rf"\binvalid\b{_IN_SENTENCE}*\b(?:remov|drop|filter|discard|delet|exclud)\w*",
     re.IGNORECASE,
 )
 _REPAIRS = re.compile(r"\b(?:repair|fix|make_valid|mak\w*\s+(?:them\s+|it\s+)?valid)", re.IGNORECASE)
@@ -537,7 +538,7 @@ _IMPORT_WORDS = {
 # checks the file; a step that reads it back can only fail on the reading, with the file written.
 _VERIFIES = re.compile(
     r"^\s*(?:verify|double-check|confirm|validate)\b|"
-    r"^\s*(?:open|read|load|re-?open|re-?read|reload)\b(?:[^.;]|\.(?=\w))*\bto\s+(?:verify|check|confirm|validate)\b",
+    rf"^\s*(?:open|read|load|re-?open|re-?read|reload)\b{_IN_SENTENCE}*\bto\s+(?:verify|check|confirm|validate)\b",
     re.IGNORECASE,
 )
 # "Optionally, map the result": what the request did not ask for only risks the deliverable (such a
@@ -565,7 +566,7 @@ _TO_GEODATAFRAME = re.compile(
 # `geometry` column may be WKT text to parse.
 _TO_SHAPELY = re.compile(
     r"^\s*(?:convert|cast|change|turn|transform|ensure)\w*\s+(?:the\s+)?`?geometr(?:y|ies)`?"
-    r"(?:\s+column)?(?:\s+(?:of|in)\s+(?:[^.;]|\.(?=\w))*?)?\s+(?:to|into|is|are|as)\s+(?:an?\s+)?`?shapely\b(?:[^.;]|\.(?=\w))*[.;]?\s*$",
+    rf"(?:\s+column)?(?:\s+(?:of|in)\s+{_IN_SENTENCE}*?)?\s+(?:to|into|is|are|as)\s+(?:an?\s+)?`?shapely\b{_IN_SENTENCE}*[.;]?\s*$",
     re.IGNORECASE,
 )
 _REPEATS = re.compile(r"^\s*repeat\s+(?:the\s+)?steps?\b", re.IGNORECASE)
@@ -576,13 +577,13 @@ _REPEATS = re.compile(r"^\s*repeat\s+(?:the\s+)?steps?\b", re.IGNORECASE)
 # need it done before them.)
 _MENDED_STEPS = {
     "geometry_types": re.compile(
-        r"^\s*(?:convert|cast|change|transform|make|turn|ensure)\w*\b(?:[^.;]|\.(?=\w))*\bmulti-?"
-        r"(?:polygon|linestring|line|point|part)s?\b(?:[^.;]|\.(?=\w))*[.;]?\s*$",
+        rf"^\s*(?:convert|cast|change|transform|make|turn|ensure)\w*\b{_IN_SENTENCE}*\bmulti-?"
+        rf"(?:polygon|linestring|line|point|part)s?\b{_IN_SENTENCE}*[.;]?\s*$",
         re.IGNORECASE,
     ),
     "geometries_present": re.compile(
-        r"^\s*(?:remove|drop|filter(?:\s+out)?|exclude|discard|delete)\b(?:[^.;]|\.(?=\w))*"
-        r"\b(?:null|empty|missing)\b(?:[^.;]|\.(?=\w))*\bgeometr(?:[^.;]|\.(?=\w))*[.;]?\s*$",
+        rf"^\s*(?:remove|drop|filter(?:\s+out)?|exclude|discard|delete)\b{_IN_SENTENCE}*"
+        rf"\b(?:null|empty|missing)\b{_IN_SENTENCE}*\bgeometr{_IN_SENTENCE}*[.;]?\s*$",
         re.IGNORECASE,
     ),
 }

@@ -78,6 +78,10 @@ def subtask_outputs(artifacts: list[str], outputs: list[str]) -> list[str]:
     return [a for a in artifacts if posixpath.basename(a) in wanted]
 
 
+# What the trial says of an output the step left unwritten ({} is the path); ``unwritten_output`` reads it back.
+_UNWRITTEN = "this step must write {} (the request asks for it), but the code did not write it"
+
+
 def output_guard(paths: list[str]) -> str:
     """Code appended to a trial: fail it when the step did not write the files it must.
 
@@ -89,6 +93,11 @@ def output_guard(paths: list[str]) -> str:
     return (
         f"\nfor _geoagent_path in {list(paths)!r}:\n"
         "    if not __import__('os').path.exists(_geoagent_path):\n"
-        "        raise FileNotFoundError(f'this step must write {_geoagent_path} (the request asks for it), "
-        "but the code did not write it')"
+        f"        raise FileNotFoundError(f{_UNWRITTEN.format('{_geoagent_path}')!r})"
     )
+
+
+def unwritten_output(evalue: str) -> str | None:
+    """The output an ``output_guard`` failure says the step did not write, or None for any other error."""
+    found = re.search(re.escape(_UNWRITTEN).replace(re.escape("{}"), r"(\S+)"), evalue)
+    return found.group(1) if found else None

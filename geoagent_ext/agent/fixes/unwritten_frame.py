@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import ast
 import posixpath
-import re
 
 from .. import codeinfo
+from ..requested import unwritten_output
 from .base import Diagnosis, Failure, Rule
 
-# The trial's own check of a step's outputs (``requested.output_guard``).
-_NOT_WRITTEN = re.compile(r"this step must write (\S+) \(the request asks for it\), but the code did not write it")
 _TABLES = ("pd.DataFrame", "pandas.DataFrame", "pd.concat", "pandas.concat")
 _GEO_TABLES = ("gpd.GeoDataFrame", "geopandas.GeoDataFrame")
 _WRITERS = {"to_csv", "to_file", "to_parquet", "to_json", "to_feather", "to_excel", "dump", "write", "writerow"}
@@ -27,9 +25,9 @@ class UnwrittenFrame(Rule):
     order = 165
 
     def diagnose(self, failure: Failure) -> Diagnosis | None:
-        missing = _NOT_WRITTEN.search(failure.evalue) if failure.ename == "FileNotFoundError" else None
-        written = with_table_written(failure.code, missing.group(1)) if missing else None
-        return self.diagnosis(failure, name=written[1], fixed_code=written[0]) if missing and written else None
+        missing = unwritten_output(failure.evalue) if failure.ename == "FileNotFoundError" else None
+        written = with_table_written(failure.code, missing) if missing else None
+        return self.diagnosis(failure, name=written[1], fixed_code=written[0]) if written else None
 
     def said(self, diagnosis: Diagnosis) -> str:
         return f"wrote `{diagnosis.name}`, the one table the step built, to the file it must write"
