@@ -395,6 +395,7 @@ class SubtaskWork:
         suffix = trial_suffix(contract) if every_requirement else trial_suffix(contract, held_outputs)
         facts = fixes.TrialFacts(
             keeps_invalid=contract is not None and contract.keeps_invalid(),
+            keeps_one=contract is not None and contract.keeps_one_of_duplicates(),
             spatial_output=contract is not None and any(o.format in SPATIAL for o in contract.outputs),
             spatial_paths=tuple(o.path for o in contract.outputs if o.format in SPATIAL) if contract else (),
             output_columns=contract.listed_columns() if contract else (),
@@ -499,7 +500,8 @@ def code_of(answer: str, accepted: Sequence[tuple[str, str]] = ()) -> str:
     code = extract_code(answer) or ""
     without_cause = _CAUSE_COMMENT.sub("", code).strip("\n")
     # an answer of nothing but comments stays as it was: it fails as "no code" and is shown so
-    return fixes.before_run(without_cause if without_cause.strip() else code, bound_before)
+    earlier = "\n".join(done for _, done in accepted)
+    return fixes.before_run(without_cause if without_cause.strip() else code, bound_before, earlier)
 
 
 def record_broken(attempt: Attempt, trial: Any, broken: str) -> Attempt:

@@ -62,6 +62,13 @@ class Contract(BaseModel):
         """Whether an output must keep the input's invalid features, repaired (``rules.geometry._invalid_repaired``)."""
         return any(r.kind == "geometries_valid" and r.params.get("key") for r in self.requirements)
 
+    def keeps_one_of_duplicates(self) -> bool:
+        """Whether an output keeps one of each set of the input's duplicates (by geometry or by key)."""
+        return any(
+            (r.kind == "geometries_unique" and r.params.get("input")) or r.kind == "kept_of_duplicates"
+            for r in self.requirements
+        )
+
     def listed_columns(self) -> tuple[str, ...]:
         """The column names the outputs' ``columns`` requirements list, each once (a geometry column aside)."""
         names = [str(n) for r in self.requirements if r.kind == "columns" for n in r.params.get("names", [])]

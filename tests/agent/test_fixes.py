@@ -7,6 +7,7 @@ import asyncio
 import io
 from contextlib import redirect_stdout
 
+import pandas as pd
 import pytest
 from pydantic import ValidationError
 
@@ -18,6 +19,7 @@ from geoagent_ext.agent.fixes import (
     csv_records,
     frame_meant,
     keep_frame,
+    keep_one,
     make_valid,
     measure_column,
     measure_reprojected,
@@ -142,6 +144,89 @@ def test_a_selection_into_a_new_frame_written_to_a_spatial_output_keeps_the_geom
     assert d.strategy == "keep_geometry" and d.fixed_code.splitlines()[0] == "out = pts[['name', 'geometry']]"
     # the same selection written to an output without geometries is the model's choice
     assert column_selections(code.replace("geoparquet", "parquet"), ("out/named.csv",)) == []
+
+
+def test_a_frame_rebuilt_from_a_dict_of_its_own_columns_gets_its_geometry_back():
+    """``gdf = gpd.GeoDataFrame({'label': gdf['name']})`` rebinds the frame it reads, so after the
+    step the source holds no geometry either: the kernel tells the guard, before the step, that it
+    held a GeoDataFrame, and the call is given its geometry."""
+    import geopandas as gpd
+
+    code = "pts = gpd.GeoDataFrame({'label': pts['name'], 'name': pts['name']})"
+    assert set_geometry.geometryless_builds(code) == [("pts", "pts")]
+    answers = {"geometry_names": {"pts": "geometry"}}
+    rule = set_geometry.SetGeometry()
+    error, seen = _tripped(rule, code, {"pts": _points(), "gpd": gpd}, answers, fixes.TrialFacts())
+    assert seen == {"rule": "SetGeometry", "name": "pts", "source": "pts", "kind": "given"}, error
+    d = repair.classify(code, "TypeError", str(error), str(error), 1, tripped=seen)
+    assert d.strategy == "set_geometry" and d.fixed_code.endswith("'name': pts['name']}, geometry=pts.geometry)")
+    namespace = {"pts": _points(), "gpd": gpd}
+    exec(d.fixed_code, namespace)
+    assert list(namespace["pts"]["label"]) == ["a", "b"] and namespace["pts"].crs == "EPSG:4326"
+    # a source that held no GeoDataFrame before the step: nothing to give back, no trip
+    suffix = asyncio.run(rule.guard(_Probes({"geometry_names": {}}), code, fixes.TrialFacts()))
+    exec(code + suffix, {"pts": _points(), "gpd": gpd})
+
+
+def test_a_frame_from_a_dict_of_columns_refused_its_crs_gets_the_sources_geometry():
+    """geopandas refuses ``crs=`` on such a frame before any guard runs; the live kernel tells the
+    source is a GeoDataFrame, and the call is given its geometry (a source that is not one is left
+    to the model)."""
+    import geopandas as gpd
+
+    code = "out = gpd.GeoDataFrame({'label': pts['name']}, crs=pts.crs)"
+    with pytest.raises(ValueError) as raised:
+        exec(code, {"pts": _points(), "gpd": gpd})
+    d = repair.classify(code, "ValueError", str(raised.value), str(raised.value), 1)
+    fixed = asyncio.run(fixes.diagnose_live(d, code, 1, _Probes({"geometry_names": {"pts": "geometry"}})))
+    assert fixed.strategy == "set_geometry"
+    assert fixed.fixed_code == "out = gpd.GeoDataFrame({'label': pts['name']}, crs=pts.crs, geometry=pts.geometry)"
+    namespace = {"pts": _points(), "gpd": gpd}
+    exec(fixed.fixed_code, namespace)
+    assert len(namespace["out"].geometry) == 2
+    rule = set_geometry.SetGeometry()
+    assert asyncio.run(rule.diagnose_live(d, code, 1, _Probes({"geometry_names": {}}))) is None
+
+
+def test_dropping_every_copy_of_a_duplicate_where_the_contract_keeps_one_becomes_keep_first():
+    """``drop_duplicates(keep=False)`` and ``gdf[~gdf.duplicated(keep=False)]`` lose every feature
+    that had a copy: where the contract keeps one of each set the trial fails the step and each
+    becomes ``keep='first'``; selecting the copies (not negated) is left alone."""
+    from geoagent_ext.contract.model import Contract, Requirement
+
+    kept = Requirement(
+        id="r1",
+        output="o.parquet",
+        text="one of each kept",
+        kind="geometries_unique",
+        params={"input": "in.geojson", "key": "id"},
+    )
+    assert Contract(requirements=[kept]).keeps_one_of_duplicates()
+    assert not Contract(requirements=[kept.model_copy(update={"params": {}})]).keeps_one_of_duplicates()
+
+    code = (
+        "copies = pts[pts.duplicated(subset='name', keep=False)]\n"
+        "pts = pts.drop_duplicates(subset='geometry', keep=False)\n"
+        "pts = pts[~pts.duplicated(subset='name', keep=False)]"
+    )
+    namespace = {"pts": pd.concat([_points(), _points()], ignore_index=True)}
+    facts = fixes.TrialFacts(keeps_one=True)
+    error, seen = _tripped(keep_one.KeepOne(), code, namespace, {}, facts)
+    assert seen == {"rule": "KeepOne", "calls": 2}, error
+    d = repair.classify(code, "ValueError", str(error), str(error), 3, tripped=seen)
+    assert d.strategy == "keep_one"
+    assert d.fixed_code.splitlines() == [
+        "copies = pts[pts.duplicated(subset='name', keep=False)]",
+        "pts = pts.drop_duplicates(subset='geometry', keep='first')",
+        "pts = pts[~pts.duplicated(subset='name', keep='first')]",
+    ]
+    assert namespace["pts"].empty  # as written, nothing is left
+    namespace = {"pts": pd.concat([_points(), _points()], ignore_index=True)}
+    exec(d.fixed_code, namespace)
+    assert list(namespace["pts"]["name"]) == ["a", "b"]
+    # a contract that keeps no copy, or code without keep=False: no guard
+    assert asyncio.run(keep_one.KeepOne().guard(_Probes({}), code, fixes.TrialFacts())) == ""
+    assert asyncio.run(keep_one.KeepOne().guard(_Probes({}), "pts = pts.drop_duplicates()", facts)) == ""
 
 
 def test_a_frame_another_library_failed_to_write_to_a_vector_file_is_written_with_to_file(tmp_path, monkeypatch):
@@ -763,6 +848,15 @@ def test_a_frame_s_columns_walked_as_layers_walk_the_file_s_layers(tmp_path, mon
     assert columns_not_layers.with_layers_walked(columns) == columns
     one = code.replace("read_file('two.gpkg')", "read_file('two.gpkg', layer='wells')")
     assert columns_not_layers.with_layers_walked(one) == one
+    # the frame read by an earlier step: the loop walks the layers too, unless a step rebinds it
+    read, loop = code.split("rows = []\n")
+    walked = fixes.before_run("rows = []\n" + loop, {"data", "gpd"}, read)
+    ran = {}
+    exec(read + walked, ran)
+    assert sorted(ran["rows"]) == [("pipes", 3857, 2), ("wells", 4326, 1)]
+    rebound = read + "data = data.to_crs(3857)\n"
+    assert fixes.before_run("rows = []\n" + loop, {"data", "gpd"}, rebound) == "rows = []\n" + loop
+    assert columns_not_layers.with_layers_walked("data = data[['n']]\n" + loop, read) == "data = data[['n']]\n" + loop
 
 
 def test_a_step_that_built_its_table_and_wrote_nothing_writes_that_table(tmp_path, monkeypatch):

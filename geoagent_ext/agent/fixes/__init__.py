@@ -39,11 +39,11 @@ def rules() -> list[Rule]:
     return registered()
 
 
-def before_run(code: str, bound_before: set[str]) -> str:
+def before_run(code: str, bound_before: set[str], earlier: str = "") -> str:
     """``code`` with each rule's pre-run rewrite applied, in order (``bound_before``: the names
-    earlier steps bound)."""
+    earlier steps bound; ``earlier``: their code, for the rules that read where a name came from)."""
     for rule in registered():
-        code = rule.before_run(code, bound_before)
+        code = rule.before_run_reading(code, bound_before, earlier)
     return code
 
 

@@ -59,6 +59,7 @@ class TrialFacts:
     """What the guards need to know of the run beyond the code."""
 
     keeps_invalid: bool = False  # the contract keeps invalid features, repaired
+    keeps_one: bool = False  # of each set of duplicates, the contract keeps one
     spatial_output: bool = False  # an output of the contract has geometries
     spatial_paths: tuple[str, ...] = ()  # the contract's outputs that have geometries
     output_columns: tuple[str, ...] = ()  # the columns the contract's outputs list
@@ -86,6 +87,11 @@ class Rule:
     def before_run(self, code: str, bound_before: set[str]) -> str:
         """``code`` with the mistake rewritten, before any run (``bound_before``: names earlier steps bound)."""
         return code
+
+    def before_run_reading(self, code: str, bound_before: set[str], earlier: str) -> str:
+        """``before_run`` for a rule that also reads the earlier steps' code (``earlier``): where a
+        name they bound came from."""
+        return self.before_run(code, bound_before)
 
     async def guard(self, kernel: Any, code: str, facts: TrialFacts) -> str:
         """Code appended to the trial of ``code`` that fails it when the mistake happened ("" for none)."""

@@ -16,12 +16,16 @@ class ColumnsNotLayers(Rule):
     (or a "layer" is a column of values). When the loop's own names say it walks layers, before the
     code runs the loop is given the file's layers instead: ``(name, gpd.read_file(path, layer=name))``
     for each name ``gpd.list_layers(path)`` lists. A loop over a frame read with ``layer=``, or one
-    whose names do not say layer, is left as written."""
+    whose names do not say layer, is left as written. The frame may be read by an earlier step, as
+    long as neither that code nor this one binds its name to anything else."""
 
     order = 111
 
     def before_run(self, code: str, bound_before: set[str]) -> str:
         return with_layers_walked(code)
+
+    def before_run_reading(self, code: str, bound_before: set[str], earlier: str) -> str:
+        return with_layers_walked(code, earlier)
 
 
 def _read_paths(tree: ast.Module, code: str) -> dict[str, str]:
@@ -43,13 +47,17 @@ def _read_paths(tree: ast.Module, code: str) -> dict[str, str]:
     return {name: paths[0] for name, paths in bound.items() if len(paths) == 1 and paths[0] is not None}
 
 
-def with_layers_walked(code: str) -> str:
+def with_layers_walked(code: str, earlier: str = "") -> str:
     """``code`` with each ``for <name>, <layer> in <frame>.items()`` over a frame read from a whole
-    file, whose target names say layer, walking the file's layers; as it was when there is none."""
+    file (here, or by ``earlier`` steps' code), whose target names say layer, walking the file's
+    layers; as it was when there is none."""
     tree = codeinfo.parse(code)
     if tree is None or ".items()" not in code:
         return code
-    paths = _read_paths(tree, code)
+    before = codeinfo.parse(earlier) if earlier else None
+    paths = _read_paths(before, earlier) if before is not None else {}
+    bound_here = codeinfo.bound_names(code)
+    paths = {name: path for name, path in paths.items() if name not in bound_here} | _read_paths(tree, code)
     edits: list[tuple[ast.expr | ast.stmt, str]] = []
     for loop in ast.walk(tree):
         if not (

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any, cast
 
 from .. import codeinfo
+from ..probes import run_probe
 from .base import Diagnosis, Failure, Rule, TrialFacts, for_each
+
+# geopandas' refusal of ``crs=`` given to a frame built without a geometry column
+_CRS_WITHOUT_GEOMETRY = re.compile(r"Assigning CRS to a GeoDataFrame without a geometry column")
 
 
 class SetGeometry(Rule):
@@ -19,7 +24,11 @@ class SetGeometry(Rule):
     order = 60
 
     async def guard(self, kernel: Any, code: str, facts: TrialFacts) -> str:
-        return self._unset_guard(written_frames(code)) + self._geometryless_guard(geometryless_builds(code))
+        builds = geometryless_builds(code)
+        rebound = sorted({source for name, source in builds if name == source})
+        geo_before = (await run_probe(kernel, "geometry_names", rebound) if rebound else None) or {}
+        checked = [(name, source, source in geo_before) for name, source in builds]
+        return self._unset_guard(written_frames(code)) + self._geometryless_guard(checked)
 
     def _unset_guard(self, written: list[str]) -> str:
         """Fails a step that wrote a frame whose geometry column is not among its columns while
@@ -42,18 +51,22 @@ class SetGeometry(Rule):
             ],
         )
 
-    def _geometryless_guard(self, builds: list[tuple[str, str]]) -> str:
+    def _geometryless_guard(self, builds: list[tuple[str, str, bool]]) -> str:
         """Fails a step that built a GeoDataFrame from a GeoDataFrame's columns without its geometry,
-        as many rows: every row of it has no geometry."""
+        as many rows: every row of it has no geometry. ``builds``: (name, source, whether the source
+        held a GeoDataFrame before the step), the last told by the kernel for a frame the build
+        rebinds (``gdf = gpd.GeoDataFrame({'a': gdf['a']})``: after the step it is the build)."""
         return for_each(
-            builds,
-            "_geoagent_name, _geoagent_source",
+            [list(b) for b in builds],
+            "_geoagent_name, _geoagent_source, _geoagent_was_geo",
             [
                 "_geoagent_f, _geoagent_s = globals().get(_geoagent_name), globals().get(_geoagent_source)",
-                "if type(_geoagent_f).__name__ == 'GeoDataFrame' and type(_geoagent_s).__name__ == 'GeoDataFrame' \\",
+                "if type(_geoagent_f).__name__ == 'GeoDataFrame' \\",
                 "        and getattr(_geoagent_f, '_geometry_column_name', None) not in _geoagent_f.columns \\",
-                "        and getattr(_geoagent_s, '_geometry_column_name', None) in _geoagent_s.columns \\",
-                "        and len(_geoagent_f) == len(_geoagent_s):",
+                "        and ((_geoagent_was_geo and _geoagent_name == _geoagent_source) or (",
+                "            type(_geoagent_s).__name__ == 'GeoDataFrame'",
+                "            and getattr(_geoagent_s, '_geometry_column_name', None) in _geoagent_s.columns",
+                "            and len(_geoagent_f) == len(_geoagent_s))):",
                 "    " + self.trip({"name": "_geoagent_name", "source": "_geoagent_source", "kind": "'given'"}),
                 "    raise TypeError(f'`{_geoagent_name}` was built from `{_geoagent_source}`\\'s columns '",
                 "        'without its '",
@@ -73,6 +86,20 @@ class SetGeometry(Rule):
             given = with_geometry_set(failure.code, seen["name"], seen["geometry"])
             expression = seen["geometry"]
         return self.diagnosis(failure, name=seen["name"], expression=expression, fixed_code=given) if given else None
+
+    async def diagnose_live(self, diagnosis: Diagnosis, code: str, lineno: int | None, kernel: Any) -> Diagnosis | None:
+        """geopandas refuses ``crs=`` on a frame built from another's columns alone, before any guard
+        runs: when the kernel tells the source holds a GeoDataFrame, the call is given its geometry."""
+        if diagnosis.fixed_code or not _CRS_WITHOUT_GEOMETRY.search(diagnosis.message):
+            return None
+        builds = geometryless_builds(code)
+        sources = sorted({source for _, source in builds})
+        geo = (await run_probe(kernel, "geometry_names", sources, timeout=30) if sources else None) or {}
+        name, source = next(((n, s) for n, s in builds if s in geo), ("", ""))
+        given = with_geometry_given(code, name, source) if name else None
+        if not given:
+            return None
+        return Diagnosis(self.strategy, diagnosis.message, name=name, expression=f"{source}.geometry", fixed_code=given)
 
     def said(self, diagnosis: Diagnosis) -> str:
         return f"gave `{diagnosis.name}` the geometry `{diagnosis.expression}` (it had none set)"

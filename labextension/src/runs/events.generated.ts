@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 3278e68fc22f2e1319a20fe2debb44140d68501eb436d0d20e1b0f3d4749d67b
+ * schema-sha256: a5d6f7897b51dd935c7844def5ce38324d7b6532cdd5e4ef3daa0fd260e52c24
  */
 
 export type RunEvent =
@@ -324,6 +324,7 @@ export interface Repaired {
     | 'drop_mended_column'
     | 'keep_frame'
     | 'make_valid'
+    | 'keep_one'
     | 'own_column'
     | 'records_again'
     | 'rename_onto'

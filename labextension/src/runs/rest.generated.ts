@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: 0258ac36eb7cf04f34d1ce959cc42e86ba0bd4be53818e6fb2b0884f60b6fc32
+ * schema-sha256: 8b4770262c295627d8e846223579de9c17aab0034e5b3b17af17264c60bbfa53
  */
 import type {
   ApprovalGiven,
