@@ -841,11 +841,14 @@ def test_a_frame_s_columns_walked_as_layers_walk_the_file_s_layers(tmp_path, mon
     ran: dict = {}
     exec(fixed, ran)
     assert sorted(ran["rows"]) == [("pipes", 3857, 2), ("wells", 4326, 1)]
-    # a loop whose names do not say layer, and one over a frame read with layer=, stay as written
+    # names that do not say layer: the untested `.crs` of each value says it; without it, columns
     columns = (
         code.replace("name, layer", "column, values").replace("layer.crs", "values.crs").replace("(layer)", "(values)")
     )
-    assert columns_not_layers.with_layers_walked(columns) == columns
+    assert "gpd.list_layers('two.gpkg')" in columns_not_layers.with_layers_walked(columns)
+    counted = columns.replace("values.crs.to_epsg()", "values.nunique()")
+    assert columns_not_layers.with_layers_walked(counted) == counted
+    # a frame read with layer= stays as written
     one = code.replace("read_file('two.gpkg')", "read_file('two.gpkg', layer='wells')")
     assert columns_not_layers.with_layers_walked(one) == one
     # the frame read by an earlier step: the loop walks the layers too, unless a step rebinds it
@@ -857,6 +860,21 @@ def test_a_frame_s_columns_walked_as_layers_walk_the_file_s_layers(tmp_path, mon
     rebound = read + "data = data.to_crs(3857)\n"
     assert fixes.before_run("rows = []\n" + loop, {"data", "gpd"}, rebound) == "rows = []\n" + loop
     assert columns_not_layers.with_layers_walked("data = data[['n']]\n" + loop, read) == "data = data[['n']]\n" + loop
+    # read in the loop's header, `layer=None`, names that do not say layer but read each value's CRS
+    inline = (
+        "import geopandas as gpd\nrows = []\n"
+        "for name, df in gpd.read_file('two.gpkg', layer=None).items():\n"
+        "    kind = 'text' if 'text' in df.columns else 'none'\n"
+        "    rows.append((name, df.crs.to_epsg(), len(df)))\n"
+    )
+    ran = {}
+    exec(fixes.before_run(inline, set()), ran)
+    assert sorted(ran["rows"]) == [("pipes", 3857, 2), ("wells", 4326, 1)]
+    # columns read as columns (a value tested before its CRS is read, or no frame member) stay
+    tested = "for column, values in data.items():\n    if values.dtype == 'geometry':\n        print(values.crs)\n"
+    assert columns_not_layers.with_layers_walked(tested, read) == tested
+    plain = "for column, values in data.items():\n    print(column, values.nunique())\n"
+    assert columns_not_layers.with_layers_walked(plain, read) == plain
 
 
 def test_a_step_that_built_its_table_and_wrote_nothing_writes_that_table(tmp_path, monkeypatch):

@@ -8,16 +8,19 @@ from .. import codeinfo
 from .base import Rule
 
 _READERS = ("gpd.read_file", "geopandas.read_file")
+# what each layer's frame has and a plain column of values has not
+_FRAME_MEMBERS = {"crs", "geometry", "geom_type", "to_crs", "total_bounds", "columns"}
 
 
 class ColumnsNotLayers(Rule):
     """``data = gpd.read_file(path)`` then ``for name, layer in data.items():``: ``read_file`` reads
     one layer, and ``.items()`` walks its columns, so ``layer.crs`` fails on the first plain column
-    (or a "layer" is a column of values). When the loop's own names say it walks layers, before the
-    code runs the loop is given the file's layers instead: ``(name, gpd.read_file(path, layer=name))``
-    for each name ``gpd.list_layers(path)`` lists. A loop over a frame read with ``layer=``, or one
-    whose names do not say layer, is left as written. The frame may be read by an earlier step, as
-    long as neither that code nor this one binds its name to anything else."""
+    (or a "layer" is a column of values). When the loop's own names say it walks layers, or its body
+    reads a frame's member (``.crs``, ``.geometry``) of each value untested, before the code runs the
+    loop is given the file's layers instead: ``(name, gpd.read_file(path, layer=name))`` for each
+    name ``gpd.list_layers(path)`` lists. The frame may be read in the loop's header, or by an
+    earlier step as long as neither that code nor this one binds its name to anything else. A loop
+    over a frame read with a ``layer=``, or one that reads its values as columns, is left as written."""
 
     order = 111
 
@@ -35,16 +38,43 @@ def _read_paths(tree: ast.Module, code: str) -> dict[str, str]:
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
             continue
         value = node.value
-        path = None
-        if (
-            isinstance(value, ast.Call)
-            and codeinfo.call_name(value.func) in _READERS
-            and len(value.args) == 1
-            and not any(kw.arg == "layer" for kw in value.keywords)
-        ):
-            path = ast.get_source_segment(code, value.args[0])
-        bound.setdefault(node.targets[0].id, []).append(path)
+        bound.setdefault(node.targets[0].id, []).append(_whole_file(value, code))
     return {name: paths[0] for name, paths in bound.items() if len(paths) == 1 and paths[0] is not None}
+
+
+def _whole_file(value: ast.expr, code: str) -> str | None:
+    """The path's source of ``read_file(path)`` reading a whole file (no ``layer=``, or ``layer=None``),
+    else None."""
+    if not (isinstance(value, ast.Call) and codeinfo.call_name(value.func) in _READERS and len(value.args) == 1):
+        return None
+    layers = [kw.value for kw in value.keywords if kw.arg == "layer"]
+    if layers and not (isinstance(layers[0], ast.Constant) and layers[0].value is None):
+        return None
+    return ast.get_source_segment(code, value.args[0])
+
+
+def _walks_layers(loop: ast.For, names: list[str]) -> bool:
+    """Whether the loop's names say layer, or its body reads a frame's member (``.crs``,
+    ``.geometry``, ...) of each value outside a block that tests the value: a plain column has none."""
+    if any("layer" in name.lower() for name in names):
+        return True
+    value = names[1]
+    guarded = {
+        id(inner)
+        for node in ast.walk(loop)
+        if isinstance(node, (ast.If, ast.IfExp, ast.While))
+        and any(isinstance(n, ast.Name) and n.id == value for n in ast.walk(node.test))
+        for branch in ([node.body, node.orelse] if isinstance(node, ast.IfExp) else [*node.body, *node.orelse])
+        for inner in ast.walk(branch)
+    }
+    return any(
+        isinstance(node, ast.Attribute)
+        and node.attr in _FRAME_MEMBERS
+        and isinstance(node.value, ast.Name)
+        and node.value.id == value
+        and id(node) not in guarded
+        for node in ast.walk(loop)
+    )
 
 
 def with_layers_walked(code: str, earlier: str = "") -> str:
@@ -66,17 +96,19 @@ def with_layers_walked(code: str, earlier: str = "") -> str:
             and isinstance(loop.iter.func, ast.Attribute)
             and loop.iter.func.attr == "items"
             and not loop.iter.args
-            and isinstance(loop.iter.func.value, ast.Name)
-            and loop.iter.func.value.id in paths
             and isinstance(loop.target, ast.Tuple)
             and len(loop.target.elts) == 2
             and all(isinstance(t, ast.Name) for t in loop.target.elts)
         ):
             continue
+        walked_frame = loop.iter.func.value
+        if isinstance(walked_frame, ast.Name):
+            path = paths.get(walked_frame.id)
+        else:  # read in the loop's own header
+            path = _whole_file(walked_frame, code)
         names = [t.id for t in loop.target.elts if isinstance(t, ast.Name)]
-        if not any("layer" in name.lower() for name in names):
+        if path is None or not _walks_layers(loop, names):
             continue
-        path = paths[loop.iter.func.value.id]
         walked = f"((_name, gpd.read_file({path}, layer=_name)) for _name in gpd.list_layers({path})['name'])"
         edits.append((loop.iter, walked))
     if not edits:
