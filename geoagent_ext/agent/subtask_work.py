@@ -396,6 +396,8 @@ class SubtaskWork:
         facts = fixes.TrialFacts(
             keeps_invalid=contract is not None and contract.keeps_invalid(),
             keeps_one=contract is not None and contract.keeps_one_of_duplicates(),
+            keeps_every_row=contract is not None and "rows_as_input" in contract.kinds(),
+            caps_distance=contract is not None and "distance_cap" in {r.kind for r in contract.requirements},
             spatial_output=contract is not None and any(o.format in SPATIAL for o in contract.outputs),
             spatial_paths=tuple(o.path for o in contract.outputs if o.format in SPATIAL) if contract else (),
             output_columns=contract.listed_columns() if contract else (),

@@ -69,6 +69,10 @@ class Contract(BaseModel):
             for r in self.requirements
         )
 
+    def kinds(self) -> set[str]:
+        """The kinds of the requirements that gate (checked on the files, read with certainty)."""
+        return {r.kind for r in self.checkable()}
+
     def listed_columns(self) -> tuple[str, ...]:
         """The column names the outputs' ``columns`` requirements list, each once (a geometry column aside)."""
         names = [str(n) for r in self.requirements if r.kind == "columns" for n in r.params.get("names", [])]

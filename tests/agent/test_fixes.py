@@ -25,6 +25,7 @@ from geoagent_ext.agent.fixes import (
     measure_reprojected,
     metric_crs,
     nearest_distance,
+    nearest_uncapped,
     not_geometry,
     orient_ring,
     own_column,
@@ -227,6 +228,40 @@ def test_dropping_every_copy_of_a_duplicate_where_the_contract_keeps_one_becomes
     # a contract that keeps no copy, or code without keep=False: no guard
     assert asyncio.run(keep_one.KeepOne().guard(_Probes({}), code, fixes.TrialFacts())) == ""
     assert asyncio.run(keep_one.KeepOne().guard(_Probes({}), "pts = pts.drop_duplicates()", facts)) == ""
+
+
+def test_a_nearest_join_capped_where_every_row_is_kept_and_no_limit_was_asked_loses_its_cap():
+    """``sjoin_nearest(..., max_distance=2)`` drops the rows with nothing that near: where the contract
+    keeps one row per input feature and caps no distance, the trial fails the step and the cap goes."""
+    import geopandas as gpd
+    from shapely.geometry import Point
+
+    def frames():
+        far = gpd.GeoDataFrame({"name": ["c"]}, geometry=[Point(100, 100)], crs=3857)
+        return {"gpd": gpd, "pts": _points().to_crs(3857), "far": far}
+
+    code = (
+        "near = gpd.sjoin_nearest(pts, far, how='inner',\n"
+        "    max_distance=2,  # the model's own limit\n"
+        "    distance_col='distance_m')"
+    )
+    facts = fixes.TrialFacts(keeps_every_row=True)
+    error, seen = _tripped(nearest_uncapped.NearestUncapped(), code, frames(), {}, facts)
+    assert seen == {"rule": "NearestUncapped", "calls": 1}, error
+    d = repair.classify(code, "ValueError", str(error), str(error), 4, tripped=seen)
+    assert d.strategy == "nearest_uncapped"
+    assert d.fixed_code == "near = gpd.sjoin_nearest(pts, far, how='inner', distance_col='distance_m')"
+    namespace = frames()
+    exec(code, namespace)
+    assert namespace["near"].empty  # as written, no point is that near
+    namespace = frames()
+    exec(d.fixed_code, namespace)
+    assert len(namespace["near"]) == 2 and namespace["near"]["distance_m"].gt(0).all()
+    # a request that caps the distance, or an output that need not keep every row: no guard
+    rule = nearest_uncapped.NearestUncapped()
+    capped = fixes.TrialFacts(keeps_every_row=True, caps_distance=True)
+    assert asyncio.run(rule.guard(_Probes({}), code, capped)) == ""
+    assert asyncio.run(rule.guard(_Probes({}), code, fixes.TrialFacts())) == ""
 
 
 def test_a_frame_another_library_failed_to_write_to_a_vector_file_is_written_with_to_file(tmp_path, monkeypatch):

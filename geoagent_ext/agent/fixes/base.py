@@ -60,6 +60,8 @@ class TrialFacts:
 
     keeps_invalid: bool = False  # the contract keeps invalid features, repaired
     keeps_one: bool = False  # of each set of duplicates, the contract keeps one
+    keeps_every_row: bool = False  # an output keeps one row per feature of its input
+    caps_distance: bool = False  # the request caps a distance ("within 2 km")
     spatial_output: bool = False  # an output of the contract has geometries
     spatial_paths: tuple[str, ...] = ()  # the contract's outputs that have geometries
     output_columns: tuple[str, ...] = ()  # the columns the contract's outputs list

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: a5d6f7897b51dd935c7844def5ce38324d7b6532cdd5e4ef3daa0fd260e52c24
+ * schema-sha256: c86282a284070be6690ec9eba98a56f495dec6c5d6fe60ab69b9959f224e41a0
  */
 
 export type RunEvent =
@@ -325,6 +325,7 @@ export interface Repaired {
     | 'keep_frame'
     | 'make_valid'
     | 'keep_one'
+    | 'nearest_uncapped'
     | 'own_column'
     | 'records_again'
     | 'rename_onto'

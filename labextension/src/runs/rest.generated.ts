@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: 8b4770262c295627d8e846223579de9c17aab0034e5b3b17af17264c60bbfa53
+ * schema-sha256: 299b2c9c8f8f4dfa263e131be20b02ad603722499a2259eb11763b2f3eddc533
  */
 import type {
   ApprovalGiven,
