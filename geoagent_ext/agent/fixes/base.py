@@ -120,6 +120,13 @@ class Rule:
         seen = failure.tripped
         return seen if seen is not None and seen.get("rule") == type(self).__name__ else None
 
+    def refuse(self, found: int, why: str) -> str:
+        """A trial suffix that fails a step for what its code says alone (``found`` places of the
+        mistake), reporting the count as the guard's data and ``why`` as the error the model reads."""
+        if not found:
+            return ""
+        return f"\n{self.trip({'calls': repr(found)})}\nraise ValueError({why!r})\n"
+
     def trip(self, seen: dict[str, str]) -> str:
         """The in-trial statement that reports what the guard saw, just before it raises: ``seen``
         maps each field to a Python expression of the guard's loop."""

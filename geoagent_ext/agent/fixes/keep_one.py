@@ -20,12 +20,11 @@ class KeepOne(Rule):
     order = 25
 
     async def guard(self, kernel: Any, code: str, facts: TrialFacts) -> str:
-        if not facts.keeps_one or not every_copy_dropped(code):
-            return ""
-        return (
-            "\n" + self.trip({"calls": repr(len(every_copy_dropped(code)))}) + "\n"
-            'raise ValueError("keep=False drops every copy of a duplicate, but the request keeps one of each set: '
-            "use keep='first' (after sorting by the column that says which one)\")\n"
+        found = len(every_copy_dropped(code)) if facts.keeps_one else 0
+        return self.refuse(
+            found,
+            "keep=False drops every copy of a duplicate, but the request keeps one of each set: "
+            "use keep='first' (after sorting by the column that says which one)",
         )
 
     def diagnose(self, failure: Failure) -> Diagnosis | None:

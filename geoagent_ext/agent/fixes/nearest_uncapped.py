@@ -19,12 +19,11 @@ class NearestUncapped(Rule):
     order = 26
 
     async def guard(self, kernel: Any, code: str, facts: TrialFacts) -> str:
-        if not facts.keeps_every_row or facts.caps_distance or not capped_joins(code):
-            return ""
-        return (
-            "\n" + self.trip({"calls": repr(len(capped_joins(code)))}) + "\n"
-            "raise ValueError('sjoin_nearest(max_distance=...) drops the rows with nothing that near, but the '"
-            "'request keeps every row and sets no distance limit: leave max_distance out')\n"
+        found = len(capped_joins(code)) if facts.keeps_every_row and not facts.caps_distance else 0
+        return self.refuse(
+            found,
+            "sjoin_nearest(max_distance=...) drops the rows with nothing that near, but the request keeps "
+            "every row and sets no distance limit: leave max_distance out",
         )
 
     def diagnose(self, failure: Failure) -> Diagnosis | None:
