@@ -42,23 +42,17 @@ def every_copy_dropped(code: str) -> list[ast.keyword]:
     """The ``keep=False`` keywords of ``code``'s ``drop_duplicates`` calls and negated
     ``~x.duplicated(...)`` filters."""
     tree = codeinfo.parse(code)
-    found = []
-    negated = (
-        {
-            id(node.operand)
-            for node in ast.walk(tree)
-            if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert)
-        }
-        if tree is not None
-        else set()
-    )
-    for node in ast.walk(tree) if tree is not None else []:
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
-            continue
-        if node.func.attr == "drop_duplicates" or (node.func.attr == "duplicated" and id(node) in negated):
-            found += [
-                k
-                for k in node.keywords
-                if k.arg == "keep" and isinstance(k.value, ast.Constant) and k.value.value is False
-            ]
-    return found
+    if tree is None:
+        return []
+    negated = {
+        id(node.operand) for node in ast.walk(tree) if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert)
+    }
+    return [
+        keyword
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and (node.func.attr == "drop_duplicates" or (node.func.attr == "duplicated" and id(node) in negated))
+        for keyword in node.keywords
+        if keyword.arg == "keep" and isinstance(keyword.value, ast.Constant) and keyword.value.value is False
+    ]

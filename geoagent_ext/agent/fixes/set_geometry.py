@@ -57,7 +57,7 @@ class SetGeometry(Rule):
         held a GeoDataFrame before the step), the last told by the kernel for a frame the build
         rebinds (``gdf = gpd.GeoDataFrame({'a': gdf['a']})``: after the step it is the build)."""
         return for_each(
-            [list(b) for b in builds],
+            builds,
             "_geoagent_name, _geoagent_source, _geoagent_was_geo",
             [
                 "_geoagent_f, _geoagent_s = globals().get(_geoagent_name), globals().get(_geoagent_source)",
