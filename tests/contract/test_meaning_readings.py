@@ -61,15 +61,21 @@ def _nearest_clinics(schools, clinics, cap_km=None):
     return pd.DataFrame(rows)
 
 
+def _school_clinic_contract(folder, request):
+    """The schools and clinics written to ``folder``, the folder's input facts and the contract of
+    ``request`` for `school_clinic.csv`."""
+    schools, clinics = _schools_and_clinics(folder)
+    facts = facts_of(folder)
+    return schools, clinics, facts, derive_contract(request, ["school_clinic.csv"], facts)
+
+
 def test_a_distance_cap_said_in_other_words_bounds_the_distance_column(tmp_path):
-    schools, clinics = _schools_and_clinics(tmp_path)
-    facts = facts_of(tmp_path)
-    request = (
+    schools, clinics, _, contract = _school_clinic_contract(
+        tmp_path,
         "Match each school in schools.geojson to its closest clinic from clinics.geojson, as long as that clinic "
         "is no farther than 1.5 km; past that, clinic_id and dist_km stay empty. Save school_clinic.csv with "
-        "school_id, clinic_id, dist_km."
+        "school_id, clinic_id, dist_km.",
     )
-    contract = derive_contract(request, ["school_clinic.csv"], facts)
     (cap,) = of_kind(contract, "distance_cap")
     assert cap.params["name"] == "dist_km" and cap.params["unit"] == "km" and cap.params["cap_m"] == 1500
     assert cap.sure
@@ -89,6 +95,29 @@ def test_a_distance_said_of_a_count_or_a_buffer_is_not_a_cap_on_the_distance_col
     ):
         contract = derive_contract(request, ["school_clinic.csv"], {})
         assert not of_kind(contract, "distance_cap"), request
+
+
+def test_the_nearest_for_each_feature_keeps_a_row_for_every_one_unless_some_are_selected(tmp_path):
+    request = (
+        "For every school in schools.geojson, find the closest clinic of clinics.geojson and the distance in km. "
+        "Save school_clinic.csv with school_id, clinic_id, dist_km, and tell me how many schools are more than "
+        "1 km from a clinic."
+    )
+    schools, clinics, facts, contract = _school_clinic_contract(tmp_path, request)
+    (rows,) = of_kind(contract, "rows_as_input")
+    assert rows.sure and rows.params["input"] == "schools.geojson" and rows.params["rows"] == 3
+    table = _nearest_clinics(schools, clinics)
+    table.to_csv(tmp_path / "school_clinic.csv", index=False)
+    assert all(ok for ok, _ in results(contract, tmp_path, "rows_as_input"))
+    table[table.dist_km > 1].to_csv(tmp_path / "school_clinic.csv", index=False)  # the count taken for a filter
+    assert not any(ok for ok, _ in results(contract, tmp_path, "rows_as_input"))
+    for selecting in (
+        request.replace("Save school_clinic.csv", "Save only the schools more than 1 km away to school_clinic.csv"),
+        request.replace("the closest clinic", "the three closest clinics"),
+    ):
+        assert not [
+            r for r in of_kind(derive_contract(selecting, ["school_clinic.csv"], facts), "rows_as_input") if r.sure
+        ], selecting
 
 
 # --- rows kept by a threshold on a named column

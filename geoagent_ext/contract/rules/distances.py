@@ -11,7 +11,8 @@ from ..formats import SPATIAL
 from ..formats import layer_kinds as _layer_kinds
 from ..provenance import carried_from, column_provenance
 from .builder import _Builder
-from .words import _FILE, _UNIT_WORDS, _format, _noun_names, _sentence_at
+from .rows import _FEWER_ROWS, _some_of
+from .words import _FILE, _UNIT_WORDS, _format, _noun_names, _sentence_at, _singular
 
 # "a 400 m buffer", "a 1.5-km buffer zone", "buffer every stop by 250 m", "buffers with a radius of 1 km",
 # "a 100 m protection zone around each point"
@@ -86,7 +87,9 @@ def _nearest_distance_rules(b: _Builder, request: str, inputs: dict[str, dict], 
         or _K_NEAREST.search(request)
     ):
         return  # a distance along roads is not a straight line; the second nearest is not the nearest
-    each = [p for m in _FOR_EACH.finditer(request) for p in layers if _noun_names(m.group(1).lower().rstrip("s"), p)]
+    each = [
+        (m, p) for m in _FOR_EACH.finditer(request) for p in layers if _noun_names(m.group(1).lower().rstrip("s"), p)
+    ]
     for req in [r for r in b.requirements if r.kind == "columns"]:
         b.reading(req.said, req.sure)
         source = next(
@@ -97,11 +100,13 @@ def _nearest_distance_rules(b: _Builder, request: str, inputs: dict[str, dict], 
             ),
             None,
         )
-        if source is None and len(set(each)) == 1:  # "for every address ...": the addresses' rows
-            source = each[0]
+        worked_on = source is None and len({p for _, p in each}) == 1  # "for every address ...": the addresses' rows
+        source = each[0][1] if worked_on else source
         to = next((p for p in layers if p != source), None)
         if not (source and to):
             continue
+        if worked_on and any(_DISTANCE_UNIT.search(n) or _column_of_layer(n, to, inputs) for n in req.params["names"]):
+            _one_row_per_feature_worked_on(b, req.output, source, inputs, request, each[0][0])
         for name in req.params["names"]:
             unit = _DISTANCE_UNIT.search(name) or _distance_said(name, request)
             if unit:
@@ -128,6 +133,29 @@ def _nearest_distance_rules(b: _Builder, request: str, inputs: dict[str, dict], 
                     input=source,
                     to=to,
                 )
+
+
+def _one_row_per_feature_worked_on(
+    b: _Builder, out: str, source: str, inputs: dict[str, dict], request: str, each: re.Match
+) -> None:
+    """ "For every address in `a`, find the nearest hospital …" written to one table: the nearest of
+    each is one row per feature of `a`, every one of them. Sure only when no word of the request
+    selects, groups or deduplicates those features; otherwise it is shown, not checked. ``each`` is the
+    "for every <noun>" that names ``source``."""
+    rows = inputs[source].get("rows")
+    if rows is None or _format(out) not in SPATIAL | {"csv", "parquet"} or len(b.outputs) != 1:
+        return
+    noun, words = _singular(each.group(1)), _FILE.sub(" ", request)
+    some = _FEWER_ROWS.search(words) or _SELECTION.search(words) or _some_of(noun, words)
+    said, sure = b.said, b.sure
+    b.reading(_sentence_at(request, each.start()), sure=not some).add(
+        out,
+        "rows_as_input",
+        f"one row per feature of `{source}` ({rows}): the nearest for each {noun}",
+        input=source,
+        rows=rows,
+    )
+    b.said, b.sure = said, sure
 
 
 _UNIT_SUFFIX = re.compile(r"_(m|km)$", re.IGNORECASE)

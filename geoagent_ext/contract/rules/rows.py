@@ -170,21 +170,26 @@ def _one_row_per_feature(b: _Builder, out: str, m: re.Match, inputs: dict[str, d
         return  # the one layer itself, a row per its thing: deduplicated, dissolved or exploded, not known
     source, rows = named[0], inputs[named[0]]["rows"]
     sentence = m.string
+    some = _SOME_OF.match(sentence[m.end() :]) or _some_of(noun, request)
+    said, sure = b.said, b.sure
+    b.reading(sentence, sure=sure and not some).add(
+        out, "rows_as_input", f"one row per feature of `{source}` ({rows}): one per {noun}", input=source, rows=rows
+    )
+    b.said, b.sure = said, sure
+
+
+def _some_of(noun: str, request: str) -> bool:
+    """Whether the request makes the features a noun names fewer ("only the districts with …", "the
+    top 5 addresses", "addresses that …") or speaks of duplicates."""
     plural = rf"{re.escape(noun[:-1])}(?:y|ies)" if noun.endswith("y") else rf"{re.escape(noun)}(?:e?s)?"
-    some = (
-        _SOME_OF.match(sentence[m.end() :])
-        or _DEDUPLICATES.search(request)
+    return bool(
+        _DEDUPLICATES.search(request)
         or re.search(
             rf"\b{_FEWER}\b[^.;]{{0,40}}\b{plural}\b|\b{plural}\s+(?:that|which|with|where|having|whose)\b",
             request,
             re.IGNORECASE,
         )
     )
-    said, sure = b.said, b.sure
-    b.reading(sentence, sure=sure and not some).add(
-        out, "rows_as_input", f"one row per feature of `{source}` ({rows}): one per {noun}", input=source, rows=rows
-    )
-    b.said, b.sure = said, sure
 
 
 def _every_row_kept(b: _Builder, out: str, source: str, rows: int, key: str | None = None) -> None:

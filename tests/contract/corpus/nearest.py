@@ -90,6 +90,17 @@ def _nearest_hospital_points(mistake):
     out[[c for c in out.columns if c != "geometry"] + ["geometry"]].to_file("address_nearest.gpkg", driver="GPKG")
 
 
+def _closest_hospital_told_far_ones(mistake):
+    addresses, hospitals, dist = _address_hospital_distances(mistake)
+    j = k_nearest(dist, 1)[:, 0]
+    out = addresses[["address_id", "geometry"]].assign(
+        closest_hospital=hospitals.name.to_numpy()[j], dist_m=dist[np.arange(len(addresses)), j]
+    )
+    if mistake == "only_the_far_ones_written":  # the count asked beside the file, taken for a filter
+        out = out[out.dist_m > 1000]
+    out[["address_id", "closest_hospital", "dist_m", "geometry"]].to_file("address_hospital.gpkg", driver="GPKG")
+
+
 def _nearest_other_station(mistake):
     s = read("vienna_stations.geojson")
     dist = (
@@ -162,6 +173,20 @@ ENTRIES = [
         _nearest_hospital_points,
         ["join_columns_left", "kilometres"],
         notes="A closed list of columns for a spatial file: its geometry is its own, a join's leftovers are not.",
+    ),
+    entry(
+        "closest-hospital-each-address-and-a-count-told",
+        """
+        For each address in capetown_addresses.parquet, work out which hospital of
+        capetown_hospitals.parquet is closest as the crow flies and how far away it is in metres. Save
+        address_hospital.gpkg with address_id, closest_hospital, dist_m and the address points; also
+        let me know how many addresses are farther than 1 km from any hospital.
+        """,
+        CAPE_TOWN,
+        ["address_hospital.gpkg"],
+        _closest_hospital_told_far_ones,
+        ["only_the_far_ones_written", "kilometres"],
+        notes="The count is told, not written: the file keeps every address.",
     ),
     entry(
         "nearest-other-station-gap-m",
