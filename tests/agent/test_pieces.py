@@ -475,6 +475,21 @@ def test_a_keyword_rejected_inside_a_library_is_taken_out_of_the_call_that_passe
     assert d.strategy != "drop_keyword"
 
 
+def test_an_engine_the_kernel_does_not_have_is_taken_out_of_the_calls_that_name_it():
+    code = "t = frame[['a']]\nt.to_parquet('o.parquet', engine='fastparquet', compression='snappy')"
+    for evalue in (
+        "`Import fastparquet` failed. fastparquet is required for parquet support. Use pip, conda, or your "
+        "preferred package management tool to install the fastparquet package.",
+        "Missing optional dependency 'fastparquet'.  fastparquet is required for parquet support.",
+    ):
+        d = repair.classify(code, "ImportError", evalue, "", 2)
+        assert (d.strategy, d.name) == ("drop_keyword", "engine")
+        assert d.fixed_code == "t = frame[['a']]\nt.to_parquet('o.parquet', compression='snappy')"
+    # a missing module the code does not name as an engine is not this fix's to drop
+    d = repair.classify(code.replace("fastparquet", "pyarrow"), "ImportError", "`Import fastparquet` failed.", "", 2)
+    assert d.strategy != "drop_keyword"
+
+
 def test_a_keyword_the_library_refuses_is_taken_out_without_the_model():
     """`to_file(..., crs=32647)` is refused by pyogrio, and a model may pass it again after being
     told so; an unknown keyword pyogrio turns into a GDAL option fails the same way. Both are taken out."""

@@ -21,6 +21,10 @@ _REFUSED_KEYWORD = re.compile(r"Passing '(\w+)' is not supported|unrecognized op
 # suggests it) converts the same without it; merge's join keys passed to ``sjoin``, which joins on
 # the geometries (its attribute condition, ``on_attribute``, needs the column in both frames).
 _SIBLING_KEYWORDS = {"to_crs": ("allow_override",), "sjoin": ("on", "left_on", "right_on")}
+# An engine asked for by name that the kernel does not have, in pandas' words ("`Import fastparquet`
+# failed. fastparquet is required for parquet support", "Missing optional dependency 'fastparquet'"):
+# without ``engine=`` the library takes the one it has (pyarrow, which geopandas needs anyway).
+_MISSING_ENGINE = re.compile(r"`Import (\w+)` failed|Missing optional dependency '(\w+)'")
 
 
 def refused_keyword(ename: str, evalue: str) -> tuple[str, str] | None:
@@ -45,6 +49,9 @@ class DropKeyword(Rule):
         dropped = refused and self._dropping(failure, next(g for g in refused.groups() if g), same_method=True)
         if dropped:
             return dropped
+        engine = _MISSING_ENGINE.search(failure.evalue) if failure.ename == "ImportError" else None
+        if engine and _passes_engine(failure.code, next(g for g in engine.groups() if g)):
+            return self._dropping(failure, "engine", same_method=True)
         match = CALL_ERROR.search(failure.evalue) if failure.ename == "TypeError" else None
         if match is None:
             return None
@@ -81,6 +88,17 @@ class DropKeyword(Rule):
 
     def said(self, diagnosis: Diagnosis) -> str:
         return f"took `{diagnosis.name}=` out of the call: the library does not take it"
+
+
+def _passes_engine(code: str, engine: str) -> bool:
+    """Whether a call of ``code`` passes ``engine='<engine>'`` (the missing one, by name)."""
+    tree = codeinfo.parse(code)
+    return tree is not None and any(
+        k.arg == "engine" and isinstance(k.value, ast.Constant) and k.value.value == engine
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        for k in node.keywords
+    )
 
 
 def without_keyword(code: str, keyword: str, lineno: int | None = None, *, same_method: bool = False) -> str | None:
