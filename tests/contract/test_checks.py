@@ -590,6 +590,36 @@ def test_a_measure_in_the_wrong_unit_or_crs_fails_with_what_it_looks_like(tmp_pa
         assert not seen["kinds.csv"]["passed"], seen
 
 
+def test_a_row_far_from_its_own_geometrys_measure_fails_though_the_bulk_holds(tmp_path):
+    """Nine rows in ten right is enough for the bulk, not for a row under half or over twice its own
+    geometry's area (an outline measured before its repair, a zero); a value rounded to the
+    precision the column shows is not such a row."""
+    parcels = gpd.GeoDataFrame(
+        {"code": range(20)},
+        geometry=[box(16.30 + i * 0.002, 48.20, 16.30 + i * 0.002 + 0.0005 + i * 0.0001, 48.201) for i in range(20)],
+        crs=4326,
+    )
+    parcels.to_file(tmp_path / "parcels_in.geojson")
+    contract = derive_contract(
+        "Write parcels.geojson from parcels_in.geojson with code, area_ha and the outlines.",
+        ["parcels.geojson"],
+        input_facts(tmp_path),
+    )
+    (req,) = [r for r in contract.requirements if r.kind == "measure_units"]
+    hectares = parcels.to_crs(3035).area / 1e4  # 0.4 ha to 1.8 ha
+
+    def measured(values) -> dict:
+        parcels.assign(area_ha=values).to_file(tmp_path / "parcels.geojson")
+        return next(r for r in in_folder(tmp_path, HELPER.check_contract, check_payload(contract)) if r["id"] == req.id)
+
+    assert measured(hectares.tolist())["passed"]
+    assert measured(hectares.round().tolist())["passed"]  # whole hectares: 0.4 ha written as 0
+    two_zeros = hectares.where(parcels.index >= 2, 0.0)
+    seen = measured(two_zeros.tolist())
+    assert not seen["passed"], seen
+    assert "2 row(s) under half or over twice" in seen["observed"], seen
+
+
 def test_a_summary_bbox_of_the_whole_layer_and_a_count_per_group_are_checked_on_their_values(tmp_path):
     """The bbox of one clinic and `count_per_subdistrict` as a frame's to_dict()
     ({"subdistrict": {...}, "count": {...}}) both pass "min <= max" and "integer counts" yet are

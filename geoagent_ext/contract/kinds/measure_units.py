@@ -101,11 +101,22 @@ def _contract_measure_units(params, data, sources):
     slack = _contract_rounding_step([v for v, _ in pairs]) / 2
     close = sum(abs(v - e) <= 0.03 * e + slack for v, e in pairs) / len(pairs)
     median = sorted(v / e for v, e in pairs)[len(pairs) // 2]
-    ok = close >= 0.9
+    # A row's own geometry is the feature itself: a value under half or over twice its measure is
+    # wrong whatever CRS was used (one measured before a repair, a zero). Rows matched by a key may be
+    # the input's features reshaped since, so only the bulk is asked of them.
+    own_rows = how == "each row's geometry"
+    far = [(v, e) for v, e in pairs if own_rows and not 0.5 * e - slack <= v <= 2 * e + slack]
+    ok = close >= 0.9 and not far
     return ok, (
         f"`{name}` is {median:.4g} × the geodesic {measure} of {how} in {label} (median; {close:.0%} of "
         f"{len(pairs)} rows within 3 %{' or the rounding' if slack else ''})"
-        + ("" if ok else _contract_unit_guess(median))
+        + (
+            f"; {len(far)} row(s) under half or over twice their own geometry's {measure} "
+            f"(e.g. {far[0][0]:.4g} where it is {far[0][1]:.4g})"
+            if far
+            else ""
+        )
+        + ("" if close >= 0.9 else _contract_unit_guess(median))
     )
 
 

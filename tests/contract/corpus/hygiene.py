@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ._common import dev, entry, read, write_csv, write_geojson
+from ._common import dev, entry, geodesic_area_m2, read, write_csv, write_geojson
 from ._inputs import BANGKOK_AQ
 
 CAIRO = dev("dc-l2-cairo-invalid-dedup", "cairo_parcels_legacy.geojson")
@@ -40,6 +40,16 @@ def _cairo_valid(mistake):
     if mistake == "duplicates_removed":
         p = p[~p.geometry.to_wkb().duplicated()]
     p.to_file("cairo_parcels_valid.gpkg", layer="parcels", driver="GPKG", promote_to_multi=False)
+
+
+def _cairo_measured(mistake):
+    p = read("cairo_parcels_legacy.geojson")
+    if mistake == "measured_before_repair":  # a self-crossing outline measures about nothing
+        p["area_m2"] = p.to_crs(32636).area
+    p = p.set_geometry(p.make_valid())[["parcel_id", "parcel_class", "district", "area_m2", "geometry"]]
+    if mistake != "measured_before_repair":
+        p["area_m2"] = geodesic_area_m2(p.geometry) / (1e4 if mistake == "hectares" else 1)
+    p.to_file("cairo_parcels_measured.gpkg", driver="GPKG", promote_to_multi=False)
 
 
 def _named_buildings(mistake):
@@ -114,6 +124,21 @@ ENTRIES = [
         _cairo_valid,
         ["invalid_left", "invalid_dropped", "duplicates_removed"],
         notes="make_valid turns each bow-tie into a MultiPolygon of both triangles.",
+    ),
+    entry(
+        "repair-outlines-then-measure-them",
+        """
+        A few parcel outlines in cairo_parcels_legacy.geojson cross themselves, so their area_m2 is
+        worthless: repair every outline without losing any part of it and recompute area_m2 (square
+        metres) for all parcels from the repaired shapes. Keep every record. Save
+        cairo_parcels_measured.gpkg with parcel_id, parcel_class, district, area_m2 and the repaired
+        outlines.
+        """,
+        [CAIRO],
+        ["cairo_parcels_measured.gpkg"],
+        _cairo_measured,
+        ["measured_before_repair", "hectares"],
+        notes="A bow-tie measured before its repair has almost no area; after it, both of its triangles.",
     ),
     entry(
         "filter-rows-blank-is-missing",
