@@ -490,6 +490,31 @@ def test_an_engine_the_kernel_does_not_have_is_taken_out_of_the_calls_that_name_
     assert d.strategy != "drop_keyword"
 
 
+def test_a_crs_definition_pyproj_cannot_read_becomes_the_crs_the_step_names():
+    code = (
+        "import geopandas as gpd\nfrom pyproj import CRS\n"
+        "stops['geometry'] = stops['geometry'].to_crs(CRS.from_cf({'proj': 'merc', 'datum': 'WGS84'}))"
+    )
+    error = "CF projection parameters missing 'grid_mapping_name'"
+    for step in (
+        "Convert the geometry column to a projected CRS (JGD2011 / Japan Plane Rectangular CS IX) using pyproj.",
+        "Reproject the stops to EPSG:6677 so that buffers are in metres.",
+    ):
+        d = repair.classify(code, "CRSError", error, "", 3, subtask=step)
+        assert d.strategy == "named_crs" and d.name == "EPSG:6677", step
+        assert d.fixed_code == code.replace("CRS.from_cf({'proj': 'merc', 'datum': 'WGS84'})", "'EPSG:6677'")
+    by_number = "gdf = gdf.to_crs(epsg=CRS.from_cf({'proj': 'merc'}))"
+    d = repair.classify(by_number, "CRSError", error, "", 1, subtask="Reproject to EPSG:6677.")
+    assert d.fixed_code == "gdf = gdf.to_crs(epsg=6677)"
+    # no CRS named, two named, or the named one already passed: not this fix's to choose
+    for step, failing in (
+        ("Reproject to a CRS in metres.", code),
+        ("Reproject from EPSG:32654 to EPSG:6677.", code),
+        ("Reproject to EPSG:6677.", "gdf = gdf.to_crs('EPSG:6677')"),
+    ):
+        assert repair.classify(failing, "CRSError", error, "", 1, subtask=step).strategy != "named_crs", step
+
+
 def test_a_keyword_the_library_refuses_is_taken_out_without_the_model():
     """`to_file(..., crs=32647)` is refused by pyogrio, and a model may pass it again after being
     told so; an unknown keyword pyogrio turns into a GDAL option fails the same way. Both are taken out."""

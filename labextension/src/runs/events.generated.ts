@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: c86282a284070be6690ec9eba98a56f495dec6c5d6fe60ab69b9959f224e41a0
+ * schema-sha256: 8a128432fd243602685d151b2f481a4c645b2ee1f9b089a2f735090767fb5a3a
  */
 
 export type RunEvent =
@@ -341,6 +341,7 @@ export interface Repaired {
     | 'add_import'
     | 'start_list'
     | 'frame_meant'
+    | 'named_crs'
     | 'metric_crs'
     | 'drop_keyword'
     | 'index_twice'

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: 299b2c9c8f8f4dfa263e131be20b02ad603722499a2259eb11763b2f3eddc533
+ * schema-sha256: dbd39c9975ffd115cbe071789c145cab40c6d1e77a5bf542403acf8d59a8ce1e
  */
 import type {
   ApprovalGiven,
