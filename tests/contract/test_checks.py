@@ -39,6 +39,12 @@ def input_facts(folder):
     return in_folder(folder, PROBES["input_facts"], sorted(p.name for p in folder.iterdir()))
 
 
+def contract_of_input(folder, frame, name: str, request: str, output: str):
+    """The contract of ``request`` for ``output`` once ``frame`` is written to ``folder/name``."""
+    frame.to_file(folder / name)
+    return derive_contract(request, [output], input_facts(folder))
+
+
 def check(contract, workdir):
     results = in_folder(workdir, HELPER.check_contract, check_payload(contract))
     text = {r.id: r.text for r in contract.requirements}
@@ -599,11 +605,12 @@ def test_a_row_far_from_its_own_geometrys_measure_fails_though_the_bulk_holds(tm
         geometry=[box(16.30 + i * 0.002, 48.20, 16.30 + i * 0.002 + 0.0005 + i * 0.0001, 48.201) for i in range(20)],
         crs=4326,
     )
-    parcels.to_file(tmp_path / "parcels_in.geojson")
-    contract = derive_contract(
-        "Write parcels.geojson from parcels_in.geojson with code, area_ha and the outlines.",
-        ["parcels.geojson"],
-        input_facts(tmp_path),
+    contract = contract_of_input(
+        tmp_path,
+        parcels,
+        "parcels_in.geojson",
+        "Write parcels.geojson from parcels_in.geojson with code, area_ha.",
+        "parcels.geojson",
     )
     (req,) = [r for r in contract.requirements if r.kind == "measure_units"]
     hectares = parcels.to_crs(3035).area / 1e4  # 0.4 ha to 1.8 ha
@@ -691,11 +698,12 @@ def test_a_geojson_written_with_rfc7946_fails_its_projected_crs_and_the_repair_s
         geometry=[box(178.0, -18.2, 178.1, -18.1).exterior, box(178.2, -18.2, 178.3, -18.1).exterior],
         crs=4326,
     )
-    lines.to_file(tmp_path / "in.geojson")
-    contract = derive_contract(
+    contract = contract_of_input(
+        tmp_path,
+        lines,
+        "in.geojson",
         "Reproject `in.geojson` to EPSG:3460 and write `out.geojson` with `tid`.",
-        ["out.geojson"],
-        input_facts(tmp_path),
+        "out.geojson",
     )
     lines.to_crs(3460).to_file(tmp_path / "out.geojson", driver="GeoJSON", RFC7946="YES")
     crs = next(r for r in contract.requirements if r.kind == "crs_epsg")
