@@ -16,7 +16,6 @@ from geoagent_ext.redact import REDACTED
 
 from .helpers import StepScript, run_scripted
 
-SECRET_VALUE = st.text(alphabet=string.ascii_letters + string.digits, min_size=12, max_size=24)
 # Where keys appear in code and output: key shapes, key=value in a query string and in a
 # JSON-ish literal, an HTTP header.
 SECRET_SHAPES = [
@@ -28,6 +27,10 @@ SECRET_SHAPES = [
     '"api_key": "{}"',
     "password='{}'",
 ]
+# A value that is part of a shape's own words ("Authorizatio") is kept with the label, not leaked.
+SECRET_VALUE = st.text(alphabet=string.ascii_letters + string.digits, min_size=12, max_size=24).filter(
+    lambda value: not any(value in shape for shape in SECRET_SHAPES)
+)
 # What breaks JSON text when a rule takes in a piece of it: quotes, backslashes, escapes.
 NOISE = st.one_of(
     st.sampled_from(['"', "\\", '\\"', '"\\', "\n", "\r\n", "'", "\t", "{", "}", ",", ":", "é", "🗺️", "\u2028", "\x00"]),
