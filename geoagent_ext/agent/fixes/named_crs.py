@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import ast
 import functools
-import re
 
+from ...contract.rules.words import _EPSG
 from .. import codeinfo
 from .base import Diagnosis, Failure, Rule
-
-_EPSG = re.compile(r"\bEPSG\s*[: ]\s*(\d{4,6})\b", re.IGNORECASE)
 
 
 class NamedCrs(Rule):

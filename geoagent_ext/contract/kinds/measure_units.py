@@ -59,6 +59,7 @@ def _contract_measure_units(params, data, sources):
         own = _contract_geodesic(data, measure)
         if any(e for e in own):
             expected, how = own, "each row's geometry"
+    own_rows = expected is not None  # measured on the rows' own geometry, not the input's by a key
     if expected is None:  # the input is read only when the file's own geometry cannot answer
         src = _contract_input(params["input"], sources) if params.get("input") else None
         if src is None or not _contract_has_geometry(src) or src.crs is None:
@@ -104,7 +105,6 @@ def _contract_measure_units(params, data, sources):
     # A row's own geometry is the feature itself: a value under half or over twice its measure is
     # wrong whatever CRS was used (one measured before a repair, a zero). Rows matched by a key may be
     # the input's features reshaped since, so only the bulk is asked of them.
-    own_rows = how == "each row's geometry"
     far = [(v, e) for v, e in pairs if own_rows and not 0.5 * e - slack <= v <= 2 * e + slack]
     ok = close >= 0.9 and not far
     return ok, (
