@@ -401,6 +401,7 @@ class SubtaskWork:
             spatial_output=contract is not None and any(o.format in SPATIAL for o in contract.outputs),
             spatial_paths=tuple(o.path for o in contract.outputs if o.format in SPATIAL) if contract else (),
             output_columns=contract.listed_columns() if contract else (),
+            mended_columns=tuple(sorted(mended_values(contract))),
         )
         guards = self.output_guard() + await fixes.guards_for(self.run.kernel, code, facts)
         trial = await self.run.kernel.trial(code + guards + suffix, timeout=self.run.options.trial_timeout)

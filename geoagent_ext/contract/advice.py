@@ -105,15 +105,24 @@ HOW_UP_FRONT = frozenset(name for name, kind in KINDS.items() if kind.advise_up_
 MENDED_VALUES = frozenset(name for name, kind in KINDS.items() if kind.computed_by_mend)
 
 
+def computed_columns(requirement: Requirement) -> list[str]:
+    """The columns ``requirement``'s mend computes from the data, whatever the coder wrote in them."""
+    kind = KINDS[requirement.kind]
+    if kind.mended_columns is not None:
+        return kind.mended_columns(requirement.params)
+    return [str(requirement.params.get("name"))] if kind.computed_by_mend else []
+
+
 def mended_values(contract: Contract | None) -> set[str]:
     """The columns the contract's mend computes on the written file (counts and rates with a key
-    to carry them by)."""
+    to carry them by, a layer inventory's values read from the layers)."""
     if contract is None:
         return set()
     return {
-        str(r.params.get("name"))
+        name
         for r in contract.requirements
-        if r.kind in MENDED_VALUES and mend_code(contract, r.output, [r]) is not None
+        for name in computed_columns(r)
+        if mend_code(contract, r.output, [r]) is not None
     }
 
 
@@ -122,10 +131,11 @@ def coder_view(contract: Contract) -> str:
     computed = mended_values(contract)
 
     def how(r: Requirement) -> str:
-        if r.kind in MENDED_VALUES and str(r.params.get("name")) in computed:
+        left_out = [name for name in computed_columns(r) if name in computed]
+        if left_out:
             return (
-                f". Computed on the written file by the contract's mend: leave `{r.params.get('name')}` out of "
-                "the code and write the other columns"
+                f". Computed on the written file by the contract's mend: leave {', '.join(f'`{n}`' for n in left_out)} "
+                "out of the code and write the other columns"
             )
         return f". How: {_filled(ADVICE[r.kind], r)}." if r.kind in HOW_UP_FRONT else ""
 

@@ -789,9 +789,10 @@ async def test_steps_that_only_see_to_requirements_go_once_every_output_meets_th
 
 
 async def test_a_whole_column_in_a_record_of_an_output_column_fails_the_step_that_built_it(tmp_path):
-    """One record per layer built with `'sample_x': layer.centroid.x` holds a Series of every
+    """One record per layer built with `'site_x': layer.centroid.x` holds a Series of every
     feature's x, and the CSV made of the records holds a printed Series in each cell, though the step
-    runs. The trial fails that step, naming the field, and the repair takes one value. A field no
+    runs. The trial fails that step, naming the field, and the model's repair takes one value (no
+    rewrite is certain: the field's values differ and its name does not say which one). A field no
     output lists may hold what the code likes."""
     folder = tmp_path / "work"
     folder.mkdir()
@@ -803,9 +804,48 @@ async def test_a_whole_column_in_a_record_of_an_output_column_fails_the_step_tha
         {
             "Load the sites": ["import geopandas as gpd\nsites = gpd.read_file('sites.geojson')"],
             "Collect one record": [
-                "rows = []\nfor k, g in sites.groupby('kind'):\n    rows.append({'kind': k, 'sample_x': g.geometry.x})",
+                "rows = []\nfor k, g in sites.groupby('kind'):\n    rows.append({'kind': k, 'site_x': g.geometry.x})",
                 "rows = []\nfor k, g in sites.groupby('kind'):\n"
-                "    rows.append({'kind': k, 'sample_x': g.geometry.x.iloc[0], 'xs': g.geometry.x})",
+                "    rows.append({'kind': k, 'site_x': g.geometry.x.iloc[0], 'xs': g.geometry.x})",
+            ],
+            "Write kinds.csv": [
+                "import pandas as pd\npd.DataFrame(rows)[['kind', 'site_x']].to_csv('kinds.csv', index=False)"
+            ],
+        },
+    )
+    run, finished, _ = await run_scripted(
+        folder,
+        "Write `kinds.csv` with one row per kind of `sites.geojson` and the columns `kind` and `site_x` "
+        "(the x of one site of that kind).",
+        script,
+        tmp_path,
+        max_attempts=2,
+    )
+    assert finished.status == "succeeded", finished.message
+    failed = [e for e in run.bus.history if e.type == "executed" and e.result.status == "error"]
+    assert [e.trial for e in failed] == [True]  # the trial caught it: never committed
+    assert "`rows[0]['site_x']` holds a whole Series of 2 values" in failed[0].result.error
+    assert script.calls["Collect one record"] == 2  # the `xs` field no output lists did not fail it
+    assert (folder / "kinds.csv").read_text().splitlines() == ["kind,site_x", "a,1.0", "b,3.0"]
+
+
+async def test_a_whole_column_in_a_sample_field_or_a_column_of_one_value_becomes_its_first_value(tmp_path):
+    """A field named as a sample (`sample_x`) holding every feature's x, and a field holding a column
+    whose values are all the same (each kind's `kind`), have one reading: the first value. The trial
+    fails the step and the fix takes `.iloc[0]` of each without a model call; a field whose values
+    differ and whose name does not say which one is left to the model."""
+    folder = tmp_path / "work"
+    folder.mkdir()
+    gpd.GeoDataFrame(
+        {"kind": ["a", "a", "b"]}, geometry=gpd.points_from_xy([1.0, 2.0, 3.0], [0.0, 0.0, 0.0]), crs=4326
+    ).to_file(folder / "sites.geojson")
+    script = StepScript(
+        ["Load the sites.", "Collect one record per kind.", "Write kinds.csv."],
+        {
+            "Load the sites": ["import geopandas as gpd\nsites = gpd.read_file('sites.geojson')"],
+            "Collect one record": [
+                "rows = []\nfor k, g in sites.groupby('kind'):\n"
+                "    rows.append({'kind': g['kind'], 'sample_x': g.geometry.x + 0})",
             ],
             "Write kinds.csv": [
                 "import pandas as pd\npd.DataFrame(rows)[['kind', 'sample_x']].to_csv('kinds.csv', index=False)"
@@ -821,8 +861,8 @@ async def test_a_whole_column_in_a_record_of_an_output_column_fails_the_step_tha
         max_attempts=2,
     )
     assert finished.status == "succeeded", finished.message
-    failed = [e for e in run.bus.history if e.type == "executed" and e.result.status == "error"]
-    assert [e.trial for e in failed] == [True]  # the trial caught it: never committed
-    assert "`rows[0]['sample_x']` holds a whole Series of 2 values" in failed[0].result.error
-    assert script.calls["Collect one record"] == 2  # the `xs` field no output lists did not fail it
+    repaired = [e for e in run.bus.history if e.type == "repaired"]
+    assert [e.strategy for e in repaired] == ["one_value"]
+    assert "'kind': g['kind'].iloc[0]" in repaired[0].diff and "(g.geometry.x + 0).iloc[0]" in repaired[0].diff
+    assert script.calls["Collect one record"] == 1  # no model call for the fix
     assert (folder / "kinds.csv").read_text().splitlines() == ["kind,sample_x", "a,1.0", "b,3.0"]

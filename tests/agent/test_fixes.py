@@ -763,6 +763,12 @@ def test_a_value_the_code_calls_a_placeholder_fails_the_trial():
     # a computed value, and a literal whose comment says nothing of replacing it, pass
     fine = "n = len(rows)  # placeholder rows are counted too\nfill = 'unknown'  # placeholder for missing names\n"
     assert stub_values(fine) == [] and asyncio.run(rule.guard(_Probes({}), fine, fixes.TrialFacts())) == ""
+    # a column the contract's mend computes may hold a placeholder (the mend replaces it); the others still fail
+    mended = fixes.TrialFacts(mended_columns=("encoding", "area"))
+    error, _ = _tripped(rule, code, {}, {}, mended)
+    assert "`count` (line 5" in str(error) and "encoding" not in str(error) and "area" not in str(error)
+    only_mended = "encoding = 'utf-8'  # Placeholder, replace with actual check\n"
+    assert asyncio.run(rule.guard(_Probes({}), only_mended, mended)) == ""
 
 
 def test_a_geometry_property_called_as_a_method_is_read_as_the_property():

@@ -9,6 +9,7 @@ import pandas as pd
 from shapely.geometry import MultiPolygon, Polygon
 
 from geoagent_ext.contract import derive_contract
+from geoagent_ext.contract.advice import coder_view, mended_values
 from geoagent_ext.contract.mend import mend_code
 
 from .test_checks import check, in_folder, input_facts
@@ -907,6 +908,20 @@ def test_a_layer_inventory_s_encoding_column_says_which_layers_hold_utf8_read_as
     _run_mends(contract, "layers.csv", tmp_path)
     assert pd.read_csv(tmp_path / "layers.csv")["text_encoding"].tolist() == ["UTF-8", "mojibake-latin1"]
     assert check(contract, tmp_path)[inventory.text][0]
+    # The label is the mend's to write: the coder is told to leave it out, and a table written
+    # without it gets it, in the order the request lists the columns.
+    assert "leave `text_encoding` out of the code" in coder_view(contract)
+    assert mended_values(contract) == {"text_encoding"}
+    table.to_csv(tmp_path / "layers.csv", index=False)
+    passed, seen = check(contract, tmp_path)[inventory.text]
+    assert not passed and "`text_encoding` is not in the file" in seen
+    _run_mends(contract, "layers.csv", tmp_path)
+    assert pd.read_csv(tmp_path / "layers.csv").to_dict("list") == {
+        "layer_name": ["shops", "streets"],
+        "feature_count": [2, 2],
+        "text_encoding": ["UTF-8", "mojibake-latin1"],
+    }
+    assert all(ok for ok, _ in check(contract, tmp_path).values()), check(contract, tmp_path)
     # Without the two labels in the request's words the column is not the contract's to judge.
     unlabelled = derive_contract(request.split(" For ")[0], ["layers.csv"], input_facts(tmp_path))
     [inventory] = [r for r in unlabelled.requirements if r.kind == "layer_inventory"]

@@ -65,6 +65,7 @@ class TrialFacts:
     spatial_output: bool = False  # an output of the contract has geometries
     spatial_paths: tuple[str, ...] = ()  # the contract's outputs that have geometries
     output_columns: tuple[str, ...] = ()  # the columns the contract's outputs list
+    mended_columns: tuple[str, ...] = ()  # the columns the contract's mend computes whatever the code writes
 
 
 _BY_STRATEGY: dict[str, Rule] = {}

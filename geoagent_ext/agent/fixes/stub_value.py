@@ -23,12 +23,13 @@ class StubValue(Rule):
     """``encoding = 'utf-8'  # Placeholder, replace with actual check``: the step runs, its file is
     written, and the deliverable holds a guess the code admits is one, which the contract may have no
     requirement to catch. The trial fails such a step, so the value is computed (or the step goes to
-    the user) instead of being reported as a result."""
+    the user) instead of being reported as a result. A column the contract's mend computes from the
+    data (the coder is told to leave it out) may hold a placeholder: the mend replaces it."""
 
     order = 30
 
     async def guard(self, kernel: Any, code: str, facts: TrialFacts) -> str:
-        stubs = stub_values(code)
+        stubs = [stub for stub in stub_values(code) if _target_name(stub[0]) not in facts.mended_columns]
         if not stubs:
             return ""
         said = "; ".join(f"`{name}` (line {line}: {comment!r})" for name, line, comment in stubs[:3])
@@ -70,3 +71,9 @@ def stub_values(code: str) -> list[tuple[str, int, str]]:
                 found += [(target, node.lineno, comment) for target in targets if target]
                 break
     return sorted(found, key=lambda stub: stub[1])
+
+
+def _target_name(target: str) -> str:
+    """The name a stub sets: a variable's, or the column's of ``frame['column']``."""
+    quoted = re.search(r"\[\s*['\"]([^'\"]+)['\"]\s*\]\s*$", target)
+    return quoted.group(1) if quoted else target.strip()

@@ -130,6 +130,9 @@ class RequirementKind:
         False  # the coder is told how before its first attempt (a defect the request did not spell out)
     )
     computed_by_mend: bool = False  # its values are computed on the written file by the mend, not by the coder
+    # The columns of a requirement that its mend computes from the data whatever the coder wrote (the
+    # coder may leave them out); None: ``params["name"]`` when ``computed_by_mend``, else none.
+    mended_columns: Callable[[dict[str, Any]], list[str]] | None = None
     read: Reading | None = None  # what in a request asks for it; None: other readings (contract/rules/) add it
 
     @property

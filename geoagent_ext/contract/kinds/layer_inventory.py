@@ -69,7 +69,9 @@ def _kind_layer_inventory(params, data, sources):
             said = str(data[params["feature_count"]].iloc[i]).strip()
             if said.replace(".0", "") != str(info.get("features")):
                 wrong.append(f"{layer}: {params['feature_count']} {said[:20]!r}, the layer has {info.get('features')}")
-        if params.get("encoding") and params.get("encoding_labels"):
+        if params.get("encoding") and params.get("encoding_labels") and params["encoding"] not in data.columns:
+            wrong.append(f"`{params['encoding']}` is not in the file")
+        elif params.get("encoding") and params.get("encoding_labels"):
             garbled = _contract_text_garbled(pyogrio.read_dataframe(path, layer=layer, read_geometry=False))
             label = params["encoding_labels"][0 if garbled else 1]
             said = str(data[params["encoding"]].iloc[i]).strip()
@@ -114,9 +116,16 @@ def _declared(p, site):
             f"_texts = [pyogrio.read_dataframe({path!r}, layer=l, read_geometry=False) if i else None "
             f"for l, i in zip(_mend[{column!r}].astype(str).str.strip(), _infos)]",
             f"_mend[{name!r}] = [({garbled!r} if _contract_text_garbled(t) else {clean!r}) if t is not None else v "
-            f"for t, v in zip(_texts, _mend[{name!r}])]",
+            f"for t, v in zip(_texts, _mend[{name!r}] if {name!r} in _mend.columns else [''] * len(_mend))]",
         ]
     return lines
+
+
+def _labelled_by_mend(p):
+    """The column the coder may leave out: the encoding label, which the mend writes from each
+    layer's text by the check's own test (a small model's own test for mojibake rarely is one). The
+    declared CRS, type and count stay the coder's to write; the mend corrects them."""
+    return [str(p["encoding"])] if p.get("encoding") and p.get("encoding_labels") else []
 
 
 # A CRS column whose name says it holds the code's number ("epsg", "srid"), not the CRS's name
@@ -189,6 +198,7 @@ LAYER_INVENTORY = RequirementKind(
     check=_kind_layer_inventory,
     mend=_declared,
     mend_order=VALUE_MENDS + 5,
+    mended_columns=_labelled_by_mend,
     advice=(
         "describe each layer as it is on disk, one scalar per cell: for name, kind in pyogrio.list_layers(path): "
         "info = pyogrio.read_info(path, layer=name) -> info['crs'], info['geometry_type'], info['features']; "

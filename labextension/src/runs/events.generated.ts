@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 8a128432fd243602685d151b2f481a4c645b2ee1f9b089a2f735090767fb5a3a
+ * schema-sha256: 66768b0737114d085de2a907dd60cd4c3b8920612f751bc704c488bf95c9f966
  */
 
 export type RunEvent =
@@ -327,6 +327,7 @@ export interface Repaired {
     | 'keep_one'
     | 'nearest_uncapped'
     | 'own_column'
+    | 'one_value'
     | 'records_again'
     | 'rename_onto'
     | 'keep_geometry'

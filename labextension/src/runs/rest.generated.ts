@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: dbd39c9975ffd115cbe071789c145cab40c6d1e77a5bf542403acf8d59a8ce1e
+ * schema-sha256: 380be177b6b3ad0f43156abcf4e9aa6fee9131a2c2b4fb56b5002db6596fe9dd
  */
 import type {
   ApprovalGiven,
