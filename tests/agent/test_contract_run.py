@@ -788,12 +788,9 @@ async def test_steps_that_only_see_to_requirements_go_once_every_output_meets_th
     assert (workdir / "kinds.csv").read_text().startswith("site_id,kind")
 
 
-async def test_a_whole_column_in_a_record_of_an_output_column_fails_the_step_that_built_it(tmp_path):
-    """One record per layer built with `'site_x': layer.centroid.x` holds a Series of every
-    feature's x, and the CSV made of the records holds a printed Series in each cell, though the step
-    runs. The trial fails that step, naming the field, and the model's repair takes one value (no
-    rewrite is certain: the field's values differ and its name does not say which one). A field no
-    output lists may hold what the code likes."""
+async def _records_per_kind(tmp_path, field: str, collect: list[str]):
+    """A run that writes `kinds.csv` (`kind` and ``field``) from records a step collects per kind of
+    three sites, the step's attempts being ``collect``: (run, finished, script, folder)."""
     folder = tmp_path / "work"
     folder.mkdir()
     gpd.GeoDataFrame(
@@ -803,23 +800,37 @@ async def test_a_whole_column_in_a_record_of_an_output_column_fails_the_step_tha
         ["Load the sites.", "Collect one record per kind.", "Write kinds.csv."],
         {
             "Load the sites": ["import geopandas as gpd\nsites = gpd.read_file('sites.geojson')"],
-            "Collect one record": [
-                "rows = []\nfor k, g in sites.groupby('kind'):\n    rows.append({'kind': k, 'site_x': g.geometry.x})",
-                "rows = []\nfor k, g in sites.groupby('kind'):\n"
-                "    rows.append({'kind': k, 'site_x': g.geometry.x.iloc[0], 'xs': g.geometry.x})",
-            ],
+            "Collect one record": collect,
             "Write kinds.csv": [
-                "import pandas as pd\npd.DataFrame(rows)[['kind', 'site_x']].to_csv('kinds.csv', index=False)"
+                f"import pandas as pd\npd.DataFrame(rows)[['kind', {field!r}]].to_csv('kinds.csv', index=False)"
             ],
         },
     )
     run, finished, _ = await run_scripted(
         folder,
-        "Write `kinds.csv` with one row per kind of `sites.geojson` and the columns `kind` and `site_x` "
+        f"Write `kinds.csv` with one row per kind of `sites.geojson` and the columns `kind` and `{field}` "
         "(the x of one site of that kind).",
         script,
         tmp_path,
         max_attempts=2,
+    )
+    return run, finished, script, folder
+
+
+async def test_a_whole_column_in_a_record_of_an_output_column_fails_the_step_that_built_it(tmp_path):
+    """One record per layer built with `'site_x': layer.centroid.x` holds a Series of every
+    feature's x, and the CSV made of the records holds a printed Series in each cell, though the step
+    runs. The trial fails that step, naming the field, and the model's repair takes one value (no
+    rewrite is certain: the field's values differ and its name does not say which one). A field no
+    output lists may hold what the code likes."""
+    run, finished, script, folder = await _records_per_kind(
+        tmp_path,
+        "site_x",
+        [
+            "rows = []\nfor k, g in sites.groupby('kind'):\n    rows.append({'kind': k, 'site_x': g.geometry.x})",
+            "rows = []\nfor k, g in sites.groupby('kind'):\n"
+            "    rows.append({'kind': k, 'site_x': g.geometry.x.iloc[0], 'xs': g.geometry.x})",
+        ],
     )
     assert finished.status == "succeeded", finished.message
     failed = [e for e in run.bus.history if e.type == "executed" and e.result.status == "error"]
@@ -834,31 +845,13 @@ async def test_a_whole_column_in_a_sample_field_or_a_column_of_one_value_becomes
     whose values are all the same (each kind's `kind`), have one reading: the first value. The trial
     fails the step and the fix takes `.iloc[0]` of each without a model call; a field whose values
     differ and whose name does not say which one is left to the model."""
-    folder = tmp_path / "work"
-    folder.mkdir()
-    gpd.GeoDataFrame(
-        {"kind": ["a", "a", "b"]}, geometry=gpd.points_from_xy([1.0, 2.0, 3.0], [0.0, 0.0, 0.0]), crs=4326
-    ).to_file(folder / "sites.geojson")
-    script = StepScript(
-        ["Load the sites.", "Collect one record per kind.", "Write kinds.csv."],
-        {
-            "Load the sites": ["import geopandas as gpd\nsites = gpd.read_file('sites.geojson')"],
-            "Collect one record": [
-                "rows = []\nfor k, g in sites.groupby('kind'):\n"
-                "    rows.append({'kind': g['kind'], 'sample_x': g.geometry.x + 0})",
-            ],
-            "Write kinds.csv": [
-                "import pandas as pd\npd.DataFrame(rows)[['kind', 'sample_x']].to_csv('kinds.csv', index=False)"
-            ],
-        },
-    )
-    run, finished, _ = await run_scripted(
-        folder,
-        "Write `kinds.csv` with one row per kind of `sites.geojson` and the columns `kind` and `sample_x` "
-        "(the x of one site of that kind).",
-        script,
+    run, finished, script, folder = await _records_per_kind(
         tmp_path,
-        max_attempts=2,
+        "sample_x",
+        [
+            "rows = []\nfor k, g in sites.groupby('kind'):\n"
+            "    rows.append({'kind': g['kind'], 'sample_x': g.geometry.x + 0})"
+        ],
     )
     assert finished.status == "succeeded", finished.message
     repaired = [e for e in run.bus.history if e.type == "repaired"]
