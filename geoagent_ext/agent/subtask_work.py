@@ -396,6 +396,7 @@ class SubtaskWork:
         facts = fixes.TrialFacts(
             keeps_invalid=contract is not None and contract.keeps_invalid(),
             keeps_one=contract is not None and contract.keeps_one_of_duplicates(),
+            kept_copies=contract.kept_copies() if contract else (),
             keeps_every_row=contract is not None and "rows_as_input" in contract.kinds(),
             caps_distance=contract is not None and "distance_cap" in {r.kind for r in contract.requirements},
             spatial_output=contract is not None and any(o.format in SPATIAL for o in contract.outputs),

@@ -69,6 +69,15 @@ class Contract(BaseModel):
             for r in self.requirements
         )
 
+    def kept_copies(self) -> tuple[tuple[tuple[str, ...], str, str], ...]:
+        """(key columns, ordering column, "min" or "max") of each duplicate set whose kept row the
+        request names ("keep the row with the earliest `record_seq`")."""
+        return tuple(
+            (tuple(map(str, r.params["key"])), str(r.params["by"]), str(r.params["keep"]))
+            for r in self.requirements
+            if r.kind == "kept_of_duplicates" and r.params.get("key") and r.params.get("by")
+        )
+
     def kinds(self) -> set[str]:
         """The kinds of the requirements that gate (checked on the files, read with certainty)."""
         return {r.kind for r in self.checkable()}

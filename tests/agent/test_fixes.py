@@ -20,6 +20,7 @@ from geoagent_ext.agent.fixes import (
     frame_meant,
     keep_frame,
     keep_one,
+    kept_copy,
     make_valid,
     measure_column,
     measure_reprojected,
@@ -375,6 +376,12 @@ def test_a_geodataframe_built_from_one_frame_s_columns_gets_that_frame_s_geometr
     assert d.fixed_code == "out = gpd.GeoDataFrame({'a': src['a'], 'b': src.b}, geometry=src.geometry)\nprint(out)"
     assert set_geometry.geometryless_builds("out = gpd.GeoDataFrame({'a': src['a']}, geometry=src.geometry)") == []
     assert set_geometry.geometryless_builds("out = gpd.GeoDataFrame({'a': src['a'], 'b': other['b']})") == []
+    # a column computed by the frame's own methods comes from it too; a module's function, a literal
+    # or a bare name is another source, so the build is left as written
+    computed = "out = gpd.GeoDataFrame({'len': src['geometry'].apply(lambda g: g.length), 'b': src.b.astype(int)})"
+    assert set_geometry.geometryless_builds(computed) == [("out", "src")]
+    for other in ("pd.to_numeric(src['b'])", "[1, 2]", "values", "f(src)"):
+        assert set_geometry.geometryless_builds(f"out = gpd.GeoDataFrame({{'a': src['a'], 'b': {other}}})") == []
 
 
 def test_a_frame_rebuilt_from_its_own_geometry_and_columns_keeps_its_values():
@@ -945,3 +952,57 @@ def test_a_step_that_built_its_table_and_wrote_nothing_writes_that_table(tmp_pat
     assert unwritten_frame.with_table_written(code, "t.parquet")[0].endswith(
         "table.to_parquet('t.parquet', index=False)\n"
     )
+
+
+def test_an_output_written_under_another_extension_of_its_name_is_written_to_the_output():
+    """The trial says the step did not write `parcels.geoparquet`; its one write of `parcels` went to
+    `.geojson` with `to_parquet`, the writer a GeoParquet takes: the path becomes the output's. A
+    writer of another format, another name or two such writes are the model's to repair."""
+    evalue = "this step must write parcels.geoparquet (the request asks for it), but the code did not write it"
+    code = "parcels = parcels.dissolve('id')\nparcels.to_parquet('parcels.geojson')\nprint(len(parcels))"
+    d = repair.classify(code, "FileNotFoundError", evalue, evalue, 3)
+    assert d.strategy == "output_path"
+    assert (
+        d.fixed_code
+        == "parcels = parcels.dissolve('id')\nparcels.to_parquet('parcels.geoparquet')\nprint(len(parcels))"
+    )
+    assert repair.classify(
+        "out.to_parquet(path='parcels.parquet')", "FileNotFoundError", evalue, evalue, 1
+    ).fixed_code == ("out.to_parquet(path='parcels.geoparquet')")
+    for other in (
+        "parcels.to_csv('parcels.csv')",  # another format's writer
+        "parcels.to_parquet('lots.parquet')",  # another name
+        "parcels.to_parquet('parcels.parquet')\nparcels.to_parquet('parcels.pq')",  # which one is unsure
+    ):
+        assert repair.classify(other, "FileNotFoundError", evalue, evalue, 1).strategy != "output_path", other
+
+
+def test_a_duplicate_dropped_unordered_where_the_request_names_the_kept_copy_is_ordered_first():
+    """The contract keeps, of each `pid`, the row with the earliest `seq`; the step drops duplicates
+    keeping whichever comes first in the frame. The trial fails it and the call is written over the
+    frame sorted by `seq`: the earliest copy of each stays, the rows in their order. Code that orders
+    by `seq`, drops every copy (``keep=False``, the `keep_one` fix's) or another key is left."""
+    import pandas as pd
+
+    rows = pd.DataFrame({"pid": ["a", "b", "a", "c", "b"], "seq": [5, 2, 1, 7, 9], "v": [1, 2, 3, 4, 5]})
+    facts = fixes.TrialFacts(kept_copies=((("pid",), "seq", "min"),))
+    code = "out = rows.drop_duplicates(subset='pid', keep='first')\nprint(len(out))"
+    rule = next(r for r in fixes.rules() if isinstance(r, kept_copy.KeptCopy))
+    error, seen = _tripped(rule, code, {"rows": rows}, {}, facts)
+    assert "earliest `seq`" in str(error) and seen == {"rule": "KeptCopy", "kept": [[["pid"], "seq", "min"]]}
+    d = repair.classify(code, "ValueError", str(error), str(error), 2, tripped=seen)
+    assert d.strategy == "kept_copy"
+    namespace = {"rows": rows}
+    exec(d.fixed_code, namespace)
+    assert namespace["out"].to_dict("list") == {"pid": ["b", "a", "c"], "seq": [2, 1, 7], "v": [2, 3, 4]}
+    latest = fixes.TrialFacts(kept_copies=((("pid",), "seq", "max"),))
+    error, seen = _tripped(rule, code, {"rows": rows}, {}, latest)
+    namespace = {"rows": rows}
+    exec(repair.classify(code, "ValueError", str(error), str(error), 2, tripped=seen).fixed_code, namespace)
+    assert namespace["out"]["seq"].tolist() == [5, 7, 9]
+    for left in (
+        "out = rows.sort_values('seq').drop_duplicates(subset='pid')",
+        "out = rows.drop_duplicates(subset='pid', keep=False)",
+        "out = rows.drop_duplicates(subset=['v'])",
+    ):
+        assert asyncio.run(rule.guard(_Probes({}), left, facts)) == "", left

@@ -60,6 +60,7 @@ class TrialFacts:
 
     keeps_invalid: bool = False  # the contract keeps invalid features, repaired
     keeps_one: bool = False  # of each set of duplicates, the contract keeps one
+    kept_copies: tuple[tuple[tuple[str, ...], str, str], ...] = ()  # (key, by, "min"/"max"): which one it keeps
     keeps_every_row: bool = False  # an output keeps one row per feature of its input
     caps_distance: bool = False  # the request caps a distance ("within 2 km")
     spatial_output: bool = False  # an output of the contract has geometries

@@ -173,18 +173,26 @@ def _geometryless_builds(tree: ast.Module) -> list[tuple[str, str, ast.Call]]:
         ):
             continue
         keys, values = call.args[0].keys, call.args[0].values
-        sources = {
-            v.value.id
-            for v in values
-            if isinstance(v, (ast.Subscript, ast.Attribute)) and isinstance(v.value, ast.Name)
-        }
-        if (
-            len(sources) == 1
-            and all(isinstance(v, (ast.Subscript, ast.Attribute)) for v in values)
-            and not any(isinstance(k, ast.Constant) and k.value == "geometry" for k in keys)
-        ):
-            found.append((cast(ast.Name, cast(ast.Assign, stmt).targets[0]).id, sources.pop(), call))
+        sources = {_frame_of(v) for v in values}
+        source = sources.pop() if len(sources) == 1 else None
+        if source is not None and not any(isinstance(k, ast.Constant) and k.value == "geometry" for k in keys):
+            found.append((cast(ast.Name, cast(ast.Assign, stmt).targets[0]).id, source, call))
     return found
+
+
+def _frame_of(value: ast.expr) -> str | None:
+    """The frame a column value is taken from: the name at the root of a chain of its members,
+    items and method calls (``src['a']``, ``src.a``, ``src['geometry'].apply(f)``,
+    ``src.geometry.length``); None for any other value (a literal, a bare name, a module's function
+    such as ``pd.to_numeric(...)``, whose root is a module, not a frame, counts as another source)."""
+    node = value
+    while isinstance(node, (ast.Subscript, ast.Attribute, ast.Call)):
+        if isinstance(node, ast.Call):
+            if not isinstance(node.func, ast.Attribute):
+                return None
+            node = node.func
+        node = node.value
+    return node.id if isinstance(node, ast.Name) and node is not value else None
 
 
 def geometryless_builds(code: str) -> list[tuple[str, str]]:

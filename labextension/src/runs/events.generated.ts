@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_event_types.py fails when this file drifts.
  *
- * schema-sha256: 66768b0737114d085de2a907dd60cd4c3b8920612f751bc704c488bf95c9f966
+ * schema-sha256: 1763895e4ec78f57da630d457f6bbdae308a8bbb5b2023e508b1b4a9d1dee7f6
  */
 
 export type RunEvent =
@@ -325,6 +325,7 @@ export interface Repaired {
     | 'keep_frame'
     | 'make_valid'
     | 'keep_one'
+    | 'kept_copy'
     | 'nearest_uncapped'
     | 'own_column'
     | 'one_value'
@@ -347,6 +348,7 @@ export interface Repaired {
     | 'drop_keyword'
     | 'index_twice'
     | 'drop_import'
+    | 'output_path'
     | 'write_frame'
     | 'text_not_frame'
     | 'layer_box'

@@ -4,7 +4,7 @@
  * Regenerate with `cd labextension && jlpm build:types` (the builds run it when Python
  * with pydantic is at hand); tests/frontend/test_rest_types.py fails when this file drifts.
  *
- * schema-sha256: 380be177b6b3ad0f43156abcf4e9aa6fee9131a2c2b4fb56b5002db6596fe9dd
+ * schema-sha256: d7f0c450544ba906dc0516b63e30124139f379f59fab6bddfd6bd33cea975b2d
  */
 import type {
   ApprovalGiven,
