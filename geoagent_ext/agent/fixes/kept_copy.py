@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Any
+from typing import Any, cast
 
 from .. import codeinfo
 from .base import Diagnosis, Failure, Rule, TrialFacts
@@ -44,9 +44,14 @@ class KeptCopy(Rule):
         return "ordered the rows by the column the request names before dropping duplicates, keeping the named copy"
 
 
+def _subset_arg(call: ast.Call) -> ast.expr | None:
+    """A ``drop_duplicates`` call's ``subset``: its keyword, or its first positional argument."""
+    return next((k.value for k in call.keywords if k.arg == "subset"), call.args[0] if call.args else None)
+
+
 def _subset(call: ast.Call) -> tuple[str, ...] | None:
     """The columns of a ``drop_duplicates`` call's ``subset=`` (a name or a list of names)."""
-    given = next((k.value for k in call.keywords if k.arg == "subset"), call.args[0] if call.args else None)
+    given = _subset_arg(call)
     if isinstance(given, ast.Constant) and isinstance(given.value, str):
         return (given.value,)
     if isinstance(given, (ast.List, ast.Tuple)) and all(
@@ -94,7 +99,7 @@ def _ordered(code: str, call: ast.Call, by: str, keep: str) -> str:
     others = [
         ast.get_source_segment(code, k) or ast.unparse(k) for k in call.keywords if k.arg not in ("keep", "subset")
     ]
-    given = next((k.value for k in call.keywords if k.arg == "subset"), None) or call.args[0]
+    given = cast(ast.expr, _subset_arg(call))  # unordered_drops found the call by its subset
     subset = ast.get_source_segment(code, given) or ast.unparse(given)
     args = ", ".join([f"subset={subset}", "keep='first'", *others])
     return f"{frame}.sort_values({by!r}, ascending={keep == 'min'}, kind='stable').drop_duplicates({args}).sort_index()"

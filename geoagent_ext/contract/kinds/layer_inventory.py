@@ -48,6 +48,10 @@ def _kind_layer_inventory(params, data, sources):
         return False, f"`{column}` is not in the file"
     declared = {str(name): str(kind) for name, kind in pyogrio.list_layers(path)}
     wrong = []
+    encoding = params.get("encoding") if params.get("encoding_labels") else None
+    if encoding and encoding not in data.columns:
+        wrong.append(f"`{encoding}` is not in the file")
+        encoding = None
     for i in range(len(data)):
         layer = str(data[column].iloc[i]).strip()
         if layer not in declared:
@@ -69,9 +73,7 @@ def _kind_layer_inventory(params, data, sources):
             said = str(data[params["feature_count"]].iloc[i]).strip()
             if said.replace(".0", "") != str(info.get("features")):
                 wrong.append(f"{layer}: {params['feature_count']} {said[:20]!r}, the layer has {info.get('features')}")
-        if params.get("encoding") and params.get("encoding_labels") and params["encoding"] not in data.columns:
-            wrong.append(f"`{params['encoding']}` is not in the file")
-        elif params.get("encoding") and params.get("encoding_labels"):
+        if encoding:
             garbled = _contract_text_garbled(pyogrio.read_dataframe(path, layer=layer, read_geometry=False))
             label = params["encoding_labels"][0 if garbled else 1]
             said = str(data[params["encoding"]].iloc[i]).strip()
